@@ -1,0 +1,228 @@
+// Package engine is the seam every engine (sim, fake, real) implements and
+// everything else (sglang/, scenarios/, suites/) meets at.
+//
+// The Store interface mirrors mooncake.store.MooncakeDistributedStore as
+// Python sees it: return codes are Mooncake's integers exactly as that
+// Mooncake version returns them, and anything Python would raise comes back
+// as a *PyError (class + message).
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/trace"
+)
+
+// Engine builds worlds: one master / metadata service / nodes topology per run.
+type Engine interface {
+	// Name is the engine's CLI name: "sim", "fake" or "real".
+	Name() string
+	// Available reports whether this engine can run on this machine at the
+	// given Mooncake version. The error says what is missing and how to get it
+	// (e.g. "real engine: Mooncake 0.3.9 not installed; run `make real-engine`").
+	Available(ctx context.Context, version string) error
+	// Launch builds the world of one run. It returns an *Unsupported error
+	// when the spec needs something this engine cannot provide (RDMA NIC...).
+	Launch(ctx context.Context, spec WorldSpec) (World, error)
+}
+
+// World is one running topology. Close releases every process, port,
+// container and temp dir it made, also after a failure.
+type World interface {
+	Clock() Clock
+	// Addr resolves a role to the address a config should name:
+	// "master" (host:port), "metadata" (http URL of the HTTP metadata
+	// service), "client" (host:port of mooncake_client), "master_metrics"
+	// (port of the master's admin HTTP). Scenario placeholders {{master}}
+	// etc. are expanded with it.
+	Addr(role string) (string, error)
+	// Arm schedules the faults relative to world start (Fault.At). A fault the
+	// engine cannot inject yields an *Unsupported error and arms nothing.
+	Arm(ctx context.Context, fs []faults.Fault) error
+	// ClearFaults heals every armed or active fault (processes restarted,
+	// links restored); used before a scenario's remedy phase.
+	ClearFaults(ctx context.Context) error
+	// StartProcess starts an SGLang process on a node with the given process
+	// environment (Mooncake reads MC_* from it).
+	StartProcess(ctx context.Context, node string, env map[string]string) (Process, error)
+	Close(ctx context.Context) error
+}
+
+// Process is one SGLang scheduler process on a node: it owns host memory and
+// Mooncake store objects.
+type Process interface {
+	Node() string
+	// NewStore is MooncakeDistributedStore().
+	NewStore(ctx context.Context) (Store, error)
+	// Alloc allocates host memory through a named allocator:
+	// AllocDefault, AllocHugepage or AllocMooncakeShm
+	// (mooncake.store.MooncakeHostMemAllocator). A Mooncake without
+	// MooncakeHostMemAllocator yields a *PyError of class ImportError.
+	Alloc(ctx context.Context, allocator string, size int64) (Buffer, error)
+	Close(ctx context.Context) error
+}
+
+// Allocator names.
+const (
+	AllocDefault     = "default"
+	AllocHugepage    = "hugepage"
+	AllocMooncakeShm = "mooncake-shm"
+)
+
+// Buffer is a host memory region: what tensor.data_ptr() and nbytes give.
+type Buffer struct {
+	Ptr       uint64
+	Size      int64
+	Allocator string
+}
+
+// Slice returns the sub-buffer [off, off+size), as a tensor view would.
+func (b Buffer) Slice(off, size int64) Buffer {
+	return Buffer{Ptr: b.Ptr + uint64(off), Size: size, Allocator: b.Allocator}
+}
+
+// Kwarg is one keyword argument of a Python call, in call order; Value is
+// bool, int64, string or nil (None).
+type Kwarg = mooncake.KV
+
+// SetupArgs are the arguments of MooncakeDistributedStore.setup().
+type SetupArgs struct {
+	LocalHostname     string
+	MetadataServer    string
+	GlobalSegmentSize int64
+	LocalBufferSize   int64
+	Protocol          string
+	RDMADevices       string
+	MasterServerAddr  string
+	// PassEngine: the 8th positional argument (transfer_engine, here always
+	// None) is passed, as SGLang's MooncakeStore does. The embedding store
+	// passes only seven.
+	PassEngine bool
+	Kwargs     []Kwarg
+}
+
+// Store mirrors mooncake.store.MooncakeDistributedStore. The int results are
+// what Python receives; err is non-nil only when Python would raise (then a
+// *PyError) or when the harness itself broke (any other error).
+type Store interface {
+	Setup(ctx context.Context, a SetupArgs) (int, error)
+	SetupDummy(ctx context.Context, memPoolSize, localBufferSize int64, serverAddress string) (int, error)
+	RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error)
+	UnregisterBuffer(ctx context.Context, ptr uint64) (int, error)
+	Put(ctx context.Context, key string, value []byte) (int, error)
+	// Get returns b"" on a miss or failure, as Python's get() does.
+	Get(ctx context.Context, key string) ([]byte, error)
+	IsExist(ctx context.Context, key string) (int, error)
+	BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error)
+	BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error)
+	BatchIsExist(ctx context.Context, keys []string) ([]int, error)
+	HealthCheck(ctx context.Context) (int, error)
+	GetHostname(ctx context.Context) (string, error)
+	Close(ctx context.Context) (int, error)
+}
+
+// Clock is the world's time: virtual in sim, wall in fake and real.
+type Clock interface {
+	// Now is the time since the world started.
+	Now() time.Duration
+	// Sleep waits d (advancing virtual time in sim).
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// WorldSpec is the topology and settings of one run.
+type WorldSpec struct {
+	Scenario string
+	Seed     uint64
+	// Version is the Mooncake version every party runs, e.g. "0.3.13.post1".
+	Version string
+	// Trace receives every observation; engines write Mooncake log lines
+	// (source "mooncake:<node>", "master", "client") into it.
+	Trace  *trace.Trace
+	Logger *slog.Logger
+	// Master is nil when the topology has no master at all.
+	Master *MasterSpec
+	// Metadata is "P2PHANDSHAKE", "http" (a standalone HTTP metadata
+	// server) or "master" (the master's embedded HTTP metadata server).
+	Metadata string
+	// Client is the standalone mooncake_client (real client) that dummy
+	// clients connect to; nil when absent.
+	Client *ClientSpec
+	Nodes  []NodeSpec
+	// TimeoutScale scales Mooncake's RPC/connect timeouts on wall-clock
+	// engines (fake) so suites stay fast; 0 or 1 = unscaled. Durations
+	// observed are reported scaled back. Ignored by sim.
+	TimeoutScale float64
+}
+
+// MasterSpec configures mooncake_master. Flags use mooncake_master's gflag
+// names (client_ttl, default_kv_lease_ttl, eviction_high_watermark_ratio...).
+type MasterSpec struct {
+	Flags map[string]string
+}
+
+// ClientSpec configures mooncake_client (standalone real client).
+type ClientSpec struct {
+	GlobalSegmentSize int64
+	Protocol          string
+}
+
+// NodeSpec is one host: its NICs and memory limits.
+type NodeSpec struct {
+	Name string
+	// RDMA is the RNIC inventory; empty = no RDMA NIC (like CI machines).
+	RDMA []RDMADevice
+	// MemlockBytes is RLIMIT_MEMLOCK; 0 = unlimited.
+	MemlockBytes int64
+	// HugepagesBytes is the HugeTLB pool available; 0 = none.
+	HugepagesBytes int64
+}
+
+// RDMADevice is one RNIC as ibv_query_device reports it.
+type RDMADevice struct {
+	Name string
+	// MaxMRSize is ibv_device_attr.max_mr_size; 0 = Mooncake's default 1 TiB.
+	MaxMRSize int64
+	// MaxMR is ibv_device_attr.max_mr (memory regions); 0 = unlimited.
+	MaxMR int
+	// Broken: present but unusable (port down, no GID).
+	Broken bool
+}
+
+// PyError is a Python exception: class and exact str(e).
+type PyError struct {
+	Class   string
+	Message string
+}
+
+func (e *PyError) Error() string { return e.Class + ": " + e.Message }
+
+// Unsupported says an engine cannot run something here; the runner turns it
+// into verdict "skip" with Reason.
+type Unsupported struct{ Reason string }
+
+func (e *Unsupported) Error() string { return "unsupported: " + e.Reason }
+
+// Unsupportedf builds an *Unsupported error.
+func Unsupportedf(format string, a ...any) error {
+	return &Unsupported{Reason: fmt.Sprintf(format, a...)}
+}
+
+// AsPyError returns the *PyError in err's chain, if any.
+func AsPyError(err error) (*PyError, bool) {
+	var pe *PyError
+	ok := errors.As(err, &pe)
+	return pe, ok
+}
+
+// AsUnsupported returns the *Unsupported in err's chain, if any.
+func AsUnsupported(err error) (*Unsupported, bool) {
+	var u *Unsupported
+	ok := errors.As(err, &u)
+	return u, ok
+}

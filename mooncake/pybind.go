@@ -1,0 +1,115 @@
+package mooncake
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// StoreClass is the Python class of the store binding.
+const StoreClass = "mooncake.store.MooncakeDistributedStore"
+
+// SimObjectAddr is the address sim prints in reprs; real ones differ per
+// run, so oracles compare messages through NormalizeAddresses.
+const SimObjectAddr = "0x7f00deadbeef"
+
+var addrRE = regexp.MustCompile(`0x[0-9a-fA-F]+`)
+
+// NormalizeAddresses replaces every hex address with 0x…, so a message from
+// a real run compares equal to the simulator's.
+func NormalizeAddresses(s string) string { return addrRE.ReplaceAllString(s, "0x…") }
+
+// PyRepr is Python's repr() of a kwarg or argument value.
+func PyRepr(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case string:
+		return "'" + strings.ReplaceAll(strings.ReplaceAll(x, `\`, `\\`), "'", `\'`) + "'"
+	case int:
+		return fmt.Sprint(x)
+	case int64:
+		return fmt.Sprint(x)
+	case float64:
+		return fmt.Sprint(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// signature renders one overload line of a pybind11 TypeError.
+func signature(params []Param) string {
+	parts := []string{"self: " + StoreClass}
+	for _, p := range params {
+		s := p.Name + ": " + p.Type
+		if p.Default != "" {
+			s += " = " + p.Default
+		}
+		parts = append(parts, s)
+	}
+	return "(" + strings.Join(parts, ", ") + ") -> int"
+}
+
+// SetupTypeError is the exact str() of the TypeError pybind11 raises when
+// no setup() overload of profile p matches the call: every overload's
+// signature, then the positional reprs and every passed kwarg.
+func SetupTypeError(p Profile, positional []any, kwargs []KV) string {
+	var b strings.Builder
+	b.WriteString("setup(): incompatible function arguments. The following argument types are supported:\n")
+	fmt.Fprintf(&b, "    1. %s\n", signature(p.SetupParams))
+	if p.SetupDictOverload {
+		fmt.Fprintf(&b, "    2. %s\n", signature([]Param{{"config", "dict", ""}}))
+	}
+	args := []string{fmt.Sprintf("<%s object at %s>", StoreClass, SimObjectAddr)}
+	for _, a := range positional {
+		args = append(args, PyRepr(a))
+	}
+	fmt.Fprintf(&b, "\nInvoked with: %s", strings.Join(args, ", "))
+	if len(kwargs) > 0 {
+		kw := make([]string, len(kwargs))
+		for i, k := range kwargs {
+			kw[i] = k.Name + "=" + PyRepr(k.Value)
+		}
+		fmt.Fprintf(&b, "; kwargs: %s", strings.Join(kw, ", "))
+	}
+	return b.String()
+}
+
+// KV is a keyword argument (name, Python value) in call order.
+type KV struct {
+	Name  string
+	Value any
+}
+
+// SetupCallMatches reports whether pybind11 would accept a setup() call
+// with nPositional positional arguments (after self) and these kwarg names.
+func SetupCallMatches(p Profile, nPositional int, kwargNames []string) bool {
+	if nPositional > len(p.SetupParams) {
+		return false
+	}
+	required := 0
+	for _, q := range p.SetupParams {
+		if q.Default == "" {
+			required++
+		}
+	}
+	if nPositional < required {
+		return false
+	}
+	for _, k := range kwargNames {
+		idx := -1
+		for i, q := range p.SetupParams {
+			if q.Name == k && !strings.HasPrefix(q.Name, "arg") {
+				idx = i
+			}
+		}
+		if idx < nPositional { // unknown, or given twice
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,270 @@
+package mooncake
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Version is a Mooncake release such as 0.3.10.post1.
+type Version struct {
+	Major, Minor, Patch, Post int
+}
+
+// ParseVersion parses "0.3.10", "0.3.10.post1" or "v0.3.10.post1".
+func ParseVersion(s string) (Version, error) {
+	orig := s
+	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
+	var v Version
+	parts := strings.Split(s, ".")
+	if len(parts) < 3 || len(parts) > 4 {
+		return v, fmt.Errorf("invalid Mooncake version %q: want MAJOR.MINOR.PATCH[.postN]", orig)
+	}
+	nums := []*int{&v.Major, &v.Minor, &v.Patch}
+	for i, p := range parts[:3] {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return v, fmt.Errorf("invalid Mooncake version %q: %q is not a number", orig, p)
+		}
+		*nums[i] = n
+	}
+	if len(parts) == 4 {
+		n, err := strconv.Atoi(strings.TrimPrefix(parts[3], "post"))
+		if !strings.HasPrefix(parts[3], "post") || err != nil || n < 1 {
+			return v, fmt.Errorf("invalid Mooncake version %q: %q is not postN", orig, parts[3])
+		}
+		v.Post = n
+	}
+	return v, nil
+}
+
+// MustVersion parses a version known to be valid.
+func MustVersion(s string) Version {
+	v, err := ParseVersion(s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func (v Version) String() string {
+	s := fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
+	if v.Post > 0 {
+		s += fmt.Sprintf(".post%d", v.Post)
+	}
+	return s
+}
+
+// Compare returns -1, 0 or 1.
+func (v Version) Compare(o Version) int {
+	a := [4]int{v.Major, v.Minor, v.Patch, v.Post}
+	b := [4]int{o.Major, o.Minor, o.Patch, o.Post}
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// AtLeast reports v >= s.
+func (v Version) AtLeast(s string) bool { return v.Compare(MustVersion(s)) >= 0 }
+
+// Versions lists every released mooncake-transfer-engine version, oldest
+// first (PyPI; the -non-cuda wheel exists from 0.3.7.post1).
+var Versions = []string{
+	"0.3.0", "0.3.1", "0.3.2", "0.3.2.post1", "0.3.3", "0.3.3.post1", "0.3.3.post2",
+	"0.3.4", "0.3.4.post1", "0.3.4.post2", "0.3.5", "0.3.6", "0.3.6.post1",
+	"0.3.7", "0.3.7.post1", "0.3.7.post2", "0.3.8", "0.3.8.post1", "0.3.9",
+	"0.3.10", "0.3.10.post1", "0.3.10.post2", "0.3.11", "0.3.11.post1",
+	"0.3.12", "0.3.12.post1", "0.3.13", "0.3.13.post1",
+}
+
+// Latest is the newest version; engines default to it.
+const Latest = "0.3.13.post1"
+
+// Param is one parameter of a pybind11 signature as its TypeError shows it.
+type Param struct {
+	Name    string // "arg0".. for positional-only bindings
+	Type    string // pybind11 type name: str, int, bool, object
+	Default string // Python repr of the default; "" = required
+}
+
+// Profile is what one Mooncake version does, as data.
+type Profile struct {
+	Version Version
+	// SetupParams is the first setup() overload after self, in order.
+	SetupParams []Param
+	// SetupDictOverload: setup(config: dict) exists (0.3.9+).
+	SetupDictOverload bool
+	// SetupFailurePositive: setup returns +1 for every failure (<= 0.3.4.post2).
+	SetupFailurePositive bool
+	// AutoPortRetry: with a port-less local_hostname, Create is tried on
+	// SetupRetries ports and failure returns -1 (0.3.9+); else one attempt, -600.
+	AutoPortRetry bool
+	SetupRetries  int
+	// AbortOnTransportFailure: TE init / transport install failure aborts the
+	// process via glog CHECK (<= 0.3.5).
+	AbortOnTransportFailure bool
+	// AutoDiscoveryAllProtocols: auto-discovery on for every protocol,
+	// tcp included (0.3.6, 0.3.6.post1); otherwise only rdma/efa with an
+	// empty device list (0.3.7+).
+	AutoDiscoveryAllProtocols bool
+	// MasterVersionCheck: ServiceReady compares version strings (0.3.8+).
+	MasterVersionCheck bool
+	// RPCTimeoutCode: RPC timeouts are -901 (0.3.12+); before, -900.
+	RPCTimeoutCode bool
+	// DummyClient: setup_dummy and mooncake_client exist (0.3.8+).
+	DummyClient bool
+	// HostMemAllocator: mooncake.store.MooncakeHostMemAllocator (0.3.8+).
+	HostMemAllocator bool
+	// ChunkLargeMR: RDMA registrations above max_mr_size are split into
+	// chunks; before, register_buffer rejects them with -600.
+	ChunkLargeMR bool
+	// DefaultKVLeaseTTLms and EvictionHighWatermark are mooncake_master defaults.
+	DefaultKVLeaseTTLms   int
+	EvictionHighWatermark float64
+	EvictionRatio         float64
+	ClientTTLSeconds      int
+}
+
+// HasKwarg reports whether setup() accepts the keyword argument.
+func (p Profile) HasKwarg(name string) bool {
+	for _, q := range p.SetupParams {
+		if q.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	positional7 = []Param{
+		{"arg0", "str", ""}, {"arg1", "str", ""}, {"arg2", "int", ""}, {"arg3", "int", ""},
+		{"arg4", "str", ""}, {"arg5", "str", ""}, {"arg6", "str", ""},
+	}
+	named7 = []Param{
+		{"local_hostname", "str", ""}, {"metadata_server", "str", ""}, {"global_segment_size", "int", ""},
+		{"local_buffer_size", "int", ""}, {"protocol", "str", ""}, {"rdma_devices", "str", ""},
+		{"master_server_addr", "str", ""},
+	}
+	engineParam  = Param{"engine", "object", "None"}
+	ssdParams    = []Param{{"enable_ssd_offload", "bool", "False"}, {"ssd_offload_path", "str", "''"}}
+	tenantParams = []Param{{"tenant_id", "str", "'default'"}, {"enable_client_http_server", "bool", "False"}, {"client_http_port", "int", "9300"}}
+)
+
+func concat(ps ...[]Param) []Param {
+	var out []Param
+	for _, p := range ps {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// ProfileFor returns the profile of a version, or an error naming the known versions.
+func ProfileFor(s string) (Profile, error) {
+	v, err := ParseVersion(s)
+	if err != nil {
+		return Profile{}, err
+	}
+	known := false
+	for _, k := range Versions {
+		if MustVersion(k) == v {
+			known = true
+			break
+		}
+	}
+	if !known {
+		return Profile{}, fmt.Errorf("unknown Mooncake version %q: known versions are %s", s, strings.Join(Versions, ", "))
+	}
+	at := v.AtLeast
+	p := Profile{Version: v, SetupRetries: 20, ClientTTLSeconds: 10, EvictionRatio: 0.05}
+	switch {
+	case at("0.3.12"):
+		p.SetupParams = concat(named7, []Param{engineParam}, ssdParams, tenantParams)
+	case at("0.3.10.post2"):
+		p.SetupParams = concat(named7, []Param{engineParam}, ssdParams)
+	case at("0.3.7"):
+		p.SetupParams = concat(named7, []Param{engineParam})
+	default:
+		p.SetupParams = positional7
+	}
+	p.SetupDictOverload = at("0.3.9")
+	p.SetupFailurePositive = !at("0.3.5")
+	p.AutoPortRetry = at("0.3.9")
+	p.AbortOnTransportFailure = !at("0.3.6")
+	p.AutoDiscoveryAllProtocols = at("0.3.6") && !at("0.3.7")
+	p.MasterVersionCheck = at("0.3.8")
+	p.RPCTimeoutCode = at("0.3.12")
+	p.DummyClient = at("0.3.8")
+	p.HostMemAllocator = at("0.3.8")
+	p.ChunkLargeMR = at("0.3.10.post2")
+	p.DefaultKVLeaseTTLms = 5000
+	if at("0.3.12") {
+		p.DefaultKVLeaseTTLms = 10000
+	}
+	switch {
+	case at("0.3.12"):
+		p.EvictionHighWatermark = 0.90
+	case at("0.3.7"):
+		p.EvictionHighWatermark = 0.95
+	default:
+		p.EvictionHighWatermark = 1.0
+	}
+	if !at("0.3.6") {
+		p.EvictionRatio = 0.1
+	}
+	return p, nil
+}
+
+// Constraint is a version range expression: ">=0.3.9", "<0.3.5",
+// "0.3.5-0.3.8.post1" (inclusive), "0.3.12" (exact), "*" (any).
+type Constraint string
+
+// Match reports whether v satisfies the constraint.
+func (c Constraint) Match(v Version) (bool, error) {
+	s := strings.TrimSpace(string(c))
+	if s == "" || s == "*" {
+		return true, nil
+	}
+	for _, op := range []string{">=", "<=", ">", "<", "=="} {
+		if strings.HasPrefix(s, op) {
+			w, err := ParseVersion(strings.TrimSpace(s[len(op):]))
+			if err != nil {
+				return false, fmt.Errorf("version constraint %q: %w", c, err)
+			}
+			cmp := v.Compare(w)
+			switch op {
+			case ">=":
+				return cmp >= 0, nil
+			case "<=":
+				return cmp <= 0, nil
+			case ">":
+				return cmp > 0, nil
+			case "<":
+				return cmp < 0, nil
+			default:
+				return cmp == 0, nil
+			}
+		}
+	}
+	if lo, hi, ok := strings.Cut(s, "-"); ok {
+		a, err := ParseVersion(lo)
+		if err != nil {
+			return false, fmt.Errorf("version constraint %q: %w", c, err)
+		}
+		b, err := ParseVersion(hi)
+		if err != nil {
+			return false, fmt.Errorf("version constraint %q: %w", c, err)
+		}
+		return v.Compare(a) >= 0 && v.Compare(b) <= 0, nil
+	}
+	w, err := ParseVersion(s)
+	if err != nil {
+		return false, fmt.Errorf("version constraint %q: %w", c, err)
+	}
+	return v == w, nil
+}

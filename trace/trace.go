@@ -1,0 +1,118 @@
+// Package trace is the one ordered record of a run: calls, return codes,
+// raised errors, SGLang and Mooncake log lines, faults. Its canonical text
+// (fixed formats, one event per line) hashed with SHA-256 is the identity of
+// a sim run.
+package trace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Event is one observation.
+type Event struct {
+	// At is the time since world start (virtual in sim, wall elsewhere).
+	At time.Duration
+	// Source: "sglang", "mooncake:<node>", "master", "metadata", "client",
+	// "fault", "harness".
+	Source string
+	// Kind: "log", "call", "return", "raise", "fault", "phase".
+	Kind string
+	// Level for logs: DEBUG, INFO, WARNING, ERROR (empty otherwise).
+	Level string
+	Text  string
+}
+
+// Line is the event's canonical form.
+func (e Event) Line() string {
+	return fmt.Sprintf("%013.3fms %-16s %-6s %-7s %q", float64(e.At)/float64(time.Millisecond), e.Source, e.Kind, e.Level, e.Text)
+}
+
+// Trace is safe for concurrent use (wall-clock engines log from goroutines).
+type Trace struct {
+	mu     sync.Mutex
+	events []Event
+	now    func() time.Duration
+}
+
+// New returns an empty trace whose Add* helpers stamp events with now.
+func New(now func() time.Duration) *Trace {
+	if now == nil {
+		now = func() time.Duration { return 0 }
+	}
+	return &Trace{now: now}
+}
+
+// SetClock replaces the time source (a world installs its clock).
+func (t *Trace) SetClock(now func() time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.now = now
+}
+
+// Add appends e as is.
+func (t *Trace) Add(e Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.events = append(t.events, e)
+}
+
+// Record appends an event stamped with the trace clock.
+func (t *Trace) Record(source, kind, level, text string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.events = append(t.events, Event{At: t.now(), Source: source, Kind: kind, Level: level, Text: text})
+}
+
+// Log records a log line.
+func (t *Trace) Log(source, level, text string) { t.Record(source, "log", level, text) }
+
+// Events returns a copy of the events so far.
+func (t *Trace) Events() []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Event(nil), t.events...)
+}
+
+// Logs returns the text of every log event, in order.
+func (t *Trace) Logs() []string {
+	var out []string
+	for _, e := range t.Events() {
+		if e.Kind == "log" {
+			out = append(out, e.Text)
+		}
+	}
+	return out
+}
+
+// WriteTo writes the canonical text, one line per event.
+func (t *Trace) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for _, e := range t.Events() {
+		k, err := io.WriteString(w, e.Line()+"\n")
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Hash is "sha256:<hex>" of the canonical text.
+func (t *Trace) Hash() string {
+	h := sha256.New()
+	_, _ = t.WriteTo(h)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// String is the canonical text.
+func (t *Trace) String() string {
+	var b strings.Builder
+	_, _ = t.WriteTo(&b)
+	return b.String()
+}
