@@ -1,0 +1,55 @@
+// Package sglang is the integration under test: SGLang's MooncakeStore
+// (python/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py)
+// and the host-pool allocator selection in front of it, written once
+// against engine.Store so the same code runs on every engine. Python
+// exceptions come back as *engine.PyError with SGLang's exact text; SGLang's
+// log lines go to the trace with source "sglang".
+package sglang
+
+import (
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/trace"
+)
+
+// StorageConfig is HiCacheStorageConfig: what the cache controller hands
+// to MooncakeStore.
+type StorageConfig struct {
+	TPRank, TPSize       int
+	PPRank, PPSize       int
+	IsMLAModel           bool
+	ModelName            string
+	EnableStorageMetrics bool
+	// ExtraConfig is --hicache-storage-backend-extra-config (JSON object),
+	// after the controller popped tp_lcm_size. nil = not given.
+	ExtraConfig map[string]any
+}
+
+// HostPoolSpec is the host KV pool SGLang builds before the store.
+type HostPoolSpec struct {
+	// Layout: "MHA" (k and v buffers: two register_buffer calls), "MLA"
+	// (one kv buffer).
+	Layout string
+	// AllocatorType is what the pool asks get_allocator_from_storage for:
+	// "mooncake" (MooncakeHostTensorAllocator, falls back to default on
+	// ImportError), "default", "hugepage", "shm".
+	AllocatorType string
+	// Size is the pool's byte size (k+v together for MHA).
+	Size int64
+	// Draft, when set, is an EAGLE draft pool registered after the main one.
+	Draft *HostPoolSpec
+}
+
+// Launch is one SGLang scheduler start on a node.
+type Launch struct {
+	World engine.World
+	Node  string
+	// Env is the process environment (SGLang's MOONCAKE_* and Mooncake's
+	// MC_*), placeholders already expanded.
+	Env map[string]string
+	// Files is the file system SGLang reads config files from (path →
+	// content); a path not in it does not exist.
+	Files         map[string]string
+	StorageConfig StorageConfig
+	HostPool      HostPoolSpec
+	Trace         *trace.Trace
+}
