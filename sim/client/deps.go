@@ -1,0 +1,90 @@
+// Package client models Mooncake's store clients as Python sees them:
+// RealClient (mooncake-store/src/real_client.cpp + client_service.cpp,
+// MooncakeDistributedStore.setup/...), DummyClient (dummy_client.cpp,
+// setup_dummy) and the standalone mooncake_client (real_client_main.cpp).
+//
+// deps.go is everything a client model needs from its world. sim wires it
+// to the kernel and netsim; the fake engine wires it to wall time and real
+// sockets. The models never read the wall clock or start goroutines.
+package client
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+	"github.com/mooncake-faultlab/faultlab/sim/te"
+)
+
+// Timeouts are the coro_rpc client timeouts (master_client.h: 30 s each,
+// MC_RPC_CONNECT_TIMEOUT_MS / MC_RPC_TIMEOUT_MS).
+type Timeouts struct {
+	Connect time.Duration
+	Request time.Duration
+}
+
+// DefaultTimeouts are coro_rpc's defaults.
+var DefaultTimeouts = Timeouts{Connect: 30 * time.Second, Request: 30 * time.Second}
+
+// MasterTransport gives the master at addr as an RPC stub. Connections are
+// made per call, as coro_io::client_pool does: a call to a refusing master
+// fails at once with *master.RPCError{Kind: Refused}; to a blackholed one
+// after t.Connect with ConnectTimeout (the stub waits on the Clock); a
+// connected call with no reply after t.Request with RequestTimeout.
+type MasterTransport interface {
+	Master(addr string, t Timeouts) master.Service
+}
+
+// RealClientService is the coro_rpc surface mooncake_client offers its
+// dummy clients (RealClient::*_dummy_helper, RegisterClientRpcService) plus
+// the shm registration the IPC socket carries.
+type RealClientService interface {
+	// ServiceReady is the dummy's connect() probe.
+	ServiceReady(ctx context.Context) error
+	// RegisterShm is map_shm_internal: the real side maps shm and registers
+	// it with its transfer engine; 0 or -1, as ShmRegisterRequest's reply.
+	RegisterShm(ctx context.Context, dummy string, shm hostmem.Shm, isLocalBuffer bool) (int, error)
+	Ping(ctx context.Context, dummy string) error
+	// PutFrom/GetInto/IsExist run on the real client on behalf of a dummy;
+	// ptr is a dummy address inside a registered shm.
+	PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error)
+	GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error)
+	IsExist(ctx context.Context, key string) (int, error)
+}
+
+// RealClientTransport gives mooncake_client at addr (host:port) as an RPC
+// stub, with the same failure semantics as MasterTransport.
+type RealClientTransport interface {
+	RealClient(addr string, t Timeouts) RealClientService
+}
+
+// Deps are one process's view of the world.
+type Deps struct {
+	// Node is the host name ("tp0"); Host its NICs and memlock.
+	Node string
+	Host te.Host
+	// Profile is the Mooncake version the process runs.
+	Profile mooncake.Profile
+	Clock   engine.Clock
+	// Log receives Mooncake log lines (sim: source "mooncake:<node>").
+	Log mlog.Logger
+	// Env is the process environment (MC_* knobs).
+	Env map[string]string
+	// Rand is this process's seeded stream (auto-port choice).
+	Rand *rand.Rand
+	// Mem is the process address space: segment/local buffer allocation,
+	// register_buffer validation, shm lookup.
+	Mem *hostmem.Space
+
+	Master   MasterTransport
+	Metadata te.MetadataHTTP
+	Ports    te.PortBinder
+	Data     te.DataPath
+	// Clients reaches mooncake_client (dummy mode); nil when absent.
+	Clients RealClientTransport
+}

@@ -1,0 +1,204 @@
+// Package hostmem models one process's host memory: a deterministic
+// address space, the allocators SGLang's host pools use (default malloc,
+// hugepage, mooncake-shm = MooncakeHostMemAllocator's memfd segments) and
+// the bytes stored there. Clock-agnostic; no goroutines.
+package hostmem
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// Region is one allocation.
+type Region struct {
+	Base      uint64
+	Size      int64
+	Allocator string
+	// Shm is set for mooncake-shm allocations (memfd segments).
+	Shm *Shm
+}
+
+// Contains reports whether [ptr, ptr+size) lies inside the region.
+func (r Region) Contains(ptr uint64, size int64) bool {
+	return ptr >= r.Base && size >= 0 && ptr+uint64(size) <= r.Base+uint64(r.Size)
+}
+
+// Shm is a memfd shared-memory segment (ShmHelper): the dummy client maps
+// it at Base; the real client maps the same fd elsewhere.
+type Shm struct {
+	// FD names the memfd stably ("memfd:mooncake_shm#3").
+	FD   string
+	Base uint64
+	Size int64
+	// Hugepage: MFD_HUGETLB (MC_STORE_USE_HUGEPAGE).
+	Hugepage bool
+	// Data is the shared bytes: both mappings see the same slice.
+	Data *Bytes
+}
+
+// Bytes is sparse memory content keyed by offset (only what was written).
+type Bytes struct{ chunks map[uint64][]byte }
+
+// Write stores data at off.
+func (b *Bytes) Write(off uint64, data []byte) {
+	if b.chunks == nil {
+		b.chunks = map[uint64][]byte{}
+	}
+	b.chunks[off] = append([]byte(nil), data...)
+}
+
+// Read returns size bytes at off: an exact earlier Write, else zeros.
+func (b *Bytes) Read(off uint64, size int64) []byte {
+	if c, ok := b.chunks[off]; ok && int64(len(c)) >= size {
+		return append([]byte(nil), c[:size]...)
+	}
+	return make([]byte, size)
+}
+
+// Space is a process address space. Addresses are deterministic: each
+// allocator has its own arena and allocations are bump-allocated, aligned.
+type Space struct {
+	profile  mooncake.Profile
+	hugeFree int64
+	next     map[string]uint64
+	regions  []Region // sorted by Base
+	shmCount int
+	data     map[uint64]*Bytes // by region base
+}
+
+// Arena bases: far apart so regions of different allocators never touch.
+const (
+	defaultArena = 0x7f0000000000
+	hugeArena    = 0x7e0000000000
+	shmArena     = 0x7d0000000000
+	// segmentArena hosts the client's own global segment / local buffer.
+	segmentArena = 0x7c0000000000
+	align        = 4096
+	hugeAlign    = 2 << 20
+)
+
+// New returns an empty space; hugepagesBytes is the HugeTLB pool.
+func New(p mooncake.Profile, hugepagesBytes int64) *Space {
+	return &Space{
+		profile:  p,
+		hugeFree: hugepagesBytes,
+		next: map[string]uint64{
+			engine.AllocDefault: defaultArena, engine.AllocHugepage: hugeArena,
+			engine.AllocMooncakeShm: shmArena, "segment": segmentArena,
+		},
+		data: map[uint64]*Bytes{},
+	}
+}
+
+// ErrNoHugepages is the mmap(MAP_HUGETLB) failure when the pool is short.
+var ErrNoHugepages = fmt.Errorf("mmap MAP_HUGETLB: Cannot allocate memory")
+
+func roundUp(n int64, a int64) int64 { return (n + a - 1) / a * a }
+
+// Alloc allocates size bytes through allocator (engine.Alloc*, or
+// "segment" for Mooncake's own segment/local-buffer memory). mooncake-shm
+// without MooncakeHostMemAllocator in this version is Python's ImportError.
+func (s *Space) Alloc(allocator string, size int64) (engine.Buffer, error) {
+	if size <= 0 {
+		return engine.Buffer{}, fmt.Errorf("alloc %s: size %d must be positive", allocator, size)
+	}
+	base, ok := s.next[allocator]
+	if !ok {
+		return engine.Buffer{}, fmt.Errorf("alloc: unknown allocator %q (want %s, %s or %s)", allocator,
+			engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm)
+	}
+	r := Region{Base: base, Size: size, Allocator: allocator}
+	step := roundUp(size, align)
+	switch allocator {
+	case engine.AllocHugepage:
+		step = roundUp(size, hugeAlign)
+		if step > s.hugeFree {
+			return engine.Buffer{}, fmt.Errorf("alloc hugepage %d bytes (%d free): %w", step, s.hugeFree, ErrNoHugepages)
+		}
+		s.hugeFree -= step
+	case engine.AllocMooncakeShm:
+		if !s.profile.HostMemAllocator {
+			return engine.Buffer{}, &engine.PyError{Class: "ImportError", Message: ImportErrorText}
+		}
+		s.shmCount++
+		r.Shm = &Shm{FD: fmt.Sprintf("memfd:mooncake_shm#%d", s.shmCount), Base: base, Size: size, Data: &Bytes{}}
+	}
+	s.next[allocator] = base + uint64(step) + align // guard page keeps regions apart
+	s.insert(r)
+	if r.Shm != nil {
+		s.data[base] = r.Shm.Data
+	} else {
+		s.data[base] = &Bytes{}
+	}
+	return engine.Buffer{Ptr: base, Size: size, Allocator: allocator}, nil
+}
+
+// ImportErrorText is Python's message for `from mooncake.store import
+// MooncakeHostMemAllocator` on a wheel without it (Python ≥ 3.10 wording;
+// the path is the wheel's store.so, normalised here).
+const ImportErrorText = "cannot import name 'MooncakeHostMemAllocator' from 'mooncake.store' (/usr/local/lib/python3.10/dist-packages/mooncake/store.cpython-310-x86_64-linux-gnu.so)"
+
+func (s *Space) insert(r Region) {
+	i := sort.Search(len(s.regions), func(i int) bool { return s.regions[i].Base > r.Base })
+	s.regions = append(s.regions, Region{})
+	copy(s.regions[i+1:], s.regions[i:])
+	s.regions[i] = r
+}
+
+// Find returns the region containing ptr.
+func (s *Space) Find(ptr uint64) (Region, bool) {
+	i := sort.Search(len(s.regions), func(i int) bool { return s.regions[i].Base > ptr }) - 1
+	if i >= 0 && s.regions[i].Contains(ptr, 0) && ptr < s.regions[i].Base+uint64(s.regions[i].Size) {
+		return s.regions[i], true
+	}
+	return Region{}, false
+}
+
+// FindShm returns the shm segment containing ptr (ShmHelper lookup).
+func (s *Space) FindShm(ptr uint64) (*Shm, bool) {
+	r, ok := s.Find(ptr)
+	if !ok || r.Shm == nil {
+		return nil, false
+	}
+	return r.Shm, true
+}
+
+// Free releases the region starting at ptr.
+func (s *Space) Free(ptr uint64) error {
+	for i, r := range s.regions {
+		if r.Base == ptr {
+			if r.Allocator == engine.AllocHugepage {
+				s.hugeFree += roundUp(r.Size, hugeAlign)
+			}
+			s.regions = append(s.regions[:i], s.regions[i+1:]...)
+			delete(s.data, ptr)
+			return nil
+		}
+	}
+	return fmt.Errorf("free %#x: not an allocation", ptr)
+}
+
+// Write stores data at ptr (inside an allocation).
+func (s *Space) Write(ptr uint64, data []byte) error {
+	r, ok := s.Find(ptr)
+	if !ok || !r.Contains(ptr, int64(len(data))) {
+		return fmt.Errorf("write %d bytes at %#x: not inside an allocation", len(data), ptr)
+	}
+	s.data[r.Base].Write(ptr-r.Base, data)
+	return nil
+}
+
+// Read returns size bytes at ptr.
+func (s *Space) Read(ptr uint64, size int64) ([]byte, error) {
+	r, ok := s.Find(ptr)
+	if !ok || !r.Contains(ptr, size) {
+		return nil, fmt.Errorf("read %d bytes at %#x: not inside an allocation", size, ptr)
+	}
+	return s.data[r.Base].Read(ptr-r.Base, size), nil
+}
+
+// Regions returns the allocations, by address.
+func (s *Space) Regions() []Region { return append([]Region(nil), s.regions...) }

@@ -1,0 +1,172 @@
+// Package master models mooncake_master (mooncake-store/src/master_service.cpp,
+// rpc_service.cpp) as a clock-agnostic state machine. sim calls it directly
+// in virtual time; the fake engine serves the same *Master over TCP.
+//
+// api.go is the RPC surface: Service is what a client reaches over a
+// connection. Methods return mooncake.ErrorCode values as errors for
+// master-side failures, and *RPCError for transport failures (produced by
+// connections, never by the model itself).
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// Service is WrappedMasterService as the client sees it (one method per RPC
+// the HiCache path uses). *Master implements it; so does a client-side
+// connection (sim: netsim-routed; fake: a TCP stub).
+type Service interface {
+	// ServiceReady returns the master's RPC version string
+	// (GetMooncakeStoreVersion(), "2.0.0" for every wheel that has the check).
+	ServiceReady(ctx context.Context) (string, error)
+	GetStorageConfig(ctx context.Context) (StorageConfig, error)
+	// MountSegment: SEGMENT_ALREADY_EXISTS is returned as nil (idempotent).
+	MountSegment(ctx context.Context, seg Segment, clientID UUID) error
+	// ReMountSegment re-adds every segment of a client after NEED_REMOUNT.
+	ReMountSegment(ctx context.Context, segs []Segment, clientID UUID) error
+	UnmountSegment(ctx context.Context, segmentID UUID, clientID UUID) error
+	Ping(ctx context.Context, clientID UUID) (PingResponse, error)
+	ExistKey(ctx context.Context, key string) (bool, error)
+	// BatchExistKey: one result per key; Err nil = Exists valid.
+	BatchExistKey(ctx context.Context, keys []string) ([]ExistResult, error)
+	// PutStart allocates replicas (NO_AVAILABLE_HANDLE when no segment has
+	// room after eviction; OBJECT_ALREADY_EXISTS for a completed key).
+	PutStart(ctx context.Context, key string, size int64, cfg ReplicateConfig) ([]Replica, error)
+	PutEnd(ctx context.Context, key string) error
+	PutRevoke(ctx context.Context, key string) error
+	// GetReplicaList grants a lease of default_kv_lease_ttl.
+	GetReplicaList(ctx context.Context, key string) ([]Replica, error)
+	// Remove fails with OBJECT_HAS_LEASE while a lease is held.
+	Remove(ctx context.Context, key string) error
+}
+
+// UUID is Mooncake's UUID (pair<uint64,uint64>).
+type UUID struct{ Hi, Lo uint64 }
+
+func (u UUID) String() string { return fmt.Sprintf("%016x-%016x", u.Hi, u.Lo) }
+
+// StorageConfig is GetStorageConfigResponse.
+type StorageConfig struct {
+	FSDir              string
+	EnableDiskEviction bool
+	QuotaBytes         int64
+}
+
+// Segment is the segment a client mounts (types.h Segment).
+type Segment struct {
+	ID         UUID
+	Name       string // the client's local_hostname (host:port)
+	Base       uint64
+	Size       int64
+	Protocol   string
+	TEEndpoint string // transfer engine endpoint of the owner (host:port)
+}
+
+// ClientStatus is the Ping response status.
+type ClientStatus int
+
+const (
+	ClientOK ClientStatus = iota
+	// NeedRemount: the master does not know the client (restarted, or
+	// client_ttl expired): remount segments.
+	NeedRemount
+)
+
+func (s ClientStatus) String() string {
+	if s == NeedRemount {
+		return "NEED_REMOUNT"
+	}
+	return "OK"
+}
+
+// PingResponse is PingResponse{view_version, client_status}.
+type PingResponse struct {
+	ViewVersion int64
+	Status      ClientStatus
+}
+
+// ExistResult is one BatchExistKey answer.
+type ExistResult struct {
+	Exists bool
+	Err    error
+}
+
+// ReplicateConfig is ReplicateConfig{replica_num, ...}.
+type ReplicateConfig struct {
+	ReplicaNum       int
+	WithSoftPin      bool
+	PreferredSegment string
+}
+
+// Replica is one memory replica descriptor: where the bytes live.
+type Replica struct {
+	SegmentName string
+	TEEndpoint  string
+	Addr        uint64
+	Size        int64
+	Complete    bool
+}
+
+// RPCKind classifies a transport failure.
+type RPCKind int
+
+const (
+	// Refused: ECONNREFUSED at connect (fails fast).
+	Refused RPCKind = iota
+	// ConnectTimeout: no answer within the connect timeout (blackhole).
+	ConnectTimeout
+	// RequestTimeout: connected, but no reply within the request timeout.
+	RequestTimeout
+	// Reset: the connection was reset mid-request.
+	Reset
+)
+
+func (k RPCKind) String() string {
+	return [...]string{"refused", "connect_timeout", "request_timeout", "reset"}[k]
+}
+
+// RPCError is a transport failure of one RPC. Mooncake maps every one to
+// RPC_FAIL (-900), or RPC_TIMEOUT (-901) for timeouts from 0.3.12.
+type RPCError struct {
+	Kind RPCKind
+	Op   string
+	// After is how long the attempt took before failing.
+	After time.Duration
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("rpc %s: %s after %s", e.Op, e.Kind, e.After)
+}
+
+// AsRPCError returns the *RPCError in err's chain, if any.
+func AsRPCError(err error) (*RPCError, bool) {
+	var re *RPCError
+	ok := errors.As(err, &re)
+	return re, ok
+}
+
+// Code is the ErrorCode a failed call yields at version p.
+func Code(err error, p mooncake.Profile) mooncake.ErrorCode {
+	if err == nil {
+		return mooncake.OK
+	}
+	if re, ok := AsRPCError(err); ok {
+		if p.RPCTimeoutCode && (re.Kind == ConnectTimeout || re.Kind == RequestTimeout) {
+			return mooncake.RPC_TIMEOUT
+		}
+		return mooncake.RPC_FAIL
+	}
+	var c mooncake.ErrorCode
+	if errors.As(err, &c) {
+		return c
+	}
+	return mooncake.INTERNAL_ERROR
+}
+
+// RPCVersion is GetMooncakeStoreVersion(): CMake `MooncakeStore VERSION 2.0.0`.
+const RPCVersion = "2.0.0"
