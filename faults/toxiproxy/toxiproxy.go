@@ -1,0 +1,260 @@
+// Package toxiproxy injects link faults (faults.Link, MasterDown,
+// MetadataDown, ClientDown) with an in-process Toxiproxy v2 server: one proxy
+// per link (node→master, node→metadata, node→client, node→node). Parties
+// dial the proxy's listen address instead of the server's, so a fault is a
+// toxic on that proxy, or the proxy stopped (refuse).
+//
+// Shared by the fake engine and the real engine.
+package toxiproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	tp "github.com/Shopify/toxiproxy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/mooncake-faultlab/faultlab/faults"
+)
+
+// Injector owns one in-process Toxiproxy server and its proxies.
+type Injector struct {
+	logger *slog.Logger
+
+	mu     sync.Mutex
+	srv    *tp.ApiServer
+	links  map[string]*link
+	seq    int // toxic name counter, so two faults on one link never collide
+	closed bool
+}
+
+type link struct {
+	proxy   *tp.Proxy
+	refused bool     // proxy stopped by a refuse fault
+	toxics  []string // names of toxics added by Apply
+}
+
+// New starts an injector with no proxies. The server's HTTP API is not
+// started: proxies are driven in-process, so nothing listens until Link.
+func New(ctx context.Context, logger *slog.Logger) (*Injector, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("toxiproxy: new: %w", err)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	// Toxiproxy logs with zerolog; its proxy events are noise for scenario
+	// traces, so it stays silent and we log our own actions via slog.
+	srv := tp.NewServer(tp.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	return &Injector{logger: logger, srv: srv, links: map[string]*link{}}, nil
+}
+
+// Link creates the proxy named name in front of upstream (host:port) and
+// returns the loopback address parties must dial instead.
+func (i *Injector) Link(name, upstream string) (string, error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closed {
+		return "", fmt.Errorf("toxiproxy: link %s: injector closed", name)
+	}
+	if _, ok := i.links[name]; ok {
+		return "", fmt.Errorf("toxiproxy: link %s: already exists", name)
+	}
+	p := tp.NewProxy(i.srv, name, "127.0.0.1:0", upstream)
+	if err := i.srv.Collection.Add(p, true); err != nil {
+		return "", fmt.Errorf("toxiproxy: link %s → %s: %w", name, upstream, err)
+	}
+	i.links[name] = &link{proxy: p}
+	i.logger.Debug("toxiproxy link", "link", name, "listen", p.Listen, "upstream", upstream)
+	return p.Listen, nil
+}
+
+// Addr returns the listen address of a link.
+func (i *Injector) Addr(name string) (string, error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	l, ok := i.links[name]
+	if !ok {
+		return "", fmt.Errorf("toxiproxy: no link %q (have %s)", name, strings.Join(i.namesLocked(), ", "))
+	}
+	return l.proxy.Listen, nil
+}
+
+// Links lists the link names, sorted.
+func (i *Injector) Links() []string {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.namesLocked()
+}
+
+func (i *Injector) namesLocked() []string {
+	names := make([]string, 0, len(i.links))
+	for n := range i.links {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// toxicSpec is one toxic as Toxiproxy's JSON API takes it.
+type toxicSpec struct {
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Stream     string         `json:"stream"`
+	Toxicity   float32        `json:"toxicity"`
+	Attributes map[string]any `json:"attributes"`
+}
+
+// Toxics returns the toxic (type, attributes) a fault maps to; refuse has
+// none (the proxy is stopped instead). Exported for docs and the real engine.
+func Toxics(f faults.Fault) (typ string, attrs map[string]any, err error) {
+	switch f.Mode {
+	case faults.ModeBlackhole:
+		// timeout 0: data is dropped and the connection never closes.
+		return "timeout", map[string]any{"timeout": 0}, nil
+	case faults.ModeResetPeer:
+		return "reset_peer", map[string]any{"timeout": f.Delay.Milliseconds()}, nil
+	case faults.ModeLatency:
+		return "latency", map[string]any{"latency": f.Latency.Milliseconds(), "jitter": f.Jitter.Milliseconds()}, nil
+	case faults.ModeBandwidth:
+		return "bandwidth", map[string]any{"rate": f.RateKBps}, nil
+	case faults.ModeSlicer:
+		// slicer's delay is in microseconds.
+		return "slicer", map[string]any{"average_size": f.AverageSize, "size_variation": f.SizeVariation,
+			"delay": f.Delay.Microseconds()}, nil
+	case faults.ModeLimitData:
+		return "limit_data", map[string]any{"bytes": f.Bytes}, nil
+	}
+	return "", nil, fmt.Errorf("toxiproxy: mode %q has no toxic (valid: %s)", f.Mode, strings.Join(faults.LinkModes, ", "))
+}
+
+// streams expands a fault's Stream ("" or both → both directions).
+func streams(s string) ([]string, error) {
+	switch s {
+	case "", "both":
+		return []string{"upstream", "downstream"}, nil
+	case "upstream", "downstream":
+		return []string{s}, nil
+	}
+	return nil, fmt.Errorf("stream %q: must be one of %s", s, strings.Join(faults.Streams, ", "))
+}
+
+// Apply injects f on the named link. MasterDown/MetadataDown/ClientDown and
+// Link faults are accepted; the link is the caller's choice (the engine maps
+// the fault's target to a link name). Toxicity is always 1.0 and jitter is
+// whatever the fault says (0 unless given), so only the schedule decides.
+func (i *Injector) Apply(ctx context.Context, linkName string, f faults.Fault) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
+	}
+	switch f.Kind {
+	case faults.MasterDown, faults.MetadataDown, faults.ClientDown, faults.Link:
+	default:
+		return fmt.Errorf("toxiproxy: apply on %s: fault kind %s is not a link fault", linkName, f.Kind)
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closed {
+		return fmt.Errorf("toxiproxy: apply %s on %s: injector closed", f, linkName)
+	}
+	l, ok := i.links[linkName]
+	if !ok {
+		return fmt.Errorf("toxiproxy: apply %s: no link %q (have %s)", f, linkName, strings.Join(i.namesLocked(), ", "))
+	}
+	if f.Mode == faults.ModeRefuse {
+		// A stopped listener refuses in both directions; one-way refusal
+		// does not exist on TCP.
+		if f.Stream != "" && f.Stream != "both" {
+			return fmt.Errorf("toxiproxy: apply %s on %s: refuse cannot be one-way (stream %s)", f, linkName, f.Stream)
+		}
+		l.proxy.Stop()
+		l.refused = true
+		i.logger.Debug("toxiproxy refuse", "link", linkName)
+		return nil
+	}
+	typ, attrs, err := Toxics(f)
+	if err != nil {
+		return fmt.Errorf("toxiproxy: apply on %s: %w", linkName, err)
+	}
+	dirs, err := streams(f.Stream)
+	if err != nil {
+		return fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
+	}
+	for _, dir := range dirs {
+		i.seq++
+		name := fmt.Sprintf("%s_%s_%d", typ, dir, i.seq)
+		body, err := jsonBody(toxicSpec{Name: name, Type: typ, Stream: dir, Toxicity: 1.0, Attributes: attrs})
+		if err != nil {
+			return fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
+		}
+		if _, err := l.proxy.Toxics.AddToxicJson(body); err != nil {
+			return fmt.Errorf("toxiproxy: apply %s on %s: add toxic %s: %w", f, linkName, name, err)
+		}
+		l.toxics = append(l.toxics, name)
+		i.logger.Debug("toxiproxy toxic", "link", linkName, "toxic", name, "attributes", attrs)
+	}
+	return nil
+}
+
+// Heal removes every toxic from a link and restarts its proxy if a refuse
+// fault stopped it. The proxy listens on the same port again.
+func (i *Injector) Heal(ctx context.Context, linkName string) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	l, ok := i.links[linkName]
+	if !ok {
+		return fmt.Errorf("toxiproxy: heal: no link %q (have %s)", linkName, strings.Join(i.namesLocked(), ", "))
+	}
+	return i.healLocked(ctx, linkName, l)
+}
+
+func (i *Injector) healLocked(ctx context.Context, name string, l *link) error {
+	l.proxy.Toxics.ResetToxics(ctx)
+	l.toxics = nil
+	if l.refused && !i.closed {
+		if err := l.proxy.Start(); err != nil {
+			return fmt.Errorf("toxiproxy: heal %s: restart proxy on %s: %w", name, l.proxy.Listen, err)
+		}
+		l.refused = false
+	}
+	return nil
+}
+
+// HealAll heals every link.
+func (i *Injector) HealAll(ctx context.Context) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	var errs []error
+	for _, name := range i.namesLocked() {
+		errs = append(errs, i.healLocked(ctx, name, i.links[name]))
+	}
+	return errors.Join(errs...)
+}
+
+// Close stops every proxy: listeners closed, connections dropped. Safe to
+// call twice.
+func (i *Injector) Close() error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closed {
+		return nil
+	}
+	i.closed = true
+	for _, name := range i.namesLocked() {
+		l := i.links[name]
+		// Removing toxics first lets blocked toxic goroutines (timeout 0
+		// never returns on its own) see their interrupt and exit.
+		l.proxy.Toxics.ResetToxics(context.Background())
+	}
+	if err := i.srv.Collection.Clear(); err != nil {
+		return fmt.Errorf("toxiproxy: close: %w", err)
+	}
+	i.links = map[string]*link{}
+	return nil
+}
