@@ -1,0 +1,477 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"gopkg.in/yaml.v3"
+)
+
+// Methods are the Mooncake store methods expect.codes may name.
+var Methods = []string{
+	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "is_exist",
+	"batch_put_from", "batch_get_into", "batch_is_exist", "health_check", "close",
+}
+
+var (
+	nameRE        = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`)
+	placeholderRE = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
+	// Roles are the placeholders World.Addr resolves.
+	Roles = []string{"master", "metadata", "client", "master_metrics"}
+)
+
+// Parse decodes and validates one scenario file's bytes. Every problem is
+// reported at once, as a *LoadError with file:line:col positions.
+func Parse(file string, data []byte) (*Scenario, error) {
+	d := &decoder{file: file}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &LoadError{Errs: []FieldError{{Pos: Pos{File: file, Line: yamlErrLine(err), Col: 1}, Msg: "invalid YAML: " + err.Error()}}}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.errorf(&extra, "one scenario per file: found a second YAML document")
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	sc := &Scenario{Source: file}
+	d.decodeStruct(root, reflectValue(sc), "")
+	if len(d.errs) == 0 {
+		d.validate(sc)
+	}
+	if len(d.errs) > 0 {
+		return nil, &LoadError{Errs: d.errs}
+	}
+	applyDefaults(sc)
+	return sc, nil
+}
+
+var lineRE = regexp.MustCompile(`line (\d+)`)
+
+func yamlErrLine(err error) int {
+	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
+		var n int
+		fmt.Sscan(m[1], &n)
+		return n
+	}
+	return 1
+}
+
+// Load reads and parses a scenario file from disk.
+func Load(file string) (*Scenario, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	return Parse(file, data)
+}
+
+// LoadFS loads every *.yaml under root in fsys, sorted by path. Problems in
+// all files are reported together; duplicate names are errors.
+func LoadFS(fsys fs.FS, root string) ([]*Scenario, error) {
+	var files []string
+	err := fs.WalkDir(fsys, root, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !de.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", root, err)
+	}
+	sort.Strings(files)
+	var out []*Scenario
+	all := &LoadError{}
+	byName := map[string]*Scenario{}
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f, err)
+		}
+		sc, err := Parse(f, data)
+		var le *LoadError
+		if errors.As(err, &le) {
+			all.Errs = append(all.Errs, le.Errs...)
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		if prev, dup := byName[sc.Name]; dup {
+			all.Errs = append(all.Errs, FieldError{Pos: sc.Pos, Msg: fmt.Sprintf("duplicate scenario name %q (also in %s)", sc.Name, prev.Source)})
+			continue
+		}
+		byName[sc.Name] = sc
+		out = append(out, sc)
+	}
+	if len(all.Errs) > 0 {
+		return nil, all
+	}
+	return out, nil
+}
+
+// LoadDir loads every scenario under a directory on disk.
+func LoadDir(dir string) ([]*Scenario, error) {
+	scs, err := LoadFS(os.DirFS(dir), ".")
+	for _, sc := range scs {
+		sc.Source = path.Join(dir, sc.Source)
+	}
+	return scs, err
+}
+
+func (d *decoder) at(p Pos, format string, a ...any) {
+	d.errs = append(d.errs, FieldError{Pos: p, Msg: fmt.Sprintf(format, a...)})
+}
+
+// validate checks what the decoder cannot: required fields, references
+// between fields, fault vocabulary, versions, placeholders.
+func (d *decoder) validate(sc *Scenario) {
+	if sc.Name == "" {
+		d.at(sc.Pos, "name is required")
+	} else if !nameRE.MatchString(sc.Name) {
+		d.at(sc.Pos, "name %q: use lower-case words separated by / . _ - (e.g. setup/master-down-refused)", sc.Name)
+	}
+	if len(sc.Steps) == 0 {
+		d.at(sc.Pos, "steps: at least one step is required (e.g. - init: tp0)")
+	}
+	for _, v := range sc.Mooncake.Versions {
+		if err := checkVersionExpr(v); err != nil {
+			d.at(sc.Mooncake.Pos, "mooncake.versions: %v", err)
+		}
+	}
+	nodes := map[string]bool{}
+	for _, n := range sc.Topology.Nodes {
+		switch {
+		case n.Name == "":
+			d.at(n.Pos, "topology.nodes: name is required")
+		case nodes[n.Name]:
+			d.at(n.Pos, "topology.nodes: duplicate node %q", n.Name)
+		case slices.Contains(Roles, n.Name):
+			d.at(n.Pos, "topology.nodes: %q is a role name; pick another node name", n.Name)
+		}
+		nodes[n.Name] = true
+		if n.HostPool.Draft != nil && n.HostPool.Draft.Draft != nil {
+			d.at(n.HostPool.Draft.Pos, "hostpool.draft: a draft pool has no draft")
+		}
+		for _, r := range n.NIC.RDMA {
+			if r.Name == "" {
+				d.at(r.Pos, "nic.rdma: name is required (e.g. mlx5_0)")
+			}
+		}
+	}
+	if len(sc.Topology.Nodes) == 0 {
+		nodes["tp0"] = true // the default node
+	}
+	nodeNames := sortedKeys(nodes)
+	if sc.Storage.TPSize < 0 || sc.Storage.PPSize < 0 || sc.Storage.TPRank < 0 || sc.Storage.PPRank < 0 {
+		d.at(sc.Storage.Pos, "storage: ranks and sizes must not be negative")
+	}
+	if sc.Storage.ExtraConfig != nil && sc.Config.ExtraConfig != nil {
+		d.at(sc.Storage.Pos, "storage.extra_config and config.extra_config: give extra_config once")
+	}
+	d.checkConfigFile(sc.Config.Pos, sc.Config.File)
+	for _, f := range sc.Faults {
+		if err := f.Fault().Validate(); err != nil {
+			d.at(f.Pos, "faults: %v", err)
+		}
+		if f.Kind == "link" && f.Target != "" && !slices.Contains(Roles, f.Target) && !nodes[f.Target] {
+			d.at(f.Pos, "faults: link target %q is neither a role (%s) nor a node (%s)", f.Target, strings.Join(Roles[:3], ", "), strings.Join(nodeNames, ", "))
+		}
+	}
+	d.checkSteps(sc.Steps, nodes, nodeNames)
+	d.checkExpect(sc.Expect, "expect", true)
+	d.checkByVersion(sc.ByVersion)
+	if r := sc.Remedy; r != nil {
+		d.checkConfigFile(r.Pos, r.File)
+		d.checkSteps(r.Steps, nodes, nodeNames)
+		d.checkExpect(r.Expect, "remedy.expect", true)
+		d.checkByVersion(r.ByVersion)
+	}
+	d.checkPlaceholders(sc)
+}
+
+func (d *decoder) checkConfigFile(p Pos, f any) {
+	switch f.(type) {
+	case nil, string, map[string]any:
+	default:
+		d.at(p, "file: want a mapping (written as JSON) or a string (written verbatim)")
+	}
+}
+
+func (d *decoder) checkSteps(steps []Step, nodes map[string]bool, names []string) {
+	for _, s := range steps {
+		if s.Node != "" && !nodes[s.Node] {
+			d.at(s.Pos, "%s: unknown node %q; nodes: %s", s.Action, s.Node, strings.Join(names, ", "))
+		}
+	}
+}
+
+func (d *decoder) checkExpect(e Expect, where string, top bool) {
+	if top && e.OK == nil && e.Raises == nil && len(e.Codes) == 0 && len(e.Logs) == 0 {
+		d.at(e.Pos, "%s: say what should happen: ok, raises, codes or logs", where)
+	}
+	if e.OK != nil && *e.OK && e.Raises != nil {
+		d.at(e.Pos, "%s: ok: true and raises contradict each other", where)
+	}
+	if e.Raises != nil && e.Raises.Class == "" {
+		d.at(e.Raises.Pos, "%s.raises: class is required (e.g. RuntimeError)", where)
+	}
+	for _, m := range sortedKeys(e.Codes) {
+		if !slices.Contains(Methods, m) {
+			d.at(e.Codes[m].Pos, "%s.codes: unknown method %q; valid methods: %s", where, m, strings.Join(Methods, ", "))
+		}
+	}
+	if r := e.Duration; r != nil {
+		if r.Min == nil && r.Max == nil {
+			d.at(r.Pos, "%s.duration: give min, max or both", where)
+		}
+		if r.Min != nil && r.Max != nil && *r.Min > *r.Max {
+			d.at(r.Pos, "%s.duration: min %s > max %s", where, r.Min.D(), r.Max.D())
+		}
+	}
+}
+
+func (d *decoder) checkByVersion(bv ByVersion) {
+	for _, ve := range bv {
+		if err := checkVersionExpr(ve.Constraint); err != nil {
+			d.at(ve.Pos, "by_version: %v", err)
+		}
+		d.checkExpect(ve.Expect, "by_version."+ve.Constraint, false)
+	}
+}
+
+// checkVersionExpr validates an exact version (it must be a known one) or
+// a constraint (it must parse and match at least one known version).
+func checkVersionExpr(s string) error {
+	if _, err := mooncake.ParseVersion(s); err == nil {
+		_, err := mooncake.ProfileFor(s)
+		return err
+	}
+	if len(matchingVersions(s)) == 0 {
+		if _, err := mooncake.Constraint(s).Match(mooncake.Version{}); err != nil {
+			return fmt.Errorf("%v; write an exact version (%s), >=V, <V, A-B or *", err, mooncake.Latest)
+		}
+		return fmt.Errorf("version constraint %q matches no known Mooncake version; known versions are %s", s, strings.Join(mooncake.Versions, ", "))
+	}
+	return nil
+}
+
+// matchingVersions lists the known versions a constraint matches, oldest first.
+func matchingVersions(c string) []string {
+	var out []string
+	for _, v := range mooncake.Versions {
+		if ok, err := mooncake.Constraint(c).Match(mooncake.MustVersion(v)); err == nil && ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (d *decoder) checkPlaceholders(sc *Scenario) {
+	check := func(p Pos, s string) {
+		for _, m := range placeholderRE.FindAllStringSubmatch(s, -1) {
+			if !slices.Contains(Roles, m[1]) {
+				d.at(p, "unknown placeholder {{%s}}; valid placeholders: {{%s}}", m[1], strings.Join(Roles, "}}, {{"))
+			}
+		}
+	}
+	for _, env := range []Env{sc.Config.Env, remedyEnv(sc)} {
+		for _, k := range sortedKeys(env) {
+			if env[k] != nil {
+				check(sc.Config.Pos, *env[k])
+			}
+		}
+	}
+	walkStrings(sc.Config.File, func(s string) { check(sc.Config.Pos, s) })
+	walkStrings(sc.Config.ExtraConfig, func(s string) { check(sc.Config.Pos, s) })
+	walkStrings(sc.Storage.ExtraConfig, func(s string) { check(sc.Storage.Pos, s) })
+}
+
+func remedyEnv(sc *Scenario) Env {
+	if sc.Remedy == nil {
+		return nil
+	}
+	return sc.Remedy.Env
+}
+
+func walkStrings(x any, f func(string)) {
+	switch t := x.(type) {
+	case string:
+		f(t)
+	case map[string]any:
+		for _, k := range sortedKeys(t) {
+			walkStrings(t[k], f)
+		}
+	case []any:
+		for _, v := range t {
+			walkStrings(v, f)
+		}
+	}
+}
+
+func applyDefaults(sc *Scenario) {
+	if len(sc.Engines) == 0 {
+		sc.Engines = []string{"sim", "fake", "real"}
+	}
+	if sc.Topology.Metadata == "" {
+		sc.Topology.Metadata = "P2PHANDSHAKE"
+	}
+	if len(sc.Topology.Nodes) == 0 {
+		sc.Topology.Nodes = []Node{{Name: "tp0"}}
+	}
+	for i := range sc.Topology.Nodes {
+		hp := &sc.Topology.Nodes[i].HostPool
+		defaultPool(hp)
+		if hp.Draft != nil {
+			defaultPool(hp.Draft)
+		}
+	}
+	if sc.Storage.TPSize == 0 {
+		sc.Storage.TPSize = 1
+	}
+	if sc.Storage.PPSize == 0 {
+		sc.Storage.PPSize = 1
+	}
+	if sc.Storage.IsMLA == nil {
+		mla := sc.Topology.Nodes[0].HostPool.Layout == "MLA"
+		sc.Storage.IsMLA = &mla
+	}
+	if sc.Config.FilePath == "" {
+		sc.Config.FilePath = DefaultConfigPath
+	}
+	for i := range sc.Steps {
+		if sc.Steps[i].Node == "" && sc.Steps[i].Action != StepSleep {
+			sc.Steps[i].Node = sc.Topology.Nodes[0].Name
+		}
+	}
+	if r := sc.Remedy; r != nil {
+		if r.ClearFaults == nil {
+			t := true
+			r.ClearFaults = &t
+		}
+		for i := range r.Steps {
+			if r.Steps[i].Node == "" && r.Steps[i].Action != StepSleep {
+				r.Steps[i].Node = sc.Topology.Nodes[0].Name
+			}
+		}
+	}
+}
+
+func defaultPool(hp *HostPool) {
+	if hp.Layout == "" {
+		hp.Layout = "MHA"
+	}
+	if hp.Allocator == "" {
+		// --hicache-storage-backend mooncake makes HiRadixCache ask for the
+		// Mooncake allocator (sglang.md §3).
+		hp.Allocator = "mooncake"
+	}
+	if hp.Size == 0 {
+		hp.Size = 1 << 30
+	}
+}
+
+// HasLabel reports whether the scenario carries label l.
+func (sc *Scenario) HasLabel(l string) bool { return slices.Contains(sc.Labels, l) }
+
+// RunsOn reports whether the scenario lists engine e.
+func (sc *Scenario) RunsOn(e string) bool { return slices.Contains(sc.Engines, e) }
+
+// Versions is the list of versions the scenario runs at: each exact
+// version named, and the newest known version each constraint matches;
+// mooncake.Latest when none is named. With override != "", only override,
+// and only if some entry matches it (else ok=false).
+func (sc *Scenario) Versions(override string) (vs []string, ok bool) {
+	exprs := sc.Mooncake.Versions
+	if len(exprs) == 0 {
+		exprs = []string{mooncake.Latest}
+	}
+	if override != "" {
+		v, err := mooncake.ParseVersion(override)
+		if err != nil {
+			return nil, false
+		}
+		for _, e := range exprs {
+			if m, err := mooncake.Constraint(e).Match(v); err == nil && m {
+				return []string{v.String()}, true
+			}
+		}
+		return nil, false
+	}
+	seen := map[string]bool{}
+	for _, e := range exprs {
+		ms := matchingVersions(e)
+		if len(ms) == 0 {
+			continue
+		}
+		v := ms[len(ms)-1]
+		if !seen[v] {
+			seen[v] = true
+			vs = append(vs, v)
+		}
+	}
+	return vs, true
+}
+
+// ExpectFor is expect with the by_version overrides that match version
+// applied in file order.
+func ExpectFor(base Expect, bv ByVersion, version string) Expect {
+	v, err := mooncake.ParseVersion(version)
+	if err != nil {
+		return base
+	}
+	out := base
+	for _, ve := range bv {
+		if ok, err := mooncake.Constraint(ve.Constraint).Match(v); err != nil || !ok {
+			continue
+		}
+		o := ve.Expect
+		if o.OK != nil {
+			out.OK = o.OK
+			if *o.OK {
+				out.Raises = nil
+			}
+		}
+		if o.Raises != nil {
+			out.Raises = o.Raises
+			out.OK = nil
+		}
+		if o.Codes != nil {
+			m := map[string]CodeExpect{}
+			for k, c := range out.Codes {
+				m[k] = c
+			}
+			for k, c := range o.Codes {
+				m[k] = c
+			}
+			out.Codes = m
+		}
+		if o.Logs != nil {
+			out.Logs = o.Logs
+		}
+		if o.NoLogs != nil {
+			out.NoLogs = o.NoLogs
+		}
+		if o.Duration != nil {
+			out.Duration = o.Duration
+		}
+		if o.Within != nil {
+			out.Within = o.Within
+		}
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+func normalize(s string) string { return mooncake.NormalizeAddresses(s) }
+
+func excString(e *Exception) string {
+	if e == nil {
+		return "no exception"
+	}
+	return fmt.Sprintf("%s: %q", e.Class, e.Message)
+}
+
+// Check compares one phase's observations with its expectation and returns
+// the first mismatch ("" = all met). Order: exception, codes, logs,
+// no_logs, duration, step results.
+func Check(e Expect, o Observed, stepWants []stepWant) string {
+	if e.OK != nil {
+		if *e.OK && o.Exception != nil {
+			return fmt.Sprintf("expected ok, observed %s", excString(o.Exception))
+		}
+		if !*e.OK && o.Exception == nil && e.Raises == nil {
+			return "expected an exception, observed none"
+		}
+	}
+	if r := e.Raises; r != nil {
+		switch {
+		case o.Exception == nil:
+			return fmt.Sprintf("expected %s, observed no exception", raisesString(r))
+		case o.Exception.Class != r.Class:
+			return fmt.Sprintf("expected exception class %s, observed %s", r.Class, excString(o.Exception))
+		case r.Message != nil && normalize(*r.Message) != normalize(o.Exception.Message):
+			return fmt.Sprintf("expected %s message %q, observed %q", r.Class, *r.Message, o.Exception.Message)
+		}
+	}
+	for _, m := range sortedKeys(e.Codes) {
+		want, got := e.Codes[m], o.CodesOf(m)
+		if want.Every != nil {
+			if len(got) == 0 {
+				return fmt.Sprintf("expected %s to return %d, observed no %s call", m, *want.Every, m)
+			}
+			for _, g := range got {
+				if g != *want.Every {
+					return fmt.Sprintf("expected every %s call to return %d, observed %v", m, *want.Every, got)
+				}
+			}
+		} else if !slices.Equal(want.Seq, got) {
+			if len(want.Seq) == 0 {
+				return fmt.Sprintf("expected no %s call, observed %v", m, got)
+			}
+			return fmt.Sprintf("expected %s codes %v, observed %v", m, want.Seq, fmtInts(got))
+		}
+	}
+	cursor := 0
+	for i, want := range e.Logs {
+		idx := -1
+		for j := cursor; j < len(o.Logs); j++ {
+			if strings.Contains(normalize(o.Logs[j]), normalize(want)) {
+				idx = j
+				break
+			}
+		}
+		if idx < 0 {
+			earlier := slices.IndexFunc(o.Logs[:cursor], func(l string) bool { return strings.Contains(normalize(l), normalize(want)) })
+			if earlier >= 0 {
+				return fmt.Sprintf("expected log %q after %q, observed it only before (out of order)", want, e.Logs[i-1])
+			}
+			return fmt.Sprintf("expected log containing %q, observed none (%d log lines)", want, len(o.Logs))
+		}
+		cursor = idx + 1
+	}
+	for _, bad := range e.NoLogs {
+		for _, l := range o.Logs {
+			if strings.Contains(normalize(l), normalize(bad)) {
+				return fmt.Sprintf("expected no log containing %q, observed %q", bad, l)
+			}
+		}
+	}
+	d := time.Duration(o.DurationMS * float64(time.Millisecond))
+	if r := e.Duration; r != nil {
+		if r.Min != nil && d < r.Min.D() {
+			return fmt.Sprintf("expected duration >= %s, observed %s", r.Min.D(), d)
+		}
+		if r.Max != nil && d > r.Max.D() {
+			return fmt.Sprintf("expected duration <= %s, observed %s", r.Max.D(), d)
+		}
+	}
+	if e.Within != nil && d > e.Within.D() {
+		return fmt.Sprintf("timed out after %s (phase took %s)", e.Within.D(), d)
+	}
+	for _, sw := range stepWants {
+		if !jsonEqual(sw.want, sw.got) {
+			return fmt.Sprintf("step %d (%s): expected %v, observed %v", sw.index+1, sw.step, sw.want, sw.got)
+		}
+	}
+	return ""
+}
+
+type stepWant struct {
+	index     int
+	step      string
+	want, got any
+}
+
+func raisesString(r *Raises) string {
+	if r.Message == nil {
+		return r.Class
+	}
+	return fmt.Sprintf("%s: %q", r.Class, *r.Message)
+}
+
+func fmtInts(x []int) string {
+	if x == nil {
+		return "no call"
+	}
+	return fmt.Sprint(x)
+}

@@ -1,0 +1,241 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/mooncake-faultlab/faultlab/trace"
+)
+
+// Verdicts.
+const (
+	Pass  = "pass"
+	Fail  = "fail"
+	Skip  = "skip"
+	Error = "error"
+)
+
+// Result is the outcome of one scenario at one Mooncake version on one
+// engine. Its JSON is the report contract of DESIGN.md.
+type Result struct {
+	Scenario        string    `json:"scenario"`
+	Engine          string    `json:"engine"`
+	MooncakeVersion string    `json:"mooncake_version"`
+	Seed            uint64    `json:"seed"`
+	Verdict         string    `json:"verdict"`
+	Reason          string    `json:"reason"`
+	Observed        Observed  `json:"observed"`
+	Remedy          *Observed `json:"remedy,omitempty"`
+	VirtualMS       float64   `json:"virtual_ms"`
+	WallMS          float64   `json:"wall_ms"`
+	TraceHash       string    `json:"trace_hash"`
+	// Source is the scenario file, so replay can find it again.
+	Source string `json:"source,omitempty"`
+
+	// Trace is the run's full trace (not in the JSON; replay rebuilds it).
+	Trace *trace.Trace `json:"-"`
+}
+
+// Exception is a raised Python exception.
+type Exception struct {
+	Class   string `json:"class"`
+	Message string `json:"message"`
+}
+
+// Call is one Mooncake store call and what it returned.
+type Call struct {
+	Method string `json:"method"`
+	Code   int    `json:"code"`
+}
+
+// StepResult is what one I/O step returned.
+type StepResult struct {
+	Step   string `json:"step"`
+	Result any    `json:"result"`
+}
+
+// Observed is what one phase did.
+type Observed struct {
+	Exception *Exception `json:"exception"`
+	// Calls are every store call with a code, in order.
+	Calls []Call `json:"calls"`
+	Logs  []string `json:"logs"`
+	Steps []StepResult `json:"steps,omitempty"`
+	// DurationMS is the phase's duration (virtual in sim).
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// CodesOf groups calls by method, in call order.
+func (o Observed) CodesOf(method string) []int {
+	var out []int
+	for _, c := range o.Calls {
+		if c.Method == method {
+			out = append(out, c.Code)
+		}
+	}
+	return out
+}
+
+// Codes is method → code (one call) or [codes] (several), as the report shows it.
+func (o Observed) Codes() map[string]any {
+	m := map[string]any{}
+	seen := map[string]bool{}
+	for _, c := range o.Calls {
+		if seen[c.Method] {
+			continue
+		}
+		seen[c.Method] = true
+		cs := o.CodesOf(c.Method)
+		if len(cs) == 1 {
+			m[c.Method] = cs[0]
+		} else {
+			m[c.Method] = cs
+		}
+	}
+	return m
+}
+
+// MarshalJSON adds the "codes" map the report contract names.
+func (o Observed) MarshalJSON() ([]byte, error) {
+	type plain Observed
+	calls := o.Calls
+	if calls == nil {
+		calls = []Call{}
+	}
+	logs := o.Logs
+	if logs == nil {
+		logs = []string{}
+	}
+	p := plain(o)
+	p.Calls, p.Logs = calls, logs
+	return json.Marshal(struct {
+		plain
+		Codes map[string]any `json:"codes"`
+	}{p, o.Codes()})
+}
+
+// Summary counts verdicts.
+type Summary struct {
+	Pass  int `json:"pass"`
+	Fail  int `json:"fail"`
+	Skip  int `json:"skip"`
+	Error int `json:"error"`
+}
+
+// Add counts one verdict.
+func (s *Summary) Add(verdict string) {
+	switch verdict {
+	case Pass:
+		s.Pass++
+	case Fail:
+		s.Fail++
+	case Skip:
+		s.Skip++
+	default:
+		s.Error++
+	}
+}
+
+// Report is the JSON file `faultlab run --report` writes.
+type Report struct {
+	Results    []Result     `json:"results"`
+	Summary    Summary      `json:"summary"`
+	Comparison []Comparison `json:"comparison,omitempty"`
+}
+
+// NewReport summarizes results.
+func NewReport(rs []Result) Report {
+	r := Report{Results: rs}
+	if r.Results == nil {
+		r.Results = []Result{}
+	}
+	for _, x := range rs {
+		r.Summary.Add(x.Verdict)
+	}
+	return r
+}
+
+// Comparison is one scenario × version across engines.
+type Comparison struct {
+	Scenario        string            `json:"scenario"`
+	MooncakeVersion string            `json:"mooncake_version"`
+	Engines         []EngineOutcome   `json:"engines"`
+	// Differences names the fields that differ between engines that ran.
+	Differences []string `json:"differences"`
+}
+
+// EngineOutcome is one engine's column of a comparison.
+type EngineOutcome struct {
+	Engine     string         `json:"engine"`
+	Verdict    string         `json:"verdict"`
+	Codes      map[string]any `json:"codes"`
+	Exception  *Exception     `json:"exception"`
+	DurationMS float64        `json:"duration_ms"`
+}
+
+// Compare builds comparisons for every scenario × version that ran on more
+// than one engine, in first-seen order.
+func Compare(rs []Result) []Comparison {
+	type key struct{ s, v string }
+	var order []key
+	groups := map[key][]Result{}
+	for _, r := range rs {
+		k := key{r.Scenario, r.MooncakeVersion}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	var out []Comparison
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		c := Comparison{Scenario: k.s, MooncakeVersion: k.v, Differences: []string{}}
+		var ran []EngineOutcome
+		for _, r := range g {
+			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, DurationMS: r.Observed.DurationMS}
+			c.Engines = append(c.Engines, eo)
+			if r.Verdict == Pass || r.Verdict == Fail {
+				ran = append(ran, eo)
+			}
+		}
+		diff := map[string]bool{}
+		for _, eo := range ran[min(1, len(ran)):] {
+			a := ran[0]
+			if !jsonEqual(a.Codes, eo.Codes) {
+				diff["codes"] = true
+			}
+			ae, be := excText(a.Exception), excText(eo.Exception)
+			if ae.Class != be.Class {
+				diff["exception.class"] = true
+			}
+			if normalize(ae.Message) != normalize(be.Message) {
+				diff["exception.message"] = true
+			}
+			if a.Verdict != eo.Verdict {
+				diff["verdict"] = true
+			}
+		}
+		for d := range diff {
+			c.Differences = append(c.Differences, d)
+		}
+		sort.Strings(c.Differences)
+		out = append(out, c)
+	}
+	return out
+}
+
+func excText(e *Exception) Exception {
+	if e == nil {
+		return Exception{}
+	}
+	return *e
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}

@@ -1,0 +1,517 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/sglang"
+	"github.com/mooncake-faultlab/faultlab/trace"
+)
+
+// Options tune a run.
+type Options struct {
+	// Seed is the root seed of the run (sim's RNG streams).
+	Seed uint64
+	// Version, when set, runs only that Mooncake version (if the scenario
+	// applies to it; else the result is a skip).
+	Version string
+	// TimeoutScale scales Mooncake timeouts on wall-clock engines
+	// (engine.WorldSpec.TimeoutScale); wall durations are divided by it
+	// before the oracles see them.
+	TimeoutScale float64
+	// Bound is the wall-clock limit of a run whose scenario names no
+	// within (default 2m).
+	Bound  time.Duration
+	Logger *slog.Logger
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Run runs the scenario at each of its versions on eng.
+func Run(ctx context.Context, sc *Scenario, eng engine.Engine, opts Options) []Result {
+	vs, ok := sc.Versions(opts.Version)
+	if !ok {
+		return []Result{{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: opts.Version, Seed: opts.Seed, Source: sc.Source,
+			Verdict: Skip, Reason: fmt.Sprintf("scenario does not apply to Mooncake %s (versions: %s)", opts.Version, strings.Join(sc.Mooncake.Versions, ", "))}}
+	}
+	out := make([]Result, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, RunVersion(ctx, sc, eng, v, opts))
+	}
+	return out
+}
+
+// RunVersion runs the scenario once at one Mooncake version.
+func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version string, opts Options) (res Result) {
+	start := time.Now()
+	res = Result{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: version, Seed: opts.Seed, Source: sc.Source, Observed: Observed{}}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Verdict, res.Reason = Error, fmt.Sprintf("harness panic: %v", p)
+		}
+		res.WallMS = float64(time.Since(start).Microseconds()) / 1000
+	}()
+	if !sc.RunsOn(eng.Name()) {
+		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario runs on %s, not %s", strings.Join(sc.Engines, ", "), eng.Name())
+		return res
+	}
+	if err := eng.Available(ctx, version); err != nil {
+		res.Verdict, res.Reason = Skip, err.Error()
+		return res
+	}
+	r := &run{sc: sc, eng: eng, version: version, opts: opts, log: opts.logger().With("scenario", sc.Name, "engine", eng.Name(), "version", version)}
+	r.execute(ctx, &res)
+	return res
+}
+
+type run struct {
+	sc      *Scenario
+	eng     engine.Engine
+	version string
+	opts    Options
+	log     *slog.Logger
+	tr      *trace.Trace
+	world   engine.World
+	stores  map[string]appStore
+}
+
+func (r *run) wall() bool { return r.eng.Name() != "sim" }
+
+func (r *run) scale() float64 {
+	if r.wall() && r.opts.TimeoutScale > 0 {
+		return r.opts.TimeoutScale
+	}
+	return 1
+}
+
+// bound is the wall-clock deadline of the whole run.
+func (r *run) bound() time.Duration {
+	b := r.opts.Bound
+	if b <= 0 {
+		b = 2 * time.Minute
+	}
+	if !r.wall() {
+		return b // sim: virtual time is checked by the oracles; this only catches a wedged loop
+	}
+	var w time.Duration
+	for _, e := range []Expect{ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version), r.remedyExpect()} {
+		if e.Within != nil {
+			w += time.Duration(float64(e.Within.D()) * r.scale())
+		}
+	}
+	if w > 0 {
+		return w + 10*time.Second // room for world start and teardown
+	}
+	return b
+}
+
+func (r *run) remedyExpect() Expect {
+	if r.sc.Remedy == nil {
+		return Expect{}
+	}
+	return ExpectFor(r.sc.Remedy.Expect, r.sc.Remedy.ByVersion, r.version)
+}
+
+func (r *run) execute(parent context.Context, res *Result) {
+	bound := r.bound()
+	ctx, cancel := context.WithTimeout(parent, bound)
+	defer cancel()
+	r.tr = trace.New(nil)
+	res.Trace = r.tr
+	spec := r.worldSpec()
+	w, err := r.eng.Launch(ctx, spec)
+	if err != nil {
+		r.setupErr(res, "launch", err)
+		return
+	}
+	r.world = w
+	r.stores = map[string]appStore{}
+	defer func() {
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(parent), 30*time.Second)
+		defer ccancel()
+		for _, n := range sortedKeys(r.stores) {
+			_ = r.stores[n].Close(cctx)
+		}
+		if err := w.Close(cctx); err != nil && res.Verdict == Pass {
+			res.Verdict, res.Reason = Error, fmt.Sprintf("close world: %v", err)
+		}
+		res.VirtualMS = ms(w.Clock().Now())
+		res.TraceHash = r.tr.Hash()
+	}()
+	fs := make([]faults.Fault, len(r.sc.Faults))
+	for i, f := range r.sc.Faults {
+		fs[i] = f.Fault()
+	}
+	if len(fs) > 0 {
+		if err := w.Arm(ctx, fs); err != nil {
+			r.setupErr(res, "arm faults", err)
+			return
+		}
+	}
+
+	// Main phase.
+	exp := ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version)
+	obs, wants, err := r.phase(ctx, "main", r.sc.Steps, r.sc.Config.Env, r.sc.Config.File, r.extraConfig(nil))
+	res.Observed = obs
+	if done := r.phaseErr(ctx, res, bound, err); done {
+		return
+	}
+	if reason := Check(exp, obs, wants); reason != "" {
+		res.Verdict, res.Reason = Fail, reason
+		return
+	}
+	res.Verdict = Pass
+	rem := r.sc.Remedy
+	if rem == nil {
+		return
+	}
+
+	// Remedy phase: same world, fresh SGLang process with the fixed config.
+	if *rem.ClearFaults {
+		if err := w.ClearFaults(ctx); err != nil {
+			r.setupErr(res, "clear faults", err)
+			return
+		}
+	}
+	for _, n := range sortedKeys(r.stores) {
+		_ = r.stores[n].Close(ctx)
+	}
+	r.stores = map[string]appStore{}
+	env := Env{}
+	maps.Copy(env, r.sc.Config.Env)
+	for k, v := range rem.Env {
+		if v == nil {
+			delete(env, k)
+		} else {
+			env[k] = v
+		}
+	}
+	file := r.sc.Config.File
+	if rem.File != nil {
+		file = rem.File
+	}
+	steps := r.sc.Steps
+	if rem.Steps != nil {
+		steps = rem.Steps
+	}
+	robs, rwants, err := r.phase(ctx, "remedy", steps, env, file, r.extraConfig(rem.ExtraConfig))
+	res.Remedy = &robs
+	if done := r.phaseErr(ctx, res, bound, err); done {
+		res.Reason = "remedy: " + res.Reason
+		return
+	}
+	if reason := Check(r.remedyExpect(), robs, rwants); reason != "" {
+		res.Verdict, res.Reason = Fail, "remedy: "+reason
+	}
+}
+
+// setupErr turns a launch/arm error into skip (Unsupported) or error.
+func (r *run) setupErr(res *Result, what string, err error) {
+	if u, ok := engine.AsUnsupported(err); ok {
+		res.Verdict, res.Reason = Skip, u.Reason
+		return
+	}
+	res.Verdict, res.Reason = Error, fmt.Sprintf("%s: %v", what, err)
+}
+
+// phaseErr classifies a harness-level phase error: a timeout is the
+// scenario's failure (a hang), anything else the harness's.
+func (r *run) phaseErr(ctx context.Context, res *Result, bound time.Duration, err error) bool {
+	if err == nil {
+		return false
+	}
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		res.Verdict, res.Reason = Fail, fmt.Sprintf("timed out after %s", bound)
+		return true
+	}
+	if u, ok := engine.AsUnsupported(err); ok {
+		res.Verdict, res.Reason = Skip, u.Reason
+		return true
+	}
+	res.Verdict, res.Reason = Error, err.Error()
+	return true
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func (r *run) worldSpec() engine.WorldSpec {
+	t := r.sc.Topology
+	spec := engine.WorldSpec{
+		Scenario: r.sc.Name, Seed: r.opts.Seed, Version: r.version, Trace: r.tr, Logger: r.log,
+		Metadata: t.Metadata, TimeoutScale: r.opts.TimeoutScale,
+	}
+	if t.Master == nil || t.Master.Present == nil || *t.Master.Present {
+		spec.Master = &engine.MasterSpec{Flags: map[string]string{}}
+		if t.Master != nil {
+			maps.Copy(spec.Master.Flags, t.Master.Flags)
+		}
+	}
+	if c := t.Client; c != nil && (c.Present == nil || *c.Present) {
+		proto := c.Protocol
+		if proto == "" {
+			proto = "tcp"
+		}
+		size := int64(c.GlobalSegmentSize)
+		if size == 0 {
+			size = 4 << 30 // mooncake_client --global_segment_size default "4 GB"
+		}
+		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto}
+	}
+	for _, n := range t.Nodes {
+		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages)}
+		for _, d := range n.NIC.RDMA {
+			ns.RDMA = append(ns.RDMA, engine.RDMADevice{Name: d.Name, MaxMRSize: int64(d.MaxMRSize), MaxMR: d.MaxMR, Broken: d.Broken})
+		}
+		spec.Nodes = append(spec.Nodes, ns)
+	}
+	return spec
+}
+
+func (r *run) extraConfig(over map[string]any) map[string]any {
+	base := r.sc.Config.ExtraConfig
+	if base == nil {
+		base = r.sc.Storage.ExtraConfig
+	}
+	if base == nil && over == nil {
+		return nil
+	}
+	out := map[string]any{}
+	maps.Copy(out, base)
+	for k, v := range over {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// expand replaces {{role}} with World.Addr(role).
+func (r *run) expand(s string) (string, error) {
+	var firstErr error
+	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
+		role := placeholderRE.FindStringSubmatch(m)[1]
+		a, err := r.world.Addr(role)
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("placeholder {{%s}}: %w", role, err)
+		}
+		return a
+	})
+	return out, firstErr
+}
+
+func (r *run) expandAny(x any) (any, error) {
+	switch t := x.(type) {
+	case string:
+		return r.expand(t)
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for _, k := range sortedKeys(t) {
+			v, err := r.expandAny(t[k])
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		}
+		return m, nil
+	case []any:
+		l := make([]any, len(t))
+		for i, v := range t {
+			e, err := r.expandAny(v)
+			if err != nil {
+				return nil, err
+			}
+			l[i] = e
+		}
+		return l, nil
+	}
+	return x, nil
+}
+
+// launchFor builds the sglang.Launch of an init step.
+func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (sglang.Launch, error) {
+	l := sglang.Launch{World: r.world, Node: node, Env: map[string]string{}, Files: map[string]string{}, Trace: r.tr}
+	for _, k := range sortedKeys(env) {
+		if env[k] == nil {
+			continue
+		}
+		v, err := r.expand(*env[k])
+		if err != nil {
+			return l, err
+		}
+		l.Env[k] = v
+	}
+	if file != nil {
+		path := r.sc.Config.FilePath
+		if p, ok := l.Env["SGLANG_HICACHE_MOONCAKE_CONFIG_PATH"]; ok {
+			path = p
+		} else {
+			l.Env["SGLANG_HICACHE_MOONCAKE_CONFIG_PATH"] = path
+		}
+		x, err := r.expandAny(file)
+		if err != nil {
+			return l, err
+		}
+		switch t := x.(type) {
+		case string:
+			l.Files[path] = t
+		default:
+			b, err := json.MarshalIndent(t, "", "  ")
+			if err != nil {
+				return l, fmt.Errorf("config file: %w", err)
+			}
+			l.Files[path] = string(b)
+		}
+	}
+	st := r.sc.Storage
+	l.StorageConfig = sglang.StorageConfig{
+		TPRank: st.TPRank, TPSize: st.TPSize, PPRank: st.PPRank, PPSize: st.PPSize,
+		IsMLAModel: *st.IsMLA, ModelName: st.ModelName, EnableStorageMetrics: st.EnableStorageMetrics,
+	}
+	if extra != nil {
+		x, err := r.expandAny(extra)
+		if err != nil {
+			return l, err
+		}
+		l.StorageConfig.ExtraConfig = x.(map[string]any)
+	}
+	for _, n := range r.sc.Topology.Nodes {
+		if n.Name == node {
+			l.HostPool = poolSpec(n.HostPool)
+		}
+	}
+	return l, nil
+}
+
+func poolSpec(h HostPool) sglang.HostPoolSpec {
+	p := sglang.HostPoolSpec{Layout: h.Layout, AllocatorType: h.Allocator, Size: int64(h.Size)}
+	if h.Draft != nil {
+		d := poolSpec(*h.Draft)
+		p.Draft = &d
+	}
+	return p
+}
+
+// phase runs steps and observes them. A Python exception ends the phase
+// (as it would kill the scheduler) and is an observation, not an error.
+func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, file any, extra map[string]any) (Observed, []stepWant, error) {
+	clock := r.world.Clock()
+	r.tr.Record("harness", "phase", "", name)
+	from := len(r.tr.Events())
+	t0 := clock.Now()
+	var obs Observed
+	var wants []stepWant
+	var err error
+	done := make(chan struct{})
+	// The steps run on their own goroutine only so that a wall engine that
+	// ignores ctx cannot wedge the runner; the runner waits for it, so one
+	// goroutine at a time drives the world.
+	go func() {
+		defer close(done)
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("harness panic in %s phase: %v", name, p)
+			}
+		}()
+		for i, s := range steps {
+			var got any
+			got, err = r.step(ctx, s, env, file, extra)
+			if pe, ok := engine.AsPyError(err); ok {
+				obs.Exception = &Exception{Class: pe.Class, Message: pe.Message}
+				err = nil
+				break
+			}
+			if err != nil {
+				err = fmt.Errorf("step %d (%s): %w", i+1, s, err)
+				break
+			}
+			if got != nil {
+				obs.Steps = append(obs.Steps, StepResult{Step: s.String(), Result: got})
+				if s.Want != nil {
+					wants = append(wants, stepWant{index: i, step: s.String(), want: s.Want, got: got})
+				}
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			return obs, wants, fmt.Errorf("%s phase: %w", name, context.DeadlineExceeded)
+		}
+	}
+	events := r.tr.Events()[from:]
+	for _, e := range events {
+		if e.Kind == "log" {
+			obs.Logs = append(obs.Logs, e.Text)
+		}
+	}
+	obs.Calls = callsFrom(events)
+	d := clock.Now() - t0
+	obs.DurationMS = ms(time.Duration(float64(d) / r.scale()))
+	return obs, wants, err
+}
+
+func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
+	if s.Action == StepSleep {
+		return nil, r.world.Clock().Sleep(ctx, time.Duration(float64(s.Sleep.D())*r.scale()))
+	}
+	if s.Action == StepInit {
+		if old, ok := r.stores[s.Node]; ok {
+			_ = old.Close(ctx)
+			delete(r.stores, s.Node)
+		}
+		l, err := r.launchFor(s.Node, env, file, extra)
+		if err != nil {
+			return nil, err
+		}
+		st, err := startSGLang(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		r.stores[s.Node] = st
+		return nil, nil
+	}
+	st, ok := r.stores[s.Node]
+	if !ok {
+		return nil, fmt.Errorf("%s on node %s before init", s.Action, s.Node)
+	}
+	switch s.Action {
+	case StepSet:
+		return st.BatchSet(ctx, s.Pages)
+	case StepGet:
+		return st.BatchGet(ctx, s.Pages)
+	case StepExists:
+		n, err := st.BatchExists(ctx, s.Pages)
+		return int64(n), err
+	case StepHealthCheck:
+		n, err := st.HealthCheck(ctx)
+		return int64(n), err
+	}
+	return nil, fmt.Errorf("unknown step action %q", s.Action)
+}
+
+// boolsToAny makes []bool comparable with a YAML want list.
+func boolsToAny(b []bool) []any {
+	out := make([]any, len(b))
+	for i, x := range b {
+		out[i] = x
+	}
+	return out
+}

@@ -1,0 +1,274 @@
+// Package scenarios loads, validates and runs faultlab scenarios: YAML
+// descriptions of one field failure of SGLang HiCache + Mooncake (topology,
+// config, faults, steps, expected outcome) that every engine can run.
+// The schema is documented in docs/SCENARIOS.md.
+package scenarios
+
+import (
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"gopkg.in/yaml.v3"
+)
+
+// Engine names a scenario may list.
+const engineEnum = "sim,fake,real"
+
+// Scenario is one scenario file.
+type Scenario struct {
+	Pos       Pos
+	Name      string      `yaml:"name"`
+	Summary   string      `yaml:"summary"`
+	Refs      []string    `yaml:"refs"`
+	Labels    []string    `yaml:"labels"`
+	Engines   []string    `yaml:"engines" enum:"sim,fake,real"`
+	Mooncake  Mooncake    `yaml:"mooncake"`
+	Topology  Topology    `yaml:"topology"`
+	Storage   Storage     `yaml:"storage"`
+	Config    Config      `yaml:"config"`
+	Faults    []FaultSpec `yaml:"faults"`
+	Steps     []Step      `yaml:"steps"`
+	Expect    Expect      `yaml:"expect"`
+	ByVersion ByVersion   `yaml:"by_version"`
+	Remedy    *Remedy     `yaml:"remedy"`
+
+	// Source is the file the scenario came from ("catalog/setup/x.yaml"
+	// for embedded ones).
+	Source string `yaml:"-"`
+}
+
+// Mooncake selects the Mooncake versions a scenario runs at.
+type Mooncake struct {
+	Pos
+	// Versions: exact versions ("0.3.9") run at that version; constraints
+	// (">=0.3.9", "<0.3.5", "0.3.5-0.3.8.post1", "*") run at the newest
+	// known version they match. Empty = mooncake.Latest.
+	Versions []string `yaml:"versions"`
+}
+
+// Topology is the world an engine builds.
+type Topology struct {
+	Pos
+	// Metadata: P2PHANDSHAKE (default), http (standalone HTTP metadata
+	// server) or master (the master's embedded HTTP metadata server).
+	Metadata string  `yaml:"metadata" enum:"P2PHANDSHAKE,http,master"`
+	Master   *Master `yaml:"master"`
+	Client   *Client `yaml:"mooncake_client"`
+	Nodes    []Node  `yaml:"nodes"`
+}
+
+// Master is mooncake_master.
+type Master struct {
+	Pos
+	// Present: false = no master process at all (default true).
+	Present *bool             `yaml:"present"`
+	Flags   map[string]string `yaml:"flags"`
+}
+
+// Client is the standalone mooncake_client.
+type Client struct {
+	Pos
+	Present           *bool    `yaml:"present"`
+	GlobalSegmentSize ByteSize `yaml:"global_segment_size"`
+	Protocol          string   `yaml:"protocol"`
+}
+
+// Node is one host running an SGLang scheduler.
+type Node struct {
+	Pos
+	Name      string   `yaml:"name"`
+	NIC       NIC      `yaml:"nic"`
+	Memlock   ByteSize `yaml:"memlock"`
+	Hugepages ByteSize `yaml:"hugepages"`
+	HostPool  HostPool `yaml:"hostpool"`
+}
+
+// NIC is the node's RDMA inventory; no devices = no RDMA NIC.
+type NIC struct {
+	Pos
+	RDMA []RDMADevice `yaml:"rdma"`
+}
+
+// RDMADevice is one RNIC.
+type RDMADevice struct {
+	Pos
+	Name      string   `yaml:"name"`
+	MaxMRSize ByteSize `yaml:"max_mr_size"`
+	MaxMR     int      `yaml:"max_mr"`
+	Broken    bool     `yaml:"broken"`
+}
+
+// HostPool is SGLang's host KV pool on the node.
+type HostPool struct {
+	Pos
+	Layout    string    `yaml:"layout" enum:"MHA,MLA"`
+	Allocator string    `yaml:"allocator" enum:"mooncake,default,hugepage,shm"`
+	Size      ByteSize  `yaml:"size"`
+	Draft     *HostPool `yaml:"draft"`
+}
+
+// Storage is HiCacheStorageConfig.
+type Storage struct {
+	Pos
+	TPRank               int            `yaml:"tp_rank"`
+	TPSize               int            `yaml:"tp_size"`
+	PPRank               int            `yaml:"pp_rank"`
+	PPSize               int            `yaml:"pp_size"`
+	IsMLA                *bool          `yaml:"is_mla"`
+	ModelName            string         `yaml:"model_name"`
+	EnableStorageMetrics bool           `yaml:"enable_storage_metrics"`
+	ExtraConfig          map[string]any `yaml:"extra_config"`
+}
+
+// Config is what SGLang reads its Mooncake config from.
+type Config struct {
+	Pos
+	Env Env `yaml:"env"`
+	// File: a mapping is written as JSON; a string is written verbatim (to
+	// model malformed files). SGLANG_HICACHE_MOONCAKE_CONFIG_PATH is set to
+	// FilePath unless Env sets it.
+	File     any    `yaml:"file"`
+	FilePath string `yaml:"file_path"`
+	// ExtraConfig is --hicache-storage-backend-extra-config.
+	ExtraConfig map[string]any `yaml:"extra_config"`
+}
+
+// DefaultConfigPath is where Config.File is written unless FilePath says.
+const DefaultConfigPath = "/etc/sglang/mooncake.json"
+
+// Env is a process environment; a null value (in a remedy) unsets.
+type Env map[string]*string
+
+func (e *Env) decodeNode(d *decoder, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "env: want a mapping, got %s", kindName(n))
+		return
+	}
+	m := Env{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
+		if k == nil || v == nil || k.Kind != yaml.ScalarNode {
+			d.errorf(n.Content[i], "env: keys must be scalars")
+			continue
+		}
+		if _, dup := m[k.Value]; dup {
+			d.errorf(k, "env: duplicate key %q", k.Value)
+			continue
+		}
+		switch {
+		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
+			m[k.Value] = nil
+		case v.Kind == yaml.ScalarNode:
+			s := v.Value
+			m[k.Value] = &s
+		default:
+			d.errorf(v, "env.%s: want a scalar, got %s", k.Value, kindName(v))
+		}
+	}
+	*e = m
+}
+
+// FaultSpec is faults.Fault as written in YAML.
+type FaultSpec struct {
+	Pos
+	At            Duration `yaml:"at"`
+	For           Duration `yaml:"for"`
+	Kind          string   `yaml:"kind"`
+	Target        string   `yaml:"target"`
+	Mode          string   `yaml:"mode"`
+	Action        string   `yaml:"action"`
+	Stream        string   `yaml:"stream"`
+	Latency       Duration `yaml:"latency"`
+	Jitter        Duration `yaml:"jitter"`
+	RateKBps      int64    `yaml:"rate_kbps"`
+	AverageSize   int64    `yaml:"average_size"`
+	SizeVariation int64    `yaml:"size_variation"`
+	Delay         Duration `yaml:"delay"`
+	Bytes         int64    `yaml:"bytes"`
+}
+
+// Fault converts to the engine-neutral fault.
+func (f FaultSpec) Fault() faults.Fault {
+	return faults.Fault{
+		At: f.At.D(), For: f.For.D(), Kind: faults.Kind(f.Kind), Target: f.Target, Mode: f.Mode,
+		Action: f.Action, Stream: f.Stream, Latency: f.Latency.D(), Jitter: f.Jitter.D(),
+		RateKBps: f.RateKBps, AverageSize: f.AverageSize, SizeVariation: f.SizeVariation,
+		Delay: f.Delay.D(), Bytes: f.Bytes, Line: f.Line,
+	}
+}
+
+// Expect is the expected outcome of a phase.
+type Expect struct {
+	Pos
+	// OK: no step raised.
+	OK *bool `yaml:"ok"`
+	// Raises: the first exception raised (steps stop there).
+	Raises *Raises `yaml:"raises"`
+	// Codes: Mooncake method (setup, register_buffer...) → code(s).
+	Codes map[string]CodeExpect `yaml:"codes"`
+	// Logs: substrings that must appear in the log lines, in this order.
+	Logs []string `yaml:"logs"`
+	// NoLogs: substrings that must appear in no log line.
+	NoLogs   []string   `yaml:"no_logs"`
+	Duration *DurRange  `yaml:"duration"`
+	Within   *Duration  `yaml:"within"`
+}
+
+// Raises is an expected Python exception.
+type Raises struct {
+	Pos
+	Class string `yaml:"class"`
+	// Message is compared exactly (after address normalization); nil = any.
+	Message *string `yaml:"message"`
+}
+
+// DurRange bounds the phase's duration (virtual in sim; wall, scaled back,
+// elsewhere).
+type DurRange struct {
+	Pos
+	Min *Duration `yaml:"min"`
+	Max *Duration `yaml:"max"`
+}
+
+// VersionExpect is one by_version entry.
+type VersionExpect struct {
+	Constraint string
+	Expect     Expect
+	Pos        Pos
+}
+
+// ByVersion overrides expect for the versions a constraint matches, in
+// file order.
+type ByVersion []VersionExpect
+
+func (b *ByVersion) decodeNode(d *decoder, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "by_version: want a mapping of version constraint → expect, got %s", kindName(n))
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := resolve(n.Content[i])
+		if k == nil || k.Kind != yaml.ScalarNode {
+			d.errorf(n.Content[i], "by_version: keys must be version constraints")
+			continue
+		}
+		ve := VersionExpect{Constraint: k.Value, Pos: d.pos(k)}
+		d.decodeStruct(resolve(n.Content[i+1]), reflectValue(&ve.Expect), "by_version."+k.Value)
+		*b = append(*b, ve)
+	}
+}
+
+// Remedy is the documented fix, run as a second phase in the same world.
+type Remedy struct {
+	Pos
+	// ClearFaults heals every fault before the remedy (default true).
+	ClearFaults *bool `yaml:"clear_faults"`
+	// Env is merged over config.env (null unsets a variable).
+	Env Env `yaml:"env"`
+	// File replaces config.file.
+	File any `yaml:"file"`
+	// ExtraConfig is merged over config.extra_config (null deletes a key).
+	ExtraConfig map[string]any `yaml:"extra_config"`
+	// Steps replace the scenario's steps (default: the same steps).
+	Steps     []Step     `yaml:"steps"`
+	Expect    Expect     `yaml:"expect"`
+	ByVersion ByVersion  `yaml:"by_version"`
+}

@@ -1,0 +1,172 @@
+package scenarios
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Step actions.
+const (
+	StepInit        = "init"         // start SGLang on a node: host pool, MooncakeStore, register_mem_pool_host
+	StepSleep       = "sleep"        // let (virtual) time pass
+	StepSet         = "set"          // batch_set_v1 of pages
+	StepGet         = "get"          // batch_get_v1 of pages
+	StepExists      = "exists"       // batch_exists of pages
+	StepHealthCheck = "health_check" // store.health_check()
+)
+
+// StepActions lists the step actions.
+var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck}
+
+// Step is one action of a phase.
+type Step struct {
+	Pos
+	Action string
+	// Node the action runs on (init, set, get, exists, health_check);
+	// default: the first node.
+	Node string
+	// Sleep is the sleep step's duration.
+	Sleep Duration
+	// Pages are the page keys of set/get/exists.
+	Pages []string
+	// Want is the expected result: set/get → one bool per page; exists →
+	// the hit count; health_check → the code. nil = not checked.
+	Want any
+}
+
+func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
+
+// pageArgs is the mapping form of set/get/exists/health_check/init.
+type pageArgs struct {
+	Node  string `yaml:"node"`
+	Pages any    `yaml:"pages"`
+	Want  any    `yaml:"want"`
+}
+
+func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
+	s.Pos = d.pos(n)
+	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
+		d.errorf(n, "step: want a mapping with exactly one action, one of %s", strings.Join(StepActions, ", "))
+		return
+	}
+	k, v := resolve(n.Content[0]), resolve(n.Content[1])
+	if k == nil || v == nil || k.Kind != yaml.ScalarNode {
+		d.errorf(n, "step: bad action key")
+		return
+	}
+	s.Action = k.Value
+	switch k.Value {
+	case StepSleep:
+		d.decode(v, reflectValue(&s.Sleep), "sleep", "")
+	case StepInit, StepHealthCheck, StepSet, StepGet, StepExists:
+		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && (k.Value == StepInit || k.Value == StepHealthCheck) {
+			s.Node = v.Value
+			return
+		}
+		if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+			return
+		}
+		var a pageArgs
+		d.decodeStruct(v, reflectValue(&a), k.Value)
+		s.Node = a.Node
+		s.Want = a.Want
+		if k.Value == StepInit && a.Pages != nil {
+			d.errorf(v, "init: has no pages")
+		}
+		if k.Value == StepSet || k.Value == StepGet || k.Value == StepExists {
+			s.Pages = d.pages(v, a.Pages, k.Value)
+		}
+		d.checkWant(v, s)
+	default:
+		d.errorf(k, "unknown step action %q; valid actions: %s", k.Value, strings.Join(StepActions, ", "))
+	}
+}
+
+// pages accepts a count (page0..pageN-1) or a list of keys.
+func (d *decoder) pages(n *yaml.Node, p any, action string) []string {
+	switch t := p.(type) {
+	case nil:
+		d.errorf(n, "%s: pages is required (a count or a list of page keys)", action)
+	case int64:
+		if t <= 0 || t > 1<<16 {
+			d.errorf(n, "%s: pages must be between 1 and 65536", action)
+			return nil
+		}
+		out := make([]string, t)
+		for i := range out {
+			out[i] = "page" + strconv.Itoa(i)
+		}
+		return out
+	case []any:
+		var out []string
+		for _, x := range t {
+			s, ok := x.(string)
+			if !ok {
+				d.errorf(n, "%s: page keys must be strings, got %v", action, x)
+				return nil
+			}
+			out = append(out, s)
+		}
+		if len(out) == 0 {
+			d.errorf(n, "%s: pages must not be empty", action)
+		}
+		return out
+	default:
+		d.errorf(n, "%s: pages must be a count or a list of page keys", action)
+	}
+	return nil
+}
+
+func (d *decoder) checkWant(n *yaml.Node, s *Step) {
+	if s.Want == nil {
+		return
+	}
+	switch s.Action {
+	case StepSet, StepGet:
+		l, ok := s.Want.([]any)
+		if ok {
+			for _, x := range l {
+				if _, isBool := x.(bool); !isBool {
+					ok = false
+				}
+			}
+		}
+		if !ok || len(l) != len(s.Pages) {
+			d.errorf(n, "%s: want must be a list of %d booleans (one per page)", s.Action, len(s.Pages))
+		}
+	case StepExists, StepHealthCheck:
+		if _, ok := s.Want.(int64); !ok {
+			d.errorf(n, "%s: want must be an integer", s.Action)
+		}
+	default:
+		d.errorf(n, "%s: has no want", s.Action)
+	}
+}
+
+func (s Step) String() string {
+	switch s.Action {
+	case StepSleep:
+		return fmt.Sprintf("sleep %s", s.Sleep.D())
+	case StepSet, StepGet, StepExists:
+		return fmt.Sprintf("%s %s %d pages", s.Action, s.Node, len(s.Pages))
+	}
+	return s.Action + " " + s.Node
+}
+
+// sortedKeys returns m's keys sorted, so iteration never decides behaviour.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+var _ = slices.Contains[[]string]
