@@ -37,6 +37,12 @@ type HostPoolSpec struct {
 	Size int64
 	// Draft, when set, is an EAGLE draft pool registered after the main one.
 	Draft *HostPoolSpec
+	// PageSize (tokens per page) and PageBytes (bytes of one page of one
+	// component: the k or the v half for MHA, the kv buffer for MLA) give
+	// get_page_buffer_meta for batch I/O (page_first layout). Only I/O needs
+	// them; zero makes BatchSetV1/BatchGetV1 fail with a harness error.
+	PageSize  int
+	PageBytes int64
 }
 
 // Launch is one SGLang scheduler start on a node.
@@ -52,4 +58,13 @@ type Launch struct {
 	StorageConfig StorageConfig
 	HostPool      HostPoolSpec
 	Trace         *trace.Trace
+	// Seed derives this process's random choices (the warmup key's uuid4)
+	// through math/rand/v2 PCG; same seed, same keys.
+	Seed uint64
+	// MooncakeVersion is the installed Mooncake (e.g. "0.3.13.post1"). SGLang
+	// needs it only to word the pybind11 TypeError of a setup() call whose
+	// arguments no binding accepts by type (master_server_address None, a
+	// non-str device from JSON...), which engine.SetupArgs cannot carry.
+	// Empty: such calls fail with *engine.Unsupported.
+	MooncakeVersion string
 }
