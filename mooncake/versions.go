@@ -122,8 +122,32 @@ type Profile struct {
 	// HostMemAllocator: mooncake.store.MooncakeHostMemAllocator (0.3.8+).
 	HostMemAllocator bool
 	// ChunkLargeMR: RDMA registrations above max_mr_size are split into
-	// chunks; before, register_buffer rejects them with -600.
+	// chunks (commit 7a938fb35, #2644 fixing #2017, merged 2026-07-28 after
+	// v0.3.12.post1, so first released in 0.3.13).
 	ChunkLargeMR bool
+	// StoreMRSizeCheck: CheckRegisterMemoryParams rejects length >
+	// max_mr_size with -600 ("length N is larger than max_mr_size: M"),
+	// for register_buffer, the local buffer and every segment (added with
+	// #1084 in v0.3.8, removed by #3486 de72719f0 after v0.3.12.post1).
+	// Before 0.3.8 ibv registration silently shrinks to max_mr_size.
+	StoreMRSizeCheck bool
+	// RPCTimeoutEnv: MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS are read
+	// (master_client.h ApplyRpcTimeoutEnvOverrides, v0.3.12+).
+	RPCTimeoutEnv bool
+	// AutoPortRangeEnv: MC_STORE_CLIENT_MIN_PORT/MAX_PORT (v0.3.11+);
+	// before, AutoPortBinder's fixed 12300..14300.
+	AutoPortRangeEnv bool
+	// HealthCheck: MooncakeDistributedStore.health_check exists (v0.3.10+).
+	HealthCheck bool
+	// Heartbeat: non-HA clients ping the master every second (v0.3.7+;
+	// before only HA mode pinged). HeartbeatAfterMount: the ping thread
+	// starts after the first MountSegment (EnsureStorageControlPlaneStarted,
+	// v0.3.11+) instead of right after connecting.
+	Heartbeat           bool
+	HeartbeatAfterMount bool
+	// MetadataSameValueOK: the master's embedded HTTP metadata server answers
+	// an identical rpc_meta PUT with 200 "metadata unchanged" (v0.3.12+).
+	MetadataSameValueOK bool
 	// DefaultKVLeaseTTLms and EvictionHighWatermark are mooncake_master defaults.
 	DefaultKVLeaseTTLms   int
 	EvictionHighWatermark float64
@@ -201,7 +225,16 @@ func ProfileFor(s string) (Profile, error) {
 	p.RPCTimeoutCode = at("0.3.12")
 	p.DummyClient = at("0.3.8")
 	p.HostMemAllocator = at("0.3.8")
-	p.ChunkLargeMR = at("0.3.10.post2")
+	// Verified in source (kvcache-ai/Mooncake tags, sim/ author): see the
+	// field comments.
+	p.ChunkLargeMR = at("0.3.13")
+	p.StoreMRSizeCheck = at("0.3.8") && !at("0.3.13")
+	p.RPCTimeoutEnv = at("0.3.12")
+	p.AutoPortRangeEnv = at("0.3.11")
+	p.HealthCheck = at("0.3.10")
+	p.Heartbeat = at("0.3.7")
+	p.HeartbeatAfterMount = at("0.3.11")
+	p.MetadataSameValueOK = at("0.3.12")
 	p.DefaultKVLeaseTTLms = 5000
 	if at("0.3.12") {
 		p.DefaultKVLeaseTTLms = 10000

@@ -1,0 +1,572 @@
+// Package te models Mooncake's transfer engine as the store drives it
+// (mooncake-transfer-engine/src/transfer_engine_impl.cpp, topology.cpp,
+// rdma_transport/*, tcp_transport.cpp, transfer_metadata*.cpp) plus the
+// store's Client::InitTransferEngine (client_service.cpp): auto-discovery
+// defaults per version, device discovery, transport installation, the
+// metadata backend (P2PHANDSHAKE or HTTP) and memory registration with
+// per-NIC ibv_reg_mr limits. Clock-agnostic; no goroutines.
+package te
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+)
+
+// P2PHandshake is the metadata connection string without a metadata service.
+const P2PHandshake = "P2PHANDSHAKE"
+
+// DefaultMaxMRSize is globalConfig().max_mr_size's default (config.h, 1 TiB).
+const DefaultMaxMRSize int64 = 0x10000000000
+
+// Abort is a glog CHECK failure: the process dies (SIGABRT). Mooncake
+// ≤ 0.3.5 aborts this way when the transfer engine cannot start.
+type Abort struct{ Message string }
+
+func (a *Abort) Error() string { return "process aborted: " + a.Message }
+
+// Config wires one engine.
+type Config struct {
+	Profile  mooncake.Profile
+	Host     Host
+	Env      map[string]string
+	Log      mlog.Logger
+	Metadata MetadataHTTP
+	Ports    PortBinder
+}
+
+// nic is an opened RDMA context.
+type nic struct {
+	dev    engine.RDMADevice
+	mrs    int
+	maxMR  int64
+	pinned int64 // bytes pinned through this context
+}
+
+type region struct {
+	addr   uint64
+	length int64
+	chunks int // MRs per NIC
+}
+
+// Engine is one TransferEngine instance.
+type Engine struct {
+	cfg        Config
+	serverName string // local_server_name_ (rpc_meta key)
+	rpcPort    int
+	metaURL    string // "" for P2PHANDSHAKE
+	transports []string
+	nics       []*nic
+	regions    []region
+	release    []func()
+	pinned     int64 // process-wide RLIMIT_MEMLOCK accounting
+}
+
+// New returns an uninitialised engine.
+func New(cfg Config) *Engine {
+	if cfg.Log == nil {
+		cfg.Log = mlog.Discard{}
+	}
+	return &Engine{cfg: cfg}
+}
+
+func (e *Engine) logf(level, format string, a ...any) {
+	e.cfg.Log.Log(level, fmt.Sprintf(format, a...))
+}
+
+func (e *Engine) env(k string) (string, bool) {
+	v, ok := e.cfg.Env[k]
+	return v, ok
+}
+
+// ServerName is the TE endpoint other parties reach (host:rpc_port in
+// P2PHANDSHAKE mode, local_hostname otherwise).
+func (e *Engine) ServerName() string { return e.serverName }
+
+// Transports lists installed transports ("rdma", "tcp").
+func (e *Engine) Transports() []string { return append([]string(nil), e.transports...) }
+
+// MaxMRSize is globalConfig().max_mr_size: MC_MAX_MR_SIZE or 1 TiB,
+// clamped to the smallest opened device's max_mr_size.
+func (e *Engine) MaxMRSize() int64 {
+	m := DefaultMaxMRSize
+	if v, ok := e.env("MC_MAX_MR_SIZE"); ok {
+		if n, err := strconv.ParseInt(v, 0, 64); err == nil && n > 0 {
+			m = n
+		}
+	}
+	for _, n := range e.nics {
+		if n.maxMR < m {
+			m = n.maxMR
+		}
+	}
+	return m
+}
+
+// InitStore is Client::InitTransferEngine for the store's protocol and
+// device string (devices nil = rdma_devices ""). It returns the store-level
+// ErrorCode (INTERNAL_ERROR / INVALID_PARAMS), or *Abort on versions that
+// CHECK-fail.
+func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, protocol string, devices *string) error {
+	p := e.cfg.Profile
+	auto := e.autoDiscover(protocol, devices)
+	if auto {
+		e.logf(mlog.Info, "Transfer engine auto discovery is enabled for protocol: %s", protocol)
+	}
+	if rc := e.init(ctx, localHostname, metadataConn, auto); rc != 0 {
+		if p.AbortOnTransportFailure {
+			msg := fmt.Sprintf("Check failed: rc == 0 (%d vs. 0) Failed to initialize transfer engine", rc)
+			e.logf(mlog.Fatal, "%s", msg)
+			return &Abort{Message: msg}
+		}
+		e.logf(mlog.Error, "Failed to initialize transfer engine, rc=%d", rc)
+		return mooncake.INTERNAL_ERROR
+	}
+	if auto {
+		return nil
+	}
+	if !p.AbortOnTransportFailure {
+		e.logf(mlog.Info, "Transfer engine auto discovery is disabled for protocol: %s", protocol)
+	}
+	switch protocol {
+	case "rdma":
+		if p.AbortOnTransportFailure {
+			// ≤ 0.3.5: install with the device list, CHECK(transport).
+			e.logf(mlog.Info, "transport_type=rdma")
+			var names []string
+			if devices != nil {
+				names = splitDevices(*devices)
+			}
+			if e.installRDMA(names, true) != 0 {
+				msg := "Check failed: transport Failed to install transport"
+				e.logf(mlog.Fatal, "%s", msg)
+				return &Abort{Message: msg}
+			}
+			return nil
+		}
+		if devices == nil || *devices == "" {
+			e.logf(mlog.Error, "RDMA protocol requires device names when auto discovery is disabled")
+			return mooncake.INVALID_PARAMS
+		}
+		e.logf(mlog.Info, "Using specified RDMA devices: %s", *devices)
+		if e.installRDMA(splitDevices(*devices), true) != 0 {
+			e.logf(mlog.Error, "Failed to install RDMA transport with specified devices")
+			return mooncake.INTERNAL_ERROR
+		}
+		return nil
+	case "tcp":
+		if p.AbortOnTransportFailure {
+			e.logf(mlog.Info, "transport_type=tcp")
+		} else if devices != nil {
+			e.logf(mlog.Warning, "TCP protocol does not use device names, ignoring")
+		}
+		e.transports = append(e.transports, "tcp")
+		return nil
+	}
+	e.logf(mlog.Error, "unsupported_protocol protocol=%s", protocol)
+	return mooncake.INVALID_PARAMS
+}
+
+func splitDevices(s string) []string {
+	var out []string
+	for _, d := range strings.Split(s, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// autoDiscover is get_auto_discover() plus the per-version default.
+func (e *Engine) autoDiscover(protocol string, devices *string) bool {
+	p := e.cfg.Profile
+	if v, ok := e.env("MC_MS_AUTO_DISC"); ok {
+		iv, err := strconv.Atoi(strings.TrimSpace(v))
+		switch {
+		case err == nil && iv == 1:
+			e.logf(mlog.Info, "auto discovery set by env MC_MS_AUTO_DISC")
+			return true
+		case err == nil && iv == 0 && !p.AbortOnTransportFailure:
+			e.logf(mlog.Info, "auto discovery not set by env MC_MS_AUTO_DISC")
+			return false
+		case !p.AbortOnTransportFailure:
+			e.logf(mlog.Warning, "invalid MC_MS_AUTO_DISC value: %s, should be 0 or 1, using default: auto discovery not set", v)
+		}
+	}
+	switch {
+	case p.AbortOnTransportFailure: // ≤ 0.3.5: off unless MC_MS_AUTO_DISC=1
+		return false
+	case p.AutoDiscoveryAllProtocols: // 0.3.6, 0.3.6.post1 (Mooncake#898)
+		return true
+	case protocol == "rdma" && devices == nil:
+		e.logf(mlog.Info, "Set auto discovery ON by default for RDMA protocol, since no device names provided")
+		return true
+	}
+	return false
+}
+
+// discover is Topology::discover(filter): the devices ibv lists.
+func (e *Engine) discover(filter []string) []engine.RDMADevice {
+	if len(e.cfg.Host.RDMA) == 0 {
+		e.logf(mlog.Warning, "No RDMA devices found, check your device installation")
+		return nil
+	}
+	var out []engine.RDMADevice
+	for _, d := range e.cfg.Host.RDMA {
+		if len(filter) > 0 && !contains(filter, d.Name) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// installRDMA is RdmaTransport::install → initializeRdmaResources.
+func (e *Engine) installRDMA(filter []string, discover bool) int {
+	var hcas []engine.RDMADevice
+	if discover {
+		hcas = e.discover(filter)
+		if !e.cfg.Profile.AbortOnTransportFailure {
+			e.logf(mlog.Info, "Topology discovery complete with specified devices. Found %d HCAs", len(hcas))
+		}
+	} else {
+		hcas = e.discover(filter)
+	}
+	return e.openContexts(hcas)
+}
+
+func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
+	var opened []*nic
+	for _, d := range hcas {
+		if d.Broken {
+			e.logf(mlog.Warning, "Disable device %s", d.Name)
+			continue
+		}
+		maxMR := d.MaxMRSize
+		if maxMR <= 0 {
+			maxMR = DefaultMaxMRSize
+		}
+		opened = append(opened, &nic{dev: d, maxMR: maxMR})
+	}
+	if len(opened) == 0 {
+		e.logf(mlog.Error, "RdmaTransport: No available RNIC")
+		e.logf(mlog.Error, "RdmaTransport: cannot initialize RDMA resources")
+		return mooncake.ERR_DEVICE_NOT_FOUND
+	}
+	e.nics = opened
+	e.transports = append(e.transports, "rdma")
+	return 0
+}
+
+// init is TransferEngineImpl::init: RPC port, rpc_meta publication, and
+// (auto-discovery) topology discovery + transport installation.
+func (e *Engine) init(ctx context.Context, localServerName, metadataConn string, auto bool) int {
+	host, port := splitHostPort(localServerName)
+	e.serverName = localServerName
+	if metadataConn == P2PHandshake {
+		// findAvailableTcpPort: the handshake daemon's port.
+		p, release, err := e.bindAny(ctx, host)
+		if err != nil {
+			e.logf(mlog.Error, "P2P: No valid port found for local TCP service.")
+			return -1
+		}
+		e.release = append(e.release, release)
+		e.rpcPort = p
+		e.serverName = host + ":" + strconv.Itoa(p)
+	} else {
+		if !strings.HasPrefix(metadataConn, "http://") && !strings.HasPrefix(metadataConn, "https://") {
+			// etcd/redis backends are not modelled.
+			e.logf(mlog.Error, "sim: metadata backend %q is not modelled (use P2PHANDSHAKE or http://)", metadataConn)
+			return mooncake.ERR_METADATA
+		}
+		p, release, err := e.bindAny(ctx, host)
+		if err != nil {
+			e.logf(mlog.Error, "not valid port for serving local TCP service")
+			return -1
+		}
+		e.release = append(e.release, release)
+		e.rpcPort = p
+		e.metaURL = metadataConn
+		_ = port
+		body, _ := json.Marshal(map[string]any{"ip_or_host_name": host, "rpc_port": p})
+		if !e.put(ctx, "mooncake/rpc_meta/"+e.serverName, body) {
+			e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
+			return mooncake.ERR_METADATA
+		}
+	}
+	if !auto {
+		return 0
+	}
+	e.logf(mlog.Info, "Auto-discovering topology...")
+	hcas := e.discover(nil)
+	e.logf(mlog.Info, "Topology discovery complete. Found %d HCAs.", len(hcas))
+	_, forceTCP := e.env("MC_FORCE_TCP")
+	_, forceHCA := e.env("MC_FORCE_HCA")
+	if (len(hcas) > 0 && !forceTCP) || forceHCA {
+		if e.openContexts(hcas) != 0 {
+			e.logf(mlog.Error, "Failed to install RDMA transport, type=rdma")
+			return -1
+		}
+		e.logf(mlog.Info, "installTransport, type=rdma")
+		return 0
+	}
+	e.transports = append(e.transports, "tcp")
+	return 0
+}
+
+// bindAny picks the TE's own RPC port (findAvailableTcpPort: 15000..17000).
+func (e *Engine) bindAny(ctx context.Context, host string) (int, func(), error) {
+	if e.cfg.Ports == nil {
+		return 15000, func() {}, nil
+	}
+	var last error
+	for p := 15000; p < 15020; p++ {
+		rel, err := e.cfg.Ports.Bind(ctx, host, p)
+		if err == nil {
+			return p, rel, nil
+		}
+		last = err
+	}
+	return 0, nil, fmt.Errorf("bind rpc port on %s: %w", host, last)
+}
+
+func splitHostPort(s string) (string, int) {
+	i := strings.LastIndex(s, ":")
+	if i < 0 {
+		return s, 0
+	}
+	p, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return s, 0
+	}
+	return s[:i], p
+}
+
+// put is HTTPStoragePlugin::set with its curl error texts.
+func (e *Engine) put(ctx context.Context, key string, body []byte) bool {
+	u := e.metaURL + "?key=" + url.QueryEscape(key)
+	status, resp, err := e.cfg.Metadata.Do(ctx, http.MethodPut, u, body)
+	if err != nil {
+		e.logf(mlog.Error, "PUT %s curl: %s", u, curlError(err))
+		return false
+	}
+	if status != http.StatusOK {
+		e.logf(mlog.Error, "PUT %s http=%d body: %s", u, status, resp)
+		return false
+	}
+	return true
+}
+
+// del removes a key (freeEngine / unregister), best effort.
+func (e *Engine) del(ctx context.Context, key string) {
+	u := e.metaURL + "?key=" + url.QueryEscape(key)
+	status, resp, err := e.cfg.Metadata.Do(ctx, http.MethodDelete, u, nil)
+	if err != nil {
+		e.logf(mlog.Error, "DELETE %s curl: %s", u, curlError(err))
+	} else if status != http.StatusOK {
+		e.logf(mlog.Error, "DELETE %s http=%d body: %s", u, status, resp)
+	}
+}
+
+// CurlError classifies a metadata transport failure for the log.
+type CurlError interface{ CurlText() string }
+
+func curlError(err error) string {
+	if ce, ok := err.(CurlError); ok {
+		return ce.CurlText()
+	}
+	return "Couldn't connect to server err: " + err.Error()
+}
+
+// PublishSegment writes the segment descriptor (mooncake/ram/<name>) in
+// HTTP mode; P2PHANDSHAKE keeps it local (updateSegmentDesc is a no-op).
+func (e *Engine) publishSegment(ctx context.Context) int {
+	if e.metaURL == "" {
+		return 0
+	}
+	bufs := make([]map[string]any, len(e.regions))
+	for i, r := range e.regions {
+		bufs[i] = map[string]any{"name": "cpu:0", "addr": r.addr, "length": r.length}
+	}
+	proto := "tcp"
+	if len(e.nics) > 0 {
+		proto = "rdma"
+	}
+	body, _ := json.Marshal(map[string]any{"name": e.serverName, "protocol": proto, "buffers": bufs})
+	if !e.put(ctx, "mooncake/ram/"+e.serverName, body) {
+		e.logf(mlog.Error, "Failed to register segment descriptor, name %s protocol %s", e.serverName, proto)
+		return mooncake.ERR_METADATA
+	}
+	return 0
+}
+
+// Republish re-publishes rpc_meta and the segment descriptor (after a
+// master restart, #2311).
+func (e *Engine) Republish(ctx context.Context) int {
+	if e.metaURL == "" {
+		return 0
+	}
+	host, _ := splitHostPort(e.serverName)
+	body, _ := json.Marshal(map[string]any{"ip_or_host_name": host, "rpc_port": e.rpcPort})
+	if !e.put(ctx, "mooncake/rpc_meta/"+e.serverName, body) {
+		return mooncake.ERR_METADATA
+	}
+	return e.publishSegment(ctx)
+}
+
+func overlap(a uint64, al int64, b uint64, bl int64) bool {
+	return a < b+uint64(bl) && b < a+uint64(al)
+}
+
+// RegisterLocalMemory is TransferEngineImpl::registerLocalMemory; it
+// returns the TE rc (0, ERR_ADDRESS_OVERLAPPED, ERR_INVALID_ARGUMENT,
+// ERR_CONTEXT, ERR_METADATA).
+func (e *Engine) RegisterLocalMemory(ctx context.Context, addr uint64, length int64, updateMetadata bool) int {
+	for _, r := range e.regions {
+		if overlap(addr, length, r.addr, r.length) {
+			e.logf(mlog.Error, "Transfer Engine does not support overlapped memory region")
+			return mooncake.ERR_ADDRESS_OVERLAPPED
+		}
+	}
+	if length == 0 {
+		e.logf(mlog.Error, "Transfer Engine does not support zero length memory region")
+		return mooncake.ERR_INVALID_ARGUMENT
+	}
+	chunks := 1
+	if len(e.nics) > 0 {
+		rc, n := e.registerRDMA(addr, length)
+		if rc != 0 {
+			return rc
+		}
+		chunks = n
+	}
+	e.regions = append(e.regions, region{addr: addr, length: length, chunks: chunks})
+	if updateMetadata {
+		if rc := e.publishSegment(ctx); rc != 0 {
+			e.unpin(e.regions[len(e.regions)-1])
+			e.regions = e.regions[:len(e.regions)-1]
+			return rc
+		}
+	}
+	return 0
+}
+
+// registerRDMA registers on every context (ibv_reg_mr) with rollback.
+func (e *Engine) registerRDMA(addr uint64, length int64) (int, int) {
+	p := e.cfg.Profile
+	for i, n := range e.nics {
+		size := length
+		chunks := 1
+		if length > n.maxMR {
+			if p.ChunkLargeMR {
+				chunks = int((length + n.maxMR - 1) / n.maxMR)
+			} else {
+				// registerMemoryRegionInternal shrinks to max_mr_size (PLOG
+				// appends errno, 0 here).
+				e.logf(mlog.Warning, "The buffer length exceeds device max_mr_size, shrink it to %d: Success [0]", n.maxMR)
+				size = n.maxMR
+			}
+		}
+		fail := ""
+		switch {
+		case n.dev.MaxMR > 0 && n.mrs+chunks > n.dev.MaxMR:
+			fail = "Cannot allocate memory [12]"
+		case e.cfg.Host.MemlockBytes > 0 && e.pinned+size > e.cfg.Host.MemlockBytes:
+			fail = "Cannot allocate memory [12]"
+		}
+		if fail != "" {
+			e.logf(mlog.Error, "Failed to register memory %#x: %s", addr, fail)
+			e.logf(mlog.Error, "Failed to register memory region with context %d", i)
+			for _, m := range e.nics[:i] { // rollback
+				m.mrs -= chunks
+				m.pinned -= size
+				e.pinned -= size
+			}
+			return mooncake.ERR_CONTEXT, 0
+		}
+		n.mrs += chunks
+		n.pinned += size
+		e.pinned += size
+	}
+	chunks := 1
+	for _, n := range e.nics {
+		if p.ChunkLargeMR && length > n.maxMR {
+			chunks = max(chunks, int((length+n.maxMR-1)/n.maxMR))
+		}
+	}
+	return 0, chunks
+}
+
+func (e *Engine) unpin(r region) {
+	for _, n := range e.nics {
+		size := min(r.length, n.maxMR)
+		if e.cfg.Profile.ChunkLargeMR {
+			size = r.length
+		}
+		n.mrs -= r.chunks
+		n.pinned -= size
+		e.pinned -= size
+	}
+}
+
+// UnregisterLocalMemory removes the region starting at addr.
+func (e *Engine) UnregisterLocalMemory(ctx context.Context, addr uint64) int {
+	for i, r := range e.regions {
+		if r.addr == addr {
+			e.unpin(r)
+			e.regions = append(e.regions[:i], e.regions[i+1:]...)
+			return e.publishSegment(ctx)
+		}
+	}
+	return mooncake.ERR_ADDRESS_NOT_REGISTERED
+}
+
+// IsRegistered reports whether [addr, addr+size) lies in one registered region.
+func (e *Engine) IsRegistered(addr uint64, size int64) bool {
+	for _, r := range e.regions {
+		if addr >= r.addr && addr+uint64(size) <= r.addr+uint64(r.length) {
+			return true
+		}
+	}
+	return false
+}
+
+// MRCount is the MRs registered on the named device.
+func (e *Engine) MRCount(dev string) int {
+	for _, n := range e.nics {
+		if n.dev.Name == dev {
+			return n.mrs
+		}
+	}
+	return 0
+}
+
+// Close is freeEngine: removes rpc_meta and releases ports.
+func (e *Engine) Close(ctx context.Context) {
+	if e.metaURL != "" && e.serverName != "" {
+		e.del(ctx, "mooncake/rpc_meta/"+e.serverName)
+	}
+	for _, r := range e.release {
+		r()
+	}
+	e.release = nil
+	e.regions = nil
+	e.nics = nil
+}
