@@ -148,6 +148,12 @@ type Profile struct {
 	// MetadataSameValueOK: the master's embedded HTTP metadata server answers
 	// an identical rpc_meta PUT with 200 "metadata unchanged" (v0.3.12+).
 	MetadataSameValueOK bool
+	// AutoPortRefusedCrashAttempt: the process dies (SIGSEGV in store.so)
+	// during this auto-port attempt when every attempt is refused by the
+	// master; 0 = never. Measured on the real 0.3.9 wheel: 3 of 3 runs die
+	// in attempt 8 (/work/notes/real-findings.md §1); 0.3.13.post1 does not.
+	// Other versions unmeasured.
+	AutoPortRefusedCrashAttempt int
 	// DefaultKVLeaseTTLms and EvictionHighWatermark are mooncake_master defaults.
 	DefaultKVLeaseTTLms   int
 	EvictionHighWatermark float64
@@ -235,6 +241,17 @@ func ProfileFor(s string) (Profile, error) {
 	p.Heartbeat = at("0.3.7")
 	p.HeartbeatAfterMount = at("0.3.11")
 	p.MetadataSameValueOK = at("0.3.12")
+	if v == MustVersion("0.3.9") {
+		p.AutoPortRefusedCrashAttempt = 8
+		// The 0.3.9 wheel's pybind11 prints int parameters as
+		// typing.SupportsInt (real run, real-findings.md §4); 0.3.13.post1
+		// prints int. Other versions unmeasured.
+		for i, q := range p.SetupParams {
+			if q.Type == "int" {
+				p.SetupParams[i].Type = "typing.SupportsInt"
+			}
+		}
+	}
 	p.DefaultKVLeaseTTLms = 5000
 	if at("0.3.12") {
 		p.DefaultKVLeaseTTLms = 10000

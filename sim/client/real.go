@@ -1,0 +1,759 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+	"github.com/mooncake-faultlab/faultlab/sim/te"
+)
+
+// Aborted is returned when the modelled process dies (glog CHECK / FATAL):
+// Mooncake ≤ 0.3.5 aborts when the transfer engine cannot start. SGLang
+// sees its scheduler process die, not a Python exception, so this is
+// deliberately not a *engine.PyError. Text is the FATAL line.
+type Aborted struct{ Message string }
+
+func (a *Aborted) Error() string { return "process aborted (SIGABRT): " + a.Message }
+
+// AsAborted returns the *Aborted in err's chain.
+func AsAborted(err error) (*Aborted, bool) {
+	var a *Aborted
+	ok := errors.As(err, &a)
+	return a, ok
+}
+
+// Heartbeat timing of Client::PingThreadMain.
+const (
+	PingInterval     = 1000 * time.Millisecond
+	MaxPingFailCount = 3
+	setupRetrySleep  = 100 * time.Millisecond
+)
+
+// RealClient is MooncakeDistributedStore backed by RealClient
+// (real_client.cpp) and Client (client_service.cpp). Not safe for
+// concurrent use: a wall-clock driver must serialise calls, Heartbeat
+// included.
+type RealClient struct {
+	d        Deps
+	p        mooncake.Profile
+	t        Timeouts
+	ms       master.Service
+	msAddr   string
+	te       *te.Engine
+	id       master.UUID
+	hostname string // local_hostname actually used (host:port)
+	release  func()
+	segments []master.Segment
+	localBuf *engine.Buffer
+	buffers  []uint64 // register_buffer'd addresses
+
+	initialized bool
+	closed      bool
+	pinging     bool
+	pingOK      bool
+	pingFails   int
+	seq         uint64
+}
+
+// NewRealClient is MooncakeDistributedStore() (nothing happens yet).
+func NewRealClient(d Deps) *RealClient {
+	if d.Log == nil {
+		d.Log = mlog.Discard{}
+	}
+	return &RealClient{d: d, p: d.Profile, t: timeoutsFromEnv(d.Profile, d.Env)}
+}
+
+func timeoutsFromEnv(p mooncake.Profile, env map[string]string) Timeouts {
+	t := DefaultTimeouts
+	if !p.RPCTimeoutEnv {
+		return t
+	}
+	// std::atoll semantics: garbage parses as 0.
+	if v, ok := env["MC_RPC_TIMEOUT_MS"]; ok {
+		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		t.Request = time.Duration(n) * time.Millisecond
+	}
+	if v, ok := env["MC_RPC_CONNECT_TIMEOUT_MS"]; ok {
+		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		t.Connect = time.Duration(n) * time.Millisecond
+	}
+	return t
+}
+
+// Timeouts returns the effective RPC timeouts.
+func (c *RealClient) Timeouts() Timeouts { return c.t }
+
+func (c *RealClient) logf(level, format string, a ...any) {
+	c.d.Log.Log(level, fmt.Sprintf(format, a...))
+}
+
+// rpcLog prints what MasterClient::invoke_rpc logs for a transport error.
+func rpcLog(log mlog.Logger, err error) {
+	re, ok := master.AsRPCError(err)
+	if !ok {
+		return
+	}
+	switch re.Kind {
+	case master.Refused, master.ConnectTimeout:
+		log.Log(mlog.Error, "Client not available")
+	case master.RequestTimeout:
+		log.Log(mlog.Error, "RPC call failed: Timeout")
+	case master.Reset:
+		log.Log(mlog.Error, "RPC call failed: io error")
+	}
+}
+
+func (c *RealClient) code(err error) mooncake.ErrorCode {
+	rpcLog(c.d.Log, err)
+	return master.Code(err, c.p)
+}
+
+func (c *RealClient) fail(code mooncake.ErrorCode) int {
+	if c.p.SetupFailurePositive {
+		return 1
+	}
+	return int(code)
+}
+
+// Setup is MooncakeDistributedStore.setup(...).
+func (c *RealClient) Setup(ctx context.Context, a engine.SetupArgs) (int, error) {
+	positional := []any{a.LocalHostname, a.MetadataServer, a.GlobalSegmentSize, a.LocalBufferSize, a.Protocol, a.RDMADevices, a.MasterServerAddr}
+	if a.PassEngine {
+		positional = append(positional, nil)
+	}
+	names := make([]string, len(a.Kwargs))
+	for i, k := range a.Kwargs {
+		names[i] = k.Name
+	}
+	// size_t parameters reject negative ints in pybind11's type caster.
+	if !mooncake.SetupCallMatches(c.p, len(positional), names) || a.GlobalSegmentSize < 0 || a.LocalBufferSize < 0 {
+		return 0, &engine.PyError{Class: "TypeError", Message: mooncake.SetupTypeError(c.p, positional, a.Kwargs)}
+	}
+	if c.initialized {
+		c.logf(mlog.Error, "Client is already initialized")
+		return c.fail(mooncake.INVALID_PARAMS), nil
+	}
+	code, err := c.setupInternal(ctx, a)
+	if err != nil {
+		return 0, err
+	}
+	if code != mooncake.OK {
+		return c.fail(code), nil
+	}
+	return 0, nil
+}
+
+func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
+	var devices *string
+	if a.RDMADevices != "" && a.RDMADevices != "auto-discovery" {
+		devices = &a.RDMADevices
+	}
+	host, _, hasPort := strings.Cut(a.LocalHostname, ":")
+	switch {
+	case hasPort:
+		c.hostname = a.LocalHostname
+		ok, err := c.create(ctx, a, devices)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			c.logf(mlog.Error, "Failed to create client")
+			return mooncake.INVALID_PARAMS, nil
+		}
+	case c.p.AutoPortRetry:
+		ok, err := c.autoPortLoop(ctx, a, host, devices)
+		if err != nil || !ok {
+			return mooncake.INTERNAL_ERROR, err
+		}
+	default:
+		// getRandomAvailablePort, one attempt.
+		port, release, ok := c.bindPort(ctx, host, 12300, 14300)
+		if !ok {
+			c.logf(mlog.Error, "Failed to find available port")
+			return mooncake.INVALID_PARAMS, nil
+		}
+		c.release = release
+		c.hostname = host + ":" + strconv.Itoa(port)
+		ok, err := c.create(ctx, a, devices)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			c.logf(mlog.Error, "Failed to create client")
+			return mooncake.INVALID_PARAMS, nil
+		}
+	}
+	// client_ is set from here on: a later failure leaves it in place, so a
+	// second setup() reports "Client is already initialized".
+	c.initialized = true
+	return c.afterCreate(ctx, a)
+}
+
+// bindPort is AutoPortBinder: up to 20 random ports in [lo, hi].
+func (c *RealClient) bindPort(ctx context.Context, host string, lo, hi int) (int, func(), bool) {
+	for range 20 {
+		port := lo + c.d.Rand.IntN(hi-lo+1)
+		if c.d.Ports == nil {
+			return port, func() {}, true
+		}
+		if rel, err := c.d.Ports.Bind(ctx, host, port); err == nil {
+			return port, rel, true
+		}
+	}
+	return 0, nil, false
+}
+
+func envInt(env map[string]string, k string, def int) int {
+	v, ok := env[k]
+	if !ok || v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// autoPortLoop is RealClient::setup_internal's port-less branch (v0.3.9+).
+func (c *RealClient) autoPortLoop(ctx context.Context, a engine.SetupArgs, host string, devices *string) (bool, error) {
+	retries := envInt(c.d.Env, "MC_STORE_CLIENT_SETUP_RETRIES", c.p.SetupRetries)
+	lo, hi := 12300, 14300
+	if c.p.AutoPortRangeEnv {
+		lo = envInt(c.d.Env, "MC_STORE_CLIENT_MIN_PORT", lo)
+		hi = envInt(c.d.Env, "MC_STORE_CLIENT_MAX_PORT", hi)
+	}
+	for retry := 0; retry < retries; retry++ {
+		port, release, ok := c.bindPort(ctx, host, lo, hi)
+		if !ok {
+			c.logf(mlog.Warning, "Failed to bind available port, retry %d/%d", retry+1, retries)
+			if err := c.d.Clock.Sleep(ctx, setupRetrySleep); err != nil {
+				return false, err
+			}
+			continue
+		}
+		c.hostname = host + ":" + strconv.Itoa(port)
+		ok, err := c.create(ctx, a, devices)
+		if err != nil {
+			release()
+			return false, err
+		}
+		if ok {
+			c.release = release
+			c.logf(mlog.Info, "Successfully created client on port %d after %d attempt(s)", port, retry+1)
+			return true, nil
+		}
+		c.logf(mlog.Warning, "Failed to create client on port %d, retry %d/%d", port, retry+1, retries)
+		release()
+		if err := c.d.Clock.Sleep(ctx, setupRetrySleep); err != nil {
+			return false, err
+		}
+	}
+	c.logf(mlog.Error, "Failed to create client after %d retries", retries)
+	return false, nil
+}
+
+func (c *RealClient) newUUID() master.UUID {
+	return master.UUID{Hi: c.d.Rand.Uint64(), Lo: c.d.Rand.Uint64()}
+}
+
+// create is Client::Create: connect (ServiceReady + version check),
+// GetStorageConfig, transfer engine init. false = std::nullopt.
+func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *string) (bool, error) {
+	c.id = c.newUUID()
+	c.msAddr = a.MasterServerAddr
+	c.ms = c.d.Master.Master(a.MasterServerAddr, c.t)
+	if !c.connect(ctx) {
+		return false, nil
+	}
+	c.pinging = c.p.Heartbeat && !c.p.HeartbeatAfterMount
+	c.pingOK, c.pingFails = true, 0
+	if cfg, err := c.ms.GetStorageConfig(ctx); err != nil {
+		rpcLog(c.d.Log, err)
+		c.logf(mlog.Error, "Failed to get storage config from master")
+		c.logf(mlog.Error, "Failed to get fsdir from master")
+	} else if cfg.FSDir == "" {
+		c.logf(mlog.Info, "Storage root directory is not set. persisting data is disabled.")
+	}
+	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Ports: c.d.Ports})
+	if err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices); err != nil {
+		var ab *te.Abort
+		if errors.As(err, &ab) {
+			return false, &Aborted{Message: ab.Message}
+		}
+		c.logf(mlog.Error, "Failed to initialize transfer engine")
+		c.te.Close(ctx)
+		c.te, c.pinging = nil, false
+		return false, nil
+	}
+	return true, nil
+}
+
+// connect is MasterClient::Connect.
+func (c *RealClient) connect(ctx context.Context) bool {
+	v, err := c.ms.ServiceReady(ctx)
+	if err != nil {
+		rpcLog(c.d.Log, err)
+		return false
+	}
+	if c.p.MasterVersionCheck && v != master.RPCVersion {
+		c.logf(mlog.Error, "Version mismatch: server=%s client=%s", v, master.RPCVersion)
+		return false
+	}
+	return true
+}
+
+func (c *RealClient) checkRegisterParams(ptr uint64, length int64) mooncake.ErrorCode {
+	if ptr == 0 {
+		c.logf(mlog.Error, "addr is nullptr")
+		return mooncake.INVALID_PARAMS
+	}
+	if length == 0 {
+		c.logf(mlog.Error, "length is 0")
+		return mooncake.INVALID_PARAMS
+	}
+	if c.p.StoreMRSizeCheck {
+		if m := c.te.MaxMRSize(); length > m {
+			c.logf(mlog.Error, "length %d is larger than max_mr_size: %d", length, m)
+			return mooncake.INVALID_PARAMS
+		}
+	}
+	return mooncake.OK
+}
+
+func (c *RealClient) useHugepage() bool {
+	_, ok := c.d.Env["MC_STORE_USE_HUGEPAGE"]
+	return ok
+}
+
+func (c *RealClient) allocSegmentMemory(size int64) (engine.Buffer, error) {
+	if c.useHugepage() {
+		return c.d.Mem.Alloc(engine.AllocHugepage, size)
+	}
+	return c.d.Mem.Alloc("segment", size)
+}
+
+// afterCreate: local buffer registration and the MountSegment loop.
+func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
+	if a.LocalBufferSize > 0 {
+		c.logf(mlog.Info, "Registering local memory: %d bytes", a.LocalBufferSize)
+		buf, err := c.allocSegmentMemory(a.LocalBufferSize)
+		if err != nil {
+			c.logf(mlog.Error, "Failed to allocate local buffer memory")
+			return mooncake.INVALID_PARAMS, nil
+		}
+		c.localBuf = &buf
+		if code := c.registerLocal(ctx, buf.Ptr, buf.Size); code != mooncake.OK {
+			c.logf(mlog.Error, "Failed to register local memory: %s", code.Name())
+			return code, nil
+		}
+	} else {
+		c.logf(mlog.Info, "Local buffer size is 0, skip registering local memory")
+	}
+	total := a.GlobalSegmentSize
+	remaining := total
+	var mounted int64
+	maxMR := c.te.MaxMRSize()
+	for remaining > 0 {
+		size := min(remaining, maxMR)
+		remaining -= size
+		mounted += size
+		c.logf(mlog.Info, "Mounting segment: %d bytes, %d of %d", size, mounted, total)
+		buf, err := c.allocSegmentMemory(size)
+		if err != nil {
+			c.logf(mlog.Error, "Failed to allocate segment memory")
+			return mooncake.INVALID_PARAMS, nil
+		}
+		if code := c.mountSegment(ctx, buf, a.Protocol); code != mooncake.OK {
+			c.logf(mlog.Error, "Failed to mount segment: %s", code.Name())
+			return code, nil
+		}
+	}
+	if total == 0 {
+		c.logf(mlog.Info, "Global segment size is 0, skip mounting segment")
+	}
+	return mooncake.OK, nil
+}
+
+// registerLocal is Client::RegisterLocalMemory.
+func (c *RealClient) registerLocal(ctx context.Context, ptr uint64, size int64) mooncake.ErrorCode {
+	if code := c.checkRegisterParams(ptr, size); code != mooncake.OK {
+		return code
+	}
+	if rc := c.te.RegisterLocalMemory(ctx, ptr, size, true); rc != 0 {
+		return mooncake.INVALID_PARAMS
+	}
+	return mooncake.OK
+}
+
+// mountSegment is Client::MountSegment.
+func (c *RealClient) mountSegment(ctx context.Context, buf engine.Buffer, protocol string) mooncake.ErrorCode {
+	if code := c.checkRegisterParams(buf.Ptr, buf.Size); code != mooncake.OK {
+		return code
+	}
+	if rc := c.te.RegisterLocalMemory(ctx, buf.Ptr, buf.Size, true); rc != 0 {
+		c.logf(mlog.Error, "register_local_memory_failed base=%#x size=%d, error=%d", buf.Ptr, buf.Size, rc)
+		return mooncake.INVALID_PARAMS
+	}
+	seg := master.Segment{ID: c.newUUID(), Name: c.hostname, Base: buf.Ptr, Size: buf.Size, Protocol: protocol, TEEndpoint: c.te.ServerName()}
+	if err := c.ms.MountSegment(ctx, seg, c.id); err != nil {
+		code := c.code(err)
+		c.logf(mlog.Error, "mount_segment_to_master_failed base=%#x size=%d, error=%s", buf.Ptr, buf.Size, code.Name())
+		c.te.UnregisterLocalMemory(ctx, buf.Ptr)
+		return code
+	}
+	c.segments = append(c.segments, seg)
+	if c.p.Heartbeat && c.p.HeartbeatAfterMount {
+		c.pinging = true
+	}
+	return mooncake.OK
+}
+
+// Pinging reports whether the heartbeat thread runs.
+func (c *RealClient) Pinging() bool { return c.pinging && !c.closed }
+
+// Heartbeat is one iteration of Client::PingThreadMain: Ping; on
+// NEED_REMOUNT remount every segment and republish TE metadata; after 3
+// failures reconnect. It returns how long the thread sleeps before the next
+// iteration. ms is the stub to use (sim passes one whose waits do not block
+// the foreground); nil = the client's own.
+func (c *RealClient) Heartbeat(ctx context.Context, ms master.Service) time.Duration {
+	if !c.Pinging() {
+		return 0
+	}
+	if ms == nil {
+		ms = c.ms
+	}
+	resp, err := ms.Ping(ctx, c.id)
+	if err == nil {
+		c.pingFails, c.pingOK = 0, true
+		if resp.Status == master.NeedRemount {
+			if err := ms.ReMountSegment(ctx, c.segments, c.id); err != nil {
+				c.logf(mlog.Error, "Failed to remount segments: %s", master.Code(err, c.p).Name())
+			} else if c.te != nil {
+				c.te.Republish(ctx)
+			}
+		}
+		return PingInterval
+	}
+	rpcLog(c.d.Log, err)
+	c.pingOK = false
+	c.pingFails++
+	if c.pingFails < MaxPingFailCount {
+		c.logf(mlog.Error, "Failed to ping master")
+		return PingInterval
+	}
+	c.logf(mlog.Error, "Failed to ping master for %d times (non-HA); reconnecting to %s", c.pingFails, c.msAddr)
+	v, err := ms.ServiceReady(ctx)
+	if err != nil {
+		rpcLog(c.d.Log, err)
+		c.logf(mlog.Error, "Reconnect failed to %s: %s", c.msAddr, master.Code(err, c.p).Name())
+		return PingInterval
+	}
+	if c.p.MasterVersionCheck && v != master.RPCVersion {
+		c.logf(mlog.Error, "Version mismatch: server=%s client=%s", v, master.RPCVersion)
+		c.logf(mlog.Error, "Reconnect failed to %s: %s", c.msAddr, mooncake.INVALID_VERSION.Name())
+		return PingInterval
+	}
+	c.logf(mlog.Info, "Reconnected to master %s", c.msAddr)
+	c.pingFails = 0
+	return 0
+}
+
+// RegisterBuffer is register_buffer(ptr, size) (RealClient::register_buffer).
+func (c *RealClient) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error) {
+	if size < 0 {
+		return 0, &engine.PyError{Class: "TypeError", Message: registerTypeError(ptr, size)}
+	}
+	if !c.initialized || c.closed {
+		c.logf(mlog.Error, "Client is not initialized")
+		return c.fail(mooncake.INVALID_PARAMS), nil
+	}
+	if code := c.registerLocal(ctx, ptr, size); code != mooncake.OK {
+		return int(code), nil
+	}
+	c.buffers = append(c.buffers, ptr)
+	return 0, nil
+}
+
+func registerTypeError(ptr uint64, size int64) string {
+	return fmt.Sprintf("register_buffer(): incompatible function arguments. The following argument types are supported:\n"+
+		"    1. (self: %s, buffer_ptr: int, size: int) -> int\n\nInvoked with: <%s object at %s>, %d, %d",
+		mooncake.StoreClass, mooncake.StoreClass, mooncake.SimObjectAddr, ptr, size)
+}
+
+// UnregisterBuffer is unregister_buffer(ptr).
+func (c *RealClient) UnregisterBuffer(ctx context.Context, ptr uint64) (int, error) {
+	if !c.initialized || c.closed {
+		c.logf(mlog.Error, "Client is not initialized")
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	if rc := c.te.UnregisterLocalMemory(ctx, ptr); rc != 0 {
+		c.logf(mlog.Error, "Unregister buffer failed with error: %s", mooncake.INVALID_PARAMS.Name())
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	for i, b := range c.buffers {
+		if b == ptr {
+			c.buffers = append(c.buffers[:i], c.buffers[i+1:]...)
+			break
+		}
+	}
+	return 0, nil
+}
+
+// putBytes is Client::Put: PutStart → transfer each replica → PutEnd
+// (PutRevoke on transfer failure). OBJECT_ALREADY_EXISTS counts as success.
+func (c *RealClient) putBytes(ctx context.Context, key string, data []byte) mooncake.ErrorCode {
+	reps, err := c.ms.PutStart(ctx, key, int64(len(data)), master.ReplicateConfig{ReplicaNum: 1})
+	if err != nil {
+		code := c.code(err)
+		switch code {
+		case mooncake.OBJECT_ALREADY_EXISTS:
+			return mooncake.OK
+		case mooncake.NO_AVAILABLE_HANDLE:
+			c.logf(mlog.Warning, "Failed to start put operation for key=%s due to insufficient space. Consider lowering eviction_high_watermark_ratio or mounting more segments.", key)
+		default:
+			c.logf(mlog.Error, "Failed to start put operation for key=%s: %s", key, code.Name())
+		}
+		return code
+	}
+	for _, r := range reps {
+		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
+			c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
+			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
+				rpcLog(c.d.Log, rerr)
+				c.logf(mlog.Error, "Failed to revoke put operation")
+			}
+			return mooncake.TRANSFER_FAIL
+		}
+	}
+	if err := c.ms.PutEnd(ctx, key); err != nil {
+		code := c.code(err)
+		c.logf(mlog.Error, "Failed to end put operation: %s", code.Name())
+		return code
+	}
+	return mooncake.OK
+}
+
+// getBytes is Client::Get: GetReplicaList → read the first complete replica.
+func (c *RealClient) getBytes(ctx context.Context, key string) ([]byte, mooncake.ErrorCode) {
+	reps, err := c.ms.GetReplicaList(ctx, key)
+	if err != nil {
+		return nil, c.code(err)
+	}
+	for _, r := range reps {
+		if !r.Complete {
+			continue
+		}
+		data, err := c.d.Data.Read(ctx, r.TEEndpoint, r.Addr, r.Size)
+		if err != nil {
+			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
+			return nil, mooncake.TRANSFER_FAIL
+		}
+		return data, mooncake.OK
+	}
+	c.logf(mlog.Error, "no_complete_replicas_found key=%s", key)
+	return nil, mooncake.INVALID_REPLICA
+}
+
+func (c *RealClient) ready() bool {
+	if !c.initialized || c.closed {
+		c.logf(mlog.Error, "Client is not initialized")
+		return false
+	}
+	return true
+}
+
+// Put is put(key, value).
+func (c *RealClient) Put(ctx context.Context, key string, value []byte) (int, error) {
+	if !c.ready() {
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	return int(c.putBytes(ctx, key, value)), nil
+}
+
+// Get is get(key): b"" on any failure.
+func (c *RealClient) Get(ctx context.Context, key string) ([]byte, error) {
+	if !c.ready() {
+		return []byte{}, nil
+	}
+	data, code := c.getBytes(ctx, key)
+	if code != mooncake.OK {
+		return []byte{}, nil
+	}
+	return data, nil
+}
+
+// IsExist is is_exist(key): 1, 0 or a negative code.
+func (c *RealClient) IsExist(ctx context.Context, key string) (int, error) {
+	if !c.ready() {
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	ok, err := c.ms.ExistKey(ctx, key)
+	if err != nil {
+		return int(c.code(err)), nil
+	}
+	if ok {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// BatchIsExist is batch_is_exist(keys).
+func (c *RealClient) BatchIsExist(ctx context.Context, keys []string) ([]int, error) {
+	out := make([]int, len(keys))
+	if !c.ready() {
+		for i := range out {
+			out[i] = int(mooncake.INVALID_PARAMS)
+		}
+		return out, nil
+	}
+	res, err := c.ms.BatchExistKey(ctx, keys)
+	if err != nil {
+		code := c.code(err)
+		for i := range out {
+			out[i] = int(code)
+		}
+		return out, nil
+	}
+	for i, r := range res {
+		switch {
+		case r.Err != nil:
+			out[i] = int(master.Code(r.Err, c.p))
+		case r.Exists:
+			out[i] = 1
+		}
+	}
+	return out, nil
+}
+
+func (c *RealClient) checkBatch(keys []string, ptrs []uint64, sizes []int64) error {
+	if len(keys) != len(ptrs) || len(keys) != len(sizes) {
+		return &engine.PyError{Class: "RuntimeError", Message: "Key and value size mismatch"}
+	}
+	return nil
+}
+
+// BatchPutFrom is batch_put_from(keys, ptrs, sizes): the source buffers
+// must be registered.
+func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
+	if err := c.checkBatch(keys, ptrs, sizes); err != nil {
+		return nil, err
+	}
+	out := make([]int, len(keys))
+	if !c.ready() {
+		for i := range out {
+			out[i] = int(mooncake.INVALID_PARAMS)
+		}
+		return out, nil
+	}
+	for i, k := range keys {
+		if !c.te.IsRegistered(ptrs[i], sizes[i]) {
+			c.logf(mlog.Error, "Failed to submit transfer operation for key: %s", k)
+			out[i] = int(mooncake.INVALID_PARAMS)
+			continue
+		}
+		data, err := c.d.Mem.Read(ptrs[i], sizes[i])
+		if err != nil {
+			return nil, fmt.Errorf("batch_put_from %s: %w", k, err)
+		}
+		out[i] = int(c.putBytes(ctx, k, data))
+	}
+	return out, nil
+}
+
+// BatchGetInto is batch_get_into(keys, ptrs, sizes): bytes read or a
+// negative code per key.
+func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
+	if err := c.checkBatch(keys, ptrs, sizes); err != nil {
+		return nil, err
+	}
+	out := make([]int, len(keys))
+	if !c.ready() {
+		for i := range out {
+			out[i] = int(mooncake.INVALID_PARAMS)
+		}
+		return out, nil
+	}
+	for i, k := range keys {
+		if !c.te.IsRegistered(ptrs[i], sizes[i]) {
+			c.logf(mlog.Error, "Failed to submit transfer operation for key: %s", k)
+			out[i] = int(mooncake.INVALID_PARAMS)
+			continue
+		}
+		data, code := c.getBytes(ctx, k)
+		if code != mooncake.OK {
+			out[i] = int(code)
+			continue
+		}
+		if int64(len(data)) > sizes[i] {
+			out[i] = int(mooncake.INVALID_PARAMS)
+			continue
+		}
+		if err := c.d.Mem.Write(ptrs[i], data); err != nil {
+			return nil, fmt.Errorf("batch_get_into %s: %w", k, err)
+		}
+		out[i] = len(data)
+	}
+	return out, nil
+}
+
+// HealthCheck is health_check(): 0 healthy, 1 not initialized/closed, 2
+// master unreachable (last ping failed). Absent before 0.3.10.
+func (c *RealClient) HealthCheck(context.Context) (int, error) {
+	if !c.p.HealthCheck {
+		return 0, &engine.PyError{Class: "AttributeError", Message: fmt.Sprintf("'%s' object has no attribute 'health_check'", mooncake.StoreClass)}
+	}
+	switch {
+	case c.closed || !c.initialized:
+		return 1, nil
+	case !c.pingOK:
+		return 2, nil
+	}
+	return 0, nil
+}
+
+// GetHostname is get_hostname(): the host:port actually used.
+func (c *RealClient) GetHostname(context.Context) (string, error) {
+	if !c.initialized {
+		return "", nil
+	}
+	return c.hostname, nil
+}
+
+// Close is close(): unmount segments, stop the heartbeat, free the engine.
+func (c *RealClient) Close(ctx context.Context) (int, error) {
+	if c.closed || !c.initialized {
+		c.closed = true
+		return 0, nil
+	}
+	for _, s := range c.segments {
+		if err := c.ms.UnmountSegment(ctx, s.ID, c.id); err != nil {
+			code := c.code(err)
+			c.logf(mlog.Error, "Failed to unmount segment: %s", code.Name())
+		}
+	}
+	c.segments = nil
+	if c.te != nil {
+		c.te.Close(ctx)
+	}
+	if c.release != nil {
+		c.release()
+	}
+	c.closed, c.pinging = true, false
+	return 0, nil
+}
+
+// Engine exposes the transfer engine (tests, standalone client).
+func (c *RealClient) Engine() *te.Engine { return c.te }
+
+// ClientID is the client's UUID.
+func (c *RealClient) ClientID() master.UUID { return c.id }
