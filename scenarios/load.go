@@ -297,6 +297,24 @@ func (d *decoder) checkPlaceholders(sc *Scenario) {
 		}
 	}
 	walkStrings(sc.Config.File, func(s string) { check(sc.Config.Pos, s) })
+	exps := []Expect{sc.Expect}
+	for _, ve := range sc.ByVersion {
+		exps = append(exps, ve.Expect)
+	}
+	if sc.Remedy != nil {
+		exps = append(exps, sc.Remedy.Expect)
+		for _, ve := range sc.Remedy.ByVersion {
+			exps = append(exps, ve.Expect)
+		}
+	}
+	for _, e := range exps {
+		if e.Raises != nil && e.Raises.Message != nil {
+			check(e.Raises.Pos, *e.Raises.Message)
+		}
+		for _, l := range append(append([]string{}, e.Logs...), e.NoLogs...) {
+			check(e.Pos, l)
+		}
+	}
 	walkStrings(sc.Config.ExtraConfig, func(s string) { check(sc.Config.Pos, s) })
 	walkStrings(sc.Storage.ExtraConfig, func(s string) { check(sc.Storage.Pos, s) })
 }

@@ -163,7 +163,11 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 
 	// Main phase.
-	exp := ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version)
+	exp, err := r.expandExpect(ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version))
+	if err != nil {
+		res.Verdict, res.Reason = Error, err.Error()
+		return
+	}
 	obs, wants, err := r.phase(ctx, "main", r.sc.Steps, r.sc.Config.Env, r.sc.Config.File, r.extraConfig(nil))
 	res.Observed = obs
 	if done := r.phaseErr(ctx, res, bound, err); done {
@@ -213,7 +217,12 @@ func (r *run) execute(parent context.Context, res *Result) {
 		res.Reason = "remedy: " + res.Reason
 		return
 	}
-	if reason := Check(r.remedyExpect(), robs, rwants); reason != "" {
+	rexp, err := r.expandExpect(r.remedyExpect())
+	if err != nil {
+		res.Verdict, res.Reason = Error, err.Error()
+		return
+	}
+	if reason := Check(rexp, robs, rwants); reason != "" {
 		res.Verdict, res.Reason = Fail, "remedy: "+reason
 	}
 }
@@ -340,6 +349,32 @@ func (r *run) expandAny(x any) (any, error) {
 		return l, nil
 	}
 	return x, nil
+}
+
+// expandExpect resolves placeholders in expected messages and logs (an
+// expected TypeError repeats the master address, for one).
+func (r *run) expandExpect(e Expect) (Expect, error) {
+	var err error
+	if e.Raises != nil && e.Raises.Message != nil {
+		m, xerr := r.expand(*e.Raises.Message)
+		err = errors.Join(err, xerr)
+		rc := *e.Raises
+		rc.Message = &m
+		e.Raises = &rc
+	}
+	for _, l := range []*[]string{&e.Logs, &e.NoLogs} {
+		if *l == nil {
+			continue
+		}
+		out := make([]string, len(*l))
+		for i, s := range *l {
+			var xerr error
+			out[i], xerr = r.expand(s)
+			err = errors.Join(err, xerr)
+		}
+		*l = out
+	}
+	return e, err
 }
 
 // launchFor builds the sglang.Launch of an init step.
