@@ -76,8 +76,6 @@ func TestStartHappyPathEnv(t *testing.T) {
 	}})
 	eq(t, "logs", sglangLogs(l.Trace), append([]string{"INFO " + BackendLog, "INFO Mooncake Configuration loaded from env successfully."}, happyTail...))
 	eq(t, "allocs", w.proc.allocs, []allocCall{{engine.AllocMooncakeShm, gib}})
-	base := w.proc.allocs[0]
-	_ = base
 	eq(t, "register", st.regCalls, []regCall{{0x7f0000000000, gib / 2}, {0x7f0000000000 + uint64(gib/2), gib / 2}})
 	eq(t, "codes", s.Codes(), []MethodCodes{
 		{"setup", []int{0}}, {"put", []int{0}}, {"is_exist", []int{1}}, {"get", []int{4096}}, {"register_buffer", []int{0, 0}},
@@ -223,7 +221,6 @@ func TestConfigSourcesAndErrors(t *testing.T) {
 }
 
 func TestSetupKwargsAndFallback(t *testing.T) {
-	master := map[string]string{"MOONCAKE_MASTER": "m:1"}
 	with := func(kv ...string) map[string]string {
 		env := map[string]string{"MOONCAKE_MASTER": "m:1"}
 		for i := 0; i < len(kv); i += 2 {
@@ -231,7 +228,6 @@ func TestSetupKwargsAndFallback(t *testing.T) {
 		}
 		return env
 	}
-	_ = master
 	prof := func(v string) *mooncake.Profile {
 		p, err := mooncake.ProfileFor(v)
 		if err != nil {
