@@ -55,7 +55,7 @@ func TestBatchIOMHA(t *testing.T) {
 	codes := s.Codes()
 	eq(t, "exist codes", codes[len(codes)-3], MethodCodes{"batch_is_exist", []int{0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 0, 1}})
 	eq(t, "put codes", codes[len(codes)-2], MethodCodes{"batch_put_from", []int{0, 0, 0, -200, 0}})
-	eq(t, "get codes", codes[len(codes)-1], MethodCodes{"batch_get_into", []int{4096, 0}})
+	eq(t, "get codes", codes[len(codes)-1], MethodCodes{"batch_get_into", []int{4096, 4096, 4096, 0}})
 	_, err = s.BatchGetV1(ctx, []string{"h0"}, []int64{0, 1})
 	wantPyError(t, err, "AssertionError", "")
 }
