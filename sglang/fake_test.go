@@ -54,13 +54,13 @@ type allocCall struct {
 }
 
 type fakeProcess struct {
-	node       string
-	store      *fakeStore
-	nextPtr    uint64
-	allocs     []allocCall
-	noShm      bool // Mooncake without MooncakeHostMemAllocator
-	newStores  int
-	closed     bool
+	node      string
+	store     *fakeStore
+	nextPtr   uint64
+	allocs    []allocCall
+	noShm     bool // Mooncake without MooncakeHostMemAllocator
+	newStores int
+	closed    bool
 }
 
 func (p *fakeProcess) Node() string { return p.node }
