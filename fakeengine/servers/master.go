@@ -205,6 +205,12 @@ func (s *MasterServer) Addr() string { return s.srv.Addr() }
 // Close stops the server; connections are dropped.
 func (s *MasterServer) Close() error { return s.srv.Close() }
 
+// Pause holds every request until Resume (SIGSTOP).
+func (s *MasterServer) Pause() { s.srv.Pause() }
+
+// Resume releases held requests (SIGCONT).
+func (s *MasterServer) Resume() { s.srv.Resume() }
+
 // MasterStub is master.Service over the wire: each method is one call on a
 // fresh connection to Addr with wall-time timeouts T.
 type MasterStub struct {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
-	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
 	"github.com/mooncake-faultlab/faultlab/sim/master"

@@ -81,6 +81,7 @@ type Server struct {
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed bool
+	paused chan struct{} // non-nil while paused
 }
 
 // NewServer returns a server for service (named in the hello) with no
@@ -148,6 +149,9 @@ func (s *Server) serve(c net.Conn) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	for sc.Scan() {
+		if !s.waitResumed() {
+			return
+		}
 		var req request
 		resp := response{}
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
@@ -338,4 +342,40 @@ func isTimeout(err error) bool {
 	}
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// Pause holds every request until Resume, as a SIGSTOPped process: the
+// kernel still completes connects (the hello stands for that), but nothing
+// answers, so callers hit their request timeout.
+func (s *Server) Pause() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.paused == nil {
+		s.paused = make(chan struct{})
+	}
+}
+
+// Resume releases held requests.
+func (s *Server) Resume() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.paused != nil {
+		close(s.paused)
+		s.paused = nil
+	}
+}
+
+func (s *Server) waitResumed() bool {
+	s.mu.Lock()
+	p := s.paused
+	s.mu.Unlock()
+	if p == nil {
+		return true
+	}
+	select {
+	case <-p:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
 }

@@ -1,0 +1,102 @@
+package fakeengine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Time rule of the fake engine (docs/ENGINES.md "fake"): with TimeoutScale
+// s (0 < s ≤ 1), one second of Mooncake time takes s seconds of wall time.
+//   - World.Clock() is raw wall time since Launch, as the scenario runner
+//     expects (it divides durations by s itself and multiplies sleeps by s).
+//   - The models (master, clients, transfer engine) see Mooncake time:
+//     Now() = wall/s, Sleep(d) waits d·s. So a 30 s RPC connect timeout
+//     waits 30·s of wall time and is reported as 30 s, and the 100 ms
+//     auto-port retry pause waits 100·s ms.
+//   - Trace events are stamped in Mooncake time, comparable with sim.
+//   - Fault.At and Fault.For are scenario (Mooncake) time: armed at At·s.
+
+// wallClock is World.Clock(): wall time since start.
+type wallClock struct{ start time.Time }
+
+func (c wallClock) Now() time.Duration { return time.Since(c.start) }
+
+func (c wallClock) Sleep(ctx context.Context, d time.Duration) error {
+	return sleepWall(ctx, d)
+}
+
+func sleepWall(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("sleep %s: %w", d, ctx.Err())
+	}
+}
+
+// scale converts between Mooncake time and wall time.
+type scale float64
+
+func newScale(s float64) scale {
+	if s <= 0 || s > 1 {
+		return 1
+	}
+	return scale(s)
+}
+
+// wall is how long d of Mooncake time takes.
+func (s scale) wall(d time.Duration) time.Duration { return time.Duration(float64(d) * float64(s)) }
+
+// mooncake is how much Mooncake time a wall duration stands for.
+func (s scale) mooncake(d time.Duration) time.Duration { return time.Duration(float64(d) / float64(s)) }
+
+// gate is the world's model lock: the models are single-threaded state
+// machines, so at most one goroutine runs model code at a time (as sim's
+// event loop). Whoever waits on the network or the clock releases it, so
+// other parties (a server handler, a second node) can run meanwhile — the
+// same interleaving points sim has, where its clock advances.
+type gate struct{ mu sync.Mutex }
+
+func (g *gate) Lock()   { g.mu.Lock() }
+func (g *gate) Unlock() { g.mu.Unlock() }
+
+// wait runs fn (blocking I/O or a sleep) with the gate released. Only code
+// that holds the gate calls it: transports and the model clock are used by
+// model code only, and model code only runs under the gate.
+func (g *gate) wait(fn func()) {
+	g.mu.Unlock()
+	defer g.mu.Lock()
+	fn()
+}
+
+// modelClock is the models' engine.Clock: Mooncake time, gate released
+// while sleeping.
+type modelClock struct {
+	start time.Time
+	s     scale
+	g     *gate
+}
+
+func (c modelClock) Now() time.Duration { return c.s.mooncake(time.Since(c.start)) }
+
+func (c modelClock) Sleep(ctx context.Context, d time.Duration) error {
+	var err error
+	c.g.wait(func() { err = sleepWall(ctx, c.s.wall(d)) })
+	return err
+}
+
+// masterClock is the master model's clock (Now only; the master never
+// sleeps).
+type masterClock struct {
+	start time.Time
+	s     scale
+}
+
+func (c masterClock) Now() time.Duration { return c.s.mooncake(time.Since(c.start)) }

@@ -1,0 +1,127 @@
+package fakeengine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
+)
+
+// The TCP data path: each node runs a transfer endpoint (a wire server,
+// service "te") that reads and writes the memory of the processes on that
+// node; a transfer from tp0 to tp1 dials tp1's endpoint through the
+// tp0→tp1 proxy. The model names endpoints by the TE address it bound
+// (host:port in the world's port table), which resolves to the owner.
+
+// transferTimeout bounds one transfer (MC_TRANSFER_TIMEOUT default 30 s).
+const transferTimeout = 30 * time.Second
+
+type dataReq struct {
+	Endpoint string `json:"endpoint"`
+	Addr     uint64 `json:"addr"`
+	Data     []byte `json:"data,omitempty"`
+	Size     int64  `json:"size,omitempty"`
+}
+
+type dataServer struct{ srv *wire.Server }
+
+func startDataServer(ctx context.Context, w *World, node string) (*dataServer, error) {
+	s := wire.NewServer("te:"+node, w.logger)
+	owner := func(endpoint string) (*Process, error) {
+		w.mu.Lock()
+		p, ok := w.ports[endpoint]
+		w.mu.Unlock()
+		if !ok || p.node != node {
+			return nil, fmt.Errorf("no transfer engine at %s on %s", endpoint, node)
+		}
+		return p, nil
+	}
+	s.Handle("Write", func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r dataReq
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("bad params: %w", err)
+		}
+		p, err := owner(r.Endpoint)
+		if err != nil {
+			return nil, err
+		}
+		w.gate.Lock()
+		defer w.gate.Unlock()
+		return nil, p.mem.Write(r.Addr, r.Data)
+	})
+	s.Handle("Read", func(_ context.Context, raw json.RawMessage) (any, error) {
+		var r dataReq
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("bad params: %w", err)
+		}
+		p, err := owner(r.Endpoint)
+		if err != nil {
+			return nil, err
+		}
+		w.gate.Lock()
+		defer w.gate.Unlock()
+		return p.mem.Read(r.Addr, r.Size)
+	})
+	if err := s.Listen(ctx, "127.0.0.1:0"); err != nil {
+		return nil, fmt.Errorf("fake engine: transfer endpoint of %s: %w", node, err)
+	}
+	return &dataServer{srv: s}, nil
+}
+
+func (d *dataServer) Addr() string { return d.srv.Addr() }
+func (d *dataServer) Close() error { return d.srv.Close() }
+
+// dataPath is te.DataPath for one node.
+type dataPath struct{ n nodeNet }
+
+func (d dataPath) target(endpoint string) (*Process, string, error) {
+	w := d.n.w
+	w.mu.Lock()
+	p, ok := w.ports[endpoint]
+	var addr string
+	if ok {
+		addr = w.dataSrv[p.node].Addr()
+	}
+	w.mu.Unlock()
+	if !ok {
+		return nil, "", fmt.Errorf("transfer to %s: no such endpoint", endpoint)
+	}
+	return p, addr, nil
+}
+
+func (d dataPath) call(ctx context.Context, owner *Process, addr, method string, req dataReq, out any) error {
+	t := wire.Timeouts{Connect: d.n.w.scale.wall(transferTimeout), Request: d.n.w.scale.wall(transferTimeout)}
+	var err error
+	d.n.w.gate.wait(func() { err = wire.Call(ctx, d.n.dialAddr(addr), t, method, req, out) })
+	return d.n.rescale(err)
+}
+
+// Write implements te.DataPath.
+func (d dataPath) Write(ctx context.Context, endpoint string, addr uint64, data []byte) error {
+	owner, srv, err := d.target(endpoint)
+	if err != nil {
+		return err
+	}
+	if owner.node == d.n.node {
+		return owner.mem.Write(addr, data) // local memcpy; the caller holds the gate
+	}
+	return d.call(ctx, owner, srv, "Write", dataReq{Endpoint: endpoint, Addr: addr, Data: data}, nil)
+}
+
+// Read implements te.DataPath.
+func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size int64) ([]byte, error) {
+	owner, srv, err := d.target(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if owner.node == d.n.node {
+		return owner.mem.Read(addr, size)
+	}
+	var out []byte
+	if err := d.call(ctx, owner, srv, "Read", dataReq{Endpoint: endpoint, Addr: addr, Size: size}, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,559 @@
+// Package fakeengine is the "fake" engine: the sim models (sim/master,
+// sim/client, sim/te, sim/metadata, sim/hostmem) served on real loopback
+// sockets in wall time, with an in-process toxiproxy proxy in front of
+// every link (node→master, node→metadata, node→client, node→node). Faults
+// are toxics, stopped proxies, or stopped/paused servers.
+package fakeengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sim/kernel"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+	"github.com/mooncake-faultlab/faultlab/trace"
+)
+
+// Name is the engine's CLI name.
+const Name = "fake"
+
+// Options configure the engine.
+type Options struct {
+	Logger *slog.Logger
+}
+
+// Engine builds fake worlds.
+type Engine struct{ opts Options }
+
+// New returns the fake engine.
+func New(opts Options) engine.Engine { return &Engine{opts: opts} }
+
+// Name implements engine.Engine.
+func (e *Engine) Name() string { return Name }
+
+// Available implements engine.Engine: the fake engine needs only loopback
+// sockets and a version profile.
+func (e *Engine) Available(ctx context.Context, version string) error {
+	if _, err := mooncake.ProfileFor(version); err != nil {
+		return fmt.Errorf("fake engine: %w", err)
+	}
+	return ctx.Err()
+}
+
+// World is one running fake topology.
+type World struct {
+	spec    engine.WorldSpec
+	profile mooncake.Profile
+	logger  *slog.Logger
+	trace   *trace.Trace
+	start   time.Time
+	scale   scale
+	gate    gate
+	inj     *toxiproxy.Injector
+
+	// Lifetime of background goroutines (fault timers, heartbeats).
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu          sync.Mutex // guards the fields below (not the models)
+	closed      bool
+	masterModel *master.Master
+	masterSrv   *servers.MasterServer
+	masterAddr  string // canonical host:port of the master (its real listener)
+	masterUp    bool
+	metaHandler *servers.MetadataHandler
+	metaSrv     *servers.HTTPServer
+	metaAddr    string
+	metaUp      bool
+	dataSrv     map[string]*dataServer       // by node
+	routes      map[string]map[string]string // node → canonical addr → proxy listen addr
+	armed       map[string][]faults.Fault    // link → active faults
+	timers      []*time.Timer
+	procs       []*Process
+	ports       map[string]*Process // bound host:port → owner
+}
+
+// Launch implements engine.Engine. Servers listen on 127.0.0.1:0; one
+// toxiproxy proxy per (node, party) link.
+func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.World, err error) {
+	p, err := mooncake.ProfileFor(spec.Version)
+	if err != nil {
+		return nil, fmt.Errorf("fake engine: %w", err)
+	}
+	if spec.Client != nil {
+		return nil, engine.Unsupportedf("fake engine: standalone mooncake_client / dummy clients need sim/client's DummyClient and mooncake_client models, not available yet")
+	}
+	logger := spec.Logger
+	if logger == nil {
+		logger = e.opts.Logger
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	w := &World{
+		spec: spec, profile: p, logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
+		dataSrv: map[string]*dataServer{}, routes: map[string]map[string]string{}, armed: map[string][]faults.Fault{},
+		ports: map[string]*Process{},
+	}
+	if w.trace == nil {
+		w.trace = trace.New(nil)
+	}
+	w.trace.SetClock(modelClock{start: w.start, s: w.scale}.Now)
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			_ = w.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	// Ctrl-C (ctx cancelled) while the world runs: tear everything down.
+	stop := context.AfterFunc(ctx, func() { _ = w.Close(context.Background()) })
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		<-w.ctx.Done()
+		stop()
+	}()
+
+	if w.inj, err = toxiproxy.New(ctx, logger); err != nil {
+		return nil, fmt.Errorf("fake engine: %w", err)
+	}
+	if spec.Master != nil {
+		cfg, err := master.ConfigFor(p, spec.Master.Flags)
+		if err != nil {
+			return nil, fmt.Errorf("fake engine: master flags: %w", err)
+		}
+		w.masterModel = w.newMaster(cfg)
+		if err := w.startMaster(ctx, "127.0.0.1:0"); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Metadata == "http" || spec.Metadata == "master" {
+		w.metaHandler = servers.NewMetadataHandler(metadata.New(p.Version.AtLeast("0.3.12")))
+		if err := w.startMetadata(ctx, "127.0.0.1:0"); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range spec.Nodes {
+		ds, err := startDataServer(ctx, w, n.Name)
+		if err != nil {
+			return nil, err
+		}
+		w.dataSrv[n.Name] = ds
+		w.routes[n.Name] = map[string]string{}
+	}
+	// One proxy per link.
+	for _, n := range spec.Nodes {
+		if w.masterAddr != "" {
+			if err := w.link(n.Name, "master", w.masterAddr); err != nil {
+				return nil, err
+			}
+		}
+		if w.metaAddr != "" {
+			if err := w.link(n.Name, "metadata", w.metaAddr); err != nil {
+				return nil, err
+			}
+		}
+		for _, m := range spec.Nodes {
+			if m.Name != n.Name {
+				if err := w.link(n.Name, m.Name, w.dataSrv[m.Name].Addr()); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return w, nil
+}
+
+func linkName(from, to string) string { return from + "→" + to }
+
+func (w *World) link(from, to, upstream string) error {
+	listen, err := w.inj.Link(linkName(from, to), upstream)
+	if err != nil {
+		return fmt.Errorf("fake engine: %w", err)
+	}
+	w.routes[from][upstream] = listen
+	return nil
+}
+
+// route resolves a canonical address seen from node to the proxy to dial.
+func (w *World) route(node, addr string) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.routes[node][addr]
+	if !ok && w.masterAddr != "" {
+		// "localhost:PORT" names the same listener as 127.0.0.1:PORT.
+		if h, p, found := cutHostPort(addr); found && h == "localhost" {
+			r, ok = w.routes[node]["127.0.0.1:"+p]
+		}
+	}
+	return r, ok
+}
+
+func (w *World) newMaster(cfg master.Config) *master.Master {
+	return master.New(cfg, masterClock{start: w.start, s: w.scale}, mlog.Trace{T: w.trace, Source: "master"}, kernel.Stream(w.spec.Seed, "master"))
+}
+
+func (w *World) startMaster(ctx context.Context, addr string) error {
+	srv := servers.NewMasterServer(&w.gate, func() master.Service { return w.masterModel }, w.logger)
+	if err := srv.Listen(ctx, addr); err != nil {
+		return fmt.Errorf("fake engine: master: %w", err)
+	}
+	w.masterSrv, w.masterAddr, w.masterUp = srv, srv.Addr(), true
+	return nil
+}
+
+func (w *World) startMetadata(ctx context.Context, addr string) error {
+	srv, err := servers.ServeHTTP(ctx, addr, w.metaHandler)
+	if err != nil {
+		return fmt.Errorf("fake engine: metadata: %w", err)
+	}
+	w.metaSrv, w.metaAddr, w.metaUp = srv, srv.Addr(), true
+	return nil
+}
+
+// Clock implements engine.World: wall time since Launch.
+func (w *World) Clock() engine.Clock { return wallClock{start: w.start} }
+
+// Addr implements engine.World. Addresses are the servers' real loopback
+// listeners; a node's transports route them through its own proxies.
+func (w *World) Addr(role string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch role {
+	case "master":
+		if w.masterAddr == "" {
+			return "", fmt.Errorf("fake engine: the topology has no master")
+		}
+		return w.masterAddr, nil
+	case "metadata":
+		if w.metaAddr == "" {
+			return "", fmt.Errorf("fake engine: the topology has no HTTP metadata server (metadata: %s)", w.spec.Metadata)
+		}
+		return "http://" + w.metaAddr + "/metadata", nil
+	case "client":
+		return "", engine.Unsupportedf("fake engine: no standalone mooncake_client model yet")
+	case "master_metrics":
+		return "", engine.Unsupportedf("fake engine: the master admin HTTP server is not served")
+	}
+	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics)", role)
+}
+
+// linksTo lists the links that reach target (a party or a node name).
+func (w *World) linksTo(target string) []string {
+	var out []string
+	for _, n := range w.spec.Nodes {
+		if n.Name != target {
+			out = append(out, linkName(n.Name, target))
+		}
+	}
+	have := w.inj.Links()
+	out = slices.DeleteFunc(out, func(l string) bool { return !slices.Contains(have, l) })
+	return out
+}
+
+// check says whether this world can inject f.
+func (w *World) check(f faults.Fault) error {
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("fake engine: %w", err)
+	}
+	switch f.Kind {
+	case faults.Process:
+		switch f.Target {
+		case "master":
+			if w.masterAddr == "" {
+				return engine.Unsupportedf("fake engine: process %s: the topology has no master", f.Action)
+			}
+		case "metadata":
+			if w.metaAddr == "" {
+				return engine.Unsupportedf("fake engine: process %s: the topology has no HTTP metadata server", f.Action)
+			}
+			if f.Action == "pause" || f.Action == "resume" {
+				return engine.Unsupportedf("fake engine: pausing the HTTP metadata server is not modelled")
+			}
+		default:
+			return engine.Unsupportedf("fake engine: process target %s not served", f.Target)
+		}
+		return nil
+	}
+	if len(w.linksTo(f.LinkTarget())) == 0 {
+		return engine.Unsupportedf("fake engine: no link to %s in this topology", f.LinkTarget())
+	}
+	return nil
+}
+
+// Arm implements engine.World. At and For are Mooncake time (scaled to
+// wall time); faults at 0 are injected before Arm returns.
+func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
+	for _, f := range fs {
+		if err := w.check(f); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("fake engine: arm: world closed")
+	}
+	for _, f := range fs {
+		if f.At == 0 {
+			if err := w.injectLocked(ctx, f); err != nil {
+				return err
+			}
+		} else {
+			w.after(f.At, func() { w.inject(f) })
+		}
+		if f.For > 0 {
+			w.after(f.At+f.For, func() { w.heal(f) })
+		}
+	}
+	return nil
+}
+
+// after runs fn at Mooncake time at from world start, unless the world
+// closes first. Caller holds w.mu.
+func (w *World) after(at time.Duration, fn func()) {
+	d := w.scale.wall(at) - time.Since(w.start)
+	// fn takes w.mu and checks closed, so a timer that fires while Close
+	// runs does nothing.
+	w.timers = append(w.timers, time.AfterFunc(max(d, 0), fn))
+}
+
+func (w *World) inject(f faults.Fault) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	if err := w.injectLocked(w.ctx, f); err != nil {
+		w.logger.Error("fake engine: inject fault", "fault", f.String(), "err", err)
+	}
+}
+
+func (w *World) injectLocked(ctx context.Context, f faults.Fault) error {
+	w.trace.Record("fault", "fault", "", "inject "+f.String())
+	if f.Kind == faults.Process {
+		return w.processLocked(ctx, f.Target, f.Action)
+	}
+	for _, l := range w.linksTo(f.LinkTarget()) {
+		if err := w.inj.Apply(ctx, l, f); err != nil {
+			return fmt.Errorf("fake engine: %w", err)
+		}
+		w.armed[l] = append(w.armed[l], f)
+	}
+	return nil
+}
+
+// heal ends one fault; other faults on the same links stay.
+func (w *World) heal(f faults.Fault) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.trace.Record("fault", "fault", "", "heal "+f.String())
+	if f.Kind == faults.Process {
+		undo := map[string]string{"stop": "start", "pause": "resume", "restart": ""}[f.Action]
+		if undo != "" {
+			if err := w.processLocked(w.ctx, f.Target, undo); err != nil {
+				w.logger.Error("fake engine: heal fault", "fault", f.String(), "err", err)
+			}
+		}
+		return
+	}
+	for _, l := range w.linksTo(f.LinkTarget()) {
+		rest := slices.DeleteFunc(slices.Clone(w.armed[l]), func(g faults.Fault) bool { return g == f })
+		if err := w.inj.Heal(w.ctx, l); err != nil {
+			w.logger.Error("fake engine: heal link", "link", l, "err", err)
+		}
+		w.armed[l] = nil
+		for _, g := range rest {
+			if err := w.inj.Apply(w.ctx, l, g); err == nil {
+				w.armed[l] = append(w.armed[l], g)
+			}
+		}
+	}
+}
+
+// processLocked stops, starts, restarts, pauses or resumes a server.
+// A started master is a fresh model (mooncake_master keeps no state
+// across restarts): clients get NEED_REMOUNT on their next ping.
+func (w *World) processLocked(ctx context.Context, target, action string) error {
+	switch target {
+	case "master":
+		switch action {
+		case "stop":
+			return w.stopMasterLocked()
+		case "start":
+			return w.startMasterLocked(ctx)
+		case "restart":
+			if err := w.stopMasterLocked(); err != nil {
+				return err
+			}
+			return w.startMasterLocked(ctx)
+		case "pause":
+			if w.masterUp {
+				w.masterSrv.Pause()
+			}
+		case "resume":
+			if w.masterUp {
+				w.masterSrv.Resume()
+			}
+		}
+	case "metadata":
+		switch action {
+		case "stop":
+			return w.stopMetaLocked()
+		case "start":
+			return w.startMetaLocked(ctx)
+		case "restart":
+			if err := w.stopMetaLocked(); err != nil {
+				return err
+			}
+			return w.startMetaLocked(ctx)
+		}
+	}
+	return nil
+}
+
+func (w *World) stopMasterLocked() error {
+	if !w.masterUp {
+		return nil
+	}
+	w.masterUp = false
+	if err := w.masterSrv.Close(); err != nil {
+		return fmt.Errorf("fake engine: stop master: %w", err)
+	}
+	return nil
+}
+
+func (w *World) startMasterLocked(ctx context.Context) error {
+	if w.masterUp {
+		return nil
+	}
+	cfg := w.masterModel.Config()
+	w.gate.Lock()
+	w.masterModel = w.newMaster(cfg)
+	w.gate.Unlock()
+	// Same port again, so every proxy's upstream stays valid.
+	return w.startMaster(ctx, w.masterAddr)
+}
+
+func (w *World) stopMetaLocked() error {
+	if !w.metaUp {
+		return nil
+	}
+	w.metaUp = false
+	if err := w.metaSrv.Close(); err != nil {
+		return fmt.Errorf("fake engine: stop metadata: %w", err)
+	}
+	return nil
+}
+
+func (w *World) startMetaLocked(ctx context.Context) error {
+	if w.metaUp {
+		return nil
+	}
+	w.metaHandler.Reset() // the store is in memory: a restart loses it
+	return w.startMetadata(ctx, w.metaAddr)
+}
+
+// ClearFaults implements engine.World: pending faults are cancelled, links
+// healed, stopped or paused servers started again.
+func (w *World) ClearFaults(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("fake engine: clear faults: world closed")
+	}
+	for _, t := range w.timers {
+		t.Stop()
+	}
+	w.timers = nil
+	w.armed = map[string][]faults.Fault{}
+	var errs []error
+	errs = append(errs, w.inj.HealAll(ctx))
+	if w.masterSrv != nil {
+		if w.masterUp {
+			w.masterSrv.Resume()
+		}
+		errs = append(errs, w.startMasterLocked(ctx))
+	}
+	if w.metaSrv != nil {
+		errs = append(errs, w.startMetaLocked(ctx))
+	}
+	w.trace.Record("fault", "fault", "", "clear")
+	return errors.Join(errs...)
+}
+
+// Close implements engine.World: every process, heartbeat, timer, server
+// and proxy is stopped; no listener remains. Safe to call twice.
+func (w *World) Close(ctx context.Context) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	for _, t := range w.timers {
+		t.Stop()
+	}
+	procs := slices.Clone(w.procs)
+	w.mu.Unlock()
+	w.cancel() // heartbeats and in-flight calls see ctx.Done
+	var errs []error
+	for _, p := range procs {
+		p.stop()
+	}
+	if w.inj != nil {
+		errs = append(errs, w.inj.Close())
+	}
+	w.mu.Lock()
+	if w.masterSrv != nil {
+		w.masterSrv.Resume()
+		if w.masterUp {
+			w.masterUp = false
+			errs = append(errs, w.masterSrv.Close())
+		}
+	}
+	if w.metaSrv != nil && w.metaUp {
+		w.metaUp = false
+		errs = append(errs, w.metaSrv.Close())
+	}
+	for _, n := range sortedKeys(w.dataSrv) {
+		errs = append(errs, w.dataSrv[n].Close())
+	}
+	w.mu.Unlock()
+	w.wg.Wait()
+	return errors.Join(errs...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func cutHostPort(s string) (host, port string, ok bool) {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == ':' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,206 @@
+package fakeengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
+	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/te"
+)
+
+// nodeNet is one node's view of the network: every address a model names
+// is resolved to this node's toxiproxy listener for that party, so each
+// link (tp0→master, tp0→metadata, tp0→tp1...) can be faulted on its own.
+type nodeNet struct {
+	w    *World
+	node string
+}
+
+// dialAddr maps a model-visible address to the address to dial.
+func (n nodeNet) dialAddr(addr string) string {
+	if a, ok := n.w.route(n.node, addr); ok {
+		return a
+	}
+	// Not a party of this world (a wrong address in a config): dial it as
+	// is, as the real client would.
+	return addr
+}
+
+func (n nodeNet) wallTimeouts(t client.Timeouts) wire.Timeouts {
+	return wire.Timeouts{Connect: n.w.scale.wall(t.Connect), Request: n.w.scale.wall(t.Request)}
+}
+
+// rescale reports a transport failure's duration in Mooncake time.
+func (n nodeNet) rescale(err error) error {
+	if re, ok := master.AsRPCError(err); ok {
+		re.After = n.w.scale.mooncake(re.After)
+	}
+	return err
+}
+
+// Master implements client.MasterTransport.
+func (n nodeNet) Master(addr string, t client.Timeouts) master.Service {
+	return masterConn{n: n, stub: servers.MasterStub{Addr: n.dialAddr(addr), T: n.wallTimeouts(t)}}
+}
+
+// masterConn is a master stub whose calls release the world gate while
+// they wait on the socket.
+type masterConn struct {
+	n    nodeNet
+	stub servers.MasterStub
+}
+
+func (c masterConn) do(fn func() error) error {
+	var err error
+	c.n.w.gate.wait(func() { err = fn() })
+	return c.n.rescale(err)
+}
+
+func (c masterConn) ServiceReady(ctx context.Context) (v string, err error) {
+	err = c.do(func() (e error) { v, e = c.stub.ServiceReady(ctx); return })
+	return
+}
+
+func (c masterConn) GetStorageConfig(ctx context.Context) (v master.StorageConfig, err error) {
+	err = c.do(func() (e error) { v, e = c.stub.GetStorageConfig(ctx); return })
+	return
+}
+
+func (c masterConn) MountSegment(ctx context.Context, seg master.Segment, id master.UUID) error {
+	return c.do(func() error { return c.stub.MountSegment(ctx, seg, id) })
+}
+
+func (c masterConn) ReMountSegment(ctx context.Context, segs []master.Segment, id master.UUID) error {
+	return c.do(func() error { return c.stub.ReMountSegment(ctx, segs, id) })
+}
+
+func (c masterConn) UnmountSegment(ctx context.Context, seg, id master.UUID) error {
+	return c.do(func() error { return c.stub.UnmountSegment(ctx, seg, id) })
+}
+
+func (c masterConn) Ping(ctx context.Context, id master.UUID) (v master.PingResponse, err error) {
+	err = c.do(func() (e error) { v, e = c.stub.Ping(ctx, id); return })
+	return
+}
+
+func (c masterConn) ExistKey(ctx context.Context, key string) (v bool, err error) {
+	err = c.do(func() (e error) { v, e = c.stub.ExistKey(ctx, key); return })
+	return
+}
+
+func (c masterConn) BatchExistKey(ctx context.Context, keys []string) (v []master.ExistResult, err error) {
+	err = c.do(func() (e error) { v, e = c.stub.BatchExistKey(ctx, keys); return })
+	return
+}
+
+func (c masterConn) PutStart(ctx context.Context, key string, size int64, cfg master.ReplicateConfig) (v []master.Replica, err error) {
+	err = c.do(func() (e error) { v, e = c.stub.PutStart(ctx, key, size, cfg); return })
+	return
+}
+
+func (c masterConn) PutEnd(ctx context.Context, key string) error {
+	return c.do(func() error { return c.stub.PutEnd(ctx, key) })
+}
+
+func (c masterConn) PutRevoke(ctx context.Context, key string) error {
+	return c.do(func() error { return c.stub.PutRevoke(ctx, key) })
+}
+
+func (c masterConn) GetReplicaList(ctx context.Context, key string) (v []master.Replica, err error) {
+	err = c.do(func() (e error) { v, e = c.stub.GetReplicaList(ctx, key); return })
+	return
+}
+
+func (c masterConn) Remove(ctx context.Context, key string) error {
+	return c.do(func() error { return c.stub.Remove(ctx, key) })
+}
+
+// curlError is a metadata transport failure with curl_easy_strerror's text
+// (what Mooncake's HTTP metadata plugin logs).
+type curlError struct {
+	text string
+	err  error
+}
+
+func (e *curlError) Error() string    { return e.text + ": " + e.err.Error() }
+func (e *curlError) Unwrap() error    { return e.err }
+func (e *curlError) CurlText() string { return e.text }
+
+var _ te.CurlError = (*curlError)(nil)
+
+// curl's timeouts in Mooncake's HTTPStoragePlugin (transfer_metadata_plugin.cpp).
+const (
+	curlConnectTimeout = 1500 * time.Millisecond
+	curlTimeout        = 3000 * time.Millisecond
+)
+
+// Do implements te.MetadataHTTP over real HTTP through this node's proxy.
+func (n nodeNet) Do(ctx context.Context, method, rawURL string, body []byte) (status int, resp []byte, err error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return 0, nil, &curlError{text: "URL using bad/illegal format or missing URL", err: err}
+	}
+	u.Host = n.dialAddr(u.Host)
+	n.w.gate.wait(func() { status, resp, err = n.do(ctx, method, u.String(), body) })
+	return status, resp, err
+}
+
+func (n nodeNet) do(ctx context.Context, method, u string, body []byte) (int, []byte, error) {
+	d := &net.Dialer{Timeout: n.w.scale.wall(curlConnectTimeout)}
+	hc := &http.Client{
+		Timeout: n.w.scale.wall(curlTimeout),
+		// One connection per request and no idle pool: nothing outlives the
+		// call, so World.Close leaves no goroutine behind.
+		Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true},
+	}
+	defer hc.CloseIdleConnections()
+	var rd io.Reader
+	if body != nil {
+		rd = bytesReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return 0, nil, &curlError{text: "URL using bad/illegal format or missing URL", err: err}
+	}
+	r, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, nil, fmt.Errorf("metadata %s %s: %w", method, u, ctx.Err())
+		}
+		return 0, nil, classifyCurl(err)
+	}
+	defer r.Body.Close()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return 0, nil, classifyCurl(err)
+	}
+	return r.StatusCode, b, nil
+}
+
+// classifyCurl names a Go HTTP failure as curl would.
+func classifyCurl(err error) error {
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &curlError{text: "Couldn't connect to server", err: err}
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return &curlError{text: "Timeout was reached", err: err}
+	case errors.Is(err, syscall.ECONNRESET):
+		return &curlError{text: "Failure when receiving data from the peer", err: err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		// Closed before any response: toxiproxy in front of a stopped server.
+		return &curlError{text: "Server returned nothing (no headers, no data)", err: err}
+	}
+	return &curlError{text: "Couldn't connect to server", err: err}
+}
