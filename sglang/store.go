@@ -278,11 +278,13 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 		if s.host.kv.Allocator != engine.AllocMooncakeShm {
 			return pyErr("RuntimeError", StandaloneAllocatorError)
 		}
-		addr, ok := cfg.ClientServerAddress.(string)
-		if !ok {
-			return engine.Unsupportedf("sglang: setup_dummy with client_server_address %s (a pybind11 TypeError) is not modelled", pyRepr(cfg.ClientServerAddress))
-		}
 		required := s.standaloneRequiredBytes()
+		addr, ok := cfg.ClientServerAddress.(string)
+		if !ok { // e.g. standalone with only MOONCAKE_MASTER set: server_address=None
+			pe := pyErr("TypeError", setupDummyTypeError(required, DefaultLocalBufferSize, cfg.ClientServerAddress))
+			s.observe("setup_dummy", 0, nil, pe)
+			return pe
+		}
 		ret, err = s.store.SetupDummy(ctx, required, DefaultLocalBufferSize, addr)
 		s.observe("setup_dummy", ret, nil, err)
 		if err != nil {
@@ -313,6 +315,18 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 		s.mlaSuffix = ""
 	}
 	return nil
+}
+
+// setupDummyTypeError is pybind11's TypeError for a setup_dummy() call
+// whose server_address is not a str. The binding is the same from v0.3.8
+// (where setup_dummy appeared) to Mooncake main: store_py.cpp
+// `.def("setup_dummy", [](MooncakeStorePyWrapper &self, size_t mem_pool_size,
+// size_t local_buffer_size, const std::string &server_address) ...,
+// py::arg("mem_pool_size"), py::arg("local_buffer_size"), py::arg("server_address"))`.
+func setupDummyTypeError(memPoolSize, localBufferSize int64, addr any) string {
+	return "setup_dummy(): incompatible function arguments. The following argument types are supported:\n" +
+		"    1. (self: " + mooncake.StoreClass + ", mem_pool_size: int, local_buffer_size: int, server_address: str) -> int\n\n" +
+		fmt.Sprintf("Invoked with: <%s object at %s>, %d, %d, %s", mooncake.StoreClass, mooncake.SimObjectAddr, memPoolSize, localBufferSize, pyRepr(addr))
 }
 
 func floorDiv(a, b int64) int64 {

@@ -406,6 +406,17 @@ func TestStandalone(t *testing.T) {
 			eq(t, "setup", len(w.proc.store.setupCalls), 0)
 		})
 	}
+	t.Run("standalone without client address", func(t *testing.T) {
+		w := newFakeWorld()
+		l := baseLaunch(w, map[string]string{"MOONCAKE_MASTER": "m:1", "MOONCAKE_STANDALONE_STORAGE": "true"})
+		s, err := Start(context.Background(), l)
+		msg := "setup_dummy(): incompatible function arguments. The following argument types are supported:\n" +
+			"    1. (self: mooncake.store.MooncakeDistributedStore, mem_pool_size: int, local_buffer_size: int, server_address: str) -> int\n\n" +
+			"Invoked with: <mooncake.store.MooncakeDistributedStore object at 0x7f00deadbeef>, 1610612736, 16777216, None"
+		wantPyError(t, err, "TypeError", msg)
+		eq(t, "engine setup_dummy calls", len(w.proc.store.dummyCalls), 0)
+		eq(t, "observed", s.Calls()[0].Method+" "+s.Calls()[0].Raised.Class, "setup_dummy TypeError")
+	})
 	t.Run("setup_dummy failure", func(t *testing.T) {
 		w := newFakeWorld()
 		w.proc.store.dummyRet = -1
