@@ -401,6 +401,12 @@ func defaultPool(hp *HostPool) {
 	if hp.Size == 0 {
 		hp.Size = 1 << 30
 	}
+	if hp.PageSize == 0 {
+		hp.PageSize = 64
+	}
+	if hp.PageBytes == 0 {
+		hp.PageBytes = 256 << 10
+	}
 }
 
 // HasLabel reports whether the scenario carries label l.

@@ -42,10 +42,14 @@ type Exception struct {
 	Message string `json:"message"`
 }
 
-// Call is one Mooncake store call and what it returned.
+// Call is one Mooncake store call SGLang made and what Python got back:
+// Code for int-returning calls, Codes for batch calls, Raised when the
+// binding raised.
 type Call struct {
-	Method string `json:"method"`
-	Code   int    `json:"code"`
+	Method string     `json:"method"`
+	Code   int        `json:"code"`
+	Codes  []int      `json:"codes,omitempty"`
+	Raised *Exception `json:"raised,omitempty"`
 }
 
 // StepResult is what one I/O step returned.
@@ -58,18 +62,24 @@ type StepResult struct {
 type Observed struct {
 	Exception *Exception `json:"exception"`
 	// Calls are every store call with a code, in order.
-	Calls []Call `json:"calls"`
-	Logs  []string `json:"logs"`
+	Calls []Call       `json:"calls"`
+	Logs  []string     `json:"logs"`
 	Steps []StepResult `json:"steps,omitempty"`
 	// DurationMS is the phase's duration (virtual in sim).
 	DurationMS float64 `json:"duration_ms"`
 }
 
-// CodesOf groups calls by method, in call order.
+// CodesOf is every code method returned, in call order: a batch call
+// contributes its per-key codes, a call that raised none.
 func (o Observed) CodesOf(method string) []int {
 	var out []int
 	for _, c := range o.Calls {
-		if c.Method == method {
+		if c.Method != method || c.Raised != nil {
+			continue
+		}
+		if c.Codes != nil {
+			out = append(out, c.Codes...)
+		} else {
 			out = append(out, c.Code)
 		}
 	}
@@ -81,7 +91,7 @@ func (o Observed) Codes() map[string]any {
 	m := map[string]any{}
 	seen := map[string]bool{}
 	for _, c := range o.Calls {
-		if seen[c.Method] {
+		if seen[c.Method] || c.Raised != nil {
 			continue
 		}
 		seen[c.Method] = true
@@ -157,9 +167,9 @@ func NewReport(rs []Result) Report {
 
 // Comparison is one scenario × version across engines.
 type Comparison struct {
-	Scenario        string            `json:"scenario"`
-	MooncakeVersion string            `json:"mooncake_version"`
-	Engines         []EngineOutcome   `json:"engines"`
+	Scenario        string          `json:"scenario"`
+	MooncakeVersion string          `json:"mooncake_version"`
+	Engines         []EngineOutcome `json:"engines"`
 	// Differences names the fields that differ between engines that ran.
 	Differences []string `json:"differences"`
 }

@@ -85,13 +85,18 @@ type run struct {
 	log     *slog.Logger
 	tr      *trace.Trace
 	world   engine.World
-	stores  map[string]appStore
+	stores  map[string]*app
+	// started lists every app of the current phase in start order (failed
+	// starts included: their calls are observations).
+	started []*app
+	procs   int
 }
 
 func (r *run) wall() bool { return r.eng.Name() != "sim" }
 
 func (r *run) scale() float64 {
-	if r.wall() && r.opts.TimeoutScale > 0 {
+	// Same clamp as the wall engines: (0, 1], else unscaled.
+	if r.wall() && r.opts.TimeoutScale > 0 && r.opts.TimeoutScale <= 1 {
 		return r.opts.TimeoutScale
 	}
 	return 1
@@ -138,7 +143,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		return
 	}
 	r.world = w
-	r.stores = map[string]appStore{}
+	r.stores = map[string]*app{}
 	defer func() {
 		cctx, ccancel := context.WithTimeout(context.WithoutCancel(parent), 30*time.Second)
 		defer ccancel()
@@ -193,7 +198,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	for _, n := range sortedKeys(r.stores) {
 		_ = r.stores[n].Close(ctx)
 	}
-	r.stores = map[string]appStore{}
+	r.stores = map[string]*app{}
 	env := Env{}
 	maps.Copy(env, r.sc.Config.Env)
 	for k, v := range rem.Env {
@@ -379,7 +384,12 @@ func (r *run) expandExpect(e Expect) (Expect, error) {
 
 // launchFor builds the sglang.Launch of an init step.
 func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (sglang.Launch, error) {
-	l := sglang.Launch{World: r.world, Node: node, Env: map[string]string{}, Files: map[string]string{}, Trace: r.tr}
+	r.procs++
+	l := sglang.Launch{
+		World: r.world, Node: node, Env: map[string]string{}, Files: map[string]string{}, Trace: r.tr,
+		// Each process gets its own stream of the run's seed.
+		Seed: r.opts.Seed*1000003 + uint64(r.procs), MooncakeVersion: r.version,
+	}
 	for _, k := range sortedKeys(env) {
 		if env[k] == nil {
 			continue
@@ -433,7 +443,7 @@ func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (s
 }
 
 func poolSpec(h HostPool) sglang.HostPoolSpec {
-	p := sglang.HostPoolSpec{Layout: h.Layout, AllocatorType: h.Allocator, Size: int64(h.Size)}
+	p := sglang.HostPoolSpec{Layout: h.Layout, AllocatorType: h.Allocator, Size: int64(h.Size), PageSize: h.PageSize, PageBytes: int64(h.PageBytes)}
 	if h.Draft != nil {
 		d := poolSpec(*h.Draft)
 		p.Draft = &d
@@ -497,7 +507,10 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			obs.Logs = append(obs.Logs, e.Text)
 		}
 	}
-	obs.Calls = callsFrom(events)
+	for _, a := range r.started {
+		obs.Calls = append(obs.Calls, a.calls()...)
+	}
+	r.started = nil
 	d := clock.Now() - t0
 	obs.DurationMS = ms(time.Duration(float64(d) / r.scale()))
 	return obs, wants, err
@@ -516,11 +529,14 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 		if err != nil {
 			return nil, err
 		}
-		st, err := startSGLang(ctx, l)
+		a, err := startApp(ctx, l)
+		if a != nil {
+			r.started = append(r.started, a)
+		}
 		if err != nil {
 			return nil, err
 		}
-		r.stores[s.Node] = st
+		r.stores[s.Node] = a
 		return nil, nil
 	}
 	st, ok := r.stores[s.Node]

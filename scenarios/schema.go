@@ -103,6 +103,11 @@ type HostPool struct {
 	Allocator string    `yaml:"allocator" enum:"mooncake,default,hugepage,shm"`
 	Size      ByteSize  `yaml:"size"`
 	Draft     *HostPool `yaml:"draft"`
+	// PageSize is tokens per page (default 64); PageBytes the bytes of one
+	// page of one component (k or v half for MHA; default 256KiB). I/O
+	// steps use them for get_page_buffer_meta.
+	PageSize  int      `yaml:"page_size"`
+	PageBytes ByteSize `yaml:"page_bytes"`
 }
 
 // Storage is HiCacheStorageConfig.
@@ -207,9 +212,9 @@ type Expect struct {
 	// Logs: substrings that must appear in the log lines, in this order.
 	Logs []string `yaml:"logs"`
 	// NoLogs: substrings that must appear in no log line.
-	NoLogs   []string   `yaml:"no_logs"`
-	Duration *DurRange  `yaml:"duration"`
-	Within   *Duration  `yaml:"within"`
+	NoLogs   []string  `yaml:"no_logs"`
+	Duration *DurRange `yaml:"duration"`
+	Within   *Duration `yaml:"within"`
 }
 
 // Raises is an expected Python exception.
@@ -268,7 +273,7 @@ type Remedy struct {
 	// ExtraConfig is merged over config.extra_config (null deletes a key).
 	ExtraConfig map[string]any `yaml:"extra_config"`
 	// Steps replace the scenario's steps (default: the same steps).
-	Steps     []Step     `yaml:"steps"`
-	Expect    Expect     `yaml:"expect"`
-	ByVersion ByVersion  `yaml:"by_version"`
+	Steps     []Step    `yaml:"steps"`
+	Expect    Expect    `yaml:"expect"`
+	ByVersion ByVersion `yaml:"by_version"`
 }

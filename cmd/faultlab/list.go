@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/spf13/cobra"
+)
+
+// catalogFlags select where scenarios come from.
+type catalogFlags struct {
+	dir    string
+	labels []string
+}
+
+func (c *catalogFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.dir, "catalog", "", "load the catalog from this directory instead of the built-in one")
+	cmd.Flags().StringSliceVar(&c.labels, "label", nil, "only scenarios with this label (repeatable; all must match; !L excludes)")
+}
+
+func (c *catalogFlags) load() ([]*scenarios.Scenario, error) {
+	if c.dir != "" {
+		return scenarios.LoadDir(c.dir)
+	}
+	return scenarios.Catalog()
+}
+
+func (c *catalogFlags) filter(scs []*scenarios.Scenario) []*scenarios.Scenario {
+	var out []*scenarios.Scenario
+	for _, sc := range scs {
+		if matchLabels(sc, c.labels) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+func matchLabels(sc *scenarios.Scenario, labels []string) bool {
+	for _, l := range labels {
+		if neg, ok := strings.CutPrefix(l, "!"); ok {
+			if sc.HasLabel(neg) {
+				return false
+			}
+		} else if !sc.HasLabel(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// listEntry is one scenario in `faultlab list --json`.
+type listEntry struct {
+	Name     string   `json:"name"`
+	Summary  string   `json:"summary"`
+	Labels   []string `json:"labels"`
+	Engines  []string `json:"engines"`
+	Versions []string `json:"versions"`
+	Refs     []string `json:"refs"`
+	Source   string   `json:"source"`
+	Faults   []string `json:"faults"`
+	Steps    []string `json:"steps"`
+}
+
+func listCmd() *cobra.Command {
+	var cf catalogFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the scenario catalog",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			scs, err := cf.load()
+			if err != nil {
+				return err
+			}
+			scs = cf.filter(scs)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				entries := make([]listEntry, 0, len(scs))
+				for _, sc := range scs {
+					vs, _ := sc.Versions("")
+					e := listEntry{Name: sc.Name, Summary: strings.TrimSpace(sc.Summary), Labels: nonNil(sc.Labels), Engines: sc.Engines,
+						Versions: vs, Refs: nonNil(sc.Refs), Source: sc.Source, Faults: []string{}, Steps: []string{}}
+					for _, f := range sc.Faults {
+						e.Faults = append(e.Faults, fmt.Sprintf("at %s: %s", f.At.D(), f.Fault()))
+					}
+					for _, s := range sc.Steps {
+						e.Steps = append(e.Steps, s.String())
+					}
+					entries = append(entries, e)
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(entries)
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SCENARIO\tVERSIONS\tLABELS\tSUMMARY")
+			for _, sc := range scs {
+				vs, _ := sc.Versions("")
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sc.Name, strings.Join(vs, ","), strings.Join(sc.Labels, ","), short(sc.Summary, 70))
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "%d scenarios\n", len(scs))
+			return nil
+		},
+	}
+	cf.add(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")
+	return cmd
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func short(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+var _ = slices.Contains[[]string]
