@@ -1,0 +1,223 @@
+"""faultlab real-engine driver: one SGLang-like process that calls real Mooncake.
+
+Protocol: JSON lines. Requests arrive on stdin, one object per line:
+    {"id": 7, "op": "setup", "store": 1, "positional": [...], "kwargs": [["tenant_id", "t1"]]}
+Responses go to the original stdout (fd 1 at start), one object per line:
+    {"id": 7, "ok": true, "result": 0}
+    {"id": 7, "ok": false, "error": {"class": "TypeError", "message": "setup(): ..."}}
+    {"id": 7, "ok": false, "harness": "unknown op 'x'"}      (a bug in the caller, not Python behaviour)
+The first line, unasked, is {"id": 0, "ok": true, "result": {"ready": true, ...}}.
+
+Mooncake writes glog to stderr and (0.3.9) yalantinglibs logs to stdout, so fd 1
+is re-pointed at stderr before anything is imported: only this file writes the
+protocol stream. Bytes travel as {"b64": "..."}. Standard library only.
+"""
+
+import base64
+import ctypes
+import json
+import mmap
+import os
+import sys
+import traceback
+
+# Keep the protocol stream private: duplicate fd 1, then send fd 1 to stderr so
+# C++ code printing to stdout cannot corrupt the protocol.
+_proto = os.fdopen(os.dup(1), "w", buffering=1)
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+PACKAGE = "mooncake-transfer-engine-non-cuda"
+MAP_HUGETLB = 0x40000  # not exported by Python's mmap module
+
+_stores = {}     # handle -> MooncakeDistributedStore
+_next_store = 1
+_buffers = {}    # ptr -> object that keeps the memory alive
+_host_alloc = None
+
+
+class HarnessError(Exception):
+    """A malformed request: reported as {"harness": ...}, never as a Python exception of the app."""
+
+
+def _send(obj):
+    _proto.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    _proto.flush()
+
+
+def _decode(v):
+    if isinstance(v, dict) and "b64" in v:
+        return base64.b64decode(v["b64"])
+    if isinstance(v, list):
+        return [_decode(x) for x in v]
+    return v
+
+
+def _encode(v):
+    if isinstance(v, (bytes, bytearray)):
+        return {"b64": base64.b64encode(bytes(v)).decode("ascii")}
+    if isinstance(v, (list, tuple)):
+        return [_encode(x) for x in v]
+    return v
+
+
+def _store_module():
+    import mooncake.store  # ImportError travels back as data
+    return mooncake.store
+
+
+def _store(req):
+    h = req.get("store")
+    if h not in _stores:
+        raise HarnessError("no store handle %r" % (h,))
+    return _stores[h]
+
+
+def _mooncake_version():
+    try:
+        from importlib import metadata
+        return metadata.version(PACKAGE)
+    except Exception:  # the package may be installed under another name
+        return ""
+
+
+def op_hello(req):
+    return {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0], "mooncake_version": _mooncake_version()}
+
+
+def op_new_store(req):
+    global _next_store
+    s = _store_module().MooncakeDistributedStore()
+    h = _next_store
+    _next_store += 1
+    _stores[h] = s
+    return h
+
+
+def op_setup(req):
+    pos = [_decode(v) for v in req.get("positional", [])]
+    kw = {}
+    for name, value in req.get("kwargs", []):
+        kw[name] = _decode(value)
+    return _store(req).setup(*pos, **kw)
+
+
+def op_setup_dummy(req):
+    return _store(req).setup_dummy(req["mem_pool_size"], req["local_buffer_size"], req["server_address"])
+
+
+def op_register_buffer(req):
+    return _store(req).register_buffer(req["ptr"], req["size"])
+
+
+def op_unregister_buffer(req):
+    return _store(req).unregister_buffer(req["ptr"])
+
+
+def op_put(req):
+    return _store(req).put(req["key"], _decode(req["value"]))
+
+
+def op_get(req):
+    return _encode(_store(req).get(req["key"]))
+
+
+def op_is_exist(req):
+    return _store(req).is_exist(req["key"])
+
+
+def op_batch_put_from(req):
+    return list(_store(req).batch_put_from(req["keys"], req["ptrs"], req["sizes"]))
+
+
+def op_batch_get_into(req):
+    return list(_store(req).batch_get_into(req["keys"], req["ptrs"], req["sizes"]))
+
+
+def op_batch_is_exist(req):
+    return list(_store(req).batch_is_exist(req["keys"]))
+
+
+def op_health_check(req):
+    return _store(req).health_check()
+
+
+def op_get_hostname(req):
+    return _store(req).get_hostname()
+
+
+def op_close(req):
+    return _store(req).close()
+
+
+def op_alloc(req):
+    global _host_alloc
+    size = int(req["size"])
+    kind = req["allocator"]
+    if kind == "default":
+        m = mmap.mmap(-1, size)
+    elif kind == "hugepage":
+        m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_HUGETLB)
+    elif kind == "mooncake-shm":
+        # SGLang's MooncakeHostTensorAllocator: from mooncake.store import MooncakeHostMemAllocator
+        from mooncake.store import MooncakeHostMemAllocator
+        if _host_alloc is None:
+            _host_alloc = MooncakeHostMemAllocator()
+        ptr = _host_alloc.alloc(size)
+        _buffers[ptr] = _host_alloc
+        return ptr
+    else:
+        raise HarnessError("unknown allocator %r (default, hugepage, mooncake-shm)" % (kind,))
+    ptr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    _buffers[ptr] = m
+    return ptr
+
+
+def op_poke(req):
+    data = _decode(req["data"])
+    ctypes.memmove(req["ptr"], data, len(data))
+    return len(data)
+
+
+def op_peek(req):
+    return _encode(ctypes.string_at(req["ptr"], req["size"]))
+
+
+def op_exit(req):
+    _send({"id": req.get("id", 0), "ok": True, "result": 0})
+    sys.stderr.flush()
+    # Skip interpreter teardown: Mooncake's static destructors are not what is under test.
+    os._exit(0)
+
+
+OPS = {name[3:]: fn for name, fn in globals().items() if name.startswith("op_")}
+
+
+def serve():
+    _send({"id": 0, "ok": True, "result": op_hello({})})
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        rid = 0
+        try:
+            req = json.loads(line)
+            rid = req.get("id", 0)
+            fn = OPS.get(req.get("op"))
+            if fn is None:
+                raise HarnessError("unknown op %r" % (req.get("op"),))
+            result = fn(req)
+            _send({"id": rid, "ok": True, "result": result})
+        except HarnessError as e:
+            _send({"id": rid, "ok": False, "harness": str(e)})
+        except (KeyError, json.JSONDecodeError) as e:
+            _send({"id": rid, "ok": False, "harness": "bad request: %s: %s" % (type(e).__name__, e)})
+        except Exception as e:  # what the application would see raised
+            _send({"id": rid, "ok": False, "error": {"class": type(e).__name__, "message": str(e)},
+                   "traceback": traceback.format_exc(limit=3)})
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    serve()
