@@ -68,6 +68,8 @@ type World struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	closeDone chan struct{} // closed when Close has finished
+
 	mu          sync.Mutex // guards the fields below (not the models)
 	closed      bool
 	masterModel *master.Master
@@ -106,7 +108,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	w := &World{
 		spec: spec, profile: p, logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
 		dataSrv: map[string]*dataServer{}, routes: map[string]map[string]string{}, armed: map[string][]faults.Fault{},
-		ports: map[string]*Process{},
+		ports: map[string]*Process{}, closeDone: make(chan struct{}),
 	}
 	if w.trace == nil {
 		w.trace = trace.New(nil)
@@ -504,9 +506,12 @@ func (w *World) Close(ctx context.Context) error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
+		// Another Close (Ctrl-C's) is tearing down: wait for it to finish.
+		<-w.closeDone
 		return nil
 	}
 	w.closed = true
+	defer close(w.closeDone)
 	for _, t := range w.timers {
 		t.Stop()
 	}
@@ -556,4 +561,27 @@ func cutHostPort(s string) (host, port string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// Listeners lists every address this world listens on: servers, transfer
+// endpoints and toxiproxy proxies (for leak checks after Close).
+func (w *World) Listeners() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	if w.masterAddr != "" {
+		out = append(out, w.masterAddr)
+	}
+	if w.metaAddr != "" {
+		out = append(out, w.metaAddr)
+	}
+	for _, n := range sortedKeys(w.dataSrv) {
+		out = append(out, w.dataSrv[n].Addr())
+	}
+	for _, node := range sortedKeys(w.routes) {
+		for _, up := range sortedKeys(w.routes[node]) {
+			out = append(out, w.routes[node][up])
+		}
+	}
+	return out
 }
