@@ -150,7 +150,11 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field, enum string) {
 			d.errorf(n, "%s: %v", field, err)
 			return
 		}
-		v.Set(reflect.ValueOf(normalizeYAML(x)))
+		if x = normalizeYAML(x); x == nil {
+			v.Set(reflect.Zero(v.Type()))
+			return
+		}
+		v.Set(reflect.ValueOf(x))
 	case reflect.String:
 		if !d.scalar(n, field) {
 			return

@@ -1,0 +1,165 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const validScenario = `name: t/ok
+steps:
+  - init: tp0
+expect:
+  ok: true
+`
+
+func TestParseValid(t *testing.T) {
+	sc, err := Parse("ok.yaml", []byte(validScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Name != "t/ok" || len(sc.Steps) != 1 || sc.Steps[0].Action != StepInit || sc.Steps[0].Node != "tp0" {
+		t.Fatalf("parsed %+v", sc)
+	}
+	// Defaults.
+	if sc.Topology.Metadata != "P2PHANDSHAKE" || len(sc.Topology.Nodes) != 1 || sc.Topology.Nodes[0].HostPool.Allocator != "mooncake" ||
+		sc.Topology.Nodes[0].HostPool.Size != 1<<30 || sc.Storage.TPSize != 1 || *sc.Storage.IsMLA {
+		t.Fatalf("defaults: %+v", sc.Topology)
+	}
+	if vs, ok := sc.Versions(""); !ok || len(vs) != 1 || vs[0] != "0.3.13.post1" {
+		t.Fatalf("versions %v", vs)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		want       []string // every error line, exactly
+	}{
+		{"unknown key", "nmae: x\n" + validScenario,
+			[]string{`f.yaml:1:1: unknown key "nmae"; valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
+		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
+			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs"; valid keys: broken, max_mr, max_mr_size, name`}},
+		{"unknown fault kind", validScenario + "faults:\n  - {at: 0s, kind: master-crash}\n",
+			[]string{`f.yaml:7:5: faults: unknown fault kind "master-crash": valid kinds are master-down, metadata-down, client-down, link, process`}},
+		{"bad mode", validScenario + "faults:\n  - {at: 0s, kind: master-down, mode: drop}\n",
+			[]string{`f.yaml:7:5: faults: master-down "drop": mode must be one of refuse, blackhole`}},
+		{"bad size unit", validScenario + "topology:\n  nodes:\n    - name: tp0\n      hostpool: {size: 1GX}\n",
+			[]string{`f.yaml:9:24: bad size "1GX": want an integer with a unit, one of B, KiB, MiB, GiB, TiB, KB, MB, GB, TB (e.g. 1GiB)`}},
+		{"duration without unit", validScenario + "  within: 30\n",
+			[]string{`f.yaml:6:11: bad duration "30": want a number with a unit, one of ns, us, ms, s, m, h (e.g. 30s, 100ms)`}},
+		{"unknown version", validScenario + "mooncake: {versions: [\"0.3.99\"]}\n",
+			[]string{`f.yaml:6:11: mooncake.versions: unknown Mooncake version "0.3.99": known versions are ` + knownVersions()}},
+		{"enum", validScenario + "topology: {metadata: etcd}\n",
+			[]string{`f.yaml:6:22: topology.metadata: "etcd" is not one of P2PHANDSHAKE, http, master`}},
+		{"unknown step", "name: t/x\nsteps:\n  - boot: tp0\nexpect: {ok: true}\n",
+			[]string{`f.yaml:3:5: unknown step action "boot"; valid actions: init, sleep, set, get, exists, health_check`}},
+		{"unknown node", "name: t/x\nsteps:\n  - init: tp9\nexpect: {ok: true}\n",
+			[]string{`f.yaml:3:5: init: unknown node "tp9"; nodes: tp0`}},
+		{"unknown method", validScenario + "  codes: {setupp: -1}\n",
+			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close`}},
+		{"unknown placeholder", validScenario + "config:\n  env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
+			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}`}},
+		{"several at once", "name: Bad Name\nsteps: []\nexpect: {}\nlabels: x\n",
+			[]string{
+				`f.yaml:4:9: labels: want a list, got the scalar "x"`,
+			}},
+		{"semantic several at once", "name: Bad Name\nsteps: []\nexpect: {}\n",
+			[]string{
+				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
+				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
+				`f.yaml:3:9: expect: say what should happen: ok, raises, codes or logs`,
+			}},
+		{"invalid yaml", "name: [x\n", []string{`f.yaml:1:1: invalid YAML: yaml: line 1: did not find expected ',' or ']'`}},
+		{"ok contradicts raises", "name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, raises: {class: RuntimeError}}\n",
+			[]string{`f.yaml:3:9: expect: ok: true and raises contradict each other`}},
+		{"bad by_version", validScenario + "by_version:\n  \">=9.9.9\": {ok: true}\n",
+			[]string{`f.yaml:7:3: by_version: version constraint ">=9.9.9" matches no known Mooncake version; known versions are ` + knownVersions()}},
+		{"want length", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2, want: [true]}\nexpect: {ok: true}\n",
+			[]string{`f.yaml:4:10: set: want must be a list of 2 booleans (one per page)`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(c.yaml))
+			var le *LoadError
+			if !errors.As(err, &le) {
+				t.Fatalf("want *LoadError, got %v", err)
+			}
+			got := strings.Split(le.Error(), "\n")
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Fatalf("errors:\n got: %q\nwant: %q", got, c.want)
+			}
+		})
+	}
+}
+
+func knownVersions() string {
+	return "0.3.0, 0.3.1, 0.3.2, 0.3.2.post1, 0.3.3, 0.3.3.post1, 0.3.3.post2, 0.3.4, 0.3.4.post1, 0.3.4.post2, 0.3.5, 0.3.6, 0.3.6.post1, 0.3.7, 0.3.7.post1, 0.3.7.post2, 0.3.8, 0.3.8.post1, 0.3.9, 0.3.10, 0.3.10.post1, 0.3.10.post2, 0.3.11, 0.3.11.post1, 0.3.12, 0.3.12.post1, 0.3.13, 0.3.13.post1"
+}
+
+func TestVersionsAndOverride(t *testing.T) {
+	sc, err := Parse("v.yaml", []byte(validScenario+"mooncake: {versions: [\"0.3.9\", \"0.3.5-0.3.8.post1\", \"*\"]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := sc.Versions("")
+	if strings.Join(vs, " ") != "0.3.9 0.3.8.post1 0.3.13.post1" {
+		t.Fatalf("versions %v", vs)
+	}
+	if vs, ok := sc.Versions("0.3.6"); !ok || vs[0] != "0.3.6" {
+		t.Fatalf("override 0.3.6: %v %v", vs, ok)
+	}
+	sc2, _ := Parse("v.yaml", []byte(validScenario+"mooncake: {versions: [\"0.3.9\"]}\n"))
+	if _, ok := sc2.Versions("0.3.10"); ok {
+		t.Fatal("override 0.3.10 should not apply to a 0.3.9-only scenario")
+	}
+}
+
+func TestExpectForByVersion(t *testing.T) {
+	sc, err := Parse("b.yaml", []byte(`name: t/b
+steps: [{init: tp0}]
+expect:
+  raises: {class: RuntimeError, message: "code -1"}
+  codes: {setup: -1, register_buffer: []}
+  logs: [a]
+by_version:
+  "<0.3.9":
+    raises: {class: RuntimeError, message: "code -600"}
+    codes: {setup: -600}
+  "0.3.13.post1":
+    ok: true
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ExpectFor(sc.Expect, sc.ByVersion, "0.3.8")
+	if *e.Raises.Message != "code -600" || *e.Codes["setup"].Every != -600 || e.Codes["register_buffer"].Seq == nil || e.Logs[0] != "a" {
+		t.Fatalf("0.3.8: %+v", e)
+	}
+	e = ExpectFor(sc.Expect, sc.ByVersion, "0.3.13.post1")
+	if e.Raises != nil || !*e.OK {
+		t.Fatalf("0.3.13.post1: %+v", e)
+	}
+	e = ExpectFor(sc.Expect, sc.ByVersion, "0.3.10")
+	if *e.Raises.Message != "code -1" {
+		t.Fatalf("0.3.10: %+v", e)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(validScenario))
+	f.Add([]byte("name: x\nsteps: [{set: {pages: [a, b], want: [true, false]}}]\nexpect: {codes: {setup: [0, 1]}}\nby_version: {\"*\": {ok: true}}\n"))
+	f.Add([]byte("a: &a [*a]\n"))
+	f.Add([]byte("faults: [{at: 1s, kind: link, target: master, mode: latency, latency: 5ms}]\n"))
+	f.Add([]byte("remedy: {env: {A: null}, steps: [{sleep: 1s}], expect: {ok: false}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := Parse("fuzz.yaml", data)
+		if err == nil && sc == nil {
+			t.Fatal("nil scenario without error")
+		}
+		var le *LoadError
+		if err != nil && !errors.As(err, &le) {
+			t.Fatalf("error is not a *LoadError: %v", err)
+		}
+	})
+}
