@@ -226,3 +226,22 @@ func AsUnsupported(err error) (*Unsupported, bool) {
 	ok := errors.As(err, &u)
 	return u, ok
 }
+
+// ProcessDied says the SGLang process died inside a Mooncake call (glog
+// CHECK/FATAL → SIGABRT, or a crash → SIGSEGV): Python raises nothing, the
+// scheduler exits. Reason is the last Mooncake line (e.g. the FATAL text).
+// Added by sim/ (Mooncake ≤ 0.3.5 aborts on TE failure; 0.3.9 segfaults
+// in the refused auto-port loop).
+type ProcessDied struct {
+	Signal string // "SIGABRT", "SIGSEGV"
+	Reason string
+}
+
+func (e *ProcessDied) Error() string { return "process died (" + e.Signal + "): " + e.Reason }
+
+// AsProcessDied returns the *ProcessDied in err's chain, if any.
+func AsProcessDied(err error) (*ProcessDied, bool) {
+	var d *ProcessDied
+	ok := errors.As(err, &d)
+	return d, ok
+}

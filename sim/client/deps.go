@@ -88,3 +88,6 @@ type Deps struct {
 	// Clients reaches mooncake_client (dummy mode); nil when absent.
 	Clients RealClientTransport
 }
+
+// codeOf maps a call error to the ErrorCode Python sees.
+func codeOf(err error, p mooncake.Profile) mooncake.ErrorCode { return master.Code(err, p) }

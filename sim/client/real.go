@@ -15,20 +15,14 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
-// Aborted is returned when the modelled process dies (glog CHECK / FATAL):
-// Mooncake ≤ 0.3.5 aborts when the transfer engine cannot start. SGLang
-// sees its scheduler process die, not a Python exception, so this is
-// deliberately not a *engine.PyError. Text is the FATAL line.
-type Aborted struct{ Message string }
+// A modelled process death (glog CHECK/FATAL, segfault) is returned as
+// *engine.ProcessDied, deliberately not a *engine.PyError: SGLang sees its
+// scheduler die, not an exception. Mooncake ≤ 0.3.5 aborts when the
+// transfer engine cannot start; 0.3.9 segfaults in the refused auto-port
+// loop; mooncake_client LOG(FATAL)s on a failed setup.
+func abort(msg string) error { return &engine.ProcessDied{Signal: "SIGABRT", Reason: msg} }
 
-func (a *Aborted) Error() string { return "process aborted (SIGABRT): " + a.Message }
-
-// AsAborted returns the *Aborted in err's chain.
-func AsAborted(err error) (*Aborted, bool) {
-	var a *Aborted
-	ok := errors.As(err, &a)
-	return a, ok
-}
+func segfault(msg string) error { return &engine.ProcessDied{Signal: "SIGSEGV", Reason: msg} }
 
 // Heartbeat timing of Client::PingThreadMain.
 const (
@@ -60,7 +54,7 @@ type RealClient struct {
 	pinging     bool
 	pingOK      bool
 	pingFails   int
-	seq         uint64
+	refused     bool // the last connect was refused
 }
 
 // NewRealClient is MooncakeDistributedStore() (nothing happens yet).
@@ -95,24 +89,35 @@ func (c *RealClient) logf(level, format string, a ...any) {
 	c.d.Log.Log(level, fmt.Sprintf(format, a...))
 }
 
-// rpcLog prints what MasterClient::invoke_rpc logs for a transport error.
-func rpcLog(log mlog.Logger, err error) {
+// rpcLog prints what MasterClient::invoke_rpc (prefix "") or
+// DummyClient::invoke_rpc (prefix "Dummy ") logs for a transport error.
+// Texts from real runs: refused → "Client not available" once the pool
+// gives up; an unanswered request → "RPC call failed: Connection timed out"
+// (0.3.9), "RPC call timed out: Connection timed out" (0.3.12+, with
+// RPC_TIMEOUT).
+func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 	re, ok := master.AsRPCError(err)
 	if !ok {
 		return
 	}
 	switch re.Kind {
-	case master.Refused, master.ConnectTimeout:
-		log.Log(mlog.Error, "Client not available")
-	case master.RequestTimeout:
-		log.Log(mlog.Error, "RPC call failed: Timeout")
+	case master.Refused:
+		log.Log(mlog.Error, prefix+"Client not available")
+	case master.ConnectTimeout, master.RequestTimeout:
+		if p.RPCTimeoutCode {
+			log.Log(mlog.Error, "RPC call timed out: Connection timed out")
+		} else {
+			log.Log(mlog.Error, "RPC call failed: Connection timed out")
+		}
 	case master.Reset:
-		log.Log(mlog.Error, "RPC call failed: io error")
+		log.Log(mlog.Error, "RPC call failed: Connection reset by peer")
 	}
 }
 
+func (c *RealClient) rpcLog(err error) { rpcLog(c.d.Log, c.p, "", err) }
+
 func (c *RealClient) code(err error) mooncake.ErrorCode {
-	rpcLog(c.d.Log, err)
+	c.rpcLog(err)
 	return master.Code(err, c.p)
 }
 
@@ -246,6 +251,10 @@ func (c *RealClient) autoPortLoop(ctx context.Context, a engine.SetupArgs, host 
 			release()
 			return false, err
 		}
+		if !ok && c.refused && retry+1 == c.p.AutoPortRefusedCrashAttempt {
+			release()
+			return false, segfault(fmt.Sprintf("Segmentation fault in store.so during auto-port attempt %d/%d with the master refusing connections", retry+1, retries))
+		}
 		if ok {
 			c.release = release
 			c.logf(mlog.Info, "Successfully created client on port %d after %d attempt(s)", port, retry+1)
@@ -277,7 +286,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 	c.pinging = c.p.Heartbeat && !c.p.HeartbeatAfterMount
 	c.pingOK, c.pingFails = true, 0
 	if cfg, err := c.ms.GetStorageConfig(ctx); err != nil {
-		rpcLog(c.d.Log, err)
+		c.rpcLog(err)
 		c.logf(mlog.Error, "Failed to get storage config from master")
 		c.logf(mlog.Error, "Failed to get fsdir from master")
 	} else if cfg.FSDir == "" {
@@ -287,7 +296,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 	if err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices); err != nil {
 		var ab *te.Abort
 		if errors.As(err, &ab) {
-			return false, &Aborted{Message: ab.Message}
+			return false, abort(ab.Message)
 		}
 		c.logf(mlog.Error, "Failed to initialize transfer engine")
 		c.te.Close(ctx)
@@ -300,8 +309,10 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 // connect is MasterClient::Connect.
 func (c *RealClient) connect(ctx context.Context) bool {
 	v, err := c.ms.ServiceReady(ctx)
+	re, isRPC := master.AsRPCError(err)
+	c.refused = isRPC && re.Kind == master.Refused
 	if err != nil {
-		rpcLog(c.d.Log, err)
+		c.rpcLog(err)
 		return false
 	}
 	if c.p.MasterVersionCheck && v != master.RPCVersion {
@@ -444,7 +455,7 @@ func (c *RealClient) Heartbeat(ctx context.Context, ms master.Service) time.Dura
 		}
 		return PingInterval
 	}
-	rpcLog(c.d.Log, err)
+	c.rpcLog(err)
 	c.pingOK = false
 	c.pingFails++
 	if c.pingFails < MaxPingFailCount {
@@ -454,7 +465,7 @@ func (c *RealClient) Heartbeat(ctx context.Context, ms master.Service) time.Dura
 	c.logf(mlog.Error, "Failed to ping master for %d times (non-HA); reconnecting to %s", c.pingFails, c.msAddr)
 	v, err := ms.ServiceReady(ctx)
 	if err != nil {
-		rpcLog(c.d.Log, err)
+		c.rpcLog(err)
 		c.logf(mlog.Error, "Reconnect failed to %s: %s", c.msAddr, master.Code(err, c.p).Name())
 		return PingInterval
 	}
@@ -529,7 +540,7 @@ func (c *RealClient) putBytes(ctx context.Context, key string, data []byte) moon
 		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
 			c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
 			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
-				rpcLog(c.d.Log, rerr)
+				c.rpcLog(rerr)
 				c.logf(mlog.Error, "Failed to revoke put operation")
 			}
 			return mooncake.TRANSFER_FAIL
@@ -635,6 +646,18 @@ func (c *RealClient) BatchIsExist(ctx context.Context, keys []string) ([]int, er
 	return out, nil
 }
 
+// addressUsable: RDMA needs a registered MR; TCP copies with memcpy and
+// does not check registration (real run: batch_get_into into an
+// unregistered address returns the byte count).
+func (c *RealClient) addressUsable(ptr uint64, size int64) bool {
+	for _, t := range c.te.Transports() {
+		if t == "rdma" {
+			return c.te.IsRegistered(ptr, size)
+		}
+	}
+	return true
+}
+
 func (c *RealClient) checkBatch(keys []string, ptrs []uint64, sizes []int64) error {
 	if len(keys) != len(ptrs) || len(keys) != len(sizes) {
 		return &engine.PyError{Class: "RuntimeError", Message: "Key and value size mismatch"}
@@ -656,7 +679,7 @@ func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uin
 		return out, nil
 	}
 	for i, k := range keys {
-		if !c.te.IsRegistered(ptrs[i], sizes[i]) {
+		if !c.addressUsable(ptrs[i], sizes[i]) {
 			c.logf(mlog.Error, "Failed to submit transfer operation for key: %s", k)
 			out[i] = int(mooncake.INVALID_PARAMS)
 			continue
@@ -684,7 +707,7 @@ func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uin
 		return out, nil
 	}
 	for i, k := range keys {
-		if !c.te.IsRegistered(ptrs[i], sizes[i]) {
+		if !c.addressUsable(ptrs[i], sizes[i]) {
 			c.logf(mlog.Error, "Failed to submit transfer operation for key: %s", k)
 			out[i] = int(mooncake.INVALID_PARAMS)
 			continue
@@ -751,6 +774,12 @@ func (c *RealClient) Close(ctx context.Context) (int, error) {
 	c.closed, c.pinging = true, false
 	return 0, nil
 }
+
+// Node is the host the client runs on.
+func (c *RealClient) Node() string { return c.d.Node }
+
+// MasterAddr is the master_server_addr given to setup().
+func (c *RealClient) MasterAddr() string { return c.msAddr }
 
 // Engine exposes the transfer engine (tests, standalone client).
 func (c *RealClient) Engine() *te.Engine { return c.te }

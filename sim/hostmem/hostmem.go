@@ -202,3 +202,20 @@ func (s *Space) Read(ptr uint64, size int64) ([]byte, error) {
 
 // Regions returns the allocations, by address.
 func (s *Space) Regions() []Region { return append([]Region(nil), s.regions...) }
+
+// mapArena hosts shm segments mapped from another process.
+const mapArena = 0x7b0000000000
+
+// MapShm maps another process's shm segment into this space (the real
+// client's mmap of the dummy's memfd): a new address, the same bytes.
+func (s *Space) MapShm(shm Shm) uint64 {
+	base, ok := s.next["shm-map"]
+	if !ok {
+		base = mapArena
+	}
+	r := Region{Base: base, Size: shm.Size, Allocator: "shm-map", Shm: &shm}
+	s.next["shm-map"] = base + uint64(roundUp(shm.Size, align)) + align
+	s.insert(r)
+	s.data[base] = shm.Data
+	return base
+}

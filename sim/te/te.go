@@ -168,7 +168,7 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		} else if devices != nil {
 			e.logf(mlog.Warning, "TCP protocol does not use device names, ignoring")
 		}
-		e.transports = append(e.transports, "tcp")
+		e.installTCP()
 		return nil
 	}
 	e.logf(mlog.Error, "unsupported_protocol protocol=%s", protocol)
@@ -207,7 +207,13 @@ func (e *Engine) autoDiscover(protocol string, devices *string) bool {
 	case p.AutoDiscoveryAllProtocols: // 0.3.6, 0.3.6.post1 (Mooncake#898)
 		return true
 	case protocol == "rdma" && devices == nil:
-		e.logf(mlog.Info, "Set auto discovery ON by default for RDMA protocol, since no device names provided")
+		// 0.3.13 prints the protocol variable (lower case); before, "RDMA"
+		// (client_service.cpp; real runs of 0.3.9 and 0.3.13.post1).
+		name := "RDMA"
+		if p.Version.AtLeast("0.3.13") {
+			name = protocol
+		}
+		e.logf(mlog.Info, "Set auto discovery ON by default for %s protocol, since no device names provided", name)
 		return true
 	}
 	return false
@@ -290,6 +296,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		e.release = append(e.release, release)
 		e.rpcPort = p
 		e.serverName = host + ":" + strconv.Itoa(p)
+		e.logf(mlog.Info, "Transfer Engine RPC using P2P handshake, listening on %s:%d", host, p)
 	} else {
 		if !strings.HasPrefix(metadataConn, "http://") && !strings.HasPrefix(metadataConn, "https://") {
 			// etcd/redis backends are not modelled.
@@ -305,6 +312,9 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		e.rpcPort = p
 		e.metaURL = metadataConn
 		_ = port
+		// The real engine listens on the first active interface's IP; the
+		// sim host has one logical address.
+		e.logf(mlog.Info, "Transfer Engine RPC using new RPC mapping, listening on %s:%d", host, p)
 		body, _ := json.Marshal(map[string]any{"ip_or_host_name": host, "rpc_port": p})
 		if !e.put(ctx, "mooncake/rpc_meta/"+e.serverName, body) {
 			e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
@@ -321,14 +331,29 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 	_, forceHCA := e.env("MC_FORCE_HCA")
 	if (len(hcas) > 0 && !forceTCP) || forceHCA {
 		if e.openContexts(hcas) != 0 {
-			e.logf(mlog.Error, "Failed to install RDMA transport, type=rdma")
+			// transfer_engine_impl.cpp: generic text from 0.3.13 (real runs).
+			if e.cfg.Profile.Version.AtLeast("0.3.13") {
+				e.logf(mlog.Error, "Failed to install transport, type=rdma")
+			} else {
+				e.logf(mlog.Error, "Failed to install RDMA transport, type=rdma")
+			}
 			return -1
 		}
 		e.logf(mlog.Info, "installTransport, type=rdma")
 		return 0
 	}
-	e.transports = append(e.transports, "tcp")
+	if e.cfg.Profile.Version.AtLeast("0.3.13") {
+		// Seen on real 0.3.13.post1 before the TCP fallback installs.
+		e.logf(mlog.Error, "Local segment descriptor not found")
+	}
+	e.installTCP()
 	return 0
+}
+
+// installTCP is TcpTransport::install; its listen port follows the RPC port.
+func (e *Engine) installTCP() {
+	e.transports = append(e.transports, "tcp")
+	e.logf(mlog.Info, "TcpTransport: listen on port %d", e.rpcPort+1)
 }
 
 // bindAny picks the TE's own RPC port (findAvailableTcpPort: 15000..17000).
@@ -375,17 +400,24 @@ func (e *Engine) put(ctx context.Context, key string, body []byte) bool {
 }
 
 // del removes a key (freeEngine / unregister), best effort.
-func (e *Engine) del(ctx context.Context, key string) {
+func (e *Engine) del(ctx context.Context, key string) bool {
 	u := e.metaURL + "?key=" + url.QueryEscape(key)
 	status, resp, err := e.cfg.Metadata.Do(ctx, http.MethodDelete, u, nil)
 	if err != nil {
 		e.logf(mlog.Error, "DELETE %s curl: %s", u, curlError(err))
-	} else if status != http.StatusOK {
-		e.logf(mlog.Error, "DELETE %s http=%d body: %s", u, status, resp)
+		return false
 	}
+	if status != http.StatusOK {
+		e.logf(mlog.Error, "DELETE %s http=%d body: %s", u, status, resp)
+		return false
+	}
+	return true
 }
 
-// CurlError classifies a metadata transport failure for the log.
+// CurlError is a metadata transport failure that knows its curl log text:
+// "<curl_easy_strerror> err: <errbuf>", e.g. "Couldn't connect to server
+// err: Failed to connect to 127.0.0.1 port 17002 after 0 ms: Couldn't
+// connect to server" (real 0.3.9 / 0.3.13.post1).
 type CurlError interface{ CurlText() string }
 
 func curlError(err error) string {
@@ -561,7 +593,9 @@ func (e *Engine) MRCount(dev string) int {
 // Close is freeEngine: removes rpc_meta and releases ports.
 func (e *Engine) Close(ctx context.Context) {
 	if e.metaURL != "" && e.serverName != "" {
-		e.del(ctx, "mooncake/rpc_meta/"+e.serverName)
+		if !e.del(ctx, "mooncake/rpc_meta/"+e.serverName) {
+			e.logf(mlog.Error, "Failed to remove location of %s", e.serverName)
+		}
 	}
 	for _, r := range e.release {
 		r()

@@ -1,0 +1,91 @@
+package sim_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/sim"
+	"github.com/mooncake-faultlab/faultlab/trace"
+)
+
+// env is one world + process + store for a spec.
+type env struct {
+	w     *sim.World
+	tr    *trace.Trace
+	proc  engine.Process
+	store engine.Store
+}
+
+type opts struct {
+	version  string
+	seed     uint64
+	noMaster bool
+	metadata string
+	client   bool
+	node     engine.NodeSpec
+	procEnv  map[string]string
+	faults   []faults.Fault
+	flags    map[string]string
+}
+
+func launch(o opts) *env {
+	ctx := context.Background()
+	if o.node.Name == "" {
+		o.node.Name = "tp0"
+	}
+	if o.metadata == "" {
+		o.metadata = "P2PHANDSHAKE"
+	}
+	tr := trace.New(nil)
+	spec := engine.WorldSpec{Scenario: "spec", Seed: o.seed, Version: o.version, Trace: tr, Metadata: o.metadata, Nodes: []engine.NodeSpec{o.node}}
+	if !o.noMaster {
+		spec.Master = &engine.MasterSpec{Flags: o.flags}
+	}
+	if o.client {
+		spec.Client = &engine.ClientSpec{GlobalSegmentSize: 64 << 20, Protocol: "tcp"}
+	}
+	w, err := sim.Launch(ctx, spec)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(w.Arm(ctx, o.faults)).To(Succeed())
+	p, err := w.StartProcess(ctx, o.node.Name, o.procEnv)
+	Expect(err).NotTo(HaveOccurred())
+	s, err := p.NewStore(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	return &env{w: w, tr: tr, proc: p, store: s}
+}
+
+func setupArgs(hostname, protocol, devices string) engine.SetupArgs {
+	return engine.SetupArgs{
+		LocalHostname: hostname, MetadataServer: "P2PHANDSHAKE", GlobalSegmentSize: 16 << 20, LocalBufferSize: 16 << 20,
+		Protocol: protocol, RDMADevices: devices, MasterServerAddr: sim.MasterAddr,
+	}
+}
+
+func (e *env) setup(a engine.SetupArgs) (int, error) {
+	return e.store.Setup(context.Background(), a)
+}
+
+func (e *env) now() time.Duration { return e.w.Clock().Now() }
+
+// logs returns the log texts of one source.
+func (e *env) logs(source string) []string {
+	var out []string
+	for _, ev := range e.tr.Events() {
+		if ev.Kind == "log" && ev.Source == source {
+			out = append(out, ev.Text)
+		}
+	}
+	return out
+}
+
+func refused(at time.Duration) faults.Fault {
+	return faults.Fault{At: at, Kind: faults.MasterDown, Mode: faults.ModeRefuse}
+}
+
+func blackholed(at time.Duration) faults.Fault {
+	return faults.Fault{At: at, Kind: faults.MasterDown, Mode: faults.ModeBlackhole}
+}

@@ -1,0 +1,363 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
+	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/netsim"
+)
+
+// RefusedPoolCost is how long a coro_rpc call to a refusing server takes
+// before "Client not available": yalantinglibs client_pool reconnects
+// (4 connects about 1 s apart, then "out of max limit"). Measured on the
+// real 0.3.9 and 0.3.13.post1 wheels: 4.27 s per attempt, independent of
+// MC_RPC_CONNECT_TIMEOUT_MS (real-findings.md §1).
+const RefusedPoolCost = 4266 * time.Millisecond
+
+// Metadata HTTP client timeouts (transfer_metadata_plugin.cpp curl options).
+const (
+	curlTimeout        = 3000 * time.Millisecond
+	curlConnectTimeout = 1500 * time.Millisecond
+)
+
+// transferTimeout bounds a data-path transfer to a silent peer.
+const transferTimeout = 30 * time.Second
+
+// procState is a server process's state.
+type procState int
+
+const (
+	running procState = iota
+	stopped
+	paused
+)
+
+// detachedClock lets a background thread (heartbeat) wait without moving
+// the world: waits accumulate and the caller schedules its next event
+// after them.
+type detachedClock struct {
+	base    func() time.Duration
+	elapsed time.Duration
+}
+
+func (c *detachedClock) Now() time.Duration { return c.base() + c.elapsed }
+func (c *detachedClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.elapsed += d
+	return nil
+}
+
+// exchange applies the link and the server's state to one RPC from node
+// to target. It returns nil when the request reaches a running server.
+func (w *World) exchange(ctx context.Context, clock engine.Clock, from, target, op string, st procState, t client.Timeouts, req, resp int64) error {
+	if st == stopped {
+		if err := clock.Sleep(ctx, RefusedPoolCost); err != nil {
+			return err
+		}
+		return &master.RPCError{Kind: master.Refused, Op: op, After: RefusedPoolCost}
+	}
+	out := w.net.Exchange(from, target, req, resp)
+	switch out.Verdict {
+	case netsim.Refuse:
+		if err := clock.Sleep(ctx, RefusedPoolCost); err != nil {
+			return err
+		}
+		return &master.RPCError{Kind: master.Refused, Op: op, After: RefusedPoolCost}
+	case netsim.Blackhole:
+		// toxiproxy's timeout toxic: TCP connects, nothing comes back; the
+		// request timer fires.
+		if err := clock.Sleep(ctx, t.Request); err != nil {
+			return err
+		}
+		return &master.RPCError{Kind: master.RequestTimeout, Op: op, After: t.Request}
+	case netsim.ResetPeer:
+		if err := clock.Sleep(ctx, out.Delay); err != nil {
+			return err
+		}
+		return &master.RPCError{Kind: master.Reset, Op: op, After: out.Delay}
+	}
+	if st == paused || (t.Request > 0 && out.Delay >= t.Request) {
+		if err := clock.Sleep(ctx, t.Request); err != nil {
+			return err
+		}
+		return &master.RPCError{Kind: master.RequestTimeout, Op: op, After: t.Request}
+	}
+	return clock.Sleep(ctx, out.Delay)
+}
+
+// masterStub is a node's coro_rpc stub for the master.
+type masterStub struct {
+	w     *World
+	from  string
+	addr  string
+	t     client.Timeouts
+	clock engine.Clock
+}
+
+func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Master) error) error {
+	st := stopped
+	var m *master.Master
+	if s.w.master != nil && sameAddr(s.addr, s.w.masterAddr) {
+		st, m = s.w.masterState, s.w.master
+	}
+	if err := s.w.exchange(ctx, s.clock, s.from, "master", op, st, s.t, 256, 256); err != nil {
+		return err
+	}
+	return fn(m)
+}
+
+func (s *masterStub) ServiceReady(ctx context.Context) (v string, err error) {
+	err = s.call(ctx, "ServiceReady", func(m *master.Master) (e error) { v, e = m.ServiceReady(ctx); return })
+	return
+}
+func (s *masterStub) GetStorageConfig(ctx context.Context) (c master.StorageConfig, err error) {
+	err = s.call(ctx, "GetStorageConfig", func(m *master.Master) (e error) { c, e = m.GetStorageConfig(ctx); return })
+	return
+}
+func (s *masterStub) MountSegment(ctx context.Context, seg master.Segment, id master.UUID) error {
+	return s.call(ctx, "MountSegment", func(m *master.Master) error { return m.MountSegment(ctx, seg, id) })
+}
+func (s *masterStub) ReMountSegment(ctx context.Context, segs []master.Segment, id master.UUID) error {
+	return s.call(ctx, "ReMountSegment", func(m *master.Master) error { return m.ReMountSegment(ctx, segs, id) })
+}
+func (s *masterStub) UnmountSegment(ctx context.Context, sid, id master.UUID) error {
+	return s.call(ctx, "UnmountSegment", func(m *master.Master) error { return m.UnmountSegment(ctx, sid, id) })
+}
+func (s *masterStub) Ping(ctx context.Context, id master.UUID) (r master.PingResponse, err error) {
+	err = s.call(ctx, "Ping", func(m *master.Master) (e error) { r, e = m.Ping(ctx, id); return })
+	return
+}
+func (s *masterStub) ExistKey(ctx context.Context, key string) (ok bool, err error) {
+	err = s.call(ctx, "ExistKey", func(m *master.Master) (e error) { ok, e = m.ExistKey(ctx, key); return })
+	return
+}
+func (s *masterStub) BatchExistKey(ctx context.Context, keys []string) (r []master.ExistResult, err error) {
+	err = s.call(ctx, "BatchExistKey", func(m *master.Master) (e error) { r, e = m.BatchExistKey(ctx, keys); return })
+	return
+}
+func (s *masterStub) PutStart(ctx context.Context, key string, size int64, cfg master.ReplicateConfig) (r []master.Replica, err error) {
+	err = s.call(ctx, "PutStart", func(m *master.Master) (e error) { r, e = m.PutStart(ctx, key, size, cfg); return })
+	return
+}
+func (s *masterStub) PutEnd(ctx context.Context, key string) error {
+	return s.call(ctx, "PutEnd", func(m *master.Master) error { return m.PutEnd(ctx, key) })
+}
+func (s *masterStub) PutRevoke(ctx context.Context, key string) error {
+	return s.call(ctx, "PutRevoke", func(m *master.Master) error { return m.PutRevoke(ctx, key) })
+}
+func (s *masterStub) GetReplicaList(ctx context.Context, key string) (r []master.Replica, err error) {
+	err = s.call(ctx, "GetReplicaList", func(m *master.Master) (e error) { r, e = m.GetReplicaList(ctx, key); return })
+	return
+}
+func (s *masterStub) Remove(ctx context.Context, key string) error {
+	return s.call(ctx, "Remove", func(m *master.Master) error { return m.Remove(ctx, key) })
+}
+
+var _ master.Service = (*masterStub)(nil)
+
+// sameAddr compares host:port, treating localhost and 127.0.0.1 alike.
+func sameAddr(a, b string) bool {
+	norm := func(s string) string {
+		if len(s) > 10 && s[:10] == "localhost:" {
+			return "127.0.0.1:" + s[10:]
+		}
+		if len(s) > 8 && s[:8] == "0.0.0.0:" {
+			return "127.0.0.1:" + s[8:]
+		}
+		return s
+	}
+	return norm(a) == norm(b)
+}
+
+// masterTransport implements client.MasterTransport for one node.
+type masterTransport struct {
+	w     *World
+	from  string
+	clock engine.Clock
+}
+
+func (t masterTransport) Master(addr string, to client.Timeouts) master.Service {
+	return &masterStub{w: t.w, from: t.from, addr: addr, t: to, clock: t.clock}
+}
+
+// curlErr is a metadata transport failure with curl's texts.
+type curlErr struct{ text string }
+
+func (e *curlErr) Error() string    { return "curl: " + e.text }
+func (e *curlErr) CurlText() string { return e.text }
+
+// metadataHTTP implements te.MetadataHTTP for one node.
+type metadataHTTP struct {
+	w     *World
+	from  string
+	clock engine.Clock
+}
+
+func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte) (int, []byte, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return 0, nil, &curlErr{text: "URL using bad/illegal format or missing URL err: " + err.Error()}
+	}
+	srv, st := m.w.metadataFor(u.Host, u.Path)
+	host, port := u.Hostname(), u.Port()
+	refused := &curlErr{text: fmt.Sprintf("Couldn't connect to server err: Failed to connect to %s port %s after 0 ms: Couldn't connect to server", host, port)}
+	if srv == nil || st == stopped {
+		return 0, nil, refused
+	}
+	out := m.w.net.Exchange(m.from, "metadata", int64(len(raw)+len(body)), 256)
+	timeout := func() (int, []byte, error) {
+		if err := m.clock.Sleep(ctx, curlTimeout); err != nil {
+			return 0, nil, err
+		}
+		return 0, nil, &curlErr{text: fmt.Sprintf("Timeout was reached err: Operation timed out after %d milliseconds with 0 bytes received", curlTimeout.Milliseconds())}
+	}
+	switch out.Verdict {
+	case netsim.Refuse:
+		return 0, nil, refused
+	case netsim.Blackhole:
+		return timeout()
+	case netsim.ResetPeer:
+		return 0, nil, &curlErr{text: "Failure when receiving data from the peer err: Recv failure: Connection reset by peer"}
+	}
+	if st == paused || out.Delay >= curlTimeout {
+		return timeout()
+	}
+	if err := m.clock.Sleep(ctx, out.Delay); err != nil {
+		return 0, nil, err
+	}
+	if u.Path != "/metadata" {
+		return http.StatusNotFound, []byte("Not Found"), nil
+	}
+	code, resp := srv.Handle(method, u.Query().Get("key"), body)
+	return code, resp, nil
+}
+
+// portBinder implements te.PortBinder per node.
+type portBinder struct {
+	w    *World
+	node string
+}
+
+func (p portBinder) Bind(_ context.Context, host string, port int) (func(), error) {
+	key := fmt.Sprintf("%s/%d", p.node, port)
+	if p.w.ports[key] {
+		return nil, fmt.Errorf("bind %s:%d: Address already in use", host, port)
+	}
+	p.w.ports[key] = true
+	return func() { delete(p.w.ports, key) }, nil
+}
+
+// dataPath implements te.DataPath: bytes go to the owner's address space.
+type dataPath struct {
+	w     *World
+	from  string
+	clock engine.Clock
+}
+
+func (d dataPath) route(ctx context.Context, endpoint string, n int64, write bool) (*hostmem.Space, error) {
+	ep := d.w.endpoint(d.from, endpoint)
+	if ep == nil {
+		return nil, fmt.Errorf("transfer to %s: no such endpoint", endpoint)
+	}
+	if ep.node == d.from {
+		return ep.mem, nil // local memcpy
+	}
+	var req, resp int64 = 64, n
+	if write {
+		req, resp = n, 64
+	}
+	out := d.w.net.Exchange(d.from, ep.node, req, resp)
+	switch out.Verdict {
+	case netsim.Refuse, netsim.ResetPeer:
+		return nil, fmt.Errorf("transfer to %s: %s", endpoint, out.Verdict)
+	case netsim.Blackhole:
+		if err := d.clock.Sleep(ctx, transferTimeout); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("transfer to %s: timeout", endpoint)
+	}
+	if err := d.clock.Sleep(ctx, out.Delay); err != nil {
+		return nil, err
+	}
+	return ep.mem, nil
+}
+
+func (d dataPath) Write(ctx context.Context, endpoint string, addr uint64, data []byte) error {
+	mem, err := d.route(ctx, endpoint, int64(len(data)), true)
+	if err != nil {
+		return err
+	}
+	return mem.Write(addr, data)
+}
+
+func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size int64) ([]byte, error) {
+	mem, err := d.route(ctx, endpoint, size, false)
+	if err != nil {
+		return nil, err
+	}
+	return mem.Read(addr, size)
+}
+
+// clientTransport implements client.RealClientTransport (dummy →
+// mooncake_client).
+type clientTransport struct {
+	w     *World
+	from  string
+	clock engine.Clock
+}
+
+func (c clientTransport) RealClient(addr string, t client.Timeouts) client.RealClientService {
+	return &standaloneStub{w: c.w, from: c.from, addr: addr, t: t, clock: c.clock}
+}
+
+type standaloneStub struct {
+	w     *World
+	from  string
+	addr  string
+	t     client.Timeouts
+	clock engine.Clock
+}
+
+func (s *standaloneStub) call(ctx context.Context, op string, n int64, fn func(sa *client.Standalone) error) error {
+	st := stopped
+	var sa *client.Standalone
+	if s.w.standalone != nil && sameAddr(s.addr, s.w.clientAddr) {
+		st, sa = s.w.clientState, s.w.standalone
+	}
+	if err := s.w.exchange(ctx, s.clock, s.from, "client", op, st, s.t, n, 64); err != nil {
+		return err
+	}
+	return fn(sa)
+}
+
+func (s *standaloneStub) ServiceReady(ctx context.Context) error {
+	return s.call(ctx, "service_ready", 64, func(sa *client.Standalone) error { return sa.ServiceReady(ctx) })
+}
+func (s *standaloneStub) RegisterShm(ctx context.Context, dummy string, shm hostmem.Shm, isLocal bool) (rc int, err error) {
+	err = s.call(ctx, "map_shm", 64, func(sa *client.Standalone) (e error) { rc, e = sa.RegisterShm(ctx, dummy, shm, isLocal); return })
+	return
+}
+func (s *standaloneStub) Ping(ctx context.Context, dummy string) error {
+	return s.call(ctx, "ping", 64, func(sa *client.Standalone) error { return sa.Ping(ctx, dummy) })
+}
+func (s *standaloneStub) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
+	err = s.call(ctx, "put_dummy_helper", 64, func(sa *client.Standalone) (e error) { rc, e = sa.PutFrom(ctx, dummy, key, ptr, size); return })
+	return
+}
+func (s *standaloneStub) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
+	err = s.call(ctx, "get_into_dummy_helper", 64, func(sa *client.Standalone) (e error) { rc, e = sa.GetInto(ctx, dummy, key, ptr, size); return })
+	return
+}
+func (s *standaloneStub) IsExist(ctx context.Context, key string) (rc int, err error) {
+	err = s.call(ctx, "is_exist", 64, func(sa *client.Standalone) (e error) { rc, e = sa.IsExist(ctx, key); return })
+	return
+}
