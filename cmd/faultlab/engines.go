@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sim"
 )
 
 // engineCtor builds an engine; an error means it cannot be used at all in
@@ -15,7 +16,7 @@ type engineCtor func(log *slog.Logger) (engine.Engine, error)
 
 // engines is the one place that maps CLI engine names to constructors.
 var engines = map[string]engineCtor{
-	"sim":  notBuilt("sim"),
+	"sim":  func(*slog.Logger) (engine.Engine, error) { return sim.New(), nil },
 	"fake": notBuilt("fake"),
 	"real": notBuilt("real"),
 }
