@@ -48,10 +48,14 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	}
 	sc := &Scenario{Source: file}
 	d.decodeStruct(root, reflectValue(sc), "")
-	if len(d.errs) == 0 {
-		d.validate(sc)
-	}
+	// Validate even after decode errors, so one run reports everything;
+	// then order the messages by position.
+	d.validate(sc)
 	if len(d.errs) > 0 {
+		sort.SliceStable(d.errs, func(i, j int) bool {
+			a, b := d.errs[i].Pos, d.errs[j].Pos
+			return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+		})
 		return nil, &LoadError{Errs: d.errs}
 	}
 	applyDefaults(sc)

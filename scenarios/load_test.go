@@ -62,6 +62,9 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}`}},
 		{"several at once", "name: Bad Name\nsteps: []\nexpect: {}\nlabels: x\n",
 			[]string{
+				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
+				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
+				`f.yaml:3:9: expect: say what should happen: ok, raises, codes or logs`,
 				`f.yaml:4:9: labels: want a list, got the scalar "x"`,
 			}},
 		{"semantic several at once", "name: Bad Name\nsteps: []\nexpect: {}\n",

@@ -1,0 +1,94 @@
+package suites_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/sim"
+)
+
+// simEntries is one entry per catalog scenario × version that runs on sim,
+// labelled with the scenario's labels and "sim".
+func simEntries(body func(name, version string) TableEntry) []TableEntry {
+	cat, err := scenarios.Catalog()
+	if err != nil {
+		return []TableEntry{Entry("catalog loads", Label("sim"), "", "", err)}
+	}
+	var out []TableEntry
+	for _, sc := range cat {
+		if !sc.RunsOn("sim") {
+			continue
+		}
+		vs, _ := sc.Versions("")
+		for _, v := range vs {
+			out = append(out, body(sc.Name, v))
+		}
+	}
+	return out
+}
+
+func catalogScenario(name string) *scenarios.Scenario {
+	cat, err := scenarios.Catalog()
+	Expect(err).NotTo(HaveOccurred())
+	scs, err := scenarios.Resolve(cat, []string{name})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(scs).To(HaveLen(1))
+	return scs[0]
+}
+
+func scenarioLabels(name string) Labels {
+	cat, _ := scenarios.Catalog()
+	for _, sc := range cat {
+		if sc.Name == name {
+			return append(Labels{"sim"}, sc.Labels...)
+		}
+	}
+	return Labels{"sim"}
+}
+
+var _ = Describe("catalog on the sim engine", func() {
+	DescribeTable("scenario", func(name, version string, loadErr error) {
+		Expect(loadErr).NotTo(HaveOccurred())
+		sc := catalogScenario(name)
+		r := scenarios.RunVersion(context.Background(), sc, sim.New(), version, scenarios.Options{Seed: 1})
+		AddReportEntry("result", fmt.Sprintf("%s virtual=%.0fms wall=%.2fms %s", r.Verdict, r.VirtualMS, r.WallMS, r.TraceHash))
+		// sim has every capability the catalog needs: nothing may skip.
+		Expect(r.Verdict).To(Equal(scenarios.Pass), "%s @%s: %s", name, version, r.Reason)
+	}, simEntries(func(name, version string) TableEntry {
+		return Entry(name+" @"+version, scenarioLabels(name), name, version, nil)
+	}))
+})
+
+var _ = Describe("sim determinism", Label("sim", "determinism"), func() {
+	DescribeTable("same seed, same trace: twice, at GOMAXPROCS 1 and 2", func(name, version string, loadErr error) {
+		Expect(loadErr).NotTo(HaveOccurred())
+		sc := catalogScenario(name)
+		prev := runtime.GOMAXPROCS(0)
+		DeferCleanup(runtime.GOMAXPROCS, prev)
+		var hashes []string
+		for _, procs := range []int{1, 2} {
+			runtime.GOMAXPROCS(procs)
+			for range 2 {
+				r := scenarios.RunVersion(context.Background(), sc, sim.New(), version, scenarios.Options{Seed: 7})
+				Expect(r.Verdict).NotTo(Equal(scenarios.Error), r.Reason)
+				Expect(r.TraceHash).To(HavePrefix("sha256:"))
+				hashes = append(hashes, r.TraceHash)
+			}
+		}
+		Expect(hashes).To(HaveEach(hashes[0]), "trace hashes differ across runs/GOMAXPROCS")
+	}, simEntries(func(name, version string) TableEntry {
+		return Entry(name+" @"+version, name, version, nil)
+	}))
+
+	It("gives different traces for different seeds where randomness shows (auto-picked ports)", func() {
+		sc := catalogScenario("setup/http-metadata-unreachable")
+		a := scenarios.RunVersion(context.Background(), sc, sim.New(), "0.3.13.post1", scenarios.Options{Seed: 1})
+		b := scenarios.RunVersion(context.Background(), sc, sim.New(), "0.3.13.post1", scenarios.Options{Seed: 2})
+		Expect(a.TraceHash).NotTo(Equal(b.TraceHash))
+	})
+})
