@@ -9,6 +9,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sim"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 
@@ -89,3 +90,5 @@ func refused(at time.Duration) faults.Fault {
 func blackholed(at time.Duration) faults.Fault {
 	return faults.Fault{At: at, Kind: faults.MasterDown, Mode: faults.ModeBlackhole}
 }
+
+func realOf(e *env) *client.RealClient { return e.store.(*sim.Store).Real() }
