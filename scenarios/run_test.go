@@ -1,0 +1,210 @@
+package scenarios_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/sim"
+)
+
+func parse(t *testing.T, y string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Parse("t.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+const masterDown = `name: t/master-down
+config:
+  env: {MOONCAKE_MASTER: "{{master}}", MOONCAKE_PROTOCOL: tcp, MOONCAKE_LOCAL_HOSTNAME: "127.0.0.1:17777", MOONCAKE_GLOBAL_SEGMENT_SIZE: 1gb}
+faults: [{at: 0s, kind: master-down, mode: refuse}]
+steps: [{init: tp0}]
+expect:
+  raises: {class: RuntimeError, message: "Failed to setup Mooncake store, error code: -600"}
+  codes: {setup: -600}
+`
+
+// wrapped lets a test change one behaviour of the sim engine.
+type wrapped struct {
+	engine.Engine
+	name      string
+	available error
+	launch    func(ctx context.Context, spec engine.WorldSpec) (engine.World, error)
+}
+
+func (w wrapped) Name() string {
+	if w.name != "" {
+		return w.name
+	}
+	return w.Engine.Name()
+}
+func (w wrapped) Available(ctx context.Context, v string) error {
+	if w.available != nil {
+		return w.available
+	}
+	return w.Engine.Available(ctx, v)
+}
+func (w wrapped) Launch(ctx context.Context, spec engine.WorldSpec) (engine.World, error) {
+	if w.launch != nil {
+		return w.launch(ctx, spec)
+	}
+	return w.Engine.Launch(ctx, spec)
+}
+
+// hangWorld never lets a process start until the context ends.
+type hangWorld struct{ engine.World }
+
+func (h hangWorld) StartProcess(ctx context.Context, node string, env map[string]string) (engine.Process, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestRunVerdicts(t *testing.T) {
+	ctx := context.Background()
+	sc := parse(t, masterDown)
+	cases := []struct {
+		name    string
+		sc      *scenarios.Scenario
+		eng     engine.Engine
+		opts    scenarios.Options
+		verdict string
+		reason  string
+	}{
+		{"pass", sc, sim.New(), scenarios.Options{Seed: 1}, scenarios.Pass, ""},
+		{"engine not listed", parse(t, masterDown+"engines: [real]\n"), sim.New(), scenarios.Options{}, scenarios.Skip, "scenario runs on real, not sim"},
+		{"not available", sc, wrapped{Engine: sim.New(), available: errors.New("real engine: Mooncake 0.3.13.post1 not installed")}, scenarios.Options{},
+			scenarios.Skip, "real engine: Mooncake 0.3.13.post1 not installed"},
+		{"unsupported", sc, wrapped{Engine: sim.New(), launch: func(context.Context, engine.WorldSpec) (engine.World, error) {
+			return nil, engine.Unsupportedf("no RDMA NIC on this host")
+		}}, scenarios.Options{}, scenarios.Skip, "no RDMA NIC on this host"},
+		{"harness error", sc, wrapped{Engine: sim.New(), launch: func(context.Context, engine.WorldSpec) (engine.World, error) {
+			return nil, errors.New("port in use")
+		}}, scenarios.Options{}, scenarios.Error, "launch: port in use"},
+		{"hang on a wall engine", sc, wrapped{Engine: sim.New(), name: "fake", launch: func(ctx context.Context, s engine.WorldSpec) (engine.World, error) {
+			w, err := sim.New().Launch(ctx, s)
+			return hangWorld{w}, err
+		}}, scenarios.Options{Bound: 1e8}, scenarios.Fail, "timed out after 100ms"},
+		{"version override not applicable", parse(t, masterDown+"mooncake: {versions: [\"0.3.9\"]}\n"), sim.New(), scenarios.Options{Version: "0.3.10"},
+			scenarios.Skip, "scenario does not apply to Mooncake 0.3.10 (versions: 0.3.9)"},
+		{"wrong expectation", parse(t, strings.Replace(masterDown, "code: -600", "code: -1", 1)), sim.New(), scenarios.Options{}, scenarios.Fail,
+			`expected RuntimeError message "Failed to setup Mooncake store, error code: -1", observed "Failed to setup Mooncake store, error code: -600"`},
+		{"remedy failure is prefixed", parse(t, masterDown+"remedy: {clear_faults: false, expect: {ok: true}}\n"), sim.New(), scenarios.Options{}, scenarios.Fail,
+			`remedy: expected ok, observed RuntimeError: "Failed to setup Mooncake store, error code: -600"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs := scenarios.Run(ctx, c.sc, c.eng, c.opts)
+			if len(rs) != 1 {
+				t.Fatalf("%d results", len(rs))
+			}
+			r := rs[0]
+			if r.Verdict != c.verdict || r.Reason != c.reason {
+				t.Fatalf("got %s %q, want %s %q", r.Verdict, r.Reason, c.verdict, c.reason)
+			}
+		})
+	}
+}
+
+func TestRemedyPhase(t *testing.T) {
+	sc := parse(t, masterDown+"remedy:\n  expect: {ok: true, codes: {setup: 0}}\n")
+	r := scenarios.RunVersion(context.Background(), sc, sim.New(), mooncake.Latest, scenarios.Options{Seed: 1})
+	if r.Verdict != scenarios.Pass {
+		t.Fatalf("%s %s", r.Verdict, r.Reason)
+	}
+	if r.Remedy == nil || r.Remedy.Exception != nil || len(r.Remedy.CodesOf("setup")) != 1 {
+		t.Fatalf("remedy observed %+v", r.Remedy)
+	}
+	if r.Observed.Exception == nil || r.Observed.Exception.Class != "RuntimeError" {
+		t.Fatalf("main observed %+v", r.Observed)
+	}
+}
+
+// TestReportContract checks the JSON field names outside tools read.
+func TestReportContract(t *testing.T) {
+	r := scenarios.RunVersion(context.Background(), parse(t, masterDown), sim.New(), mooncake.Latest, scenarios.Options{Seed: 1})
+	b, err := json.Marshal(scenarios.NewReport([]scenarios.Result{r}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Results []map[string]json.RawMessage `json:"results"`
+		Summary map[string]int              `json:"summary"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"scenario", "engine", "mooncake_version", "seed", "verdict", "reason", "observed", "virtual_ms", "wall_ms", "trace_hash"} {
+		if _, ok := m.Results[0][k]; !ok {
+			t.Errorf("result lacks %q: %s", k, b)
+		}
+	}
+	var obs struct {
+		Exception struct{ Class, Message string } `json:"exception"`
+		Codes     map[string]int                  `json:"codes"`
+		Logs      []string                        `json:"logs"`
+	}
+	if err := json.Unmarshal(m.Results[0]["observed"], &obs); err != nil {
+		t.Fatal(err)
+	}
+	if obs.Exception.Class != "RuntimeError" || obs.Exception.Message != "Failed to setup Mooncake store, error code: -600" || obs.Codes["setup"] != -600 || len(obs.Logs) == 0 {
+		t.Fatalf("observed %s", m.Results[0]["observed"])
+	}
+	if m.Summary["pass"] != 1 || m.Summary["fail"] != 0 || m.Summary["skip"] != 0 || m.Summary["error"] != 0 {
+		t.Fatalf("summary %v", m.Summary)
+	}
+}
+
+func TestCheckMismatches(t *testing.T) {
+	msg := "Failed to setup Mooncake store, error code: -1"
+	yes := true
+	m1, m2 := -1, 0
+	cases := []struct {
+		name string
+		e    scenarios.Expect
+		o    scenarios.Observed
+		want string
+	}{
+		{"ok vs raise", scenarios.Expect{OK: &yes}, scenarios.Observed{Exception: &scenarios.Exception{Class: "RuntimeError", Message: msg}},
+			`expected ok, observed RuntimeError: "Failed to setup Mooncake store, error code: -1"`},
+		{"raise vs none", scenarios.Expect{Raises: &scenarios.Raises{Class: "RuntimeError", Message: &msg}}, scenarios.Observed{},
+			`expected RuntimeError: "Failed to setup Mooncake store, error code: -1", observed no exception`},
+		{"class", scenarios.Expect{Raises: &scenarios.Raises{Class: "TypeError"}}, scenarios.Observed{Exception: &scenarios.Exception{Class: "RuntimeError", Message: msg}},
+			`expected exception class TypeError, observed RuntimeError: "Failed to setup Mooncake store, error code: -1"`},
+		{"addresses normalized", scenarios.Expect{Raises: &scenarios.Raises{Class: "TypeError", Message: ptr("at 0x7f00deadbeef>")}},
+			scenarios.Observed{Exception: &scenarios.Exception{Class: "TypeError", Message: "at 0x55aa12>"}}, ""},
+		{"every code", scenarios.Expect{Codes: map[string]scenarios.CodeExpect{"setup": {Every: &m1}}},
+			scenarios.Observed{Calls: []scenarios.Call{{Method: "setup", Code: -600}}}, "expected every setup call to return -1, observed [-600]"},
+		{"code never called", scenarios.Expect{Codes: map[string]scenarios.CodeExpect{"setup": {Every: &m2}}}, scenarios.Observed{},
+			"expected setup to return 0, observed no setup call"},
+		{"sequence", scenarios.Expect{Codes: map[string]scenarios.CodeExpect{"register_buffer": {Seq: []int{0, -600}}}},
+			scenarios.Observed{Calls: []scenarios.Call{{Method: "register_buffer", Code: 0}}}, "expected register_buffer codes [0 -600], observed [0]"},
+		{"raised calls carry no code", scenarios.Expect{Codes: map[string]scenarios.CodeExpect{"setup": {Seq: []int{}}}},
+			scenarios.Observed{Calls: []scenarios.Call{{Method: "setup", Raised: &scenarios.Exception{Class: "TypeError"}}}}, ""},
+		{"logs in order", scenarios.Expect{Logs: []string{"b", "a"}}, scenarios.Observed{Logs: []string{"a", "b"}},
+			`expected log "a" after "b", observed it only before (out of order)`},
+		{"missing log", scenarios.Expect{Logs: []string{"zzz"}}, scenarios.Observed{Logs: []string{"a"}}, `expected log containing "zzz", observed none (1 log lines)`},
+		{"no_logs", scenarios.Expect{NoLogs: []string{"retry"}}, scenarios.Observed{Logs: []string{"x", "retry 1/20"}}, `expected no log containing "retry", observed "retry 1/20"`},
+		{"duration", scenarios.Expect{Duration: &scenarios.DurRange{Min: dur(600e9)}}, scenarios.Observed{DurationMS: 30000},
+			"expected duration >= 10m0s, observed 30s"},
+		{"within", scenarios.Expect{Within: dur(60e9)}, scenarios.Observed{DurationMS: 90000}, "timed out after 1m0s (phase took 1m30s)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := scenarios.Check(c.e, c.o, nil); got != c.want {
+				t.Fatalf("got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func dur(ns int64) *scenarios.Duration { d := scenarios.Duration(ns); return &d }
