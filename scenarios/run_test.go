@@ -136,7 +136,7 @@ func TestReportContract(t *testing.T) {
 	}
 	var m struct {
 		Results []map[string]json.RawMessage `json:"results"`
-		Summary map[string]int              `json:"summary"`
+		Summary map[string]int               `json:"summary"`
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
