@@ -27,12 +27,12 @@ type dataReq struct {
 
 type dataServer struct{ srv *wire.Server }
 
-func startDataServer(ctx context.Context, w *World, node string) (*dataServer, error) {
+func (w *World) startDataServer(ctx context.Context, node string) error {
 	s := wire.NewServer("te:"+node, w.logger)
 	owner := func(endpoint string) (*Process, error) {
-		w.mu.Lock()
+		w.netMu.Lock()
 		p, ok := w.ports[endpoint]
-		w.mu.Unlock()
+		w.netMu.Unlock()
 		if !ok || p.node != node {
 			return nil, fmt.Errorf("no transfer engine at %s on %s", endpoint, node)
 		}
@@ -65,9 +65,12 @@ func startDataServer(ctx context.Context, w *World, node string) (*dataServer, e
 		return p.mem.Read(r.Addr, r.Size)
 	})
 	if err := s.Listen(ctx, "127.0.0.1:0"); err != nil {
-		return nil, fmt.Errorf("fake engine: transfer endpoint of %s: %w", node, err)
+		return fmt.Errorf("fake engine: transfer endpoint of %s: %w", node, err)
 	}
-	return &dataServer{srv: s}, nil
+	w.netMu.Lock()
+	w.dataSrv[node] = &dataServer{srv: s}
+	w.netMu.Unlock()
+	return nil
 }
 
 func (d *dataServer) Addr() string { return d.srv.Addr() }
@@ -78,13 +81,13 @@ type dataPath struct{ n nodeNet }
 
 func (d dataPath) target(endpoint string) (*Process, string, error) {
 	w := d.n.w
-	w.mu.Lock()
+	w.netMu.Lock()
 	p, ok := w.ports[endpoint]
 	var addr string
 	if ok {
 		addr = w.dataSrv[p.node].Addr()
 	}
-	w.mu.Unlock()
+	w.netMu.Unlock()
 	if !ok {
 		return nil, "", fmt.Errorf("transfer to %s: no such endpoint", endpoint)
 	}

@@ -70,6 +70,13 @@ type World struct {
 
 	closeDone chan struct{} // closed when Close has finished
 
+	// netMu guards the network tables, which model code (under the gate)
+	// reads. Lock order: w.mu, then gate, then netMu.
+	netMu   sync.Mutex
+	dataSrv map[string]*dataServer       // by node
+	routes  map[string]map[string]string // node → canonical addr → proxy listen addr
+	ports   map[string]*Process          // bound host:port → owner
+
 	mu          sync.Mutex // guards the fields below (not the models)
 	closed      bool
 	masterModel *master.Master
@@ -80,12 +87,13 @@ type World struct {
 	metaSrv     *servers.HTTPServer
 	metaAddr    string
 	metaUp      bool
-	dataSrv     map[string]*dataServer       // by node
-	routes      map[string]map[string]string // node → canonical addr → proxy listen addr
-	armed       map[string][]faults.Fault    // link → active faults
+	armed       map[string][]faults.Fault // link → active faults
 	timers      []*time.Timer
 	procs       []*Process
-	ports       map[string]*Process // bound host:port → owner
+	nextPID     int
+	launched    bool // Launch finished
+	shms        servers.ShmRegistry
+	client      *clientProc // standalone mooncake_client; nil when absent
 }
 
 // Launch implements engine.Engine. Servers listen on 127.0.0.1:0; one
@@ -94,9 +102,6 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	p, err := mooncake.ProfileFor(spec.Version)
 	if err != nil {
 		return nil, fmt.Errorf("fake engine: %w", err)
-	}
-	if spec.Client != nil {
-		return nil, engine.Unsupportedf("fake engine: standalone mooncake_client / dummy clients need sim/client's DummyClient and mooncake_client models, not available yet")
 	}
 	logger := spec.Logger
 	if logger == nil {
@@ -142,19 +147,28 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 			return nil, err
 		}
 	}
+	switch spec.Metadata {
+	case "", "P2PHANDSHAKE", "http":
+	case "master":
+		if spec.Master == nil {
+			return nil, fmt.Errorf("fake engine: metadata %q needs a master", spec.Metadata)
+		}
+	default:
+		return nil, fmt.Errorf("fake engine: metadata %q: want P2PHANDSHAKE, http or master", spec.Metadata)
+	}
 	if spec.Metadata == "http" || spec.Metadata == "master" {
-		w.metaHandler = servers.NewMetadataHandler(metadata.New(p.Version.AtLeast("0.3.12")))
+		w.metaHandler = servers.NewMetadataHandler(w.newMetadata())
 		if err := w.startMetadata(ctx, "127.0.0.1:0"); err != nil {
 			return nil, err
 		}
 	}
 	for _, n := range spec.Nodes {
-		ds, err := startDataServer(ctx, w, n.Name)
-		if err != nil {
+		if n.Name == clientNode {
+			return nil, fmt.Errorf("fake engine: node name %q is reserved for mooncake_client", clientNode)
+		}
+		if err := w.startDataServer(ctx, n.Name); err != nil {
 			return nil, err
 		}
-		w.dataSrv[n.Name] = ds
-		w.routes[n.Name] = map[string]string{}
 	}
 	// One proxy per link.
 	for _, n := range spec.Nodes {
@@ -176,6 +190,17 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 			}
 		}
 	}
+	if spec.Client != nil {
+		if !p.DummyClient {
+			return nil, engine.Unsupportedf("mooncake_client does not exist in Mooncake %s (0.3.8+)", p.Version)
+		}
+		if err := w.launchClient(ctx); err != nil {
+			return nil, err
+		}
+	}
+	w.mu.Lock()
+	w.launched = true
+	w.mu.Unlock()
 	return w, nil
 }
 
@@ -186,16 +211,21 @@ func (w *World) link(from, to, upstream string) error {
 	if err != nil {
 		return fmt.Errorf("fake engine: %w", err)
 	}
+	w.netMu.Lock()
+	defer w.netMu.Unlock()
+	if w.routes[from] == nil {
+		w.routes[from] = map[string]string{}
+	}
 	w.routes[from][upstream] = listen
 	return nil
 }
 
 // route resolves a canonical address seen from node to the proxy to dial.
 func (w *World) route(node, addr string) (string, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.netMu.Lock()
+	defer w.netMu.Unlock()
 	r, ok := w.routes[node][addr]
-	if !ok && w.masterAddr != "" {
+	if !ok {
 		// "localhost:PORT" names the same listener as 127.0.0.1:PORT.
 		if h, p, found := cutHostPort(addr); found && h == "localhost" {
 			r, ok = w.routes[node]["127.0.0.1:"+p]
@@ -205,7 +235,19 @@ func (w *World) route(node, addr string) (string, bool) {
 }
 
 func (w *World) newMaster(cfg master.Config) *master.Master {
-	return master.New(cfg, masterClock{start: w.start, s: w.scale}, mlog.Trace{T: w.trace, Source: "master"}, kernel.Stream(w.spec.Seed, "master"))
+	// Stream named as sim names it at world start ("master#<events fired>").
+	return master.New(cfg, masterClock{start: w.start, s: w.scale}, mlog.Trace{T: w.trace, Source: "master"}, kernel.Stream(w.spec.Seed, "master#0"))
+}
+
+// newMetadata is the metadata store: the wheel's Python server for
+// "http" (any existing rpc_meta key is 400 at every tag), the master's
+// embedded one for "master" (same value → 200 "metadata unchanged" from
+// 0.3.12).
+func (w *World) newMetadata() *metadata.Server {
+	if w.spec.Metadata == "master" {
+		return metadata.New(w.profile.MetadataSameValueOK)
+	}
+	return metadata.New(false)
 }
 
 func (w *World) startMaster(ctx context.Context, addr string) error {
@@ -242,11 +284,14 @@ func (w *World) Addr(role string) (string, error) {
 		return w.masterAddr, nil
 	case "metadata":
 		if w.metaAddr == "" {
-			return "", fmt.Errorf("fake engine: the topology has no HTTP metadata server (metadata: %s)", w.spec.Metadata)
+			return "P2PHANDSHAKE", nil
 		}
 		return "http://" + w.metaAddr + "/metadata", nil
 	case "client":
-		return "", engine.Unsupportedf("fake engine: no standalone mooncake_client model yet")
+		if w.client == nil {
+			return "", fmt.Errorf("fake engine: the topology has no mooncake_client")
+		}
+		return w.client.addr, nil
 	case "master_metrics":
 		return "", engine.Unsupportedf("fake engine: the master admin HTTP server is not served")
 	}
@@ -282,8 +327,12 @@ func (w *World) check(f faults.Fault) error {
 			if w.metaAddr == "" {
 				return engine.Unsupportedf("fake engine: process %s: the topology has no HTTP metadata server", f.Action)
 			}
-			if f.Action == "pause" || f.Action == "resume" {
-				return engine.Unsupportedf("fake engine: pausing the HTTP metadata server is not modelled")
+			if w.spec.Metadata == "master" {
+				return engine.Unsupportedf("metadata is embedded in the master here; target the master")
+			}
+		case "client":
+			if w.client == nil {
+				return engine.Unsupportedf("fake engine: process %s: the topology has no mooncake_client", f.Action)
 			}
 		default:
 			return engine.Unsupportedf("fake engine: process target %s not served", f.Target)
@@ -395,6 +444,12 @@ func (w *World) heal(f faults.Fault) {
 func (w *World) processLocked(ctx context.Context, target, action string) error {
 	switch target {
 	case "master":
+		if w.spec.Metadata == "master" {
+			// The embedded metadata server lives and dies with the master.
+			if err := w.processLocked(ctx, "metadata", action); err != nil {
+				return err
+			}
+		}
 		switch action {
 		case "stop":
 			return w.stopMasterLocked()
@@ -414,6 +469,26 @@ func (w *World) processLocked(ctx context.Context, target, action string) error 
 				w.masterSrv.Resume()
 			}
 		}
+	case "client":
+		switch action {
+		case "stop":
+			return w.stopClientLocked()
+		case "start":
+			return w.startClientLocked(ctx)
+		case "restart":
+			if err := w.stopClientLocked(); err != nil {
+				return err
+			}
+			return w.startClientLocked(ctx)
+		case "pause":
+			if w.client.up {
+				w.client.srv.Pause()
+			}
+		case "resume":
+			if w.client.up {
+				w.client.srv.Resume()
+			}
+		}
 	case "metadata":
 		switch action {
 		case "stop":
@@ -425,6 +500,10 @@ func (w *World) processLocked(ctx context.Context, target, action string) error 
 				return err
 			}
 			return w.startMetaLocked(ctx)
+		case "pause":
+			w.metaHandler.Pause()
+		case "resume":
+			w.metaHandler.Resume()
 		}
 	}
 	return nil
@@ -494,7 +573,14 @@ func (w *World) ClearFaults(ctx context.Context) error {
 		errs = append(errs, w.startMasterLocked(ctx))
 	}
 	if w.metaSrv != nil {
+		w.metaHandler.Resume()
 		errs = append(errs, w.startMetaLocked(ctx))
+	}
+	if w.client != nil {
+		if w.client.up {
+			w.client.srv.Resume()
+		}
+		errs = append(errs, w.startClientLocked(ctx))
 	}
 	w.trace.Record("fault", "fault", "", "clear")
 	return errors.Join(errs...)
@@ -533,14 +619,24 @@ func (w *World) Close(ctx context.Context) error {
 			errs = append(errs, w.masterSrv.Close())
 		}
 	}
+	if w.metaHandler != nil {
+		w.metaHandler.Resume()
+	}
 	if w.metaSrv != nil && w.metaUp {
 		w.metaUp = false
 		errs = append(errs, w.metaSrv.Close())
 	}
+	if w.client != nil && w.client.up {
+		w.client.srv.Resume()
+		w.client.up = false
+		errs = append(errs, w.client.srv.Close())
+	}
+	w.mu.Unlock()
+	w.netMu.Lock()
 	for _, n := range sortedKeys(w.dataSrv) {
 		errs = append(errs, w.dataSrv[n].Close())
 	}
-	w.mu.Unlock()
+	w.netMu.Unlock()
 	w.wg.Wait()
 	return errors.Join(errs...)
 }
@@ -575,6 +671,11 @@ func (w *World) Listeners() []string {
 	if w.metaAddr != "" {
 		out = append(out, w.metaAddr)
 	}
+	if w.client != nil {
+		out = append(out, w.client.addr)
+	}
+	w.netMu.Lock()
+	defer w.netMu.Unlock()
 	for _, n := range sortedKeys(w.dataSrv) {
 		out = append(out, w.dataSrv[n].Addr())
 	}

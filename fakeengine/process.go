@@ -21,6 +21,7 @@ import (
 // with Close.
 type Process struct {
 	w    *World
+	id   int
 	node string
 	spec engine.NodeSpec
 	env  map[string]string
@@ -31,7 +32,8 @@ type Process struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	stores []*RealStore
+	stores []*Store
+	dead   error // set (under the gate) once the process died in a Mooncake call
 }
 
 // StartProcess implements engine.World.
@@ -50,27 +52,39 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 	if spec == nil {
 		return nil, fmt.Errorf("fake engine: no node %q in the topology", node)
 	}
-	p := &Process{w: w, node: node, spec: *spec, env: maps.Clone(env), mem: hostmem.New(w.profile, spec.HugepagesBytes)}
+	return w.newProcessLocked(*spec, env), nil
+}
+
+func (w *World) newProcessLocked(spec engine.NodeSpec, env map[string]string) *Process {
+	id := 0 // mooncake_client is not an SGLang process: it takes no pid
+	if spec.Name != clientNode {
+		w.nextPID++
+		id = w.nextPID
+	}
+	p := &Process{w: w, id: id, node: spec.Name, spec: spec, env: maps.Clone(env), mem: hostmem.New(w.profile, spec.HugepagesBytes)}
 	p.ctx, p.cancel = context.WithCancel(w.ctx)
 	w.procs = append(w.procs, p)
-	return p, nil
+	return p
 }
 
 // Node implements engine.Process.
 func (p *Process) Node() string { return p.node }
 
-// deps wires a client model to this process and the world's sockets.
-func (p *Process) deps() client.Deps {
-	p.seq++
-	n := nodeNet{w: p.w, node: p.node}
+// deps wires a client model to this process and the world's sockets. Log
+// source and RNG stream are named as sim names them, so both engines draw
+// the same auto-port choices.
+func (p *Process) deps(source, stream string) client.Deps {
+	n := nodeNet{w: p.w, node: p.node, proc: p}
+	host := te.HostFromSpec(p.spec)
+	host.Name = p.node
 	return client.Deps{
-		Node: p.node, Host: te.HostFromSpec(p.spec), Profile: p.w.profile,
+		Node: p.node, Host: host, Profile: p.w.profile,
 		Clock:  modelClock{start: p.w.start, s: p.w.scale, g: &p.w.gate},
-		Log:    mlog.Trace{T: p.w.trace, Source: "mooncake:" + p.node},
+		Log:    mlog.Trace{T: p.w.trace, Source: source},
 		Env:    p.env,
-		Rand:   kernel.Stream(p.w.spec.Seed, "client:"+p.node+"#"+strconv.Itoa(p.seq)),
+		Rand:   kernel.Stream(p.w.spec.Seed, stream),
 		Mem:    p.mem,
-		Master: n, Metadata: n, Ports: portBinder{p: p}, Data: dataPath{n: n},
+		Master: n, Metadata: n, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
 	}
 }
 
@@ -80,15 +94,62 @@ func (p *Process) NewStore(ctx context.Context) (engine.Store, error) {
 		return nil, fmt.Errorf("fake engine: new store: %w", err)
 	}
 	p.w.gate.Lock()
-	c := client.NewRealClient(p.deps())
+	if p.dead != nil {
+		p.w.gate.Unlock()
+		return nil, p.dead
+	}
+	p.seq++
+	d := p.deps("mooncake:"+p.node, fmt.Sprintf("proc:%s#%d/store#%d", p.node, p.id, p.seq))
+	s := &Store{p: p, c: client.NewRealClient(d), d: d, name: fmt.Sprintf("%s#%d/%d", p.node, p.id, p.seq)}
 	p.w.gate.Unlock()
-	s := &RealStore{p: p, c: c}
 	p.mu.Lock()
 	p.stores = append(p.stores, s)
 	p.mu.Unlock()
-	p.wg.Add(1)
-	go s.heartbeat()
+	p.beat(func(ctx context.Context) time.Duration {
+		if s.dummy != nil {
+			if !s.dummy.Pinging() || p.dead != nil {
+				return 0
+			}
+			s.dummy.Heartbeat(ctx)
+			return dummyPingInterval
+		}
+		if !s.c.Pinging() || p.dead != nil {
+			return 0
+		}
+		return s.c.Heartbeat(ctx, nil)
+	})
 	return s, nil
+}
+
+// idlePoll is how often (wall time) a heartbeat goroutine looks whether
+// its ping thread has started.
+const idlePoll = 5 * time.Millisecond
+
+// dummyPingInterval is DummyClient::ping_thread_main's period.
+const dummyPingInterval = time.Second
+
+// beat drives a model's heartbeat thread in wall time until the process
+// stops: one iteration under the gate, then the sleep it asks for, scaled.
+// An iteration that returns 0 means "not running (yet)": look again soon,
+// since a ping thread pings at once when it starts.
+func (p *Process) beat(iter func(ctx context.Context) time.Duration) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		ctx := p.ctx
+		for ctx.Err() == nil {
+			p.w.gate.Lock()
+			d := iter(ctx)
+			p.w.gate.Unlock()
+			wait := p.w.scale.wall(d)
+			if d == 0 {
+				wait = idlePoll
+			}
+			if err := sleepWall(ctx, wait); err != nil {
+				return
+			}
+		}
+	}()
 }
 
 // Alloc implements engine.Process.
@@ -98,7 +159,21 @@ func (p *Process) Alloc(ctx context.Context, allocator string, size int64) (engi
 	}
 	p.w.gate.Lock()
 	defer p.w.gate.Unlock()
-	return p.mem.Alloc(allocator, size)
+	if p.dead != nil {
+		return engine.Buffer{}, p.dead
+	}
+	b, err := p.mem.Alloc(allocator, size)
+	if err != nil {
+		if _, ok := engine.AsPyError(err); ok {
+			return b, err
+		}
+		if allocator == engine.AllocMooncakeShm {
+			// ShmHelper::allocate throws std::runtime_error → RuntimeError.
+			return b, &engine.PyError{Class: "RuntimeError", Message: "Failed to create anonymous shared memory (Check /proc/sys/vm/nr_hugepages?)"}
+		}
+		return b, fmt.Errorf("fake engine: alloc %s on %s: %w", allocator, p.node, err)
+	}
+	return b, nil
 }
 
 // Close implements engine.Process: the process exits; its heartbeats stop
@@ -111,127 +186,219 @@ func (p *Process) Close(ctx context.Context) error {
 func (p *Process) stop() {
 	p.cancel()
 	p.wg.Wait()
-	p.w.mu.Lock()
+	p.w.netMu.Lock()
 	for k, owner := range p.w.ports {
 		if owner == p {
 			delete(p.w.ports, k)
 		}
 	}
-	p.w.mu.Unlock()
+	p.w.netMu.Unlock()
 }
 
-// RealStore is engine.Store over sim/client.RealClient: every call holds
-// the world gate (released while the model waits on a socket or sleeps).
-type RealStore struct {
-	p *Process
-	c *client.RealClient
+// Store is engine.Store over the sim/client models: a RealClient, which
+// becomes a DummyClient once setup_dummy() is called (one Python class in
+// Mooncake). Every call holds the world gate, released while the model
+// waits on a socket or sleeps.
+type Store struct {
+	p     *Process
+	name  string
+	d     client.Deps
+	c     *client.RealClient
+	dummy *client.DummyClient // set by SetupDummy
 }
 
-var _ engine.Store = (*RealStore)(nil)
+var _ engine.Store = (*Store)(nil)
 
-// heartbeat drives Client::PingThreadMain in wall time: each iteration
-// under the gate, then the sleep it asks for, scaled.
-func (s *RealStore) heartbeat() {
-	defer s.p.wg.Done()
-	ctx := s.p.ctx
-	for ctx.Err() == nil {
-		s.p.w.gate.Lock()
-		d := time.Duration(0)
-		pinging := s.c.Pinging()
-		if pinging {
-			d = s.c.Heartbeat(ctx, nil)
-		}
-		s.p.w.gate.Unlock()
-		if !pinging {
-			d = client.PingInterval // not started or stopped: look again later
-		}
-		if err := sleepWall(ctx, s.p.w.scale.wall(d)); err != nil {
-			return
-		}
-	}
-}
-
-func (s *RealStore) locked() func() {
+func (s *Store) locked() func() {
 	s.p.w.gate.Lock()
 	return s.p.w.gate.Unlock
 }
 
+// after records a process death: the SGLang process is gone, every later
+// call on it fails the same way (caller holds the gate).
+func (s *Store) after(err error) error {
+	if d, ok := engine.AsProcessDied(err); ok {
+		s.p.dead = d
+	}
+	return err
+}
+
 // Setup implements engine.Store.
-func (s *RealStore) Setup(ctx context.Context, a engine.SetupArgs) (int, error) {
+func (s *Store) Setup(ctx context.Context, a engine.SetupArgs) (int, error) {
 	defer s.locked()()
-	return s.c.Setup(ctx, a)
+	if s.p.dead != nil {
+		return 0, s.p.dead
+	}
+	rc, err := s.c.Setup(ctx, a)
+	return rc, s.after(err)
 }
 
 // SetupDummy implements engine.Store: a RealClient store has no
 // setup_dummy in this model yet.
-func (s *RealStore) SetupDummy(ctx context.Context, memPoolSize, localBufferSize int64, serverAddress string) (int, error) {
-	return 0, engine.Unsupportedf("fake engine: setup_dummy needs sim/client's DummyClient model, not available yet")
+func (s *Store) SetupDummy(ctx context.Context, memPoolSize, localBufferSize int64, serverAddress string) (int, error) {
+	defer s.locked()()
+	if s.p.dead != nil {
+		return 0, s.p.dead
+	}
+	if s.dummy == nil {
+		s.dummy = client.NewDummyClient(s.d, s.name)
+	}
+	rc, err := s.dummy.SetupDummy(ctx, memPoolSize, localBufferSize, serverAddress)
+	return rc, s.after(err)
 }
 
 // RegisterBuffer implements engine.Store.
-func (s *RealStore) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error) {
+func (s *Store) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error) {
 	defer s.locked()()
-	return s.c.RegisterBuffer(ctx, ptr, size)
+	if s.p.dead != nil {
+		return 0, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.RegisterBuffer(ctx, ptr, size)
+		return v, s.after(err)
+	}
+	v, err := s.c.RegisterBuffer(ctx, ptr, size)
+	return v, s.after(err)
 }
 
 // UnregisterBuffer implements engine.Store.
-func (s *RealStore) UnregisterBuffer(ctx context.Context, ptr uint64) (int, error) {
+func (s *Store) UnregisterBuffer(ctx context.Context, ptr uint64) (int, error) {
 	defer s.locked()()
-	return s.c.UnregisterBuffer(ctx, ptr)
+	if s.p.dead != nil {
+		return 0, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.UnregisterBuffer(ctx, ptr)
+		return v, s.after(err)
+	}
+	v, err := s.c.UnregisterBuffer(ctx, ptr)
+	return v, s.after(err)
 }
 
 // Put implements engine.Store.
-func (s *RealStore) Put(ctx context.Context, key string, value []byte) (int, error) {
+func (s *Store) Put(ctx context.Context, key string, value []byte) (int, error) {
 	defer s.locked()()
-	return s.c.Put(ctx, key, value)
+	if s.p.dead != nil {
+		return 0, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.Put(ctx, key, value)
+		return v, s.after(err)
+	}
+	v, err := s.c.Put(ctx, key, value)
+	return v, s.after(err)
 }
 
 // Get implements engine.Store.
-func (s *RealStore) Get(ctx context.Context, key string) ([]byte, error) {
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	defer s.locked()()
-	return s.c.Get(ctx, key)
+	if s.p.dead != nil {
+		return nil, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.Get(ctx, key)
+		return v, s.after(err)
+	}
+	v, err := s.c.Get(ctx, key)
+	return v, s.after(err)
 }
 
 // IsExist implements engine.Store.
-func (s *RealStore) IsExist(ctx context.Context, key string) (int, error) {
+func (s *Store) IsExist(ctx context.Context, key string) (int, error) {
 	defer s.locked()()
-	return s.c.IsExist(ctx, key)
+	if s.p.dead != nil {
+		return 0, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.IsExist(ctx, key)
+		return v, s.after(err)
+	}
+	v, err := s.c.IsExist(ctx, key)
+	return v, s.after(err)
 }
 
 // BatchPutFrom implements engine.Store.
-func (s *RealStore) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
+func (s *Store) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
 	defer s.locked()()
-	return s.c.BatchPutFrom(ctx, keys, ptrs, sizes)
+	if s.p.dead != nil {
+		return nil, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.BatchPutFrom(ctx, keys, ptrs, sizes)
+		return v, s.after(err)
+	}
+	v, err := s.c.BatchPutFrom(ctx, keys, ptrs, sizes)
+	return v, s.after(err)
 }
 
 // BatchGetInto implements engine.Store.
-func (s *RealStore) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
+func (s *Store) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
 	defer s.locked()()
-	return s.c.BatchGetInto(ctx, keys, ptrs, sizes)
+	if s.p.dead != nil {
+		return nil, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.BatchGetInto(ctx, keys, ptrs, sizes)
+		return v, s.after(err)
+	}
+	v, err := s.c.BatchGetInto(ctx, keys, ptrs, sizes)
+	return v, s.after(err)
 }
 
 // BatchIsExist implements engine.Store.
-func (s *RealStore) BatchIsExist(ctx context.Context, keys []string) ([]int, error) {
+func (s *Store) BatchIsExist(ctx context.Context, keys []string) ([]int, error) {
 	defer s.locked()()
-	return s.c.BatchIsExist(ctx, keys)
+	if s.p.dead != nil {
+		return nil, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.BatchIsExist(ctx, keys)
+		return v, s.after(err)
+	}
+	v, err := s.c.BatchIsExist(ctx, keys)
+	return v, s.after(err)
 }
 
 // HealthCheck implements engine.Store.
-func (s *RealStore) HealthCheck(ctx context.Context) (int, error) {
+func (s *Store) HealthCheck(ctx context.Context) (int, error) {
 	defer s.locked()()
-	return s.c.HealthCheck(ctx)
+	if s.p.dead != nil {
+		return 0, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.HealthCheck(ctx)
+		return v, s.after(err)
+	}
+	v, err := s.c.HealthCheck(ctx)
+	return v, s.after(err)
 }
 
 // GetHostname implements engine.Store.
-func (s *RealStore) GetHostname(ctx context.Context) (string, error) {
+func (s *Store) GetHostname(ctx context.Context) (string, error) {
 	defer s.locked()()
-	return s.c.GetHostname(ctx)
+	if s.p.dead != nil {
+		return "", s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.GetHostname(ctx)
+		return v, s.after(err)
+	}
+	v, err := s.c.GetHostname(ctx)
+	return v, s.after(err)
 }
 
 // Close implements engine.Store.
-func (s *RealStore) Close(ctx context.Context) (int, error) {
+func (s *Store) Close(ctx context.Context) (int, error) {
 	defer s.locked()()
-	return s.c.Close(ctx)
+	if s.p.dead != nil {
+		return 0, s.p.dead
+	}
+	if s.dummy != nil {
+		v, err := s.dummy.Close(ctx)
+		return v, s.after(err)
+	}
+	v, err := s.c.Close(ctx)
+	return v, s.after(err)
 }
 
 // portBinder is te.PortBinder: ports are a world-wide table keyed by
@@ -245,15 +412,15 @@ func (b portBinder) Bind(ctx context.Context, host string, port int) (func(), er
 	}
 	key := host + ":" + strconv.Itoa(port)
 	w := b.p.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.netMu.Lock()
+	defer w.netMu.Unlock()
 	if _, taken := w.ports[key]; taken {
 		return nil, fmt.Errorf("bind %s: Address already in use", key)
 	}
 	w.ports[key] = b.p
 	return func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
+		w.netMu.Lock()
+		defer w.netMu.Unlock()
 		if w.ports[key] == b.p {
 			delete(w.ports, key)
 		}

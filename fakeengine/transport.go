@@ -15,6 +15,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/sim/client"
+	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
@@ -25,6 +26,7 @@ import (
 type nodeNet struct {
 	w    *World
 	node string
+	proc *Process // the calling process (names its shm for mooncake_client)
 }
 
 // dialAddr maps a model-visible address to the address to dial.
@@ -203,4 +205,50 @@ func classifyCurl(err error) error {
 		return &curlError{text: "Server returned nothing (no headers, no data)", err: err}
 	}
 	return &curlError{text: "Couldn't connect to server", err: err}
+}
+
+// RealClient implements client.RealClientTransport: mooncake_client's RPC
+// through this node's proxy; shm travels through the world's registry.
+func (n nodeNet) RealClient(addr string, t client.Timeouts) client.RealClientService {
+	return realClientConn{n: n, stub: servers.RealClientStub{Addr: n.dialAddr(addr), T: n.wallTimeouts(t), Shms: &n.w.shms,
+		ShmID: func(shm hostmem.Shm) string { return fmt.Sprintf("%s/p%d/%s", n.node, n.proc.id, shm.FD) }}}
+}
+
+type realClientConn struct {
+	n    nodeNet
+	stub servers.RealClientStub
+}
+
+func (c realClientConn) do(fn func() error) error {
+	var err error
+	c.n.w.gate.wait(func() { err = fn() })
+	return c.n.rescale(err)
+}
+
+func (c realClientConn) ServiceReady(ctx context.Context) error {
+	return c.do(func() error { return c.stub.ServiceReady(ctx) })
+}
+
+func (c realClientConn) RegisterShm(ctx context.Context, dummy string, shm hostmem.Shm, isLocal bool) (rc int, err error) {
+	err = c.do(func() (e error) { rc, e = c.stub.RegisterShm(ctx, dummy, shm, isLocal); return })
+	return
+}
+
+func (c realClientConn) Ping(ctx context.Context, dummy string) error {
+	return c.do(func() error { return c.stub.Ping(ctx, dummy) })
+}
+
+func (c realClientConn) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
+	err = c.do(func() (e error) { rc, e = c.stub.PutFrom(ctx, dummy, key, ptr, size); return })
+	return
+}
+
+func (c realClientConn) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
+	err = c.do(func() (e error) { rc, e = c.stub.GetInto(ctx, dummy, key, ptr, size); return })
+	return
+}
+
+func (c realClientConn) IsExist(ctx context.Context, key string) (rc int, err error) {
+	err = c.do(func() (e error) { rc, e = c.stub.IsExist(ctx, key); return })
+	return
 }

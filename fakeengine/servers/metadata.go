@@ -28,8 +28,44 @@ import (
 //
 // The model is not safe for concurrent use; the handler serialises calls.
 type MetadataHandler struct {
-	mu    sync.Mutex
-	model *metadata.Server
+	mu     sync.Mutex
+	model  *metadata.Server
+	paused chan struct{} // non-nil while paused
+}
+
+// Pause holds every request until Resume (SIGSTOP: the kernel still
+// accepts, nothing answers, curl times out).
+func (h *MetadataHandler) Pause() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.paused == nil {
+		h.paused = make(chan struct{})
+	}
+}
+
+// Resume releases held requests.
+func (h *MetadataHandler) Resume() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.paused != nil {
+		close(h.paused)
+		h.paused = nil
+	}
+}
+
+func (h *MetadataHandler) waitResumed(r *http.Request) bool {
+	h.mu.Lock()
+	p := h.paused
+	h.mu.Unlock()
+	if p == nil {
+		return true
+	}
+	select {
+	case <-p:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 // NewMetadataHandler wraps a model.
@@ -53,6 +89,9 @@ func (h *MetadataHandler) Len() int {
 
 // ServeHTTP implements http.Handler.
 func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.waitResumed(r) {
+		return
+	}
 	switch r.URL.Path {
 	case "/health":
 		if r.Method != http.MethodGet {
