@@ -139,8 +139,9 @@ type Profile struct {
 	AutoPortRangeEnv bool
 	// HealthCheck: MooncakeDistributedStore.health_check exists (v0.3.10+).
 	HealthCheck bool
-	// Heartbeat: non-HA clients ping the master every second (v0.3.7+;
-	// before only HA mode pinged). HeartbeatAfterMount: the ping thread
+	// Heartbeat: non-HA clients ping the master every second and the master
+	// runs ClientMonitorFunc (client_ttl expiry) in every mode (v0.3.6.post1+;
+	// before, both only in HA mode). HeartbeatAfterMount: the ping thread
 	// starts after the first MountSegment (EnsureStorageControlPlaneStarted,
 	// v0.3.11+) instead of right after connecting.
 	Heartbeat           bool
@@ -238,7 +239,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.RPCTimeoutEnv = at("0.3.12")
 	p.AutoPortRangeEnv = at("0.3.11")
 	p.HealthCheck = at("0.3.10")
-	p.Heartbeat = at("0.3.7")
+	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.11")
 	p.MetadataSameValueOK = at("0.3.12")
 	if v == MustVersion("0.3.9") {

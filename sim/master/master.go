@@ -149,7 +149,8 @@ func (m *Master) Config() Config { return m.cfg }
 // catchUp runs the background threads' ticks due by now.
 func (m *Master) catchUp() time.Duration {
 	now := m.clock.Now()
-	if now-m.lastMonitor >= ClientMonitorPeriod {
+	// ≤ 0.3.6 runs the client monitor only in HA mode (not modelled).
+	if m.cfg.Version.Heartbeat && now-m.lastMonitor >= ClientMonitorPeriod {
 		m.lastMonitor += (now - m.lastMonitor) / ClientMonitorPeriod * ClientMonitorPeriod
 		m.monitorClients(m.lastMonitor)
 	}

@@ -1,0 +1,114 @@
+package master_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sim/kernel"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+)
+
+type clock struct{ now time.Duration }
+
+func (c *clock) Now() time.Duration { return c.now }
+
+func newMaster(t *testing.T, version string, flags map[string]string) (*master.Master, *clock) {
+	t.Helper()
+	p, err := mooncake.ProfileFor(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := master.ConfigFor(p, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{}
+	return master.New(cfg, c, nil, kernel.Stream(1, "master")), c
+}
+
+func TestConfigFor(t *testing.T) {
+	p, _ := mooncake.ProfileFor("0.3.9")
+	c, err := master.ConfigFor(p, nil)
+	if err != nil || c.DefaultKVLeaseTTL != 5*time.Second || c.EvictionHighWatermarkRatio != 0.95 || c.ClientTTL != 10*time.Second {
+		t.Fatalf("0.3.9 defaults: %+v %v", c, err)
+	}
+	c, err = master.ConfigFor(p, map[string]string{"default_kv_lease_ttl": "500", "eviction_high_watermark_ratio": "0.5"})
+	if err != nil || c.DefaultKVLeaseTTL != 500*time.Millisecond || c.EvictionHighWatermarkRatio != 0.5 {
+		t.Fatalf("overrides: %+v %v", c, err)
+	}
+	if _, err := master.ConfigFor(p, map[string]string{"bogus": "1"}); err == nil || err.Error() != "mooncake_master: unknown command line flag 'bogus'" {
+		t.Fatalf("unknown flag: %v", err)
+	}
+}
+
+func TestSpaceAndEviction(t *testing.T) {
+	ctx := context.Background()
+	m, c := newMaster(t, "0.3.13.post1", nil)
+	id := master.UUID{Hi: 1, Lo: 2}
+	if err := m.MountSegment(ctx, master.Segment{ID: master.UUID{Lo: 9}, Name: "h:1", Base: 0x1000, Size: 100, TEEndpoint: "h:1"}, id); err != nil {
+		t.Fatal(err)
+	}
+	// Remounting the same segment is idempotent (SEGMENT_ALREADY_EXISTS → OK).
+	if err := m.MountSegment(ctx, master.Segment{ID: master.UUID{Lo: 9}, Name: "h:1", Base: 0x1000, Size: 100}, id); err != nil {
+		t.Fatal(err)
+	}
+	put := func(k string, size int64) error {
+		if _, err := m.PutStart(ctx, k, size, master.ReplicateConfig{ReplicaNum: 1}); err != nil {
+			return err
+		}
+		return m.PutEnd(ctx, k)
+	}
+	for _, k := range []string{"a", "b", "c"} {
+		if err := put(k, 30); err != nil {
+			t.Fatal(k, err)
+		}
+	}
+	if err := put("d", 30); !errors.Is(err, mooncake.NO_AVAILABLE_HANDLE) {
+		t.Fatalf("d = %v, want NO_AVAILABLE_HANDLE", err)
+	}
+	if _, err := m.PutStart(ctx, "a", 30, master.ReplicateConfig{}); !errors.Is(err, mooncake.OBJECT_ALREADY_EXISTS) {
+		t.Fatalf("a again = %v", err)
+	}
+	// "a" is leased by ExistKey; eviction takes the oldest unleased ("b").
+	if ok, _ := m.ExistKey(ctx, "a"); !ok {
+		t.Fatal("a missing")
+	}
+	c.now += 10 * time.Millisecond
+	if err := put("d", 30); err != nil {
+		t.Fatalf("after eviction: %v", err)
+	}
+	for k, want := range map[string]bool{"a": true, "b": false, "c": true, "d": true} {
+		if ok, _ := m.ExistKey(ctx, k); ok != want {
+			t.Errorf("ExistKey(%s) = %v, want %v", k, ok, want)
+		}
+	}
+	if err := m.Remove(ctx, "c"); !errors.Is(err, mooncake.OBJECT_HAS_LEASE) {
+		t.Fatalf("remove leased = %v", err)
+	}
+	c.now += 11 * time.Second
+	// The client never pinged: client_ttl (10 s) expired, segment gone.
+	if r, _ := m.Ping(ctx, id); r.Status != master.NeedRemount {
+		t.Fatalf("ping after expiry = %v", r.Status)
+	}
+	if s := m.Stats(); s.Segments != 0 || s.Objects != 0 {
+		t.Fatalf("stats after expiry: %+v", s)
+	}
+}
+
+func TestCode(t *testing.T) {
+	p12, _ := mooncake.ProfileFor("0.3.12")
+	p9, _ := mooncake.ProfileFor("0.3.9")
+	to := &master.RPCError{Kind: master.RequestTimeout}
+	if master.Code(to, p12) != mooncake.RPC_TIMEOUT || master.Code(to, p9) != mooncake.RPC_FAIL {
+		t.Fatal("timeout codes")
+	}
+	if master.Code(&master.RPCError{Kind: master.Refused}, p12) != mooncake.RPC_FAIL {
+		t.Fatal("refused code")
+	}
+	if master.Code(mooncake.OBJECT_NOT_FOUND, p12) != mooncake.OBJECT_NOT_FOUND {
+		t.Fatal("passthrough")
+	}
+}
