@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
@@ -29,6 +30,9 @@ type Result struct {
 	VirtualMS       float64   `json:"virtual_ms"`
 	WallMS          float64   `json:"wall_ms"`
 	TraceHash       string    `json:"trace_hash"`
+	// Addrs are the world's role addresses ({{master}}...), so texts from
+	// different engines compare with them abstracted.
+	Addrs map[string]string `json:"addrs,omitempty"`
 	// Source is the scenario file, so replay can find it again.
 	Source string `json:"source,omitempty"`
 
@@ -206,6 +210,9 @@ func Compare(rs []Result) []Comparison {
 		var ran []EngineOutcome
 		for _, r := range g {
 			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, DurationMS: r.Observed.DurationMS}
+			if e := r.Observed.Exception; e != nil {
+				eo.Exception = &Exception{Class: e.Class, Message: abstractAddrs(e.Message, r.Addrs)}
+			}
 			c.Engines = append(c.Engines, eo)
 			if r.Verdict == Pass || r.Verdict == Fail {
 				ran = append(ran, eo)
@@ -227,6 +234,11 @@ func Compare(rs []Result) []Comparison {
 			if a.Verdict != eo.Verdict {
 				diff["verdict"] = true
 			}
+			// Durations differ by nature; flag only more than 2x and 1 s apart.
+			lo, hi := min(a.DurationMS, eo.DurationMS), max(a.DurationMS, eo.DurationMS)
+			if hi-lo > 1000 && hi > 2*lo {
+				diff["duration"] = true
+			}
 		}
 		for d := range diff {
 			c.Differences = append(c.Differences, d)
@@ -235,6 +247,25 @@ func Compare(rs []Result) []Comparison {
 		out = append(out, c)
 	}
 	return out
+}
+
+// abstractAddrs replaces the world's role addresses with their
+// placeholders, longest first.
+func abstractAddrs(s string, addrs map[string]string) string {
+	roles := make([]string, 0, len(addrs))
+	for r := range addrs {
+		roles = append(roles, r)
+	}
+	sort.Slice(roles, func(i, j int) bool {
+		if len(addrs[roles[i]]) != len(addrs[roles[j]]) {
+			return len(addrs[roles[i]]) > len(addrs[roles[j]])
+		}
+		return roles[i] < roles[j]
+	})
+	for _, r := range roles {
+		s = strings.ReplaceAll(s, addrs[r], "{{"+r+"}}")
+	}
+	return s
 }
 
 func excText(e *Exception) Exception {

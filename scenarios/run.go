@@ -94,9 +94,18 @@ type run struct {
 
 func (r *run) wall() bool { return r.eng.Name() != "sim" }
 
+// TimeoutScaler is implemented by engines that say whether they honour
+// WorldSpec.TimeoutScale. Engines that do not implement it: only "fake"
+// scales (sim is virtual; real runs real Mooncake timeouts).
+type TimeoutScaler interface{ HonoursTimeoutScale() bool }
+
 func (r *run) scale() float64 {
-	// Same clamp as the wall engines: (0, 1], else unscaled.
-	if r.wall() && r.opts.TimeoutScale > 0 && r.opts.TimeoutScale <= 1 {
+	honours := r.eng.Name() == "fake"
+	if ts, ok := r.eng.(TimeoutScaler); ok {
+		honours = ts.HonoursTimeoutScale()
+	}
+	// Same clamp as the fake engine: (0, 1], else unscaled.
+	if honours && r.opts.TimeoutScale > 0 && r.opts.TimeoutScale <= 1 {
 		return r.opts.TimeoutScale
 	}
 	return 1
@@ -144,6 +153,14 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 	r.world = w
 	r.stores = map[string]*app{}
+	for _, role := range Roles {
+		if a, err := w.Addr(role); err == nil && a != "" {
+			if res.Addrs == nil {
+				res.Addrs = map[string]string{}
+			}
+			res.Addrs[role] = a
+		}
+	}
 	defer func() {
 		cctx, ccancel := context.WithTimeout(context.WithoutCancel(parent), 30*time.Second)
 		defer ccancel()

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/fakeengine"
+	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/sim"
 )
 
@@ -17,8 +21,8 @@ type engineCtor func(log *slog.Logger) (engine.Engine, error)
 // engines is the one place that maps CLI engine names to constructors.
 var engines = map[string]engineCtor{
 	"sim":  func(*slog.Logger) (engine.Engine, error) { return sim.New(), nil },
-	"fake": notBuilt("fake"),
-	"real": notBuilt("real"),
+	"fake": func(log *slog.Logger) (engine.Engine, error) { return fakeengine.New(fakeengine.Options{Logger: log}), nil },
+	"real": func(log *slog.Logger) (engine.Engine, error) { return realengine.New(realengine.Options{Logger: log}), nil },
 }
 
 // engineNames is the registry's order for messages.
@@ -57,4 +61,35 @@ func buildEngines(list string, log *slog.Logger) ([]engine.Engine, error) {
 	return out, nil
 }
 
-var _ = slices.Contains[[]string]
+// preflight fails when an engine can run none of the versions the
+// selected scenarios need (e.g. the real engine with nothing installed), so
+// nothing runs; an engine that lacks only some versions skips those.
+func preflight(ctx context.Context, engs []engine.Engine, scs []*scenarios.Scenario, override string) error {
+	var versions []string
+	for _, sc := range scs {
+		vs, _ := sc.Versions(override)
+		for _, v := range vs {
+			if !slices.Contains(versions, v) {
+				versions = append(versions, v)
+			}
+		}
+	}
+	for _, e := range engs {
+		var first error
+		ok := false
+		for _, v := range versions {
+			err := e.Available(ctx, v)
+			if err == nil {
+				ok = true
+				break
+			}
+			if first == nil {
+				first = err
+			}
+		}
+		if !ok && first != nil {
+			return fmt.Errorf("engine %s cannot run any selected version (%s): %w", e.Name(), strings.Join(versions, ", "), first)
+		}
+	}
+	return nil
+}

@@ -71,6 +71,9 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 	if len(scs) == 0 {
 		return fmt.Errorf("no scenario selected")
 	}
+	if err := preflight(ctx, engs, scs, f.version); err != nil {
+		return err
+	}
 	opts := scenarios.Options{Seed: f.seed, Version: f.version, TimeoutScale: f.timeoutScale, Logger: log}
 	results := runAll(ctx, scs, engs, opts, stderr)
 	rep := scenarios.NewReport(results)
@@ -206,13 +209,13 @@ func printComparison(w io.Writer, cs []scenarios.Comparison) {
 		}
 		fmt.Fprintf(w, "\n%s @%s\n", c.Scenario, c.MooncakeVersion)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "  ENGINE\t%sVERDICT\t%sCODES\t%sEXCEPTION\tDURATION\n", mark("verdict"), mark("codes"), mark("exception"))
+		fmt.Fprintf(tw, "  ENGINE\t%sVERDICT\t%sCODES\t%sEXCEPTION\t%sDURATION\n", mark("verdict"), mark("codes"), mark("exception"), mark("duration"))
 		for _, e := range c.Engines {
 			exc := "-"
 			if e.Exception != nil {
 				exc = short(e.Exception.Class+": "+e.Exception.Message, 60)
 			}
-			fmt.Fprintf(tw, "  %s\t %s\t %s\t %s\t%s\n", e.Engine, e.Verdict, short(codesString(e.Codes), 48), exc, fmtMS(e.DurationMS))
+			fmt.Fprintf(tw, "  %s\t %s\t %s\t %s\t %s\n", e.Engine, e.Verdict, short(codesString(e.Codes), 48), exc, fmtMS(e.DurationMS))
 		}
 		_ = tw.Flush()
 	}
