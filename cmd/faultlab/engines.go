@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/fakeengine"
 	"github.com/mooncake-faultlab/faultlab/realengine"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sim"
 )
 
@@ -20,9 +20,13 @@ type engineCtor func(log *slog.Logger) (engine.Engine, error)
 
 // engines is the one place that maps CLI engine names to constructors.
 var engines = map[string]engineCtor{
-	"sim":  func(*slog.Logger) (engine.Engine, error) { return sim.New(), nil },
-	"fake": func(log *slog.Logger) (engine.Engine, error) { return fakeengine.New(fakeengine.Options{Logger: log}), nil },
-	"real": func(log *slog.Logger) (engine.Engine, error) { return realengine.New(realengine.Options{Logger: log}), nil },
+	"sim": func(*slog.Logger) (engine.Engine, error) { return sim.New(), nil },
+	"fake": func(log *slog.Logger) (engine.Engine, error) {
+		return fakeengine.New(fakeengine.Options{Logger: log}), nil
+	},
+	"real": func(log *slog.Logger) (engine.Engine, error) {
+		return realengine.New(realengine.Options{Logger: log}), nil
+	},
 }
 
 // engineNames is the registry's order for messages.
