@@ -185,6 +185,18 @@ var _ = Describe("setup()", func() {
 			Expect(pe.Message).To(ContainSubstring("global_segment_size: typing.SupportsInt"))
 			Expect(pe.Message).To(HaveSuffix("'127.0.0.1:50051', None; kwargs: tenant_id='t1'"))
 		})
+		It("accepts 0.3.13's kwargs; a missing ssd_offload_path raises ValueError", func() {
+			e := launch(opts{version: "0.3.13.post1"})
+			a := setupArgs("127.0.0.1:17793", "tcp", "")
+			a.PassEngine = true
+			a.Kwargs = []engine.Kwarg{{Name: "tenant_id", Value: "t1"}}
+			Expect(e.setup(a)).To(Equal(0))
+			e = launch(opts{version: "0.3.13.post1"})
+			a.Kwargs = []engine.Kwarg{{Name: "enable_ssd_offload", Value: true}, {Name: "ssd_offload_path", Value: "/tmp/x"}}
+			_, err := e.setup(a)
+			Expect(err).To(MatchError("ValueError: Invalid FileStorage configuration"))
+			Expect(e.logs("mooncake:tp0")).To(ContainElement("FileStorageConfig: storage_filepath does not exist: /tmp/x"))
+		})
 		It("raises TypeError for a negative size", func() {
 			e := launch(opts{version: "0.3.9"})
 			a := setupArgs("127.0.0.1:17794", "tcp", "")

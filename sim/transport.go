@@ -361,3 +361,9 @@ func (s *standaloneStub) IsExist(ctx context.Context, key string) (rc int, err e
 	err = s.call(ctx, "is_exist", 64, func(sa *client.Standalone) (e error) { rc, e = sa.IsExist(ctx, key); return })
 	return
 }
+
+func (s *masterStub) MountLocalDiskSegment(ctx context.Context, id master.UUID) error {
+	return s.call(ctx, "MountLocalDiskSegment", func(m *master.Master) error { return m.MountLocalDiskSegment(ctx, id) })
+}
+
+var _ master.OffloadService = (*masterStub)(nil)

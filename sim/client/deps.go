@@ -87,6 +87,8 @@ type Deps struct {
 	Data     te.DataPath
 	// Clients reaches mooncake_client (dummy mode); nil when absent.
 	Clients RealClientTransport
+	// FileExists answers stat() for SSD-offload paths; nil = no file exists.
+	FileExists func(path string) bool
 }
 
 // codeOf maps a call error to the ErrorCode Python sees.

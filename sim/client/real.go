@@ -391,6 +391,40 @@ func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (moonc
 	if total == 0 {
 		c.logf(mlog.Info, "Global segment size is 0, skip mounting segment")
 	}
+	return c.initFileStorage(ctx, a)
+}
+
+// initFileStorage handles enable_ssd_offload=True (0.3.10.post2+). Texts
+// and outcomes from the real 0.3.13.post1 wheel: a missing path raises
+// ValueError; a master without --enable_offload gives UNABLE_OFFLOAD.
+func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
+	on, path := false, ""
+	for _, k := range a.Kwargs {
+		switch k.Name {
+		case "enable_ssd_offload":
+			on, _ = k.Value.(bool)
+		case "ssd_offload_path":
+			path, _ = k.Value.(string)
+		}
+	}
+	if !on {
+		return mooncake.OK, nil
+	}
+	if c.d.FileExists == nil || !c.d.FileExists(path) {
+		c.logf(mlog.Error, "FileStorageConfig: storage_filepath does not exist: %s", path)
+		return 0, &engine.PyError{Class: "ValueError", Message: "Invalid FileStorage configuration"}
+	}
+	err := error(mooncake.UNABLE_OFFLOAD)
+	if os, ok := c.ms.(master.OffloadService); ok {
+		err = os.MountLocalDiskSegment(ctx, c.id)
+	}
+	if err != nil {
+		code := c.code(err)
+		c.logf(mlog.Error, "MountLocalDiskSegment failed, error code is %s", code.Name())
+		c.logf(mlog.Error, "Failed to mount file storage: %s", code.Name())
+		c.logf(mlog.Error, "file storage init failed with error: %s", code.Name())
+		return code, nil
+	}
 	return mooncake.OK, nil
 }
 

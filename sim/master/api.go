@@ -170,3 +170,10 @@ func Code(err error, p mooncake.Profile) mooncake.ErrorCode {
 
 // RPCVersion is GetMooncakeStoreVersion(): CMake `MooncakeStore VERSION 2.0.0`.
 const RPCVersion = "2.0.0"
+
+// OffloadService is the optional SSD-offload part of the RPC surface
+// (MountLocalDiskSegment). A Service that does not implement it behaves as
+// a master without --enable_offload (UNABLE_OFFLOAD), the default.
+type OffloadService interface {
+	MountLocalDiskSegment(ctx context.Context, clientID UUID) error
+}

@@ -23,6 +23,8 @@ type Config struct {
 	EvictionHighWatermarkRatio float64       // --eviction_high_watermark_ratio
 	EvictionRatio              float64       // --eviction_ratio
 	PutStartDiscardTimeout     time.Duration // --put_start_discard_timeout_sec
+	// EnableOffload is --enable_offload (MountLocalDiskSegment accepted).
+	EnableOffload bool
 	// RPCVersion is what ServiceReady answers (RPCVersion unless a test
 	// models a foreign master).
 	RPCVersion string
@@ -60,9 +62,7 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			n, err = strconv.ParseInt(v, 10, 64)
 			c.ClientTTL = time.Duration(n) * time.Second
 		case "default_kv_lease_ttl":
-			var n int64
-			n, err = strconv.ParseInt(v, 10, 64)
-			c.DefaultKVLeaseTTL = time.Duration(n) * time.Millisecond
+			c.DefaultKVLeaseTTL, err = parseLeaseTTL(v)
 		case "eviction_high_watermark_ratio":
 			c.EvictionHighWatermarkRatio, err = strconv.ParseFloat(v, 64)
 		case "eviction_ratio":
@@ -73,9 +73,11 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			c.PutStartDiscardTimeout = time.Duration(n) * time.Second
 		case "rpc_version": // sim-only: a master built from another tree
 			c.RPCVersion = v
+		case "enable_offload":
+			c.EnableOffload, err = strconv.ParseBool(v)
 		case "port", "rpc_port", "max_threads", "rpc_thread_num", "rpc_address", "enable_http_metadata_server",
 			"http_metadata_server_port", "http_metadata_server_host", "metrics_port", "enable_metric_reporting",
-			"enable_ha", "memory_allocator", "allocation_strategy", "default_kv_soft_pin_ttl", "root_fs_dir",
+			"enable_ha", "memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl", "root_fs_dir",
 			"cluster_id", "rpc_enable_tcp_no_delay", "rpc_conn_timeout_seconds", "logtostderr", "v":
 			// Accepted; no behaviour in the model.
 		default:
@@ -86,6 +88,19 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// parseLeaseTTL reads --default_kv_lease_ttl: milliseconds, or (0.3.13's
+// string flag) a number with ms/s/m/h.
+func parseLeaseTTL(v string) (time.Duration, error) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Duration(n) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("want milliseconds or a duration with ms/s/m/h: %w", err)
+	}
+	return d, nil
 }
 
 type segment struct {
@@ -331,6 +346,16 @@ func (m *Master) ReMountSegment(ctx context.Context, segs []Segment, clientID UU
 		}
 	}
 	m.okClients[clientID] = true
+	return nil
+}
+
+// MountLocalDiskSegment is the SSD-offload mount (client file storage):
+// UNABLE_OFFLOAD unless --enable_offload.
+func (m *Master) MountLocalDiskSegment(context.Context, UUID) error {
+	m.catchUp()
+	if !m.cfg.EnableOffload {
+		return mooncake.UNABLE_OFFLOAD
+	}
 	return nil
 }
 
