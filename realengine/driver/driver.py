@@ -18,6 +18,7 @@ import ctypes
 import json
 import mmap
 import os
+import resource
 import sys
 import traceback
 
@@ -26,6 +27,11 @@ import traceback
 _proto = os.fdopen(os.dup(1), "w", buffering=1)
 os.dup2(2, 1)
 sys.stdout = sys.stderr
+
+# The node's RLIMIT_MEMLOCK (NodeSpec.MemlockBytes), set before Mooncake loads.
+if os.environ.get("FAULTLAB_MEMLOCK_BYTES"):
+    _memlock = int(os.environ["FAULTLAB_MEMLOCK_BYTES"])
+    resource.setrlimit(resource.RLIMIT_MEMLOCK, (_memlock, _memlock))
 
 PACKAGE = "mooncake-transfer-engine-non-cuda"
 MAP_HUGETLB = 0x40000  # not exported by Python's mmap module
@@ -40,7 +46,16 @@ class HarnessError(Exception):
     """A malformed request: reported as {"harness": ...}, never as a Python exception of the app."""
 
 
+def _sync(rid):
+    # Marks the end of this call's log lines on stderr, so the harness has
+    # read every line a call printed before it reports the call's result.
+    sys.stderr.flush()
+    os.write(2, b"@@faultlab-sync %d@@\n" % rid)
+
+
 def _send(obj):
+    if obj.get("id"):
+        _sync(obj["id"])
     _proto.write(json.dumps(obj, separators=(",", ":")) + "\n")
     _proto.flush()
 

@@ -1,0 +1,224 @@
+package realengine
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+)
+
+// driverPy is the Python side; a world writes it into its temp dir.
+//
+//go:embed driver/driver.py
+var driverPy []byte
+
+// Aborted: the Mooncake process (a driver, i.e. an SGLang process) died
+// while a call was running — a segfault in store.so, a glog CHECK abort.
+// Python never returns from such a call, so this is neither a return code
+// nor a *engine.PyError.
+type Aborted struct {
+	Node string
+	Call string
+	// Exit is how it ended: "signal: segmentation fault (core dumped)",
+	// "signal: aborted (core dumped)", "exit status 1".
+	Exit string
+	// Last are the last log lines it printed.
+	Last []string
+}
+
+func (a *Aborted) Error() string {
+	return fmt.Sprintf("process aborted: Mooncake process of node %s died during %s (%s); last lines: %s",
+		a.Node, a.Call, a.Exit, strings.Join(a.Last, " | "))
+}
+
+// AsAborted returns the *Aborted in err's chain.
+func AsAborted(err error) (*Aborted, bool) {
+	var a *Aborted
+	ok := errors.As(err, &a)
+	return a, ok
+}
+
+type response struct {
+	ID      int             `json:"id"`
+	OK      bool            `json:"ok"`
+	Result  json.RawMessage `json:"result"`
+	Error   *engine.PyError `json:"error"`
+	Harness string          `json:"harness"`
+}
+
+// driver talks to one driver.py process.
+type driver struct {
+	node string
+	p    *proc
+
+	mu     sync.Mutex // one call at a time: the driver is single-threaded
+	nextID int
+	resp   chan response
+	eof    chan struct{}
+	hello  helloResult
+}
+
+type helloResult struct {
+	Ready           bool   `json:"ready"`
+	PID             int    `json:"pid"`
+	Python          string `json:"python"`
+	MooncakeVersion string `json:"mooncake_version"`
+}
+
+// startDriver launches driver.py and waits for its ready line.
+func startDriver(ctx context.Context, node string, spec procSpec) (*driver, error) {
+	p, err := startProc(spec)
+	if err != nil {
+		return nil, err
+	}
+	d := &driver{node: node, p: p, resp: make(chan response, 4), eof: make(chan struct{})}
+	go d.read()
+	var h helloResult
+	if err := d.wait(ctx, 0, "start", &h); err != nil {
+		_ = p.stop(context.WithoutCancel(ctx), 0)
+		return nil, fmt.Errorf("real engine: driver of node %s: %w", node, err)
+	}
+	d.hello = h
+	return d, nil
+}
+
+func (d *driver) read() {
+	defer close(d.eof)
+	br := bufio.NewReaderSize(d.p.stdout, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var r response
+			if jerr := json.Unmarshal(line, &r); jerr != nil {
+				d.p.record("driver protocol: unparsable line: " + string(line))
+			} else {
+				d.resp <- r
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// call sends one request and decodes the result into out (may be nil).
+func (d *driver) call(ctx context.Context, op string, fields map[string]any, out any) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	d.nextID++
+	id := d.nextID
+	req := map[string]any{"id": id, "op": op}
+	for k, v := range fields {
+		req[k] = v
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("real engine: %s: encode request: %w", op, err)
+	}
+	if _, err := d.p.stdin.Write(append(b, '\n')); err != nil {
+		if d.p.Exited() || errors.Is(err, io.ErrClosedPipe) {
+			return d.aborted(ctx, op)
+		}
+		return fmt.Errorf("real engine: %s: write to driver of %s: %w", op, d.node, err)
+	}
+	return d.wait(ctx, id, op, out)
+}
+
+func (d *driver) wait(ctx context.Context, id int, op string, out any) error {
+	for {
+		select {
+		case r := <-d.resp:
+			if r.ID != id {
+				continue // a late answer to a call abandoned on ctx expiry cannot happen (we kill), but be safe
+			}
+			if id > 0 {
+				d.p.waitSync(id, 2*time.Second)
+			}
+			switch {
+			case r.OK:
+				if out == nil || len(r.Result) == 0 {
+					return nil
+				}
+				if err := json.Unmarshal(r.Result, out); err != nil {
+					return fmt.Errorf("real engine: %s: decode result %s: %w", op, r.Result, err)
+				}
+				return nil
+			case r.Error != nil:
+				return r.Error
+			default:
+				return fmt.Errorf("real engine: driver of %s refused %s: %s", d.node, op, r.Harness)
+			}
+		case <-d.eof:
+			// Drain a response that raced with EOF (e.g. exit).
+			select {
+			case r := <-d.resp:
+				if r.ID == id && r.OK {
+					if out != nil && len(r.Result) > 0 {
+						_ = json.Unmarshal(r.Result, out)
+					}
+					return nil
+				}
+			default:
+			}
+			return d.aborted(ctx, op)
+		case <-ctx.Done():
+			// The Python process is inside C++ and cannot be interrupted;
+			// a later call would queue behind this one. Kill it.
+			_ = d.p.stop(context.WithoutCancel(ctx), 0)
+			return fmt.Errorf("real engine: %s on node %s did not return (driver killed): %w", op, d.node, ctx.Err())
+		}
+	}
+}
+
+// aborted waits briefly for the exit status and describes the death.
+func (d *driver) aborted(ctx context.Context, op string) error {
+	select {
+	case <-d.p.exited:
+	case <-time.After(5 * time.Second):
+	case <-ctx.Done():
+	}
+	// Let the log pumps flush the last lines (the crash report).
+	done := make(chan struct{})
+	go func() { d.p.logs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+	}
+	exit := d.p.ExitDescription()
+	if exit == "" {
+		exit = "closed its protocol stream"
+	}
+	return &Aborted{Node: d.node, Call: op, Exit: exit, Last: d.p.Recent()}
+}
+
+// close asks the driver to exit, then makes sure the group is gone.
+func (d *driver) close(ctx context.Context) error {
+	if !d.p.Exited() {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_ = d.call(cctx, "exit", nil, nil)
+		cancel()
+	}
+	return d.p.stop(ctx, 2*time.Second)
+}
+
+func b64(b []byte) map[string]string {
+	return map[string]string{"b64": base64.StdEncoding.EncodeToString(b)}
+}
+
+type b64Value struct {
+	B64 string `json:"b64"`
+}
+
+func (v b64Value) bytes() ([]byte, error) { return base64.StdEncoding.DecodeString(v.B64) }

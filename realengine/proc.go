@@ -1,0 +1,326 @@
+package realengine
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/trace"
+)
+
+// procSpec describes one child process.
+type procSpec struct {
+	Name   string // for messages: "mooncake_master", "driver tp0"
+	Source string // trace source of its log lines: "master", "metadata", "client", "mooncake:<node>"
+	Path   string
+	Args   []string
+	Env    []string // the whole environment (nothing is inherited implicitly)
+	Dir    string
+	// Protocol: stdout is the driver's JSON stream, returned by start
+	// instead of being logged; stdin is a pipe too.
+	Protocol bool
+	Trace    *trace.Trace
+	Logger   *slog.Logger
+}
+
+// proc is a running child in its own process group. Everything it prints
+// goes into the trace; stop kills the whole group.
+type proc struct {
+	spec   procSpec
+	cmd    *exec.Cmd
+	pid    int
+	stdin  io.WriteCloser // Protocol only
+	stdout io.ReadCloser  // Protocol only
+
+	exited  chan struct{} // closed when Wait returned
+	logs    sync.WaitGroup
+	mu      sync.Mutex
+	state   *os.ProcessState
+	waitErr error
+	recent  []string // last lines, for crash reports
+	stopped bool     // stop was called: exit is expected
+
+	syncLast int           // highest sync marker seen on stderr (driver only)
+	syncCh   chan struct{} // closed and replaced when syncLast moves
+}
+
+// syncPrefix marks the end of a driver call's output (driver.py _sync).
+const syncPrefix = "@@faultlab-sync "
+
+const recentLines = 12
+
+func startProc(spec procSpec) (*proc, error) {
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Env = spec.Env
+	cmd.Dir = spec.Dir
+	// Own process group: stop kills it whole. Pdeathsig: if the harness dies
+	// the child dies with it, so nothing outlives a crashed test binary.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p := &proc{spec: spec, cmd: cmd, exited: make(chan struct{}), syncCh: make(chan struct{})}
+
+	var closeAfterStart []io.Closer
+	pipe := func() (*os.File, *os.File, error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, nil, fmt.Errorf("start %s: pipe: %w", spec.Name, err)
+		}
+		closeAfterStart = append(closeAfterStart, w)
+		return r, w, nil
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = errW
+	outR, outW, err := pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = outW
+	if spec.Protocol {
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("start %s: pipe: %w", spec.Name, err)
+		}
+		closeAfterStart = append(closeAfterStart, inR)
+		cmd.Stdin = inR
+		p.stdin, p.stdout = inW, outR
+	} else {
+		cmd.Stdin = nil // /dev/null
+	}
+	if err := cmd.Start(); err != nil {
+		for _, c := range closeAfterStart {
+			_ = c.Close()
+		}
+		_ = errR.Close()
+		_ = outR.Close()
+		if p.stdin != nil {
+			_ = p.stdin.Close()
+		}
+		return nil, fmt.Errorf("start %s (%s): %w", spec.Name, spec.Path, err)
+	}
+	for _, c := range closeAfterStart {
+		_ = c.Close()
+	}
+	p.pid = cmd.Process.Pid
+	p.logs.Add(1)
+	go p.pump(errR)
+	if !spec.Protocol {
+		p.logs.Add(1)
+		go p.pump(outR)
+	}
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.state, p.waitErr = cmd.ProcessState, err
+		p.mu.Unlock()
+		close(p.exited)
+	}()
+	spec.logger().Debug("real engine: started", "proc", spec.Name, "pid", p.pid, "args", spec.Args)
+	return p, nil
+}
+
+func (s procSpec) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Logger
+}
+
+// pump turns output lines into trace events. ReadString, not Scanner: the
+// master's metrics lines can be long.
+func (p *proc) pump(r io.ReadCloser) {
+	defer p.logs.Done()
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			p.record(line)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *proc) record(line string) {
+	if rest, ok := strings.CutPrefix(line, syncPrefix); ok {
+		if id, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), "@@")); err == nil {
+			p.mu.Lock()
+			if id > p.syncLast {
+				p.syncLast = id
+				close(p.syncCh)
+				p.syncCh = make(chan struct{})
+			}
+			p.mu.Unlock()
+			return
+		}
+	}
+	level, text, ok := ParseLogLine(line)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	p.recent = append(p.recent, text)
+	if len(p.recent) > recentLines {
+		p.recent = p.recent[len(p.recent)-recentLines:]
+	}
+	p.mu.Unlock()
+	if p.spec.Trace != nil {
+		p.spec.Trace.Log(p.spec.Source, level, text)
+	}
+	p.spec.logger().Debug("real engine: log", "source", p.spec.Source, "level", level, "text", text)
+}
+
+// waitSync waits until the output up to call id has been recorded, the
+// process ended, or d passed (a wedged pipe must not wedge the harness).
+func (p *proc) waitSync(id int, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		p.mu.Lock()
+		last, ch := p.syncLast, p.syncCh
+		p.mu.Unlock()
+		if last >= id {
+			return
+		}
+		select {
+		case <-ch:
+		case <-p.exited:
+			return
+		case <-t.C:
+			return
+		}
+	}
+}
+
+// Recent returns the last lines the process printed.
+func (p *proc) Recent() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.recent...)
+}
+
+// Exited reports whether the process has ended.
+func (p *proc) Exited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// ExitDescription says how the process ended ("signal: segmentation fault
+// (core dumped)", "exit status 1"); "" while it runs.
+func (p *proc) ExitDescription() string {
+	if !p.Exited() {
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state != nil {
+		return p.state.String()
+	}
+	if p.waitErr != nil {
+		return p.waitErr.Error()
+	}
+	return "exited"
+}
+
+// signal sends sig to the whole process group.
+func (p *proc) signal(sig syscall.Signal) error {
+	if p.Exited() {
+		return fmt.Errorf("%s (pid %d) already exited: %s", p.spec.Name, p.pid, p.ExitDescription())
+	}
+	if err := syscall.Kill(-p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %s to %s (pgid %d): %w", sig, p.spec.Name, p.pid, err)
+	}
+	return nil
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after grace (0 = kill
+// at once). A stopped (SIGSTOP) group is continued so it can see SIGTERM.
+// It waits for the exit and for the log pumps, bounded by ctx.
+func (p *proc) stop(ctx context.Context, grace time.Duration) error {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	if p.stdin != nil {
+		_ = p.stdin.Close()
+	}
+	if !p.Exited() {
+		if grace > 0 {
+			_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+			_ = syscall.Kill(-p.pid, syscall.SIGCONT)
+			select {
+			case <-p.exited:
+			case <-time.After(grace):
+			case <-ctx.Done():
+			}
+		}
+	}
+	// Kill the group even when the leader is gone: a child may remain.
+	if err := syscall.Kill(-p.pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("kill %s (pgid %d): %w", p.spec.Name, p.pid, err)
+	}
+	select {
+	case <-p.exited:
+	case <-ctx.Done():
+		return fmt.Errorf("stop %s (pid %d): %w", p.spec.Name, p.pid, ctx.Err())
+	}
+	done := make(chan struct{})
+	go func() { p.logs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("stop %s (pid %d): output still open: %w", p.spec.Name, p.pid, ctx.Err())
+	}
+	if p.stdout != nil {
+		_ = p.stdout.Close()
+	}
+	p.spec.logger().Debug("real engine: stopped", "proc", p.spec.Name, "pid", p.pid, "exit", p.ExitDescription())
+	return nil
+}
+
+// baseEnv is the environment every child starts from: enough to run, and
+// nothing of the harness's own MC_* settings, so a scenario's env is the
+// whole story.
+func baseEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "USER"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	if _, ok := os.LookupEnv("PATH"); !ok {
+		env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin")
+	}
+	return env
+}
+
+// mergeEnv sets k=v pairs over base (later wins), in a stable order.
+func mergeEnv(base []string, set map[string]string) []string {
+	out := make([]string, 0, len(base)+len(set))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := set[k]; !over {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range sortedKeys(set) {
+		out = append(out, k+"="+set[k])
+	}
+	return out
+}

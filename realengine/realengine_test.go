@@ -1,0 +1,328 @@
+package realengine_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/realengine"
+)
+
+var _ = Describe("log lines", func() {
+	DescribeTable("ParseLogLine keeps the message the simulator writes",
+		func(line, level, text string, ok bool) {
+			l, t, k := realengine.ParseLogLine(line)
+			Expect([]any{l, t, k}).To(Equal([]any{level, text, ok}))
+		},
+		Entry("glog error", "E1129 21:32:54.944119 13877 master_client.cpp:361] Client not available\n", "ERROR", "Client not available", true),
+		Entry("glog warning", "W1129 21:32:54.944617 13160 real_client.cpp:858] Failed to create client on port 13719, retry 1/20",
+			"WARNING", "Failed to create client on port 13719, retry 1/20", true),
+		Entry("glog info, padded tid", "I1129 21:33:43.993408   531 client_service.cpp:423] client_id=1-2", "INFO", "client_id=1-2", true),
+		Entry("glog preamble", "WARNING: Logging before InitGoogleLogging() is written to STDERR", "", "", false),
+		Entry("easylog with ANSI (0.3.9 stdout)",
+			"\x1b[93m2026-11-29 21:32:54.925699 WARNING  \x1b[0m\x1b[0K[13845] [client_pool.hpp:445] send request to 127.0.0.1:17001 failed. connection refused.",
+			"WARNING", "send request to 127.0.0.1:17001 failed. connection refused.", true),
+		Entry("python logging (http metadata server)", "2026-11-29 21:35:09,689 - root - INFO - HTTP Metadata Server started on 127.0.0.1:17400",
+			"INFO", "HTTP Metadata Server started on 127.0.0.1:17400", true),
+		Entry("anything else is kept whole", "Fatal Python error: Segmentation fault", "INFO", "Fatal Python error: Segmentation fault", true),
+		Entry("blank", "  \n", "", "", false),
+	)
+})
+
+var _ = Describe("Available", func() {
+	It("names the missing install and how to get it", func() {
+		e := realengine.New(realengine.Options{CacheDir: GinkgoT().TempDir()})
+		err := e.Available(context.Background(), vOld)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(HavePrefix("real engine: Mooncake 0.3.9 not installed in "))
+		Expect(err.Error()).To(HaveSuffix("; run `make real-engine` (or `go run ./realengine/cmd/install --versions 0.3.9`)"))
+	})
+	It("rejects unknown versions", func() {
+		Expect(eng.Available(context.Background(), "0.3.99")).To(MatchError(ContainSubstring(`unknown Mooncake version "0.3.99"`)))
+	})
+	It("is idempotent to install an installed version", func() {
+		requireVersion(vNew)
+		start := time.Now()
+		Expect(realengine.Install(context.Background(), []string{vNew}, realengine.InstallOptions{})).To(Succeed())
+		Expect(time.Since(start)).To(BeNumerically("<", 2*time.Second))
+	})
+})
+
+var _ = Describe("happy path", func() {
+	for _, v := range []string{vNew, vOld} {
+		It("sets up, stores and registers memory on "+v, func() {
+			w := launch(v, nil)
+			Expect(w.logs("master")).To(ContainElement(HavePrefix("Master service started on port ")))
+			p, s := w.store(nil)
+			master, err := w.Addr("master")
+			Expect(err).NotTo(HaveOccurred())
+			ctx := timeout(60 * time.Second)
+
+			Expect(s.Setup(ctx, setupArgs("localhost", "P2PHANDSHAKE", master))).To(Equal(0))
+			Expect(w.logs("mooncake:tp0")).To(ContainElement(MatchRegexp(`^Successfully created client on port \d+ after 1 attempt\(s\)$`)))
+			Expect(s.GetHostname(ctx)).To(HavePrefix("localhost:"))
+			Expect(s.Put(ctx, "k1", []byte("hello"))).To(Equal(0))
+			Expect(s.Put(ctx, "k1", []byte("hello2"))).To(Equal(0)) // OBJECT_ALREADY_EXISTS is success; the first value stays
+			Expect(s.Get(ctx, "k1")).To(Equal([]byte("hello")))
+			Expect(s.Get(ctx, "missing")).To(Equal([]byte{}))
+			Expect(s.IsExist(ctx, "k1")).To(Equal(1))
+			Expect(s.IsExist(ctx, "missing")).To(Equal(0))
+
+			buf, err := p.Alloc(ctx, engine.AllocDefault, 8<<20)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.RegisterBuffer(ctx, buf.Ptr, 4<<20)).To(Equal(0))
+			Expect(s.RegisterBuffer(ctx, buf.Ptr+1<<20, 1<<20)).To(Equal(int(mooncake.INVALID_PARAMS)))
+			Expect(s.RegisterBuffer(ctx, buf.Ptr+6<<20, 0)).To(Equal(int(mooncake.INVALID_PARAMS)))
+			Expect(w.logs("mooncake:tp0")).To(ContainElements("Transfer Engine does not support overlapped memory region", "length is 0"))
+
+			Expect(p.Poke(ctx, buf.Ptr, []byte("0123456789"))).To(Succeed())
+			Expect(s.BatchPutFrom(ctx, []string{"b1", "b2"}, []uint64{buf.Ptr, buf.Ptr + 5}, []int64{10, 5})).To(Equal([]int{0, 0}))
+			Expect(s.BatchIsExist(ctx, []string{"b1", "b2", "b3"})).To(Equal([]int{1, 1, 0}))
+			Expect(s.BatchGetInto(ctx, []string{"b1", "b3"}, []uint64{buf.Ptr + 2<<20, buf.Ptr + 3<<20}, []int64{10, 10})).
+				To(Equal([]int{10, int(mooncake.OBJECT_NOT_FOUND)}))
+			Expect(p.Peek(ctx, buf.Ptr+2<<20, 10)).To(Equal([]byte("0123456789")))
+			Expect(s.UnregisterBuffer(ctx, buf.Ptr)).To(Equal(0))
+			Expect(s.UnregisterBuffer(ctx, buf.Ptr)).To(Equal(int(mooncake.INVALID_PARAMS)))
+
+			hc, err := s.HealthCheck(ctx)
+			if v == vOld {
+				Expect(err).To(MatchError(&engine.PyError{Class: "AttributeError",
+					Message: "'mooncake.store.MooncakeDistributedStore' object has no attribute 'health_check'"}))
+			} else {
+				Expect(err).NotTo(HaveOccurred())
+				Expect(hc).To(Equal(0))
+			}
+			Expect(s.Close(ctx)).To(Equal(0))
+		})
+	}
+
+	It("serves an HTTP metadata server and the master's embedded one", func() {
+		for _, meta := range []string{"http", "master"} {
+			By("metadata " + meta)
+			w := launch(vNew, func(s *engine.WorldSpec) { s.Metadata = meta })
+			_, s := w.store(nil)
+			master, _ := w.Addr("master")
+			url, err := w.Addr("metadata")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(url).To(MatchRegexp(`^http://127\.0\.0\.1:\d+/metadata$`))
+			ctx := timeout(60 * time.Second)
+			Expect(s.Setup(ctx, setupArgs("localhost", url, master))).To(Equal(0))
+			Expect(s.Put(ctx, "k", []byte("v"))).To(Equal(0))
+			Expect(s.Get(ctx, "k")).To(Equal([]byte("v")))
+			if meta == "http" {
+				Expect(w.logs("metadata")).To(ContainElement(MatchRegexp(`^HTTP Metadata Server started on 127\.0\.0\.1:\d+$`)))
+			}
+		}
+	})
+
+	It("refuses RDMA topologies with a one-line reason", func() {
+		requireVersion(vNew)
+		_, err := eng.Launch(context.Background(), engine.WorldSpec{Version: vNew, Metadata: "P2PHANDSHAKE",
+			Nodes: []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}}})
+		u, ok := engine.AsUnsupported(err)
+		Expect(ok).To(BeTrue(), "%v", err)
+		Expect(u.Reason).To(Equal("node tp0: needs RDMA hardware: this host has no RDMA NIC"))
+	})
+})
+
+var _ = Describe("master down", func() {
+	for _, v := range []string{vNew, vOld} {
+		It("returns -600 for an explicit port when the master refuses, on "+v, func() {
+			w := launch(v, nil)
+			ctx := timeout(60 * time.Second)
+			Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeRefuse}})).To(Succeed())
+			_, s := w.store(nil)
+			master, _ := w.Addr("master")
+			start := time.Now()
+			Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
+			Expect(time.Since(start)).To(BeNumerically("~", 4500*time.Millisecond, 2500*time.Millisecond))
+			Expect(w.logs("mooncake:tp0")).To(ContainElements("Client not available", "Failed to create client"))
+			Expect(w.tr.Events()).To(ContainElement(HaveField("Text", "master-down mode=refuse")))
+		})
+	}
+
+	It("returns -1 after the retries for a port-less hostname on "+vNew, func() {
+		w := launch(vNew, nil)
+		ctx := timeout(60 * time.Second)
+		Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeRefuse}})).To(Succeed())
+		_, s := w.store(map[string]string{"MC_STORE_CLIENT_SETUP_RETRIES": "2"})
+		master, _ := w.Addr("master")
+		Expect(s.Setup(ctx, setupArgs("localhost", "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INTERNAL_ERROR)))
+		logs := w.logs("mooncake:tp0")
+		Expect(logs).To(ContainElement(MatchRegexp(`^Failed to create client on port \d+, retry 2/2$`)))
+		Expect(logs).To(ContainElement("Failed to create client after 2 retries"))
+	})
+
+	It("crashes 0.3.9 (SIGSEGV) during the port-less retries; the call reports the abort", Label("slow"), func() {
+		w := launch(vOld, nil)
+		ctx := timeout(150 * time.Second)
+		Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeRefuse}})).To(Succeed())
+		_, s := w.store(nil)
+		master, _ := w.Addr("master")
+		_, err := s.Setup(ctx, setupArgs("localhost", "P2PHANDSHAKE", master))
+		a, ok := realengine.AsAborted(err)
+		Expect(ok).To(BeTrue(), "%v", err)
+		Expect(a.Call).To(Equal("setup"))
+		Expect(a.Exit).To(Equal("signal: segmentation fault (core dumped)"))
+		Expect(w.logs("mooncake:tp0")).To(ContainElement(MatchRegexp(`^Failed to create client on port \d+, retry 7/20$`)))
+	})
+
+	It("times out against a blackholed master within MC_RPC_TIMEOUT_MS on "+vNew, func() {
+		w := launch(vNew, nil)
+		ctx := timeout(60 * time.Second)
+		Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeBlackhole}})).To(Succeed())
+		_, s := w.store(map[string]string{"MC_RPC_TIMEOUT_MS": "2000", "MC_RPC_CONNECT_TIMEOUT_MS": "1000"})
+		master, _ := w.Addr("master")
+		start := time.Now()
+		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
+		Expect(time.Since(start)).To(BeNumerically("~", 2*time.Second, time.Second))
+		Expect(w.logs("mooncake:tp0")).To(ContainElements("RPC call timed out: Connection timed out", "Failed to create client"))
+	})
+
+	It("recovers when a stopped master is started again (ClearFaults)", func() {
+		w := launch(vNew, nil)
+		ctx := timeout(90 * time.Second)
+		Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.Process, Target: "master", Action: "stop"}})).To(Succeed())
+		_, s := w.store(nil)
+		master, _ := w.Addr("master")
+		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
+		Expect(w.ClearFaults(ctx)).To(Succeed())
+		_, s2 := w.store(nil)
+		Expect(s2.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(0))
+		Expect(startLines(w.logs("master"))).To(HaveLen(2))
+	})
+})
+
+// startLines keeps the master's start lines.
+func startLines(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Master service started on port ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+var _ = Describe("setup kwargs", func() {
+	const sig09 = "setup(): incompatible function arguments. The following argument types are supported:\n" +
+		"    1. (self: mooncake.store.MooncakeDistributedStore, local_hostname: str, metadata_server: str, global_segment_size: typing.SupportsInt, local_buffer_size: typing.SupportsInt, protocol: str, rdma_devices: str, master_server_addr: str, engine: object = None) -> int\n" +
+		"    2. (self: mooncake.store.MooncakeDistributedStore, config: dict) -> int\n\n"
+
+	DescribeTable("0.3.9 raises pybind11's TypeError listing the kwargs",
+		func(kw []engine.Kwarg, suffix string) {
+			w := launch(vOld, nil)
+			_, s := w.store(nil)
+			a := setupArgs("127.0.0.1:17780", "P2PHANDSHAKE", "127.0.0.1:50251")
+			a.GlobalSegmentSize, a.LocalBufferSize, a.PassEngine, a.Kwargs = 16777216, 16777216, true, kw
+			_, err := s.Setup(timeout(30*time.Second), a)
+			pe, ok := engine.AsPyError(err)
+			Expect(ok).To(BeTrue(), "%v", err)
+			Expect(pe.Class).To(Equal("TypeError"))
+			Expect(mooncake.NormalizeAddresses(pe.Message)).To(Equal(sig09 +
+				"Invoked with: <mooncake.store.MooncakeDistributedStore object at 0x…>, '127.0.0.1:17780', 'P2PHANDSHAKE', 16777216, 16777216, 'tcp', '', '127.0.0.1:50251', None; kwargs: " + suffix))
+		},
+		Entry("ssd offload", []engine.Kwarg{{Name: "enable_ssd_offload", Value: true}, {Name: "ssd_offload_path", Value: "/tmp/x"}},
+			"enable_ssd_offload=True, ssd_offload_path='/tmp/x'"),
+		Entry("tenant", []engine.Kwarg{{Name: "tenant_id", Value: "t1"}}, "tenant_id='t1'"),
+	)
+
+	It("0.3.13.post1 accepts tenant_id", func() {
+		w := launch(vNew, nil)
+		_, s := w.store(nil)
+		master, _ := w.Addr("master")
+		a := setupArgs(freeHostPort(), "P2PHANDSHAKE", master)
+		a.PassEngine, a.Kwargs = true, []engine.Kwarg{{Name: "tenant_id", Value: "t1"}}
+		Expect(s.Setup(timeout(30*time.Second), a)).To(Equal(0))
+	})
+})
+
+var _ = Describe("standalone (dummy) clients", func() {
+	for _, v := range []string{vNew, vOld} {
+		It("registers only MooncakeHostMemAllocator memory on "+v, func() {
+			w := launch(v, func(s *engine.WorldSpec) {
+				s.Metadata = "master"
+				s.Client = &engine.ClientSpec{GlobalSegmentSize: 64 << 20}
+			})
+			Expect(w.logs("client")).To(ContainElement(MatchRegexp(`^Starting real client service on 127\.0\.0\.1:\d+$`)))
+			p, s := w.store(nil)
+			addr, err := w.Addr("client")
+			Expect(err).NotTo(HaveOccurred())
+			ctx := timeout(60 * time.Second)
+			Expect(s.SetupDummy(ctx, 64<<20, 16<<20, addr)).To(Equal(0))
+			plain, err := p.Alloc(ctx, engine.AllocDefault, 4<<20)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.RegisterBuffer(ctx, plain.Ptr, plain.Size)).To(Equal(-1))
+			Expect(w.logs("mooncake:tp0")).To(ContainElement("Buffer is not in any registered shared memory"))
+			shm, err := p.Alloc(ctx, engine.AllocMooncakeShm, 4<<20)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.RegisterBuffer(ctx, shm.Ptr, shm.Size)).To(Equal(0))
+			Expect(s.Put(ctx, "dk", []byte("dummyval"))).To(Equal(0))
+			Expect(s.Get(ctx, "dk")).To(Equal([]byte("dummyval")))
+		})
+	}
+
+	It("setup_dummy returns -1 when nothing listens", func() {
+		w := launch(vNew, nil)
+		_, s := w.store(nil)
+		Expect(s.SetupDummy(timeout(30*time.Second), 64<<20, 16<<20, freeHostPort())).To(Equal(-1))
+		Expect(w.logs("mooncake:tp0")).To(ContainElements("Dummy Client not available", "Failed to connect to real client"))
+	})
+})
+
+var _ = Describe("process cleanup", func() {
+	It("leaves no mooncake_master, mooncake_client or driver process after Close", func() {
+		requireVersion(vNew)
+		w, err := eng.Launch(context.Background(), engine.WorldSpec{Version: vNew, Master: &engine.MasterSpec{}, Metadata: "http",
+			Client: &engine.ClientSpec{GlobalSegmentSize: 64 << 20}, Nodes: []engine.NodeSpec{{Name: "tp0"}, {Name: "tp1"}}})
+		Expect(err).NotTo(HaveOccurred())
+		rw := w.(*realengine.World)
+		dir := rw.Dir()
+		ctx := timeout(60 * time.Second)
+		for _, n := range []string{"tp0", "tp1"} {
+			_, err := w.StartProcess(ctx, n, nil)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		pids := rw.PIDs()
+		Expect(pids).To(HaveLen(5)) // master, metadata, client, two drivers
+		Expect(processesMentioning(dir)).To(HaveLen(2))
+		Expect(w.Close(ctx)).To(Succeed())
+		for _, pid := range pids {
+			Expect(alive(pid)).To(BeFalse(), "pid %d survived Close", pid)
+		}
+		Expect(processesMentioning(dir)).To(BeEmpty())
+		_, err = os.Stat(dir)
+		Expect(os.IsNotExist(err)).To(BeTrue(), "temp dir %s survived Close", dir)
+	})
+
+	It("reports a driver killed mid-run as an abort, and Close still succeeds", func() {
+		w := launch(vNew, nil)
+		p, s := w.store(nil)
+		Expect(syscall.Kill(p.PID(), syscall.SIGKILL)).To(Succeed())
+		_, err := s.Put(timeout(10*time.Second), "k", []byte("v"))
+		a, ok := realengine.AsAborted(err)
+		Expect(ok).To(BeTrue(), "%v", err)
+		Expect(a.Exit).To(Equal("signal: killed"))
+	})
+
+	It("kills a driver whose call outlives its context", func() {
+		w := launch(vOld, nil)
+		p, s := w.store(nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		// 0.3.9 ignores MC_RPC_TIMEOUT_MS: a blackholed master holds setup for 30 s.
+		Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeBlackhole}})).To(Succeed())
+		master, _ := w.Addr("master")
+		_, err := s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))
+		Expect(err).To(MatchError(context.DeadlineExceeded))
+		Eventually(func() bool { return alive(p.PID()) }).WithTimeout(5 * time.Second).Should(BeFalse())
+	})
+})
