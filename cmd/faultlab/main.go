@@ -15,7 +15,7 @@ import (
 // already says which scenarios failed.
 var errVerdict = errors.New("some scenarios failed or errored")
 
-func main() {
+func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "faultlab",
 		Short:         "Deterministic simulation and fault injection for Mooncake as SGLang HiCache uses it",
@@ -23,7 +23,11 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(listCmd(), runCmd(), replayCmd())
-	if err := root.Execute(); err != nil {
+	return root
+}
+
+func main() {
+	if err := newRoot().Execute(); err != nil {
 		if !errors.Is(err, errVerdict) {
 			fmt.Fprintln(os.Stderr, "faultlab:", err)
 		}
