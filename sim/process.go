@@ -17,7 +17,8 @@ type Process struct {
 	env    map[string]string
 	mem    *hostmem.Space
 	stores int
-	dead   error // set once the process aborted
+	all    []*Store
+	dead   error // set once the process aborted or closed
 }
 
 // Node implements engine.Process.
@@ -35,7 +36,9 @@ func (p *Process) NewStore(context.Context) (engine.Store, error) {
 	source := "mooncake:" + p.node
 	stream := fmt.Sprintf("proc:%s#%d/store#%d", p.node, p.id, p.stores)
 	d := p.w.deps(p.node, p.env, source, p.mem, stream)
-	return &Store{p: p, d: d, real: client.NewRealClient(d), name: fmt.Sprintf("%s#%d/%d", p.node, p.id, p.stores)}, nil
+	s := &Store{p: p, d: d, real: client.NewRealClient(d), name: fmt.Sprintf("%s#%d/%d", p.node, p.id, p.stores)}
+	p.all = append(p.all, s)
+	return s, nil
 }
 
 // Alloc implements engine.Process.
@@ -63,8 +66,20 @@ func (p *Process) Alloc(_ context.Context, allocator string, size int64) (engine
 	return b, nil
 }
 
-// Close implements engine.Process.
-func (p *Process) Close(context.Context) error { return nil }
+// Close implements engine.Process: the process exits; its clients stop
+// pinging without unmounting (the master expires them after client_ttl).
+func (p *Process) Close(context.Context) error {
+	for _, s := range p.all {
+		s.real.Kill()
+		if s.dummy != nil {
+			s.dummy.Kill()
+		}
+	}
+	if p.dead == nil {
+		p.dead = fmt.Errorf("sim: process on %s is closed", p.node)
+	}
+	return nil
+}
 
 // Store is one MooncakeDistributedStore object. It is a real client until
 // setup_dummy() turns it into a dummy client.

@@ -118,6 +118,7 @@ var _ = Describe("setup()", func() {
 				"Topology discovery complete with specified devices. Found 0 HCAs",
 				"RdmaTransport: No available RNIC",
 				"RdmaTransport: cannot initialize RDMA resources",
+				"removeSegmentDesc 127.0.0.1:15000 not found, already removed maybe",
 				"Failed to install RDMA transport with specified devices",
 				"Failed to initialize transfer engine",
 				"Failed to create client",

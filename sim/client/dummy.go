@@ -260,6 +260,9 @@ func (c *DummyClient) HealthCheck(context.Context) (int, error) {
 // GetHostname is get_hostname(): "" for a dummy.
 func (c *DummyClient) GetHostname(context.Context) (string, error) { return "", nil }
 
+// Kill is the process dying: the ping thread stops.
+func (c *DummyClient) Kill() { c.closed = true }
+
 // Close is close().
 func (c *DummyClient) Close(context.Context) (int, error) {
 	c.closed = true

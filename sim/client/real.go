@@ -815,6 +815,12 @@ func (c *RealClient) Node() string { return c.d.Node }
 // MasterAddr is the master_server_addr given to setup().
 func (c *RealClient) MasterAddr() string { return c.msAddr }
 
+// Kill is the process dying under the client: no RPC, no cleanup; the
+// heartbeat stops, so the master expires the client after client_ttl.
+func (c *RealClient) Kill() {
+	c.closed, c.pinging = true, false
+}
+
 // Engine exposes the transfer engine (tests, standalone client).
 func (c *RealClient) Engine() *te.Engine { return c.te }
 

@@ -274,6 +274,9 @@ func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 	if len(opened) == 0 {
 		e.logf(mlog.Error, "RdmaTransport: No available RNIC")
 		e.logf(mlog.Error, "RdmaTransport: cannot initialize RDMA resources")
+		// MultiTransport deletes the failed transport; ~RdmaTransport calls
+		// removeSegmentDesc (real 0.3.13.post1 prints the P2P line here).
+		e.removeSegmentDesc(context.Background(), false)
 		return mooncake.ERR_DEVICE_NOT_FOUND
 	}
 	e.nics = opened
@@ -558,6 +561,21 @@ func (e *Engine) unpin(r region) {
 	}
 }
 
+// removeSegmentDesc is TransferMetadata::removeSegmentDesc.
+func (e *Engine) removeSegmentDesc(ctx context.Context, exists bool) {
+	if e.metaURL == "" {
+		if exists {
+			e.logf(mlog.Info, "removeSegmentDesc %s finish", e.serverName)
+		} else {
+			e.logf(mlog.Info, "removeSegmentDesc %s not found, already removed maybe", e.serverName)
+		}
+		return
+	}
+	if !e.del(ctx, "mooncake/ram/"+e.serverName) {
+		e.logf(mlog.Error, "Failed to unregister segment descriptor, name %s", e.serverName)
+	}
+}
+
 // UnregisterLocalMemory removes the region starting at addr.
 func (e *Engine) UnregisterLocalMemory(ctx context.Context, addr uint64) int {
 	for i, r := range e.regions {
@@ -592,6 +610,11 @@ func (e *Engine) MRCount(dev string) int {
 
 // Close is freeEngine: removes rpc_meta and releases ports.
 func (e *Engine) Close(ctx context.Context) {
+	// removeSegmentDesc (transfer_metadata.cpp): a descriptor exists once a
+	// transport is installed.
+	if e.serverName != "" && len(e.transports) > 0 {
+		e.removeSegmentDesc(ctx, true)
+	}
 	if e.metaURL != "" && e.serverName != "" {
 		if !e.del(ctx, "mooncake/rpc_meta/"+e.serverName) {
 			e.logf(mlog.Error, "Failed to remove location of %s", e.serverName)
@@ -603,4 +626,6 @@ func (e *Engine) Close(ctx context.Context) {
 	e.release = nil
 	e.regions = nil
 	e.nics = nil
+	e.transports = nil
+	e.serverName = ""
 }
