@@ -57,6 +57,10 @@ func (p *Process) Alloc(_ context.Context, allocator string, size int64) (engine
 		if _, ok := engine.AsPyError(err); ok {
 			return b, err
 		}
+		if allocator == engine.AllocHugepage {
+			// SGLang's mmap(MAP_HUGETLB) without a HugeTLB pool (real run).
+			return b, &engine.PyError{Class: "OSError", Message: "[Errno 12] Cannot allocate memory"}
+		}
 		if allocator == engine.AllocMooncakeShm {
 			// ShmHelper::allocate throws std::runtime_error → RuntimeError.
 			return b, &engine.PyError{Class: "RuntimeError", Message: "Failed to create anonymous shared memory (Check /proc/sys/vm/nr_hugepages?)"}

@@ -57,6 +57,7 @@ func StartStandalone(ctx context.Context, d Deps, s StandaloneSpec) (*Standalone
 		return nil, abort(msg)
 	}
 	rc.logf(mlog.Info, "Starting IPC server at @mooncake_client_%s.sock", s.Port)
+	rc.logf(mlog.Info, "start dummy_client_monitor_thread")
 	rc.logf(mlog.Info, "Starting real client service on %s:%s", s.Host, s.Port)
 	return &Standalone{RealClient: rc, addr: s.Host + ":" + s.Port, dummies: map[string]*dummyState{}}, nil
 }
