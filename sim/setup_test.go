@@ -124,6 +124,12 @@ var _ = Describe("setup()", func() {
 				"Failed to create client",
 			}))
 		})
+		It("takes about a second per failed attempt (thread joins), like the real wheel", func() {
+			e := launch(opts{version: "0.3.13.post1", seed: 2})
+			Expect(e.setup(setupArgs("localhost", "rdma", "mlx5_0"))).To(Equal(-1))
+			// Real 0.3.13.post1: 23.2 s for 20 attempts.
+			Expect(e.now()).To(Equal(20 * (time.Second + 100*time.Millisecond)))
+		})
 		It("falls back to TCP with an empty device list", func() {
 			e := launch(opts{version: "0.3.9"})
 			Expect(e.setup(setupArgs("localhost", "rdma", ""))).To(Equal(0))

@@ -29,6 +29,7 @@ const (
 	PingInterval     = 1000 * time.Millisecond
 	MaxPingFailCount = 3
 	setupRetrySleep  = 100 * time.Millisecond
+	threadJoinCost   = 1000 * time.Millisecond
 )
 
 // RealClient is MooncakeDistributedStore backed by RealClient
@@ -300,7 +301,19 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		}
 		c.logf(mlog.Error, "Failed to initialize transfer engine")
 		c.te.Close(ctx)
+		// Destroying the half-built Client joins its threads: the ping
+		// thread (started at connect before 0.3.11) sleeps out its 1 s
+		// interval, and the P2P handshake listener polls with a 1 s
+		// timeout. Real runs: ~1 s per failed attempt in those cases
+		// (0.3.9 http 0.94 s, 0.3.9/0.3.13.post1 P2P rdma 1.05/1.1 s), ~0.1 s
+		// otherwise (0.3.13.post1 http).
+		join := c.pinging || a.MetadataServer == te.P2PHandshake
 		c.te, c.pinging = nil, false
+		if join {
+			if err := c.d.Clock.Sleep(ctx, threadJoinCost); err != nil {
+				return false, err
+			}
+		}
 		return false, nil
 	}
 	return true, nil
