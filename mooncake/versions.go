@@ -260,12 +260,12 @@ func ProfileFor(s string) (Profile, error) {
 	switch {
 	case at("0.3.12"):
 		p.EvictionHighWatermark = 0.90
-	case at("0.3.7"):
+	case at("0.3.6.post1"): // master_config.h DEFAULT_EVICTION_HIGH_WATERMARK_RATIO (verified v0.3.6 1.0, v0.3.6.post1 0.95)
 		p.EvictionHighWatermark = 0.95
 	default:
 		p.EvictionHighWatermark = 1.0
 	}
-	if !at("0.3.6") {
+	if !at("0.3.6.post1") { // DEFAULT_EVICTION_RATIO 0.1 through v0.3.6, 0.05 from v0.3.6.post1 (verified)
 		p.EvictionRatio = 0.1
 	}
 	return p, nil
