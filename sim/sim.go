@@ -223,6 +223,9 @@ func (w *World) register(c *client.RealClient, node string, mem *hostmem.Space) 
 		return
 	}
 	name := eng.ServerName()
+	if name == "" {
+		return
+	}
 	for _, e := range w.endpoints {
 		if e.name == name && e.node == node && e.mem == mem {
 			return
