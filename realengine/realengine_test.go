@@ -171,7 +171,7 @@ var _ = Describe("master down", func() {
 		a, ok := realengine.AsAborted(err)
 		Expect(ok).To(BeTrue(), "%v", err)
 		Expect(a.Call).To(Equal("setup"))
-		Expect(a.Exit).To(Equal("signal: segmentation fault (core dumped)"))
+		Expect(a.Exit).To(HavePrefix("signal: segmentation fault")) // "(core dumped)" depends on RLIMIT_CORE
 		Expect(w.logs("mooncake:tp0")).To(ContainElement(MatchRegexp(`^Failed to create client on port \d+, retry 7/20$`)))
 	})
 
