@@ -167,10 +167,10 @@ func (r *run) execute(parent context.Context, res *Result) {
 		for _, n := range sortedKeys(r.stores) {
 			_ = r.stores[n].Close(cctx)
 		}
+		res.VirtualMS = ms(w.Clock().Now())
 		if err := w.Close(cctx); err != nil && res.Verdict == Pass {
 			res.Verdict, res.Reason = Error, fmt.Sprintf("close world: %v", err)
 		}
-		res.VirtualMS = ms(w.Clock().Now())
 		res.TraceHash = r.tr.Hash()
 	}()
 	fs := make([]faults.Fault, len(r.sc.Faults))

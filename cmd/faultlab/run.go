@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -53,6 +54,11 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 
 func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, args []string) error {
 	log := logger(f.verbose)
+	if f.version != "" {
+		if _, err := mooncake.ProfileFor(f.version); err != nil {
+			return fmt.Errorf("--mooncake-version: %w", err)
+		}
+	}
 	engs, err := buildEngines(f.engines, log)
 	if err != nil {
 		return err
