@@ -183,7 +183,13 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 		// getRandomAvailablePort, one attempt.
 		port, release, ok := c.bindPort(ctx, host, 12300, 14300)
 		if !ok {
-			c.logf(mlog.Error, "Failed to find available port")
+			// AutoPortBinder from 0.3.8 (real_client.cpp); before,
+			// getRandomAvailablePort (store_py.cpp).
+			if c.p.DummyClient {
+				c.logf(mlog.Error, "Failed to bind available port")
+			} else {
+				c.logf(mlog.Error, "Failed to find available port")
+			}
 			return mooncake.INVALID_PARAMS, nil
 		}
 		c.release = release
