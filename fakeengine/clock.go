@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 )
 
 // Time rule of the fake engine (docs/ENGINES.md "fake"): with TimeoutScale
@@ -27,18 +29,16 @@ func (c wallClock) Sleep(ctx context.Context, d time.Duration) error {
 	return sleepWall(ctx, d)
 }
 
+// sleepWall waits d of wall time, precisely (see wire.AfterPrecise: a
+// late millisecond is 1/scale late in Mooncake time).
 func sleepWall(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	if !wire.SleepPrecise(d, ctx.Done()) {
 		return fmt.Errorf("sleep %s: %w", d, ctx.Err())
 	}
+	return nil
 }
 
 // scale converts between Mooncake time and wall time.

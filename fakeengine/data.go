@@ -31,7 +31,7 @@ func (w *World) startDataServer(ctx context.Context, node string) error {
 	s := wire.NewServer("te:"+node, w.logger)
 	owner := func(endpoint string) (*Process, error) {
 		w.netMu.Lock()
-		p, ok := w.ports[endpoint]
+		p, ok := w.endpointOwnerLocked(node, endpoint)
 		w.netMu.Unlock()
 		if !ok || p.node != node {
 			return nil, fmt.Errorf("no transfer engine at %s on %s", endpoint, node)
@@ -82,7 +82,7 @@ type dataPath struct{ n nodeNet }
 func (d dataPath) target(endpoint string) (*Process, string, error) {
 	w := d.n.w
 	w.netMu.Lock()
-	p, ok := w.ports[endpoint]
+	p, ok := w.endpointOwnerLocked(d.n.node, endpoint)
 	var addr string
 	if ok {
 		addr = w.dataSrv[p.node].Addr()

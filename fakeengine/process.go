@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -401,21 +402,22 @@ func (s *Store) Close(ctx context.Context) (int, error) {
 	return v, s.after(err)
 }
 
-// portBinder is te.PortBinder: ports are a world-wide table keyed by
-// host:port (nothing binds a real socket; the data endpoint is the node's
-// data server), so two clients cannot take the same local_hostname.
+// portBinder is te.PortBinder: each node has its own port table (keyed
+// node/port, as in sim; nothing binds a real socket — the data endpoint is
+// the node's transfer server), so two clients on one node cannot take the
+// same port.
 type portBinder struct{ p *Process }
 
 func (b portBinder) Bind(ctx context.Context, host string, port int) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bind %s:%d: %w", host, port, err)
 	}
-	key := host + ":" + strconv.Itoa(port)
+	key := b.p.node + "/" + strconv.Itoa(port)
 	w := b.p.w
 	w.netMu.Lock()
 	defer w.netMu.Unlock()
 	if _, taken := w.ports[key]; taken {
-		return nil, fmt.Errorf("bind %s: Address already in use", key)
+		return nil, fmt.Errorf("bind %s:%d: Address already in use", host, port)
 	}
 	w.ports[key] = b.p
 	return func() {
@@ -425,4 +427,23 @@ func (b portBinder) Bind(ctx context.Context, host string, port int) (func(), er
 			delete(w.ports, key)
 		}
 	}, nil
+}
+
+// endpointOwner finds the process behind a TE endpoint (host:port),
+// preferring the caller's node, then nodes in name order. Caller holds
+// w.netMu.
+func (w *World) endpointOwnerLocked(from, endpoint string) (*Process, bool) {
+	_, port, ok := cutHostPort(endpoint)
+	if !ok {
+		return nil, false
+	}
+	if p, ok := w.ports[from+"/"+port]; ok {
+		return p, true
+	}
+	for _, k := range sortedKeys(w.ports) {
+		if _, pt, _ := strings.Cut(k, "/"); pt == port {
+			return w.ports[k], true
+		}
+	}
+	return nil, false
 }

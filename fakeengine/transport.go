@@ -14,6 +14,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
+	simengine "github.com/mooncake-faultlab/faultlab/sim"
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
@@ -63,11 +64,41 @@ type masterConn struct {
 	stub servers.MasterStub
 }
 
-func (c masterConn) do(fn func() error) error {
+func (c masterConn) do(fn func() error) error { return c.n.call(fn) }
+
+// call runs one RPC with the gate released, as coro_io::client_pool does
+// it: a refused connect is retried (4 connects spread over
+// sim.RefusedPoolCost, measured on the real wheels) before the call fails
+// with Refused — so a server that comes back within that window answers.
+// Durations are reported in Mooncake time.
+func (n nodeNet) call(fn func() error) error {
 	var err error
-	c.n.w.gate.wait(func() { err = fn() })
-	return c.n.rescale(err)
+	n.w.gate.wait(func() {
+		start := time.Now()
+		gap := n.w.scale.wall(simengine.RefusedPoolCost / poolConnects)
+		for i := 0; ; i++ {
+			err = fn()
+			re, ok := master.AsRPCError(err)
+			if !ok || re.Kind != master.Refused {
+				return
+			}
+			if i == poolConnects-1 {
+				// The pool gives up one gap after its last connect.
+				if sleepWall(n.w.ctx, gap) == nil {
+					re.After = time.Since(start)
+				}
+				return
+			}
+			if sleepWall(n.w.ctx, gap) != nil {
+				return
+			}
+		}
+	})
+	return n.rescale(err)
 }
+
+// poolConnects is how many connects client_pool makes to a refusing server.
+const poolConnects = 4
 
 func (c masterConn) ServiceReady(ctx context.Context) (v string, err error) {
 	err = c.do(func() (e error) { v, e = c.stub.ServiceReady(ctx); return })
@@ -131,11 +162,12 @@ func (c masterConn) Remove(ctx context.Context, key string) error {
 // curlError is a metadata transport failure with curl_easy_strerror's text
 // (what Mooncake's HTTP metadata plugin logs).
 type curlError struct {
+	kind int
 	text string
 	err  error
 }
 
-func (e *curlError) Error() string    { return e.text + ": " + e.err.Error() }
+func (e *curlError) Error() string    { return "curl: " + e.text }
 func (e *curlError) Unwrap() error    { return e.err }
 func (e *curlError) CurlText() string { return e.text }
 
@@ -151,11 +183,35 @@ const (
 func (n nodeNet) Do(ctx context.Context, method, rawURL string, body []byte) (status int, resp []byte, err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return 0, nil, &curlError{text: "URL using bad/illegal format or missing URL", err: err}
+		return 0, nil, &curlError{kind: -1, text: "URL using bad/illegal format or missing URL err: " + err.Error(), err: err}
 	}
+	host, port := u.Hostname(), u.Port()
 	u.Host = n.dialAddr(u.Host)
 	n.w.gate.wait(func() { status, resp, err = n.do(ctx, method, u.String(), body) })
+	var ce *curlError
+	if errors.As(err, &ce) {
+		// curl's message names the URL's host and port (not the proxy's).
+		ce.text = curlText(ce.kind, host, port)
+	}
 	return status, resp, err
+}
+
+// curl failures as HTTPStoragePlugin logs them: curl_easy_strerror plus
+// the error buffer (curl 8 wording, as sim words them).
+const (
+	curlRefused = iota
+	curlTimedOut
+	curlReset
+)
+
+func curlText(kind int, host, port string) string {
+	switch kind {
+	case curlTimedOut:
+		return fmt.Sprintf("Timeout was reached err: Operation timed out after %d milliseconds with 0 bytes received", curlTimeout.Milliseconds())
+	case curlReset:
+		return "Failure when receiving data from the peer err: Recv failure: Connection reset by peer"
+	}
+	return fmt.Sprintf("Couldn't connect to server err: Failed to connect to %s port %s after 0 ms: Couldn't connect to server", host, port)
 }
 
 func (n nodeNet) do(ctx context.Context, method, u string, body []byte) (int, []byte, error) {
@@ -173,7 +229,7 @@ func (n nodeNet) do(ctx context.Context, method, u string, body []byte) (int, []
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return 0, nil, &curlError{text: "URL using bad/illegal format or missing URL", err: err}
+		return 0, nil, &curlError{kind: -1, text: "URL using bad/illegal format or missing URL err: " + err.Error(), err: err}
 	}
 	r, err := hc.Do(req)
 	if err != nil {
@@ -190,21 +246,18 @@ func (n nodeNet) do(ctx context.Context, method, u string, body []byte) (int, []
 	return r.StatusCode, b, nil
 }
 
-// classifyCurl names a Go HTTP failure as curl would.
+// classifyCurl names a Go HTTP failure as curl would. A connection closed
+// before any response is toxiproxy in front of a stopped server, which a
+// direct connect would see as refused.
 func classifyCurl(err error) error {
 	var ne net.Error
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return &curlError{text: "Couldn't connect to server", err: err}
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return &curlError{text: "Timeout was reached", err: err}
+		return &curlError{kind: curlTimedOut, err: err}
 	case errors.Is(err, syscall.ECONNRESET):
-		return &curlError{text: "Failure when receiving data from the peer", err: err}
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		// Closed before any response: toxiproxy in front of a stopped server.
-		return &curlError{text: "Server returned nothing (no headers, no data)", err: err}
+		return &curlError{kind: curlReset, err: err}
 	}
-	return &curlError{text: "Couldn't connect to server", err: err}
+	return &curlError{kind: curlRefused, err: err}
 }
 
 // RealClient implements client.RealClientTransport: mooncake_client's RPC
@@ -219,11 +272,7 @@ type realClientConn struct {
 	stub servers.RealClientStub
 }
 
-func (c realClientConn) do(fn func() error) error {
-	var err error
-	c.n.w.gate.wait(func() { err = fn() })
-	return c.n.rescale(err)
-}
+func (c realClientConn) do(fn func() error) error { return c.n.call(fn) }
 
 func (c realClientConn) ServiceReady(ctx context.Context) error {
 	return c.do(func() error { return c.stub.ServiceReady(ctx) })

@@ -106,8 +106,8 @@ func TestMasterTransportFailures(t *testing.T) {
 		below   time.Duration
 	}{
 		{"refuse fails fast", faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse}, master.Refused, 0, 100 * time.Millisecond},
-		{"blackhole waits the connect timeout", faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeBlackhole},
-			master.ConnectTimeout, 200 * time.Millisecond, 400 * time.Millisecond},
+		{"blackhole: the proxy connects, the request timeout fires", faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeBlackhole},
+			master.RequestTimeout, 300 * time.Millisecond, 500 * time.Millisecond},
 		{"requests dropped wait the request timeout", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeBlackhole, Stream: "upstream"},
 			master.RequestTimeout, 300 * time.Millisecond, 500 * time.Millisecond},
 		{"reset", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeResetPeer, Stream: "upstream"},
@@ -158,5 +158,37 @@ func TestCallHonoursContext(t *testing.T) {
 	_, err := stub.ServiceReady(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > time.Second {
 		t.Fatalf("err = %v after %s, want context deadline", err, time.Since(start))
+	}
+}
+
+func TestMasterConnectTimeoutOnUnroutable(t *testing.T) {
+	// 10.255.255.1 is not routed from a CI host: the SYN goes unanswered.
+	stub := MasterStub{Addr: "10.255.255.1:50051", T: wire.Timeouts{Connect: 200 * time.Millisecond, Request: time.Second}}
+	start := time.Now()
+	_, err := stub.ServiceReady(context.Background())
+	re, ok := master.AsRPCError(err)
+	if !ok {
+		t.Fatalf("err = %v", err)
+	}
+	if re.Kind == master.Refused {
+		t.Skipf("10.255.255.1 answered with a refusal on this host (%v)", err)
+	}
+	if re.Kind != master.ConnectTimeout || time.Since(start) < 200*time.Millisecond || time.Since(start) > 600*time.Millisecond {
+		t.Fatalf("err = %v after %s, want connect_timeout after 200ms", err, time.Since(start))
+	}
+}
+
+func TestMasterPausedTimesOut(t *testing.T) {
+	srv, _, addr := newMaster(t)
+	srv.Pause()
+	defer srv.Resume()
+	stub := MasterStub{Addr: addr, T: wire.Timeouts{Connect: time.Second, Request: 200 * time.Millisecond}}
+	_, err := stub.ServiceReady(context.Background())
+	if re, ok := master.AsRPCError(err); !ok || re.Kind != master.RequestTimeout {
+		t.Fatalf("err = %v, want request_timeout", err)
+	}
+	srv.Resume()
+	if _, err := stub.ServiceReady(context.Background()); err != nil {
+		t.Fatalf("after resume: %v", err)
 	}
 }

@@ -5,21 +5,23 @@
 //
 // A call:
 //
-//	client dials                        (connect timeout starts)
+//	client dials                        (connect timeout: TCP only)
 //	server → {"hello":"faultlab-fake/1","service":"master"}\n
-//	                                    (hello seen: connected; connect timeout ends)
 //	client → {"id":1,"method":"PutStart","params":{...}}\n
-//	                                    (request timeout starts)
 //	server → {"id":1,"code":0,"result":{...}}\n
-//	client closes
+//	client closes                       (hello + reply: within the request timeout)
 //
 // code is a mooncake.ErrorCode (0 = OK); "error" carries a harness failure
-// (bad request, unknown method) as text. Failures are classified exactly as
-// the models' transports do (sim/master.RPCError): a refused dial, or a
-// connection closed before the hello (toxiproxy in front of a stopped
-// server), is Refused at once; no hello within the connect timeout is
-// ConnectTimeout (toxiproxy blackhole); no reply within the request timeout
-// is RequestTimeout; a reset or EOF after the hello is Reset.
+// (bad request, unknown method) as text. Failures are classified as the
+// models' transports classify them (sim/master.RPCError):
+//   - dial refused, or the connection closed before the hello (toxiproxy in
+//     front of a stopped server accepts, then closes): Refused, at once;
+//   - dial not answered within the connect timeout (an unroutable address):
+//     ConnectTimeout;
+//   - connected, but hello or reply missing after the request timeout
+//     (toxiproxy blackhole: the proxy accepts and drops data; a paused
+//     server): RequestTimeout;
+//   - reset, or EOF/torn line after the hello: Reset.
 package wire
 
 import (
@@ -261,14 +263,20 @@ func Call(ctx context.Context, addr string, t Timeouts, method string, params, r
 	defer stop()
 
 	r := bufio.NewReader(c)
-	_ = c.SetReadDeadline(connectDeadline)
+	// Through a proxy the TCP connect always succeeds; from here on the
+	// request timeout runs, as coro_rpc's does once connected. A timer
+	// expires the connection rather than SetDeadline(now+d): socket
+	// deadlines fire up to 1 ms late (epoll's millisecond timeout), which
+	// TimeoutScale would magnify 100-fold; timers are ~0.1 ms late.
+	expire := AfterPrecise(t.Request, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
+	defer expire.Stop()
 	line, err := readLine(r)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return fmt.Errorf("wire %s: %w", method, cerr)
 		}
 		if isTimeout(err) {
-			return fail(master.ConnectTimeout)
+			return fail(master.RequestTimeout)
 		}
 		if errors.Is(err, syscall.ECONNRESET) {
 			return fail(master.Reset)
@@ -282,8 +290,6 @@ func Call(ctx context.Context, addr string, t Timeouts, method string, params, r
 		return fmt.Errorf("wire %s: %s is not a %s server (got %q)", method, addr, Protocol, line)
 	}
 
-	reqDeadline := time.Now().Add(t.Request)
-	_ = c.SetDeadline(reqDeadline)
 	b, err := json.Marshal(request{ID: 1, Method: method, Params: p})
 	if err != nil {
 		return fmt.Errorf("wire %s: encode request: %w", method, err)
