@@ -75,7 +75,7 @@ type World struct {
 	netMu   sync.Mutex
 	dataSrv map[string]*dataServer       // by node
 	routes  map[string]map[string]string // node → canonical addr → proxy listen addr
-	ports   map[string]*Process          // bound host:port → owner
+	ports   map[string]*binding          // node/port → owner
 
 	mu          sync.Mutex // guards the fields below (not the models)
 	closed      bool
@@ -113,7 +113,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	w := &World{
 		spec: spec, profile: p, logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
 		dataSrv: map[string]*dataServer{}, routes: map[string]map[string]string{}, armed: map[string][]faults.Fault{},
-		ports: map[string]*Process{}, closeDone: make(chan struct{}),
+		ports: map[string]*binding{}, closeDone: make(chan struct{}),
 	}
 	if w.trace == nil {
 		w.trace = trace.New(nil)

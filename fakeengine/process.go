@@ -188,8 +188,8 @@ func (p *Process) stop() {
 	p.cancel()
 	p.wg.Wait()
 	p.w.netMu.Lock()
-	for k, owner := range p.w.ports {
-		if owner == p {
+	for k, b := range p.w.ports {
+		if b.p == p {
 			delete(p.w.ports, k)
 		}
 	}
@@ -419,31 +419,54 @@ func (b portBinder) Bind(ctx context.Context, host string, port int) (func(), er
 	if _, taken := w.ports[key]; taken {
 		return nil, fmt.Errorf("bind %s:%d: Address already in use", host, port)
 	}
-	w.ports[key] = b.p
+	bd := &binding{p: b.p, host: host}
+	w.ports[key] = bd
 	return func() {
 		w.netMu.Lock()
 		defer w.netMu.Unlock()
-		if w.ports[key] == b.p {
+		if w.ports[key] == bd {
 			delete(w.ports, key)
 		}
 	}, nil
 }
 
+// binding is one bound port: its process and the host name it was bound as.
+type binding struct {
+	p    *Process
+	host string
+}
+
 // endpointOwner finds the process behind a TE endpoint (host:port),
 // preferring the caller's node, then nodes in name order. Caller holds
 // w.netMu.
+// A binding whose host matches the endpoint's wins over one that only
+// shares the port.
 func (w *World) endpointOwnerLocked(from, endpoint string) (*Process, bool) {
-	_, port, ok := cutHostPort(endpoint)
+	host, port, ok := cutHostPort(endpoint)
 	if !ok {
 		return nil, false
 	}
-	if p, ok := w.ports[from+"/"+port]; ok {
-		return p, true
-	}
+	var best *binding
+	score := -1
 	for _, k := range sortedKeys(w.ports) {
-		if _, pt, _ := strings.Cut(k, "/"); pt == port {
-			return w.ports[k], true
+		node, pt, _ := strings.Cut(k, "/")
+		if pt != port {
+			continue
+		}
+		b := w.ports[k]
+		sc := 0
+		if b.host == host {
+			sc += 2
+		}
+		if node == from {
+			sc++
+		}
+		if sc > score {
+			best, score = b, sc
 		}
 	}
-	return nil, false
+	if best == nil {
+		return nil, false
+	}
+	return best.p, true
 }
