@@ -112,6 +112,10 @@ func TestMasterTransportFailures(t *testing.T) {
 			master.RequestTimeout, 300 * time.Millisecond, 500 * time.Millisecond},
 		{"reset", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeResetPeer, Stream: "upstream"},
 			master.Reset, 0, 100 * time.Millisecond},
+		{"limit_data cuts the hello", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Bytes: 10, Stream: "downstream"},
+			master.Reset, 0, 100 * time.Millisecond},
+		{"limit_data cuts the reply", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Bytes: 50, Stream: "downstream"},
+			master.Reset, 0, 100 * time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,5 +194,17 @@ func TestMasterPausedTimesOut(t *testing.T) {
 	srv.Resume()
 	if _, err := stub.ServiceReady(context.Background()); err != nil {
 		t.Fatalf("after resume: %v", err)
+	}
+}
+
+func TestUnknownMethodIsAHarnessError(t *testing.T) {
+	_, _, addr := newMaster(t)
+	err := wire.Call(context.Background(), addr, wire.Timeouts{Connect: time.Second, Request: time.Second}, "NoSuchRPC", nil, nil)
+	var re *wire.RemoteError
+	if !errors.As(err, &re) || re.Text != `master: unknown method "NoSuchRPC"` {
+		t.Fatalf("err = %v", err)
+	}
+	if _, ok := master.AsRPCError(err); ok {
+		t.Fatalf("a harness error must not look like a transport failure: %v", err)
 	}
 }

@@ -278,8 +278,8 @@ func Call(ctx context.Context, addr string, t Timeouts, method string, params, r
 		if isTimeout(err) {
 			return fail(master.RequestTimeout)
 		}
-		if errors.Is(err, syscall.ECONNRESET) {
-			return fail(master.Reset)
+		if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fail(master.Reset) // reset, or a hello cut short (limit_data)
 		}
 		// Closed before the hello: toxiproxy accepted but the server behind
 		// it is gone, which a direct dial would see as ECONNREFUSED.
