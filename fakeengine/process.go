@@ -106,7 +106,7 @@ func (p *Process) NewStore(ctx context.Context) (engine.Store, error) {
 	p.mu.Lock()
 	p.stores = append(p.stores, s)
 	p.mu.Unlock()
-	p.beat(func(ctx context.Context) time.Duration {
+	s.kick = p.beat(func(ctx context.Context) time.Duration {
 		if s.dummy != nil {
 			if !s.dummy.Pinging() || p.dead != nil {
 				return 0
@@ -122,8 +122,8 @@ func (p *Process) NewStore(ctx context.Context) (engine.Store, error) {
 	return s, nil
 }
 
-// idlePoll is how often (wall time) a heartbeat goroutine looks whether
-// its ping thread has started.
+// idlePoll is how often (wall time) an idle heartbeat goroutine looks
+// whether its ping thread has started, besides being kicked.
 const idlePoll = 5 * time.Millisecond
 
 // dummyPingInterval is DummyClient::ping_thread_main's period.
@@ -133,7 +133,12 @@ const dummyPingInterval = time.Second
 // stops: one iteration under the gate, then the sleep it asks for, scaled.
 // An iteration that returns 0 means "not running (yet)": look again soon,
 // since a ping thread pings at once when it starts.
-func (p *Process) beat(iter func(ctx context.Context) time.Duration) {
+//
+// The returned function wakes an idle loop at once: a store calls it after
+// every foreground call, so a ping thread that call started pings
+// immediately, as in Mooncake (and sim).
+func (p *Process) beat(iter func(ctx context.Context) time.Duration) (kick func()) {
+	wake := make(chan struct{}, 1)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -142,15 +147,32 @@ func (p *Process) beat(iter func(ctx context.Context) time.Duration) {
 			p.w.gate.Lock()
 			d := iter(ctx)
 			p.w.gate.Unlock()
-			wait := p.w.scale.wall(d)
+			// Heartbeats keep their period precisely (a ping's phase decides
+			// when a dead master is noticed); idle polling need not.
+			var err error
 			if d == 0 {
-				wait = idlePoll
+				t := time.NewTimer(idlePoll)
+				select {
+				case <-t.C:
+				case <-wake:
+				case <-ctx.Done():
+					err = ctx.Err()
+				}
+				t.Stop()
+			} else {
+				err = sleepWall(ctx, p.w.scale.wall(d))
 			}
-			if err := sleepWall(ctx, wait); err != nil {
+			if err != nil {
 				return
 			}
 		}
 	}()
+	return func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Alloc implements engine.Process.
@@ -202,6 +224,7 @@ func (p *Process) stop() {
 // waits on a socket or sleeps.
 type Store struct {
 	p     *Process
+	kick  func() // wakes the heartbeat loop
 	name  string
 	d     client.Deps
 	c     *client.RealClient
@@ -212,7 +235,12 @@ var _ engine.Store = (*Store)(nil)
 
 func (s *Store) locked() func() {
 	s.p.w.gate.Lock()
-	return s.p.w.gate.Unlock
+	return func() {
+		s.p.w.gate.Unlock()
+		if s.kick != nil {
+			s.kick()
+		}
+	}
 }
 
 // after records a process death: the SGLang process is gone, every later
