@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"syscall"
 	"time"
 
@@ -24,13 +25,16 @@ import (
 
 // activeFault is an applied fault and how to undo it.
 type activeFault struct {
-	f    faults.Fault
-	heal func(ctx context.Context) error
+	f     faults.Fault
+	apply func(ctx context.Context) error
+	heal  func(ctx context.Context) error
+	link  string // the proxy it acts on, if any
 }
 
 type faultPlan struct {
 	apply func(ctx context.Context) error
 	heal  func(ctx context.Context) error // nil: nothing to undo
+	link  string
 }
 
 // faultTimeout bounds applying or healing one fault from a timer (a restart
@@ -119,7 +123,7 @@ func (w *World) applyFault(ctx context.Context, f faults.Fault, p faultPlan) err
 	w.record(f.String())
 	if p.heal != nil {
 		w.mu.Lock()
-		w.active = append(w.active, activeFault{f: f, heal: p.heal})
+		w.active = append(w.active, activeFault{f: f, apply: p.apply, heal: p.heal, link: p.link})
 		w.mu.Unlock()
 	}
 	return nil
@@ -267,8 +271,64 @@ func (w *World) plan(f faults.Fault) (faultPlan, error) {
 func (w *World) linkPlan(link string, f faults.Fault) faultPlan {
 	return faultPlan{
 		apply: func(ctx context.Context) error { return w.inj.Apply(ctx, link, f) },
-		heal:  func(ctx context.Context) error { return w.inj.Heal(ctx, link) },
+		heal:  func(ctx context.Context) error { return w.healLink(ctx, link, f) },
+		link:  link,
 	}
+}
+
+// healLink restores a proxy, then re-applies the other faults still active
+// on it (toxiproxy heals a link as a whole), unless its server is down.
+func (w *World) healLink(ctx context.Context, link string, f faults.Fault) error {
+	if err := w.inj.Heal(ctx, link); err != nil {
+		return err
+	}
+	return w.reapply(ctx, link, f)
+}
+
+func (w *World) reapply(ctx context.Context, link string, except faults.Fault) error {
+	w.mu.Lock()
+	var again []activeFault
+	for _, a := range w.active {
+		if a.link == link && a.f != except {
+			again = append(again, a)
+		}
+	}
+	serverDown := false
+	for _, s := range w.servers {
+		if s.down && slices.Contains(s.links, link) {
+			serverDown = true
+		}
+	}
+	w.mu.Unlock()
+	if serverDown {
+		// The stopped server's refusal stays; its start reopens the link.
+		return w.inj.Apply(ctx, link, faults.Fault{Kind: faults.Link, Target: link, Mode: faults.ModeRefuse})
+	}
+	var errs []error
+	for _, a := range again {
+		errs = append(errs, a.apply(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// reopenLinks restores the proxies of a (re)started server and re-applies
+// the link faults still active on them.
+func (w *World) reopenLinks(ctx context.Context, s *server) error {
+	w.mu.Lock()
+	links := append([]string(nil), s.links...)
+	w.mu.Unlock()
+	var errs []error
+	for _, l := range links {
+		if _, err := w.inj.Addr(l); err != nil {
+			continue // first start: the proxy is made after readiness
+		}
+		if err := w.inj.Heal(ctx, l); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, w.reapply(ctx, l, faults.Fault{}))
+	}
+	return errors.Join(errs...)
 }
 
 func (w *World) server(role string, f faults.Fault) (*server, error) {
@@ -302,8 +362,13 @@ func (w *World) stopServer(ctx context.Context, s *server) error {
 	}
 	w.mu.Lock()
 	s.down, s.paused = true, false
+	links := append([]string(nil), s.links...)
 	w.mu.Unlock()
-	return nil
+	var errs []error
+	for _, l := range links {
+		errs = append(errs, w.inj.Apply(ctx, l, faults.Fault{Kind: faults.Link, Target: l, Mode: faults.ModeRefuse}))
+	}
+	return errors.Join(errs...)
 }
 
 func (w *World) pause(s *server) error {

@@ -26,8 +26,8 @@ type procSpec struct {
 	Args   []string
 	Env    []string // the whole environment (nothing is inherited implicitly)
 	Dir    string
-	// Protocol: stdout is the driver's JSON stream, returned by start
-	// instead of being logged; stdin is a pipe too.
+	// Protocol: the driver's JSON stream runs over stdin and fd 3;
+	// stdout and stderr are logged like any process's.
 	Protocol bool
 	Trace    *trace.Trace
 	Logger   *slog.Logger
@@ -87,6 +87,7 @@ func startProc(spec procSpec) (*proc, error) {
 		return nil, err
 	}
 	cmd.Stdout = outW
+	var protoR *os.File
 	if spec.Protocol {
 		inR, inW, err := os.Pipe()
 		if err != nil {
@@ -94,7 +95,14 @@ func startProc(spec procSpec) (*proc, error) {
 		}
 		closeAfterStart = append(closeAfterStart, inR)
 		cmd.Stdin = inR
-		p.stdin, p.stdout = inW, outR
+		// The protocol is fd 3 (FAULTLAB_PROTO_FD); stdout stays a log stream.
+		var protoW *os.File
+		if protoR, protoW, err = pipe(); err != nil {
+			return nil, err
+		}
+		cmd.ExtraFiles = []*os.File{protoW}
+		cmd.Env = append(append([]string(nil), cmd.Env...), "FAULTLAB_PROTO_FD=3")
+		p.stdin, p.stdout = inW, protoR
 	} else {
 		cmd.Stdin = nil // /dev/null
 	}
@@ -106,6 +114,7 @@ func startProc(spec procSpec) (*proc, error) {
 		_ = outR.Close()
 		if p.stdin != nil {
 			_ = p.stdin.Close()
+			_ = protoR.Close()
 		}
 		return nil, fmt.Errorf("start %s (%s): %w", spec.Name, spec.Path, err)
 	}
@@ -113,12 +122,9 @@ func startProc(spec procSpec) (*proc, error) {
 		_ = c.Close()
 	}
 	p.pid = cmd.Process.Pid
-	p.logs.Add(1)
+	p.logs.Add(2)
 	go p.pump(errR)
-	if !spec.Protocol {
-		p.logs.Add(1)
-		go p.pump(outR)
-	}
+	go p.pump(outR)
 	go func() {
 		err := cmd.Wait()
 		p.mu.Lock()

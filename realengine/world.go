@@ -53,6 +53,10 @@ type server struct {
 	// down: stopped by a fault (ClearFaults starts it again); paused: SIGSTOPped.
 	down, paused bool
 	ports        map[string]int
+	// links are the proxies in front of this server: while it is stopped
+	// they refuse too, as the real port would (a proxy with a dead upstream
+	// accepts and then resets, which Mooncake logs differently).
+	links []string
 }
 
 func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, in Installed) (*World, error) {
@@ -181,10 +185,12 @@ func (w *World) launchMaster(ctx context.Context) error {
 	if _, err := w.inj.Link("master", rpcAddr); err != nil {
 		return fmt.Errorf("real engine: %w", err)
 	}
+	s.links = append(s.links, "master")
 	if w.spec.Metadata == "master" {
 		if _, err := w.inj.Link("metadata", net.JoinHostPort("127.0.0.1", strconv.Itoa(meta))); err != nil {
 			return fmt.Errorf("real engine: %w", err)
 		}
+		s.links = append(s.links, "metadata")
 	}
 	return nil
 }
@@ -210,6 +216,7 @@ func (w *World) launchMetadata(ctx context.Context) error {
 	if _, err := w.inj.Link("metadata", addr); err != nil {
 		return fmt.Errorf("real engine: %w", err)
 	}
+	s.links = append(s.links, "metadata")
 	return nil
 }
 
@@ -268,7 +275,7 @@ func (w *World) startServer(ctx context.Context, s *server) error {
 		return fmt.Errorf("real engine: %s %s not ready: %w", s.spec.Name, w.spec.Version, err)
 	}
 	w.log.Debug("real engine: server ready", "role", s.role, "pid", p.pid, "ports", s.ports, "ms", time.Since(t).Milliseconds())
-	return nil
+	return w.reopenLinks(ctx, s)
 }
 
 // waitTCP polls until addr accepts a connection, p dies, or ctx ends.

@@ -2,15 +2,17 @@
 
 Protocol: JSON lines. Requests arrive on stdin, one object per line:
     {"id": 7, "op": "setup", "store": 1, "positional": [...], "kwargs": [["tenant_id", "t1"]]}
-Responses go to the original stdout (fd 1 at start), one object per line:
+Responses go to fd $FAULTLAB_PROTO_FD (the harness passes a pipe as fd 3;
+without it, the original stdout), one object per line:
     {"id": 7, "ok": true, "result": 0}
     {"id": 7, "ok": false, "error": {"class": "TypeError", "message": "setup(): ..."}}
     {"id": 7, "ok": false, "harness": "unknown op 'x'"}      (a bug in the caller, not Python behaviour)
 The first line, unasked, is {"id": 0, "ok": true, "result": {"ready": true, ...}}.
 
-Mooncake writes glog to stderr and (0.3.9) yalantinglibs logs to stdout, so fd 1
-is re-pointed at stderr before anything is imported: only this file writes the
-protocol stream. Bytes travel as {"b64": "..."}. Standard library only.
+Mooncake writes glog to stderr and (0.3.9) yalantinglibs logs to stdout, so the
+protocol has its own fd: only this file writes it, and stdout and stderr stay
+separate streams (sharing one pipe interleaves their partial writes). Bytes
+travel as {"b64": "..."}. Standard library only.
 """
 
 import base64
@@ -22,10 +24,12 @@ import resource
 import sys
 import traceback
 
-# Keep the protocol stream private: duplicate fd 1, then send fd 1 to stderr so
-# C++ code printing to stdout cannot corrupt the protocol.
-_proto = os.fdopen(os.dup(1), "w", buffering=1)
-os.dup2(2, 1)
+# Keep the protocol stream private so C++ code printing to stdout cannot corrupt it.
+if os.environ.get("FAULTLAB_PROTO_FD"):
+    _proto = os.fdopen(int(os.environ["FAULTLAB_PROTO_FD"]), "w", buffering=1)
+else:  # run by hand: protocol on the original stdout, C++ stdout to stderr
+    _proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
 sys.stdout = sys.stderr
 
 # The node's RLIMIT_MEMLOCK (NodeSpec.MemlockBytes), set before Mooncake loads.
