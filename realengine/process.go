@@ -169,7 +169,9 @@ func (s *Store) BatchIsExist(ctx context.Context, keys []string) ([]int, error) 
 }
 
 // HealthCheck implements engine.Store (AttributeError on versions without it, e.g. 0.3.9).
-func (s *Store) HealthCheck(ctx context.Context) (int, error) { return s.intCall(ctx, "health_check", nil) }
+func (s *Store) HealthCheck(ctx context.Context) (int, error) {
+	return s.intCall(ctx, "health_check", nil)
+}
 
 // GetHostname implements engine.Store.
 func (s *Store) GetHostname(ctx context.Context) (string, error) {
