@@ -135,3 +135,30 @@ func processesMentioning(needle string) []string {
 	}
 	return out
 }
+
+// liveChildren lists our live (non-zombie) child processes.
+func liveChildren() []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	me := strconv.Itoa(os.Getpid())
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 >= len(s) {
+			continue
+		}
+		f := strings.Fields(s[i+2:]) // state ppid ...
+		if len(f) > 1 && f[1] == me && f[0] != "Z" && alive(pid) {
+			out = append(out, fmt.Sprintf("%d %s", pid, s[:i+1]))
+		}
+	}
+	return out
+}

@@ -187,6 +187,33 @@ var _ = Describe("master down", func() {
 		Expect(w.logs("mooncake:tp0")).To(ContainElements("RPC call timed out: Connection timed out", "Failed to create client"))
 	})
 
+	It("applies and heals timed faults on the wall clock", func() {
+		w := launch(vNew, nil)
+		ctx := timeout(60 * time.Second)
+		down := faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse, For: 6 * time.Second}
+		Expect(w.Arm(ctx, []faults.Fault{down, {Kind: faults.MetadataDown, Mode: faults.ModeRefuse, At: time.Second}})).
+			To(MatchError(ContainSubstring("the topology has no metadata server (P2PHANDSHAKE)")))
+		Expect(w.tr.Events()).NotTo(ContainElement(HaveField("Kind", "fault")), "a rejected Arm arms nothing")
+		Expect(w.Arm(ctx, []faults.Fault{down})).To(Succeed())
+		_, s := w.store(nil)
+		master, _ := w.Addr("master")
+		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
+		Eventually(w.tr.Events).WithTimeout(6 * time.Second).Should(ContainElement(HaveField("Text", "healed master-down mode=refuse for=6s")))
+		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(0))
+	})
+
+	It("returns -600 when the HTTP metadata server refuses (explicit port)", func() {
+		w := launch(vNew, func(s *engine.WorldSpec) { s.Metadata = "http" })
+		ctx := timeout(60 * time.Second)
+		Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.MetadataDown, Mode: faults.ModeRefuse}})).To(Succeed())
+		_, s := w.store(nil)
+		master, _ := w.Addr("master")
+		url, _ := w.Addr("metadata")
+		lh := freeHostPort()
+		Expect(s.Setup(ctx, setupArgs(lh, url, master))).To(Equal(int(mooncake.INVALID_PARAMS)))
+		Expect(w.logs("mooncake:tp0")).To(ContainElements("Failed to set location of "+lh, "Failed to initialize transfer engine, rc=-200"))
+	})
+
 	It("recovers when a stopped master is started again (ClearFaults)", func() {
 		w := launch(vNew, nil)
 		ctx := timeout(90 * time.Second)
@@ -301,6 +328,18 @@ var _ = Describe("process cleanup", func() {
 		Expect(processesMentioning(dir)).To(BeEmpty())
 		_, err = os.Stat(dir)
 		Expect(os.IsNotExist(err)).To(BeTrue(), "temp dir %s survived Close", dir)
+	})
+
+	It("leaves no child process when Launch fails half-way", func() {
+		requireVersion(vNew)
+		Expect(liveChildren()).To(BeEmpty())
+		// A client flag mooncake_client rejects makes Launch fail after the master started.
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		_, err := eng.Launch(ctx, engine.WorldSpec{Version: vNew, Master: &engine.MasterSpec{}, Metadata: "http",
+			Client: &engine.ClientSpec{GlobalSegmentSize: 64 << 20}, Nodes: []engine.NodeSpec{{Name: "tp0"}}})
+		Expect(err).To(HaveOccurred())
+		Expect(liveChildren()).To(BeEmpty())
 	})
 
 	It("reports a driver killed mid-run as an abort, and Close still succeeds", func() {
