@@ -2,8 +2,11 @@ package fakeengine_test
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,4 +128,55 @@ func TestServe(t *testing.T) {
 	for _, a := range addrs {
 		dialFails(t, a)
 	}
+}
+
+func TestServeCommand(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	cmd := fakeengine.NewServeCommand()
+	var out syncBuf
+	cmd.SetOut(&out)
+	cmd.SetErr(io.Discard)
+	cmd.SetArgs([]string{"--master", "127.0.0.1:0", "--metadata", "127.0.0.1:0", "--master-flag", "client_ttl=5"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	deadline := time.Now().Add(2 * time.Second)
+	for !strings.Contains(out.String(), "metadata http://") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "master 127.0.0.1:") || !strings.HasPrefix(lines[1], "metadata http://127.0.0.1:") {
+		t.Fatalf("output %q", out.String())
+	}
+	dialFails(t, strings.TrimPrefix(lines[0], "master "))
+
+	bad := fakeengine.NewServeCommand()
+	bad.SetOut(io.Discard)
+	bad.SetErr(io.Discard)
+	bad.SetArgs([]string{"--master", "127.0.0.1:0", "--master-flag", "no_such_flag=1"})
+	if err := bad.Execute(); err == nil || !strings.Contains(err.Error(), "no_such_flag") {
+		t.Fatalf("unknown gflag: err = %v", err)
+	}
+}
+
+// syncBuf is a strings.Builder safe to read while the command writes.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
