@@ -109,8 +109,12 @@ func (w *World) startClientLocked(ctx context.Context) error {
 	if spec.GlobalSegmentSize == 0 {
 		spec.GlobalSegmentSize = 4 << 30 // --global_segment_size default "4 GB"
 	}
+	// The startup may retry a dead master for a while: Close (w.ctx) stops it.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(w.ctx, cancel)()
 	w.gate.Lock()
-	m, err := client.StartStandalone(ctx, c.proc.deps("client", c.stream), spec)
+	m, err := client.StartStandalone(sctx, c.proc.deps("client", c.stream), spec)
 	w.gate.Unlock()
 	if err != nil {
 		if _, ok := engine.AsProcessDied(err); ok {

@@ -589,6 +589,12 @@ func (w *World) ClearFaults(ctx context.Context) error {
 // Close implements engine.World: every process, heartbeat, timer, server
 // and proxy is stopped; no listener remains. Safe to call twice.
 func (w *World) Close(ctx context.Context) error {
+	// Cancel first: a server startup or fault action holding w.mu (a
+	// mooncake_client retrying a dead master) gives up instead of making
+	// Close wait for it.
+	if w.cancel != nil {
+		w.cancel()
+	}
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
