@@ -94,6 +94,7 @@ type fakeStore struct {
 	// binding: a call no overload accepts raises its TypeError.
 	profile    *mooncake.Profile
 	setupRets  []int // consumed per accepted setup call; default 0
+	setupErr   error // returned by every setup call when set (e.g. a process death)
 	setupCalls []engine.SetupArgs
 	dummyRet   int
 	dummyCalls []dummyCall
@@ -137,6 +138,9 @@ func (s *fakeStore) Setup(_ context.Context, a engine.SetupArgs) (int, error) {
 		if !mooncake.SetupCallMatches(*s.profile, n, names) {
 			return 0, &engine.PyError{Class: "TypeError", Message: mooncake.SetupTypeError(*s.profile, pos, a.Kwargs)}
 		}
+	}
+	if s.setupErr != nil {
+		return 0, s.setupErr
 	}
 	return pop(&s.setupRets), nil
 }

@@ -20,6 +20,17 @@ func (s *MooncakeStore) ready() error {
 	return nil
 }
 
+// kvReady is ready() for HiCache's page I/O, which only the KV backend has.
+func (s *MooncakeStore) kvReady() error {
+	if err := s.ready(); err != nil {
+		return err
+	}
+	if s.l.Backend == BackendEmbedding {
+		return engine.Unsupportedf("sglang: page I/O on the embedding store (its batch_put/batch_get of emb_ keys) is not modelled")
+	}
+	return nil
+}
+
 // tagKeys is _tag_keys.
 func (s *MooncakeStore) tagKeys(keys []string) []string {
 	if !s.hasPrefix {
@@ -51,7 +62,7 @@ func (s *MooncakeStore) componentKeys(tagged []string) ([]string, int) {
 // BatchExists is batch_exists: the number of leading pages whose every
 // component batch_is_exist reports as 1.
 func (s *MooncakeStore) BatchExists(ctx context.Context, keys []string) (int, error) {
-	if err := s.ready(); err != nil {
+	if err := s.kvReady(); err != nil {
 		return 0, err
 	}
 	query, mult := s.componentKeys(s.tagKeys(keys))
@@ -136,7 +147,7 @@ func postprocess(results []int, set bool, mult int) []bool {
 // batch_put_from of the missing ones only (present ones count as 0).
 // hostIndices are token slots of the host pool, PageSize per key.
 func (s *MooncakeStore) BatchSetV1(ctx context.Context, keys []string, hostIndices []int64) ([]bool, error) {
-	if err := s.ready(); err != nil {
+	if err := s.kvReady(); err != nil {
 		return nil, err
 	}
 	keyStrs, ptrs, sizes, mult, err := s.pageMeta(keys, hostIndices)
@@ -178,7 +189,7 @@ func (s *MooncakeStore) BatchSetV1(ctx context.Context, keys []string, hostIndic
 // BatchGetV1 is batch_get_v1: one batch_get_into; a page is OK iff every
 // component read > 0 bytes.
 func (s *MooncakeStore) BatchGetV1(ctx context.Context, keys []string, hostIndices []int64) ([]bool, error) {
-	if err := s.ready(); err != nil {
+	if err := s.kvReady(); err != nil {
 		return nil, err
 	}
 	keyStrs, ptrs, sizes, mult, err := s.pageMeta(keys, hostIndices)

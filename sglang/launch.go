@@ -35,8 +35,16 @@ type HostPoolSpec struct {
 	AllocatorType string
 	// Size is the pool's byte size (k+v together for MHA).
 	Size int64
-	// Draft, when set, is an EAGLE draft pool registered after the main one.
+	// Draft, when set, is an EAGLE draft pool registered after the main one
+	// (register_mem_host_pool_v2(draft, DRAFT) registers its kv_buffer).
 	Draft *HostPoolSpec
+	// SharesMain, on a Draft only, makes the draft pool the main pool's
+	// tensors (the draft worker handed the target's host pool, or an alias
+	// of it): nothing is allocated, and the DRAFT registration registers the
+	// main kv_buffer, whose halves k_buffer and v_buffer are already
+	// registered — an overlapping region Mooncake refuses (-600). The other
+	// fields of such a Draft are ignored.
+	SharesMain bool
 	// PageSize (tokens per page) and PageBytes (bytes of one page of one
 	// component: the k or the v half for MHA, the kv buffer for MLA) give
 	// get_page_buffer_meta for batch I/O (page_first layout). Only I/O needs
@@ -44,6 +52,17 @@ type HostPoolSpec struct {
 	PageSize  int
 	PageBytes int64
 }
+
+// Backends: which SGLang component builds the MooncakeDistributedStore.
+const (
+	// BackendKV is HiCache's MooncakeStore (mooncake_store.py), the default.
+	BackendKV = "kv"
+	// BackendEmbedding is the multimodal embedding cache's
+	// MooncakeEmbeddingStore (mooncake_embedding_store.py), built by
+	// EmbeddingCacheController (--enable-mm-global-cache
+	// --mm-global-cache-backend mooncake).
+	BackendEmbedding = "embedding"
+)
 
 // Launch is one SGLang scheduler start on a node.
 type Launch struct {
@@ -54,7 +73,14 @@ type Launch struct {
 	Env map[string]string
 	// Files is the file system SGLang reads config files from (path →
 	// content); a path not in it does not exist.
-	Files         map[string]string
+	Files map[string]string
+	// Backend is BackendKV ("" means kv) or BackendEmbedding. The embedding
+	// store gets no storage config from its controller
+	// (MooncakeEmbeddingStore()), so StorageConfig is not used, and its
+	// HostPool is the controller's cpu_pool: HostPool.Size bytes of pinned
+	// torch memory (default allocator), registered once; the rest of
+	// HostPool is not used and batch I/O is not modelled.
+	Backend       string
 	StorageConfig StorageConfig
 	HostPool      HostPoolSpec
 	Trace         *trace.Trace

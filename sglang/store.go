@@ -125,21 +125,41 @@ func Start(ctx context.Context, l Launch) (*MooncakeStore, error) {
 	}
 	s := &MooncakeStore{l: l, proc: proc}
 	s.env = pyEnv{vars: l.Env, warn: func(msg string) { s.log(LevelWarning, msg) }}
-	if err := s.start(ctx); err != nil {
-		if pe, ok := engine.AsPyError(err); ok {
-			if pe.Class == "ValueError" {
-				err = &engine.PyError{Class: "ValueError", Message: "Failed to create storage backend: " + pe.Message}
-				pe = err.(*engine.PyError)
-			}
-			s.record("raise", pe.Class+": "+pe.Message)
-		}
-		// The scheduler dies: its process and Mooncake objects go with it.
+	switch l.Backend {
+	case "", BackendKV:
+		err = s.start(ctx)
+	case BackendEmbedding:
+		err = s.startEmbedding(ctx)
+	default:
+		err = fmt.Errorf("sglang: Launch.Backend %q: want %q or %q", l.Backend, BackendKV, BackendEmbedding)
+	}
+	if err == nil {
+		return s, nil
+	}
+	if d, ok := engine.AsProcessDied(err); ok {
+		// The process died inside Mooncake: Python raised nothing and no
+		// SGLang line follows. The *engine.ProcessDied goes back unchanged;
+		// a failing close of the dead process is only traced.
+		s.record("died", d.Signal+": "+d.Reason)
 		if cerr := s.shutdown(context.WithoutCancel(ctx)); cerr != nil {
-			err = errors.Join(err, cerr)
+			s.record("close", cerr.Error())
 		}
 		return s, err
 	}
-	return s, nil
+	if pe, ok := engine.AsPyError(err); ok {
+		// Only HiCacheController wraps ValueError; EmbeddingCacheController
+		// lets every exception through.
+		if pe.Class == "ValueError" && l.Backend != BackendEmbedding {
+			err = &engine.PyError{Class: "ValueError", Message: "Failed to create storage backend: " + pe.Message}
+			pe = err.(*engine.PyError)
+		}
+		s.record("raise", pe.Class+": "+pe.Message)
+	}
+	// The scheduler dies: its process and Mooncake objects go with it.
+	if cerr := s.shutdown(context.WithoutCancel(ctx)); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	return s, err
 }
 
 func (s *MooncakeStore) start(ctx context.Context) error {
@@ -149,7 +169,9 @@ func (s *MooncakeStore) start(ctx context.Context) error {
 		return err
 	}
 	if d := s.l.HostPool.Draft; d != nil {
-		if s.draft, err = s.allocHostPool(ctx, *d); err != nil {
+		if d.SharesMain {
+			s.draft = s.host
+		} else if s.draft, err = s.allocHostPool(ctx, *d); err != nil {
 			return err
 		}
 	}
@@ -446,13 +468,23 @@ func (s *MooncakeStore) setupWithFallback(ctx context.Context) (int, error) {
 	}
 }
 
-// callSetup is one store.setup(...) call with 8 positionals. Arguments no
-// binding accepts by type (None or non-str where str is due, a negative
-// size_t) cannot travel in engine.SetupArgs; pybind11 rejects them with
-// its TypeError, which is worded here from the version profile.
+// callSetup is MooncakeStore's store.setup(...) call: 8 positionals (the
+// last is transfer_engine=None) and kwargs.
 func (s *MooncakeStore) callSetup(ctx context.Context, kwargs []engine.Kwarg) (int, error) {
 	c := s.config
-	positional := []any{c.LocalHostname, c.MetadataServer, s.perRankSegmentSize, DefaultLocalBufferSize, c.Protocol, s.deviceName, c.MasterServerAddress, nil}
+	return s.setupCall(ctx, []any{c.LocalHostname, c.MetadataServer, s.perRankSegmentSize, DefaultLocalBufferSize, c.Protocol, s.deviceName, c.MasterServerAddress}, true, kwargs)
+}
+
+// setupCall is one store.setup(...) call with the seven leading
+// positionals, transfer_engine=None as 8th when passEngine, and kwargs.
+// Arguments no binding accepts by type (None or non-str where str is due,
+// a negative size_t) cannot travel in engine.SetupArgs; pybind11 rejects
+// them with its TypeError, which is worded here from the version profile.
+func (s *MooncakeStore) setupCall(ctx context.Context, seven []any, passEngine bool, kwargs []engine.Kwarg) (int, error) {
+	positional := append([]any(nil), seven...)
+	if passEngine {
+		positional = append(positional, nil)
+	}
 	strs := make([]string, 0, 5)
 	typeOK := true
 	for i, v := range positional[:7] {
@@ -491,9 +523,9 @@ func (s *MooncakeStore) callSetup(ctx context.Context, kwargs []engine.Kwarg) (i
 	}
 	args := engine.SetupArgs{
 		LocalHostname: strs[0], MetadataServer: strs[1],
-		GlobalSegmentSize: s.perRankSegmentSize, LocalBufferSize: DefaultLocalBufferSize,
+		GlobalSegmentSize: positional[2].(int64), LocalBufferSize: positional[3].(int64),
 		Protocol: strs[2], RDMADevices: strs[3], MasterServerAddr: strs[4],
-		PassEngine: true, Kwargs: append([]engine.Kwarg(nil), kwargs...),
+		PassEngine: passEngine, Kwargs: append([]engine.Kwarg(nil), kwargs...),
 	}
 	ret, err := s.store.Setup(ctx, args)
 	s.observe("setup", ret, nil, err)
