@@ -1,0 +1,132 @@
+package mooncake
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseVersion(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, err string
+	}{
+		{"0.3.10.post1", "0.3.10.post1", ""},
+		{"v0.3.9", "0.3.9", ""},
+		{"0.3", "", `invalid Mooncake version "0.3": want MAJOR.MINOR.PATCH[.postN]`},
+		{"0.3.x", "", `invalid Mooncake version "0.3.x": "x" is not a number`},
+		{"0.3.9.rc1", "", `invalid Mooncake version "0.3.9.rc1": "rc1" is not postN`},
+	} {
+		v, err := ParseVersion(tc.in)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("ParseVersion(%q) error = %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || v.String() != tc.want {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %s", tc.in, v, err, tc.want)
+		}
+	}
+}
+
+func TestVersionsAreSortedAndProfiled(t *testing.T) {
+	for i, s := range Versions {
+		if _, err := ProfileFor(s); err != nil {
+			t.Fatalf("ProfileFor(%s): %v", s, err)
+		}
+		if i > 0 && MustVersion(Versions[i-1]).Compare(MustVersion(s)) >= 0 {
+			t.Fatalf("Versions not ascending at %s", s)
+		}
+	}
+	if Versions[len(Versions)-1] != Latest {
+		t.Fatalf("Latest = %s, newest listed = %s", Latest, Versions[len(Versions)-1])
+	}
+	if _, err := ProfileFor("0.3.99"); err == nil || !strings.HasPrefix(err.Error(), `unknown Mooncake version "0.3.99": known versions are 0.3.0, 0.3.1`) {
+		t.Fatalf("unknown version error = %v", err)
+	}
+}
+
+func TestConstraint(t *testing.T) {
+	for _, tc := range []struct {
+		c    Constraint
+		v    string
+		want bool
+	}{
+		{">=0.3.9", "0.3.9", true},
+		{">=0.3.9", "0.3.8.post1", false},
+		{"<0.3.5", "0.3.4.post2", true},
+		{"0.3.5-0.3.8.post1", "0.3.8.post1", true},
+		{"0.3.5-0.3.8.post1", "0.3.9", false},
+		{"0.3.12", "0.3.12", true},
+		{"0.3.12", "0.3.12.post1", false},
+		{"*", "0.3.0", true},
+	} {
+		got, err := tc.c.Match(MustVersion(tc.v))
+		if err != nil || got != tc.want {
+			t.Errorf("%q.Match(%s) = %v, %v; want %v", tc.c, tc.v, got, err, tc.want)
+		}
+	}
+}
+
+// The profiles encode the setup-signature history of reference §2.2.
+func TestSetupSignatureHistory(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		kwargs  []string
+		npos    int
+		match   bool
+	}{
+		{"0.3.6.post1", nil, 8, false}, // SGLang's 8 positionals on a 7-positional binding
+		{"0.3.6.post1", nil, 7, true},
+		{"0.3.7", nil, 8, true},
+		{"0.3.10.post1", []string{"enable_ssd_offload"}, 8, false},
+		{"0.3.10.post2", []string{"enable_ssd_offload", "ssd_offload_path"}, 8, true},
+		{"0.3.11.post1", []string{"tenant_id"}, 8, false},
+		{"0.3.12", []string{"tenant_id", "enable_client_http_server", "client_http_port"}, 8, true},
+		{"0.3.13.post1", []string{"bogus_kw"}, 8, false},
+		{"0.3.13.post1", []string{"protocol"}, 8, false}, // given twice
+	} {
+		p, _ := ProfileFor(tc.version)
+		if got := SetupCallMatches(p, tc.npos, tc.kwargs); got != tc.match {
+			t.Errorf("%s: SetupCallMatches(%d, %v) = %v, want %v", tc.version, tc.npos, tc.kwargs, got, tc.match)
+		}
+	}
+}
+
+// Texts copied from real wheels (0.3.9 and 0.3.13.post1 non-cuda, recorded
+// in docs/ENGINES.md): the simulator's TypeError must equal them after
+// address normalisation.
+func TestSetupTypeErrorMatchesRealWheels(t *testing.T) {
+	pos := []any{"127.0.0.1:17780", "P2PHANDSHAKE", int64(16777216), int64(16777216), "tcp", "", "127.0.0.1:50251", nil}
+	real039 := "setup(): incompatible function arguments. The following argument types are supported:\n" +
+		"    1. (self: mooncake.store.MooncakeDistributedStore, local_hostname: str, metadata_server: str, global_segment_size: typing.SupportsInt, local_buffer_size: typing.SupportsInt, protocol: str, rdma_devices: str, master_server_addr: str, engine: object = None) -> int\n" +
+		"    2. (self: mooncake.store.MooncakeDistributedStore, config: dict) -> int\n\n" +
+		"Invoked with: <mooncake.store.MooncakeDistributedStore object at 0x7f3bd34f52b0>, '127.0.0.1:17780', 'P2PHANDSHAKE', 16777216, 16777216, 'tcp', '', '127.0.0.1:50251', None; kwargs: enable_ssd_offload=True, ssd_offload_path='/tmp/x'"
+	p, _ := ProfileFor("0.3.9")
+	got := SetupTypeError(p, pos, []KV{{"enable_ssd_offload", true}, {"ssd_offload_path", "/tmp/x"}})
+	if NormalizeAddresses(got) != NormalizeAddresses(real039) {
+		t.Errorf("0.3.9 TypeError differs from the real wheel:\n got: %q\nwant: %q", got, real039)
+	}
+
+	real0313 := "setup(): incompatible function arguments. The following argument types are supported:\n" +
+		"    1. (self: mooncake.store.MooncakeDistributedStore, local_hostname: str, metadata_server: str, global_segment_size: int, local_buffer_size: int, protocol: str, rdma_devices: str, master_server_addr: str, engine: object = None, enable_ssd_offload: bool = False, ssd_offload_path: str = '', tenant_id: str = 'default', enable_client_http_server: bool = False, client_http_port: int = 9300) -> int\n" +
+		"    2. (self: mooncake.store.MooncakeDistributedStore, config: dict) -> int\n\n" +
+		"Invoked with: <mooncake.store.MooncakeDistributedStore object at 0x7f3437f820f0>, '127.0.0.1:17780', 'P2PHANDSHAKE', 16777216, 16777216, 'tcp', '', '127.0.0.1:50251', None; kwargs: bogus_kw=1"
+	p, _ = ProfileFor("0.3.13.post1")
+	got = SetupTypeError(p, pos, []KV{{"bogus_kw", int64(1)}})
+	if NormalizeAddresses(got) != NormalizeAddresses(real0313) {
+		t.Errorf("0.3.13.post1 TypeError differs from the real wheel:\n got: %q\nwant: %q", got, real0313)
+	}
+}
+
+func TestCodes(t *testing.T) {
+	if c, ok := CodeByName("RPC_TIMEOUT"); !ok || c != -901 {
+		t.Fatalf("RPC_TIMEOUT = %d, %v", c, ok)
+	}
+	if INVALID_PARAMS.Error() != "INVALID_PARAMS(-600)" || ErrorCode(-12345).Name() != "UNKNOWN_ERROR_CODE_-12345" {
+		t.Fatalf("names: %s %s", INVALID_PARAMS.Error(), ErrorCode(-12345).Name())
+	}
+	cs := Codes()
+	if cs[0] != OK || cs[len(cs)-1] != TENANT_NOT_EMPTY || len(cs) != len(codeNames) {
+		t.Fatalf("Codes() order: first %v last %v len %d", cs[0], cs[len(cs)-1], len(cs))
+	}
+}

@@ -1,0 +1,46 @@
+package trace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+	"time"
+)
+
+func TestCanonicalTextAndHash(t *testing.T) {
+	now := time.Duration(0)
+	tr := New(func() time.Duration { return now })
+	tr.Log("sglang", "INFO", "Mooncake Configuration loaded from env successfully.")
+	now = 1500 * time.Microsecond
+	tr.Record("mooncake:tp0", "return", "", "setup -> -1")
+
+	want := `000000000.000ms sglang           log    INFO    "Mooncake Configuration loaded from env successfully."` + "\n" +
+		`000000001.500ms mooncake:tp0     return         "setup -> -1"` + "\n"
+	if got := tr.String(); got != want {
+		t.Fatalf("canonical text:\n%s\nwant:\n%s", got, want)
+	}
+	if got := tr.Hash(); got != "sha256:"+sha256Hex(want) {
+		t.Fatalf("hash %s", got)
+	}
+	if logs := tr.Logs(); len(logs) != 1 || logs[0] != "Mooncake Configuration loaded from env successfully." {
+		t.Fatalf("Logs() = %q", logs)
+	}
+
+	// Same events, same hash; one more event, another hash.
+	tr2 := New(nil)
+	for _, e := range tr.Events() {
+		tr2.Add(e)
+	}
+	if tr2.Hash() != tr.Hash() {
+		t.Fatal("equal traces hash differently")
+	}
+	tr2.Log("master", "WARNING", "x")
+	if tr2.Hash() == tr.Hash() {
+		t.Fatal("different traces hash equally")
+	}
+}
+
+func sha256Hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
