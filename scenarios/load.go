@@ -168,8 +168,9 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(n.Pos, "topology.nodes: %q is a role name; pick another node name", n.Name)
 		}
 		nodes[n.Name] = true
-		if n.HostPool.Draft != nil && n.HostPool.Draft.Draft != nil {
-			d.at(n.HostPool.Draft.Pos, "hostpool.draft: a draft pool has no draft")
+		d.checkHostPool(n.HostPool, "hostpool")
+		if sc.Storage.Backend == "embedding" && n.HostPool.Draft != nil {
+			d.at(n.HostPool.Draft.Pos, "hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)")
 		}
 		for _, r := range n.NIC.RDMA {
 			if r.Name == "" {
@@ -188,6 +189,24 @@ func (d *decoder) validate(sc *Scenario) {
 		d.at(sc.Storage.Pos, "storage.extra_config and config.extra_config: give extra_config once")
 	}
 	d.checkConfigFile(sc.Config.Pos, sc.Config.File)
+	if sc.Storage.Backend == "embedding" {
+		// EmbeddingCacheController builds MooncakeEmbeddingStore() without
+		// a storage config: extra_config would be silently ignored.
+		if sc.Storage.ExtraConfig != nil || sc.Config.ExtraConfig != nil || (sc.Remedy != nil && sc.Remedy.ExtraConfig != nil) {
+			d.at(sc.Storage.Pos, "storage.backend embedding: the embedding store reads no extra_config (its controller passes no storage config); use config.env or config.file")
+		}
+		steps := append([]Step(nil), sc.Steps...)
+		if sc.Remedy != nil {
+			steps = append(steps, sc.Remedy.Steps...)
+		}
+		for _, st := range steps {
+			switch st.Action {
+			case StepInit, StepSleep, StepHealthCheck:
+			default:
+				d.at(st.Pos, "%s: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check", st.Action)
+			}
+		}
+	}
 	for _, f := range sc.Faults {
 		if err := f.Fault().Validate(); err != nil {
 			d.at(f.Pos, "faults: %v", err)
@@ -201,11 +220,44 @@ func (d *decoder) validate(sc *Scenario) {
 	d.checkByVersion(sc.ByVersion)
 	if r := sc.Remedy; r != nil {
 		d.checkConfigFile(r.Pos, r.File)
+		for _, name := range sortedKeys(r.HostPools) {
+			hp := r.HostPools[name]
+			if !nodes[name] {
+				d.at(hp.Pos, "remedy.hostpools: unknown node %q; nodes: %s", name, strings.Join(nodeNames, ", "))
+			}
+			d.checkHostPool(hp, "remedy.hostpools."+name)
+			if sc.Storage.Backend == "embedding" && hp.Draft != nil {
+				d.at(hp.Draft.Pos, "remedy.hostpools.%s.draft: storage.backend embedding has no draft pool", name)
+			}
+		}
 		d.checkSteps(r.Steps, nodes, nodeNames)
 		d.checkExpect(r.Expect, "remedy.expect", true)
 		d.checkByVersion(r.ByVersion)
 	}
 	d.checkPlaceholders(sc)
+}
+
+// hasErr reports whether an error mentioning sub was recorded.
+func (d *decoder) hasErr(sub string) bool {
+	return slices.ContainsFunc(d.errs, func(e FieldError) bool { return strings.Contains(e.Msg, sub) })
+}
+
+// checkHostPool: a draft has no draft; shares_main only on a draft, and
+// alone (the shared pool has the main pool's layout and size).
+func (d *decoder) checkHostPool(hp HostPool, where string) {
+	if hp.SharesMain {
+		d.at(hp.Pos, "%s.shares_main: only a draft pool can share the main pool (use it under %s.draft)", where, where)
+	}
+	dr := hp.Draft
+	if dr == nil {
+		return
+	}
+	if dr.Draft != nil {
+		d.at(dr.Pos, "%s.draft: a draft pool has no draft", where)
+	}
+	if dr.SharesMain && (dr.Layout != "" || dr.Allocator != "" || dr.Size != 0 || dr.PageSize != 0 || dr.PageBytes != 0) {
+		d.at(dr.Pos, "%s.draft: shares_main: true takes no other field (the draft is the main pool's tensors)", where)
+	}
 }
 
 func (d *decoder) checkConfigFile(p Pos, f any) {
@@ -225,11 +277,22 @@ func (d *decoder) checkSteps(steps []Step, nodes map[string]bool, names []string
 }
 
 func (d *decoder) checkExpect(e Expect, where string, top bool) {
-	if top && e.OK == nil && e.Raises == nil && len(e.Codes) == 0 && len(e.Logs) == 0 {
-		d.at(e.Pos, "%s: say what should happen: ok, raises, codes or logs", where)
+	if top && e.OK == nil && e.Raises == nil && e.Dies == nil && len(e.Codes) == 0 && len(e.Logs) == 0 {
+		d.at(e.Pos, "%s: say what should happen: ok, raises, dies, codes or logs", where)
 	}
 	if e.OK != nil && *e.OK && e.Raises != nil {
 		d.at(e.Pos, "%s: ok: true and raises contradict each other", where)
+	}
+	if e.Dies != nil {
+		if e.OK != nil && *e.OK {
+			d.at(e.Pos, "%s: ok: true and dies contradict each other", where)
+		}
+		if e.Raises != nil {
+			d.at(e.Pos, "%s: raises and dies contradict each other (a dead process raises nothing)", where)
+		}
+		if e.Dies.Signal == "" && !d.hasErr(".dies.signal: ") { // an invalid signal was reported already
+			d.at(e.Dies.Pos, "%s.dies: signal is required (SIGSEGV or SIGABRT)", where)
+		}
 	}
 	if e.Raises != nil && e.Raises.Class == "" {
 		d.at(e.Raises.Pos, "%s.raises: class is required (e.g. RuntimeError)", where)
@@ -356,11 +419,10 @@ func applyDefaults(sc *Scenario) {
 		sc.Topology.Nodes = []Node{{Name: "tp0"}}
 	}
 	for i := range sc.Topology.Nodes {
-		hp := &sc.Topology.Nodes[i].HostPool
-		defaultPool(hp)
-		if hp.Draft != nil {
-			defaultPool(hp.Draft)
-		}
+		defaultPools(&sc.Topology.Nodes[i].HostPool)
+	}
+	if sc.Storage.Backend == "" {
+		sc.Storage.Backend = "kv"
 	}
 	if sc.Storage.TPSize == 0 {
 		sc.Storage.TPSize = 1
@@ -381,6 +443,10 @@ func applyDefaults(sc *Scenario) {
 		}
 	}
 	if r := sc.Remedy; r != nil {
+		for name, hp := range r.HostPools {
+			defaultPools(&hp)
+			r.HostPools[name] = hp
+		}
 		if r.ClearFaults == nil {
 			t := true
 			r.ClearFaults = &t
@@ -390,6 +456,15 @@ func applyDefaults(sc *Scenario) {
 				r.Steps[i].Node = sc.Topology.Nodes[0].Name
 			}
 		}
+	}
+}
+
+// defaultPools defaults a pool and its draft (a draft sharing the main
+// pool has no fields of its own).
+func defaultPools(hp *HostPool) {
+	defaultPool(hp)
+	if hp.Draft != nil && !hp.Draft.SharesMain {
+		defaultPool(hp.Draft)
 	}
 }
 
@@ -471,11 +546,15 @@ func ExpectFor(base Expect, bv ByVersion, version string) Expect {
 		if o.OK != nil {
 			out.OK = o.OK
 			if *o.OK {
-				out.Raises = nil
+				out.Raises, out.Dies = nil, nil
 			}
 		}
 		if o.Raises != nil {
-			out.Raises = o.Raises
+			out.Raises, out.Dies = o.Raises, nil
+			out.OK = nil
+		}
+		if o.Dies != nil {
+			out.Dies, out.Raises = o.Dies, nil
 			out.OK = nil
 		}
 		if o.Codes != nil {

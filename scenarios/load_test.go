@@ -64,18 +64,42 @@ func TestParseErrors(t *testing.T) {
 			[]string{
 				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
 				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
-				`f.yaml:3:9: expect: say what should happen: ok, raises, codes or logs`,
+				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes or logs`,
 				`f.yaml:4:9: labels: want a list, got the scalar "x"`,
 			}},
 		{"semantic several at once", "name: Bad Name\nsteps: []\nexpect: {}\n",
 			[]string{
 				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
 				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
-				`f.yaml:3:9: expect: say what should happen: ok, raises, codes or logs`,
+				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes or logs`,
 			}},
 		{"invalid yaml", "name: [x\n", []string{`f.yaml:1:1: invalid YAML: yaml: line 1: did not find expected ',' or ']'`}},
 		{"ok contradicts raises", "name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, raises: {class: RuntimeError}}\n",
 			[]string{`f.yaml:3:9: expect: ok: true and raises contradict each other`}},
+		{"dies contradicts raises", "name: t/x\nsteps: [{init: tp0}]\nexpect: {raises: {class: RuntimeError}, dies: {signal: SIGSEGV}}\n",
+			[]string{`f.yaml:3:9: expect: raises and dies contradict each other (a dead process raises nothing)`}},
+		{"dies contradicts ok", "name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, dies: {signal: SIGABRT}}\n",
+			[]string{`f.yaml:3:9: expect: ok: true and dies contradict each other`}},
+		{"dies signal", "name: t/x\nsteps: [{init: tp0}]\nexpect: {dies: {signal: SIGKILL}}\n",
+			[]string{`f.yaml:3:25: expect.dies.signal: "SIGKILL" is not one of SIGSEGV, SIGABRT`}},
+		{"dies without signal", "name: t/x\nsteps: [{init: tp0}]\nexpect: {dies: {reason: x}}\n",
+			[]string{`f.yaml:3:16: expect.dies: signal is required (SIGSEGV or SIGABRT)`}},
+		{"by_version dies contradicts raises", validScenario + "by_version:\n  \"0.3.9\": {dies: {signal: SIGSEGV}, raises: {class: RuntimeError}}\n",
+			[]string{`f.yaml:7:12: by_version.0.3.9: raises and dies contradict each other (a dead process raises nothing)`}},
+		{"shares_main on the main pool", validScenario + "topology:\n  nodes:\n    - name: tp0\n      hostpool: {shares_main: true}\n",
+			[]string{`f.yaml:9:17: hostpool.shares_main: only a draft pool can share the main pool (use it under hostpool.draft)`}},
+		{"shares_main with fields", validScenario + "topology:\n  nodes:\n    - name: tp0\n      hostpool: {draft: {shares_main: true, size: 1GiB}}\n",
+			[]string{`f.yaml:9:25: hostpool.draft: shares_main: true takes no other field (the draft is the main pool's tensors)`}},
+		{"backend enum", validScenario + "storage: {backend: vector}\n",
+			[]string{`f.yaml:6:20: storage.backend: "vector" is not one of kv, embedding`}},
+		{"embedding without extra_config and page I/O", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 1}\nexpect: {ok: true}\nstorage: {backend: embedding}\nconfig: {extra_config: {master_server_address: m}}\ntopology:\n  nodes:\n    - name: tp0\n      hostpool: {draft: {size: 1GiB}}\n",
+			[]string{
+				`f.yaml:4:5: set: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check`,
+				`f.yaml:6:10: storage.backend embedding: the embedding store reads no extra_config (its controller passes no storage config); use config.env or config.file`,
+				`f.yaml:11:25: hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)`,
+			}},
+		{"remedy hostpools node", validScenario + "remedy:\n  hostpools: {tp9: {size: 1GiB}}\n  expect: {ok: true}\n",
+			[]string{`f.yaml:7:20: remedy.hostpools: unknown node "tp9"; nodes: tp0`}},
 		{"bad by_version", validScenario + "by_version:\n  \">=9.9.9\": {ok: true}\n",
 			[]string{`f.yaml:7:3: by_version: version constraint ">=9.9.9" matches no known Mooncake version; known versions are ` + knownVersions()}},
 		{"want length", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2, want: [true]}\nexpect: {ok: true}\n",
@@ -165,4 +189,40 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("error is not a *LoadError: %v", err)
 		}
 	})
+}
+
+func TestExpectForDies(t *testing.T) {
+	sc, err := Parse("d.yaml", []byte(`name: t/d
+steps: [{init: tp0}]
+expect:
+  raises: {class: RuntimeError, message: "code -1"}
+  codes: {setup: -1}
+by_version:
+  "0.3.9":
+    dies: {signal: SIGSEGV}
+    codes: {setup: []}
+  "<0.3.6":
+    dies: {signal: SIGABRT}
+  "0.3.5":
+    raises: {class: RuntimeError}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ExpectFor(sc.Expect, sc.ByVersion, "0.3.9")
+	if e.Raises != nil || e.OK != nil || e.Dies == nil || e.Dies.Signal != "SIGSEGV" || e.Codes["setup"].Seq == nil || len(e.Codes["setup"].Seq) != 0 {
+		t.Fatalf("0.3.9: %+v", e)
+	}
+	e = ExpectFor(sc.Expect, sc.ByVersion, "0.3.4")
+	if e.Raises != nil || e.Dies.Signal != "SIGABRT" || *e.Codes["setup"].Every != -1 {
+		t.Fatalf("0.3.4: %+v", e)
+	}
+	e = ExpectFor(sc.Expect, sc.ByVersion, "0.3.5") // a later raises clears an earlier dies
+	if e.Dies != nil || e.Raises == nil || e.Raises.Message != nil {
+		t.Fatalf("0.3.5: %+v", e)
+	}
+	e = ExpectFor(sc.Expect, sc.ByVersion, "0.3.13.post1")
+	if e.Dies != nil || *e.Raises.Message != "code -1" {
+		t.Fatalf("0.3.13.post1: %+v", e)
+	}
 }

@@ -19,14 +19,27 @@ func excString(e *Exception) string {
 }
 
 // Check compares one phase's observations with its expectation and returns
-// the first mismatch ("" = all met). Order: exception, codes, logs,
-// no_logs, duration, step results.
+// the first mismatch ("" = all met). Order: process death, exception,
+// codes, logs, no_logs, duration, step results. A death nobody expected is
+// always a mismatch.
 func Check(e Expect, o Observed, stepWants []stepWant) string {
+	if d := e.Dies; d != nil {
+		switch {
+		case o.Died == nil:
+			return fmt.Sprintf("expected the process to die with %s, observed %s and no death", d.Signal, excString(o.Exception))
+		case o.Died.Signal != d.Signal:
+			return fmt.Sprintf("expected the process to die with %s, observed it die with %s: %s", d.Signal, o.Died.Signal, o.Died.Reason)
+		case d.Reason != nil && !strings.Contains(normalize(o.Died.Reason), normalize(*d.Reason)):
+			return fmt.Sprintf("expected a %s death with reason containing %q, observed %q", d.Signal, *d.Reason, o.Died.Reason)
+		}
+	} else if o.Died != nil {
+		return fmt.Sprintf("unexpected process death (%s): %s", o.Died.Signal, o.Died.Reason)
+	}
 	if e.OK != nil {
 		if *e.OK && o.Exception != nil {
 			return fmt.Sprintf("expected ok, observed %s", excString(o.Exception))
 		}
-		if !*e.OK && o.Exception == nil && e.Raises == nil {
+		if !*e.OK && o.Exception == nil && e.Raises == nil && e.Dies == nil {
 			return "expected an exception, observed none"
 		}
 	}

@@ -46,6 +46,13 @@ type Exception struct {
 	Message string `json:"message"`
 }
 
+// Death is a process death observed instead of an exception: the signal
+// and the engine's reason (the last Mooncake words).
+type Death struct {
+	Signal string `json:"signal"`
+	Reason string `json:"reason"`
+}
+
 // Call is one Mooncake store call SGLang made and what Python got back:
 // Code for int-returning calls, Codes for batch calls, Raised when the
 // binding raised.
@@ -65,6 +72,9 @@ type StepResult struct {
 // Observed is what one phase did.
 type Observed struct {
 	Exception *Exception `json:"exception"`
+	// Died is set when the SGLang process died inside Mooncake (Exception
+	// then stays nil: Python raised nothing).
+	Died *Death `json:"died,omitempty"`
 	// Calls are every store call with a code, in order.
 	Calls []Call       `json:"calls"`
 	Logs  []string     `json:"logs"`
@@ -184,6 +194,7 @@ type EngineOutcome struct {
 	Verdict    string         `json:"verdict"`
 	Codes      map[string]any `json:"codes"`
 	Exception  *Exception     `json:"exception"`
+	Died       *Death         `json:"died,omitempty"`
 	DurationMS float64        `json:"duration_ms"`
 }
 
@@ -209,7 +220,7 @@ func Compare(rs []Result) []Comparison {
 		c := Comparison{Scenario: k.s, MooncakeVersion: k.v, Differences: []string{}}
 		var ran []EngineOutcome
 		for _, r := range g {
-			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, DurationMS: r.Observed.DurationMS}
+			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS}
 			if e := r.Observed.Exception; e != nil {
 				eo.Exception = &Exception{Class: e.Class, Message: abstractAddrs(e.Message, r.Addrs)}
 			}
@@ -230,6 +241,9 @@ func Compare(rs []Result) []Comparison {
 			}
 			if normalize(ae.Message) != normalize(be.Message) {
 				diff["exception.message"] = true
+			}
+			if diedSignal(a.Died) != diedSignal(eo.Died) {
+				diff["died"] = true
 			}
 			if a.Verdict != eo.Verdict {
 				diff["verdict"] = true
@@ -266,6 +280,14 @@ func abstractAddrs(s string, addrs map[string]string) string {
 		s = strings.ReplaceAll(s, addrs[r], "{{"+r+"}}")
 	}
 	return s
+}
+
+// diedSignal compares deaths by signal only: reasons are engine texts.
+func diedSignal(d *Death) string {
+	if d == nil {
+		return ""
+	}
+	return d.Signal
 }
 
 func excText(e *Exception) Exception {

@@ -90,6 +90,8 @@ type run struct {
 	// starts included: their calls are observations).
 	started []*app
 	procs   int
+	// pools override nodes' host pools (the remedy's hostpools).
+	pools map[string]HostPool
 }
 
 func (r *run) wall() bool { return r.eng.Name() != "sim" }
@@ -233,6 +235,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	if rem.Steps != nil {
 		steps = rem.Steps
 	}
+	r.pools = rem.HostPools
 	robs, rwants, err := r.phase(ctx, "remedy", steps, env, file, r.extraConfig(rem.ExtraConfig))
 	res.Remedy = &robs
 	if done := r.phaseErr(ctx, res, bound, err); done {
@@ -456,11 +459,15 @@ func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (s
 			l.HostPool = poolSpec(n.HostPool)
 		}
 	}
+	if hp, ok := r.pools[node]; ok {
+		l.HostPool = poolSpec(hp)
+	}
+	l.Backend = st.Backend
 	return l, nil
 }
 
 func poolSpec(h HostPool) sglang.HostPoolSpec {
-	p := sglang.HostPoolSpec{Layout: h.Layout, AllocatorType: h.Allocator, Size: int64(h.Size), PageSize: h.PageSize, PageBytes: int64(h.PageBytes)}
+	p := sglang.HostPoolSpec{Layout: h.Layout, AllocatorType: h.Allocator, Size: int64(h.Size), PageSize: h.PageSize, PageBytes: int64(h.PageBytes), SharesMain: h.SharesMain}
 	if h.Draft != nil {
 		d := poolSpec(*h.Draft)
 		p.Draft = &d
@@ -492,6 +499,12 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 		for i, s := range steps {
 			var got any
 			got, err = r.step(ctx, s, env, file, extra)
+			if d, ok := engine.AsProcessDied(err); ok {
+				// Like an exception, a death ends the phase; Python raised nothing.
+				obs.Died = &Death{Signal: d.Signal, Reason: d.Reason}
+				err = nil
+				break
+			}
 			if pe, ok := engine.AsPyError(err); ok {
 				obs.Exception = &Exception{Class: pe.Class, Message: pe.Message}
 				err = nil

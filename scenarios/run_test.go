@@ -195,6 +195,22 @@ func TestCheckMismatches(t *testing.T) {
 		{"duration", scenarios.Expect{Duration: &scenarios.DurRange{Min: dur(600e9)}}, scenarios.Observed{DurationMS: 30000},
 			"expected duration >= 10m0s, observed 30s"},
 		{"within", scenarios.Expect{Within: dur(60e9)}, scenarios.Observed{DurationMS: 90000}, "timed out after 1m0s (phase took 1m30s)"},
+		{"death expected, raise observed", scenarios.Expect{Dies: &scenarios.Dies{Signal: "SIGSEGV"}}, scenarios.Observed{Exception: &scenarios.Exception{Class: "RuntimeError", Message: msg}},
+			`expected the process to die with SIGSEGV, observed RuntimeError: "Failed to setup Mooncake store, error code: -1" and no death`},
+		{"death expected, nothing observed", scenarios.Expect{Dies: &scenarios.Dies{Signal: "SIGSEGV"}}, scenarios.Observed{},
+			`expected the process to die with SIGSEGV, observed no exception and no death`},
+		{"death signal", scenarios.Expect{Dies: &scenarios.Dies{Signal: "SIGSEGV"}}, scenarios.Observed{Died: &scenarios.Death{Signal: "SIGABRT", Reason: "Check failed"}},
+			`expected the process to die with SIGSEGV, observed it die with SIGABRT: Check failed`},
+		{"death reason", scenarios.Expect{Dies: &scenarios.Dies{Signal: "SIGABRT", Reason: ptr("No available RNIC")}}, scenarios.Observed{Died: &scenarios.Death{Signal: "SIGABRT", Reason: "Check failed"}},
+			`expected a SIGABRT death with reason containing "No available RNIC", observed "Check failed"`},
+		{"death matches, ok: false allowed", scenarios.Expect{OK: ptrBool(false), Dies: &scenarios.Dies{Signal: "SIGABRT", Reason: ptr("RNIC")}},
+			scenarios.Observed{Died: &scenarios.Death{Signal: "SIGABRT", Reason: "No available RNIC"}}, ""},
+		{"unexpected death fails even an expectation without ok", scenarios.Expect{Codes: map[string]scenarios.CodeExpect{"setup": {Seq: []int{}}}},
+			scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV", Reason: "segfault"}}, "unexpected process death (SIGSEGV): segfault"},
+		{"unexpected death vs ok", scenarios.Expect{OK: &yes}, scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV", Reason: "segfault"}},
+			"unexpected process death (SIGSEGV): segfault"},
+		{"death then codes are checked", scenarios.Expect{Dies: &scenarios.Dies{Signal: "SIGSEGV"}, Codes: map[string]scenarios.CodeExpect{"setup": {Seq: []int{}}}},
+			scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV"}, Calls: []scenarios.Call{{Method: "setup", Code: -1}}}, "expected no setup call, observed [-1]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -207,4 +223,75 @@ func TestCheckMismatches(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
+func ptrBool(b bool) *bool { return &b }
+
 func dur(ns int64) *scenarios.Duration { d := scenarios.Duration(ns); return &d }
+
+// The sim's 0.3.9 dies (SIGSEGV) on the 8th refused auto-port attempt: the
+// runner observes a death, not an exception, and the report carries it.
+const refused39 = `name: t/refused-39
+mooncake: {versions: ["0.3.9"]}
+config:
+  env: {MOONCAKE_MASTER: "{{master}}", MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: 1gb}
+faults: [{at: 0s, kind: master-down, mode: refuse}]
+steps: [{init: tp0}]
+`
+
+func TestProcessDeathObserved(t *testing.T) {
+	ctx := context.Background()
+	sc := parse(t, refused39+"expect:\n  dies: {signal: SIGSEGV, reason: auto-port attempt 8/20}\n  codes: {setup: [], register_buffer: []}\n  logs: [\"retry 7/20\"]\n  no_logs: [\"retry 8/20\", \"An error occurred\"]\nremedy:\n  expect: {ok: true, codes: {setup: 0}}\n")
+	r := scenarios.RunVersion(ctx, sc, sim.New(), "0.3.9", scenarios.Options{Seed: 1})
+	if r.Verdict != scenarios.Pass {
+		t.Fatalf("%s %s", r.Verdict, r.Reason)
+	}
+	if r.Observed.Exception != nil || r.Observed.Died == nil || r.Observed.Died.Signal != "SIGSEGV" {
+		t.Fatalf("observed %+v", r.Observed)
+	}
+	b, err := json.Marshal(r.Observed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs struct {
+		Exception *scenarios.Exception `json:"exception"`
+		Died      map[string]string    `json:"died"`
+	}
+	if err := json.Unmarshal(b, &obs); err != nil {
+		t.Fatal(err)
+	}
+	if obs.Exception != nil || obs.Died["signal"] != "SIGSEGV" || !strings.Contains(obs.Died["reason"], "auto-port attempt 8/20") {
+		t.Fatalf("observed JSON %s", b)
+	}
+	if r.Remedy == nil || r.Remedy.Died != nil {
+		t.Fatalf("remedy %+v", r.Remedy)
+	}
+
+	// The same death against an expectation of an exception is a fail.
+	sc = parse(t, refused39+"expect:\n  raises: {class: RuntimeError}\n")
+	r = scenarios.RunVersion(ctx, sc, sim.New(), "0.3.9", scenarios.Options{Seed: 1})
+	if r.Verdict != scenarios.Fail || !strings.HasPrefix(r.Reason, "unexpected process death (SIGSEGV): ") {
+		t.Fatalf("%s %q", r.Verdict, r.Reason)
+	}
+	b, err = json.Marshal(scenarios.Result{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"died"`) {
+		t.Fatalf("died must be omitted when nobody died: %s", b)
+	}
+}
+
+func TestCompareFlagsDeaths(t *testing.T) {
+	a := scenarios.Result{Scenario: "s", MooncakeVersion: "0.3.9", Engine: "sim", Verdict: scenarios.Pass, Observed: scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV", Reason: "x"}}}
+	b := scenarios.Result{Scenario: "s", MooncakeVersion: "0.3.9", Engine: "real", Verdict: scenarios.Pass, Observed: scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV", Reason: "other text"}}}
+	c := scenarios.Compare([]scenarios.Result{a, b})
+	if len(c) != 1 || len(c[0].Differences) != 0 || c[0].Engines[1].Died.Signal != "SIGSEGV" {
+		t.Fatalf("same signal: %+v", c)
+	}
+	b.Observed.Died = nil
+	b.Observed.Exception = &scenarios.Exception{Class: "RuntimeError", Message: "m"}
+	b.Verdict = scenarios.Fail
+	c = scenarios.Compare([]scenarios.Result{a, b})
+	if got := strings.Join(c[0].Differences, ","); got != "died,exception.class,exception.message,verdict" {
+		t.Fatalf("differences %q", got)
+	}
+}

@@ -103,6 +103,10 @@ type HostPool struct {
 	Allocator string    `yaml:"allocator" enum:"mooncake,default,hugepage,shm"`
 	Size      ByteSize  `yaml:"size"`
 	Draft     *HostPool `yaml:"draft"`
+	// SharesMain (on a draft only): the draft pool is the main pool's
+	// tensors, so its DRAFT registration overlaps k and v (no other draft
+	// field may be given).
+	SharesMain bool `yaml:"shares_main"`
 	// PageSize is tokens per page (default 64); PageBytes the bytes of one
 	// page of one component (k or v half for MHA; default 256KiB). I/O
 	// steps use them for get_page_buffer_meta.
@@ -113,6 +117,9 @@ type HostPool struct {
 // Storage is HiCacheStorageConfig.
 type Storage struct {
 	Pos
+	// Backend: kv (HiCache's MooncakeStore, default) or embedding (the
+	// multimodal embedding cache's MooncakeEmbeddingStore).
+	Backend              string         `yaml:"backend" enum:"kv,embedding"`
 	TPRank               int            `yaml:"tp_rank"`
 	TPSize               int            `yaml:"tp_size"`
 	PPRank               int            `yaml:"pp_rank"`
@@ -215,6 +222,16 @@ type Expect struct {
 	NoLogs   []string  `yaml:"no_logs"`
 	Duration *DurRange `yaml:"duration"`
 	Within   *Duration `yaml:"within"`
+	// Dies: the SGLang process dies inside Mooncake (no Python exception).
+	Dies *Dies `yaml:"dies"`
+}
+
+// Dies is an expected process death.
+type Dies struct {
+	Pos
+	Signal string `yaml:"signal" enum:"SIGSEGV,SIGABRT"`
+	// Reason, when given, must be a substring of the engine's reason.
+	Reason *string `yaml:"reason"`
 }
 
 // Raises is an expected Python exception.
@@ -272,6 +289,9 @@ type Remedy struct {
 	File any `yaml:"file"`
 	// ExtraConfig is merged over config.extra_config (null deletes a key).
 	ExtraConfig map[string]any `yaml:"extra_config"`
+	// HostPools replace the named nodes' host pools (the fix is a
+	// different pool, e.g. a draft pool of its own).
+	HostPools map[string]HostPool `yaml:"hostpools"`
 	// Steps replace the scenario's steps (default: the same steps).
 	Steps     []Step    `yaml:"steps"`
 	Expect    Expect    `yaml:"expect"`

@@ -51,6 +51,35 @@ expect: {ok: true, within: 5}
 				rel(a) + `:9:24: bad size "1 gigabyte": want an integer with a unit, one of B, KiB, MiB, GiB, TiB, KB, MB, GB, TB (e.g. 1GiB)`))
 	})
 
+	It("validates dies, shares_main, backend and remedy hostpools strictly", func() {
+		p := write("c.yaml", `name: c
+storage: {backend: embedding}
+topology:
+  nodes:
+    - name: tp0
+      hostpool: {shares_main: true, draft: {shares_main: true, layout: MLA}}
+steps: [{init: tp0}, {get: {pages: 1}}]
+expect: {dies: {signal: SIGTERM}}
+by_version:
+  "0.3.9": {ok: true, dies: {signal: SIGSEGV}}
+remedy:
+  hostpools: {tp1: {}}
+  expect: {dies: {signal: SIGABRT}, raises: {class: RuntimeError}}
+`)
+		_, err := scenarios.LoadDir(dir)
+		Expect(err).To(HaveOccurred())
+		r := filepath.Base(p)
+		Expect(err.Error()).To(Equal(
+			r + `:6:17: hostpool.shares_main: only a draft pool can share the main pool (use it under hostpool.draft)` + "\n" +
+				r + `:6:44: hostpool.draft: shares_main: true takes no other field (the draft is the main pool's tensors)` + "\n" +
+				r + `:6:44: hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)` + "\n" +
+				r + `:7:22: get: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check` + "\n" +
+				r + `:8:25: expect.dies.signal: "SIGTERM" is not one of SIGSEGV, SIGABRT` + "\n" +
+				r + `:10:12: by_version.0.3.9: ok: true and dies contradict each other` + "\n" +
+				r + `:12:20: remedy.hostpools: unknown node "tp1"; nodes: tp0` + "\n" +
+				r + `:13:11: remedy.expect: raises and dies contradict each other (a dead process raises nothing)`))
+	})
+
 	It("rejects duplicate scenario names across files", func() {
 		write("x.yaml", "name: dup\nsteps: [{init: tp0}]\nexpect: {ok: true}\n")
 		write("y.yaml", "name: dup\nsteps: [{init: tp0}]\nexpect: {ok: true}\n")

@@ -92,3 +92,48 @@ var _ = Describe("sim determinism", Label("sim", "determinism"), func() {
 		Expect(a.TraceHash).NotTo(Equal(b.TraceHash))
 	})
 })
+
+// The catalog gaps closed with process deaths, the embedding store and
+// overlapping registrations: beyond "pass", the observations themselves.
+var _ = Describe("catalog observations on sim", Label("sim"), func() {
+	run := func(name, version string) scenarios.Result {
+		r := scenarios.RunVersion(context.Background(), catalogScenario(name), sim.New(), version, scenarios.Options{Seed: 1})
+		Expect(r.Verdict).To(Equal(scenarios.Pass), r.Reason)
+		return r
+	}
+
+	It("0.3.9 with the master refusing dies with SIGSEGV on auto-port attempt 8 and raises nothing", func() {
+		r := run("setup/master-down-refused", "0.3.9")
+		Expect(r.Observed.Exception).To(BeNil())
+		Expect(r.Observed.Died).To(Equal(&scenarios.Death{Signal: "SIGSEGV",
+			Reason: "Segmentation fault in store.so during auto-port attempt 8/20 with the master refusing connections"}))
+		Expect(r.Observed.CodesOf("setup")).To(BeEmpty())
+		Expect(r.Remedy).NotTo(BeNil())
+		Expect(r.Remedy.Died).To(BeNil())
+		Expect(r.Remedy.CodesOf("setup")).To(Equal([]int{0}))
+	})
+
+	DescribeTable("the embedding store reaches setup()'s code on every version",
+		func(version string, code int) {
+			r := run("setup/embedding-store-master-down", version)
+			Expect(r.Observed.CodesOf("setup")).To(Equal([]int{code}))
+			Expect(r.Observed.Exception).To(Equal(&scenarios.Exception{Class: "RuntimeError",
+				Message: fmt.Sprintf("Failed to setup Mooncake Embedding Store: %d", code)}))
+			Expect(r.Remedy.CodesOf("register_buffer")).To(Equal([]int{0}))
+		},
+		Entry("0.3.4: +1", "0.3.4", 1),
+		Entry("0.3.8.post1: -600", "0.3.8.post1", -600),
+		Entry("0.3.13.post1: -1", "0.3.13.post1", -1),
+	)
+
+	DescribeTable("a draft pool sharing the main pool overlaps k and v",
+		func(version string) {
+			r := run("register/overlapping-region", version)
+			Expect(r.Observed.CodesOf("register_buffer")).To(Equal([]int{0, 0, -600}))
+			Expect(r.Observed.Logs).To(ContainElement("Transfer Engine does not support overlapped memory region"))
+			Expect(r.Remedy.CodesOf("register_buffer")).To(Equal([]int{0, 0, 0}))
+		},
+		Entry("0.3.9", "0.3.9"),
+		Entry("0.3.13.post1", "0.3.13.post1"),
+	)
+})
