@@ -114,7 +114,12 @@ type MooncakeStore struct {
 // On error the scheduler process is gone (closed), but the returned store
 // is non-nil once the process started: its Calls/Codes are what SGLang
 // observed before dying. It cannot do I/O. *engine.Unsupported means a path
-// this model does not cover (check_server, group semantics...).
+// this model does not cover (check_server, group semantics...). An
+// *engine.ProcessDied from the engine (the process died inside a Mooncake
+// call: no exception, no further SGLang line) is returned unchanged.
+//
+// Launch.Backend "embedding" runs EmbeddingCacheController's
+// MooncakeEmbeddingStore instead (see startEmbedding).
 func Start(ctx context.Context, l Launch) (*MooncakeStore, error) {
 	if l.World == nil {
 		return nil, errors.New("sglang: Launch.World is nil")
