@@ -169,6 +169,9 @@ func outcome(o scenarios.Observed) string {
 	if e := o.Exception; e != nil {
 		return short(e.Class+": "+e.Message, 72)
 	}
+	if d := o.Died; d != nil {
+		return short("process died ("+d.Signal+"): "+d.Reason, 72)
+	}
 	return short(codesString(o.Codes()), 72)
 }
 
