@@ -10,11 +10,31 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // Package is the PyPI distribution the engine installs: the CPU-only wheel
 // (no CUDA runtime to download; these machines have no GPU).
 const Package = "mooncake-transfer-engine-non-cuda"
+
+// FirstCPUWheel is the oldest version PyPI has a CPU-only wheel for.
+// Older versions exist only as the CUDA wheel, whose store.so imports torch
+// when it loads (checked with 0.3.5), so the engine does not offer them.
+const FirstCPUWheel = "0.3.7.post1"
+
+// installable says why a version cannot be installed, or nil.
+func installable(version string) error {
+	v, err := mooncake.ParseVersion(version)
+	if err != nil {
+		return err
+	}
+	if !v.AtLeast(FirstCPUWheel) {
+		return fmt.Errorf("Mooncake %s has no CPU-only wheel: %s starts at %s (the CUDA wheels before it import torch when store.so loads)",
+			version, Package, FirstCPUWheel)
+	}
+	return nil
+}
 
 // DebianPackages provide the shared libraries the wheels link but do not
 // ship (store.so needs libibverbs and libnuma even for TCP-only use).

@@ -28,11 +28,38 @@ var driverPy []byte
 type Aborted struct {
 	Node string
 	Call string
-	// Exit is how it ended: "signal: segmentation fault (core dumped)",
-	// "signal: aborted (core dumped)", "exit status 1".
+	// Exit is how it ended: "signal: segmentation fault", "signal:
+	// aborted", "exit status 1" (the driver disables core dumps).
 	Exit string
-	// Last are the last log lines it printed.
-	Last []string
+	// Signal is the signal's name ("SIGSEGV", "SIGABRT") or "" for an exit.
+	Signal string
+	// Last are the last log lines it printed, LastLevels their levels.
+	Last       []string
+	LastLevels []string
+}
+
+// Unwrap makes a death by signal an *engine.ProcessDied too, so callers
+// that know only the engine seam (the scenario runner) see it with
+// engine.AsProcessDied; an exit without a signal stays a harness error.
+func (a *Aborted) Unwrap() error {
+	if a.Signal == "" {
+		return nil
+	}
+	return &engine.ProcessDied{Signal: a.Signal, Reason: a.reason()}
+}
+
+// reason is the last line that says something: the last non-INFO line
+// (a FATAL/CHECK text), else the last line, else the exit.
+func (a *Aborted) reason() string {
+	for i := len(a.Last) - 1; i >= 0; i-- {
+		if a.LastLevels[i] != "INFO" {
+			return a.Last[i]
+		}
+	}
+	if len(a.Last) > 0 {
+		return a.Last[len(a.Last)-1]
+	}
+	return a.Exit
 }
 
 func (a *Aborted) Error() string {
@@ -200,7 +227,8 @@ func (d *driver) aborted(ctx context.Context, op string) error {
 	if exit == "" {
 		exit = "closed its protocol stream"
 	}
-	return &Aborted{Node: d.node, Call: op, Exit: exit, Last: d.p.Recent()}
+	lines, levels := d.p.RecentLevels()
+	return &Aborted{Node: d.node, Call: op, Exit: exit, Signal: d.p.Signal(), Last: lines, LastLevels: levels}
 }
 
 // close asks the driver to exit, then makes sure the group is gone.

@@ -66,6 +66,9 @@ func (e *Engine) install(ctx context.Context, version string) (Layout, Installed
 	if _, err := mooncake.ProfileFor(version); err != nil {
 		return Layout{}, Installed{}, fmt.Errorf("real engine: %w", err)
 	}
+	if err := installable(version); err != nil {
+		return Layout{}, Installed{}, fmt.Errorf("real engine: %w", err)
+	}
 	l, err := LayoutFor(e.opts.CacheDir, version)
 	if err != nil {
 		return l, Installed{}, err

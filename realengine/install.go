@@ -16,8 +16,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // ErrPyPIUnreachable: pip could not reach the package index. `make
@@ -57,7 +55,7 @@ func Install(ctx context.Context, versions []string, opts InstallOptions) error 
 		return fmt.Errorf("real engine install: no versions given")
 	}
 	for _, v := range versions {
-		if _, err := mooncake.ParseVersion(v); err != nil {
+		if err := installable(v); err != nil {
 			return fmt.Errorf("real engine install: %w", err)
 		}
 	}

@@ -48,6 +48,7 @@ type proc struct {
 	state   *os.ProcessState
 	waitErr error
 	recent  []string // last lines, for crash reports
+	levels  []string // their levels
 	stopped bool     // stop was called: exit is expected
 
 	syncLast int           // highest sync marker seen on stderr (driver only)
@@ -179,8 +180,10 @@ func (p *proc) record(line string) {
 	}
 	p.mu.Lock()
 	p.recent = append(p.recent, text)
+	p.levels = append(p.levels, level)
 	if len(p.recent) > recentLines {
 		p.recent = p.recent[len(p.recent)-recentLines:]
+		p.levels = p.levels[len(p.levels)-recentLines:]
 	}
 	p.mu.Unlock()
 	if p.spec.Trace != nil {
@@ -216,6 +219,39 @@ func (p *proc) Recent() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.recent...)
+}
+
+// RecentLevels returns the last lines and their levels.
+func (p *proc) RecentLevels() ([]string, []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.recent...), append([]string(nil), p.levels...)
+}
+
+// signalNames are the signals a crashed or killed process reports.
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS", syscall.SIGILL: "SIGILL",
+	syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT",
+}
+
+// Signal names the signal that ended the process; "" if it exited or runs.
+func (p *proc) Signal() string {
+	if !p.Exited() {
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state == nil {
+		return ""
+	}
+	ws, ok := p.state.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return ""
+	}
+	if n, ok := signalNames[ws.Signal()]; ok {
+		return n
+	}
+	return fmt.Sprintf("signal %d", int(ws.Signal()))
 }
 
 // Exited reports whether the process has ended.

@@ -32,6 +32,10 @@ else:  # run by hand: protocol on the original stdout, C++ stdout to stderr
     os.dup2(2, 1)
 sys.stdout = sys.stderr
 
+# No core files: a crash is reported by its signal, and dumping a process with
+# Mooncake's buffers mapped takes seconds and gigabytes.
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
 # The node's RLIMIT_MEMLOCK (NodeSpec.MemlockBytes), set before Mooncake loads.
 if os.environ.get("FAULTLAB_MEMLOCK_BYTES"):
     _memlock = int(os.environ["FAULTLAB_MEMLOCK_BYTES"])
