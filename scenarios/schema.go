@@ -9,9 +9,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Engine names a scenario may list.
-const engineEnum = "sim,fake,real"
-
 // Scenario is one scenario file.
 type Scenario struct {
 	Pos       Pos

@@ -81,7 +81,6 @@ type World struct {
 	standalone  *client.Standalone
 	clientState procState
 	clientAddr  string
-	clientDeps  client.Deps
 
 	ports      map[string]bool
 	endpoints  []endpointReg
