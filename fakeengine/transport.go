@@ -64,14 +64,14 @@ type masterConn struct {
 	stub servers.MasterStub
 }
 
-func (c masterConn) do(fn func() error) error { return c.n.call(fn) }
+func (c masterConn) do(ctx context.Context, fn func() error) error { return c.n.call(ctx, fn) }
 
 // call runs one RPC with the gate released, as coro_io::client_pool does
 // it: a refused connect is retried (4 connects spread over
 // sim.RefusedPoolCost, measured on the real wheels) before the call fails
 // with Refused — so a server that comes back within that window answers.
 // Durations are reported in Mooncake time.
-func (n nodeNet) call(fn func() error) error {
+func (n nodeNet) call(ctx context.Context, fn func() error) error {
 	var err error
 	n.w.gate.wait(func() {
 		start := time.Now()
@@ -82,14 +82,14 @@ func (n nodeNet) call(fn func() error) error {
 			if !ok || re.Kind != master.Refused {
 				return
 			}
-			if i == poolConnects-1 {
-				// The pool gives up one gap after its last connect.
-				if sleepWall(n.w.ctx, gap) == nil {
-					re.After = time.Since(start)
-				}
+			// The pool waits a gap after each connect, and gives up one gap
+			// after its last.
+			if serr := sleepWall(ctx, gap); serr != nil {
+				err = fmt.Errorf("rpc %s: %w", re.Op, serr)
 				return
 			}
-			if sleepWall(n.w.ctx, gap) != nil {
+			if i == poolConnects-1 {
+				re.After = time.Since(start)
 				return
 			}
 		}
@@ -101,62 +101,62 @@ func (n nodeNet) call(fn func() error) error {
 const poolConnects = 4
 
 func (c masterConn) ServiceReady(ctx context.Context) (v string, err error) {
-	err = c.do(func() (e error) { v, e = c.stub.ServiceReady(ctx); return })
+	err = c.do(ctx, func() (e error) { v, e = c.stub.ServiceReady(ctx); return })
 	return
 }
 
 func (c masterConn) GetStorageConfig(ctx context.Context) (v master.StorageConfig, err error) {
-	err = c.do(func() (e error) { v, e = c.stub.GetStorageConfig(ctx); return })
+	err = c.do(ctx, func() (e error) { v, e = c.stub.GetStorageConfig(ctx); return })
 	return
 }
 
 func (c masterConn) MountSegment(ctx context.Context, seg master.Segment, id master.UUID) error {
-	return c.do(func() error { return c.stub.MountSegment(ctx, seg, id) })
+	return c.do(ctx, func() error { return c.stub.MountSegment(ctx, seg, id) })
 }
 
 func (c masterConn) ReMountSegment(ctx context.Context, segs []master.Segment, id master.UUID) error {
-	return c.do(func() error { return c.stub.ReMountSegment(ctx, segs, id) })
+	return c.do(ctx, func() error { return c.stub.ReMountSegment(ctx, segs, id) })
 }
 
 func (c masterConn) UnmountSegment(ctx context.Context, seg, id master.UUID) error {
-	return c.do(func() error { return c.stub.UnmountSegment(ctx, seg, id) })
+	return c.do(ctx, func() error { return c.stub.UnmountSegment(ctx, seg, id) })
 }
 
 func (c masterConn) Ping(ctx context.Context, id master.UUID) (v master.PingResponse, err error) {
-	err = c.do(func() (e error) { v, e = c.stub.Ping(ctx, id); return })
+	err = c.do(ctx, func() (e error) { v, e = c.stub.Ping(ctx, id); return })
 	return
 }
 
 func (c masterConn) ExistKey(ctx context.Context, key string) (v bool, err error) {
-	err = c.do(func() (e error) { v, e = c.stub.ExistKey(ctx, key); return })
+	err = c.do(ctx, func() (e error) { v, e = c.stub.ExistKey(ctx, key); return })
 	return
 }
 
 func (c masterConn) BatchExistKey(ctx context.Context, keys []string) (v []master.ExistResult, err error) {
-	err = c.do(func() (e error) { v, e = c.stub.BatchExistKey(ctx, keys); return })
+	err = c.do(ctx, func() (e error) { v, e = c.stub.BatchExistKey(ctx, keys); return })
 	return
 }
 
 func (c masterConn) PutStart(ctx context.Context, key string, size int64, cfg master.ReplicateConfig) (v []master.Replica, err error) {
-	err = c.do(func() (e error) { v, e = c.stub.PutStart(ctx, key, size, cfg); return })
+	err = c.do(ctx, func() (e error) { v, e = c.stub.PutStart(ctx, key, size, cfg); return })
 	return
 }
 
 func (c masterConn) PutEnd(ctx context.Context, key string) error {
-	return c.do(func() error { return c.stub.PutEnd(ctx, key) })
+	return c.do(ctx, func() error { return c.stub.PutEnd(ctx, key) })
 }
 
 func (c masterConn) PutRevoke(ctx context.Context, key string) error {
-	return c.do(func() error { return c.stub.PutRevoke(ctx, key) })
+	return c.do(ctx, func() error { return c.stub.PutRevoke(ctx, key) })
 }
 
 func (c masterConn) GetReplicaList(ctx context.Context, key string) (v []master.Replica, err error) {
-	err = c.do(func() (e error) { v, e = c.stub.GetReplicaList(ctx, key); return })
+	err = c.do(ctx, func() (e error) { v, e = c.stub.GetReplicaList(ctx, key); return })
 	return
 }
 
 func (c masterConn) Remove(ctx context.Context, key string) error {
-	return c.do(func() error { return c.stub.Remove(ctx, key) })
+	return c.do(ctx, func() error { return c.stub.Remove(ctx, key) })
 }
 
 // curlError is a metadata transport failure with curl_easy_strerror's text
@@ -272,32 +272,32 @@ type realClientConn struct {
 	stub servers.RealClientStub
 }
 
-func (c realClientConn) do(fn func() error) error { return c.n.call(fn) }
+func (c realClientConn) do(ctx context.Context, fn func() error) error { return c.n.call(ctx, fn) }
 
 func (c realClientConn) ServiceReady(ctx context.Context) error {
-	return c.do(func() error { return c.stub.ServiceReady(ctx) })
+	return c.do(ctx, func() error { return c.stub.ServiceReady(ctx) })
 }
 
 func (c realClientConn) RegisterShm(ctx context.Context, dummy string, shm hostmem.Shm, isLocal bool) (rc int, err error) {
-	err = c.do(func() (e error) { rc, e = c.stub.RegisterShm(ctx, dummy, shm, isLocal); return })
+	err = c.do(ctx, func() (e error) { rc, e = c.stub.RegisterShm(ctx, dummy, shm, isLocal); return })
 	return
 }
 
 func (c realClientConn) Ping(ctx context.Context, dummy string) error {
-	return c.do(func() error { return c.stub.Ping(ctx, dummy) })
+	return c.do(ctx, func() error { return c.stub.Ping(ctx, dummy) })
 }
 
 func (c realClientConn) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
-	err = c.do(func() (e error) { rc, e = c.stub.PutFrom(ctx, dummy, key, ptr, size); return })
+	err = c.do(ctx, func() (e error) { rc, e = c.stub.PutFrom(ctx, dummy, key, ptr, size); return })
 	return
 }
 
 func (c realClientConn) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
-	err = c.do(func() (e error) { rc, e = c.stub.GetInto(ctx, dummy, key, ptr, size); return })
+	err = c.do(ctx, func() (e error) { rc, e = c.stub.GetInto(ctx, dummy, key, ptr, size); return })
 	return
 }
 
 func (c realClientConn) IsExist(ctx context.Context, key string) (rc int, err error) {
-	err = c.do(func() (e error) { rc, e = c.stub.IsExist(ctx, key); return })
+	err = c.do(ctx, func() (e error) { rc, e = c.stub.IsExist(ctx, key); return })
 	return
 }
