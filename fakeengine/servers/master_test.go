@@ -105,17 +105,17 @@ func TestMasterTransportFailures(t *testing.T) {
 		atLeast time.Duration
 		below   time.Duration
 	}{
-		{"refuse fails fast", faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse}, master.Refused, 0, 100 * time.Millisecond},
+		{"refuse fails fast", faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse}, master.Refused, 0, 250 * time.Millisecond},
 		{"blackhole: the proxy connects, the request timeout fires", faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeBlackhole},
-			master.RequestTimeout, 300 * time.Millisecond, 500 * time.Millisecond},
+			master.RequestTimeout, 300 * time.Millisecond, 700 * time.Millisecond},
 		{"requests dropped wait the request timeout", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeBlackhole, Stream: "upstream"},
-			master.RequestTimeout, 300 * time.Millisecond, 500 * time.Millisecond},
+			master.RequestTimeout, 300 * time.Millisecond, 700 * time.Millisecond},
 		{"reset", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeResetPeer, Stream: "upstream"},
-			master.Reset, 0, 100 * time.Millisecond},
+			master.Reset, 0, 250 * time.Millisecond},
 		{"limit_data cuts the hello", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Bytes: 10, Stream: "downstream"},
-			master.Reset, 0, 100 * time.Millisecond},
+			master.Reset, 0, 250 * time.Millisecond},
 		{"limit_data cuts the reply", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Bytes: 50, Stream: "downstream"},
-			master.Reset, 0, 100 * time.Millisecond},
+			master.Reset, 0, 250 * time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestMasterStoppedBehindProxyIsRefused(t *testing.T) {
 	}
 	stub := MasterStub{Addr: addr, T: wire.Timeouts{Connect: time.Second, Request: time.Second}}
 	_, err := stub.ServiceReady(context.Background())
-	if re, ok := master.AsRPCError(err); !ok || re.Kind != master.Refused || re.After > 100*time.Millisecond {
+	if re, ok := master.AsRPCError(err); !ok || re.Kind != master.Refused || re.After > 250*time.Millisecond {
 		t.Fatalf("err = %v, want fast refused", err)
 	}
 }
@@ -177,7 +177,7 @@ func TestMasterConnectTimeoutOnUnroutable(t *testing.T) {
 	if re.Kind == master.Refused {
 		t.Skipf("10.255.255.1 answered with a refusal on this host (%v)", err)
 	}
-	if re.Kind != master.ConnectTimeout || time.Since(start) < 200*time.Millisecond || time.Since(start) > 600*time.Millisecond {
+	if re.Kind != master.ConnectTimeout || time.Since(start) < 200*time.Millisecond || time.Since(start) > 900*time.Millisecond {
 		t.Fatalf("err = %v after %s, want connect_timeout after 200ms", err, time.Since(start))
 	}
 }

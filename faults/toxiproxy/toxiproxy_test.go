@@ -124,7 +124,7 @@ var _ = Describe("Injector", func() {
 		Expect(inj.Apply(ctx, "node→master", faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse})).To(Succeed())
 		_, took, err := roundTrip(addr, msg, time.Second)
 		Expect(errors.Is(err, syscall.ECONNREFUSED)).To(BeTrue(), "err = %v", err)
-		Expect(took).To(BeNumerically("<", 100*time.Millisecond))
+		Expect(took).To(BeNumerically("<", 250*time.Millisecond)) // no wait: nothing listens
 
 		Expect(inj.Heal(ctx, "node→master")).To(Succeed())
 		got, _, err := roundTrip(addr, msg, time.Second)
