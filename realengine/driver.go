@@ -107,7 +107,7 @@ func startDriver(ctx context.Context, node string, spec procSpec) (*driver, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &driver{node: node, p: p, resp: make(chan response, 4), eof: make(chan struct{})}
+	d := &driver{node: node, p: p, resp: make(chan response, 16), eof: make(chan struct{})}
 	go d.read()
 	var h helloResult
 	if err := d.wait(ctx, 0, "start", &h); err != nil {
@@ -128,7 +128,10 @@ func (d *driver) read() {
 			if jerr := json.Unmarshal(line, &r); jerr != nil {
 				d.p.record("driver protocol: unparsable line: " + string(line))
 			} else {
-				d.resp <- r
+				select {
+				case d.resp <- r:
+				default: // nobody will read it (its caller gave up and killed us); never block the reader
+				}
 			}
 		}
 		if err != nil {
@@ -231,9 +234,12 @@ func (d *driver) aborted(ctx context.Context, op string) error {
 	return &Aborted{Node: d.node, Call: op, Exit: exit, Signal: d.p.Signal(), Last: lines, LastLevels: levels}
 }
 
-// close asks the driver to exit, then makes sure the group is gone.
+// close asks the driver to exit, then makes sure the group is gone. A
+// driver busy in a call (another goroutine holds it) is killed instead of
+// waited for.
 func (d *driver) close(ctx context.Context) error {
-	if !d.p.Exited() {
+	if !d.p.Exited() && d.mu.TryLock() {
+		d.mu.Unlock()
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_ = d.call(cctx, "exit", nil, nil)
 		cancel()

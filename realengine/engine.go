@@ -77,10 +77,10 @@ func (e *Engine) install(ctx context.Context, version string) (Layout, Installed
 	if err != nil {
 		return l, in, fmt.Errorf("real engine: Mooncake %s not installed in %s; run `make real-engine` (or `go run ./realengine/cmd/install --versions %s`)", version, l.Dir, version)
 	}
-	for _, b := range []string{"mooncake_master", "mooncake_client"} {
-		if _, err := l.Binary(b); err != nil {
-			return l, in, err
-		}
+	// mooncake_client exists from 0.3.8 only; Launch asks for it when the
+	// topology has one.
+	if _, err := l.Binary("mooncake_master"); err != nil {
+		return l, in, err
 	}
 	e.mu.Lock()
 	libErr, checked := e.libs[version]
@@ -159,6 +159,11 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 	}
 	if err := e.supported(spec); err != nil {
 		return nil, err
+	}
+	if spec.Client != nil {
+		if _, err := l.Binary("mooncake_client"); err != nil {
+			return nil, engine.Unsupportedf("Mooncake %s has no mooncake_client (standalone mode came with 0.3.8)", spec.Version)
+		}
 	}
 	w, err := newWorld(ctx, e, spec, l, in)
 	if err != nil {

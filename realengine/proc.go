@@ -302,6 +302,8 @@ func (p *proc) stop(ctx context.Context, grace time.Duration) error {
 	if p.stdin != nil {
 		_ = p.stdin.Close()
 	}
+	// Signal the group only while its leader is unreaped: after that the
+	// id may belong to someone else (our processes fork no children).
 	if !p.Exited() {
 		if grace > 0 {
 			_ = syscall.Kill(-p.pid, syscall.SIGTERM)
@@ -312,10 +314,9 @@ func (p *proc) stop(ctx context.Context, grace time.Duration) error {
 			case <-ctx.Done():
 			}
 		}
-	}
-	// Kill the group even when the leader is gone: a child may remain.
-	if err := syscall.Kill(-p.pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("kill %s (pgid %d): %w", p.spec.Name, p.pid, err)
+		if err := syscall.Kill(-p.pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("kill %s (pgid %d): %w", p.spec.Name, p.pid, err)
+		}
 	}
 	select {
 	case <-p.exited:
