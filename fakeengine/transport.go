@@ -1,6 +1,7 @@
 package fakeengine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -225,7 +226,7 @@ func (n nodeNet) do(ctx context.Context, method, u string, body []byte) (int, []
 	defer hc.CloseIdleConnections()
 	var rd io.Reader
 	if body != nil {
-		rd = bytesReader(body)
+		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
