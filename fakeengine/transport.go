@@ -15,7 +15,6 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
-	simengine "github.com/mooncake-faultlab/faultlab/sim"
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
@@ -69,14 +68,14 @@ func (c masterConn) do(ctx context.Context, fn func() error) error { return c.n.
 
 // call runs one RPC with the gate released, as coro_io::client_pool does
 // it: a refused connect is retried (4 connects spread over
-// sim.RefusedPoolCost, measured on the real wheels) before the call fails
+// client.RefusedPoolCost, measured on the real wheels) before the call fails
 // with Refused — so a server that comes back within that window answers.
 // Durations are reported in Mooncake time.
 func (n nodeNet) call(ctx context.Context, fn func() error) error {
 	var err error
 	n.w.gate.wait(func() {
 		start := time.Now()
-		gap := n.w.scale.wall(simengine.RefusedPoolCost / poolConnects)
+		gap := n.w.scale.wall(client.RefusedPoolCost / poolConnects)
 		for i := 0; ; i++ {
 			err = fn()
 			re, ok := master.AsRPCError(err)

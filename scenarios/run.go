@@ -267,6 +267,10 @@ func (r *run) phaseErr(ctx context.Context, res *Result, bound time.Duration, er
 	if err == nil {
 		return false
 	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		res.Verdict, res.Reason = Error, "interrupted"
+		return true
+	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		res.Verdict, res.Reason = Fail, fmt.Sprintf("timed out after %s", bound)
 		return true

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,7 +17,7 @@ var _ = Describe("dummy client (standalone mode)", func() {
 		e := launch(opts{version: "0.3.13.post1"})
 		Expect(e.store.SetupDummy(ctx, 64*MiB, 16*MiB, sim.ClientAddr)).To(Equal(-1))
 		Expect(e.logs("mooncake:tp0")).To(Equal([]string{"Dummy Client not available", "Failed to connect to real client"}))
-		Expect(e.now()).To(Equal(sim.RefusedPoolCost))
+		Expect(e.now()).To(Equal(client.RefusedPoolCost))
 	})
 
 	It("returns -1 when mooncake_client is refused by a fault", func() {

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"fmt"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -40,12 +41,12 @@ var _ = Describe("setup()", func() {
 			Expect(n).To(Equal(attempts))
 			Expect(e.now()).To(Equal(virtual))
 		},
-		Entry("0.3.13.post1 port-less: 20 attempts → -1", "0.3.13.post1", "localhost", -1, 20, 20*(sim.RefusedPoolCost+100*time.Millisecond)),
-		Entry("0.3.13.post1 explicit port: one attempt → -600", "0.3.13.post1", "127.0.0.1:17777", -600, 1, sim.RefusedPoolCost),
-		Entry("0.3.8.post1 port-less: one attempt → -600", "0.3.8.post1", "localhost", -600, 1, sim.RefusedPoolCost),
-		Entry("0.3.5 port-less: one attempt → -600", "0.3.5", "localhost", -600, 1, sim.RefusedPoolCost),
-		Entry("0.3.4 → +1", "0.3.4", "localhost", 1, 1, sim.RefusedPoolCost),
-		Entry("0.3.9 explicit port → -600", "0.3.9", "127.0.0.1:17777", -600, 1, sim.RefusedPoolCost),
+		Entry("0.3.13.post1 port-less: 20 attempts → -1", "0.3.13.post1", "localhost", -1, 20, 20*(client.RefusedPoolCost+100*time.Millisecond)),
+		Entry("0.3.13.post1 explicit port: one attempt → -600", "0.3.13.post1", "127.0.0.1:17777", -600, 1, client.RefusedPoolCost),
+		Entry("0.3.8.post1 port-less: one attempt → -600", "0.3.8.post1", "localhost", -600, 1, client.RefusedPoolCost),
+		Entry("0.3.5 port-less: one attempt → -600", "0.3.5", "localhost", -600, 1, client.RefusedPoolCost),
+		Entry("0.3.4 → +1", "0.3.4", "localhost", 1, 1, client.RefusedPoolCost),
+		Entry("0.3.9 explicit port → -600", "0.3.9", "127.0.0.1:17777", -600, 1, client.RefusedPoolCost),
 	)
 
 	It("logs the retry texts of the auto-port loop", func() {
@@ -66,7 +67,7 @@ var _ = Describe("setup()", func() {
 		d, ok := engine.AsProcessDied(err)
 		Expect(ok).To(BeTrue())
 		Expect(d.Signal).To(Equal("SIGSEGV"))
-		Expect(e.now()).To(Equal(8*sim.RefusedPoolCost + 7*100*time.Millisecond))
+		Expect(e.now()).To(Equal(8*client.RefusedPoolCost + 7*100*time.Millisecond))
 		_, err = e.store.Put(ctx, "k", []byte("v"))
 		Expect(err).To(Equal(d))
 	})

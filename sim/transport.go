@@ -14,13 +14,6 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
-// RefusedPoolCost is how long a coro_rpc call to a refusing server takes
-// before "Client not available": yalantinglibs client_pool reconnects
-// (4 connects about 1 s apart, then "out of max limit"). Measured on the
-// real 0.3.9 and 0.3.13.post1 wheels: 4.27 s per attempt, independent of
-// MC_RPC_CONNECT_TIMEOUT_MS (real-findings.md §1).
-const RefusedPoolCost = 4266 * time.Millisecond
-
 // Metadata HTTP client timeouts (transfer_metadata_plugin.cpp curl options).
 const (
 	curlTimeout        = 3000 * time.Millisecond
@@ -60,18 +53,18 @@ func (c *detachedClock) Sleep(ctx context.Context, d time.Duration) error {
 // to target. It returns nil when the request reaches a running server.
 func (w *World) exchange(ctx context.Context, clock engine.Clock, from, target, op string, st procState, t client.Timeouts, req, resp int64) error {
 	if st == stopped {
-		if err := clock.Sleep(ctx, RefusedPoolCost); err != nil {
+		if err := clock.Sleep(ctx, client.RefusedPoolCost); err != nil {
 			return err
 		}
-		return &master.RPCError{Kind: master.Refused, Op: op, After: RefusedPoolCost}
+		return &master.RPCError{Kind: master.Refused, Op: op, After: client.RefusedPoolCost}
 	}
 	out := w.net.Exchange(from, target, req, resp)
 	switch out.Verdict {
 	case netsim.Refuse:
-		if err := clock.Sleep(ctx, RefusedPoolCost); err != nil {
+		if err := clock.Sleep(ctx, client.RefusedPoolCost); err != nil {
 			return err
 		}
-		return &master.RPCError{Kind: master.Refused, Op: op, After: RefusedPoolCost}
+		return &master.RPCError{Kind: master.Refused, Op: op, After: client.RefusedPoolCost}
 	case netsim.Blackhole:
 		// toxiproxy's timeout toxic: TCP connects, nothing comes back; the
 		// request timer fires.

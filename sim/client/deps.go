@@ -33,12 +33,21 @@ var DefaultTimeouts = Timeouts{Connect: 30 * time.Second, Request: 30 * time.Sec
 
 // MasterTransport gives the master at addr as an RPC stub. Connections are
 // made per call, as coro_io::client_pool does: a call to a refusing master
-// fails at once with *master.RPCError{Kind: Refused}; to a blackholed one
-// after t.Connect with ConnectTimeout (the stub waits on the Clock); a
-// connected call with no reply after t.Request with RequestTimeout.
+// fails after RefusedPoolCost with *master.RPCError{Kind: Refused}; a call
+// to a blackholed one (TCP connects, no byte comes back, as through
+// toxiproxy's timeout toxic) after t.Request with RequestTimeout; a
+// connect that never completes after t.Connect with ConnectTimeout. The
+// stub waits on the Clock.
 type MasterTransport interface {
 	Master(addr string, t Timeouts) master.Service
 }
+
+// RefusedPoolCost is how long a coro_rpc call to a refusing server takes
+// before "Client not available": yalantinglibs client_pool reconnects
+// (4 connects about 1 s apart, then "out of max limit"). Measured on the
+// real 0.3.9 and 0.3.13.post1 wheels: 4.27 s per attempt, independent of
+// MC_RPC_CONNECT_TIMEOUT_MS (docs/ENGINES.md).
+const RefusedPoolCost = 4266 * time.Millisecond
 
 // RealClientService is the coro_rpc surface mooncake_client offers its
 // dummy clients (RealClient::*_dummy_helper, RegisterClientRpcService) plus
