@@ -113,6 +113,14 @@ func (s *Store) after(err error) error {
 	return err
 }
 
+// client is the model calls go to: the dummy once setup_dummy() made one.
+func (s *Store) client() client.Calls {
+	if s.dummy != nil {
+		return s.dummy
+	}
+	return s.real
+}
+
 // alive fires events due now (faults armed at the current instant) and
 // reports a dead process.
 func (s *Store) alive() error {
@@ -146,11 +154,7 @@ func (s *Store) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int
 	if err := s.alive(); err != nil {
 		return 0, err
 	}
-	if s.dummy != nil {
-		rc, err := s.dummy.RegisterBuffer(ctx, ptr, size)
-		return rc, s.after(err)
-	}
-	rc, err := s.real.RegisterBuffer(ctx, ptr, size)
+	rc, err := s.client().RegisterBuffer(ctx, ptr, size)
 	return rc, s.after(err)
 }
 
@@ -159,11 +163,7 @@ func (s *Store) UnregisterBuffer(ctx context.Context, ptr uint64) (int, error) {
 	if err := s.alive(); err != nil {
 		return 0, err
 	}
-	if s.dummy != nil {
-		rc, err := s.dummy.UnregisterBuffer(ctx, ptr)
-		return rc, s.after(err)
-	}
-	rc, err := s.real.UnregisterBuffer(ctx, ptr)
+	rc, err := s.client().UnregisterBuffer(ctx, ptr)
 	return rc, s.after(err)
 }
 
@@ -172,11 +172,7 @@ func (s *Store) Put(ctx context.Context, key string, value []byte) (int, error) 
 	if err := s.alive(); err != nil {
 		return 0, err
 	}
-	if s.dummy != nil {
-		rc, err := s.dummy.Put(ctx, key, value)
-		return rc, s.after(err)
-	}
-	rc, err := s.real.Put(ctx, key, value)
+	rc, err := s.client().Put(ctx, key, value)
 	return rc, s.after(err)
 }
 
@@ -185,11 +181,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := s.alive(); err != nil {
 		return nil, err
 	}
-	if s.dummy != nil {
-		b, err := s.dummy.Get(ctx, key)
-		return b, s.after(err)
-	}
-	b, err := s.real.Get(ctx, key)
+	b, err := s.client().Get(ctx, key)
 	return b, s.after(err)
 }
 
@@ -198,11 +190,7 @@ func (s *Store) IsExist(ctx context.Context, key string) (int, error) {
 	if err := s.alive(); err != nil {
 		return 0, err
 	}
-	if s.dummy != nil {
-		rc, err := s.dummy.IsExist(ctx, key)
-		return rc, s.after(err)
-	}
-	rc, err := s.real.IsExist(ctx, key)
+	rc, err := s.client().IsExist(ctx, key)
 	return rc, s.after(err)
 }
 
@@ -211,11 +199,7 @@ func (s *Store) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, 
 	if err := s.alive(); err != nil {
 		return nil, err
 	}
-	if s.dummy != nil {
-		rc, err := s.dummy.BatchPutFrom(ctx, keys, ptrs, sizes)
-		return rc, s.after(err)
-	}
-	rc, err := s.real.BatchPutFrom(ctx, keys, ptrs, sizes)
+	rc, err := s.client().BatchPutFrom(ctx, keys, ptrs, sizes)
 	return rc, s.after(err)
 }
 
@@ -224,11 +208,7 @@ func (s *Store) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, 
 	if err := s.alive(); err != nil {
 		return nil, err
 	}
-	if s.dummy != nil {
-		rc, err := s.dummy.BatchGetInto(ctx, keys, ptrs, sizes)
-		return rc, s.after(err)
-	}
-	rc, err := s.real.BatchGetInto(ctx, keys, ptrs, sizes)
+	rc, err := s.client().BatchGetInto(ctx, keys, ptrs, sizes)
 	return rc, s.after(err)
 }
 
@@ -237,11 +217,7 @@ func (s *Store) BatchIsExist(ctx context.Context, keys []string) ([]int, error) 
 	if err := s.alive(); err != nil {
 		return nil, err
 	}
-	if s.dummy != nil {
-		rc, err := s.dummy.BatchIsExist(ctx, keys)
-		return rc, s.after(err)
-	}
-	rc, err := s.real.BatchIsExist(ctx, keys)
+	rc, err := s.client().BatchIsExist(ctx, keys)
 	return rc, s.after(err)
 }
 
@@ -250,10 +226,7 @@ func (s *Store) HealthCheck(ctx context.Context) (int, error) {
 	if err := s.alive(); err != nil {
 		return 0, err
 	}
-	if s.dummy != nil {
-		return s.dummy.HealthCheck(ctx)
-	}
-	return s.real.HealthCheck(ctx)
+	return s.client().HealthCheck(ctx)
 }
 
 // GetHostname implements engine.Store.
@@ -261,10 +234,7 @@ func (s *Store) GetHostname(ctx context.Context) (string, error) {
 	if err := s.alive(); err != nil {
 		return "", err
 	}
-	if s.dummy != nil {
-		return s.dummy.GetHostname(ctx)
-	}
-	return s.real.GetHostname(ctx)
+	return s.client().GetHostname(ctx)
 }
 
 // Close implements engine.Store.
@@ -272,10 +242,7 @@ func (s *Store) Close(ctx context.Context) (int, error) {
 	if err := s.alive(); err != nil {
 		return 0, err
 	}
-	if s.dummy != nil {
-		return s.dummy.Close(ctx)
-	}
-	return s.real.Close(ctx)
+	return s.client().Close(ctx)
 }
 
 // Real exposes the real client model (tests).

@@ -3,7 +3,6 @@ package sim_test
 import (
 	"context"
 	"fmt"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -12,6 +11,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sim"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
 )
 
 var ctx = context.Background()

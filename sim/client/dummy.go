@@ -37,6 +37,8 @@ func (c *DummyClient) logf(level, format string, a ...any) {
 	c.d.Log.Log(level, fmt.Sprintf(format, a...))
 }
 
+// noAttr is the AttributeError pybind11 raises for a method this version
+// does not bind.
 func noAttr(name string) error {
 	return &engine.PyError{Class: "AttributeError", Message: fmt.Sprintf("'%s' object has no attribute '%s'", mooncake.StoreClass, name)}
 }
@@ -216,32 +218,26 @@ func (c *DummyClient) BatchIsExist(ctx context.Context, keys []string) ([]int, e
 
 // BatchPutFrom is batch_put_from: pointers are dummy addresses in shm.
 func (c *DummyClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	if len(keys) != len(ptrs) || len(keys) != len(sizes) {
-		return nil, &engine.PyError{Class: "RuntimeError", Message: "Key and value size mismatch"}
-	}
-	out := make([]int, len(keys))
-	for i, k := range keys {
-		rc, err := c.svc.PutFrom(ctx, c.name, k, ptrs[i], sizes[i])
-		if err != nil {
-			out[i] = c.rpcCode(err)
-			continue
-		}
-		out[i] = rc
-	}
-	return out, nil
+	return c.batch(ctx, keys, ptrs, sizes, RealClientService.PutFrom)
 }
 
 // BatchGetInto is batch_get_into.
 func (c *DummyClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	if len(keys) != len(ptrs) || len(keys) != len(sizes) {
-		return nil, &engine.PyError{Class: "RuntimeError", Message: "Key and value size mismatch"}
+	return c.batch(ctx, keys, ptrs, sizes, RealClientService.GetInto)
+}
+
+// batch runs op (a method expression, so c.svc is read only per key) for
+// each key; an RPC failure is that key's code.
+func (c *DummyClient) batch(ctx context.Context, keys []string, ptrs []uint64, sizes []int64,
+	op func(svc RealClientService, ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error)) ([]int, error) {
+	if err := checkBatch(keys, ptrs, sizes); err != nil {
+		return nil, err
 	}
 	out := make([]int, len(keys))
 	for i, k := range keys {
-		rc, err := c.svc.GetInto(ctx, c.name, k, ptrs[i], sizes[i])
+		rc, err := op(c.svc, ctx, c.name, k, ptrs[i], sizes[i])
 		if err != nil {
-			out[i] = c.rpcCode(err)
-			continue
+			rc = c.rpcCode(err)
 		}
 		out[i] = rc
 	}

@@ -711,17 +711,20 @@ func (c *RealClient) addressUsable(ptr uint64, size int64) bool {
 	return true
 }
 
-func (c *RealClient) checkBatch(keys []string, ptrs []uint64, sizes []int64) error {
+// checkBatch is the pybind11 wrapper's length check of a batch call.
+func checkBatch(keys []string, ptrs []uint64, sizes []int64) error {
 	if len(keys) != len(ptrs) || len(keys) != len(sizes) {
 		return &engine.PyError{Class: "RuntimeError", Message: "Key and value size mismatch"}
 	}
 	return nil
 }
 
-// BatchPutFrom is batch_put_from(keys, ptrs, sizes): the source buffers
-// must be registered.
-func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	if err := c.checkBatch(keys, ptrs, sizes); err != nil {
+// batch is what batch_put_from and batch_get_into share: the length
+// check, INVALID_PARAMS for every key before setup, and per key
+// INVALID_PARAMS for an address the transport cannot use; otherwise each
+// key's result is op's.
+func (c *RealClient) batch(keys []string, ptrs []uint64, sizes []int64, op func(i int, key string) (int, error)) ([]int, error) {
+	if err := checkBatch(keys, ptrs, sizes); err != nil {
 		return nil, err
 	}
 	out := make([]int, len(keys))
@@ -737,56 +740,50 @@ func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uin
 			out[i] = int(mooncake.INVALID_PARAMS)
 			continue
 		}
-		data, err := c.d.Mem.Read(ptrs[i], sizes[i])
+		rc, err := op(i, k)
 		if err != nil {
-			return nil, fmt.Errorf("batch_put_from %s: %w", k, err)
+			return nil, err
 		}
-		out[i] = int(c.putBytes(ctx, k, data))
+		out[i] = rc
 	}
 	return out, nil
+}
+
+// BatchPutFrom is batch_put_from(keys, ptrs, sizes): the source buffers
+// must be registered.
+func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
+	return c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
+		data, err := c.d.Mem.Read(ptrs[i], sizes[i])
+		if err != nil {
+			return 0, fmt.Errorf("batch_put_from %s: %w", k, err)
+		}
+		return int(c.putBytes(ctx, k, data)), nil
+	})
 }
 
 // BatchGetInto is batch_get_into(keys, ptrs, sizes): bytes read or a
 // negative code per key.
 func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	if err := c.checkBatch(keys, ptrs, sizes); err != nil {
-		return nil, err
-	}
-	out := make([]int, len(keys))
-	if !c.ready() {
-		for i := range out {
-			out[i] = int(mooncake.INVALID_PARAMS)
-		}
-		return out, nil
-	}
-	for i, k := range keys {
-		if !c.addressUsable(ptrs[i], sizes[i]) {
-			c.logf(mlog.Error, "Failed to submit transfer operation for key: %s", k)
-			out[i] = int(mooncake.INVALID_PARAMS)
-			continue
-		}
+	return c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
 		data, code := c.getBytes(ctx, k)
 		if code != mooncake.OK {
-			out[i] = int(code)
-			continue
+			return int(code), nil
 		}
 		if int64(len(data)) > sizes[i] {
-			out[i] = int(mooncake.INVALID_PARAMS)
-			continue
+			return int(mooncake.INVALID_PARAMS), nil
 		}
 		if err := c.d.Mem.Write(ptrs[i], data); err != nil {
-			return nil, fmt.Errorf("batch_get_into %s: %w", k, err)
+			return 0, fmt.Errorf("batch_get_into %s: %w", k, err)
 		}
-		out[i] = len(data)
-	}
-	return out, nil
+		return len(data), nil
+	})
 }
 
 // HealthCheck is health_check(): 0 healthy, 1 not initialized/closed, 2
 // master unreachable (last ping failed). Absent before 0.3.10.
 func (c *RealClient) HealthCheck(context.Context) (int, error) {
 	if !c.p.HealthCheck {
-		return 0, &engine.PyError{Class: "AttributeError", Message: fmt.Sprintf("'%s' object has no attribute 'health_check'", mooncake.StoreClass)}
+		return 0, noAttr("health_check")
 	}
 	switch {
 	case c.closed || !c.initialized:
