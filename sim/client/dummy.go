@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
@@ -64,7 +65,10 @@ func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSi
 		return -1, nil
 	}
 	shm, _ := c.d.Mem.FindShm(buf.Ptr)
-	_, port, _ := cutLast(serverAddress)
+	port := ""
+	if i := strings.LastIndexByte(serverAddress, ':'); i >= 0 {
+		port = serverAddress[i+1:]
+	}
 	c.logf(mlog.Info, "Connecting to IPC socket: @mooncake_client_%s.sock", port)
 	if rc, err := c.svc.RegisterShm(ctx, c.name, *shm, true); err != nil || rc != 0 {
 		c.logf(mlog.Error, "Failed to register SHM via IPC")
@@ -82,15 +86,6 @@ func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSi
 	c.reg[shm.Base] = true
 	c.up = true
 	return 0, nil
-}
-
-func cutLast(s string) (string, string, bool) {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ':' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }
 
 // Heartbeat is one ping_thread_main iteration (1 s period); it reports
