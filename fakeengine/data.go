@@ -25,25 +25,24 @@ type dataReq struct {
 	Size     int64  `json:"size,omitempty"`
 }
 
-type dataServer struct{ srv *wire.Server }
-
 func (w *World) startDataServer(ctx context.Context, node string) error {
 	s := wire.NewServer("te:"+node, w.logger)
-	owner := func(endpoint string) (*Process, error) {
-		w.netMu.Lock()
-		p, ok := w.endpointOwnerLocked(node, endpoint)
-		w.netMu.Unlock()
-		if !ok || p.node != node {
-			return nil, fmt.Errorf("no transfer engine at %s on %s", endpoint, node)
-		}
-		return p, nil
-	}
-	s.Handle("Write", func(_ context.Context, raw json.RawMessage) (any, error) {
+	// decode finds the process on this node that owns the request's endpoint.
+	decode := func(raw json.RawMessage) (*Process, dataReq, error) {
 		var r dataReq
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("bad params: %w", err)
+			return nil, r, fmt.Errorf("bad params: %w", err)
 		}
-		p, err := owner(r.Endpoint)
+		w.netMu.Lock()
+		p, ok := w.endpointOwnerLocked(node, r.Endpoint)
+		w.netMu.Unlock()
+		if !ok || p.node != node {
+			return nil, r, fmt.Errorf("no transfer engine at %s on %s", r.Endpoint, node)
+		}
+		return p, r, nil
+	}
+	s.Handle("Write", func(_ context.Context, raw json.RawMessage) (any, error) {
+		p, r, err := decode(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -52,11 +51,7 @@ func (w *World) startDataServer(ctx context.Context, node string) error {
 		return nil, p.mem.Write(r.Addr, r.Data)
 	})
 	s.Handle("Read", func(_ context.Context, raw json.RawMessage) (any, error) {
-		var r dataReq
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("bad params: %w", err)
-		}
-		p, err := owner(r.Endpoint)
+		p, r, err := decode(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -68,13 +63,10 @@ func (w *World) startDataServer(ctx context.Context, node string) error {
 		return fmt.Errorf("fake engine: transfer endpoint of %s: %w", node, err)
 	}
 	w.netMu.Lock()
-	w.dataSrv[node] = &dataServer{srv: s}
+	w.dataSrv[node] = s
 	w.netMu.Unlock()
 	return nil
 }
-
-func (d *dataServer) Addr() string { return d.srv.Addr() }
-func (d *dataServer) Close() error { return d.srv.Close() }
 
 // dataPath is te.DataPath for one node.
 type dataPath struct{ n nodeNet }
@@ -94,7 +86,7 @@ func (d dataPath) target(endpoint string) (*Process, string, error) {
 	return p, addr, nil
 }
 
-func (d dataPath) call(ctx context.Context, owner *Process, addr, method string, req dataReq, out any) error {
+func (d dataPath) call(ctx context.Context, addr, method string, req dataReq, out any) error {
 	t := wire.Timeouts{Connect: d.n.w.scale.wall(transferTimeout), Request: d.n.w.scale.wall(transferTimeout)}
 	var err error
 	d.n.w.gate.wait(func() { err = wire.Call(ctx, d.n.dialAddr(addr), t, method, req, out) })
@@ -110,7 +102,7 @@ func (d dataPath) Write(ctx context.Context, endpoint string, addr uint64, data 
 	if owner.node == d.n.node {
 		return owner.mem.Write(addr, data) // local memcpy; the caller holds the gate
 	}
-	return d.call(ctx, owner, srv, "Write", dataReq{Endpoint: endpoint, Addr: addr, Data: data}, nil)
+	return d.call(ctx, srv, "Write", dataReq{Endpoint: endpoint, Addr: addr, Data: data}, nil)
 }
 
 // Read implements te.DataPath.
@@ -123,7 +115,7 @@ func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size i
 		return owner.mem.Read(addr, size)
 	}
 	var out []byte
-	if err := d.call(ctx, owner, srv, "Read", dataReq{Endpoint: endpoint, Addr: addr, Size: size}, &out); err != nil {
+	if err := d.call(ctx, srv, "Read", dataReq{Endpoint: endpoint, Addr: addr, Size: size}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

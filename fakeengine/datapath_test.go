@@ -8,7 +8,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/fakeengine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
 
@@ -18,12 +17,7 @@ import (
 func TestCrossNodeTransfer(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	ctx := context.Background()
-	s := spec()
-	s.Metadata = "P2PHANDSHAKE"
-	w, err := fakeengine.New(fakeengine.Options{}).Launch(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := launchP2P(ctx, t)
 	defer w.Close(ctx)
 	master, _ := w.Addr("master")
 	stores := map[string]engine.Store{}

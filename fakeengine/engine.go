@@ -10,12 +10,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
+	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
@@ -73,7 +76,7 @@ type World struct {
 	// netMu guards the network tables, which model code (under the gate)
 	// reads. Lock order: w.mu, then gate, then netMu.
 	netMu   sync.Mutex
-	dataSrv map[string]*dataServer       // by node
+	dataSrv map[string]*wire.Server      // by node
 	routes  map[string]map[string]string // node → canonical addr → proxy listen addr
 	ports   map[string]*binding          // node/port → owner
 
@@ -115,7 +118,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	}
 	w := &World{
 		spec: spec, profile: p, logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
-		dataSrv: map[string]*dataServer{}, routes: map[string]map[string]string{}, armed: map[string][]faults.Fault{},
+		dataSrv: map[string]*wire.Server{}, routes: map[string]map[string]string{}, armed: map[string][]faults.Fault{},
 		ports: map[string]*binding{}, closeDone: make(chan struct{}),
 	}
 	if w.trace == nil {
@@ -650,22 +653,16 @@ func (w *World) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
+// sortedKeys returns m's keys sorted, so iteration never decides behaviour.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
+// cutHostPort splits host:port at the last colon.
 func cutHostPort(s string) (host, port string, ok bool) {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ':' {
-			return s[:i], s[i+1:], true
-		}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", "", false
 	}
-	return "", "", false
+	return s[:i], s[i+1:], true
 }
 
 // Listeners lists every address this world listens on: servers, transfer

@@ -8,27 +8,15 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/fakeengine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
-
-func setupArgs(w engine.World, host string) engine.SetupArgs {
-	m, _ := w.Addr("master")
-	return engine.SetupArgs{LocalHostname: host, MetadataServer: "P2PHANDSHAKE", GlobalSegmentSize: 64 << 20,
-		LocalBufferSize: 16 << 20, Protocol: "tcp", MasterServerAddr: m}
-}
 
 // Fault.At and Fault.For are Mooncake time: at scale 0.01, a master stopped
 // at 0 for 10 s is back after 100 ms of wall time.
 func TestTimedProcessFault(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	ctx := context.Background()
-	s := spec()
-	s.Metadata = "P2PHANDSHAKE"
-	w, err := fakeengine.New(fakeengine.Options{}).Launch(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := launchP2P(ctx, t)
 	defer w.Close(ctx)
 	if err := w.Arm(ctx, []faults.Fault{{Kind: faults.Process, Target: "master", Action: "stop", For: 10 * time.Second}}); err != nil {
 		t.Fatal(err)

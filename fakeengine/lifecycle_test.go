@@ -19,11 +19,6 @@ import (
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
-func spec() engine.WorldSpec {
-	return engine.WorldSpec{Scenario: "t", Seed: 1, Version: mooncake.Latest, Master: &engine.MasterSpec{},
-		Metadata: "http", Nodes: []engine.NodeSpec{{Name: "tp0"}, {Name: "tp1"}}, TimeoutScale: 0.01}
-}
-
 func dialFails(t *testing.T, addr string) {
 	t.Helper()
 	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
@@ -68,14 +63,9 @@ func TestWorldCloseLeavesNothing(t *testing.T) {
 func TestArmRejectsWhatTheWorldLacks(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	ctx := context.Background()
-	s := spec()
-	s.Metadata = "P2PHANDSHAKE"
-	w, err := fakeengine.New(fakeengine.Options{}).Launch(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := launchP2P(ctx, t)
 	defer w.Close(ctx)
-	err = w.Arm(ctx, []faults.Fault{{Kind: faults.MetadataDown, Mode: faults.ModeRefuse}})
+	err := w.Arm(ctx, []faults.Fault{{Kind: faults.MetadataDown, Mode: faults.ModeRefuse}})
 	if u, ok := engine.AsUnsupported(err); !ok || u.Reason != "fake engine: no link to metadata in this topology" {
 		t.Fatalf("err = %v", err)
 	}

@@ -252,6 +252,14 @@ func (s *Store) after(err error) error {
 	return err
 }
 
+// client is the model calls go to: the dummy once setup_dummy() made one.
+func (s *Store) client() client.Calls {
+	if s.dummy != nil {
+		return s.dummy
+	}
+	return s.c
+}
+
 // Setup implements engine.Store.
 func (s *Store) Setup(ctx context.Context, a engine.SetupArgs) (int, error) {
 	defer s.locked()()
@@ -262,8 +270,7 @@ func (s *Store) Setup(ctx context.Context, a engine.SetupArgs) (int, error) {
 	return rc, s.after(err)
 }
 
-// SetupDummy implements engine.Store: a RealClient store has no
-// setup_dummy in this model yet.
+// SetupDummy implements engine.Store: the store becomes a DummyClient.
 func (s *Store) SetupDummy(ctx context.Context, memPoolSize, localBufferSize int64, serverAddress string) (int, error) {
 	defer s.locked()()
 	if s.p.dead != nil {
@@ -282,11 +289,7 @@ func (s *Store) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int
 	if s.p.dead != nil {
 		return 0, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.RegisterBuffer(ctx, ptr, size)
-		return v, s.after(err)
-	}
-	v, err := s.c.RegisterBuffer(ctx, ptr, size)
+	v, err := s.client().RegisterBuffer(ctx, ptr, size)
 	return v, s.after(err)
 }
 
@@ -296,11 +299,7 @@ func (s *Store) UnregisterBuffer(ctx context.Context, ptr uint64) (int, error) {
 	if s.p.dead != nil {
 		return 0, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.UnregisterBuffer(ctx, ptr)
-		return v, s.after(err)
-	}
-	v, err := s.c.UnregisterBuffer(ctx, ptr)
+	v, err := s.client().UnregisterBuffer(ctx, ptr)
 	return v, s.after(err)
 }
 
@@ -310,11 +309,7 @@ func (s *Store) Put(ctx context.Context, key string, value []byte) (int, error) 
 	if s.p.dead != nil {
 		return 0, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.Put(ctx, key, value)
-		return v, s.after(err)
-	}
-	v, err := s.c.Put(ctx, key, value)
+	v, err := s.client().Put(ctx, key, value)
 	return v, s.after(err)
 }
 
@@ -324,11 +319,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if s.p.dead != nil {
 		return nil, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.Get(ctx, key)
-		return v, s.after(err)
-	}
-	v, err := s.c.Get(ctx, key)
+	v, err := s.client().Get(ctx, key)
 	return v, s.after(err)
 }
 
@@ -338,11 +329,7 @@ func (s *Store) IsExist(ctx context.Context, key string) (int, error) {
 	if s.p.dead != nil {
 		return 0, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.IsExist(ctx, key)
-		return v, s.after(err)
-	}
-	v, err := s.c.IsExist(ctx, key)
+	v, err := s.client().IsExist(ctx, key)
 	return v, s.after(err)
 }
 
@@ -352,11 +339,7 @@ func (s *Store) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, 
 	if s.p.dead != nil {
 		return nil, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.BatchPutFrom(ctx, keys, ptrs, sizes)
-		return v, s.after(err)
-	}
-	v, err := s.c.BatchPutFrom(ctx, keys, ptrs, sizes)
+	v, err := s.client().BatchPutFrom(ctx, keys, ptrs, sizes)
 	return v, s.after(err)
 }
 
@@ -366,11 +349,7 @@ func (s *Store) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, 
 	if s.p.dead != nil {
 		return nil, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.BatchGetInto(ctx, keys, ptrs, sizes)
-		return v, s.after(err)
-	}
-	v, err := s.c.BatchGetInto(ctx, keys, ptrs, sizes)
+	v, err := s.client().BatchGetInto(ctx, keys, ptrs, sizes)
 	return v, s.after(err)
 }
 
@@ -380,11 +359,7 @@ func (s *Store) BatchIsExist(ctx context.Context, keys []string) ([]int, error) 
 	if s.p.dead != nil {
 		return nil, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.BatchIsExist(ctx, keys)
-		return v, s.after(err)
-	}
-	v, err := s.c.BatchIsExist(ctx, keys)
+	v, err := s.client().BatchIsExist(ctx, keys)
 	return v, s.after(err)
 }
 
@@ -394,11 +369,7 @@ func (s *Store) HealthCheck(ctx context.Context) (int, error) {
 	if s.p.dead != nil {
 		return 0, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.HealthCheck(ctx)
-		return v, s.after(err)
-	}
-	v, err := s.c.HealthCheck(ctx)
+	v, err := s.client().HealthCheck(ctx)
 	return v, s.after(err)
 }
 
@@ -408,11 +379,7 @@ func (s *Store) GetHostname(ctx context.Context) (string, error) {
 	if s.p.dead != nil {
 		return "", s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.GetHostname(ctx)
-		return v, s.after(err)
-	}
-	v, err := s.c.GetHostname(ctx)
+	v, err := s.client().GetHostname(ctx)
 	return v, s.after(err)
 }
 
@@ -422,11 +389,7 @@ func (s *Store) Close(ctx context.Context) (int, error) {
 	if s.p.dead != nil {
 		return 0, s.p.dead
 	}
-	if s.dummy != nil {
-		v, err := s.dummy.Close(ctx)
-		return v, s.after(err)
-	}
-	v, err := s.c.Close(ctx)
+	v, err := s.client().Close(ctx)
 	return v, s.after(err)
 }
 
@@ -464,11 +427,10 @@ type binding struct {
 	host string
 }
 
-// endpointOwner finds the process behind a TE endpoint (host:port),
-// preferring the caller's node, then nodes in name order. Caller holds
-// w.netMu.
-// A binding whose host matches the endpoint's wins over one that only
-// shares the port.
+// endpointOwnerLocked finds the process behind a TE endpoint (host:port):
+// a binding whose host matches the endpoint's wins over one that only
+// shares the port, then the caller's node, then nodes in name order.
+// Caller holds w.netMu.
 func (w *World) endpointOwnerLocked(from, endpoint string) (*Process, bool) {
 	host, port, ok := cutHostPort(endpoint)
 	if !ok {

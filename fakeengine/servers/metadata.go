@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/sim/metadata"
 )
 
@@ -28,45 +29,17 @@ import (
 //
 // The model is not safe for concurrent use; the handler serialises calls.
 type MetadataHandler struct {
-	mu     sync.Mutex
-	model  *metadata.Server
-	paused chan struct{} // non-nil while paused
+	mu    sync.Mutex
+	model *metadata.Server
+	pause wire.Pauser
 }
 
 // Pause holds every request until Resume (SIGSTOP: the kernel still
 // accepts, nothing answers, curl times out).
-func (h *MetadataHandler) Pause() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.paused == nil {
-		h.paused = make(chan struct{})
-	}
-}
+func (h *MetadataHandler) Pause() { h.pause.Pause() }
 
 // Resume releases held requests.
-func (h *MetadataHandler) Resume() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.paused != nil {
-		close(h.paused)
-		h.paused = nil
-	}
-}
-
-func (h *MetadataHandler) waitResumed(r *http.Request) bool {
-	h.mu.Lock()
-	p := h.paused
-	h.mu.Unlock()
-	if p == nil {
-		return true
-	}
-	select {
-	case <-p:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
+func (h *MetadataHandler) Resume() { h.pause.Resume() }
 
 // NewMetadataHandler wraps a model.
 func NewMetadataHandler(model *metadata.Server) *MetadataHandler {
@@ -89,7 +62,7 @@ func (h *MetadataHandler) Len() int {
 
 // ServeHTTP implements http.Handler.
 func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.waitResumed(r) {
+	if !h.pause.Wait(r.Context().Done()) {
 		return
 	}
 	switch r.URL.Path {

@@ -83,7 +83,7 @@ type Server struct {
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed bool
-	paused chan struct{} // non-nil while paused
+	pause  Pauser
 }
 
 // NewServer returns a server for service (named in the hello) with no
@@ -151,7 +151,7 @@ func (s *Server) serve(c net.Conn) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	for sc.Scan() {
-		if !s.waitResumed() {
+		if !s.pause.Wait(s.ctx.Done()) {
 			return
 		}
 		var req request
@@ -353,35 +353,48 @@ func isTimeout(err error) bool {
 // Pause holds every request until Resume, as a SIGSTOPped process: the
 // kernel still completes connects (the hello stands for that), but nothing
 // answers, so callers hit their request timeout.
-func (s *Server) Pause() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.paused == nil {
-		s.paused = make(chan struct{})
+func (s *Server) Pause() { s.pause.Pause() }
+
+// Resume releases held requests.
+func (s *Server) Resume() { s.pause.Resume() }
+
+// Pauser holds requests while paused; the zero value is running.
+type Pauser struct {
+	mu     sync.Mutex
+	paused chan struct{} // non-nil while paused
+}
+
+// Pause holds every later Wait until Resume.
+func (p *Pauser) Pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.paused == nil {
+		p.paused = make(chan struct{})
 	}
 }
 
 // Resume releases held requests.
-func (s *Server) Resume() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.paused != nil {
-		close(s.paused)
-		s.paused = nil
+func (p *Pauser) Resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.paused != nil {
+		close(p.paused)
+		p.paused = nil
 	}
 }
 
-func (s *Server) waitResumed() bool {
-	s.mu.Lock()
-	p := s.paused
-	s.mu.Unlock()
-	if p == nil {
+// Wait returns true once not paused, false if done closes first.
+func (p *Pauser) Wait(done <-chan struct{}) bool {
+	p.mu.Lock()
+	ch := p.paused
+	p.mu.Unlock()
+	if ch == nil {
 		return true
 	}
 	select {
-	case <-p:
+	case <-ch:
 		return true
-	case <-s.ctx.Done():
+	case <-done:
 		return false
 	}
 }
