@@ -31,14 +31,9 @@ const (
 // <= 0.3.4.post2 therefore reaches its +1 failure code here, where the KV
 // store's eight-argument call raises TypeError first.
 func (s *MooncakeStore) startEmbedding(ctx context.Context) error {
-	st, err := s.proc.NewStore(ctx)
-	if err != nil {
-		if _, ok := engine.AsPyError(err); ok {
-			return err
-		}
-		return fmt.Errorf("sglang: MooncakeDistributedStore(): %w", err)
+	if err := s.newStore(ctx); err != nil {
+		return err
 	}
-	s.store = st
 	cfg, source, err := loadConfig(s.env, s.l.Files, nil)
 	if err != nil {
 		return err

@@ -243,7 +243,8 @@ func (s *MooncakeStore) init(ctx context.Context) error {
 	return err
 }
 
-func (s *MooncakeStore) initBody(ctx context.Context) error {
+// newStore is MooncakeDistributedStore(): a Python exception goes back as it is.
+func (s *MooncakeStore) newStore(ctx context.Context) error {
 	st, err := s.proc.NewStore(ctx)
 	if err != nil {
 		if _, ok := engine.AsPyError(err); ok {
@@ -252,6 +253,13 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 		return fmt.Errorf("sglang: MooncakeDistributedStore(): %w", err)
 	}
 	s.store = st
+	return nil
+}
+
+func (s *MooncakeStore) initBody(ctx context.Context) error {
+	if err := s.newStore(ctx); err != nil {
+		return err
+	}
 
 	sc := s.l.StorageConfig
 	var extra map[string]any
