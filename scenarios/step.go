@@ -2,9 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -160,13 +160,4 @@ func (s Step) String() string {
 }
 
 // sortedKeys returns m's keys sorted, so iteration never decides behaviour.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-var _ = slices.Contains[[]string]
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
