@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -129,5 +128,3 @@ func short(s string, n int) string {
 	}
 	return s
 }
-
-var _ = slices.Contains[[]string]

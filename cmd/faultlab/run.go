@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -176,18 +177,13 @@ func outcome(o scenarios.Observed) string {
 }
 
 func codesString(m map[string]any) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		b, _ := json.Marshal(m[k])
-		parts[i] = k + "=" + string(b)
-	}
-	if len(parts) == 0 {
+	if len(m) == 0 {
 		return "-"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		b, _ := json.Marshal(m[k])
+		parts = append(parts, k+"="+string(b))
 	}
 	return strings.Join(parts, " ")
 }
