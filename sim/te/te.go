@@ -387,31 +387,27 @@ func splitHostPort(s string) (string, int) {
 	return s[:i], p
 }
 
-// put is HTTPStoragePlugin::set with its curl error texts.
+// put is HTTPStoragePlugin::set.
 func (e *Engine) put(ctx context.Context, key string, body []byte) bool {
-	u := e.metaURL + "?key=" + url.QueryEscape(key)
-	status, resp, err := e.cfg.Metadata.Do(ctx, http.MethodPut, u, body)
-	if err != nil {
-		e.logf(mlog.Error, "PUT %s curl: %s", u, curlError(err))
-		return false
-	}
-	if status != http.StatusOK {
-		e.logf(mlog.Error, "PUT %s http=%d body: %s", u, status, resp)
-		return false
-	}
-	return true
+	return e.metaDo(ctx, http.MethodPut, key, body)
 }
 
 // del removes a key (freeEngine / unregister), best effort.
 func (e *Engine) del(ctx context.Context, key string) bool {
+	return e.metaDo(ctx, http.MethodDelete, key, nil)
+}
+
+// metaDo is one HTTPStoragePlugin request, logging failures with curl's
+// texts; it reports 200 OK.
+func (e *Engine) metaDo(ctx context.Context, method, key string, body []byte) bool {
 	u := e.metaURL + "?key=" + url.QueryEscape(key)
-	status, resp, err := e.cfg.Metadata.Do(ctx, http.MethodDelete, u, nil)
+	status, resp, err := e.cfg.Metadata.Do(ctx, method, u, body)
 	if err != nil {
-		e.logf(mlog.Error, "DELETE %s curl: %s", u, curlError(err))
+		e.logf(mlog.Error, "%s %s curl: %s", method, u, curlError(err))
 		return false
 	}
 	if status != http.StatusOK {
-		e.logf(mlog.Error, "DELETE %s http=%d body: %s", u, status, resp)
+		e.logf(mlog.Error, "%s %s http=%d body: %s", method, u, status, resp)
 		return false
 	}
 	return true
