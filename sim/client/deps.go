@@ -103,8 +103,9 @@ type Deps struct {
 // codeOf maps a call error to the ErrorCode Python sees.
 func codeOf(err error, p mooncake.Profile) mooncake.ErrorCode { return master.Code(err, p) }
 
-// Calls are the store methods RealClient and DummyClient both answer: a
-// MooncakeDistributedStore forwards each to whichever it currently is.
+// Calls are engine.Store's methods but Setup and SetupDummy: the ones
+// RealClient and DummyClient both answer. A MooncakeDistributedStore
+// forwards each to whichever it currently is.
 type Calls interface {
 	RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error)
 	UnregisterBuffer(ctx context.Context, ptr uint64) (int, error)

@@ -163,37 +163,30 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 		devices = &a.RDMADevices
 	}
 	host, _, hasPort := strings.Cut(a.LocalHostname, ":")
-	switch {
-	case hasPort:
-		c.hostname = a.LocalHostname
-		ok, err := c.create(ctx, a, devices)
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			c.logf(mlog.Error, "Failed to create client")
-			return mooncake.INVALID_PARAMS, nil
-		}
-	case c.p.AutoPortRetry:
+	if !hasPort && c.p.AutoPortRetry {
 		ok, err := c.autoPortLoop(ctx, a, host, devices)
 		if err != nil || !ok {
 			return mooncake.INTERNAL_ERROR, err
 		}
-	default:
-		// getRandomAvailablePort, one attempt.
-		port, release, ok := c.bindPort(ctx, host, 12300, 14300)
-		if !ok {
-			// AutoPortBinder from 0.3.8 (real_client.cpp); before,
-			// getRandomAvailablePort (store_py.cpp).
-			if c.p.DummyClient {
-				c.logf(mlog.Error, "Failed to bind available port")
-			} else {
-				c.logf(mlog.Error, "Failed to find available port")
+	} else {
+		if hasPort {
+			c.hostname = a.LocalHostname
+		} else {
+			// getRandomAvailablePort, one attempt.
+			port, release, ok := c.bindPort(ctx, host, 12300, 14300)
+			if !ok {
+				// AutoPortBinder from 0.3.8 (real_client.cpp); before,
+				// getRandomAvailablePort (store_py.cpp).
+				if c.p.DummyClient {
+					c.logf(mlog.Error, "Failed to bind available port")
+				} else {
+					c.logf(mlog.Error, "Failed to find available port")
+				}
+				return mooncake.INVALID_PARAMS, nil
 			}
-			return mooncake.INVALID_PARAMS, nil
+			c.release = release
+			c.hostname = host + ":" + strconv.Itoa(port)
 		}
-		c.release = release
-		c.hostname = host + ":" + strconv.Itoa(port)
 		ok, err := c.create(ctx, a, devices)
 		if err != nil {
 			return 0, err
