@@ -148,7 +148,8 @@ var _ = Describe("master down", func() {
 			master, _ := w.Addr("master")
 			start := time.Now()
 			Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
-			Expect(time.Since(start)).To(BeNumerically("~", 4500*time.Millisecond, 2500*time.Millisecond))
+			// One attempt: the coro_rpc pool's four connects ~1 s apart (4.3 s measured); wide bounds for loaded CI.
+			Expect(time.Since(start)).To(And(BeNumerically(">", 3*time.Second), BeNumerically("<", 12*time.Second)))
 			Expect(w.logs("mooncake:tp0")).To(ContainElements("Client not available", "Failed to create client"))
 			Expect(w.tr.Events()).To(ContainElement(HaveField("Text", "master-down mode=refuse")))
 		})
@@ -201,7 +202,8 @@ var _ = Describe("master down", func() {
 		master, _ := w.Addr("master")
 		start := time.Now()
 		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
-		Expect(time.Since(start)).To(BeNumerically("~", 2*time.Second, time.Second))
+		// 2.1 s measured; the default would be 30 s.
+		Expect(time.Since(start)).To(And(BeNumerically(">", 1500*time.Millisecond), BeNumerically("<", 10*time.Second)))
 		Expect(w.logs("mooncake:tp0")).To(ContainElements("RPC call timed out: Connection timed out", "Failed to create client"))
 	})
 
