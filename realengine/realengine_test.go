@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"go.uber.org/goleak"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
@@ -348,6 +349,21 @@ var _ = Describe("process cleanup", func() {
 		Expect(processesMentioning(dir)).To(BeEmpty())
 		_, err = os.Stat(dir)
 		Expect(os.IsNotExist(err)).To(BeTrue(), "temp dir %s survived Close", dir)
+	})
+
+	It("leaves no goroutine behind after Close", func() {
+		requireVersion(vNew)
+		before := goleak.IgnoreCurrent()
+		ctx := timeout(60 * time.Second)
+		w, err := eng.Launch(ctx, engine.WorldSpec{Version: vNew, Master: &engine.MasterSpec{}, Metadata: "master", Nodes: []engine.NodeSpec{{Name: "tp0"}}})
+		Expect(err).NotTo(HaveOccurred())
+		p, err := w.StartProcess(ctx, "tp0", nil)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = p.NewStore(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeBlackhole, At: time.Hour}})).To(Succeed())
+		Expect(w.Close(ctx)).To(Succeed())
+		Eventually(func() error { return goleak.Find(before) }).WithTimeout(5 * time.Second).Should(Succeed())
 	})
 
 	It("leaves no child process when Launch fails half-way", func() {
