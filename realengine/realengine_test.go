@@ -235,6 +235,31 @@ var _ = Describe("master down", func() {
 		Expect(w.logs("mooncake:tp0")).To(ContainElements("Failed to set location of "+lh, "Failed to initialize transfer engine, rc=-200"))
 	})
 
+	It("times out against a paused (SIGSTOP) master and resumes it after For", func() {
+		w := launch(vNew, nil)
+		ctx := timeout(60 * time.Second)
+		Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.Process, Target: "master", Action: "pause", For: 5 * time.Second}})).To(Succeed())
+		_, s := w.store(map[string]string{"MC_RPC_TIMEOUT_MS": "2000", "MC_RPC_CONNECT_TIMEOUT_MS": "1000"})
+		master, _ := w.Addr("master")
+		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
+		Expect(w.logs("mooncake:tp0")).To(ContainElement("RPC call timed out: Connection timed out"))
+		Eventually(w.tr.Events).WithTimeout(6 * time.Second).Should(ContainElement(HaveField("Text", "healed process target=master action=pause for=5s")))
+		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(0))
+	})
+
+	It("refuses at the proxy while the standalone metadata server is stopped", func() {
+		w := launch(vNew, func(s *engine.WorldSpec) { s.Metadata = "http" })
+		ctx := timeout(60 * time.Second)
+		Expect(w.Arm(ctx, []faults.Fault{{Kind: faults.Process, Target: "metadata", Action: "stop"}})).To(Succeed())
+		_, s := w.store(nil)
+		master, _ := w.Addr("master")
+		url, _ := w.Addr("metadata")
+		Expect(s.Setup(ctx, setupArgs(freeHostPort(), url, master))).To(Equal(int(mooncake.INVALID_PARAMS)))
+		Expect(w.logs("mooncake:tp0")).To(ContainElement(ContainSubstring("curl: Couldn't connect to server")))
+		Expect(w.ClearFaults(ctx)).To(Succeed())
+		Expect(s.Setup(ctx, setupArgs(freeHostPort(), url, master))).To(Equal(0))
+	})
+
 	It("recovers when a stopped master is started again (ClearFaults)", func() {
 		w := launch(vNew, nil)
 		ctx := timeout(90 * time.Second)
