@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -281,14 +282,12 @@ func (m *Master) removeObject(o *object) {
 	}
 }
 
-// allocateIn finds first-fit room in one segment.
+// allocate finds first-fit room in one segment; allocs stay sorted by offset.
 func (s *segment) allocate(size int64, key string) (int64, bool) {
 	var off int64
 	for i, a := range s.allocs {
 		if a.off-off >= size {
-			s.allocs = append(s.allocs, alloc{})
-			copy(s.allocs[i+1:], s.allocs[i:])
-			s.allocs[i] = alloc{off: off, size: size, key: key}
+			s.allocs = slices.Insert(s.allocs, i, alloc{off: off, size: size, key: key})
 			s.used += size
 			return off, true
 		}
