@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -49,12 +50,7 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 		PutStartDiscardTimeout:     30 * time.Second,
 		RPCVersion:                 RPCVersion,
 	}
-	names := make([]string, 0, len(flags))
-	for k := range flags {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(flags)) {
 		v := flags[k]
 		var err error
 		switch k {
