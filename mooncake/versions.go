@@ -125,6 +125,10 @@ type Profile struct {
 	// chunks (commit 7a938fb35, #2644 fixing #2017, merged 2026-07-28 after
 	// v0.3.12.post1, so first released in 0.3.13).
 	ChunkLargeMR bool
+	// ForceHCA: MC_FORCE_HCA forbids the TCP fallback of RDMA
+	// auto-discovery (#1259; in transfer_engine.cpp from v0.3.8, absent in
+	// v0.3.7.post2, whose real wheel ignores it).
+	ForceHCA bool
 	// StoreMRSizeCheck: CheckRegisterMemoryParams rejects length >
 	// max_mr_size with -600 ("length N is larger than max_mr_size: M"),
 	// for register_buffer, the local buffer and every segment (added with
@@ -235,6 +239,7 @@ func ProfileFor(s string) (Profile, error) {
 	// Verified in source (kvcache-ai/Mooncake tags, sim/ author): see the
 	// field comments.
 	p.ChunkLargeMR = at("0.3.13")
+	p.ForceHCA = at("0.3.8")
 	p.StoreMRSizeCheck = at("0.3.8") && !at("0.3.13")
 	p.RPCTimeoutEnv = at("0.3.12")
 	p.AutoPortRangeEnv = at("0.3.11")
@@ -245,7 +250,7 @@ func ProfileFor(s string) (Profile, error) {
 	if v == MustVersion("0.3.9") {
 		p.AutoPortRefusedCrashAttempt = 8
 		// The 0.3.9 wheel's pybind11 prints int parameters as
-		// typing.SupportsInt (real run, real-findings.md §4); 0.3.13.post1
+		// typing.SupportsInt (real run, docs/ENGINES.md); 0.3.13.post1
 		// prints int. Other versions unmeasured.
 		for i, q := range p.SetupParams {
 			if q.Type == "int" {

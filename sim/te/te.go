@@ -332,6 +332,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 	e.logf(mlog.Info, "Topology discovery complete. Found %d HCAs.", len(hcas))
 	_, forceTCP := e.env("MC_FORCE_TCP")
 	_, forceHCA := e.env("MC_FORCE_HCA")
+	forceHCA = forceHCA && e.cfg.Profile.ForceHCA
 	if (len(hcas) > 0 && !forceTCP) || forceHCA {
 		if e.openContexts(hcas) != 0 {
 			// transfer_engine_impl.cpp: generic text from 0.3.13 (real runs).
