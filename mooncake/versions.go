@@ -156,7 +156,7 @@ type Profile struct {
 	// AutoPortRefusedCrashAttempt: the process dies (SIGSEGV in store.so)
 	// during this auto-port attempt when every attempt is refused by the
 	// master; 0 = never. Measured on the real 0.3.9 wheel: 3 of 3 runs die
-	// in attempt 8 (/work/notes/real-findings.md §1); 0.3.13.post1 does not.
+	// in attempt 8 (docs/REAL-FINDINGS.md §1); 0.3.13.post1 does not.
 	// Other versions unmeasured.
 	AutoPortRefusedCrashAttempt int
 	// DefaultKVLeaseTTLms and EvictionHighWatermark are mooncake_master defaults.

@@ -24,7 +24,7 @@ func TestRealEngine(t *testing.T) {
 	RunSpecs(t, "realengine")
 }
 
-// The versions the specs pin facts for (see /work/notes/real-findings.md).
+// The versions the specs pin facts for (see docs/REAL-FINDINGS.md).
 const (
 	vNew = "0.3.13.post1"
 	vOld = "0.3.9"

@@ -12,7 +12,7 @@ import (
 
 func TestDraftSharesMainOverlaps(t *testing.T) {
 	w := newFakeWorld()
-	// What real Mooncake answers (docs/ENGINES.md, real: facts measured): the halves register,
+	// What real Mooncake answers (docs/REAL-FINDINGS.md): the halves register,
 	// the whole allocation over them is an overlapped region.
 	w.proc.store.regRets = []int{0, 0, -600}
 	l := baseLaunch(w, map[string]string{"MOONCAKE_MASTER": "m:1"})
