@@ -25,6 +25,9 @@ type Options struct {
 	StartTimeout time.Duration
 }
 
+// Name is the real engine's CLI name.
+const Name = "real"
+
 // Engine is the "real" engine.
 type Engine struct {
 	opts Options
@@ -48,7 +51,7 @@ func New(opts Options) *Engine {
 }
 
 // Name implements engine.Engine.
-func (e *Engine) Name() string { return "real" }
+func (e *Engine) Name() string { return Name }
 
 // Available implements engine.Engine: the version's venv must be installed
 // and its binaries must find their shared libraries.

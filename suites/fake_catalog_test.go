@@ -68,7 +68,9 @@ var _ = Describe("catalog on the fake engine", Label("fake"), Ordered, func() {
 	}, fakeEntries())
 
 	It("agrees with sim on every scenario both run", Label("agreement"), func() {
-		agreeWithSim(results)
+		agreeWithSim(results, fakeengine.Name, func(sc *scenarios.Scenario) []scenarios.Result {
+			return runFake(context.Background(), sc, fakeengine.New(fakeengine.Options{}))
+		})
 	})
 
 	It("leaves no goroutine, listener or proxy behind", func() {
