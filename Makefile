@@ -1,9 +1,12 @@
 # faultlab — see README.md.
 GO            ?= go
 GINKGO_FLAGS  ?=
-# Mooncake versions the real engine installs: the newest, and one that
-# lacks the SSD-offload and tenant setup kwargs.
-REAL_VERSIONS ?= 0.3.13.post1,0.3.9
+# Mooncake versions the real engine installs: every version the catalog
+# names that has a non-CUDA wheel (PyPI has them from 0.3.7.post1), except
+# 0.3.12.post1 whose only catalog scenario needs RDMA hardware. 0.3.9 and
+# 0.3.10.post1 lack the SSD-offload kwargs, 0.3.11.post1 the tenant kwarg,
+# 0.3.7.post2 MooncakeHostMemAllocator.
+REAL_VERSIONS ?= 0.3.13.post1,0.3.11.post1,0.3.10.post1,0.3.9,0.3.8.post1,0.3.7.post2
 
 .PHONY: all build test test-unit test-scenarios real-engine bench run lint clean
 
@@ -13,9 +16,11 @@ build:
 	$(GO) build -o bin/faultlab ./cmd/faultlab
 
 ## test: everything — installs the real engine first when PyPI is reachable.
+## Packages run one at a time (-p 1): real Mooncake processes and the fake
+## engine's scaled timeouts must not fight for the two cores.
 test: real-engine
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 45m ./...
+	$(GO) test -p 1 -count=1 -timeout 60m ./...
 
 ## test-unit: models, sglang, loader — no real engine, no network faults.
 test-unit:
@@ -23,7 +28,7 @@ test-unit:
 
 ## test-scenarios: the catalog suites (sim, fake; real when installed).
 test-scenarios:
-	$(GO) test -count=1 -timeout 30m ./suites/... -args $(GINKGO_FLAGS)
+	$(GO) test -count=1 -timeout 40m ./suites/... -args $(GINKGO_FLAGS)
 
 ## real-engine: venvs with real Mooncake wheels (idempotent; skipped without PyPI).
 real-engine:

@@ -78,7 +78,7 @@ func (e *Engine) install(ctx context.Context, version string) (Layout, Installed
 	}
 	in, err := l.ReadInstalled()
 	if err != nil {
-		return l, in, fmt.Errorf("real engine: Mooncake %s not installed in %s; run `make real-engine` (or `go run ./realengine/cmd/install --versions %s`)", version, l.Dir, version)
+		return l, in, fmt.Errorf("real engine: Mooncake %s not installed in %s; run `make real-engine` (or `faultlab install real --versions %s`)", version, l.Dir, version)
 	}
 	// mooncake_client exists from 0.3.8 only; Launch asks for it when the
 	// topology has one.

@@ -45,7 +45,7 @@ var _ = Describe("Available", func() {
 		err := e.Available(context.Background(), vOld)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(HavePrefix("real engine: Mooncake 0.3.9 not installed in "))
-		Expect(err.Error()).To(HaveSuffix("; run `make real-engine` (or `go run ./realengine/cmd/install --versions 0.3.9`)"))
+		Expect(err.Error()).To(HaveSuffix("; run `make real-engine` (or `faultlab install real --versions 0.3.9`)"))
 	})
 	It("rejects versions without a CPU-only wheel", func() {
 		Expect(eng.Available(context.Background(), "0.3.5")).To(MatchError("real engine: Mooncake 0.3.5 has no CPU-only wheel: " +
