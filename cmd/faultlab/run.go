@@ -49,7 +49,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "root seed of every run")
 	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
-	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", 0.05, "wall-clock engines: scale Mooncake timeouts by this factor (0 < s <= 1)")
+	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "fake engine: scale Mooncake timeouts and sleeps by this factor (0 < s <= 1); durations are reported scaled back")
 	return cmd
 }
 
