@@ -113,6 +113,12 @@ type SetupArgs struct {
 type Store interface {
 	Setup(ctx context.Context, a SetupArgs) (int, error)
 	SetupDummy(ctx context.Context, memPoolSize, localBufferSize int64, serverAddress string) (int, error)
+	StoreCalls
+}
+
+// StoreCalls are the Store methods after setup: the ones a real client
+// and a dummy client (standalone mode) both answer.
+type StoreCalls interface {
 	RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error)
 	UnregisterBuffer(ctx context.Context, ptr uint64) (int, error)
 	Put(ctx context.Context, key string, value []byte) (int, error)

@@ -114,7 +114,7 @@ func (s *Store) after(err error) error {
 }
 
 // client is the model calls go to: the dummy once setup_dummy() made one.
-func (s *Store) client() client.Calls {
+func (s *Store) client() engine.StoreCalls {
 	if s.dummy != nil {
 		return s.dummy
 	}

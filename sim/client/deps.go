@@ -103,24 +103,9 @@ type Deps struct {
 // codeOf maps a call error to the ErrorCode Python sees.
 func codeOf(err error, p mooncake.Profile) mooncake.ErrorCode { return master.Code(err, p) }
 
-// Calls are engine.Store's methods but Setup and SetupDummy: the ones
-// RealClient and DummyClient both answer. A MooncakeDistributedStore
-// forwards each to whichever it currently is.
-type Calls interface {
-	RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error)
-	UnregisterBuffer(ctx context.Context, ptr uint64) (int, error)
-	Put(ctx context.Context, key string, value []byte) (int, error)
-	Get(ctx context.Context, key string) ([]byte, error)
-	IsExist(ctx context.Context, key string) (int, error)
-	BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error)
-	BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error)
-	BatchIsExist(ctx context.Context, keys []string) ([]int, error)
-	HealthCheck(ctx context.Context) (int, error)
-	GetHostname(ctx context.Context) (string, error)
-	Close(ctx context.Context) (int, error)
-}
-
+// RealClient and DummyClient both answer engine.StoreCalls; a
+// MooncakeDistributedStore forwards each to whichever it currently is.
 var (
-	_ Calls = (*RealClient)(nil)
-	_ Calls = (*DummyClient)(nil)
+	_ engine.StoreCalls = (*RealClient)(nil)
+	_ engine.StoreCalls = (*DummyClient)(nil)
 )
