@@ -168,12 +168,12 @@ func printResults(w io.Writer, rs []scenarios.Result, verbose bool) {
 // outcome is the table's CODE/EXCEPTION cell.
 func outcome(o scenarios.Observed) string {
 	if e := o.Exception; e != nil {
-		return short(e.Class+": "+e.Message, 72)
+		return short(e.Class+": "+e.Message, 84)
 	}
 	if d := o.Died; d != nil {
-		return short("process died ("+d.Signal+"): "+d.Reason, 72)
+		return short("process died ("+d.Signal+"): "+d.Reason, 84)
 	}
-	return short(codesString(o.Codes()), 72)
+	return short(codesString(o.Codes()), 84)
 }
 
 func codesString(m map[string]any) string {
