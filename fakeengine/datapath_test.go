@@ -2,6 +2,7 @@ package fakeengine_test
 
 import (
 	"context"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 // the tp1→tp0 transfer link; a blackhole on that link fails the read
 // (get → b"") while tp0 still reads locally.
 func TestCrossNodeTransfer(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))
 	ctx := context.Background()
 	w := launchP2P(ctx, t)
 	defer w.Close(ctx)

