@@ -102,13 +102,8 @@ func (c *DummyClient) Pinging() bool { return c.up && !c.closed }
 
 // RegisterBuffer is DummyClient::register_buffer.
 func (c *DummyClient) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error) {
-	if ptr == 0 {
-		c.logf(mlog.Error, "Invalid buffer pointer")
-		return -1, nil
-	}
-	shm, ok := c.d.Mem.FindShm(ptr)
+	shm, ok := c.findShm(ptr)
 	if !ok {
-		c.logf(mlog.Error, "Buffer is not in any registered shared memory")
 		return -1, nil
 	}
 	if _, huge := c.d.Env["MC_STORE_USE_HUGEPAGE"]; huge {
@@ -133,15 +128,24 @@ func (c *DummyClient) RegisterBuffer(ctx context.Context, ptr uint64, size int64
 	return 0, nil
 }
 
-// UnregisterBuffer is DummyClient::unregister_buffer.
-func (c *DummyClient) UnregisterBuffer(_ context.Context, ptr uint64) (int, error) {
+// findShm is the pointer check register and unregister start with: the
+// shm segment ptr lies in, or false after logging why there is none.
+func (c *DummyClient) findShm(ptr uint64) (*hostmem.Shm, bool) {
 	if ptr == 0 {
 		c.logf(mlog.Error, "Invalid buffer pointer")
-		return -1, nil
+		return nil, false
 	}
 	shm, ok := c.d.Mem.FindShm(ptr)
 	if !ok {
 		c.logf(mlog.Error, "Buffer is not in any registered shared memory")
+	}
+	return shm, ok
+}
+
+// UnregisterBuffer is DummyClient::unregister_buffer.
+func (c *DummyClient) UnregisterBuffer(_ context.Context, ptr uint64) (int, error) {
+	shm, ok := c.findShm(ptr)
+	if !ok {
 		return -1, nil
 	}
 	if !c.reg[shm.Base] {
