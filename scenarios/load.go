@@ -277,8 +277,8 @@ func (d *decoder) checkSteps(steps []Step, nodes map[string]bool, names []string
 }
 
 func (d *decoder) checkExpect(e Expect, where string, top bool) {
-	if top && e.OK == nil && e.Raises == nil && e.Dies == nil && len(e.Codes) == 0 && len(e.Logs) == 0 {
-		d.at(e.Pos, "%s: say what should happen: ok, raises, dies, codes or logs", where)
+	if top && e.OK == nil && e.Raises == nil && e.Dies == nil && len(e.Codes) == 0 && len(e.Logs) == 0 && !e.Invariants {
+		d.at(e.Pos, "%s: say what should happen: ok, raises, dies, codes, logs or invariants", where)
 	}
 	if e.OK != nil && *e.OK && e.Raises != nil {
 		d.at(e.Pos, "%s: ok: true and raises contradict each other", where)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/explore"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/spf13/cobra"
@@ -81,7 +82,7 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 	if err := preflight(ctx, engs, scs, f.version); err != nil {
 		return err
 	}
-	opts := scenarios.Options{Seed: f.seed, Version: f.version, TimeoutScale: f.timeoutScale, Logger: log}
+	opts := scenarios.Options{Seed: f.seed, Version: f.version, TimeoutScale: f.timeoutScale, Logger: log, Invariants: explore.Check}
 	results := runAll(ctx, scs, engs, opts, stderr)
 	rep := scenarios.NewReport(results)
 	if len(engs) > 1 {

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/explore"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/spf13/cobra"
+)
+
+type exploreFlags struct {
+	seeds        uint64
+	budget       time.Duration
+	seed         uint64
+	engines      string
+	versions     []string
+	corpus       string
+	report       string
+	junit        string
+	json         bool
+	shard        string
+	jobs         int
+	repeat       uint64
+	timeoutScale float64
+	verbose      bool
+}
+
+func exploreCmd() *cobra.Command {
+	var f exploreFlags
+	cmd := &cobra.Command{
+		Use:   "explore",
+		Short: "Generate scenarios from seeds, judge them by invariants, shrink and keep what fails",
+		Long: `Generate whole scenarios (topology, config, faults, steps, Mooncake version) from
+seeds, run them, and judge every run by invariants: no harness error, only known
+exception texts, no phase longer than Mooncake's timeouts allow, no phantom or
+silently lost pages, recovery once faults clear, same seed same trace. With
+several engines (--engine sim,real) any difference is a divergence. Failures are
+shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			return runExplore(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.Uint64Var(&f.seeds, "seeds", 0, "number of seeds to run (across all shards)")
+	fl.DurationVar(&f.budget, "time-budget", 0, "stop after this much wall time (with --seeds: whichever comes first)")
+	fl.Uint64Var(&f.seed, "seed", 1, "first seed")
+	fl.StringVar(&f.engines, "engine", "sim", "sim, or sim,fake / sim,real for differential runs")
+	fl.StringSliceVar(&f.versions, "mooncake-version", nil, "draw only these Mooncake versions (repeatable; default: every known version, or every installed one with real)")
+	fl.StringVar(&f.corpus, "corpus", explore.DefaultCorpus, "directory for minimal failing scenarios (\"\" = do not write)")
+	fl.StringVar(&f.report, "report", "", "write the JSON report to this file")
+	fl.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file")
+	fl.BoolVar(&f.json, "json", false, "print the JSON report on stdout")
+	fl.StringVar(&f.shard, "shard", "0/1", "run shard i of n (0-based): seeds s with (s-seed) mod n == i")
+	fl.IntVarP(&f.jobs, "jobs", "j", 2, "scenarios run at once")
+	fl.Uint64Var(&f.repeat, "repeat-every", 50, "re-run every k-th seed and require the same trace hash")
+	fl.Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "fake engine: scale Mooncake timeouts by this factor")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every finding and engine logs")
+	return cmd
+}
+
+func parseShard(s string) (uint64, uint64, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.ParseUint(a, 10, 64)
+	n, err2 := strconv.ParseUint(b, 10, 64)
+	if !ok || err1 != nil || err2 != nil || n == 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	}
+	return i, n, nil
+}
+
+func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) error {
+	log := logger(f.verbose)
+	shard, shards, err := parseShard(f.shard)
+	if err != nil {
+		return err
+	}
+	if f.seeds == 0 && f.budget == 0 {
+		return fmt.Errorf("give --seeds N or --time-budget D")
+	}
+	for _, v := range f.versions {
+		if _, err := mooncake.ProfileFor(v); err != nil {
+			return fmt.Errorf("--mooncake-version: %w", err)
+		}
+	}
+	engs, err := buildEngines(f.engines, log)
+	if err != nil {
+		return err
+	}
+	if engs[0].Name() != "sim" {
+		return fmt.Errorf("--engine %s: the first engine is the reference and must be sim (e.g. sim,real)", f.engines)
+	}
+	versions := f.versions
+	if len(engs) > 1 && len(versions) == 0 {
+		// Draw only versions every engine can run (real: the installed ones).
+		for _, v := range mooncake.Versions {
+			ok := true
+			for _, e := range engs[1:] {
+				ok = ok && e.Available(ctx, v) == nil
+			}
+			if ok {
+				versions = append(versions, v)
+			}
+		}
+		if len(versions) == 0 {
+			return fmt.Errorf("--engine %s: no Mooncake version is available on every engine (real: run `make real-engine`)", f.engines)
+		}
+	}
+	opts := explore.Options{
+		Seeds: f.seeds, Budget: f.budget, Seed: f.seed, Engines: engs, Versions: versions,
+		Shard: shard, Shards: shards, Jobs: f.jobs, RepeatEvery: f.repeat, Corpus: f.corpus,
+		TimeoutScale: f.timeoutScale, Logger: log,
+		Progress: func(s explore.Summary, el time.Duration) { fmt.Fprint(stderr, "\r"+progressLine(s, el)) },
+	}
+	rep, err := explore.Explore(ctx, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stderr, "\r"+progressLine(rep.Summary, time.Duration(rep.Summary.WallS*float64(time.Second)))+"\n")
+	if f.report != "" {
+		if err := writeJSON(f.report, rep); err != nil {
+			return err
+		}
+	}
+	if f.junit != "" {
+		if err := writeJUnit(f.junit, rep); err != nil {
+			return err
+		}
+	}
+	if f.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printExplore(stdout, rep)
+	}
+	if ctx.Err() != nil && f.budget == 0 {
+		return fmt.Errorf("interrupted after %d runs", rep.Summary.Runs)
+	}
+	if rep.Found() {
+		return errVerdict
+	}
+	return nil
+}
+
+// progressLine: runs, runs/s, failures and ETA.
+func progressLine(s explore.Summary, el time.Duration) string {
+	rate := 0.0
+	if el > 0 {
+		rate = float64(s.Runs) / el.Seconds()
+	}
+	eta := "-"
+	if s.Target > 0 && rate > 0 && s.Runs <= s.Target {
+		eta = (time.Duration(float64(s.Target-s.Runs)/rate) * time.Second).Round(time.Second).String()
+	}
+	return fmt.Sprintf("explore: %d runs, %.0f runs/s, %d errors, %d violations, %d divergences, ETA %s   ",
+		s.Runs, rate, s.Errors, s.Violations, s.Divergences, eta)
+}
+
+func printExplore(w io.Writer, r explore.Report) {
+	s := r.Summary
+	fmt.Fprintf(w, "%d generated scenarios (", s.Runs)
+	first := true
+	for _, e := range []string{"sim", "fake", "real"} {
+		if n, ok := s.EngineRuns[e]; ok {
+			if !first {
+				fmt.Fprint(w, ", ")
+			}
+			fmt.Fprintf(w, "%s %d runs", e, n)
+			if k := s.Skipped[e]; k > 0 {
+				fmt.Fprintf(w, " + %d skipped", k)
+			}
+			first = false
+		}
+	}
+	fmt.Fprintf(w, ") in %.1fs: %.0f runs/s; %d errors, %d violations, %d divergences\n", s.WallS, s.RunsPerS, s.Errors, s.Violations, s.Divergences)
+	fmt.Fprintf(w, "generated_hash %s\n", s.GeneratedHash)
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "  seed %d  %s  %s  %s@%s  %s\n", f.Seed, f.Kind, f.Invariant, f.Engine, f.Version, f.File)
+		fmt.Fprintf(w, "      %s\n", f.Reason)
+	}
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+func writeJUnit(path string, r explore.Report) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write junit: %w", err)
+	}
+	if err := explore.WriteJUnit(fh, r); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}

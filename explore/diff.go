@@ -1,0 +1,84 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+// Diverges compares two engines' results of the same scenario, phase by
+// phase: exception class and text (addresses abstracted), return codes,
+// process death, and duration beyond the tolerance (scenarios.Compare:
+// more than 2× and 1 s apart). "" = they agree.
+func Diverges(a, b scenarios.Result) string {
+	var out []string
+	phase := func(name string, oa, ob *scenarios.Observed) {
+		if oa == nil || ob == nil {
+			if (oa == nil) != (ob == nil) {
+				out = append(out, name+": ran on one engine only")
+			}
+			return
+		}
+		ra, rb := a, b
+		ra.Observed, rb.Observed = *oa, *ob
+		ra.Engine, rb.Engine = "a", "b"
+		cs := scenarios.Compare([]scenarios.Result{ra, rb})
+		if len(cs) == 0 {
+			return
+		}
+		c := cs[0]
+		diffs := slices.DeleteFunc(slices.Clone(c.Differences), func(d string) bool { return d == "verdict" })
+		if len(diffs) == 0 {
+			return
+		}
+		ea, eb := c.Engines[0], c.Engines[1]
+		var what []string
+		for _, d := range diffs {
+			switch d {
+			case "codes":
+				what = append(what, fmt.Sprintf("codes %s=%v %s=%v", a.Engine, ea.Codes, b.Engine, eb.Codes))
+			case "exception.class", "exception.message":
+				if !slices.Contains(what, "exception") {
+					what = append(what, fmt.Sprintf("exception %s=%s %s=%s", a.Engine, exc(ea.Exception), b.Engine, exc(eb.Exception)))
+				}
+			case "died":
+				what = append(what, fmt.Sprintf("death %s=%v %s=%v", a.Engine, ea.Died, b.Engine, eb.Died))
+			case "duration":
+				what = append(what, fmt.Sprintf("duration %s=%.1fs %s=%.1fs", a.Engine, ea.DurationMS/1000, b.Engine, eb.DurationMS/1000))
+			}
+		}
+		out = append(out, name+": "+strings.Join(what, "; "))
+	}
+	phase("main", &a.Observed, &b.Observed)
+	phase("remedy", a.Remedy, b.Remedy)
+	return strings.Join(out, " | ")
+}
+
+func exc(e *scenarios.Exception) string {
+	if e == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s(%q)", e.Class, e.Message)
+}
+
+// sameDiff: a shrunk candidate diverges "the same way" when the same kinds
+// of difference (codes, exception, death, duration) appear in the same phases.
+func sameDiff(got, want string) bool {
+	return got != "" && diffShape(got) == diffShape(want)
+}
+
+func diffShape(d string) string {
+	var parts []string
+	for _, ph := range strings.Split(d, " | ") {
+		name, rest, _ := strings.Cut(ph, ": ")
+		var kinds []string
+		for _, w := range strings.Split(rest, "; ") {
+			k, _, _ := strings.Cut(w, " ")
+			kinds = append(kinds, k)
+		}
+		parts = append(parts, name+":"+strings.Join(kinds, ","))
+	}
+	return strings.Join(parts, "|")
+}
