@@ -29,11 +29,14 @@ func Diverges(a, b scenarios.Result) string {
 			return
 		}
 		c := cs[0]
-		diffs := slices.DeleteFunc(slices.Clone(c.Differences), func(d string) bool { return d == "verdict" })
+		ea, eb := c.Engines[0], c.Engines[1]
+		diffs := slices.DeleteFunc(slices.Clone(c.Differences), func(d string) bool { return d == "verdict" || d == "duration" })
+		if durationDiffers(ea.DurationMS, eb.DurationMS) {
+			diffs = append(diffs, "duration")
+		}
 		if len(diffs) == 0 {
 			return
 		}
-		ea, eb := c.Engines[0], c.Engines[1]
 		var what []string
 		for _, d := range diffs {
 			switch d {
@@ -54,6 +57,25 @@ func Diverges(a, b scenarios.Result) string {
 	phase("main", &a.Observed, &b.Observed)
 	phase("remedy", a.Remedy, b.Remedy)
 	return strings.Join(out, " | ")
+}
+
+// DurationTolerance: two engines' phase durations agree when they are
+// within 2 s or 25 % of the longer one. Real phases carry process start,
+// Python and scheduling overhead (a healthy real setup takes 0.5–1.2 s
+// where sim counts 0); the shortest timeout the generator draws on wall
+// engines is 0.5 s × attempts, so a wrong retry count or timeout still
+// shows once it adds up past 2 s.
+const (
+	DurationTolAbs = 2000.0 // ms
+	DurationTolRel = 0.25
+)
+
+func durationDiffers(a, b float64) bool {
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	return d > DurationTolAbs && d > DurationTolRel*max(a, b)
 }
 
 func exc(e *scenarios.Exception) string {

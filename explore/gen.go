@@ -118,8 +118,34 @@ func (g *gen) doc(seed uint64) *Doc {
 	g.writeConfig()
 	// After the faults clear, a fresh SGLang process must initialise
 	// (unless the config itself is invalid): the recovery invariant.
-	d.Remedy = &DocRemedy{Steps: []DocStep{{Init: d.Topology.Nodes[0].Name}}, Expect: DocExpect{Invariants: true}}
+	d.Remedy = &DocRemedy{Steps: []DocStep{{Sleep: g.settle()}, {Init: d.Topology.Nodes[0].Name}}, Expect: DocExpect{Invariants: true}}
 	return d
+}
+
+// settle is how long Mooncake needs after faults clear before a fresh
+// process can succeed: a ping stuck in a blackholed or paused exchange ends
+// only at its RPC timeouts (connect + request), then the client remounts
+// on its next ping (1 s).
+func (g *gen) settle() string {
+	rt, ct := 30, 30
+	if g.ver.AtLeast("0.3.12") { // MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS exist
+		if v, ok := g.cfg["MC_RPC_TIMEOUT_MS"].(string); ok {
+			n, _ := strconv.Atoi(v)
+			rt = (n + 999) / 1000
+		}
+		if v, ok := g.cfg["MC_RPC_CONNECT_TIMEOUT_MS"].(string); ok {
+			n, _ := strconv.Atoi(v)
+			ct = (n + 999) / 1000
+		}
+	}
+	stuck := false
+	for _, f := range g.d.Faults {
+		stuck = stuck || f.Mode == "blackhole" || f.Action == "pause" || f.Mode == "latency"
+	}
+	if !stuck {
+		return "2s"
+	}
+	return strconv.Itoa(rt+ct+2) + "s"
 }
 
 func (g *gen) size(choices ...string) string { return pick(g, choices...) }
@@ -141,8 +167,9 @@ func (g *gen) topology() {
 	if !g.opts.Wall && g.chance(0.25) {
 		n = 2 + g.intn(3)
 	}
+	layout := pick(g, "MHA", "MHA", "MLA") // one model: every node's pool has its layout
 	for i := range n {
-		t.Nodes = append(t.Nodes, g.node(i))
+		t.Nodes = append(t.Nodes, g.node(i, layout))
 	}
 	standalone := g.has(ThemeAllocator) && g.chance(0.6) || g.chance(0.08)
 	if standalone && g.ver.AtLeast("0.3.8") {
@@ -156,7 +183,7 @@ func (g *gen) topology() {
 	}
 }
 
-func (g *gen) node(i int) DocNode {
+func (g *gen) node(i int, layout string) DocNode {
 	n := DocNode{Name: "tp" + strconv.Itoa(i)}
 	if !g.opts.Wall && (g.has(ThemeMR) && g.chance(0.8) || g.chance(0.1)) {
 		dev := DocRNIC{Name: "mlx5_0"}
@@ -176,7 +203,7 @@ func (g *gen) node(i int) DocNode {
 	if !g.opts.Wall && g.chance(0.1) {
 		n.Hugepages = g.size("64MiB", "2GiB")
 	}
-	p := DocPool{Layout: pick(g, "MHA", "MHA", "MLA")}
+	p := DocPool{Layout: layout}
 	switch {
 	case g.has(ThemeAllocator):
 		p.Allocator = pick(g, "default", "hugepage", "shm", "mooncake")

@@ -251,13 +251,19 @@ func checkRecovery(ctx context.Context, sc *scenarios.Scenario, eng engine.Engin
 	base.Name = sc.Name + "/baseline"
 	base.Faults = nil
 	base.Steps = sc.Steps[:1]
-	if len(sc.Remedy.Steps) > 0 {
-		base.Steps = sc.Remedy.Steps[:1]
+	for _, s := range sc.Remedy.Steps {
+		if s.Action == scenarios.StepInit {
+			base.Steps = []scenarios.Step{s}
+			break
+		}
 	}
 	base.Remedy = nil
 	ok := true
 	base.Expect = scenarios.Expect{OK: &ok}
 	base.ByVersion = nil
+	if _, ok := knownNonRecovery(res); ok {
+		return "" // Mooncake itself keeps the failure after the faults clear
+	}
 	br := scenarios.RunVersion(ctx, &base, eng, res.MooncakeVersion, scenarios.Options{Seed: res.Seed})
 	if br.Verdict != scenarios.Pass {
 		return "" // the config fails without faults too: invalid config
@@ -269,4 +275,28 @@ func checkRecovery(ctx context.Context, sc *scenarios.Scenario, eng engine.Engin
 		what = "process died: " + res.Remedy.Died.Signal
 	}
 	return fmt.Sprintf("after the faults cleared a fresh SGLang process failed (%s), but the same config initialises in a world without faults", what)
+}
+
+// knownNonRecovery: failures that outlive their fault in Mooncake itself.
+// A transfer engine that exits while the metadata service is unreachable
+// cannot DELETE its rpc_meta key ("Failed to remove location of"); the HTTP
+// metadata server then rejects a new engine at the same host:port
+// (http_metadata_server.py: any existing rpc_meta key → 400 "Duplicate
+// rpc_meta key not allowed"; real 0.3.13.post1 run, docs/ENGINES.md) until
+// someone deletes the key.
+func knownNonRecovery(res *scenarios.Result) (string, bool) {
+	stale := false
+	for _, l := range res.Observed.Logs {
+		if strings.Contains(l, "Failed to remove location of") {
+			stale = true
+		}
+	}
+	if stale && res.Remedy.Exception != nil {
+		for _, l := range res.Remedy.Logs {
+			if strings.Contains(l, "Duplicate rpc_meta key") || strings.Contains(l, "Failed to set location of") {
+				return "stale rpc_meta key", true
+			}
+		}
+	}
+	return "", false
 }

@@ -421,6 +421,9 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 	}
 	extra := map[string]string{"PYTHONUNBUFFERED": "1"}
 	if spec.MemlockBytes > 0 {
+		if hard, ok := memlockHard(); ok && uint64(spec.MemlockBytes) > hard {
+			return nil, engine.Unsupportedf("node %s: memlock %d bytes is above this host's RLIMIT_MEMLOCK hard limit (%d bytes); raising it needs CAP_SYS_RESOURCE", node, spec.MemlockBytes, hard)
+		}
 		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads.
 		extra["FAULTLAB_MEMLOCK_BYTES"] = strconv.FormatInt(spec.MemlockBytes, 10)
 	}

@@ -169,6 +169,10 @@ func (d *decoder) validate(sc *Scenario) {
 		}
 		nodes[n.Name] = true
 		d.checkHostPool(n.HostPool, "hostpool")
+		// One model: every scheduler's pool has the same layout (is_mla).
+		if l0, l := layoutOf(sc.Topology.Nodes[0].HostPool), layoutOf(n.HostPool); l != l0 {
+			d.at(n.HostPool.Pos, "topology.nodes: node %q has a %s pool but node %q an %s one; every node serves the same model, so the layouts must match", n.Name, l, sc.Topology.Nodes[0].Name, l0)
+		}
 		if sc.Storage.Backend == "embedding" && n.HostPool.Draft != nil {
 			d.at(n.HostPool.Draft.Pos, "hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)")
 		}
@@ -235,6 +239,13 @@ func (d *decoder) validate(sc *Scenario) {
 		d.checkByVersion(r.ByVersion)
 	}
 	d.checkPlaceholders(sc)
+}
+
+func layoutOf(hp HostPool) string {
+	if hp.Layout == "" {
+		return "MHA"
+	}
+	return hp.Layout
 }
 
 // hasErr reports whether an error mentioning sub was recorded.

@@ -64,14 +64,14 @@ func TestParseErrors(t *testing.T) {
 			[]string{
 				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
 				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
-				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes or logs`,
+				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes, logs or invariants`,
 				`f.yaml:4:9: labels: want a list, got the scalar "x"`,
 			}},
 		{"semantic several at once", "name: Bad Name\nsteps: []\nexpect: {}\n",
 			[]string{
 				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
 				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
-				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes or logs`,
+				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes, logs or invariants`,
 			}},
 		{"invalid yaml", "name: [x\n", []string{`f.yaml:1:1: invalid YAML: yaml: line 1: did not find expected ',' or ']'`}},
 		{"ok contradicts raises", "name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, raises: {class: RuntimeError}}\n",

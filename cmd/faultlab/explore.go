@@ -120,13 +120,13 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 		Seeds: f.seeds, Budget: f.budget, Seed: f.seed, Engines: engs, Versions: versions,
 		Shard: shard, Shards: shards, Jobs: f.jobs, RepeatEvery: f.repeat, Corpus: f.corpus,
 		TimeoutScale: f.timeoutScale, Logger: log,
-		Progress: func(s explore.Summary, el time.Duration) { fmt.Fprint(stderr, "\r"+progressLine(s, el)) },
+		Progress: progressPrinter(stderr),
 	}
 	rep, err := explore.Explore(ctx, opts)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stderr, "\r"+progressLine(rep.Summary, time.Duration(rep.Summary.WallS*float64(time.Second)))+"\n")
+	fmt.Fprintln(stderr, progressLine(rep.Summary, time.Duration(rep.Summary.WallS*float64(time.Second))))
 	if f.report != "" {
 		if err := writeJSON(f.report, rep); err != nil {
 			return err
@@ -153,6 +153,23 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 		return errVerdict
 	}
 	return nil
+}
+
+// progressPrinter rewrites one line on a terminal, else prints a line
+// every 10 s (CI logs).
+func progressPrinter(w io.Writer) func(explore.Summary, time.Duration) {
+	if fh, ok := w.(*os.File); ok {
+		if st, err := fh.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return func(s explore.Summary, el time.Duration) { fmt.Fprint(w, "\r"+progressLine(s, el)) }
+		}
+	}
+	var last time.Duration
+	return func(s explore.Summary, el time.Duration) {
+		if el-last >= 10*time.Second {
+			last = el
+			fmt.Fprintln(w, progressLine(s, el))
+		}
+	}
 }
 
 // progressLine: runs, runs/s, failures and ETA.
