@@ -254,12 +254,13 @@ func (g *gen) config() {
 		delete(c, "protocol") // SGLang's default: rdma
 	}
 	if g.opts.Wall {
-		c["global_segment_size"] = pick(g, "16mb", "64mb")
+		// SGLang parses "<n>gb" or plain bytes only ("64mb" is a ValueError).
+		c["global_segment_size"] = pick(g, "16777216", "67108864")
 	} else {
-		c["global_segment_size"] = pick(g, "16mb", "64mb", "1gb", "4gb")
+		c["global_segment_size"] = pick(g, "16777216", "67108864", "1gb", "4gb")
 	}
 	if g.has(ThemeConfig) && g.chance(0.3) {
-		c["global_segment_size"] = pick(g, "gb", "1.5gb", "abc", "0")
+		c["global_segment_size"] = pick(g, "gb", "1.5gb", "64mb", "abc", "0")
 	}
 	port := 20000 + g.intn(30000)
 	switch g.intn(4) {

@@ -31,6 +31,7 @@ type exploreFlags struct {
 	repeat       uint64
 	timeoutScale float64
 	verbose      bool
+	shrinkBudget int
 }
 
 func exploreCmd() *cobra.Command {
@@ -65,6 +66,7 @@ shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
 	fl.IntVarP(&f.jobs, "jobs", "j", 2, "scenarios run at once")
 	fl.Uint64Var(&f.repeat, "repeat-every", 50, "re-run every k-th seed and require the same trace hash")
 	fl.Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "fake engine: scale Mooncake timeouts by this factor")
+	fl.IntVar(&f.shrinkBudget, "shrink-budget", 0, "runs one shrink may make (0 = 200 on sim, 20 with a wall engine)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every finding and engine logs")
 	return cmd
 }
@@ -119,7 +121,7 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 	opts := explore.Options{
 		Seeds: f.seeds, Budget: f.budget, Seed: f.seed, Engines: engs, Versions: versions,
 		Shard: shard, Shards: shards, Jobs: f.jobs, RepeatEvery: f.repeat, Corpus: f.corpus,
-		TimeoutScale: f.timeoutScale, Logger: log,
+		TimeoutScale: f.timeoutScale, Logger: log, ShrinkBudget: f.shrinkBudget,
 		Progress: progressPrinter(stderr),
 	}
 	rep, err := explore.Explore(ctx, opts)
