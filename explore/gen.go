@@ -125,10 +125,13 @@ func (g *gen) doc(seed uint64) *Doc {
 // settle is how long Mooncake needs after faults clear before a fresh
 // process can succeed: a ping stuck in a blackholed or paused exchange ends
 // only at its RPC timeouts (connect + request), then the client remounts
-// on its next ping (1 s).
+// on its next ping (1 s). The master forgets a silent client after
+// client_ttl, so the stuck ping must end first.
 func (g *gen) settle() string {
 	rt, ct := 30, 30
-	if g.ver.AtLeast("0.3.12") { // MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS exist
+	// mooncake_client runs with its own (default) timeouts: SGLang's MC_*
+	// env is not its env.
+	if g.ver.AtLeast("0.3.12") && g.d.Topology.Client == nil { // MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS exist
 		if v, ok := g.cfg["MC_RPC_TIMEOUT_MS"].(string); ok {
 			n, _ := strconv.Atoi(v)
 			rt = (n + 999) / 1000

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/explore"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/spf13/cobra"
@@ -32,6 +34,7 @@ type exploreFlags struct {
 	timeoutScale float64
 	verbose      bool
 	shrinkBudget int
+	emit         string
 }
 
 func exploreCmd() *cobra.Command {
@@ -67,6 +70,7 @@ shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
 	fl.Uint64Var(&f.repeat, "repeat-every", 50, "re-run every k-th seed and require the same trace hash")
 	fl.Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "fake engine: scale Mooncake timeouts by this factor")
 	fl.IntVar(&f.shrinkBudget, "shrink-budget", 0, "runs one shrink may make (0 = 200 on sim, 20 with a wall engine)")
+	fl.StringVar(&f.emit, "emit", "", "write the generated scenarios as YAML into this directory (seed-N.yaml) instead of running them")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every finding and engine logs")
 	return cmd
 }
@@ -98,6 +102,9 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 	engs, err := buildEngines(f.engines, log)
 	if err != nil {
 		return err
+	}
+	if f.emit != "" {
+		return emitScenarios(f, engs, shard, shards)
 	}
 	if engs[0].Name() != "sim" {
 		return fmt.Errorf("--engine %s: the first engine is the reference and must be sim (e.g. sim,real)", f.engines)
@@ -233,4 +240,23 @@ func writeJUnit(path string, r explore.Report) error {
 		return err
 	}
 	return fh.Close()
+}
+
+// emitScenarios writes the shard's generated scenarios as files `faultlab
+// run` accepts.
+func emitScenarios(f exploreFlags, engs []engine.Engine, shard, shards uint64) error {
+	if f.seeds == 0 {
+		return fmt.Errorf("--emit needs --seeds")
+	}
+	if err := os.MkdirAll(f.emit, 0o755); err != nil {
+		return err
+	}
+	opts := explore.GenOptions{Versions: f.versions, Wall: len(engs) > 1}
+	for i := shard; i < f.seeds; i += shards {
+		d := explore.Generate(f.seed+i, opts)
+		if err := os.WriteFile(filepath.Join(f.emit, fmt.Sprintf("seed-%d.yaml", f.seed+i)), d.Marshal(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
