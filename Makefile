@@ -8,7 +8,14 @@ GINKGO_FLAGS  ?=
 # 0.3.7.post2 MooncakeHostMemAllocator.
 REAL_VERSIONS ?= 0.3.13.post1,0.3.11.post1,0.3.10.post1,0.3.9,0.3.8.post1,0.3.7.post2
 
-.PHONY: all build test test-unit test-scenarios real-engine bench run lint clean
+# nightly: time budget of the sim exploration, and the differential samples.
+NIGHTLY_BUDGET ?= 30m
+NIGHTLY_FAKE_SEEDS ?= 500
+NIGHTLY_REAL_SEEDS ?= 200
+NIGHTLY_DIR    ?= nightly
+NIGHTLY_SEED   ?= $(shell date +%Y%m%d)000000
+
+.PHONY: all build test test-unit test-scenarios real-engine bench run lint clean nightly
 
 all: build
 
@@ -35,7 +42,23 @@ real-engine:
 	$(GO) run ./cmd/faultlab install real --versions $(REAL_VERSIONS) --if-reachable
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./suites/...
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./explore/... ./suites/...
+
+## nightly: a time-budgeted sim exploration from today's seed, a fake and a
+## real differential sample, then the regression corpus on sim and real.
+## New minimal failing scenarios land in scenarios/regressions/; reports
+## (JSON + JUnit) in $(NIGHTLY_DIR)/. Exits non-zero when anything was found.
+nightly: build real-engine
+	mkdir -p $(NIGHTLY_DIR)
+	rc=0; \
+	./bin/faultlab explore --time-budget $(NIGHTLY_BUDGET) --seed $(NIGHTLY_SEED) -j 2 \
+	  --report $(NIGHTLY_DIR)/sim.json --junit $(NIGHTLY_DIR)/sim.xml || rc=1; \
+	./bin/faultlab explore --engine sim,fake --seeds $(NIGHTLY_FAKE_SEEDS) --seed $(NIGHTLY_SEED) -j 2 \
+	  --report $(NIGHTLY_DIR)/fake.json --junit $(NIGHTLY_DIR)/fake.xml || rc=1; \
+	./bin/faultlab explore --engine sim,real --seeds $(NIGHTLY_REAL_SEEDS) --seed $(NIGHTLY_SEED) -j 4 --shrink-budget 8 \
+	  --report $(NIGHTLY_DIR)/real.json --junit $(NIGHTLY_DIR)/real.xml || rc=1; \
+	./bin/faultlab run scenarios/regressions/ --engine sim,real --report $(NIGHTLY_DIR)/corpus.json || rc=1; \
+	exit $$rc
 
 run: build
 	./bin/faultlab run

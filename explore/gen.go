@@ -381,6 +381,9 @@ func (g *gen) faults() {
 		switch f.Kind {
 		case "master-down", "metadata-down", "client-down":
 			f.Mode = pick(g, "refuse", "refuse", "blackhole")
+			if g.opts.Wall && t.Client != nil {
+				f.Mode = "refuse" // mooncake_client keeps its 30 s timeouts: minutes per run on real
+			}
 			if g.opts.Wall && f.Mode == "blackhole" && !g.ver.AtLeast("0.3.12") {
 				f.Mode = "refuse" // no MC_RPC_TIMEOUT_MS before 0.3.12: 30 s per attempt
 			}
@@ -394,7 +397,7 @@ func (g *gen) faults() {
 			}
 			f.Target = pick(g, targets...)
 			f.Mode = pick(g, "refuse", "blackhole", "reset_peer", "latency", "bandwidth", "slicer", "limit_data")
-			if g.opts.Wall && f.Mode == "blackhole" && !g.ver.AtLeast("0.3.12") {
+			if g.opts.Wall && (f.Mode == "blackhole" || f.Mode == "latency") && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
 				f.Mode = "reset_peer"
 			}
 			switch f.Mode {
@@ -420,6 +423,9 @@ func (g *gen) faults() {
 			}
 			f.Target = pick(g, targets...)
 			f.Action = pick(g, "stop", "restart", "restart", "pause", "start", "resume")
+			if g.opts.Wall && f.Action == "pause" && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
+				f.Action = "stop"
+			}
 		}
 		g.d.Faults = append(g.d.Faults, f)
 	}
