@@ -142,7 +142,9 @@ func TestInvariantsCatchViolations(t *testing.T) {
 	if inv := mutate(func(r *scenarios.Result) { r.Observed.Steps[2].Result = int64(2) }); inv != InvData {
 		t.Errorf("page1 exists: %q", inv)
 	}
-	if inv := mutate(func(r *scenarios.Result) { r.Observed.Exception = &scenarios.Exception{Class: "KeyError", Message: "'x'"} }); inv != InvTexts {
+	if inv := mutate(func(r *scenarios.Result) {
+		r.Observed.Exception = &scenarios.Exception{Class: "KeyError", Message: "'x'"}
+	}); inv != InvTexts {
 		t.Errorf("unknown text: %q", inv)
 	}
 	if inv := mutate(func(r *scenarios.Result) { r.Observed.Died = &scenarios.Death{Signal: "SIGSEGV"} }); inv != InvTexts {
