@@ -139,6 +139,9 @@ func TestInvariantsCatchViolations(t *testing.T) {
 	if inv := mutate(func(r *scenarios.Result) { r.Observed.Steps[1].Result = []any{false, false} }); inv != InvData {
 		t.Errorf("page0 lost without a fault: %q", inv)
 	}
+	if inv := mutate(func(r *scenarios.Result) { r.Observed.Steps[1].Result = []any{"corrupt: page0__k holds 0x1", false} }); inv != InvData {
+		t.Errorf("page0 read back with the wrong content: %q", inv)
+	}
 	if inv := mutate(func(r *scenarios.Result) { r.Observed.Steps[2].Result = int64(2) }); inv != InvData {
 		t.Errorf("page1 exists: %q", inv)
 	}

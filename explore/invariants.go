@@ -213,6 +213,11 @@ func checkData(sc *scenarios.Scenario, res *scenarios.Result) string {
 		case scenarios.StepGet:
 			got, _ := r.Result.([]any)
 			for j, k := range s.Pages {
+				if j < len(got) {
+					if c, bad := got[j].(string); bad {
+						return fmt.Sprintf("step %d (%s): page %s: %s", i+1, s, k, c)
+					}
+				}
 				hit := j < len(got) && got[j] == true
 				if hit && !attempted[k] {
 					return fmt.Sprintf("step %d (%s): page %s read back but never written", i+1, s, k)

@@ -109,7 +109,7 @@ func (s *Standalone) PutFrom(ctx context.Context, dummy, key string, ptr uint64,
 		s.logf(mlog.Error, "client_id=%s, error=shm_not_mapped", dummy)
 		return int(mooncake.INVALID_PARAMS), nil
 	}
-	data, err := s.d.Mem.Read(real, size)
+	data, err := s.d.Mem.ReadContent(real, size)
 	if err != nil {
 		return 0, fmt.Errorf("mooncake_client put_from %s: %w", key, err)
 	}
@@ -127,13 +127,13 @@ func (s *Standalone) GetInto(ctx context.Context, dummy, key string, ptr uint64,
 	if code != mooncake.OK {
 		return int(code), nil
 	}
-	if int64(len(data)) > size {
+	if data.Size > size {
 		return int(mooncake.INVALID_PARAMS), nil
 	}
-	if err := s.d.Mem.Write(real, data); err != nil {
+	if err := s.d.Mem.WriteContent(real, data); err != nil {
 		return 0, fmt.Errorf("mooncake_client get_into %s: %w", key, err)
 	}
-	return len(data), nil
+	return int(data.Size), nil
 }
 
 // IsExist implements RealClientService.
