@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
@@ -113,8 +114,8 @@ func (g *gen) doc(seed uint64) *Doc {
 	g.d = d
 	g.topology()
 	g.config()
-	g.faults()
 	g.steps()
+	g.faults()
 	g.writeConfig()
 	// After the faults clear, a fresh SGLang process must initialise
 	// (unless the config itself is invalid): the recovery invariant.
@@ -355,13 +356,28 @@ func (g *gen) faults() {
 	case g.chance(0.4):
 		n = 1 + g.intn(2)
 	}
+	mids := g.sleepMidpoints()
 	for range n {
 		f := DocFault{At: "0s"}
-		if g.has(ThemeIO) || g.chance(0.4) {
+		switch {
+		case g.opts.Wall:
+			// On a wall-clock engine steps take real time (process start,
+			// Python, setup ≈ 0.5–3 s) where sim takes none, so a fault must
+			// not land near a step: at 0 s or in the middle of a sleep.
+			if len(mids) > 0 && g.chance(0.6) {
+				i := g.intn(len(mids))
+				f.At = strconv.Itoa(mids[i]) + "s"
+				if j := i + 1 + g.intn(len(mids)-i); j < len(mids) && g.chance(0.5) {
+					f.For = strconv.Itoa(mids[j]-mids[i]) + "s"
+				}
+			}
+		case g.has(ThemeIO) || g.chance(0.4):
 			f.At = g.dur(40)
-		}
-		if g.chance(0.5) {
-			f.For = g.dur(60)
+			fallthrough
+		default:
+			if g.chance(0.5) {
+				f.For = g.dur(60)
+			}
 		}
 		kinds := []string{"master-down", "master-down", "link", "process"}
 		if t.Metadata != "P2PHANDSHAKE" {
@@ -410,7 +426,7 @@ func (g *gen) faults() {
 			case "limit_data":
 				f.Bytes = int64(pick(g, 100, 100000))
 			}
-			if g.chance(0.2) {
+			if g.chance(0.2) && f.Mode != "refuse" { // a disabled proxy refuses both ways
 				f.Stream = pick(g, "upstream", "downstream")
 			}
 		case "process":
@@ -431,6 +447,22 @@ func (g *gen) faults() {
 	}
 }
 
+// sleepMidpoints are the virtual times (whole seconds) in the middle of
+// each sleep step, counting only sleeps (sim's healthy steps take no time).
+func (g *gen) sleepMidpoints() []int {
+	var out []int
+	t := 0
+	for _, s := range g.d.Steps {
+		if s.Sleep == "" {
+			continue
+		}
+		d, _ := strconv.Atoi(strings.TrimSuffix(s.Sleep, "s"))
+		out = append(out, t+d/2)
+		t += d
+	}
+	return out
+}
+
 var pageKeys = []string{"page0", "page1", "page2", "page3"}
 
 func (g *gen) pages() []string {
@@ -446,9 +478,9 @@ func (g *gen) steps() {
 	if g.has(ThemeIO) {
 		n = 2 + g.intn(6)
 	}
-	maxSleep := 60
+	sleep := func() string { return g.dur(60) }
 	if g.opts.Wall {
-		maxSleep = 10
+		sleep = func() string { return strconv.Itoa(6+g.intn(5)) + "s" } // 6–10 s: room for real step overhead
 	}
 	inited := []string{nodes[0].Name}
 	for range n {
@@ -465,7 +497,7 @@ func (g *gen) steps() {
 		case 5:
 			g.d.Steps = append(g.d.Steps, DocStep{Exists: page})
 		case 6, 7:
-			g.d.Steps = append(g.d.Steps, DocStep{Sleep: g.dur(maxSleep)})
+			g.d.Steps = append(g.d.Steps, DocStep{Sleep: sleep()})
 		case 8:
 			g.d.Steps = append(g.d.Steps, DocStep{HealthCheck: node})
 		case 9:

@@ -159,6 +159,10 @@ func (f Fault) Validate() error {
 			if err := oneOf("stream", f.Stream, Streams); err != nil {
 				return err
 			}
+			if f.Mode == ModeRefuse && f.Stream != "both" {
+				// toxiproxy refuses by disabling the proxy: both directions.
+				return fmt.Errorf("link refuse: refuse cannot be one-way (stream %s); use stream both, or blackhole for a one-way cut", f.Stream)
+			}
 		}
 		switch f.Mode {
 		case ModeLatency:

@@ -84,7 +84,10 @@ func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSi
 	}
 	c.local = shm
 	c.reg[shm.Base] = true
-	c.up = true
+	// The real client just answered: healthy until a ping fails (real
+	// 0.3.10.post1: health_check() right after setup_dummy is 0, not 2;
+	// found by faultlab explore, scenarios/regressions/divergence-health-check-seed-118.yaml).
+	c.up, c.pingOK = true, true
 	return 0, nil
 }
 
