@@ -136,24 +136,8 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 		return err
 	}
 	fmt.Fprintln(stderr, progressLine(rep.Summary, time.Duration(rep.Summary.WallS*float64(time.Second))))
-	if f.report != "" {
-		if err := writeJSON(f.report, rep); err != nil {
-			return err
-		}
-	}
-	if f.junit != "" {
-		if err := writeJUnit(f.junit, rep); err != nil {
-			return err
-		}
-	}
-	if f.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		printExplore(stdout, rep)
+	if err := outputReport(stdout, rep, f.report, f.junit, f.json); err != nil {
+		return err
 	}
 	if ctx.Err() != nil && f.budget == 0 {
 		return fmt.Errorf("interrupted after %d runs", rep.Summary.Runs)
@@ -217,6 +201,28 @@ func printExplore(w io.Writer, r explore.Report) {
 		fmt.Fprintf(w, "  seed %d  %s  %s  %s@%s  %s\n", f.Seed, f.Kind, f.Invariant, f.Engine, f.Version, f.File)
 		fmt.Fprintf(w, "      %s\n", f.Reason)
 	}
+}
+
+// outputReport writes the report to its files and prints it (JSON or the
+// summary).
+func outputReport(stdout io.Writer, r explore.Report, report, junit string, asJSON bool) error {
+	if report != "" {
+		if err := writeJSON(report, r); err != nil {
+			return err
+		}
+	}
+	if junit != "" {
+		if err := writeJUnit(junit, r); err != nil {
+			return err
+		}
+	}
+	if !asJSON {
+		printExplore(stdout, r)
+		return nil
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
 
 func writeJSON(path string, v any) error {

@@ -78,24 +78,8 @@ func runMerge(stdout io.Writer, files []string, out, junit, corpus string, asJSO
 			m.Findings[i].File = dst
 		}
 	}
-	if out != "" {
-		if err := writeJSON(out, m); err != nil {
-			return err
-		}
-	}
-	if junit != "" {
-		if err := writeJUnit(junit, m); err != nil {
-			return err
-		}
-	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(m); err != nil {
-			return err
-		}
-	} else {
-		printExplore(stdout, m)
+	if err := outputReport(stdout, m, out, junit, asJSON); err != nil {
+		return err
 	}
 	if m.Found() {
 		return errVerdict
