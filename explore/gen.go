@@ -171,9 +171,10 @@ func (g *gen) topology() {
 	if !g.opts.Wall && g.chance(0.25) {
 		n = 2 + g.intn(3)
 	}
-	layout := pick(g, "MHA", "MHA", "MLA") // one model: every node's pool has its layout
+	// One model, one rank: every node's pool has the same layout and pages.
+	layout, pageBytes := pick(g, "MHA", "MHA", "MLA"), g.size("4KiB", "64KiB", "256KiB")
 	for i := range n {
-		t.Nodes = append(t.Nodes, g.node(i, layout))
+		t.Nodes = append(t.Nodes, g.node(i, layout, pageBytes))
 	}
 	standalone := g.has(ThemeAllocator) && g.chance(0.6) || g.chance(0.08)
 	if standalone && g.ver.AtLeast("0.3.8") {
@@ -187,7 +188,7 @@ func (g *gen) topology() {
 	}
 }
 
-func (g *gen) node(i int, layout string) DocNode {
+func (g *gen) node(i int, layout, pageBytes string) DocNode {
 	n := DocNode{Name: "tp" + strconv.Itoa(i)}
 	if !g.opts.Wall && (g.has(ThemeMR) && g.chance(0.8) || g.chance(0.1)) {
 		dev := DocRNIC{Name: "mlx5_0"}
@@ -219,7 +220,7 @@ func (g *gen) node(i int, layout string) DocNode {
 	} else {
 		p.Size = g.size("16MiB", "64MiB", "1GiB")
 	}
-	p.PageBytes = g.size("4KiB", "64KiB", "256KiB")
+	p.PageBytes = pageBytes
 	if g.chance(0.1) {
 		if g.chance(0.4) {
 			p.Draft = &DocPool{SharesMain: true}

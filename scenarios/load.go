@@ -173,6 +173,10 @@ func (d *decoder) validate(sc *Scenario) {
 		if l0, l := layoutOf(sc.Topology.Nodes[0].HostPool), layoutOf(n.HostPool); l != l0 {
 			d.at(n.HostPool.Pos, "topology.nodes: node %q has a %s pool but node %q an %s one; every node serves the same model, so the layouts must match", n.Name, l, sc.Topology.Nodes[0].Name, l0)
 		}
+		// Nodes share one storage config (same rank, same keys): one page geometry.
+		if p0, p := pagesOf(sc.Topology.Nodes[0].HostPool), pagesOf(n.HostPool); p != p0 {
+			d.at(n.HostPool.Pos, "topology.nodes: node %q pages are %d tokens × %d bytes, node %q's %d × %d; nodes share the storage config (same rank, same keys), so page_size and page_bytes must match", n.Name, p[0], p[1], sc.Topology.Nodes[0].Name, p0[0], p0[1])
+		}
 		if sc.Storage.Backend == "embedding" && n.HostPool.Draft != nil {
 			d.at(n.HostPool.Draft.Pos, "hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)")
 		}
@@ -246,6 +250,18 @@ func layoutOf(hp HostPool) string {
 		return "MHA"
 	}
 	return hp.Layout
+}
+
+// pagesOf is a pool's page geometry with the defaults (64 tokens, 256 KiB).
+func pagesOf(hp HostPool) [2]int64 {
+	g := [2]int64{int64(hp.PageSize), int64(hp.PageBytes)}
+	if g[0] == 0 {
+		g[0] = 64
+	}
+	if g[1] == 0 {
+		g[1] = 256 << 10
+	}
+	return g
 }
 
 // hasErr reports whether an error mentioning sub was recorded.

@@ -102,6 +102,13 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:7:20: remedy.hostpools: unknown node "tp9"; nodes: tp0`}},
 		{"bad by_version", validScenario + "by_version:\n  \">=9.9.9\": {ok: true}\n",
 			[]string{`f.yaml:7:3: by_version: version constraint ">=9.9.9" matches no known Mooncake version; known versions are ` + knownVersions()}},
+		{"one model: layouts and pages match", validScenario + "topology:\n  nodes:\n    - {name: tp0, hostpool: {layout: MHA}}\n    - {name: tp1, hostpool: {layout: MLA}}\n    - {name: tp2, hostpool: {page_bytes: 4KiB}}\n",
+			[]string{
+				`f.yaml:9:29: topology.nodes: node "tp1" has a MLA pool but node "tp0" an MHA one; every node serves the same model, so the layouts must match`,
+				`f.yaml:10:29: topology.nodes: node "tp2" pages are 64 tokens × 4096 bytes, node "tp0"'s 64 × 262144; nodes share the storage config (same rank, same keys), so page_size and page_bytes must match`,
+			}},
+		{"link refuse is two-way", validScenario + "faults: [{at: 0s, kind: link, target: master, mode: refuse, stream: upstream}]\n",
+			[]string{`f.yaml:6:10: faults: link refuse: refuse cannot be one-way (stream upstream); use stream both, or blackhole for a one-way cut`}},
 		{"want length", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2, want: [true]}\nexpect: {ok: true}\n",
 			[]string{`f.yaml:4:10: set: want must be a list of 2 booleans (one per page)`}},
 	}
