@@ -444,6 +444,15 @@ func (g *gen) faults() {
 				f.Action = "stop"
 			}
 		}
+		if g.opts.Wall && f.Kind == "process" && f.At == "0s" {
+			// A process action at world start races the real processes'
+			// own start (mooncake_client remounting after a master restart
+			// before or after SGLang's warmup): only mid-sleep on wall engines.
+			if len(mids) == 0 {
+				continue
+			}
+			f.At, f.For = strconv.Itoa(mids[0])+"s", ""
+		}
 		g.d.Faults = append(g.d.Faults, f)
 	}
 }
