@@ -156,7 +156,7 @@ func (w *World) metadataURL() string {
 }
 
 func (w *World) startStandalone(ctx context.Context) {
-	d := w.deps(ClientNode, nil, "client", hostmem.New(w.profile, 0), fmt.Sprintf("mooncake_client@%d", w.k.Now()))
+	d := w.deps(ClientNode, nil, "client", hostmem.NewOnHost(w.profile, 0, len(w.nodes)), fmt.Sprintf("mooncake_client@%d", w.k.Now()))
 	cs := w.spec.Client
 	proto := cs.Protocol
 	if proto == "" {
@@ -446,9 +446,10 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 		return nil, fmt.Errorf("sim: no node %q in the topology", node)
 	}
 	var huge int64
-	for _, n := range w.nodes {
+	host := 0
+	for i, n := range w.nodes {
 		if n.Name == node {
-			huge = n.HugepagesBytes
+			huge, host = n.HugepagesBytes, i
 		}
 	}
 	w.procs++
@@ -456,7 +457,7 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 	for k, v := range env {
 		e[k] = v
 	}
-	return &Process{w: w, node: node, id: w.procs, env: e, mem: hostmem.New(w.profile, huge)}, nil
+	return &Process{w: w, node: node, id: w.procs, env: e, mem: hostmem.NewOnHost(w.profile, huge, host)}, nil
 }
 
 // Close implements engine.World.

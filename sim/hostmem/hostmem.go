@@ -164,13 +164,24 @@ const (
 )
 
 // New returns an empty space; hugepagesBytes is the HugeTLB pool.
-func New(p mooncake.Profile, hugepagesBytes int64) *Space {
+func New(p mooncake.Profile, hugepagesBytes int64) *Space { return NewOnHost(p, hugepagesBytes, 0) }
+
+// hostShift separates the arenas of different hosts (64 GiB apart, far
+// below the 1 TiB between arenas).
+const hostShift = 0x1000000000
+
+// NewOnHost is New for the host-th host of a world: its addresses differ
+// from every other host's, as two machines' address spaces do, so a
+// transfer routed to the wrong host cannot land in a valid buffer by
+// coincidence (it fails, as Mooncake's does).
+func NewOnHost(p mooncake.Profile, hugepagesBytes int64, host int) *Space {
+	off := uint64(host) * hostShift
 	return &Space{
 		profile:  p,
 		hugeFree: hugepagesBytes,
 		next: map[string]uint64{
-			engine.AllocDefault: defaultArena, engine.AllocHugepage: hugeArena,
-			engine.AllocMooncakeShm: shmArena, "segment": segmentArena,
+			engine.AllocDefault: defaultArena + off, engine.AllocHugepage: hugeArena + off,
+			engine.AllocMooncakeShm: shmArena + off, "segment": segmentArena + off,
 		},
 		data: map[uint64]*Bytes{},
 	}
