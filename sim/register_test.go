@@ -65,8 +65,8 @@ var _ = Describe("register_buffer()", func() {
 		Expect(e.store.RegisterBuffer(ctx, b.Ptr+uint64(2*MiB), MiB)).To(Equal(0))
 		Expect(e.store.RegisterBuffer(ctx, b.Ptr+uint64(4*MiB), MiB)).To(Equal(-600))
 		Expect(e.logs("mooncake:tp0")).To(ContainElements(
-			fmt.Sprintf("Failed to register memory %#x: Cannot allocate memory [12]", b.Ptr+uint64(4*MiB)),
-			"Failed to register memory region with context 0"))
+			fmt.Sprintf("Failed to register memory %#x: Resource temporarily unavailable [11]", b.Ptr+uint64(4*MiB)),
+			"Failed to register memory region (chunk 0) with context 0"))
 	})
 
 	It("fails ibv_reg_mr past RLIMIT_MEMLOCK", func() {
@@ -88,7 +88,8 @@ var _ = Describe("register_buffer()", func() {
 		},
 		Entry("0.3.12.post1 rejects with -600", "0.3.12.post1", -600, "length 67108864 is larger than max_mr_size: 16777216"),
 		Entry("0.3.8 rejects with -600", "0.3.8", -600, "length 67108864 is larger than max_mr_size: 16777216"),
-		Entry("0.3.7 shrinks silently", "0.3.7", 0, "The buffer length exceeds device max_mr_size, shrink it to 16777216: Success [0]"),
+		Entry("0.3.6 rejects with -600 (#695)", "0.3.6", -600, "length 67108864 is larger than max_mr_size: 16777216"),
+		Entry("0.3.5 shrinks silently", "0.3.5", 0, "The buffer length exceeds device max_mr_size, shrink it to 16777216: Success [0]"),
 	)
 
 	It("chunks a buffer above max_mr_size from 0.3.13", func() {
