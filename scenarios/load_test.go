@@ -39,7 +39,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key", "nmae: x\n" + validScenario,
 			[]string{`f.yaml:1:1: unknown key "nmae"; valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
-			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs"; valid keys: broken, max_mr, max_mr_size, name`}},
+			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs"; valid keys: broken, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name`}},
 		{"unknown fault kind", validScenario + "faults:\n  - {at: 0s, kind: master-crash}\n",
 			[]string{`f.yaml:7:5: faults: unknown fault kind "master-crash": valid kinds are master-down, metadata-down, client-down, link, process`}},
 		{"bad mode", validScenario + "faults:\n  - {at: 0s, kind: master-down, mode: drop}\n",
