@@ -401,7 +401,11 @@ func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (moonc
 		size := min(remaining, maxMR)
 		remaining -= size
 		mounted += size
-		c.logf(mlog.Info, "Mounting segment: %d bytes, %d of %d", size, mounted, total)
+		if c.p.SegmentSplit || c.p.ChunkLargeMR {
+			// The log came with the split loop (v0.3.5); store_py.cpp
+			// before it mounts silently.
+			c.logf(mlog.Info, "Mounting segment: %d bytes, %d of %d", size, mounted, total)
+		}
 		buf, err := c.allocSegmentMemory(size)
 		if err != nil {
 			c.logf(mlog.Error, "Failed to allocate segment memory")
@@ -412,7 +416,7 @@ func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (moonc
 			return code, nil
 		}
 	}
-	if total == 0 {
+	if total == 0 && (c.p.SegmentSplit || c.p.ChunkLargeMR) {
 		c.logf(mlog.Info, "Global segment size is 0, skip mounting segment")
 	}
 	return c.initFileStorage(ctx, a)
