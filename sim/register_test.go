@@ -57,6 +57,25 @@ var _ = Describe("register_buffer()", func() {
 		}))
 	})
 
+	// CheckRegisterMemoryParams and the TE's zero-length check came with
+	// v0.3.6: before, tcp records anything and ibv_reg_mr refuses.
+	DescribeTable("null and zero-length buffers up to 0.3.5",
+		func(nic bool, zeroLen, nullPtr int, logs []string) {
+			o := opts{version: "0.3.5"}
+			if nic {
+				o.node = rdmaNode(engine.RDMADevice{Name: "mlx5_0"}, 0)
+			}
+			e := ready(o)
+			b := alloc(e, MiB)
+			Expect(e.store.RegisterBuffer(ctx, b.Ptr, 0)).To(Equal(zeroLen))
+			Expect(e.store.RegisterBuffer(ctx, 0, 4096)).To(Equal(nullPtr))
+			Expect(e.logs("mooncake:tp0")).NotTo(ContainElements("length is 0", "addr is nullptr"))
+			Expect(e.logs("mooncake:tp0")).To(ContainElements(logs))
+		},
+		Entry("tcp accepts both", false, 0, 0, []string{}),
+		Entry("rdma: ibv_reg_mr refuses both", true, -600, -600, []string{"Failed to register memory 0x0: Bad address [14]"}),
+	)
+
 	It("fails ibv_reg_mr past the NIC's MR count", func() {
 		e := ready(opts{version: "0.3.13.post1", node: rdmaNode(engine.RDMADevice{Name: "mlx5_0", MaxMR: 3}, 0)})
 		// The 16 MiB segment already holds one MR.
