@@ -355,16 +355,17 @@ func (d *decoder) checkPlaceholders(sc *Scenario) {
 			}
 		}
 	}
-	envs := []Env{sc.Config.Env, remedyEnv(sc)}
-	for _, n := range sc.Topology.Nodes {
-		envs = append(envs, n.Env)
-	}
-	for _, env := range envs {
+	checkEnv := func(p Pos, env Env) {
 		for _, k := range sortedKeys(env) {
 			if env[k] != nil {
-				check(sc.Config.Pos, *env[k])
+				check(p, *env[k])
 			}
 		}
+	}
+	checkEnv(sc.Config.Pos, sc.Config.Env)
+	checkEnv(sc.Config.Pos, remedyEnv(sc))
+	for _, n := range sc.Topology.Nodes {
+		checkEnv(n.Pos, n.Env)
 	}
 	walkStrings(sc.Config.File, func(s string) { check(sc.Config.Pos, s) })
 	exps := []Expect{sc.Expect}
