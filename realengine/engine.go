@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -230,9 +231,8 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 		if why := rdmaSupported("node "+n.Name, n.RDMA, dir, host); why != "" {
 			return engine.Unsupportedf("%s", why)
 		}
-		if len(n.RDMA) > 0 && n.MemlockBytes > 0 && !n.CapIPCLock && os.Geteuid() == 0 {
-			// ib_umem_get ignores RLIMIT_MEMLOCK for CAP_IPC_LOCK, which root has.
-			return engine.Unsupportedf("node %s: a memlock limit on an RNIC needs a run without CAP_IPC_LOCK; this run is root", n.Name)
+		if n.CapIPCLock && !hasCap(capIPCLock) {
+			return engine.Unsupportedf("node %s: cap_ipc_lock needs a run that has CAP_IPC_LOCK (root); this one has not", n.Name)
 		}
 		if n.HugepagesBytes > 0 {
 			return engine.Unsupportedf("node %s: needs a HugeTLB pool of %d bytes; the real engine does not reserve host hugepages", n.Name, n.HugepagesBytes)
@@ -251,6 +251,24 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 		return fmt.Errorf("real engine: mooncake_client needs a master in the topology")
 	}
 	return nil
+}
+
+const capIPCLock = 14
+
+// hasCap reports whether this process has the capability in its effective
+// set (/proc/self/status CapEff).
+func hasCap(bit uint) bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "CapEff:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && n&(1<<bit) != 0
+		}
+	}
+	return false
 }
 
 func (e *Engine) sysInfiniband() string {

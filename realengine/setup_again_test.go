@@ -2,6 +2,10 @@ package realengine_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -61,4 +65,42 @@ var _ = Describe("setup() on an initialised client", func() {
 			Expect(simHosts[1]).NotTo(Equal(simHosts[0]))
 		})
 	}
+})
+
+// capEff is a live process's effective capability set.
+func capEff(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	Expect(err).NotTo(HaveOccurred())
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "CapEff:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			Expect(err).NotTo(HaveOccurred())
+			return n
+		}
+	}
+	Fail("no CapEff in /proc/<pid>/status")
+	return 0
+}
+
+// ib_umem_get enforces RLIMIT_MEMLOCK only without CAP_IPC_LOCK: a node
+// with a memlock limit must not keep it even when faultlab runs as root,
+// and a node with cap_ipc_lock keeps it.
+var _ = Describe("memlock and CAP_IPC_LOCK", func() {
+	const ipcLock = uint64(1) << 14
+	BeforeEach(func() {
+		if os.Geteuid() != 0 {
+			Skip("needs a root run: only root can show the capability being dropped")
+		}
+	})
+	DescribeTable("the driver's capabilities",
+		func(capIPCLock bool, want uint64) {
+			w := launch(vNew, func(s *engine.WorldSpec) {
+				s.Nodes = []engine.NodeSpec{{Name: "tp0", MemlockBytes: 4 << 20, CapIPCLock: capIPCLock}} // below this host's 8 MiB hard limit
+			})
+			p, _ := w.store(nil)
+			Expect(capEff(p.PID()) & ipcLock).To(Equal(want))
+		},
+		Entry("memlock without cap_ipc_lock: dropped", false, uint64(0)),
+		Entry("cap_ipc_lock: kept", true, ipcLock),
+	)
 })

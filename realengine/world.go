@@ -422,8 +422,12 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 	}
 	extra := map[string]string{"PYTHONUNBUFFERED": "1"}
 	if spec.MemlockBytes > 0 {
-		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads.
+		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads, and drops
+		// CAP_IPC_LOCK unless the node has it, so a root run obeys the limit.
 		extra["FAULTLAB_MEMLOCK_BYTES"] = strconv.FormatInt(spec.MemlockBytes, 10)
+		if !spec.CapIPCLock {
+			extra["FAULTLAB_DROP_CAP_IPC_LOCK"] = "1"
+		}
 	}
 	for k, v := range env {
 		extra[k] = v
