@@ -18,10 +18,7 @@ import (
 // Arm implements engine.World. At and For are Mooncake time (scaled to
 // wall time); faults at 0 are injected before Arm returns.
 func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
-	if err := w.sched.Arm(ctx, fs); err != nil {
-		return fmt.Errorf("fake engine: %w", err)
-	}
-	return nil
+	return w.sched.Arm(ctx, fs)
 }
 
 // ClearFaults implements engine.World: pending faults are cancelled, links

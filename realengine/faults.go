@@ -25,10 +25,7 @@ import (
 // first; if one cannot be injected nothing is armed. Faults due at or
 // before now apply before Arm returns, the rest on wall-clock timers.
 func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
-	if err := w.sched.Arm(ctx, fs); err != nil {
-		return fmt.Errorf("real engine: %w", err)
-	}
-	return nil
+	return w.sched.Arm(ctx, fs)
 }
 
 // ClearFaults implements engine.World: pending faults are cancelled, active
