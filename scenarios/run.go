@@ -419,7 +419,7 @@ func (r *run) expandExpect(e Expect) (Expect, error) {
 func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (sglang.Launch, error) {
 	r.procs++
 	l := sglang.Launch{
-		World: scaledSleeps(r.world, r.scale()), Node: node, Env: map[string]string{}, Files: map[string]string{}, Trace: r.tr,
+		World: r.world, Node: node, Env: map[string]string{}, Files: map[string]string{}, Trace: r.tr,
 		// Each process gets its own stream of the run's seed.
 		Seed: r.opts.Seed*1000003 + uint64(r.procs), MooncakeVersion: r.version,
 	}
@@ -609,30 +609,4 @@ func boolsToAny(b []bool) []any {
 		out[i] = x
 	}
 	return out
-}
-
-// scaledSleeps gives SGLang's own waits (warmup retries, check_server) the
-// timeout scale, as sleep steps get it: durations are divided by it, so
-// an unscaled 1 s sleep would read as 1/s seconds on the fake engine.
-func scaledSleeps(w engine.World, s float64) engine.World {
-	if s == 1 {
-		return w
-	}
-	return scaledWorld{World: w, s: s}
-}
-
-type scaledWorld struct {
-	engine.World
-	s float64
-}
-
-func (w scaledWorld) Clock() engine.Clock { return scaledClock{Clock: w.World.Clock(), s: w.s} }
-
-type scaledClock struct {
-	engine.Clock
-	s float64
-}
-
-func (c scaledClock) Sleep(ctx context.Context, d time.Duration) error {
-	return c.Clock.Sleep(ctx, time.Duration(float64(d)*c.s))
 }
