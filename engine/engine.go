@@ -21,7 +21,7 @@ import (
 
 // Engine builds worlds: one master / metadata service / nodes topology per run.
 type Engine interface {
-	// Name is the engine's CLI name: "sim", "fake" or "real".
+	// Name is the engine's CLI name, as registered (see Register).
 	Name() string
 	// Available reports whether this engine can run on this machine at the
 	// given Mooncake version. The error says what is missing and how to get it
@@ -133,11 +133,19 @@ type StoreCalls interface {
 	Close(ctx context.Context) (int, error)
 }
 
-// Clock is the world's time: virtual in sim, wall in fake and real.
+// TimeoutScaler is implemented by engines that honour
+// WorldSpec.TimeoutScale: their Mooncake time runs that much faster than
+// wall time. The runner uses it only to turn a scenario's within into a
+// wall-clock deadline.
+type TimeoutScaler interface{ HonoursTimeoutScale() bool }
+
+// Clock is the world's time, always Mooncake time: virtual in sim, wall
+// time divided by the timeout scale in fake, wall time in real. Scenario
+// durations, sleeps and fault times are all in this time.
 type Clock interface {
-	// Now is the time since the world started.
+	// Now is the Mooncake time since the world started.
 	Now() time.Duration
-	// Sleep waits d (advancing virtual time in sim).
+	// Sleep waits d of Mooncake time (advancing virtual time in sim).
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
@@ -176,6 +184,10 @@ type MasterSpec struct {
 type ClientSpec struct {
 	GlobalSegmentSize int64
 	Protocol          string
+	// DeviceNames is --device_names ("" = auto-discovery for rdma).
+	DeviceNames string
+	// RDMA is the RNIC inventory of mooncake_client's host; empty = none.
+	RDMA []RDMADevice
 }
 
 // NodeSpec is one host: its NICs and memory limits.
@@ -187,6 +199,9 @@ type NodeSpec struct {
 	MemlockBytes int64
 	// HugepagesBytes is the HugeTLB pool available; 0 = none.
 	HugepagesBytes int64
+	// CapIPCLock: the process has CAP_IPC_LOCK (root does), so
+	// ib_umem_get ignores RLIMIT_MEMLOCK.
+	CapIPCLock bool
 }
 
 // RDMADevice is one RNIC as ibv_query_device reports it.
@@ -198,6 +213,14 @@ type RDMADevice struct {
 	MaxMR int
 	// Broken: present but unusable (port down, no GID).
 	Broken bool
+	// MaxRegBytes caps the bytes registered on the device in total;
+	// beyond it ibv_reg_mr fails with EIO (erdma: 64 GiB, "Out of mr
+	// size"). 0 = no cap.
+	MaxRegBytes int64
+	// LeakedMRs are memory keys (MKEYs) an earlier, uncleanly killed
+	// process left in the NIC: they count against MaxMR and only a reboot
+	// or driver reload returns them (mlx5 CREATE_MKEY "no resources").
+	LeakedMRs int
 }
 
 // PyError is a Python exception: class and exact str(e).

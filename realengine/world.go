@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
@@ -33,12 +34,12 @@ type World struct {
 
 	inj *toxiproxy.Injector
 
-	mu        sync.Mutex
-	servers   map[string]*server // "master", "metadata", "client"
-	procs     []*Process
-	timers    []*time.Timer
-	active    []activeFault
-	faultErrs []error
+	mu      sync.Mutex
+	servers map[string]*server // "master", "metadata", "client"
+	procs   []*Process
+	sched   *schedule.Scheduler
+	// endFaults cancels a fault action still running at Close.
+	endFaults context.CancelFunc
 	closed    bool
 }
 
@@ -80,6 +81,9 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 		return nil, fmt.Errorf("real engine: %w", err)
 	}
 	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: time.Now(), dir: dir, drv: drv, inj: inj, servers: map[string]*server{}}
+	var fctx context.Context
+	fctx, w.endFaults = context.WithCancel(context.WithoutCancel(ctx))
+	w.sched = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
 	if spec.Trace != nil {
 		spec.Trace.SetClock(w.Clock().Now)
 	}
@@ -252,7 +256,8 @@ func (w *World) launchClient(ctx context.Context) error {
 	s := &server{role: "client", ports: map[string]int{"rpc": port},
 		spec: procSpec{Name: "mooncake_client", Source: "client", Path: bin,
 			Args: []string{"--host=127.0.0.1", "--port=" + strconv.Itoa(port), "--master_server_address=" + master,
-				"--metadata_server=" + meta, "--protocol=" + proto, "--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
+				"--metadata_server=" + meta, "--protocol=" + proto, "--device_names=" + w.spec.Client.DeviceNames,
+				"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
 			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log},
 		ready: func(ctx context.Context, p *proc) error { return waitTCP(ctx, addr, p) }}
 	return w.startServer(ctx, s)
@@ -344,10 +349,23 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// Clock implements engine.World: wall time since Launch.
+// Clock implements engine.World: Mooncake time is wall time since Launch
+// (the real engine runs Mooncake's own timeouts).
 func (w *World) Clock() engine.Clock { return wallClock{start: w.start} }
 
 type wallClock struct{ start time.Time }
+
+// wallTimer is the scheduler's timer: wall time since Launch.
+type wallTimer struct{ start time.Time }
+
+func (t wallTimer) Now() time.Duration { return time.Since(t.start) }
+
+func (t wallTimer) At(at time.Duration, _ string, fn func()) func() {
+	tm := time.AfterFunc(max(at-time.Since(t.start), 0), fn)
+	return func() { tm.Stop() }
+}
+
+func (wallTimer) Virtual() bool { return false }
 
 func (c wallClock) Now() time.Duration { return time.Since(c.start) }
 
@@ -424,8 +442,12 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 		if hard, ok := memlockHard(); ok && uint64(spec.MemlockBytes) > hard {
 			return nil, engine.Unsupportedf("node %s: memlock %d bytes is above this host's RLIMIT_MEMLOCK hard limit (%d bytes); raising it needs CAP_SYS_RESOURCE", node, spec.MemlockBytes, hard)
 		}
-		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads.
+		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads, and drops
+		// CAP_IPC_LOCK unless the node has it, so a root run obeys the limit.
 		extra["FAULTLAB_MEMLOCK_BYTES"] = strconv.FormatInt(spec.MemlockBytes, 10)
+		if !spec.CapIPCLock {
+			extra["FAULTLAB_DROP_CAP_IPC_LOCK"] = "1"
+		}
 	}
 	for k, v := range env {
 		extra[k] = v
@@ -450,18 +472,17 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 // metadata server, the master, the proxies; then the temp dir. Every
 // process group is killed, also after a failure.
 func (w *World) Close(ctx context.Context) error {
+	// A fault that failed to apply while the run went on is a harness error.
+	w.endFaults()
+	faultErr := w.sched.Close()
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return nil
 	}
 	w.closed = true
-	for _, t := range w.timers {
-		t.Stop()
-	}
 	procs := w.procs
 	servers := w.servers
-	faultErrs := w.faultErrs
 	w.mu.Unlock()
 
 	var errs []error
@@ -483,8 +504,7 @@ func (w *World) Close(ctx context.Context) error {
 	if err := os.RemoveAll(w.dir); err != nil {
 		errs = append(errs, fmt.Errorf("real engine: remove %s: %w", w.dir, err))
 	}
-	// A fault that failed to apply while the run went on is a harness error.
-	errs = append(errs, faultErrs...)
+	errs = append(errs, faultErr)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("real engine: close: %w", err)
 	}

@@ -103,44 +103,33 @@ type run struct {
 	pools map[string]HostPool
 }
 
-func (r *run) wall() bool { return r.eng.Name() != "sim" }
-
-// TimeoutScaler is implemented by engines that say whether they honour
-// WorldSpec.TimeoutScale. Engines that do not implement it: only "fake"
-// scales (sim is virtual; real runs real Mooncake timeouts).
-type TimeoutScaler interface{ HonoursTimeoutScale() bool }
-
-func (r *run) scale() float64 {
-	honours := r.eng.Name() == "fake"
-	if ts, ok := r.eng.(TimeoutScaler); ok {
-		honours = ts.HonoursTimeoutScale()
-	}
-	// Same clamp as the fake engine: (0, 1], else unscaled.
-	if honours && r.opts.TimeoutScale > 0 && r.opts.TimeoutScale <= 1 {
+// wallScale is how much wall time one unit of Mooncake time takes on this
+// engine: the timeout scale on engines that honour it, else 1 (real runs
+// Mooncake's own timeouts; sim's virtual time costs next to none).
+func (r *run) wallScale() float64 {
+	if ts, ok := r.eng.(engine.TimeoutScaler); ok && ts.HonoursTimeoutScale() && r.opts.TimeoutScale > 0 && r.opts.TimeoutScale <= 1 {
 		return r.opts.TimeoutScale
 	}
 	return 1
 }
 
-// bound is the wall-clock deadline of the whole run.
+// bound is the wall-clock deadline of the whole run: the scenario's
+// within (Mooncake time) in wall time plus room for world start and
+// teardown, or Options.Bound.
 func (r *run) bound() time.Duration {
-	b := r.opts.Bound
-	if b <= 0 {
-		b = 2 * time.Minute
-	}
-	if !r.wall() {
-		return b // sim: virtual time is checked by the oracles; this only catches a wedged loop
-	}
 	var w time.Duration
 	for _, e := range []Expect{ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version), r.remedyExpect()} {
 		if e.Within != nil {
-			w += time.Duration(float64(e.Within.D()) * r.scale())
+			w += e.Within.D()
 		}
 	}
 	if w > 0 {
-		return w + 10*time.Second // room for world start and teardown
+		return time.Duration(float64(w)*r.wallScale()) + 10*time.Second
 	}
-	return b
+	if r.opts.Bound > 0 {
+		return r.opts.Bound
+	}
+	return 2 * time.Minute
 }
 
 func (r *run) remedyExpect() Expect {
@@ -315,16 +304,36 @@ func (r *run) worldSpec() engine.WorldSpec {
 		if size == 0 {
 			size = 4 << 30 // mooncake_client --global_segment_size default "4 GB"
 		}
-		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto}
+		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto, DeviceNames: c.DeviceNames, RDMA: c.NIC.devices()}
 	}
 	for _, n := range t.Nodes {
-		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages)}
-		for _, d := range n.NIC.RDMA {
-			ns.RDMA = append(ns.RDMA, engine.RDMADevice{Name: d.Name, MaxMRSize: int64(d.MaxMRSize), MaxMR: d.MaxMR, Broken: d.Broken})
-		}
+		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), CapIPCLock: n.CapIPCLock}
+		ns.RDMA = n.NIC.devices()
 		spec.Nodes = append(spec.Nodes, ns)
 	}
 	return spec
+}
+
+func (n NIC) devices() []engine.RDMADevice {
+	var out []engine.RDMADevice
+	for _, d := range n.RDMA {
+		out = append(out, engine.RDMADevice{Name: d.Name, MaxMRSize: int64(d.MaxMRSize), MaxMR: d.MaxMR, Broken: d.Broken,
+			MaxRegBytes: int64(d.MaxRegBytes), LeakedMRs: d.LeakedMRs})
+	}
+	return out
+}
+
+// nodeEnv is env with the node's own env merged over it.
+func (r *run) nodeEnv(node string, env Env) Env {
+	for _, n := range r.sc.Topology.Nodes {
+		if n.Name == node && len(n.Env) > 0 {
+			out := Env{}
+			maps.Copy(out, env)
+			maps.Copy(out, n.Env)
+			return out
+		}
+	}
+	return env
 }
 
 func (r *run) extraConfig(over map[string]any) map[string]any {
@@ -423,6 +432,7 @@ func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (s
 		// Each process gets its own stream of the run's seed.
 		Seed: r.opts.Seed*1000003 + uint64(r.procs), MooncakeVersion: r.version,
 	}
+	env = r.nodeEnv(node, env)
 	for _, k := range sortedKeys(env) {
 		if env[k] == nil {
 			continue
@@ -555,13 +565,13 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	}
 	r.started = nil
 	d := clock.Now() - t0
-	obs.DurationMS = ms(time.Duration(float64(d) / r.scale()))
+	obs.DurationMS = ms(d)
 	return obs, wants, err
 }
 
 func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
 	if s.Action == StepSleep {
-		return nil, r.world.Clock().Sleep(ctx, time.Duration(float64(s.Sleep.D())*r.scale()))
+		return nil, r.world.Clock().Sleep(ctx, s.Sleep.D())
 	}
 	if s.Action == StepInit {
 		if old, ok := r.stores[s.Node]; ok {
