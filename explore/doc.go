@@ -102,6 +102,9 @@ type DocFault struct {
 	Action  string `yaml:"action,omitempty" json:"action,omitempty"`
 	Stream  string `yaml:"stream,omitempty" json:"stream,omitempty"`
 	Latency string `yaml:"latency,omitempty" json:"latency,omitempty"`
+	Jitter  string `yaml:"jitter,omitempty" json:"jitter,omitempty"`
+	Delay   string `yaml:"delay,omitempty" json:"delay,omitempty"`
+	SizeVar int64  `yaml:"size_variation,omitempty" json:"size_variation,omitempty"`
 	Rate    int64  `yaml:"rate_kbps,omitempty" json:"rate_kbps,omitempty"`
 	AvgSize int64  `yaml:"average_size,omitempty" json:"average_size,omitempty"`
 	Bytes   int64  `yaml:"bytes,omitempty" json:"bytes,omitempty"`

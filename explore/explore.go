@@ -164,7 +164,12 @@ feed:
 	return x.report(), nil
 }
 
-func wallEngine(e engine.Engine) bool { return e.Name() != "sim" }
+// Reference is the engine every other is compared with: the model, which
+// engine.Known lists first (sim: virtual time, deterministic).
+var Reference = engine.Known[0]
+
+// wallEngine: every engine but the model runs in wall time.
+func wallEngine(e engine.Engine) bool { return e.Name() != Reference }
 
 type explorer struct {
 	o     Options

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
@@ -380,57 +382,56 @@ func (g *gen) faults() {
 				f.For = g.dur(60)
 			}
 		}
-		kinds := []string{"master-down", "master-down", "link", "process"}
-		if t.Metadata != "P2PHANDSHAKE" {
-			kinds = append(kinds, "metadata-down", "metadata-down")
-		}
-		if t.Client != nil {
-			kinds = append(kinds, "client-down")
+		// Kinds and link modes come from the fault registry (faults/), so a
+		// newly registered kind or mode is explored without touching this
+		// file; the ones below get documented-failure weights and fields.
+		var kinds []string
+		for _, k := range faults.KindNames() {
+			switch k {
+			case string(faults.MasterDown):
+				kinds = append(kinds, k, k)
+			case string(faults.MetadataDown):
+				if t.Metadata != "P2PHANDSHAKE" {
+					kinds = append(kinds, k, k)
+				}
+			case string(faults.ClientDown):
+				if t.Client != nil {
+					kinds = append(kinds, k)
+				}
+			default:
+				kinds = append(kinds, k)
+			}
 		}
 		switch {
 		case g.has(ThemeMasterDown) && g.chance(0.6):
-			f.Kind = "master-down"
+			f.Kind = string(faults.MasterDown)
 		case g.has(ThemeMetadataDown) && g.chance(0.6):
-			f.Kind = "metadata-down"
+			f.Kind = string(faults.MetadataDown)
 		default:
 			f.Kind = pick(g, kinds...)
 		}
-		switch f.Kind {
-		case "master-down", "metadata-down", "client-down":
-			f.Mode = pick(g, "refuse", "refuse", "blackhole")
+		switch faults.Kind(f.Kind) {
+		case faults.MasterDown, faults.MetadataDown, faults.ClientDown:
+			f.Mode = pick(g, faults.ModeRefuse, faults.ModeRefuse, faults.ModeBlackhole)
 			if g.opts.Wall && t.Client != nil {
-				f.Mode = "refuse" // mooncake_client keeps its 30 s timeouts: minutes per run on real
+				f.Mode = faults.ModeRefuse // mooncake_client keeps its 30 s timeouts: minutes per run on real
 			}
-			if g.opts.Wall && f.Mode == "blackhole" && !g.ver.AtLeast("0.3.12") {
-				f.Mode = "refuse" // no MC_RPC_TIMEOUT_MS before 0.3.12: 30 s per attempt
+			if g.opts.Wall && f.Mode == faults.ModeBlackhole && !g.ver.AtLeast("0.3.12") {
+				f.Mode = faults.ModeRefuse // no MC_RPC_TIMEOUT_MS before 0.3.12: 30 s per attempt
 			}
-		case "link":
-			targets := []string{"master"}
-			if t.Metadata != "P2PHANDSHAKE" {
-				targets = append(targets, "metadata")
+		case faults.Link:
+			f.Target = pick(g, g.linkTargets()...)
+			f.Mode = pick(g, faults.LinkModes()...)
+			if g.opts.Wall && (f.Mode == faults.ModeBlackhole || f.Mode == faults.ModeLatency) && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
+				f.Mode = faults.ModeResetPeer
 			}
-			if !g.opts.Wall && len(t.Nodes) > 1 {
-				targets = append(targets, t.Nodes[1].Name)
+			if m, ok := faults.ModeOf(f.Mode); ok {
+				g.fill(&f, m.Fields())
 			}
-			f.Target = pick(g, targets...)
-			f.Mode = pick(g, "refuse", "blackhole", "reset_peer", "latency", "bandwidth", "slicer", "limit_data")
-			if g.opts.Wall && (f.Mode == "blackhole" || f.Mode == "latency") && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
-				f.Mode = "reset_peer"
-			}
-			switch f.Mode {
-			case "latency":
-				f.Latency = pick(g, "10ms", "200ms", "2s")
-			case "bandwidth":
-				f.Rate = int64(pick(g, 100, 10000))
-			case "slicer":
-				f.AvgSize = int64(pick(g, 16, 1024))
-			case "limit_data":
-				f.Bytes = int64(pick(g, 100, 100000))
-			}
-			if g.chance(0.2) && f.Mode != "refuse" { // a disabled proxy refuses both ways
+			if g.chance(0.2) && f.Mode != faults.ModeRefuse { // a stopped proxy refuses both ways
 				f.Stream = pick(g, "upstream", "downstream")
 			}
-		case "process":
+		case faults.Process:
 			targets := []string{"master"}
 			if t.Metadata == "http" {
 				targets = append(targets, "metadata")
@@ -439,9 +440,26 @@ func (g *gen) faults() {
 				targets = append(targets, "client")
 			}
 			f.Target = pick(g, targets...)
-			f.Action = pick(g, "stop", "restart", "restart", "pause", "start", "resume")
+			f.Action = pick(g, append([]string{"restart", "stop"}, faults.Actions...)...)
 			if g.opts.Wall && f.Action == "pause" && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
 				f.Action = "stop"
+			}
+		default:
+			// A kind this generator has no weights for: fill the fields it
+			// declares, keep it if it validates (three tries).
+			ok := false
+			for range 3 {
+				f.Target, f.Mode, f.Action = "", "", ""
+				if k, found := faults.KindOf(faults.Kind(f.Kind)); found {
+					g.fill(&f, k.Fields())
+				}
+				if g.valid(f) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				continue
 			}
 		}
 		if g.opts.Wall && f.Kind == "process" && f.At == "0s" {
@@ -455,6 +473,57 @@ func (g *gen) faults() {
 		}
 		g.d.Faults = append(g.d.Faults, f)
 	}
+}
+
+// linkTargets are the parties a link fault can name in this topology.
+func (g *gen) linkTargets() []string {
+	t := g.d.Topology
+	out := []string{"master"}
+	if t.Metadata != "P2PHANDSHAKE" {
+		out = append(out, "metadata")
+	}
+	if !g.opts.Wall && len(t.Nodes) > 1 {
+		out = append(out, t.Nodes[1].Name)
+	}
+	return out
+}
+
+// fill draws a value for each field a kind or mode declares, by field name
+// (the names faults.Fault and the YAML share).
+func (g *gen) fill(f *DocFault, fields []faults.Field) {
+	for _, fl := range fields {
+		switch fl.Name {
+		case "target":
+			f.Target = pick(g, g.linkTargets()...)
+		case "mode":
+			f.Mode = pick(g, append(faults.LinkModes(), faults.DownModes...)...)
+		case "action":
+			f.Action = pick(g, faults.Actions...)
+		case "latency":
+			f.Latency = pick(g, "10ms", "200ms", "2s")
+		case "jitter":
+			f.Jitter = pick(g, "", "5ms", "50ms")
+		case "delay":
+			f.Delay = pick(g, "", "10ms", "500ms")
+		case "rate_kbps":
+			f.Rate = int64(pick(g, 100, 10000))
+		case "average_size":
+			f.AvgSize = int64(pick(g, 16, 1024))
+		case "size_variation":
+			f.SizeVar = int64(pick(g, 0, 8))
+		case "bytes":
+			f.Bytes = int64(pick(g, 100, 100000))
+		}
+	}
+}
+
+// valid runs the registry's validation on a drawn fault.
+func (g *gen) valid(d DocFault) bool {
+	dur := func(s string) time.Duration { x, _ := time.ParseDuration(s); return x }
+	f := faults.Fault{At: dur(d.At), For: dur(d.For), Kind: faults.Kind(d.Kind), Target: d.Target, Mode: d.Mode,
+		Action: d.Action, Stream: d.Stream, Latency: dur(d.Latency), Jitter: dur(d.Jitter), RateKBps: d.Rate,
+		AverageSize: d.AvgSize, SizeVariation: d.SizeVar, Delay: dur(d.Delay), Bytes: d.Bytes}
+	return f.Validate() == nil
 }
 
 // sleepMidpoints are the virtual times (whole seconds) in the middle of

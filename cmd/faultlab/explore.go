@@ -59,7 +59,7 @@ shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
 	fl.Uint64Var(&f.seeds, "seeds", 0, "number of seeds to run (across all shards)")
 	fl.DurationVar(&f.budget, "time-budget", 0, "stop after this much wall time (with --seeds: whichever comes first)")
 	fl.Uint64Var(&f.seed, "seed", 1, "first seed")
-	fl.StringVar(&f.engines, "engine", "sim", "sim, or sim,fake / sim,real for differential runs")
+	fl.StringVar(&f.engines, "engine", explore.Reference, "the model, or model,other for differential runs (engines: "+strings.Join(engine.Names(), ", ")+")")
 	fl.StringSliceVar(&f.versions, "mooncake-version", nil, "draw only these Mooncake versions (repeatable; default: every known version, or every installed one with real)")
 	fl.StringVar(&f.corpus, "corpus", explore.DefaultCorpus, "directory for minimal failing scenarios (\"\" = do not write)")
 	fl.StringVar(&f.report, "report", "", "write the JSON report to this file")
@@ -106,8 +106,8 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 	if f.emit != "" {
 		return emitScenarios(f, engs, shard, shards)
 	}
-	if engs[0].Name() != "sim" {
-		return fmt.Errorf("--engine %s: the first engine is the reference and must be sim (e.g. sim,real)", f.engines)
+	if engs[0].Name() != explore.Reference {
+		return fmt.Errorf("--engine %s: the first engine is the reference and must be %s (e.g. %s,%s)", f.engines, explore.Reference, explore.Reference, engine.Known[len(engine.Known)-1])
 	}
 	versions := f.versions
 	if len(engs) > 1 && len(versions) == 0 {
@@ -183,7 +183,7 @@ func printExplore(w io.Writer, r explore.Report) {
 	s := r.Summary
 	fmt.Fprintf(w, "%d generated scenarios (", s.Runs)
 	first := true
-	for _, e := range []string{"sim", "fake", "real"} {
+	for _, e := range engine.Names() {
 		if n, ok := s.EngineRuns[e]; ok {
 			if !first {
 				fmt.Fprint(w, ", ")
