@@ -527,17 +527,27 @@ func (g *gen) valid(d DocFault) bool {
 }
 
 // sleepMidpoints are the virtual times (whole seconds) in the middle of
-// each sleep step, counting only sleeps (sim's healthy steps take no time).
+// sleep steps, counting only sleeps (sim's healthy steps take no time). On
+// a wall engine the other steps do take time (≈ 3 s an init, 1 s an I/O
+// step on this 2-core machine), which shifts the real sleep later by that
+// lag: only sleeps whose lag stays under half their length (minus a second)
+// keep the fault inside the same sleep on both engines.
 func (g *gen) sleepMidpoints() []int {
 	var out []int
-	t := 0
+	t, lag := 0, 0
 	for _, s := range g.d.Steps {
-		if s.Sleep == "" {
-			continue
+		switch {
+		case s.Init != "":
+			lag += 3
+		case s.Sleep == "":
+			lag++
+		default:
+			d, _ := strconv.Atoi(strings.TrimSuffix(s.Sleep, "s"))
+			if !g.opts.Wall || lag+1 < d/2 {
+				out = append(out, t+d/2)
+			}
+			t += d
 		}
-		d, _ := strconv.Atoi(strings.TrimSuffix(s.Sleep, "s"))
-		out = append(out, t+d/2)
-		t += d
 	}
 	return out
 }
@@ -559,7 +569,7 @@ func (g *gen) steps() {
 	}
 	sleep := func() string { return g.dur(60) }
 	if g.opts.Wall {
-		sleep = func() string { return strconv.Itoa(6+g.intn(5)) + "s" } // 6–10 s: room for real step overhead
+		sleep = func() string { return strconv.Itoa(8+g.intn(7)) + "s" } // 8–14 s: room for real step overhead
 	}
 	inited := []string{nodes[0].Name}
 	for range n {
