@@ -57,7 +57,7 @@ nightly: build real-engine
 	  --report $(NIGHTLY_DIR)/fake.json --junit $(NIGHTLY_DIR)/fake.xml || rc=1; \
 	./bin/faultlab explore --engine sim,real --seeds $(NIGHTLY_REAL_SEEDS) --seed $(NIGHTLY_SEED) -j 4 --shrink-budget 8 \
 	  --report $(NIGHTLY_DIR)/real.json --junit $(NIGHTLY_DIR)/real.xml || rc=1; \
-	./bin/faultlab run scenarios/regressions/ --label '!open-divergence' --engine sim,real --report $(NIGHTLY_DIR)/corpus.json || rc=1; \
+	./bin/faultlab run scenarios/regressions/ --label '!open-divergence' --label '!open-harness' --engine sim,real --report $(NIGHTLY_DIR)/corpus.json || rc=1; \
 	./bin/faultlab run scenarios/regressions/ --label open-divergence --engine real --report $(NIGHTLY_DIR)/open.json || rc=1; \
 	exit $$rc
 
