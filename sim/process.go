@@ -82,6 +82,11 @@ func (p *Process) Close(context.Context) error {
 	if p.dead == nil {
 		p.dead = fmt.Errorf("sim: process on %s is closed", p.node)
 	}
+	// Its transfer engines are gone with it: a replica on a segment the
+	// master still lists (its unmount failed during a master outage) can
+	// no longer be reached (real 0.3.9: "Failed to open segment for
+	// endpoint=...", -800, until client_ttl expires the segment).
+	p.w.unregister(p.mem)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -248,6 +249,12 @@ func (w *World) register(c *client.RealClient, node string, mem *hostmem.Space) 
 }
 
 // endpoint finds an endpoint, preferring the caller's node.
+// unregister drops the TE endpoints of a process's address space (the
+// process exited).
+func (w *World) unregister(mem *hostmem.Space) {
+	w.endpoints = slices.DeleteFunc(w.endpoints, func(e endpointReg) bool { return e.mem == mem })
+}
+
 func (w *World) endpoint(from, name string) *endpointReg {
 	var found *endpointReg
 	for i := range w.endpoints {
