@@ -102,8 +102,9 @@ func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Con
 		}, nil
 	}
 	var heals []func(context.Context) error
+	wf := w.scale.toxic(f)
 	for _, l := range w.linksTo(f.LinkTarget()) {
-		h, err := w.inj.Inject(ctx, l, f)
+		h, err := w.inj.Inject(ctx, l, wf)
 		if err != nil {
 			return nil, fmt.Errorf("fake engine: %w", err)
 		}

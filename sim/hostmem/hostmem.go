@@ -230,6 +230,23 @@ func (s *Space) Alloc(allocator string, size int64) (engine.Buffer, error) {
 	return engine.Buffer{Ptr: base, Size: size, Allocator: allocator}, nil
 }
 
+// PyAllocError is what Python sees when an allocation fails: the
+// allocator's own exception, or nil when the failure is the caller's bug.
+func PyAllocError(allocator string, err error) error {
+	if pe, ok := engine.AsPyError(err); ok {
+		return pe
+	}
+	switch allocator {
+	case engine.AllocHugepage:
+		// SGLang's mmap(MAP_HUGETLB) without a HugeTLB pool (real run).
+		return &engine.PyError{Class: "OSError", Message: "[Errno 12] Cannot allocate memory"}
+	case engine.AllocMooncakeShm:
+		// ShmHelper::allocate throws std::runtime_error → RuntimeError.
+		return &engine.PyError{Class: "RuntimeError", Message: "Failed to create anonymous shared memory (Check /proc/sys/vm/nr_hugepages?)"}
+	}
+	return nil
+}
+
 // ImportErrorText is Python's message for `from mooncake.store import
 // MooncakeHostMemAllocator` on a wheel without it (Python ≥ 3.10 wording;
 // the path is the wheel's store.so, normalised here).
