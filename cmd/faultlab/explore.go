@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -50,7 +51,8 @@ several engines (--engine sim,real) any difference is a divergence. Failures are
 shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			// SIGTERM too: a CI job's timeout must still close every real world.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return runExplore(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
