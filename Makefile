@@ -12,8 +12,14 @@ REAL_VERSIONS ?= 0.3.13.post1,0.3.11.post1,0.3.10.post1,0.3.9,0.3.8.post1,0.3.7.
 
 all: build
 
+# The commit and version are stamped explicitly: VCS stamping is off where
+# GOFLAGS has -buildvcs=false, and a git worktree is not always detected.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X main.buildVersion=$(VERSION) -X main.buildCommit=$(COMMIT)
+
 build:
-	$(GO) build -o bin/faultlab ./cmd/faultlab
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/faultlab ./cmd/faultlab
 
 ## test: everything — installs the real engine first when PyPI is reachable.
 ## Packages run one at a time (-p 1): real Mooncake processes and the fake

@@ -29,7 +29,9 @@ type Options struct {
 	TimeoutScale float64
 	// Bound is the wall-clock limit of a run whose scenario names no
 	// within (default 2m).
-	Bound  time.Duration
+	Bound time.Duration
+	// Slow runs slow-wall scenarios on every engine (see SlowSkip).
+	Slow   bool
 	Logger *slog.Logger
 }
 

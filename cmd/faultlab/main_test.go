@@ -3,8 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"os"
+		"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,7 +77,7 @@ func TestRunFailureExitsNonZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := execute(t, "run", p)
-	if !errors.Is(err, errVerdict) {
+	if exitCode(err) != exitFail {
 		t.Fatalf("err %v\n%s", err, out)
 	}
 	if !strings.Contains(out, "FAIL t/wrong @0.3.13.post1 on sim: expected RuntimeError, observed no exception") {
