@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-		"os"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/spf13/cobra"
 )
 
 func explainCmd() *cobra.Command { return &cobra.Command{Use: "explain"} }
 func newCmd() *cobra.Command     { return &cobra.Command{Use: "new"} }
 func schemaCmd() *cobra.Command  { return &cobra.Command{Use: "schema"} }
-func writeTimeline(string, []scenarios.Result) error { return nil }
