@@ -92,10 +92,15 @@ func FromReport(rep scenarios.Report) TestSuites {
 		if !ok {
 			i = len(doc.Suites)
 			idx[r.Engine] = i
-			p := append([]Property(nil), props...)
+			// Property names are unique across suites: some parsers
+			// (xunitparser) merge every suite's properties into one map.
+			var p []Property
+			if i == 0 {
+				p = append(p, props...)
+			}
 			if ri := rep.Run; ri != nil {
 				if eo, ok := ri.EngineOptions[r.Engine]; ok {
-					p = append(p, Property{"engine.timeout_scale", fmt.Sprint(eo.TimeoutScale)})
+					p = append(p, Property{r.Engine + ".timeout_scale", fmt.Sprint(eo.TimeoutScale)})
 				}
 			}
 			doc.Suites = append(doc.Suites, TestSuite{Name: "faultlab." + r.Engine, ID: i, Package: "faultlab", Hostname: "localhost", Properties: p})
