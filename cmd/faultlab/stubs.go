@@ -4,6 +4,5 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func explainCmd() *cobra.Command { return &cobra.Command{Use: "explain"} }
-func newCmd() *cobra.Command     { return &cobra.Command{Use: "new"} }
-func schemaCmd() *cobra.Command  { return &cobra.Command{Use: "schema"} }
+func newCmd() *cobra.Command    { return &cobra.Command{Use: "new"} }
+func schemaCmd() *cobra.Command { return &cobra.Command{Use: "schema"} }
