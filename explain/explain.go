@@ -46,7 +46,7 @@ type Candidate struct {
 	// log has and not every candidate prints: weaker evidence than
 	// MatchedLogs (the catalog's expectations), used to break ties.
 	ModelLogs []string `json:"model_logs"`
-	bad       int // contradicting lines
+	bad       int      // contradicting lines
 	order     int
 	modelled  []string
 }

@@ -17,7 +17,7 @@ func report() scenarios.Report {
 	rs := []scenarios.Result{
 		{Scenario: "setup/master-down-refused", Engine: "sim", MooncakeVersion: "0.3.13.post1", Verdict: scenarios.Pass, WallMS: 1.5},
 		{Scenario: "setup/tenant-unsupported", Engine: "sim", MooncakeVersion: "0.3.9", Verdict: scenarios.Fail, WallMS: 2,
-			Reason: `expected RuntimeError, observed no exception <&"'>`,
+			Reason:   `expected RuntimeError, observed no exception <&"'>`,
 			Observed: scenarios.Observed{Calls: []scenarios.Call{{Method: "setup", Code: -1}}, Logs: []string{"Failed to set location of \x01"}}},
 		{Scenario: "register/mr-count-exhausted", Engine: "real", MooncakeVersion: "0.3.13.post1", Verdict: scenarios.Skip, Reason: "needs RDMA hardware"},
 		{Scenario: "io/happy-path", Engine: "real", MooncakeVersion: "0.3.13.post1", Verdict: scenarios.Error, Reason: "launch: mooncake_master exited", WallMS: 3000},
