@@ -110,6 +110,9 @@ func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 				continue
 			}
 			c.modelled = fp[Key{sc.Name, v}]
+			if c.Outcome == okOutcome && len(c.MatchedLogs) == 0 && !slices.ContainsFunc(c.modelled, func(l string) bool { return strings.Contains(text, l) }) {
+				continue // a scenario that ends well, and nothing of it in the log
+			}
 			c.order = i
 			if best == nil || c.bad < best.bad || (c.bad == best.bad && len(c.MatchedLogs) > len(best.MatchedLogs)) {
 				best = &c
@@ -247,7 +250,7 @@ func match(sc *scenarios.Scenario, v, text string) (Candidate, bool) {
 		if raised.MatchString(text) {
 			return c, false
 		}
-		c.Outcome = "no exception"
+		c.Outcome = okOutcome
 	}
 	for _, l := range exp.Logs {
 		if pattern(l).MatchString(text) {
@@ -269,6 +272,8 @@ func match(sc *scenarios.Scenario, v, text string) (Candidate, bool) {
 	c.bad = len(c.Contradicting)
 	return c, true
 }
+
+const okOutcome = "no exception"
 
 // raised: a Python exception line ("RuntimeError: ...", a traceback).
 var raised = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): |Traceback \(most recent call last\)`)

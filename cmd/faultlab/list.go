@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -23,6 +24,9 @@ func (c *catalogFlags) add(cmd *cobra.Command) {
 
 func (c *catalogFlags) load() ([]*scenarios.Scenario, error) {
 	if c.dir != "" {
+		if _, err := os.Stat(c.dir); err != nil {
+			return nil, fmt.Errorf("catalog %s: %w", c.dir, err)
+		}
 		return scenarios.LoadDir(c.dir)
 	}
 	return scenarios.Catalog()
