@@ -18,7 +18,7 @@ import (
 // schemaModeline makes editors with a YAML language server (VS Code's
 // YAML extension, Neovim's yamlls, JetBrains) validate and complete the
 // file against the scenario schema.
-const schemaModeline = "# yaml-language-server: $schema=https://raw.githubusercontent.com/mooncake-faultlab/faultlab/main/scenarios/scenario.schema.json"
+const schemaModeline = "# yaml-language-server: $schema=" + scenarios.SchemaID
 
 // logConfig is what a field log says about the configuration.
 type logConfig struct {
