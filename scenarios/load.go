@@ -346,7 +346,7 @@ func checkVersionExpr(s string) error {
 	}
 	if len(matchingVersions(s)) == 0 {
 		if _, err := mooncake.Constraint(s).Match(mooncake.Version{}); err != nil {
-			return fmt.Errorf("%v; write an exact version (%s), >=V, <V, A-B or *", err, mooncake.Latest)
+			return fmt.Errorf("%v; write an exact version (%s), >=V, <V, A-B, * or pip's >=A,<B, ~=V, !=V, ==0.3.*", err, mooncake.Latest)
 		}
 		return fmt.Errorf("version constraint %q matches no known Mooncake version; known versions are %s", s, strings.Join(mooncake.Versions, ", "))
 	}
