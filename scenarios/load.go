@@ -232,6 +232,7 @@ func (d *decoder) validate(sc *Scenario) {
 		}
 	}
 	d.checkSteps(sc.Steps, nodes, nodeNames)
+	d.checkAnchors(sc)
 	d.checkExpect(sc.Expect, "expect", true)
 	d.checkByVersion(sc.ByVersion)
 	if r := sc.Remedy; r != nil {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sglang"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
@@ -177,10 +176,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		}
 		res.TraceHash = r.tr.Hash()
 	}()
-	fs := make([]faults.Fault, len(r.sc.Faults))
-	for i, f := range r.sc.Faults {
-		fs[i] = f.Fault()
-	}
+	fs := r.startFaults()
 	if len(fs) > 0 {
 		if err := w.Arm(ctx, fs); err != nil {
 			r.setupErr(res, "arm faults", err)
@@ -505,6 +501,9 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 		for i, s := range steps {
 			var got any
 			got, err = r.step(ctx, s, env, file, extra)
+			if err == nil && name == "main" {
+				err = r.armAnchored(ctx, i+1)
+			}
 			if d, ok := engine.AsProcessDied(err); ok {
 				// Like an exception, a death ends the phase; Python raised nothing.
 				obs.Died = &Death{Signal: d.Signal, Reason: d.Reason}
