@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,10 +30,14 @@ func installCmd() *cobra.Command {
 			var vs []string
 			for _, v := range strings.Split(versions, ",") {
 				if v = strings.TrimSpace(v); v != "" {
+					// An unknown version is refused before anything is made.
+					if _, err := mooncake.ProfileFor(v); err != nil {
+						return usageErr(fmt.Errorf("--versions: %w", err))
+					}
 					vs = append(vs, v)
 				}
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptContext(cmd.Context())
 			defer stop()
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()

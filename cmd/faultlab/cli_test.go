@@ -192,3 +192,15 @@ func TestShardAndOrder(t *testing.T) {
 		t.Fatalf("-j 4 order differs:\n%s\nvs\n%s", out4, out1)
 	}
 }
+
+// An unknown version is refused before any venv is made.
+func TestInstallUnknownVersion(t *testing.T) {
+	cache := t.TempDir()
+	_, _, err := executeIn(t, "", "install", "real", "--versions", "9.9.9", "--cache", cache)
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), `unknown Mooncake version "9.9.9"`) {
+		t.Fatalf("%v", err)
+	}
+	if ents, _ := os.ReadDir(cache); len(ents) != 0 {
+		t.Fatalf("left %v", ents)
+	}
+}

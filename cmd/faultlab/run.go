@@ -188,7 +188,13 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 		return werr
 	}
 	if info.Interrupted {
-		fmt.Fprintf(human, "interrupted: %d of %d runs finished; every world started was closed\n", len(results), len(jobs))
+		stopped := 0
+		for _, r := range results {
+			if strings.HasSuffix(r.Reason, "interrupted") {
+				stopped++
+			}
+		}
+		fmt.Fprintf(human, "interrupted: %d runs stopped in flight, %d not started; every world started was closed\n", stopped, len(jobs)-len(results))
 		return silent(exitHarness)
 	}
 	return silent(verdictCode(s))
