@@ -4,38 +4,74 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
-// slowWall: scenarios labelled slow-wall (the 10-minute blackholed master)
-// run on real only when FAULTLAB_SLOW is set (nightly); every other catalog
-// scenario runs on real in `make test`.
-var slowWall = os.Getenv("FAULTLAB_SLOW") != ""
-
+// realEntries: every catalog scenario that runs on real, except slow-wall
+// ones unless FAULTLAB_SLOW is set (scenarios.SlowSkip: the rule `faultlab
+// run` applies too).
 func realEntries() []TableEntry {
-	cat, err := scenarios.Catalog()
+	names, err := realNames()
 	if err != nil {
 		return []TableEntry{Entry("catalog loads", "", err)}
 	}
 	var out []TableEntry
-	for _, sc := range cat {
-		if sc.RunsOn(realengine.Name) && (slowWall || !sc.HasLabel("slow-wall")) {
-			out = append(out, Entry(sc.Name, sc.Name, nil))
-		}
+	for _, n := range names {
+		out = append(out, Entry(n, n, nil))
 	}
 	return out
+}
+
+func realNames() ([]string, error) {
+	cat, err := scenarios.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	eng := realengine.New(realengine.Options{})
+	var out []string
+	for _, sc := range cat {
+		if _, slow := scenarios.SlowSkip(sc, eng, scenarios.Options{}); sc.RunsOn(realengine.Name) && !slow {
+			out = append(out, sc.Name)
+		}
+	}
+	return out, nil
+}
+
+// selected applies the suite's focus and skip regexps to a real-catalog
+// entry as Ginkgo will (on the spec's full text), so the parallel pre-run
+// runs only the entries that will be asserted.
+func selected(name string) bool {
+	sc, _ := GinkgoConfiguration()
+	text := "catalog on the real engine scenario " + name
+	for _, s := range sc.SkipStrings {
+		if regexp.MustCompile(s).MatchString(text) {
+			return false
+		}
+	}
+	if len(sc.FocusStrings) == 0 {
+		return true
+	}
+	for _, f := range sc.FocusStrings {
+		if regexp.MustCompile(f).MatchString(text) {
+			return true
+		}
+	}
+	return false
 }
 
 var _ = Describe("catalog on the real engine", Label("real"), Ordered, func() {
 	eng := realengine.New(realengine.Options{})
 	results := map[string][]scenarios.Result{}
+	prerun := map[string][]scenarios.Result{}
 
 	BeforeAll(func(ctx SpecContext) {
 		// Nothing installed (no PyPI): the whole container skips with the
@@ -44,11 +80,30 @@ var _ = Describe("catalog on the real engine", Label("real"), Ordered, func() {
 		if err := eng.Available(ctx, mooncake.Latest); err != nil {
 			Skip(err.Error())
 		}
+		// The real catalog mostly waits out Mooncake's timeouts: run the
+		// selected scenarios as parallel worlds (each its own ports, temp
+		// dir, processes; as `faultlab run -j`), then assert per entry.
+		names, err := realNames()
+		Expect(err).NotTo(HaveOccurred())
+		var scs []*scenarios.Scenario
+		for _, name := range names {
+			if selected(name) {
+				scs = append(scs, catalogScenario(name))
+			}
+		}
+		opts := scenarios.Options{Seed: 1}
+		jobs := scenarios.Jobs(scs, []engine.Engine{eng}, opts)
+		for _, r := range scenarios.RunParallel(ctx, jobs, opts, scenarios.ParallelOptions{}) {
+			prerun[r.Scenario] = append(prerun[r.Scenario], r)
+		}
 	})
 
 	DescribeTable("scenario", func(ctx SpecContext, name string, loadErr error) {
 		Expect(loadErr).NotTo(HaveOccurred())
-		rs := scenarios.Run(ctx, catalogScenario(name), eng, scenarios.Options{Seed: 1})
+		rs, ok := prerun[name]
+		if !ok {
+			rs = scenarios.Run(ctx, catalogScenario(name), eng, scenarios.Options{Seed: 1})
+		}
 		results[name] = rs
 		for _, r := range rs {
 			AddReportEntry(r.Scenario+"@"+r.MooncakeVersion, fmt.Sprintf("%s wall=%.0fms %s", r.Verdict, r.WallMS, r.Reason))
