@@ -52,7 +52,7 @@ type ParallelOptions struct {
 func DefaultJobs(eng engine.Engine, opts Options) int {
 	r := &run{eng: eng, opts: opts}
 	n := runtime.GOMAXPROCS(0)
-	if r.wall() && r.scale() == 1 {
+	if Wall(eng) && r.scale() == 1 {
 		return 3 * n
 	}
 	return n
@@ -102,7 +102,7 @@ func SlowSkip(sc *Scenario, eng engine.Engine, opts Options) (string, bool) {
 	if !sc.HasLabel(SlowLabel) || opts.Slow || os.Getenv(SlowEnv) != "" {
 		return "", false
 	}
-	if r := (&run{sc: sc, eng: eng, opts: opts}); !r.wall() {
+	if !Wall(eng) {
 		return "", false
 	}
 	return fmt.Sprintf("%s: minutes of Mooncake time on a wall-clock engine; run with --slow or %s=1", SlowLabel, SlowEnv), true
