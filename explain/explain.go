@@ -6,6 +6,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -202,7 +203,7 @@ func score(cs []Candidate, df map[string]int, n int, text string) {
 		}
 		s := 0.0
 		cs[i].ModelLogs = []string{}
-		for _, l := range sortedKeys(present) {
+		for _, l := range slices.Sorted(maps.Keys(present)) {
 			if !mine[l] {
 				s -= idf(l)
 				continue
@@ -354,14 +355,14 @@ func Remedy(sc *scenarios.Scenario) string {
 		}
 		parts = append(parts, strings.Join(slices.Compact(fs), ", "))
 	}
-	for _, k := range sortedKeys(r.Env) {
+	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
 		if v := r.Env[k]; v == nil {
 			parts = append(parts, "unset "+k)
 		} else {
 			parts = append(parts, "set "+k+"="+*v)
 		}
 	}
-	for _, k := range sortedKeys(r.ExtraConfig) {
+	for _, k := range slices.Sorted(maps.Keys(r.ExtraConfig)) {
 		if v := r.ExtraConfig[k]; v == nil {
 			parts = append(parts, "drop "+k+" from --hicache-storage-backend-extra-config")
 		} else {
@@ -371,7 +372,7 @@ func Remedy(sc *scenarios.Scenario) string {
 	if r.File != nil {
 		parts = append(parts, "fix the config file ("+sc.Config.FilePath+")")
 	}
-	for _, n := range sortedKeys(r.HostPools) {
+	for _, n := range slices.Sorted(maps.Keys(r.HostPools)) {
 		hp := r.HostPools[n]
 		d := fmt.Sprintf("host pool on %s: allocator %s", n, hp.Allocator)
 		if hp.Draft != nil {
@@ -401,7 +402,7 @@ func verified(sc *scenarios.Scenario) string {
 	if e.Raises != nil {
 		out = append(out, "raises "+e.Raises.Class)
 	}
-	for _, m := range sortedKeys(e.Codes) {
+	for _, m := range slices.Sorted(maps.Keys(e.Codes)) {
 		out = append(out, m+" "+e.Codes[m].String())
 	}
 	return "verified: " + strings.Join(out, ", ")
@@ -422,13 +423,4 @@ func heal(f scenarios.FaultSpec) string {
 		return "restart " + f.Target
 	}
 	return "clear " + f.Kind
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -204,3 +204,58 @@ func TestInstallUnknownVersion(t *testing.T) {
 		t.Fatalf("left %v", ents)
 	}
 }
+
+// Replay of a wall-clock engine's result reuses the report's timeout
+// scale and compares outcomes, saying so; --timeline draws it.
+func TestReplayWallEngine(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	if _, _, err := executeIn(t, "", "run", "setup/http-metadata-unreachable", "--engine", "fake", "--timeout-scale", "0.05", "--report", rep); err != nil {
+		t.Fatal(err)
+	}
+	tl := filepath.Join(dir, "t.html")
+	out, _, err := executeIn(t, "", "replay", "--report", rep, "--scenario", "setup/http-metadata-unreachable", "--timeline", tl)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"on fake, seed 1, timeout scale 0.05: pass",
+		"wall-clock engine: traces are not reproducible, so verdict, return codes, exception and death are compared (not the trace hash)",
+		"outcome matches the report: pass, codes setup=-1"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(tl)
+	if err != nil || !strings.Contains(string(b), `data-lane="metadata"`) {
+		t.Fatalf("timeline: %v", err)
+	}
+}
+
+// --junit and --emit-expect from the CLI.
+func TestRunJUnitAndEmitExpect(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "j.xml")
+	out, _, err := executeIn(t, "", "run", "setup/http-metadata-unreachable", "--junit", j, "--emit-expect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(j)
+	if !strings.Contains(string(b), `<testcase name="setup/http-metadata-unreachable @0.3.13.post1" classname="faultlab.sim.setup"`) {
+		t.Fatalf("%s", b)
+	}
+	want := "expect:\n  raises:\n    class: RuntimeError\n    message: 'Failed to setup Mooncake store, error code: -1'\n  codes:\n    setup: -1\n"
+	if !strings.Contains(out, want) {
+		t.Fatalf("no expect block in\n%s", out)
+	}
+}
+
+// The comparison table never cuts codes: a long cell goes below the table.
+func TestComparisonKeepsCodes(t *testing.T) {
+	long := map[string]any{"batch_put_from": []int{0, 0, 0, 0, -900, -900, -900, -900}, "setup": 0, "register_buffer": []int{0, 0}}
+	var b bytes.Buffer
+	printComparison(&b, []scenarios.Comparison{{Scenario: "io/x", MooncakeVersion: "0.3.13.post1", Differences: []string{"codes"},
+		Engines: []scenarios.EngineOutcome{{Engine: "sim", Verdict: "pass", Codes: long}, {Engine: "real", Verdict: "pass", Codes: map[string]any{"setup": -1}}}}})
+	if !strings.Contains(b.String(), "  sim codes: batch_put_from=[0,0,0,0,-900,-900,-900,-900] register_buffer=[0,0] setup=0\n") ||
+		!strings.Contains(b.String(), " setup=-1 ") {
+		t.Fatalf("%s", b.String())
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -155,7 +156,7 @@ func newFromLog(cmd *cobra.Command, cf catalogFlags, log, name, version string) 
 	setKey(topo, "metadata", mapping("x", cfg.metadata).Content[1])
 	setKey(root, "topology", topo)
 	env := mapping()
-	for _, k := range sortedKeys(cfg.env) {
+	for _, k := range slices.Sorted(maps.Keys(cfg.env)) {
 		env.Content = append(env.Content, mapping(k, cfg.env[k]).Content...)
 	}
 	config := mapping("env", env)
@@ -258,13 +259,4 @@ starts with a modeline for editors' YAML language server (the JSON Schema).
 	cmd.Flags().StringVar(&cf.dir, "catalog", "", "load the catalog from this directory instead of the built-in one")
 	_ = cmd.MarkFlagRequired("from-log")
 	return cmd
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
