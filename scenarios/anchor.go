@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"time"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
@@ -56,12 +55,10 @@ func (r *run) startFaults() []faults.Fault {
 }
 
 // armAnchored arms the faults anchored to step n (just returned): their At
-// becomes the world's fault time now plus at. Fault time is Mooncake time:
-// the world clock divided by the timeout scale (the fake engine's clock is
-// wall time, its faults are Mooncake time).
+// becomes the world's clock now (Mooncake time on every engine) plus at.
 func (r *run) armAnchored(ctx context.Context, n int) error {
 	var fs []faults.Fault
-	now := time.Duration(float64(r.world.Clock().Now()) / r.scale())
+	now := r.world.Clock().Now()
 	for _, f := range r.sc.Faults {
 		if k, _ := f.anchorStep(); k == n {
 			ff := f.Fault()

@@ -120,7 +120,7 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 				p := g.of(sf.Type)
 				if f.enum != "" {
 					var vs []any
-					for _, v := range strings.Split(f.enum, ",") {
+					for _, v := range enumValues(f.enum) {
 						vs = append(vs, v)
 					}
 					p = map[string]any{"enum": vs}
@@ -151,8 +151,8 @@ func mustFields(t reflect.Type) []structField {
 
 func faultKinds() []any {
 	var out []any
-	for _, k := range faults.Kinds {
-		out = append(out, string(k))
+	for _, k := range faults.KindNames() {
+		out = append(out, k)
 	}
 	return out
 }

@@ -52,7 +52,7 @@ type ParallelOptions struct {
 func DefaultJobs(eng engine.Engine, opts Options) int {
 	r := &run{eng: eng, opts: opts}
 	n := runtime.GOMAXPROCS(0)
-	if Wall(eng) && r.scale() == 1 {
+	if Wall(eng) && r.wallScale() == 1 {
 		return 3 * n
 	}
 	return n

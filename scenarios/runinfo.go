@@ -37,7 +37,7 @@ type EngineOptions struct {
 // OptionsOf is eng's effective settings under opts.
 func OptionsOf(eng engine.Engine, opts Options) EngineOptions {
 	r := &run{eng: eng, opts: opts}
-	return EngineOptions{TimeoutScale: r.scale(), Wall: Wall(eng)}
+	return EngineOptions{TimeoutScale: r.wallScale(), Wall: Wall(eng)}
 }
 
 // AbstractAddrs writes a world's role addresses in s back as their

@@ -9,13 +9,23 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/explain"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
-// modelEngine is the virtual-time engine explain and new use to know what
-// each catalog scenario's run prints (milliseconds for the catalog).
-const modelEngine = "sim"
+// modelEngine is the first registered virtual-time engine: explain and new
+// run the catalog on it to know what each scenario's run prints
+// (milliseconds for the whole catalog).
+func modelEngine() (engine.Engine, error) {
+	for _, r := range engine.Registered() {
+		if e := r.New(logger(false)); !scenarios.Wall(e) {
+			return e, nil
+		}
+	}
+	return nil, fmt.Errorf("no virtual-time engine linked into this program")
+}
 
 // readLog reads a log file, or stdin for "-" or no argument.
 func readLog(cmd *cobra.Command, args []string) (string, error) {
@@ -44,11 +54,11 @@ func explainLog(cmd *cobra.Command, cf catalogFlags, log, version string) (expla
 	if err != nil {
 		return explain.Result{}, usageErr(err)
 	}
-	engs, err := buildEngines(modelEngine, logger(false))
+	model, err := modelEngine()
 	if err != nil {
 		return explain.Result{}, err
 	}
-	fp := explain.Fingerprint(cmd.Context(), catalog, engs[0], version)
+	fp := explain.Fingerprint(cmd.Context(), catalog, model, version)
 	return explain.Explain(catalog, fp, log, version)
 }
 

@@ -60,7 +60,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 		},
 	}
 	f.catalogFlags.add(cmd)
-	cmd.Flags().StringVar(&f.engines, "engine", "sim", "engines to run on, comma-separated: "+strings.Join(engineNames, ", "))
+	cmd.Flags().StringVar(&f.engines, "engine", engine.Names()[0], "engines to run on, comma-separated: "+strings.Join(engine.Names(), ", "))
 	cmd.Flags().StringVar(&f.version, "mooncake-version", "", "run only at this Mooncake version (scenarios that do not apply to it are skipped)")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "root seed of every run")
 	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file (- = stdout)")
@@ -68,7 +68,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the JSON report on stdout (the table goes to stderr)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
 	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back")
-	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "worlds run at once per engine (0 = per engine: a core each for sim and fake, three per core for real)")
+	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "worlds run at once per engine (0 = per engine: a core each where time is virtual or scaled, three per core where Mooncake's own timeouts run)")
 	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n (i/n): every n-th run in catalog order, for splitting across machines")
 	cmd.Flags().BoolVar(&f.slow, "slow", false, "also run slow-wall scenarios on engines with real Mooncake timeouts (or set "+scenarios.SlowEnv+"=1)")
 	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
