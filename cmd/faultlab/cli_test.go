@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -257,5 +258,12 @@ func TestComparisonKeepsCodes(t *testing.T) {
 	if !strings.Contains(b.String(), "  sim codes: batch_put_from=[0,0,0,0,-900,-900,-900,-900] register_buffer=[0,0] setup=0\n") ||
 		!strings.Contains(b.String(), " setup=-1 ") {
 		t.Fatalf("%s", b.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, err := executeIn(t, "", "--version")
+	if err != nil || !regexp.MustCompile(`^faultlab \S+\ncommit \S+.*\ngo1\.\d+`).MatchString(out) {
+		t.Fatalf("%v %q", err, out)
 	}
 }
