@@ -8,7 +8,7 @@ GINKGO_FLAGS  ?=
 # 0.3.7.post2 MooncakeHostMemAllocator.
 REAL_VERSIONS ?= 0.3.13.post1,0.3.11.post1,0.3.10.post1,0.3.9,0.3.8.post1,0.3.7.post2
 
-.PHONY: all build test test-unit test-scenarios real-engine bench run lint clean
+.PHONY: all build test test-unit test-scenarios real-engine junit-xsd bench run lint clean
 
 all: build
 
@@ -24,7 +24,7 @@ build:
 ## test: everything — installs the real engine first when PyPI is reachable.
 ## Packages run one at a time (-p 1): real Mooncake processes and the fake
 ## engine's scaled timeouts must not fight for the two cores.
-test: real-engine
+test: real-engine junit-xsd
 	$(GO) vet ./...
 	$(GO) test -p 1 -count=1 -timeout 60m ./...
 
@@ -39,6 +39,10 @@ test-scenarios:
 ## real-engine: venvs with real Mooncake wheels (idempotent; skipped without PyPI).
 real-engine:
 	$(GO) run ./cmd/faultlab install real --versions $(REAL_VERSIONS) --if-reachable
+
+## junit-xsd: the usual JUnit schema (junit-10.xsd) for report/junit's test (idempotent; skipped without PyPI).
+junit-xsd:
+	@.ci/junit-xsd
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./suites/...

@@ -12,16 +12,27 @@ import (
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
-// TestSuites is the document root.
+// TestSuites is the document root. The shape follows the usual JUnit
+// schema (Jenkins' junit-10.xsd, which pytest and Surefire also target):
+// the root has no skipped count, times have at most three decimals.
 type TestSuites struct {
 	XMLName  xml.Name    `xml:"testsuites"`
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     float64     `xml:"time,attr"`
+	Time     Seconds     `xml:"time,attr"`
 	Suites   []TestSuite `xml:"testsuite"`
+	// Skipped is the total of the suites' (not written on the root).
+	Skipped int `xml:"-"`
+}
+
+// Seconds is a duration written as seconds with three decimals.
+type Seconds float64
+
+// MarshalXMLAttr writes "1.234".
+func (s Seconds) MarshalXMLAttr(name xml.Name) (xml.Attr, error) {
+	return xml.Attr{Name: name, Value: fmt.Sprintf("%.3f", float64(s))}, nil
 }
 
 // TestSuite is one engine's results.
@@ -31,7 +42,7 @@ type TestSuite struct {
 	Failures   int        `xml:"failures,attr"`
 	Errors     int        `xml:"errors,attr"`
 	Skipped    int        `xml:"skipped,attr"`
-	Time       float64    `xml:"time,attr"`
+	Time       Seconds    `xml:"time,attr"`
 	ID         int        `xml:"id,attr"`
 	Package    string     `xml:"package,attr"`
 	Hostname   string     `xml:"hostname,attr"`
@@ -52,7 +63,7 @@ type Property struct {
 type TestCase struct {
 	Name      string   `xml:"name,attr"`
 	ClassName string   `xml:"classname,attr"`
-	Time      float64  `xml:"time,attr"`
+	Time      Seconds  `xml:"time,attr"`
 	Skipped   *Skipped `xml:"skipped"`
 	Error     *Problem `xml:"error"`
 	Failure   *Problem `xml:"failure"`
@@ -106,7 +117,7 @@ func FromReport(rep scenarios.Report) TestSuites {
 			doc.Suites = append(doc.Suites, TestSuite{Name: "faultlab." + r.Engine, ID: i, Package: "faultlab", Hostname: "localhost", Properties: p})
 		}
 		s := &doc.Suites[i]
-		tc := TestCase{Name: r.Scenario + " @" + r.MooncakeVersion, ClassName: "faultlab." + r.Engine + "." + category(r.Scenario), Time: r.WallMS / 1000}
+		tc := TestCase{Name: r.Scenario + " @" + r.MooncakeVersion, ClassName: "faultlab." + r.Engine + "." + category(r.Scenario), Time: Seconds(r.WallMS / 1000)}
 		switch r.Verdict {
 		case scenarios.Pass:
 		case scenarios.Skip:

@@ -15,7 +15,7 @@ import (
 
 func report() scenarios.Report {
 	rs := []scenarios.Result{
-		{Scenario: "setup/master-down-refused", Engine: "sim", MooncakeVersion: "0.3.13.post1", Verdict: scenarios.Pass, WallMS: 1.5},
+		{Scenario: "setup/master-down-refused", Engine: "sim", MooncakeVersion: "0.3.13.post1", Verdict: scenarios.Pass, WallMS: 1500},
 		{Scenario: "setup/tenant-unsupported", Engine: "sim", MooncakeVersion: "0.3.9", Verdict: scenarios.Fail, WallMS: 2,
 			Reason:   `expected RuntimeError, observed no exception <&"'>`,
 			Observed: scenarios.Observed{Calls: []scenarios.Call{{Method: "setup", Code: -1}}, Logs: []string{"Failed to set location of \x01"}}},
@@ -85,7 +85,7 @@ print(json.dumps(out))
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	want := `[["faultlab.sim","faultlab.sim.setup","setup/master-down-refused @0.3.13.post1","pass","",0.0015],` +
+	want := `[["faultlab.sim","faultlab.sim.setup","setup/master-down-refused @0.3.13.post1","pass","",1.5],` +
 		`["faultlab.sim","faultlab.sim.setup","setup/tenant-unsupported @0.3.9","fail","expected RuntimeError, observed no exception \u003c\u0026\"'\u003e",0.002],` +
 		`["faultlab.real","faultlab.real.register","register/mr-count-exhausted @0.3.13.post1","skip","needs RDMA hardware",0],` +
 		`["faultlab.real","faultlab.real.io","io/happy-path @0.3.13.post1","error","launch: mooncake_master exited",3]]`
@@ -99,9 +99,47 @@ print(json.dumps(out))
 	if b, _ := json.Marshal(got.XUnitParser); string(b) != wantX {
 		t.Errorf("xunitparser:\n got %s\nwant %s", b, wantX)
 	}
-	if strings.Trim(strings.Join(strings.Fields(strings.Trim(string(mustJSON(got.Totals)), "[]")), ""), " ") != "4,1,1,1" {
-		t.Errorf("xunitparser totals %v", got.Totals)
+	if b, _ := json.Marshal(got.Totals); string(b) != "[4,1,1,1]" {
+		t.Errorf("xunitparser totals (run, failures, errors, skipped) %s", b)
 	}
 }
 
-func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+// TestSchema validates the XML against the usual JUnit schema (Jenkins'
+// junit-10.xsd, as pytest's tests do), fetched by `make junit-xsd`.
+func TestSchema(t *testing.T) {
+	xsd := os.Getenv("FAULTLAB_JUNIT_XSD")
+	if xsd == "" {
+		cache := os.Getenv("FAULTLAB_CACHE")
+		if cache == "" {
+			home, _ := os.UserHomeDir()
+			cache = filepath.Join(home, ".cache", "faultlab")
+		}
+		xsd = filepath.Join(cache, "junit", "junit-10.xsd")
+	}
+	if _, err := os.Stat(xsd); err != nil {
+		t.Skip("junit-10.xsd not fetched (make junit-xsd): JUnit not checked against the schema")
+	}
+	if err := exec.Command("python3", "-c", "import xmlschema").Run(); err != nil {
+		t.Skip("python3 xmlschema not installed (.ci/run installs it): JUnit not checked against the schema")
+	}
+	var buf bytes.Buffer
+	if err := junit.Write(&buf, junit.FromReport(report())); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "junit.xml")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2]); print('valid')", xsd, p).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "valid" {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// And the schema is not a pushover: a root with a skipped count fails.
+	bad := strings.Replace(buf.String(), `<testsuites name="faultlab"`, `<testsuites name="faultlab" skipped="1"`, 1)
+	if err := os.WriteFile(p, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])", xsd, p).Run(); err == nil {
+		t.Fatal("schema accepted an attribute it does not declare")
+	}
+}
