@@ -61,8 +61,9 @@ type Key struct{ Scenario, Version string }
 type Fingerprints map[Key][]string
 
 // Fingerprint runs every catalog scenario (at version, or at each of its
-// versions) on eng, a virtual-time engine, and keeps its main phase's log
-// lines.
+// versions) on eng, a virtual-time engine, and keeps every log line the
+// world printed before the remedy (servers starting, then the main phase):
+// what an operator's log of that cause would hold.
 func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.Engine, version string) Fingerprints {
 	opts := scenarios.Options{Seed: 1, Version: version}
 	jobs := scenarios.Jobs(catalog, []engine.Engine{eng}, opts)
@@ -72,8 +73,13 @@ func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.
 			continue
 		}
 		var lines []string
-		for _, l := range r.Observed.Logs {
-			lines = append(lines, norm(l))
+		for _, e := range r.Trace.Events() {
+			if e.Kind == "phase" && e.Text == "remedy" {
+				break
+			}
+			if e.Kind == "log" {
+				lines = append(lines, norm(e.Text))
+			}
 		}
 		fp[Key{r.Scenario, r.MooncakeVersion}] = slices.Compact(slices.Sorted(slices.Values(lines)))
 	}
@@ -97,7 +103,10 @@ func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 			return res, err
 		}
 	}
-	text := norm(log)
+	// Expected lines match the log with only hex addresses normalized
+	// (their numbers matter: "Mounting segment: 268435456 bytes"); modelled
+	// lines match it with ports and sizes masked too.
+	text, masked := mooncake.NormalizeAddresses(log), norm(log)
 	df, n := docFreq(catalog, fp, version)
 	for i, sc := range catalog {
 		vs, ok := sc.Versions(version)
@@ -111,7 +120,7 @@ func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 				continue
 			}
 			c.modelled = fp[Key{sc.Name, v}]
-			if c.Outcome == okOutcome && len(c.MatchedLogs) == 0 && !slices.ContainsFunc(c.modelled, func(l string) bool { return strings.Contains(text, l) }) {
+			if c.Outcome == okOutcome && len(c.MatchedLogs) == 0 && !slices.ContainsFunc(c.modelled, func(l string) bool { return strings.Contains(masked, l) }) {
 				continue // a scenario that ends well, and nothing of it in the log
 			}
 			c.order = i
@@ -123,7 +132,7 @@ func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 			res.Candidates = append(res.Candidates, *best)
 		}
 	}
-	score(res.Candidates, df, n, text)
+	score(res.Candidates, df, n, masked)
 	telltales(res.Candidates)
 	slices.SortStableFunc(res.Candidates, func(a, b Candidate) int {
 		switch {
@@ -169,7 +178,7 @@ func docFreq(catalog []*scenarios.Scenario, fp Fingerprints, version string) (ma
 // has that the candidate expects or prints, minus that of the lines the
 // log has which other candidates print and this one does not (evidence it
 // leaves unexplained), minus a quarter of that of expected lines missing.
-func score(cs []Candidate, df map[string]int, n int, text string) {
+func score(cs []Candidate, df map[string]int, n int, masked string) {
 	idf := func(l string) float64 { return math.Log(1 + float64(n)/float64(max(1, df[l]))) }
 	present := map[string]bool{}
 	owners := map[string]int{}
@@ -179,7 +188,7 @@ func score(cs []Candidate, df map[string]int, n int, text string) {
 		}
 		seen := map[string]bool{}
 		for _, l := range cs[i].modelled {
-			if strings.Contains(text, l) {
+			if strings.Contains(masked, l) {
 				present[l] = true
 			}
 			if !seen[l] {
@@ -197,7 +206,7 @@ func score(cs []Candidate, df map[string]int, n int, text string) {
 		}
 		printed := strings.Join(cs[i].modelled, "\n")
 		for l := range present {
-			if !mine[l] && pattern(l).MatchString(printed) {
+			if !mine[l] && maskedPattern(l).MatchString(printed) {
 				mine[l] = true
 			}
 		}
@@ -289,8 +298,12 @@ func dies(text, signal string) bool {
 
 // pattern matches an expected text in a log: literally, with {{role}}
 // placeholders standing for any address and hex addresses normalized.
-func pattern(s string) *regexp.Regexp {
-	s = norm(s)
+func pattern(s string) *regexp.Regexp { return literal(mooncake.NormalizeAddresses(s)) }
+
+// maskedPattern matches an expected text in masked (norm) lines.
+func maskedPattern(s string) *regexp.Regexp { return literal(norm(s)) }
+
+func literal(s string) *regexp.Regexp {
 	parts := placeholder.Split(s, -1)
 	for i, p := range parts {
 		parts[i] = regexp.QuoteMeta(p)
