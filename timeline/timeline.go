@@ -33,6 +33,9 @@ type Mark struct {
 	Text  string
 	Bad   bool
 	Fault bool
+	// Width (percent) draws an active fault as a bar from its start to
+	// its heal (or the end of the run).
+	Width float64
 }
 
 // Run is one result's section.
@@ -151,6 +154,9 @@ func Build(r scenarios.Result) Run {
 		}
 		text := scenarios.AbstractAddrs(e.Text, r.Addrs)
 		m := Mark{Left: 100 * float64(e.At) / float64(span), At: fmtAt(e.At), Kind: kind, Text: text, Bad: bad(e), Fault: e.Source == "fault"}
+		if f, ok := strings.CutPrefix(e.Text, "start "); ok && m.Fault {
+			m.Width = 100 * float64(faultEnd(evs, f, e.At, end)-e.At) / float64(span)
+		}
 		l.Marks = append(l.Marks, m)
 		run.Events = append(run.Events, Row{At: m.At, Lane: label, Kind: kind, Text: text, Bad: m.Bad})
 	}
@@ -164,6 +170,17 @@ func Build(r scenarios.Result) Run {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return run
+}
+
+// faultEnd is when the fault started at from was healed or cleared (the
+// run's end if never).
+func faultEnd(evs []trace.Event, fault string, from, end time.Duration) time.Duration {
+	for _, e := range evs {
+		if e.Source == "fault" && e.At >= from && (e.Text == "heal "+fault || e.Text == "clear all") {
+			return e.At
+		}
+	}
+	return end
 }
 
 func fmtAt(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
@@ -201,7 +218,7 @@ h2{font-size:15px;margin:4px 0}
 .tick{position:absolute;transform:translateX(-50%);white-space:nowrap}
 .mark{position:absolute;top:3px;width:6px;height:16px;margin-left:-3px;border-radius:2px;background:#1565c0;opacity:.8}
 .mark.log{background:#90a4ae}.mark.return{background:#2e7d32}.mark.call{background:#1565c0}
-.mark.fault{background:#ef6c00;height:20px;top:1px}
+.mark.fault{background:#ef6c00;height:20px;top:1px;min-width:6px;opacity:.6}
 .mark.bad{background:#c62828;opacity:1;z-index:2}
 table{border-collapse:collapse;width:100%;margin-top:8px;font:12px ui-monospace,monospace}
 td{padding:1px 6px;vertical-align:top;border-top:1px solid #f0f0f0}
@@ -213,7 +230,7 @@ details summary{cursor:pointer;color:#555;margin-top:6px}
 <h2><span class="verdict">{{.Verdict}}</span> {{.Title}} <small>({{.Span}})</small></h2>
 {{if .Reason}}<div class="reason">{{.Reason}}</div>{{end}}
 <div class="axis"><div class="label">time</div><div class="track">{{range .Ticks}}<span class="tick" style="left:{{.Left}}%">{{.Label}}</span>{{end}}</div></div>
-{{range .Lanes}}<div class="lane" data-lane="{{.ID}}"><div class="label">{{.Label}}</div><div class="track">{{range .Marks}}<span class="mark {{.Kind}}{{if .Bad}} bad{{end}}{{if .Fault}} fault{{end}}" style="left:{{.Left}}%" title="{{.At}} {{.Kind}}: {{.Text}}"></span>{{end}}</div></div>
+{{range .Lanes}}<div class="lane" data-lane="{{.ID}}"><div class="label">{{.Label}}</div><div class="track">{{range .Marks}}<span class="mark {{.Kind}}{{if .Bad}} bad{{end}}{{if .Fault}} fault{{end}}" style="left:{{.Left}}%{{if .Width}};width:{{.Width}}%;margin-left:0{{end}}" title="{{.At}} {{.Kind}}: {{.Text}}"></span>{{end}}</div></div>
 {{end}}<details open><summary>{{len .Events}} events</summary><table>
 {{range .Events}}<tr{{if .Bad}} class="bad"{{end}}><td>{{.At}}</td><td>{{.Lane}}</td><td>{{.Kind}}</td><td>{{.Text}}</td></tr>
 {{end}}</table></details></section>
