@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -66,8 +65,7 @@ func Jobs(scs []*Scenario, engs []engine.Engine, opts Options) []Job {
 		for _, e := range engs {
 			vs, ok := sc.Versions(opts.Version)
 			if !ok {
-				res := Result{Scenario: sc.Name, Engine: e.Name(), MooncakeVersion: opts.Version, Seed: opts.Seed, Source: sc.Source,
-					Verdict: Skip, Reason: fmt.Sprintf("scenario does not apply to Mooncake %s (versions: %s)", opts.Version, strings.Join(sc.Mooncake.Versions, ", "))}
+				res := notApplicable(sc, e, opts)
 				out = append(out, Job{Index: len(out), Scenario: sc, Engine: e, Version: opts.Version, skip: &res})
 				continue
 			}

@@ -45,14 +45,20 @@ func (o Options) logger() *slog.Logger {
 func Run(ctx context.Context, sc *Scenario, eng engine.Engine, opts Options) []Result {
 	vs, ok := sc.Versions(opts.Version)
 	if !ok {
-		return []Result{{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: opts.Version, Seed: opts.Seed, Source: sc.Source,
-			Verdict: Skip, Reason: fmt.Sprintf("scenario does not apply to Mooncake %s (versions: %s)", opts.Version, strings.Join(sc.Mooncake.Versions, ", "))}}
+		return []Result{notApplicable(sc, eng, opts)}
 	}
 	out := make([]Result, 0, len(vs))
 	for _, v := range vs {
 		out = append(out, RunVersion(ctx, sc, eng, v, opts))
 	}
 	return out
+}
+
+// notApplicable is the skip of a scenario that has no entry matching the
+// requested Mooncake version.
+func notApplicable(sc *Scenario, eng engine.Engine, opts Options) Result {
+	return Result{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: opts.Version, Seed: opts.Seed, Source: sc.Source,
+		Verdict: Skip, Reason: fmt.Sprintf("scenario does not apply to Mooncake %s (versions: %s)", opts.Version, strings.Join(sc.Mooncake.Versions, ", "))}
 }
 
 // RunVersion runs the scenario once at one Mooncake version.
