@@ -59,3 +59,23 @@ func TestAnchorErrors(t *testing.T) {
 		}
 	}
 }
+
+// Did-you-mean for keys, enum values and step actions.
+func TestDidYouMean(t *testing.T) {
+	for _, tc := range []struct{ y, want string }{
+		{"name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true}\ntopology: {metadata: htpp}\n",
+			`f.yaml:4:22: topology.metadata: "htpp" is not one of P2PHANDSHAKE, http, master (did you mean "http"?)`},
+		{"name: t/x\nsteps: [{int: tp0}]\nexpect: {ok: true}\n",
+			`f.yaml:2:10: unknown step action "int" (did you mean "init"?); valid actions: init, sleep, set, get, exists, health_check`},
+		{"name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, raise: {class: E}}\n",
+			`f.yaml:3:20: expect: unknown key "raise" (did you mean "raises"?); valid keys: codes, dies, duration, logs, no_logs, ok, raises, within`},
+	} {
+		_, err := Parse("f.yaml", []byte(tc.y))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("got  %v\nwant %s", err, tc.want)
+		}
+	}
+	if Suggest("zzzzzz", []string{"init", "sleep"}) != "" {
+		t.Error("far-off word got a suggestion")
+	}
+}

@@ -168,7 +168,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field, enum string) {
 		if enum != "" {
 			valid := enumValues(enum)
 			if !slices.Contains(valid, n.Value) {
-				d.errorf(n, "%s: %q is not one of %s", field, n.Value, strings.Join(valid, ", "))
+				d.errorf(n, "%s: %q is not one of %s%s", field, n.Value, strings.Join(valid, ", "), didYouMean(n.Value, valid))
 				return
 			}
 		}
