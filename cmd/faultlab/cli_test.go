@@ -107,6 +107,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--catalog", "/missing"}, exitUsage},
 		{[]string{"show"}, exitUsage},
 		{[]string{"replay", "--report", "/missing.json", "--scenario", "x"}, exitUsage},
+		{[]string{"runn"}, exitUsage},
+		{[]string{"install", "reel"}, exitUsage},
+		{[]string{}, exitOK},
 	} {
 		_, _, err := executeIn(t, "", tc.args...)
 		if got := exitCode(err); got != tc.code {

@@ -83,25 +83,52 @@ func newRoot() *cobra.Command {
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Unknown commands get a did-you-mean (legacyArgs).
+		SuggestionsMinimumDistance: 2,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	// Flag and argument mistakes are usage errors (exit 2) everywhere.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(listCmd(), runCmd(), replayCmd(), installCmd(), serveCmd(), explainCmd(), newCmd(), showCmd(), schemaCmd())
-	for _, c := range root.Commands() {
-		wrapArgs(c)
-	}
+	wrapArgs(root) // also the root's "unknown command" (with cobra's did-you-mean)
 	return root
 }
 
-// wrapArgs makes cobra's argument validation errors usage errors.
+// wrapArgs makes cobra's argument validation errors usage errors; a
+// command without its own check (the root) gets cobra's default one.
 func wrapArgs(c *cobra.Command) {
-	if a := c.Args; a != nil {
-		c.Args = func(cmd *cobra.Command, args []string) error { return usageErr(a(cmd, args)) }
+	a := c.Args
+	if a == nil {
+		a = func(cmd *cobra.Command, args []string) error { return cobra.ArbitraryArgs(cmd, args) }
+		if c.HasSubCommands() {
+			a = legacyArgs
+		}
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error { return usageErr(a(cmd, args)) }
+	if c.HasSubCommands() && !c.Runnable() {
+		// Runnable, so cobra checks its arguments (an unknown subcommand)
+		// instead of printing help with status 0.
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	}
 	for _, s := range c.Commands() {
 		wrapArgs(s)
 	}
+}
+
+// legacyArgs is cobra's check for a command with subcommands: an unknown
+// subcommand is an error, with its suggestions.
+func legacyArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %q?)", s[0])
+	}
+	return errors.New(msg)
 }
 
 func main() {
