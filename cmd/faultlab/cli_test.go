@@ -270,3 +270,18 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("%v %q", err, out)
 	}
 }
+
+// A log no catalog scenario explains still gives a file run accepts.
+func TestNewFromUnknownLog(t *testing.T) {
+	out, _, err := executeIn(t, "ValueError: something odd happened\n", "new", "--from-log", "-", "--name", "field/odd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("odd.yaml", []byte(out))
+	if err != nil || sc.Expect.Raises == nil || sc.Expect.Raises.Class != "ValueError" || len(sc.Steps) != 1 || len(sc.Faults) != 0 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "# no catalog scenario ends like this log: add the faults that reproduce it") {
+		t.Fatalf("%s", out)
+	}
+}

@@ -164,6 +164,9 @@ func newFromLog(cmd *cobra.Command, cf catalogFlags, log, name, version string) 
 		config.HeadComment = "the log says the config came from " + cfg.source + ": move these settings there"
 	}
 	setKey(root, "config", config)
+	if based == nil {
+		setKey(root, "steps", mapping("x", []map[string]string{{"init": "tp0"}}).Content[1])
+	}
 	setKey(root, "expect", expectFromLog(log, res))
 	root.HeadComment = comment
 	var b strings.Builder
