@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 const validScenario = `name: t/ok
@@ -131,7 +133,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func knownVersions() string {
-	return "0.3.0, 0.3.1, 0.3.2, 0.3.2.post1, 0.3.3, 0.3.3.post1, 0.3.3.post2, 0.3.4, 0.3.4.post1, 0.3.4.post2, 0.3.5, 0.3.6, 0.3.6.post1, 0.3.7, 0.3.7.post1, 0.3.7.post2, 0.3.8, 0.3.8.post1, 0.3.9, 0.3.10, 0.3.10.post1, 0.3.10.post2, 0.3.11, 0.3.11.post1, 0.3.12, 0.3.12.post1, 0.3.13, 0.3.13.post1"
+	return strings.Join(mooncake.Versions, ", ")
 }
 
 func TestVersionsAndOverride(t *testing.T) {
