@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -28,19 +27,6 @@ func (w *World) ClearFaults(ctx context.Context) error {
 		return fmt.Errorf("fake engine: %w", err)
 	}
 	return nil
-}
-
-// linksTo lists the links that reach target (a party or a node name).
-func (w *World) linksTo(target string) []string {
-	var out []string
-	for _, n := range w.spec.Nodes {
-		if n.Name != target {
-			out = append(out, linkName(n.Name, target))
-		}
-	}
-	have := w.inj.Links()
-	out = slices.DeleteFunc(out, func(l string) bool { return !slices.Contains(have, l) })
-	return out
 }
 
 // injector is the fake engine's fault primitive for the scheduler.
