@@ -8,7 +8,7 @@ GINKGO_FLAGS  ?=
 # else.
 REAL_VERSIONS ?= catalog
 
-.PHONY: all build test test-unit test-scenarios real-engine bench run lint clean
+.PHONY: all build test test-unit test-scenarios real-engine bench run lint clean docs
 
 all: build
 
@@ -39,6 +39,13 @@ bench:
 
 run: build
 	./bin/faultlab run
+
+## docs: regenerate the fault tables in docs/SCENARIOS.md from the fault
+## registry (faults.Markdown; a test fails while they are stale).
+docs:
+	$(GO) run ./cmd/faultlab list --faults > docs/.faults.md
+	awk -v gen=docs/.faults.md '/<!-- faults:begin/ {print; while ((getline l < gen) > 0) print l; skip=1; next} /<!-- faults:end -->/ {skip=0} !skip' docs/SCENARIOS.md > docs/.SCENARIOS.md
+	mv docs/.SCENARIOS.md docs/SCENARIOS.md && rm docs/.faults.md
 
 clean:
 	rm -rf bin

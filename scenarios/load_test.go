@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
@@ -47,7 +48,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad mode", validScenario + "faults:\n  - {at: 0s, kind: master-down, mode: drop}\n",
 			[]string{`f.yaml:7:5: faults: master-down "drop": mode must be one of refuse, blackhole`}},
 		{"bad link mode lists the registry", validScenario + "faults:\n  - {at: 0s, kind: link, target: master, mode: jam}\n",
-			[]string{`f.yaml:7:5: faults: link "jam": mode must be one of bandwidth, blackhole, latency, limit_data, refuse, reset_peer, slicer`}},
+			[]string{`f.yaml:7:5: faults: link "jam": mode must be one of ` + strings.Join(faults.LinkModes(), ", ")}},
 		{"process on embedded metadata", validScenario + "topology: {metadata: master}\nfaults:\n  - {at: 0s, kind: process, target: metadata, action: stop}\n",
 			[]string{`f.yaml:8:5: faults: process stop: metadata is embedded in the master here (topology.metadata master); target the master`}},
 		{"process on absent client", validScenario + "faults:\n  - {at: 0s, kind: process, target: client, action: pause}\n",
