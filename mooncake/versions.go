@@ -83,8 +83,9 @@ var Versions = []string{
 	"0.3.12", "0.3.12.post1", "0.3.13", "0.3.13.post1",
 }
 
-// Latest is the newest version; engines default to it.
-const Latest = "0.3.13.post1"
+// Latest is the newest version (the last of Versions); engines default to
+// it.
+var Latest = Versions[len(Versions)-1]
 
 // Param is one parameter of a pybind11 signature as its TypeError shows it.
 type Param struct {

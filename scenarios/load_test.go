@@ -29,7 +29,7 @@ func TestParseValid(t *testing.T) {
 		sc.Topology.Nodes[0].HostPool.Size != 1<<30 || sc.Storage.TPSize != 1 || *sc.Storage.IsMLA {
 		t.Fatalf("defaults: %+v", sc.Topology)
 	}
-	if vs, ok := sc.Versions(""); !ok || len(vs) != 1 || vs[0] != "0.3.13.post1" {
+	if vs, ok := sc.Versions(""); !ok || len(vs) != 1 || vs[0] != mooncake.Latest {
 		t.Fatalf("versions %v", vs)
 	}
 }
@@ -143,7 +143,7 @@ func TestVersionsAndOverride(t *testing.T) {
 		t.Fatal(err)
 	}
 	vs, _ := sc.Versions("")
-	if strings.Join(vs, " ") != "0.3.9 0.3.8.post1 0.3.13.post1" {
+	if strings.Join(vs, " ") != "0.3.9 0.3.8.post1 "+mooncake.Latest {
 		t.Fatalf("versions %v", vs)
 	}
 	if vs, ok := sc.Versions("0.3.6"); !ok || vs[0] != "0.3.6" {
