@@ -121,6 +121,9 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 			host = te.HostFromSpec(n)
 		}
 	}
+	if node == ClientNode && w.spec.Client != nil {
+		host.RDMA = w.spec.Client.RDMA
+	}
 	host.Name = node
 	return client.Deps{
 		Node: node, Host: host, Profile: w.profile, Clock: clock,
