@@ -10,24 +10,11 @@ import (
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
 
-// Faults in the fake engine (the schedule is faults/schedule's): a link
-// fault is its toxic on every node's proxy to the target; a process fault
-// stops, starts, pauses or resumes a served model.
-
-// Arm implements engine.World. At and For are Mooncake time (scaled to
-// wall time); faults at 0 are injected before Arm returns.
-func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
-	return w.sched.Arm(ctx, fs)
-}
-
-// ClearFaults implements engine.World: pending faults are cancelled, links
-// healed, stopped or paused servers started again.
-func (w *World) ClearFaults(ctx context.Context) error {
-	if err := w.sched.Clear(ctx); err != nil {
-		return fmt.Errorf("fake engine: %w", err)
-	}
-	return nil
-}
+// Faults in the fake engine: World embeds the faults/schedule Scheduler
+// (Arm, ClearFaults; At and For are Mooncake time, scaled to wall time);
+// this is its injector. A link fault is its toxic on every node's proxy
+// to the target; a process fault stops, starts, pauses or resumes a served
+// model.
 
 // injector is the fake engine's fault primitive for the scheduler.
 type injector struct{ w *World }

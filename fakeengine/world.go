@@ -56,12 +56,13 @@ type World struct {
 	metaSrv     *servers.HTTPServer
 	metaAddr    string
 	metaUp      bool
-	sched       *schedule.Scheduler
-	procs       []*Process
-	nextPID     int
-	launched    bool // Launch finished
-	shms        servers.ShmRegistry
-	client      *clientProc // standalone mooncake_client; nil when absent
+	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
+	*schedule.Scheduler
+	procs    []*Process
+	nextPID  int
+	launched bool // Launch finished
+	shms     servers.ShmRegistry
+	client   *clientProc // standalone mooncake_client; nil when absent
 }
 
 // Launch implements engine.Engine. Servers listen on 127.0.0.1:0; one
@@ -91,7 +92,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	}
 	w.trace.SetClock(modelClock{start: w.start, s: w.scale}.Now)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	w.sched = schedule.New(w.ctx, injector{w}, wallTimer{start: w.start, s: w.scale}, w.trace)
+	w.Scheduler = schedule.New(w.ctx, injector{w}, wallTimer{start: w.start, s: w.scale}, w.trace)
 	defer func() {
 		if err != nil {
 			_ = w.Close(context.WithoutCancel(ctx))
@@ -219,8 +220,8 @@ func (w *World) Close(ctx context.Context) error {
 	// The scheduler first (its lock comes before w.mu): a fault action
 	// running now finishes, later ones do nothing.
 	var schedErr error
-	if w.sched != nil {
-		schedErr = w.sched.Close()
+	if w.Scheduler != nil {
+		schedErr = w.Scheduler.Close()
 	}
 	w.mu.Lock()
 	if w.closed {

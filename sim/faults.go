@@ -8,14 +8,9 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
-// Arm implements engine.World: the scheduler turns each fault into
-// kernel events (start at At, heal at At+For).
-func (w *World) Arm(ctx context.Context, fs []faults.Fault) error { return w.sched.Arm(ctx, fs) }
-
-// ClearFaults implements engine.World: pending fault events are cancelled,
-// links healed, and every server brought back up (a stopped one starts
-// fresh).
-func (w *World) ClearFaults(ctx context.Context) error { return w.sched.Clear(ctx) }
+// World embeds the faults/schedule Scheduler (Arm, ClearFaults): each
+// fault becomes kernel events (start at At, heal at At+For); this is its
+// injector.
 
 // injector is the sim's fault primitive for the scheduler.
 type injector struct{ w *World }

@@ -57,10 +57,11 @@ type World struct {
 
 	ports     map[string]bool
 	endpoints []endpointReg
-	sched     *schedule.Scheduler
-	procs     int
-	beats     []*heartbeat
-	closed    bool
+	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
+	*schedule.Scheduler
+	procs  int
+	beats  []*heartbeat
+	closed bool
 }
 
 // Launch builds a world at virtual time 0.
@@ -84,7 +85,7 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
 	}
-	w.sched = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
+	w.Scheduler = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
 		w.masterCfg, err = master.ConfigFor(p, spec.Master.Flags)
 		if err != nil {
@@ -236,7 +237,7 @@ func (w *World) Close(context.Context) error {
 			b.ev.Cancel()
 		}
 	}
-	return w.sched.Close()
+	return w.Scheduler.Close()
 }
 
 var _ engine.World = (*World)(nil)
