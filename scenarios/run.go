@@ -22,9 +22,9 @@ type Options struct {
 	// Version, when set, runs only that Mooncake version (if the scenario
 	// applies to it; else the result is a skip).
 	Version string
-	// TimeoutScale scales Mooncake timeouts on wall-clock engines
-	// (engine.WorldSpec.TimeoutScale); wall durations are divided by it
-	// before the oracles see them.
+	// TimeoutScale scales Mooncake time on engines that honour it
+	// (engine.WorldSpec.TimeoutScale, engine.TimeoutScaler); their clocks
+	// report Mooncake time, so the oracles see unscaled durations.
 	TimeoutScale float64
 	// Bound is the wall-clock limit of a run whose scenario names no
 	// within (default 2m).
