@@ -285,3 +285,31 @@ func TestNewFromUnknownLog(t *testing.T) {
 		t.Fatalf("%s", out)
 	}
 }
+
+// A step-anchored fault works on a wall-clock engine too: on fake the
+// master goes down 1 s (Mooncake time) after step 2, so the last puts fail.
+func TestAnchoredFaultOnFake(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "anchor.yaml")
+	y := `name: t/anchor
+config: {env: {MOONCAKE_MASTER: "{{master}}", MOONCAKE_PROTOCOL: tcp}}
+faults:
+  - {after: step 2, at: 1s, kind: master-down, mode: refuse}
+steps:
+  - init: tp0
+  - set: {pages: 2, want: [true, true]}
+  - sleep: 3s
+  - set: {pages: [a, b], want: [false, false]}
+expect: {ok: true}
+`
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := executeIn(t, "", "run", p, "--engine", "fake", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rep scenarios.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Summary.Pass != 1 {
+		t.Fatalf("%v %s", err, out)
+	}
+}
