@@ -47,14 +47,7 @@ func TestParsers(t *testing.T) {
 	if err := exec.Command("python3", "-c", "import junitparser, xunitparser").Run(); err != nil {
 		t.Skip("python3 junitparser/xunitparser not installed (.ci/run installs them): JUnit not checked with CI parsers")
 	}
-	var buf bytes.Buffer
-	if err := junit.Write(&buf, junit.FromReport(report())); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "junit.xml")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p, _ := writeXML(t)
 	const script = `
 import json, sys, junitparser, xunitparser
 from junitparser import JUnitXml, Failure, Error, Skipped
@@ -122,6 +115,24 @@ func TestSchema(t *testing.T) {
 	if err := exec.Command("python3", "-c", "import xmlschema").Run(); err != nil {
 		t.Skip("python3 xmlschema not installed (.ci/run installs it): JUnit not checked against the schema")
 	}
+	p, xmlText := writeXML(t)
+	out, err := exec.Command("python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2]); print('valid')", xsd, p).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "valid" {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// And the schema is not a pushover: a root with a skipped count fails.
+	bad := strings.Replace(xmlText, `<testsuites name="faultlab"`, `<testsuites name="faultlab" skipped="1"`, 1)
+	if err := os.WriteFile(p, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])", xsd, p).Run(); err == nil {
+		t.Fatal("schema accepted an attribute it does not declare")
+	}
+}
+
+// writeXML writes report()'s JUnit XML to a temp file: its path and text.
+func writeXML(t *testing.T) (string, string) {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := junit.Write(&buf, junit.FromReport(report())); err != nil {
 		t.Fatal(err)
@@ -130,16 +141,5 @@ func TestSchema(t *testing.T) {
 	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2]); print('valid')", xsd, p).CombinedOutput()
-	if err != nil || strings.TrimSpace(string(out)) != "valid" {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	// And the schema is not a pushover: a root with a skipped count fails.
-	bad := strings.Replace(buf.String(), `<testsuites name="faultlab"`, `<testsuites name="faultlab" skipped="1"`, 1)
-	if err := os.WriteFile(p, []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := exec.Command("python3", "-c", "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])", xsd, p).Run(); err == nil {
-		t.Fatal("schema accepted an attribute it does not declare")
-	}
+	return p, buf.String()
 }
