@@ -8,17 +8,23 @@ GINKGO_FLAGS  ?=
 # else.
 REAL_VERSIONS ?= catalog
 
-.PHONY: all build test test-unit test-scenarios real-engine bench run lint clean docs
+.PHONY: all build test test-unit test-scenarios real-engine junit-xsd bench run lint clean docs
 
 all: build
 
+# The commit and version are stamped explicitly: VCS stamping is off where
+# GOFLAGS has -buildvcs=false, and a git worktree is not always detected.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X main.buildVersion=$(VERSION) -X main.buildCommit=$(COMMIT)
+
 build:
-	$(GO) build -o bin/faultlab ./cmd/faultlab
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/faultlab ./cmd/faultlab
 
 ## test: everything — installs the real engine first when PyPI is reachable.
 ## Packages run one at a time (-p 1): real Mooncake processes and the fake
 ## engine's scaled timeouts must not fight for the two cores.
-test: real-engine
+test: real-engine junit-xsd
 	$(GO) vet ./...
 	$(GO) test -p 1 -count=1 -timeout 60m ./...
 
@@ -33,6 +39,10 @@ test-scenarios:
 ## real-engine: venvs with real Mooncake wheels (idempotent; skipped without PyPI).
 real-engine:
 	$(GO) run ./cmd/faultlab install real --versions $(REAL_VERSIONS) --if-reachable
+
+## junit-xsd: the usual JUnit schema (junit-10.xsd) for report/junit's test (idempotent; skipped without PyPI).
+junit-xsd:
+	@.ci/junit-xsd
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./suites/...

@@ -337,7 +337,8 @@ func ProfileFor(s string) (Profile, error) {
 }
 
 // Constraint is a version range expression: ">=0.3.9", "<0.3.5",
-// "0.3.5-0.3.8.post1" (inclusive), "0.3.12" (exact), "*" (any).
+// "0.3.5-0.3.8.post1" (inclusive), "0.3.12" (exact), "*" (any), or pip's
+// specifiers: ">=0.3.9,<0.3.12", "~=0.3.9", "!=0.3.10", "==0.3.*".
 type Constraint string
 
 // Match reports whether v satisfies the constraint.
@@ -345,6 +346,9 @@ func (c Constraint) Match(v Version) (bool, error) {
 	s := strings.TrimSpace(string(c))
 	if s == "" || s == "*" {
 		return true, nil
+	}
+	if pipSyntax(s) {
+		return matchPip(s, v)
 	}
 	for _, op := range []string{">=", "<=", ">", "<", "=="} {
 		if strings.HasPrefix(s, op) {

@@ -42,7 +42,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key", "nmae: x\n" + validScenario,
 			[]string{`f.yaml:1:1: unknown key "nmae"; valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
-			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs"; valid keys: broken, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name`}},
+			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name`}},
 		{"mooncake_client RNIC without a name", validScenario + "topology:\n  mooncake_client: {nic: {rdma: [{max_mr: 3}]}}\n",
 			[]string{`f.yaml:7:34: nic.rdma: name is required (e.g. mlx5_0)`}},
 		{"node env placeholder", validScenario + "topology:\n  nodes:\n    - name: tp0\n      env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
@@ -80,9 +80,18 @@ func TestParseErrors(t *testing.T) {
 		{"several at once", "name: Bad Name\nsteps: []\nexpect: {}\nlabels: x\n",
 			[]string{
 				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
+				`f.yaml:4:9: labels: want a list, got the scalar "x"`,
 				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
 				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes or logs`,
-				`f.yaml:4:9: labels: want a list, got the scalar "x"`,
+			}},
+		// A file without expect names its top, never :0:0.
+		{"no expect", "name: t/x\nsteps: [{init: tp0}]\n",
+			[]string{`f.yaml:1:1: expect: say what should happen: ok, raises, dies, codes or logs`}},
+		// The misspelt key (the cause) comes before the missing expect (its knock-on).
+		{"typo before knock-on", "name: t/x\nsteps: [{init: tp0}]\nexpcet: {ok: true}\n",
+			[]string{
+				`f.yaml:3:1: unknown key "expcet" (did you mean "expect"?); valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`,
+				`f.yaml:1:1: expect: say what should happen: ok, raises, dies, codes or logs`,
 			}},
 		{"semantic several at once", "name: Bad Name\nsteps: []\nexpect: {}\n",
 			[]string{
