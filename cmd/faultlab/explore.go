@@ -82,7 +82,7 @@ func parseShard(s string) (uint64, uint64, error) {
 	i, err1 := strconv.ParseUint(a, 10, 64)
 	n, err2 := strconv.ParseUint(b, 10, 64)
 	if !ok || err1 != nil || err2 != nil || n == 0 || i >= n {
-		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+		return 0, 0, usageErr(fmt.Errorf("--shard %q: want i/n with 0 <= i < n, e.g. 0/4", s))
 	}
 	return i, n, nil
 }
@@ -94,22 +94,22 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 		return err
 	}
 	if f.seeds == 0 && f.budget == 0 {
-		return fmt.Errorf("give --seeds N or --time-budget D")
+		return usageErr(fmt.Errorf("give --seeds N or --time-budget D"))
 	}
 	for _, v := range f.versions {
 		if _, err := mooncake.ProfileFor(v); err != nil {
-			return fmt.Errorf("--mooncake-version: %w", err)
+			return usageErr(fmt.Errorf("--mooncake-version: %w", err))
 		}
 	}
 	engs, err := buildEngines(f.engines, log)
 	if err != nil {
-		return err
+		return usageErr(err)
 	}
 	if f.emit != "" {
 		return emitScenarios(f, engs, shard, shards)
 	}
 	if engs[0].Name() != explore.Reference {
-		return fmt.Errorf("--engine %s: the first engine is the reference and must be %s (e.g. %s,%s)", f.engines, explore.Reference, explore.Reference, engine.Known[len(engine.Known)-1])
+		return usageErr(fmt.Errorf("--engine %s: the first engine is the reference and must be %s (e.g. %s,%s)", f.engines, explore.Reference, explore.Reference, engine.Known[len(engine.Known)-1]))
 	}
 	versions := f.versions
 	if len(engs) > 1 && len(versions) == 0 {
@@ -254,7 +254,7 @@ func writeJUnit(path string, r explore.Report) error {
 // run` accepts.
 func emitScenarios(f exploreFlags, engs []engine.Engine, shard, shards uint64) error {
 	if f.seeds == 0 {
-		return fmt.Errorf("--emit needs --seeds")
+		return usageErr(fmt.Errorf("--emit needs --seeds"))
 	}
 	if err := os.MkdirAll(f.emit, 0o755); err != nil {
 		return err

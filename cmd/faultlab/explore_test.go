@@ -67,8 +67,8 @@ func TestExploreExitsOneOnFindings(t *testing.T) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := execute(t, "merge", p); !errors.Is(err, errVerdict) {
-		t.Fatalf("merge of a report with a finding: %v", err)
+	if _, err := execute(t, "merge", p); !errors.Is(err, errVerdict) || exitCode(err) != exitFail {
+		t.Fatalf("merge of a report with a finding: %v (exit %d)", err, exitCode(err))
 	}
 }
 
@@ -82,8 +82,12 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", "--seeds", "5", "--engine", "real,sim"}, "the first engine is the reference and must be sim"},
 		{[]string{"explore", "--seeds", "5", "--mooncake-version", "9.9"}, "--mooncake-version"},
 	} {
-		if _, err := execute(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+		_, err := execute(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+		if exitCode(err) != exitUsage {
+			t.Errorf("%v: exit %d, want %d (usage)", c.args, exitCode(err), exitUsage)
 		}
 	}
 }

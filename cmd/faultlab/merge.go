@@ -40,11 +40,11 @@ func runMerge(stdout io.Writer, files []string, out, junit, corpus string, asJSO
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("merge: %w", err)
+			return usageErr(fmt.Errorf("merge: %w", err))
 		}
 		var r explore.Report
 		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("merge: %s: %w", f, err)
+			return usageErr(fmt.Errorf("merge: %s: %w", f, err))
 		}
 		for _, x := range r.Findings {
 			where[x.File] = filepath.Dir(f)
@@ -53,7 +53,7 @@ func runMerge(stdout io.Writer, files []string, out, junit, corpus string, asJSO
 	}
 	m, err := explore.Merge(reps)
 	if err != nil {
-		return err
+		return usageErr(err)
 	}
 	if corpus != "" {
 		if err := os.MkdirAll(corpus, 0o755); err != nil {
