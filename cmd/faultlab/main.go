@@ -105,6 +105,21 @@ func wrapArgs(c *cobra.Command) {
 		}
 	}
 	c.Args = func(cmd *cobra.Command, args []string) error { return usageErr(a(cmd, args)) }
+	// A missing required flag is a usage error too: checked here, before
+	// cobra's own check (which would return it unclassified, exit 3).
+	pre := c.PreRunE
+	c.PreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := cmd.ValidateRequiredFlags(); err != nil {
+			return usageErr(err)
+		}
+		if err := cmd.ValidateFlagGroups(); err != nil {
+			return usageErr(err)
+		}
+		if pre != nil {
+			return pre(cmd, args)
+		}
+		return nil
+	}
 	if c.HasSubCommands() && !c.Runnable() {
 		// Runnable, so cobra checks its arguments (an unknown subcommand)
 		// instead of printing help with status 0.

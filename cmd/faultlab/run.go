@@ -89,6 +89,9 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 	if !(f.timeoutScale > 0 && f.timeoutScale <= 1) {
 		return nil, nil, opts, usageErr(fmt.Errorf("--timeout-scale %g: want 0 < s <= 1 (it shortens Mooncake's timeouts; 1 = unscaled)", f.timeoutScale))
 	}
+	if !slices.Contains(progressModes, f.progress) {
+		return nil, nil, opts, usageErr(fmt.Errorf("--progress %q: want one of %s", f.progress, strings.Join(progressModes, ", ")))
+	}
 	if f.jobs < 0 {
 		return nil, nil, opts, usageErr(fmt.Errorf("-j %d: want a positive number of worlds (0 = the engine's default)", f.jobs))
 	}
