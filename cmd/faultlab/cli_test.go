@@ -268,6 +268,25 @@ func TestComparisonKeepsCodes(t *testing.T) {
 	}
 }
 
+// Nor the exception: "error code: -600" and "error code: -1" differ in
+// their last characters, which a cut at 60 would hide.
+func TestComparisonKeepsExceptions(t *testing.T) {
+	exc := func(code string) *scenarios.Exception {
+		return &scenarios.Exception{Class: "RuntimeError", Message: "Failed to setup Mooncake store, error code: " + code}
+	}
+	var b bytes.Buffer
+	printComparison(&b, []scenarios.Comparison{{Scenario: "setup/x", MooncakeVersion: "0.3.9", Differences: []string{"exception", "codes"},
+		Engines: []scenarios.EngineOutcome{{Engine: "sim", Verdict: "pass", Exception: exc("-600")}, {Engine: "real", Verdict: "fail", Exception: exc("-1")}}}})
+	for _, want := range []string{
+		"  sim exception: RuntimeError: Failed to setup Mooncake store, error code: -600\n",
+		" RuntimeError: Failed to setup Mooncake store, error code: -1 ",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Fatalf("no %q in\n%s", want, b.String())
+		}
+	}
+}
+
 func TestVersion(t *testing.T) {
 	out, _, err := executeIn(t, "", "--version")
 	if err != nil || !regexp.MustCompile(`^faultlab \S+\ncommit \S+.*\ngo1\.\d+`).MatchString(out) {

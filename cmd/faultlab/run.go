@@ -312,8 +312,9 @@ func fmtMS(ms float64) string {
 }
 
 // printComparison prints each scenario × version across engines. Codes
-// are never cut: a differing code is the point of the table, so a long
-// cell goes on its own lines instead.
+// and exceptions are never cut: a differing code (also the one at the end
+// of "error code: -600") is the point of the table, so a long cell goes on
+// its own line below instead.
 func printComparison(w io.Writer, cs []scenarios.Comparison) {
 	if len(cs) == 0 {
 		return
@@ -335,7 +336,11 @@ func printComparison(w io.Writer, cs []scenarios.Comparison) {
 		for _, e := range c.Engines {
 			exc := "-"
 			if e.Exception != nil {
-				exc = short(e.Exception.Class+": "+e.Exception.Message, 60)
+				exc = strings.Join(strings.Fields(e.Exception.Class+": "+e.Exception.Message), " ")
+				if len(exc) > 60 {
+					long = append(long, fmt.Sprintf("  %s exception: %s", e.Engine, exc))
+					exc = "(below)"
+				}
 			}
 			codes := codesString(e.Codes)
 			if len(codes) > 48 {
