@@ -294,6 +294,31 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// A log without the traceback line, whose error is only in SGLang's own
+// "An error occurred while loading the configuration: ..." line, still
+// gives the exception as expect (not ok: true), and run agrees.
+func TestNewFromLogWithoutTraceback(t *testing.T) {
+	log := "Failed to set location of localhost:12385\nFailed to initialize transfer engine, rc=-200\n" +
+		"Failed to create client after 20 retries\n" +
+		"An error occurred while loading the configuration: Failed to setup Mooncake store, error code: -1\n"
+	out, _, err := executeIn(t, log, "new", "--from-log", "-", "--name", "field/no-traceback", "--mooncake-version", "0.3.13.post1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("nt.yaml", []byte(out))
+	if err != nil || sc.Expect.OK != nil || sc.Expect.Raises == nil || sc.Expect.Raises.Class != "RuntimeError" ||
+		sc.Expect.Raises.Message == nil || *sc.Expect.Raises.Message != "Failed to setup Mooncake store, error code: -1" {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	f := filepath.Join(t.TempDir(), "nt.yaml")
+	if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := executeIn(t, "", "run", f); err != nil {
+		t.Fatalf("run %s: %v\n%s", f, err, out)
+	}
+}
+
 // A log no catalog scenario explains still gives a file run accepts.
 func TestNewFromUnknownLog(t *testing.T) {
 	out, _, err := executeIn(t, "ValueError: something odd happened\n", "new", "--from-log", "-", "--name", "field/odd")

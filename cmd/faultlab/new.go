@@ -189,6 +189,15 @@ func newFromLog(cmd *cobra.Command, cf catalogFlags, log, name, version string) 
 func expectFromLog(log string, res explain.Result) *yaml.Node {
 	var kv []any
 	ms := reException.FindAllStringSubmatch(log, -1)
+	if len(ms) == 0 && len(res.Candidates) > 0 {
+		// No traceback line (a log cut before it, or only SGLang's "An
+		// error occurred while loading the configuration: <message>"):
+		// the exception the best match raises, if its message is in the
+		// log word for word.
+		if class, msg, ok := strings.Cut(res.Candidates[0].Outcome, ": "); ok && msg != "" && strings.Contains(log, msg) {
+			ms = [][]string{{"", class, msg}}
+		}
+	}
 	if len(ms) > 0 {
 		m := ms[len(ms)-1]
 		kv = append(kv, "raises", mapping("class", m[1], "message", strings.TrimSpace(m[2])))
