@@ -74,7 +74,7 @@ func TestNewFromLogRuns(t *testing.T) {
 		t.Fatalf("%s", b)
 	}
 	out, _, err := executeIn(t, "", "run", y)
-	if err != nil || !strings.Contains(out, "1 runs: 1 pass") {
+	if err != nil || !strings.Contains(out, "\n1 run: 1 pass") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
@@ -359,5 +359,14 @@ expect: {ok: true}
 	var rep scenarios.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Summary.Pass != 1 {
 		t.Fatalf("%v %s", err, out)
+	}
+}
+
+// replay's --timeout-scale defaults to the report's: its help must not
+// claim a fixed default too.
+func TestReplayHelpTimeoutScale(t *testing.T) {
+	out, _, err := executeIn(t, "", "replay", "--help")
+	if err != nil || !strings.Contains(out, "(default: the report's; 0.02 if it has none)\n") || strings.Contains(out, "(default 0.02)") {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }

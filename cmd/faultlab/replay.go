@@ -64,11 +64,14 @@ compared instead, and the output says so.
 			}
 			// The report's settings, unless a flag overrides them.
 			opts := scenarios.Options{Seed: want.Seed, TimeoutScale: timeoutScale}
-			if ri := rep.Run; ri != nil {
-				opts.Slow = ri.Slow
-				if !cmd.Flags().Changed("timeout-scale") && ri.TimeoutScale > 0 {
+			if !cmd.Flags().Changed("timeout-scale") {
+				opts.TimeoutScale = defaultTimeoutScale // a report without its settings
+				if ri := rep.Run; ri != nil && ri.TimeoutScale > 0 {
 					opts.TimeoutScale = ri.TimeoutScale
 				}
+			}
+			if ri := rep.Run; ri != nil {
+				opts.Slow = ri.Slow
 			}
 			if !(opts.TimeoutScale > 0 && opts.TimeoutScale <= 1) {
 				return usageErr(fmt.Errorf("--timeout-scale %g: want 0 < s <= 1", opts.TimeoutScale))
@@ -109,7 +112,7 @@ compared instead, and the output says so.
 	cmd.Flags().StringVar(&engineName, "engine", "", "which engine's result (default: the first for the scenario)")
 	cmd.Flags().StringVar(&version, "mooncake-version", "", "which version's result (default: the first for the scenario)")
 	cmd.Flags().StringVar(&catalogDir, "catalog", "", "load the catalog from this directory instead of the built-in one")
-	cmd.Flags().Float64Var(&timeoutScale, "timeout-scale", 0.02, "wall-clock engines: timeout scale (default: the report's)")
+	cmd.Flags().Float64Var(&timeoutScale, "timeout-scale", 0, "wall-clock engines: timeout scale, 0 < s <= 1 (default: the report's; 0.02 if it has none)")
 	cmd.Flags().StringVar(&timelinePath, "timeline", "", "write the replay's HTML timeline to this file")
 	_ = cmd.MarkFlagRequired("report")
 	_ = cmd.MarkFlagRequired("scenario")

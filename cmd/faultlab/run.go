@@ -67,7 +67,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file (one testcase per scenario × engine × version)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the JSON report on stdout (the table goes to stderr)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
-	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back")
+	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", defaultTimeoutScale, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "worlds run at once per engine (0 = per engine: a core each where time is virtual or scaled, three per core where Mooncake's own timeouts run)")
 	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n (i/n): every n-th run in catalog order, for splitting across machines")
 	cmd.Flags().BoolVar(&f.slow, "slow", false, "also run slow-wall scenarios on engines with real Mooncake timeouts (or set "+scenarios.SlowEnv+"=1)")
@@ -165,7 +165,7 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 		printComparison(human, rep.Comparison)
 	}
 	s := rep.Summary
-	fmt.Fprintf(human, "\n%d runs: %d pass, %d fail, %d skip, %d error\n", len(results), s.Pass, s.Fail, s.Skip, s.Error)
+	fmt.Fprintf(human, "\n%s: %d pass, %d fail, %d skip, %d error\n", plural(len(results), "run"), s.Pass, s.Fail, s.Skip, s.Error)
 	if f.emitExpect {
 		if err := emitExpects(human, results); err != nil {
 			return err
@@ -197,7 +197,7 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 				stopped++
 			}
 		}
-		fmt.Fprintf(human, "interrupted: %d runs stopped in flight, %d not started; every world started was closed\n", stopped, len(jobs)-len(results))
+		fmt.Fprintf(human, "interrupted: %s stopped in flight, %d not started; every world started was closed\n", plural(stopped, "run"), len(jobs)-len(results))
 		return silent(exitHarness)
 	}
 	return silent(verdictCode(s))
@@ -299,6 +299,18 @@ func codesString(m map[string]any) string {
 		parts = append(parts, k+"="+string(b))
 	}
 	return strings.Join(parts, " ")
+}
+
+// defaultTimeoutScale is run's --timeout-scale (and replay's for a report
+// that does not record one).
+const defaultTimeoutScale = 0.02
+
+// plural is "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func fmtMS(ms float64) string {
