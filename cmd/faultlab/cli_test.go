@@ -370,3 +370,21 @@ func TestReplayHelpTimeoutScale(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// A scenario the report has, asked on another engine: say what it has,
+// not a did-you-mean naming the same scenario.
+func TestReplayOtherEngine(t *testing.T) {
+	rep := filepath.Join(t.TempDir(), "r.json")
+	if _, _, err := executeIn(t, "", "run", "setup/tenant-unsupported", "--report", rep); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := executeIn(t, "", "replay", "--report", rep, "--scenario", "setup/tenant-unsupported", "--engine", "fake")
+	want := "report " + rep + " has no result for setup/tenant-unsupported on fake; it has sim @0.3.9, sim @0.3.11.post1"
+	if exitCode(err) != exitUsage || err.Error() != want {
+		t.Fatalf("%v\nwant %s", err, want)
+	}
+	_, _, err = executeIn(t, "", "replay", "--report", rep, "--scenario", "setup/tenant-unsuported")
+	if exitCode(err) != exitUsage || !strings.HasSuffix(err.Error(), `(did you mean "setup/tenant-unsupported"?)`) {
+		t.Fatalf("%v", err)
+	}
+}

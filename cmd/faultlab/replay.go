@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/scenarios"
@@ -43,13 +44,26 @@ compared instead, and the output says so.
 				}
 			}
 			if want == nil {
-				var names []string
+				var names, has []string
 				for _, r := range rep.Results {
 					if !slices.Contains(names, r.Scenario) {
 						names = append(names, r.Scenario)
 					}
+					if r.Scenario == name {
+						has = append(has, r.Engine+" @"+r.MooncakeVersion)
+					}
 				}
-				return usageErr(fmt.Errorf("report %s has no result for scenario %q (engine %q, version %q)%s", reportPath, name, engineName, version, suggestion(name, names)))
+				if len(has) > 0 { // the scenario is there, on other engines or at other versions
+					which := ""
+					if engineName != "" {
+						which += " on " + engineName
+					}
+					if version != "" {
+						which += " @" + version
+					}
+					return usageErr(fmt.Errorf("report %s has no result for %s%s; it has %s", reportPath, name, which, strings.Join(has, ", ")))
+				}
+				return usageErr(fmt.Errorf("report %s has no result for scenario %q%s", reportPath, name, suggestion(name, names)))
 			}
 			if want.Verdict == scenarios.Skip {
 				return silentMsg(cmd.OutOrStdout(), exitNothing, "%s @%s on %s was skipped (%s): nothing to replay", want.Scenario, want.MooncakeVersion, want.Engine, want.Reason)
