@@ -388,3 +388,18 @@ func TestReplayOtherEngine(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// Each command's help states its own exit statuses.
+func TestExitStatusHelp(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"run":     "  4  nothing ran: every selected run was skipped\n",
+		"replay":  "  1  it differs\n",
+		"explain": "  4  no catalog scenario ends in what the log shows\n",
+		"new":     "  0  the scenario was written\n",
+	} {
+		out, _, err := executeIn(t, "", cmd, "--help")
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("%s --help: %v, no %q in\n%s", cmd, err, want, out)
+		}
+	}
+}

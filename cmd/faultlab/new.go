@@ -241,7 +241,7 @@ the config the log's config lines show (protocol, devices, segment size,
 metadata service), and the exception the log ends in as expect. The file
 starts with a modeline for editors' YAML language server (the JSON Schema).
 
-` + exitCodesHelp,
+` + newExitHelp,
 		Example: "  faultlab new --from-log sglang.log --name field/my-bug > my-bug.yaml\n  faultlab run ./my-bug.yaml --engine sim,real --emit-expect",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

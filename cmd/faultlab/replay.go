@@ -25,7 +25,7 @@ on sim the trace hash must match; on wall-clock engines (fake, real) traces
 are not reproducible, so verdict, return codes, exception and death are
 compared instead, and the output says so.
 
-` + exitCodesHelp,
+` + replayExitHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			data, err := os.ReadFile(reportPath)
