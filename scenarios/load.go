@@ -66,6 +66,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, &LoadError{Errs: d.errs}
 	}
 	applyDefaults(sc)
+	if errs := checkPageCapacity(sc); len(errs) > 0 {
+		return nil, &LoadError{Errs: errs}
+	}
 	return sc, nil
 }
 
