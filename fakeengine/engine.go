@@ -79,6 +79,7 @@ type World struct {
 	dataSrv map[string]*wire.Server      // by node
 	routes  map[string]map[string]string // node → canonical addr → proxy listen addr
 	ports   map[string]*binding          // node/port → owner
+	names   map[string]*Process          // TE server name → owner (nameEndpoint)
 
 	mu          sync.Mutex // guards the fields below (not the models)
 	closed      bool
@@ -90,6 +91,7 @@ type World struct {
 	metaSrv     *servers.HTTPServer
 	metaAddr    string
 	metaUp      bool
+	etcd        *etcdServer               // topology metadata: etcd (metaAddr is its client endpoint)
 	armed       map[string][]faults.Fault // link → active faults
 	timers      []*time.Timer
 	procs       []*Process
@@ -155,12 +157,16 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	}
 	switch spec.Metadata {
 	case "", "P2PHANDSHAKE", "http":
+	case "etcd":
+		if err := w.launchEtcd(ctx); err != nil {
+			return nil, err
+		}
 	case "master":
 		if spec.Master == nil {
 			return nil, fmt.Errorf("fake engine: metadata %q needs a master", spec.Metadata)
 		}
 	default:
-		return nil, fmt.Errorf("fake engine: metadata %q: want P2PHANDSHAKE, http or master", spec.Metadata)
+		return nil, fmt.Errorf("fake engine: metadata %q: want P2PHANDSHAKE, http, master or etcd", spec.Metadata)
 	}
 	if spec.Metadata == "http" || spec.Metadata == "master" {
 		w.metaHandler = servers.NewMetadataHandler(w.newMetadata())
@@ -292,7 +298,15 @@ func (w *World) Addr(role string) (string, error) {
 		if w.metaAddr == "" {
 			return "P2PHANDSHAKE", nil
 		}
+		if w.etcd != nil {
+			return "etcd://" + w.metaAddr, nil
+		}
 		return "http://" + w.metaAddr + "/metadata", nil
+	case "etcd":
+		if w.etcd == nil {
+			return "", fmt.Errorf("fake engine: role etcd: the topology's metadata is %s, not etcd", w.spec.Metadata)
+		}
+		return w.metaAddr, nil
 	case "client":
 		if w.client == nil {
 			return "", fmt.Errorf("fake engine: the topology has no mooncake_client")
@@ -335,6 +349,9 @@ func (w *World) check(f faults.Fault) error {
 			}
 			if w.spec.Metadata == "master" {
 				return engine.Unsupportedf("metadata is embedded in the master here; target the master")
+			}
+			if w.etcd != nil && (f.Action == "pause" || f.Action == "resume") {
+				return engine.Unsupportedf("fake engine: process %s: embedded etcd cannot be paused", f.Action)
 			}
 		case "client":
 			if w.client == nil {
@@ -542,6 +559,11 @@ func (w *World) stopMetaLocked() error {
 	if !w.metaUp {
 		return nil
 	}
+	if w.etcd != nil {
+		w.metaUp = false
+		w.etcd.Stop()
+		return nil
+	}
 	w.metaUp = false
 	if err := w.metaSrv.Close(); err != nil {
 		return fmt.Errorf("fake engine: stop metadata: %w", err)
@@ -551,6 +573,14 @@ func (w *World) stopMetaLocked() error {
 
 func (w *World) startMetaLocked(ctx context.Context) error {
 	if w.metaUp {
+		return nil
+	}
+	if w.etcd != nil {
+		// etcd keeps its keys across a restart (its data dir).
+		if err := w.etcd.Start(ctx); err != nil {
+			return err
+		}
+		w.metaUp = true
 		return nil
 	}
 	w.metaHandler.Reset() // the store is in memory: a restart loses it
@@ -580,6 +610,9 @@ func (w *World) ClearFaults(ctx context.Context) error {
 	}
 	if w.metaSrv != nil {
 		w.metaHandler.Resume()
+		errs = append(errs, w.startMetaLocked(ctx))
+	}
+	if w.etcd != nil {
 		errs = append(errs, w.startMetaLocked(ctx))
 	}
 	if w.client != nil {
@@ -637,6 +670,10 @@ func (w *World) Close(ctx context.Context) error {
 	if w.metaSrv != nil && w.metaUp {
 		w.metaUp = false
 		errs = append(errs, w.metaSrv.Close())
+	}
+	if w.etcd != nil {
+		w.metaUp = false
+		errs = append(errs, w.etcd.Close())
 	}
 	if w.client != nil && w.client.up {
 		w.client.srv.Resume()

@@ -85,7 +85,7 @@ func (p *Process) deps(source, stream string) client.Deps {
 		Env:    p.env,
 		Rand:   kernel.Stream(p.w.spec.Seed, stream),
 		Mem:    p.mem,
-		Master: n, Metadata: n, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
+		Master: n, Metadata: n, Etcd: etcdClient{n: n}, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
 	}
 }
 
@@ -267,6 +267,9 @@ func (s *Store) Setup(ctx context.Context, a engine.SetupArgs) (int, error) {
 		return 0, s.p.dead
 	}
 	rc, err := s.c.Setup(ctx, a)
+	if rc == 0 && err == nil {
+		s.p.w.nameEndpoint(s.c, s.p)
+	}
 	return rc, s.after(err)
 }
 
@@ -456,7 +459,10 @@ func (w *World) endpointOwnerLocked(from, endpoint string) (*Process, bool) {
 		}
 	}
 	if best == nil {
-		return nil, false
+		// A TE named by local_hostname with an explicit port listens on
+		// another port; its peers find it by name (rpc_meta).
+		p, ok := w.names[endpoint]
+		return p, ok
 	}
 	return best.p, true
 }

@@ -76,6 +76,7 @@ type World struct {
 	masterAddr  string
 
 	metadata      *metadata.Server // standalone (spec "http") or embedded ("master")
+	etcd          *metadata.Etcd   // spec "etcd" (state in metadataState)
 	metadataState procState
 
 	standalone  *client.Standalone
@@ -127,8 +128,10 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 		if spec.Master == nil {
 			return nil, fmt.Errorf("sim: metadata %q needs a master", spec.Metadata)
 		}
+	case "etcd":
+		w.etcd, w.metadataState = metadata.NewEtcd(), running
 	default:
-		return nil, fmt.Errorf("sim: metadata %q: want P2PHANDSHAKE, http or master", spec.Metadata)
+		return nil, fmt.Errorf("sim: metadata %q: want P2PHANDSHAKE, http, master or etcd", spec.Metadata)
 	}
 	if spec.Client != nil {
 		if !p.DummyClient {
@@ -151,6 +154,9 @@ func (w *World) startMaster() {
 func (w *World) metadataURL() string {
 	if w.spec.Metadata == "http" || w.spec.Metadata == "master" {
 		return MetadataURL
+	}
+	if w.spec.Metadata == "etcd" {
+		return "etcd://" + EtcdAddr
 	}
 	return te.P2PHandshake
 }
@@ -195,6 +201,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Log: mlog.Trace{T: w.tr, Source: source}, Env: env, Rand: w.k.Stream(stream), Mem: mem,
 		Master:   masterTransport{w: w, from: node, clock: clock},
 		Metadata: metadataHTTP{w: w, from: node, clock: clock},
+		Etcd:     metadataEtcd{w: w, from: node, clock: clock},
 		Ports:    portBinder{w: w, node: node},
 		Data:     dataPath{w: w, from: node, clock: clock},
 		Clients:  clientTransport{w: w, from: node, clock: clock},
@@ -272,10 +279,12 @@ func (w *World) Addr(role string) (string, error) {
 	case "master":
 		return MasterAddr, nil
 	case "metadata":
-		if w.spec.Metadata == "http" || w.spec.Metadata == "master" {
-			return MetadataURL, nil
+		return w.metadataURL(), nil
+	case "etcd":
+		if w.spec.Metadata != "etcd" {
+			return "", fmt.Errorf("sim: role etcd: the topology's metadata is %s, not etcd", w.spec.Metadata)
 		}
-		return te.P2PHandshake, nil
+		return EtcdAddr, nil
 	case "client":
 		return ClientAddr, nil
 	case "master_metrics":
@@ -365,6 +374,10 @@ func (w *World) process(target, action string) {
 			}
 		}
 	case "metadata":
+		if w.spec.Metadata == "etcd" {
+			w.etcdProcess(action)
+			return
+		}
 		if w.spec.Metadata != "http" {
 			return
 		}
@@ -425,6 +438,9 @@ func (w *World) ClearFaults(ctx context.Context) error {
 		} else {
 			w.metadata, w.metadataState = metadata.New(false), running
 		}
+	}
+	if w.spec.Metadata == "etcd" {
+		w.metadataState = running
 	}
 	if w.spec.Client != nil && w.clientState != running {
 		if w.clientState == paused {

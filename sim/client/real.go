@@ -292,27 +292,35 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 	} else if cfg.FSDir == "" {
 		c.logf(mlog.Info, "Storage root directory is not set. persisting data is disabled.")
 	}
-	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Ports: c.d.Ports})
+	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Etcd: c.d.Etcd, Ports: c.d.Ports})
 	if err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices); err != nil {
 		var ab *te.Abort
 		if errors.As(err, &ab) {
 			return false, abort(ab.Message)
 		}
 		c.logf(mlog.Error, "Failed to initialize transfer engine")
-		c.te.Close(ctx)
 		// Destroying the half-built Client joins its threads: the ping
 		// thread (started at connect before 0.3.11) sleeps out its 1 s
 		// interval, and the P2P handshake listener polls with a 1 s
 		// timeout. Real runs: ~1 s per failed attempt in those cases
 		// (0.3.9 http 0.94 s, 0.3.9/0.3.13.post1 P2P rdma 1.05/1.1 s), ~0.1 s
-		// otherwise (0.3.13.post1 http).
+		// otherwise (0.3.13.post1 http). ~Client joins the ping thread
+		// before its TransferEngine member is destroyed (which removes
+		// rpc_meta): real 0.3.9 with etcd logs "unable to remove" 6 s after
+		// "unable to set", 0.3.13.post1 5 s.
 		join := c.pinging || a.MetadataServer == te.P2PHandshake
-		c.te, c.pinging = nil, false
-		if join {
+		if join && c.pinging {
 			if err := c.d.Clock.Sleep(ctx, threadJoinCost); err != nil {
 				return false, err
 			}
 		}
+		c.te.Close(ctx)
+		if join && !c.pinging {
+			if err := c.d.Clock.Sleep(ctx, threadJoinCost); err != nil {
+				return false, err
+			}
+		}
+		c.te, c.pinging = nil, false
 		return false, nil
 	}
 	return true, nil
