@@ -542,8 +542,12 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 		}
 	}
 	for _, a := range r.started {
-		obs.Calls = append(obs.Calls, a.calls()...)
+		for _, c := range a.calls() {
+			c.MS = ms(time.Duration(float64(c.MS) * float64(time.Millisecond) / r.scale()))
+			obs.Calls = append(obs.Calls, c)
+		}
 	}
+	obs.TimingsMS = timings(obs.Calls)
 	r.started = nil
 	d := clock.Now() - t0
 	obs.DurationMS = ms(time.Duration(float64(d) / r.scale()))
