@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	simengine "github.com/mooncake-faultlab/faultlab/sim"
 )
@@ -87,7 +88,24 @@ func compareResults(s, o scenarios.Result) (diffs []string, ran bool) {
 	if signal(s.Observed.Died) != signal(o.Observed.Died) {
 		diffs = append(diffs, fmt.Sprintf("%s: process death sim=%q %s=%q", id, signal(s.Observed.Died), on, signal(o.Observed.Died)))
 	}
+	if o.Engine == realengine.Name {
+		// Time in each Mooncake method, per phase, within 10 % or 0.3 s of
+		// real (fake's wall times are scaled up by 1/TimeoutScale, jitter
+		// included, so only real is held to it).
+		diffs = append(diffs, timingDiffs(id, "main", s.Observed, o.Observed)...)
+		if s.Remedy != nil && o.Remedy != nil {
+			diffs = append(diffs, timingDiffs(id, "remedy", *s.Remedy, *o.Remedy)...)
+		}
+	}
 	return diffs, true
+}
+
+func timingDiffs(id, phase string, s, o scenarios.Observed) []string {
+	var out []string
+	for _, m := range scenarios.TimingDiffs(o.TimingsMS, s.TimingsMS) {
+		out = append(out, fmt.Sprintf("%s: %s phase: time in %s sim=%.0fms real=%.0fms (tolerance 10%% or %s)", id, phase, m, s.TimingsMS[m], o.TimingsMS[m], scenarios.TimingToleranceAbs))
+	}
+	return out
 }
 
 func signal(d *scenarios.Death) string {

@@ -69,8 +69,8 @@ var _ = Describe("catalog on the real engine", Label("real"), Ordered, func() {
 })
 
 // mooncakeProcesses lists running processes that the real engine starts:
-// mooncake_master, mooncake_client, mooncake_http_metadata_server and the
-// Python driver.
+// mooncake_master, mooncake_client, mooncake_http_metadata_server, the
+// Python driver and etcd (topology metadata: etcd).
 func mooncakeProcesses() []string {
 	var out []string
 	pids, _ := filepath.Glob("/proc/[0-9]*/cmdline")
@@ -80,7 +80,7 @@ func mooncakeProcesses() []string {
 			continue // exited meanwhile, or a kernel thread
 		}
 		cmd := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
-		for _, name := range []string{"mooncake_master", "mooncake_client", "mooncake_http_metadata_server", "driver.py"} {
+		for _, name := range []string{"mooncake_master", "mooncake_client", "mooncake_http_metadata_server", "driver.py", "--initial-cluster=faultlab="} {
 			if strings.Contains(cmd, name) {
 				out = append(out, filepath.Base(filepath.Dir(p))+": "+cmd)
 				break

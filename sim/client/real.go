@@ -30,6 +30,17 @@ const (
 	MaxPingFailCount = 3
 	setupRetrySleep  = 100 * time.Millisecond
 	threadJoinCost   = 1000 * time.Millisecond
+	// CreateCost is Client::Create's own work before its first master RPC
+	// (metrics, client_id, coro_rpc pool). Real 0.3.13.post1, HTTP metadata
+	// refused, 20 attempts: 2157 / 2322 ms against 2000 ms of retry sleeps,
+	// 8–16 ms an attempt (docs/REAL-FINDINGS.md §14).
+	CreateCost = 10 * time.Millisecond
+	// SetupCost is the rest of a healthy setup(): local buffer and segment
+	// allocation, transfer engine registration, MountSegment. Real tcp,
+	// 1 GiB segment + 16 MiB buffer, 0.3.9 / 0.3.11.post1 / 0.3.13.post1:
+	// median 45 ms of setup() (23 runs, 30–138 ms on a loaded 2-core
+	// machine), minus CreateCost (docs/REAL-FINDINGS.md §14).
+	SetupCost = 35 * time.Millisecond
 )
 
 // RealClient is MooncakeDistributedStore backed by RealClient
@@ -277,6 +288,9 @@ func (c *RealClient) newUUID() master.UUID {
 // create is Client::Create: connect (ServiceReady + version check),
 // GetStorageConfig, transfer engine init. false = std::nullopt.
 func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *string) (bool, error) {
+	if err := c.d.Clock.Sleep(ctx, CreateCost); err != nil {
+		return false, err
+	}
 	c.id = c.newUUID()
 	c.msAddr = a.MasterServerAddr
 	c.ms = c.d.Master.Master(a.MasterServerAddr, c.t)
@@ -374,6 +388,9 @@ func (c *RealClient) allocSegmentMemory(size int64) (engine.Buffer, error) {
 
 // afterCreate: local buffer registration and the MountSegment loop.
 func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
+	if err := c.d.Clock.Sleep(ctx, SetupCost); err != nil {
+		return mooncake.INTERNAL_ERROR, err
+	}
 	if a.LocalBufferSize > 0 {
 		c.logf(mlog.Info, "Registering local memory: %d bytes", a.LocalBufferSize)
 		buf, err := c.allocSegmentMemory(a.LocalBufferSize)
