@@ -85,13 +85,18 @@ func (w *World) etcdProcess(action string) {
 		w.metadataState = stopped
 	case "start", "restart":
 		w.metadataState = running
-	case "pause":
-		if w.metadataState == running {
-			w.metadataState = paused
-		}
-	case "resume":
-		if w.metadataState == paused {
-			w.metadataState = running
-		}
+	default:
+		w.metadataState.pauseResume(action)
+	}
+}
+
+// pauseResume applies SIGSTOP ("pause") to a running server and SIGCONT
+// ("resume") to a paused one; other actions are the caller's.
+func (s *procState) pauseResume(action string) {
+	switch {
+	case action == "pause" && *s == running:
+		*s = paused
+	case action == "resume" && *s == paused:
+		*s = running
 	}
 }

@@ -90,14 +90,8 @@ func (w *World) process(target, action string) {
 			}
 		case "restart":
 			w.startMaster() // all state lost
-		case "pause":
-			if w.masterState == running {
-				w.masterState = paused
-			}
-		case "resume":
-			if w.masterState == paused {
-				w.masterState = running
-			}
+		default:
+			w.masterState.pauseResume(action)
 		}
 	case "metadata":
 		if w.spec.Metadata == "etcd" {

@@ -38,7 +38,7 @@ const (
 	// SetupCost is the rest of a healthy setup(): local buffer and segment
 	// allocation, transfer engine registration, MountSegment. Real tcp,
 	// 1 GiB segment + 16 MiB buffer, 0.3.9 / 0.3.11.post1 / 0.3.13.post1:
-	// median 45 ms of setup() (23 runs, 30–138 ms on a loaded 2-core
+	// median 45 ms of setup() (25 calls, 27–138 ms on a loaded 2-core
 	// machine), minus CreateCost (docs/REAL-FINDINGS.md §14).
 	SetupCost = 35 * time.Millisecond
 )
