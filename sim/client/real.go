@@ -293,7 +293,14 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 	}
 	c.id = c.newUUID()
 	c.msAddr = a.MasterServerAddr
-	c.ms = c.d.Master.Master(a.MasterServerAddr, c.t)
+	if c.p.HAClient && strings.HasPrefix(c.msAddr, haPrefix) {
+		addr, ok := c.masterFromView(ctx, strings.TrimPrefix(c.msAddr, haPrefix))
+		if !ok {
+			return false, nil
+		}
+		c.msAddr = addr
+	}
+	c.ms = c.d.Master.Master(c.msAddr, c.t)
 	if !c.connect(ctx) {
 		return false, nil
 	}

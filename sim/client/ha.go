@@ -1,0 +1,54 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+)
+
+// haPrefix marks a master_server_addr resolved through the HA master view.
+const haPrefix = "etcd://"
+
+var errNoEtcd = errors.New("etcd client not initialized")
+
+// masterFromView is Client::ConnectToMaster's HA branch: the master address
+// is the value of the master view key in etcd (written by the elected
+// mooncake_master --enable_ha). It fails without a leader ("key not
+// found") and when etcd does not answer within the store etcd client's 5 s
+// (EtcdStoreGetWrapper). Texts: real 0.3.9 and 0.3.13.post1
+// (docs/REAL-FINDINGS.md §13). What happens after a leader change (the
+// ping thread switching leaders) is not modelled.
+func (c *RealClient) masterFromView(ctx context.Context, endpoints string) (string, bool) {
+	key := c.p.MasterViewKey
+	var (
+		v     []byte
+		found bool
+		err   = errNoEtcd
+	)
+	if c.d.Etcd != nil {
+		v, found, err = c.d.Etcd.Get(ctx, endpoints, key)
+	}
+	switch {
+	case err != nil:
+		c.logf(mlog.Error, "key=%s, error=%s", key, err)
+		if c.p.HABackend {
+			c.logf(mlog.Error, "Failed to read current master view: ETCD_OPERATION_ERROR")
+		} else {
+			c.logf(mlog.Error, "Failed to get master address due to etcd error")
+			c.logf(mlog.Error, "Failed to get master address")
+		}
+		return "", false
+	case !found:
+		c.logf(mlog.Error, "key=%s, error=key not found in etcd", key)
+		if c.p.HABackend {
+			c.logf(mlog.Error, "No master is available in HA backend")
+		} else {
+			c.logf(mlog.Error, "No master is available")
+			c.logf(mlog.Error, "Failed to get master address")
+		}
+		return "", false
+	}
+	return strings.TrimSpace(string(v)), true
+}
