@@ -417,6 +417,9 @@ func (w *World) Listeners() []string {
 	if w.metaAddr != "" {
 		out = append(out, w.metaAddr)
 	}
+	if w.etcd != nil {
+		out = append(out, w.etcd.peer.Host)
+	}
 	if w.client != nil {
 		out = append(out, w.client.addr)
 	}
