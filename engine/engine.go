@@ -186,6 +186,10 @@ type MasterSpec struct {
 type ClientSpec struct {
 	GlobalSegmentSize int64
 	Protocol          string
+	// DeviceNames is --device_names ("" = auto-discovery for rdma).
+	DeviceNames string
+	// RDMA is the RNIC inventory of mooncake_client's host; empty = none.
+	RDMA []RDMADevice
 }
 
 // NodeSpec is one host: its NICs and memory limits.
@@ -197,6 +201,9 @@ type NodeSpec struct {
 	MemlockBytes int64
 	// HugepagesBytes is the HugeTLB pool available; 0 = none.
 	HugepagesBytes int64
+	// CapIPCLock: the process has CAP_IPC_LOCK (root does), so
+	// ib_umem_get ignores RLIMIT_MEMLOCK.
+	CapIPCLock bool
 }
 
 // RDMADevice is one RNIC as ibv_query_device reports it.
@@ -208,6 +215,14 @@ type RDMADevice struct {
 	MaxMR int
 	// Broken: present but unusable (port down, no GID).
 	Broken bool
+	// MaxRegBytes caps the bytes registered on the device in total;
+	// beyond it ibv_reg_mr fails with EIO (erdma: 64 GiB, "Out of mr
+	// size"). 0 = no cap.
+	MaxRegBytes int64
+	// LeakedMRs are memory keys (MKEYs) an earlier, uncleanly killed
+	// process left in the NIC: they count against MaxMR and only a reboot
+	// or driver reload returns them (mlx5 CREATE_MKEY "no resources").
+	LeakedMRs int
 }
 
 // PyError is a Python exception: class and exact str(e).

@@ -261,7 +261,8 @@ func (w *World) launchClient(ctx context.Context) error {
 	s := &server{role: "client", ports: map[string]int{"rpc": port},
 		spec: procSpec{Name: "mooncake_client", Source: "client", Path: bin,
 			Args: []string{"--host=127.0.0.1", "--port=" + strconv.Itoa(port), "--master_server_address=" + master,
-				"--metadata_server=" + meta, "--protocol=" + proto, "--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
+				"--metadata_server=" + meta, "--protocol=" + proto, "--device_names=" + w.spec.Client.DeviceNames,
+				"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
 			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log},
 		ready: func(ctx context.Context, p *proc) error { return waitTCP(ctx, addr, p) }}
 	return w.startServer(ctx, s)
@@ -451,8 +452,12 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 	}
 	extra := map[string]string{"PYTHONUNBUFFERED": "1"}
 	if spec.MemlockBytes > 0 {
-		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads.
+		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads, and drops
+		// CAP_IPC_LOCK unless the node has it, so a root run obeys the limit.
 		extra["FAULTLAB_MEMLOCK_BYTES"] = strconv.FormatInt(spec.MemlockBytes, 10)
+		if !spec.CapIPCLock {
+			extra["FAULTLAB_DROP_CAP_IPC_LOCK"] = "1"
+		}
 	}
 	for k, v := range env {
 		extra[k] = v

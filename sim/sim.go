@@ -184,7 +184,7 @@ func (w *World) startStandalone(ctx context.Context) {
 	}
 	sa, err := client.StartStandalone(ctx, d, client.StandaloneSpec{
 		Host: "127.0.0.1", Port: "50052", MetadataServer: w.metadataURL(), MasterServerAddress: w.masterAddr,
-		Protocol: proto, GlobalSegmentSize: seg,
+		Protocol: proto, GlobalSegmentSize: seg, DeviceName: cs.DeviceNames,
 	})
 	if err != nil {
 		w.tr.Record("client", "log", mlog.Fatal, "mooncake_client exited: "+err.Error())
@@ -204,6 +204,9 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		if n.Name == node {
 			host = te.HostFromSpec(n)
 		}
+	}
+	if node == ClientNode && w.spec.Client != nil {
+		host.RDMA = w.spec.Client.RDMA
 	}
 	host.Name = node
 	return client.Deps{
