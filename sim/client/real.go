@@ -64,6 +64,7 @@ type RealClient struct {
 	initialized bool
 	closed      bool
 	pinging     bool
+	pingSince   time.Duration // when the ping thread started (its sleep phase)
 	pingOK      bool
 	pingFails   int
 	refused     bool // the last connect was refused
@@ -311,6 +312,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		return false, nil
 	}
 	c.pinging = c.p.Heartbeat && !c.p.HeartbeatAfterMount
+	c.pingSince = c.d.Clock.Now()
 	c.pingOK, c.pingFails = true, 0
 	if cfg, err := c.ms.GetStorageConfig(ctx); err != nil {
 		c.rpcLog(err)
@@ -327,17 +329,18 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		}
 		c.logf(mlog.Error, "Failed to initialize transfer engine")
 		// Destroying the half-built Client joins its threads: the ping
-		// thread (started at connect before 0.3.11) sleeps out its 1 s
-		// interval, and the P2P handshake listener polls with a 1 s
+		// thread (started at connect before 0.3.11) sleeps out its current
+		// 1 s interval, and the P2P handshake listener polls with a 1 s
 		// timeout. Real runs: ~1 s per failed attempt in those cases
 		// (0.3.9 http 0.94 s, 0.3.9/0.3.13.post1 P2P rdma 1.05/1.1 s), ~0.1 s
 		// otherwise (0.3.13.post1 http). ~Client joins the ping thread
 		// before its TransferEngine member is destroyed (which removes
-		// rpc_meta): real 0.3.9 with etcd logs "unable to remove" 6 s after
-		// "unable to set", 0.3.13.post1 5 s.
+		// rpc_meta). With etcd the failure comes 5 s after connect, at a
+		// ping wake-up: real 0.3.8.post1 / 0.3.9 waited 0–1 s there
+		// (10.0–11.1 s a failed attempt, REAL-FINDINGS §17).
 		join := c.pinging || a.MetadataServer == te.P2PHandshake
 		if join && c.pinging {
-			if err := c.d.Clock.Sleep(ctx, threadJoinCost); err != nil {
+			if err := c.d.Clock.Sleep(ctx, c.pingJoinWait()); err != nil {
 				return false, err
 			}
 		}
@@ -351,6 +354,17 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		return false, nil
 	}
 	return true, nil
+}
+
+// pingRTT is one Ping RPC to a loopback master (≈ 1 ms on the real
+// wheels): the ping thread's period is PingInterval plus it.
+const pingRTT = time.Millisecond
+
+// pingJoinWait is how long joining the ping thread takes: until its next
+// wake-up (it pings, then sleeps PingInterval; PingThreadMain).
+func (c *RealClient) pingJoinWait() time.Duration {
+	period := PingInterval + pingRTT
+	return period - (c.d.Clock.Now()-c.pingSince)%period
 }
 
 // connect is MasterClient::Connect.
