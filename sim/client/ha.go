@@ -30,25 +30,26 @@ func (c *RealClient) masterFromView(ctx context.Context, endpoints string) (stri
 	if c.d.Etcd != nil {
 		v, found, err = c.d.Etcd.Get(ctx, endpoints, key)
 	}
-	switch {
-	case err != nil:
-		c.logf(mlog.Error, "key=%s, error=%s", key, err)
-		if c.p.HABackend {
-			c.logf(mlog.Error, "Failed to read current master view: ETCD_OPERATION_ERROR")
-		} else {
-			c.logf(mlog.Error, "Failed to get master address due to etcd error")
-			c.logf(mlog.Error, "Failed to get master address")
-		}
-		return "", false
-	case !found:
-		c.logf(mlog.Error, "key=%s, error=key not found in etcd", key)
-		if c.p.HABackend {
-			c.logf(mlog.Error, "No master is available in HA backend")
-		} else {
-			c.logf(mlog.Error, "No master is available")
-			c.logf(mlog.Error, "Failed to get master address")
-		}
-		return "", false
+	if err == nil && found {
+		return strings.TrimSpace(string(v)), true
 	}
-	return strings.TrimSpace(string(v)), true
+	why := "key not found in etcd"
+	if err != nil {
+		why = err.Error()
+	}
+	c.logf(mlog.Error, "key=%s, error=%s", key, why)
+	switch {
+	case c.p.HABackend && err != nil:
+		c.logf(mlog.Error, "Failed to read current master view: ETCD_OPERATION_ERROR")
+	case c.p.HABackend:
+		c.logf(mlog.Error, "No master is available in HA backend")
+	case err != nil:
+		c.logf(mlog.Error, "Failed to get master address due to etcd error")
+	default:
+		c.logf(mlog.Error, "No master is available")
+	}
+	if !c.p.HABackend {
+		c.logf(mlog.Error, "Failed to get master address")
+	}
+	return "", false
 }
