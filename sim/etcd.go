@@ -100,3 +100,7 @@ func (s *procState) pauseResume(action string) {
 		*s = running
 	}
 }
+
+// Etcd exposes the etcd model (nil unless topology metadata is etcd):
+// tests and tools read and seed keys, e.g. an HA master view.
+func (w *World) Etcd() *metadata.Etcd { return w.etcd }
