@@ -360,11 +360,26 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 // wheels): the ping thread's period is PingInterval plus it.
 const pingRTT = time.Millisecond
 
+// pingPhaseJitter: after the first ping, a wake-up's time is known only
+// to a few milliseconds (each Ping RPC's own time adds up), so a join that
+// falls this close to one is a coin toss between ~0 and ~1 s.
+const pingPhaseJitter = 50 * time.Millisecond
+
 // pingJoinWait is how long joining the ping thread takes: until its next
-// wake-up (it pings, then sleeps PingInterval; PingThreadMain).
+// wake-up (it pings, then sleeps PingInterval; PingThreadMain). Right after
+// connect that is ~1 s (real 0.3.9 HTTP metadata refused: 0.94 s). An etcd
+// timeout ends 5 s after connect, right at the fifth wake-up: real
+// 0.3.8.post1 / 0.3.9 waited either ~0 or ~1 s there (10.0, 10.1, 10.1,
+// 10.1, 10.1, 11.0, 11.1, 11.2 s a failed attempt, REAL-FINDINGS §17), so
+// the model waits the expected half period.
 func (c *RealClient) pingJoinWait() time.Duration {
 	period := PingInterval + pingRTT
-	return period - (c.d.Clock.Now()-c.pingSince)%period
+	el := c.d.Clock.Now() - c.pingSince
+	rem := period - el%period
+	if el > period/2 && (rem < pingPhaseJitter || period-rem < pingPhaseJitter) {
+		return period / 2
+	}
+	return rem
 }
 
 // connect is MasterClient::Connect.
