@@ -71,7 +71,7 @@ var _ = Describe("catalog on the fake engine", Label("fake"), Ordered, func() {
 	It("agrees with sim on every scenario both run", Label("agreement"), func() {
 		agreeWithSim(results, fakeengine.Name, func(sc *scenarios.Scenario) []scenarios.Result {
 			return runFake(context.Background(), sc, fakeengine.New(fakeengine.Options{}))
-		})
+		}, nil)
 	})
 
 	It("leaves no goroutine, listener or proxy behind", func() {

@@ -59,8 +59,10 @@ var _ = Describe("catalog on the real engine", Label("real"), Ordered, func() {
 		}
 	}, realEntries())
 
-	It("agrees with sim on return codes, exception class and text, and process deaths", Label("agreement"), func() {
-		agreeWithSim(results, realengine.Name, nil)
+	It("agrees with sim on return codes, exception class and text, process deaths, and time in each Mooncake method", Label("agreement"), func(ctx SpecContext) {
+		agreeWithSim(results, realengine.Name, nil, func(sc *scenarios.Scenario, v string) scenarios.Result {
+			return scenarios.RunVersion(ctx, sc, eng, v, scenarios.Options{Seed: 1})
+		})
 	})
 
 	It("leaves no Mooncake process behind", func() {
