@@ -1,24 +1,30 @@
 # faultlab — see README.md.
 GO            ?= go
 GINKGO_FLAGS  ?=
-# Mooncake versions the real engine installs: every version the catalog
-# names that has a non-CUDA wheel (PyPI has them from 0.3.7.post1). 0.3.9 and
-# 0.3.10.post1 lack the SSD-offload kwargs, 0.3.11.post1 the tenant kwarg,
-# 0.3.7.post2 MooncakeHostMemAllocator; 0.3.12.post1 (≈ 24 s with its
-# libcudart fix) is the last to split the segment by MC_MAX_MR_SIZE.
-REAL_VERSIONS ?= 0.3.13.post1,0.3.12.post1,0.3.11.post1,0.3.10.post1,0.3.9,0.3.8.post1,0.3.7.post2
+# Mooncake versions the real engine installs. "catalog" = derived from the
+# catalog and mooncake.Versions: every version a catalog scenario runs at on
+# real (scenarios labelled needs-rdma-hw aside) that has a non-CUDA wheel
+# (PyPI has them from 0.3.7.post1). The real catalog suite may skip nothing
+# else.
+REAL_VERSIONS ?= catalog
 
-.PHONY: all build test test-unit test-scenarios real-engine bench run lint clean
+.PHONY: all build test test-unit test-scenarios real-engine junit-xsd bench run lint clean docs
 
 all: build
 
+# The commit and version are stamped explicitly: VCS stamping is off where
+# GOFLAGS has -buildvcs=false, and a git worktree is not always detected.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X main.buildVersion=$(VERSION) -X main.buildCommit=$(COMMIT)
+
 build:
-	$(GO) build -o bin/faultlab ./cmd/faultlab
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/faultlab ./cmd/faultlab
 
 ## test: everything — installs the real engine first when PyPI is reachable.
 ## Packages run one at a time (-p 1): real Mooncake processes and the fake
 ## engine's scaled timeouts must not fight for the two cores.
-test: real-engine
+test: real-engine junit-xsd
 	$(GO) vet ./...
 	$(GO) test -p 1 -count=1 -timeout 60m ./...
 
@@ -34,11 +40,22 @@ test-scenarios:
 real-engine:
 	$(GO) run ./cmd/faultlab install real --versions $(REAL_VERSIONS) --if-reachable
 
+## junit-xsd: the usual JUnit schema (junit-10.xsd) for report/junit's test (idempotent; skipped without PyPI).
+junit-xsd:
+	@.ci/junit-xsd
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./suites/...
 
 run: build
 	./bin/faultlab run
+
+## docs: regenerate the fault tables in docs/SCENARIOS.md from the fault
+## registry (faults.Markdown; a test fails while they are stale).
+docs:
+	$(GO) run ./cmd/faultlab list --faults > docs/.faults.md
+	awk -v gen=docs/.faults.md '/<!-- faults:begin/ {print; while ((getline l < gen) > 0) print l; skip=1; next} /<!-- faults:end -->/ {skip=0} !skip' docs/SCENARIOS.md > docs/.SCENARIOS.md
+	mv docs/.SCENARIOS.md docs/SCENARIOS.md && rm docs/.faults.md
 
 clean:
 	rm -rf bin

@@ -170,9 +170,10 @@ type WorldSpec struct {
 	// clients connect to; nil when absent.
 	Client *ClientSpec
 	Nodes  []NodeSpec
-	// TimeoutScale scales Mooncake's RPC/connect timeouts on wall-clock
-	// engines (fake) so suites stay fast; 0 or 1 = unscaled. Durations
-	// observed are reported scaled back. Ignored by sim.
+	// TimeoutScale makes one second of Mooncake time take TimeoutScale
+	// seconds of wall time on engines that honour it (TimeoutScaler), so
+	// suites stay fast; 0 or 1 = unscaled. World.Clock() still reports
+	// Mooncake time.
 	TimeoutScale float64
 }
 

@@ -83,8 +83,9 @@ var Versions = []string{
 	"0.3.12", "0.3.12.post1", "0.3.13", "0.3.13.post1",
 }
 
-// Latest is the newest version; engines default to it.
-const Latest = "0.3.13.post1"
+// Latest is the newest version (the last of Versions); engines default to
+// it.
+var Latest = Versions[len(Versions)-1]
 
 // Param is one parameter of a pybind11 signature as its TypeError shows it.
 type Param struct {
@@ -200,6 +201,19 @@ type Profile struct {
 	// 0.3.9, 0.3.10.post1 and 0.3.13.post1 logs).
 	HAClient, HABackend bool
 	MasterViewKey       string
+	// Log texts that changed in 0.3.13 (real runs of 0.3.9 and
+	// 0.3.13.post1): AutoDiscoveryLogsProtocol prints the protocol
+	// variable ("rdma") instead of "RDMA" (client_service.cpp);
+	// GenericTransportInstallError says "Failed to install transport"
+	// instead of "Failed to install RDMA transport"
+	// (transfer_engine_impl.cpp); LogsMissingLocalSegment logs "Local
+	// segment descriptor not found" before the TCP fallback installs;
+	// HotCacheFdExchange: a dummy client asks its mooncake_client for the
+	// hot-cache fd after registering SHM, which fails harmlessly.
+	AutoDiscoveryLogsProtocol    bool
+	GenericTransportInstallError bool
+	LogsMissingLocalSegment      bool
+	HotCacheFdExchange           bool
 	// AutoPortRefusedCrashAttempt: the process dies (SIGSEGV in store.so)
 	// during this auto-port attempt when every attempt is refused by the
 	// master; 0 = never. Measured on the real 0.3.9 wheel: 3 of 3 runs die
@@ -304,6 +318,10 @@ func ProfileFor(s string) (Profile, error) {
 	if at("0.3.12") {
 		p.MasterViewKey = "mooncake-store/mooncake_cluster/master_view"
 	}
+	p.AutoDiscoveryLogsProtocol = at("0.3.13")
+	p.GenericTransportInstallError = at("0.3.13")
+	p.LogsMissingLocalSegment = at("0.3.13")
+	p.HotCacheFdExchange = at("0.3.13")
 	if v == MustVersion("0.3.9") {
 		p.AutoPortRefusedCrashAttempt = 8
 		// The 0.3.9 wheel's pybind11 prints int parameters as
@@ -334,7 +352,8 @@ func ProfileFor(s string) (Profile, error) {
 }
 
 // Constraint is a version range expression: ">=0.3.9", "<0.3.5",
-// "0.3.5-0.3.8.post1" (inclusive), "0.3.12" (exact), "*" (any).
+// "0.3.5-0.3.8.post1" (inclusive), "0.3.12" (exact), "*" (any), or pip's
+// specifiers: ">=0.3.9,<0.3.12", "~=0.3.9", "!=0.3.10", "==0.3.*".
 type Constraint string
 
 // Match reports whether v satisfies the constraint.
@@ -342,6 +361,9 @@ func (c Constraint) Match(v Version) (bool, error) {
 	s := strings.TrimSpace(string(c))
 	if s == "" || s == "*" {
 		return true, nil
+	}
+	if pipSyntax(s) {
+		return matchPip(s, v)
 	}
 	for _, op := range []string{">=", "<=", ">", "<", "=="} {
 		if strings.HasPrefix(s, op) {

@@ -33,6 +33,10 @@ type Options struct {
 // Name is the real engine's CLI name.
 const Name = "real"
 
+// NeedsRDMAHardware is the catalog label of scenarios that need an RDMA
+// NIC: the real engine skips them on machines without one (CI).
+const NeedsRDMAHardware = "needs-rdma-hw"
+
 func init() {
 	engine.Register(engine.Registration{Name: Name,
 		Doc: "real Mooncake wheels and SGLang's own code, faults through toxiproxy and signals",
@@ -80,7 +84,7 @@ func (e *Engine) install(ctx context.Context, version string) (Layout, Installed
 	if _, err := mooncake.ProfileFor(version); err != nil {
 		return Layout{}, Installed{}, fmt.Errorf("real engine: %w", err)
 	}
-	if err := installable(version); err != nil {
+	if err := HasCPUWheel(version); err != nil {
 		return Layout{}, Installed{}, fmt.Errorf("real engine: %w", err)
 	}
 	l, err := LayoutFor(e.opts.CacheDir, version)

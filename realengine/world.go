@@ -37,7 +37,8 @@ type World struct {
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
 	procs   []*Process
-	sched   *schedule.Scheduler
+	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
+	*schedule.Scheduler
 	// endFaults cancels a fault action still running at Close.
 	endFaults context.CancelFunc
 	closed    bool
@@ -83,7 +84,7 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: time.Now(), dir: dir, drv: drv, inj: inj, servers: map[string]*server{}}
 	var fctx context.Context
 	fctx, w.endFaults = context.WithCancel(context.WithoutCancel(ctx))
-	w.sched = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
+	w.Scheduler = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
 	if spec.Trace != nil {
 		spec.Trace.SetClock(w.Clock().Now)
 	}
@@ -484,7 +485,7 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 func (w *World) Close(ctx context.Context) error {
 	// A fault that failed to apply while the run went on is a harness error.
 	w.endFaults()
-	faultErr := w.sched.Close()
+	faultErr := w.Scheduler.Close()
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()

@@ -53,11 +53,17 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	d.decodeStruct(root, reflectValue(sc), "")
 	// Validate even after decode errors, so one run reports everything;
 	// then order the messages by position.
+	d.root = d.pos(root)
 	d.validate(sc)
 	if len(d.errs) > 0 {
+		// Causes before consequences: a missing field is often the knock-on
+		// of a misspelt key, so it is reported after the misspelling.
 		sort.SliceStable(d.errs, func(i, j int) bool {
-			a, b := d.errs[i].Pos, d.errs[j].Pos
-			return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+			a, b := d.errs[i], d.errs[j]
+			if a.derived != b.derived {
+				return !a.derived
+			}
+			return a.Pos.Line < b.Pos.Line || (a.Pos.Line == b.Pos.Line && a.Pos.Col < b.Pos.Col)
 		})
 		return nil, &LoadError{Errs: d.errs}
 	}
@@ -140,6 +146,16 @@ func LoadDir(dir string) ([]*Scenario, error) {
 	return scs, err
 }
 
+// missing reports a required field that is absent: at the enclosing
+// mapping, or at the file's top when that mapping is absent too (never
+// :0:0), after the errors that may have caused it.
+func (d *decoder) missing(p Pos, format string, a ...any) {
+	if p.Line == 0 {
+		p = d.root
+	}
+	d.errs = append(d.errs, FieldError{Pos: p, Msg: fmt.Sprintf(format, a...), derived: true})
+}
+
 func (d *decoder) at(p Pos, format string, a ...any) {
 	d.errs = append(d.errs, FieldError{Pos: p, Msg: fmt.Sprintf(format, a...)})
 }
@@ -148,12 +164,12 @@ func (d *decoder) at(p Pos, format string, a ...any) {
 // between fields, fault vocabulary, versions, placeholders.
 func (d *decoder) validate(sc *Scenario) {
 	if sc.Name == "" {
-		d.at(sc.Pos, "name is required")
+		d.missing(sc.Pos, "name is required")
 	} else if !nameRE.MatchString(sc.Name) {
 		d.at(sc.Pos, "name %q: use lower-case words separated by / . _ - (e.g. setup/master-down-refused)", sc.Name)
 	}
 	if len(sc.Steps) == 0 {
-		d.at(sc.Pos, "steps: at least one step is required (e.g. - init: tp0)")
+		d.missing(sc.Pos, "steps: at least one step is required (e.g. - init: tp0)")
 	}
 	for _, v := range sc.Mooncake.Versions {
 		if err := checkVersionExpr(v); err != nil {
@@ -220,6 +236,7 @@ func (d *decoder) validate(sc *Scenario) {
 		}
 	}
 	d.checkSteps(sc.Steps, nodes, nodeNames)
+	d.checkAnchors(sc)
 	d.checkExpect(sc.Expect, "expect", true)
 	d.checkByVersion(sc.ByVersion)
 	if r := sc.Remedy; r != nil {
@@ -282,7 +299,7 @@ func (d *decoder) checkSteps(steps []Step, nodes map[string]bool, names []string
 
 func (d *decoder) checkExpect(e Expect, where string, top bool) {
 	if top && e.OK == nil && e.Raises == nil && e.Dies == nil && len(e.Codes) == 0 && len(e.Logs) == 0 {
-		d.at(e.Pos, "%s: say what should happen: ok, raises, dies, codes or logs", where)
+		d.missing(e.Pos, "%s: say what should happen: ok, raises, dies, codes or logs", where)
 	}
 	if e.OK != nil && *e.OK && e.Raises != nil {
 		d.at(e.Pos, "%s: ok: true and raises contradict each other", where)
@@ -334,7 +351,7 @@ func checkVersionExpr(s string) error {
 	}
 	if len(matchingVersions(s)) == 0 {
 		if _, err := mooncake.Constraint(s).Match(mooncake.Version{}); err != nil {
-			return fmt.Errorf("%v; write an exact version (%s), >=V, <V, A-B or *", err, mooncake.Latest)
+			return fmt.Errorf("%v; write an exact version (%s), >=V, <V, A-B, * or pip's >=A,<B, ~=V, !=V, ==0.3.*", err, mooncake.Latest)
 		}
 		return fmt.Errorf("version constraint %q matches no known Mooncake version; known versions are %s", s, strings.Join(mooncake.Versions, ", "))
 	}

@@ -167,6 +167,8 @@ func (s *Summary) Add(verdict string) {
 
 // Report is the JSON file `faultlab run --report` writes.
 type Report struct {
+	// Run is the metadata of the run that wrote the report.
+	Run        *RunInfo     `json:"run,omitempty"`
 	Results    []Result     `json:"results"`
 	Summary    Summary      `json:"summary"`
 	Comparison []Comparison `json:"comparison,omitempty"`

@@ -191,6 +191,9 @@ func (e *Env) decodeNode(d *decoder, n *yaml.Node) {
 // FaultSpec is faults.Fault as written in YAML.
 type FaultSpec struct {
 	Pos
+	// After anchors the fault to a main-phase step ("step 2": when step 2
+	// has returned); At is then relative to that moment (see anchor.go).
+	After         string   `yaml:"after"`
 	At            Duration `yaml:"at"`
 	For           Duration `yaml:"for"`
 	Kind          string   `yaml:"kind"`

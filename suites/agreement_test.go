@@ -28,14 +28,13 @@ func sameText(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
-// agreeWithSim runs on sim every scenario the other engine ran and
-// compares verdict, return codes, exception class and message, and process
-// death with its results (by scenario name; a scenario missing there — the
-// catalog table was filtered — is run on the other engine here with run).
-// With rerun (real), time in each Mooncake method must agree too; a run
-// whose times are off is measured up to twice more and judged by the
-// per-method median (a loaded machine stretches single calls).
-func agreeWithSim(other map[string][]scenarios.Result, otherName string, run func(*scenarios.Scenario) []scenarios.Result, rerun func(*scenarios.Scenario, string) scenarios.Result) {
+// agreeWithSim runs on sim every scenario × version the other engine ran
+// (results by catalogKey) and compares verdict, return codes, exception
+// class and message, and process death. With rerun (real), time in each
+// Mooncake method must agree too; a run whose times are off is measured up
+// to twice more and judged by the per-method median (a loaded machine
+// stretches single calls).
+func agreeWithSim(other map[string]scenarios.Result, otherName string, rerun func(*scenarios.Scenario, string) scenarios.Result) {
 	cat, err := scenarios.Catalog()
 	Expect(err).NotTo(HaveOccurred())
 	sim := simengine.New()
@@ -45,28 +44,24 @@ func agreeWithSim(other map[string][]scenarios.Result, otherName string, run fun
 		if !sc.RunsOn(sim.Name()) || !sc.RunsOn(otherName) {
 			continue
 		}
-		o, ok := other[sc.Name]
-		if !ok {
-			if run == nil {
-				continue
+		vs, _ := sc.Versions("")
+		for _, v := range vs {
+			o, ok := other[catalogKey(sc.Name, v)]
+			if !ok {
+				continue // filtered out of this run
 			}
-			o = run(sc)
-		}
-		s := scenarios.Run(context.Background(), sc, sim, scenarios.Options{Seed: 1})
-		Expect(o).To(HaveLen(len(s)), sc.Name)
-		for i := range s {
-			Expect(o[i].MooncakeVersion).To(Equal(s[i].MooncakeVersion), sc.Name)
-			d, ran := compareResults(s[i], o[i])
+			s := scenarios.RunVersion(context.Background(), sc, sim, v, scenarios.Options{Seed: 1})
+			d, ran := compareResults(s, o)
 			if ran {
 				compared++
 			}
 			diffs = append(diffs, d...)
 			if ran && rerun != nil {
-				samples := []scenarios.Result{o[i]}
-				td := timingDiffs(s[i], o[i])
+				samples := []scenarios.Result{o}
+				td := timingDiffs(s, o)
 				for len(td) > 0 && len(samples) < 3 {
-					samples = append(samples, rerun(sc, o[i].MooncakeVersion))
-					td = timingDiffs(s[i], medianTimings(samples))
+					samples = append(samples, rerun(sc, v))
+					td = timingDiffs(s, medianTimings(samples))
 				}
 				diffs = append(diffs, td...)
 			}
@@ -104,8 +99,7 @@ func compareResults(s, o scenarios.Result) (diffs []string, ran bool) {
 }
 
 // timingDiffs holds sim's time in each Mooncake method, per phase, to
-// real's within 10 percent or 0.3 s (only real: fake's wall times are
-// scaled up by 1/TimeoutScale, jitter included).
+// real's within 10 percent or 0.3 s.
 func timingDiffs(s, o scenarios.Result) []string {
 	id := s.Scenario + " @ " + s.MooncakeVersion
 	var out []string

@@ -1,7 +1,6 @@
 package suites_test
 
 import (
-	"bufio"
 	"fmt"
 	"net"
 	"os"
@@ -13,63 +12,61 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// listeningHere reports whether this test process still holds a listening
-// socket on addr (host:port). The fake engine's servers and proxies all
-// live in this process; a port that another process took meanwhile (the
-// machine is shared, ephemeral ports are reused) is not our leak.
-func listeningHere(addr string) (bool, error) {
-	_, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false, err
-	}
-	port, err := strconv.Atoi(p)
-	if err != nil {
-		return false, fmt.Errorf("port of %s: %w", addr, err)
-	}
-	inodes := map[string]bool{}
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		fh, err := os.Open(f)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			fs := strings.Fields(sc.Text())
-			// sl local_address rem_address st ... inode (field 9)
-			if len(fs) < 10 || fs[3] != "0A" {
-				continue
-			}
-			i := strings.LastIndexByte(fs[1], ':')
-			if lp, err := strconv.ParseInt(fs[1][i+1:], 16, 32); err == nil && int(lp) == port {
-				inodes[fs[9]] = true
-			}
-		}
-		_ = fh.Close()
-	}
-	if len(inodes) == 0 {
-		return false, nil
-	}
+// ourListeners returns the addresses among addrs that a socket of this
+// process still listens on. Dialing would also reach a listener another
+// program on the shared machine opened on a reused ephemeral port; the
+// kernel's socket table (/proc/net/tcp, tcp6) with this process's file
+// descriptors says whose listener it is.
+func ourListeners(addrs []string) ([]string, error) {
+	mine := map[string]bool{} // socket inodes this process holds
 	fds, err := filepath.Glob("/proc/self/fd/*")
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	for _, fd := range fds {
-		t, err := os.Readlink(fd)
-		if err == nil && strings.HasPrefix(t, "socket:[") && inodes[strings.TrimSuffix(strings.TrimPrefix(t, "socket:["), "]")] {
-			return true, nil
+		if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, "socket:[") {
+			mine[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
 		}
 	}
-	return false, nil
+	listening := map[int]bool{} // ports with a LISTEN socket of ours
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			if len(f) < 10 || f[3] != "0A" || !mine[f[9]] {
+				continue
+			}
+			_, hexPort, _ := strings.Cut(f[1], ":")
+			if p, err := strconv.ParseInt(hexPort, 16, 32); err == nil {
+				listening[int(p)] = true
+			}
+		}
+	}
+	var out []string
+	for _, a := range addrs {
+		i := strings.LastIndexByte(a, ':')
+		p, err := strconv.Atoi(a[i+1:])
+		if err != nil {
+			return nil, fmt.Errorf("address %q: %w", a, err)
+		}
+		if listening[p] {
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
 
-// The leak check must see a listener of its own and ignore a closed one.
-var _ = Describe("listeningHere", func() {
-	It("finds this process's listener and not a closed one", func() {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+var _ = Describe("leak check", Label("fake"), func() {
+	It("sees this process's listener, and not after it closed", func() {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())
-		addr := l.Addr().String()
-		Expect(listeningHere(addr)).To(BeTrue())
-		Expect(l.Close()).To(Succeed())
-		Expect(listeningHere(addr)).To(BeFalse())
+		a := ln.Addr().String()
+		Expect(ourListeners([]string{a})).To(Equal([]string{a}))
+		Expect(ln.Close()).To(Succeed())
+		Expect(ourListeners([]string{a})).To(BeEmpty())
 	})
 })

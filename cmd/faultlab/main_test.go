@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
@@ -78,10 +78,10 @@ func TestRunFailureExitsNonZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := execute(t, "run", p)
-	if !errors.Is(err, errVerdict) {
+	if exitCode(err) != exitFail {
 		t.Fatalf("err %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "FAIL t/wrong @0.3.13.post1 on sim: expected RuntimeError, observed no exception") {
+	if !strings.Contains(out, "FAIL t/wrong @"+mooncake.Latest+" on sim: expected RuntimeError, observed no exception") {
 		t.Fatalf("output:\n%s", out)
 	}
 }

@@ -18,7 +18,7 @@ var errNoEtcd = errors.New("etcd client not initialized")
 // mooncake_master --enable_ha). It fails without a leader ("key not
 // found") and when etcd does not answer within the store etcd client's 5 s
 // (EtcdStoreGetWrapper). Texts: real 0.3.9 and 0.3.13.post1
-// (docs/REAL-FINDINGS.md §17). What happens after a leader change (the
+// (docs/REAL-FINDINGS.md §19). What happens after a leader change (the
 // ping thread switching leaders) is not modelled.
 func (c *RealClient) masterFromView(ctx context.Context, endpoints string) (string, bool) {
 	key := c.p.MasterViewKey

@@ -33,13 +33,13 @@ const (
 	// CreateCost is Client::Create's own work before its first master RPC
 	// (metrics, client_id, coro_rpc pool). Real 0.3.13.post1, HTTP metadata
 	// refused, 20 attempts: 2157 / 2322 ms against 2000 ms of retry sleeps,
-	// 8–16 ms an attempt (docs/REAL-FINDINGS.md §18).
+	// 8–16 ms an attempt (docs/REAL-FINDINGS.md §20).
 	CreateCost = 10 * time.Millisecond
 	// SetupCost is the rest of a healthy setup(): local buffer and segment
 	// allocation, transfer engine registration, MountSegment. Real tcp,
 	// 1 GiB segment + 16 MiB buffer, 0.3.9 / 0.3.11.post1 / 0.3.13.post1:
 	// median 45 ms of setup() (25 calls, 27–138 ms on a loaded 2-core
-	// machine), minus CreateCost (docs/REAL-FINDINGS.md §18).
+	// machine), minus CreateCost (docs/REAL-FINDINGS.md §20).
 	SetupCost = 35 * time.Millisecond
 )
 
@@ -337,7 +337,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		// before its TransferEngine member is destroyed (which removes
 		// rpc_meta). With etcd the failure comes 5 s after connect, at a
 		// ping wake-up: real 0.3.8.post1 / 0.3.9 waited 0–1 s there
-		// (10.0–11.1 s a failed attempt, REAL-FINDINGS §17).
+		// (10.0–11.1 s a failed attempt, REAL-FINDINGS §19).
 		join := c.pinging || a.MetadataServer == te.P2PHandshake
 		if join && c.pinging {
 			if err := c.d.Clock.Sleep(ctx, c.pingJoinWait()); err != nil {
@@ -370,7 +370,7 @@ const pingPhaseJitter = 50 * time.Millisecond
 // connect that is ~1 s (real 0.3.9 HTTP metadata refused: 0.94 s). An etcd
 // timeout ends 5 s after connect, right at the fifth wake-up: real
 // 0.3.8.post1 / 0.3.9 waited either ~0 or ~1 s there (10.0, 10.1, 10.1,
-// 10.1, 10.1, 11.0, 11.1, 11.2 s a failed attempt, REAL-FINDINGS §17), so
+// 10.1, 10.1, 11.0, 11.1, 11.2 s a failed attempt, REAL-FINDINGS §19), so
 // the model waits the expected half period.
 func (c *RealClient) pingJoinWait() time.Duration {
 	period := PingInterval + pingRTT

@@ -274,7 +274,7 @@ func (e *Engine) autoDiscover(protocol string, devices *string) bool {
 		// 0.3.13 prints the protocol variable (lower case); before, "RDMA"
 		// (client_service.cpp; real runs of 0.3.9 and 0.3.13.post1).
 		name := "RDMA"
-		if p.Version.AtLeast("0.3.13") {
+		if p.AutoDiscoveryLogsProtocol {
 			name = protocol
 		}
 		e.logf(mlog.Info, "Set auto discovery ON by default for %s protocol, since no device names provided", name)
@@ -404,7 +404,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 	if (len(hcas) > 0 && !forceTCP) || forceHCA {
 		if e.openContexts(hcas) != 0 {
 			// transfer_engine_impl.cpp: generic text from 0.3.13 (real runs).
-			if e.cfg.Profile.Version.AtLeast("0.3.13") {
+			if e.cfg.Profile.GenericTransportInstallError {
 				e.logf(mlog.Error, "Failed to install transport, type=rdma")
 			} else {
 				e.logf(mlog.Error, "Failed to install RDMA transport, type=rdma")
@@ -414,7 +414,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		e.logf(mlog.Info, "installTransport, type=rdma")
 		return 0
 	}
-	if e.cfg.Profile.Version.AtLeast("0.3.13") {
+	if e.cfg.Profile.LogsMissingLocalSegment {
 		// Seen on real 0.3.13.post1 before the TCP fallback installs.
 		e.logf(mlog.Error, "Local segment descriptor not found")
 	}
