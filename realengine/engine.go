@@ -250,12 +250,16 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 	}
 	switch spec.Metadata {
 	case "P2PHANDSHAKE", "http":
+	case "etcd":
+		if _, err := etcdPath(); err != nil {
+			return err
+		}
 	case "master":
 		if spec.Master == nil {
 			return fmt.Errorf("real engine: metadata \"master\" needs a master in the topology")
 		}
 	default:
-		return fmt.Errorf("real engine: metadata %q: want P2PHANDSHAKE, http or master", spec.Metadata)
+		return fmt.Errorf("real engine: metadata %q: want P2PHANDSHAKE, http, master or etcd", spec.Metadata)
 	}
 	if spec.Client != nil && spec.Master == nil {
 		return fmt.Errorf("real engine: mooncake_client needs a master in the topology")

@@ -118,6 +118,11 @@ func (w *World) launch(ctx context.Context) error {
 			return err
 		}
 	}
+	if w.spec.Metadata == "etcd" {
+		if err := w.launchEtcd(ctx); err != nil {
+			return err
+		}
+	}
 	if w.spec.Client != nil {
 		if err := w.launchClient(ctx); err != nil {
 			return err
@@ -403,7 +408,15 @@ func (w *World) Addr(role string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if w.spec.Metadata == "etcd" {
+			return "etcd://" + a, nil
+		}
 		return "http://" + a + "/metadata", nil
+	case "etcd":
+		if w.spec.Metadata != "etcd" {
+			return "", fmt.Errorf("real engine: role etcd: the topology's metadata is %s, not etcd", w.spec.Metadata)
+		}
+		return w.inj.Addr("metadata")
 	case "client":
 		c, ok := s["client"]
 		if !ok {

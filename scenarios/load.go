@@ -27,7 +27,9 @@ var (
 	nameRE        = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`)
 	placeholderRE = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
 	// Roles are the placeholders World.Addr resolves.
-	Roles = []string{"master", "metadata", "client", "master_metrics"}
+	// "etcd" is the bare etcd endpoint (host:port) of topology metadata
+	// etcd; {{metadata}} is then etcd://host:port.
+	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd"}
 )
 
 // Parse decodes and validates one scenario file's bytes. Every problem is
@@ -232,7 +234,7 @@ func (d *decoder) validate(sc *Scenario) {
 		} else {
 			d.checkFaultTopology(sc.Topology, f)
 		}
-		if f.Kind == "link" && f.Target != "" && !slices.Contains(Roles, f.Target) && !nodes[f.Target] {
+		if f.Kind == "link" && f.Target != "" && (!slices.Contains(Roles[:3], f.Target)) && !nodes[f.Target] {
 			d.at(f.Pos, "faults: link target %q is neither a role (%s) nor a node (%s)", f.Target, strings.Join(Roles[:3], ", "), strings.Join(nodeNames, ", "))
 		}
 	}

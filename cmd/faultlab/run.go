@@ -343,7 +343,7 @@ func printComparison(w io.Writer, cs []scenarios.Comparison) {
 		}
 		fmt.Fprintf(w, "\n%s @%s\n", c.Scenario, c.MooncakeVersion)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "  ENGINE\t%sVERDICT\t%sCODES\t%sEXCEPTION\t%sDURATION\n", mark("verdict"), mark("codes"), mark("exception"), mark("duration"))
+		fmt.Fprintf(tw, "  ENGINE\t%sVERDICT\t%sCODES\t%sEXCEPTION\t%sDURATION\t%sTIME IN MOONCAKE\n", mark("verdict"), mark("codes"), mark("exception"), mark("duration"), mark("timing"))
 		var long []string
 		for _, e := range c.Engines {
 			exc := "-"
@@ -359,11 +359,24 @@ func printComparison(w io.Writer, cs []scenarios.Comparison) {
 				long = append(long, fmt.Sprintf("  %s codes: %s", e.Engine, codes))
 				codes = "(below)"
 			}
-			fmt.Fprintf(tw, "  %s\t %s\t %s\t %s\t %s\n", e.Engine, e.Verdict, codes, exc, fmtMS(e.DurationMS))
+			fmt.Fprintf(tw, "  %s\t %s\t %s\t %s\t %s\t %s\n", e.Engine, e.Verdict, codes, exc, fmtMS(e.DurationMS), timingsString(e.TimingsMS))
 		}
 		_ = tw.Flush()
 		for _, l := range long {
 			fmt.Fprintln(w, l)
 		}
 	}
+}
+
+// timingsString is "setup=10.0s put=1.2ms ...": time in each Mooncake
+// method, methods sorted.
+func timingsString(t map[string]float64) string {
+	if len(t) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, m := range slices.Sorted(maps.Keys(t)) {
+		parts = append(parts, m+"="+fmtMS(t[m]))
+	}
+	return strings.Join(parts, " ")
 }
