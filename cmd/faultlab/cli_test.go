@@ -403,3 +403,25 @@ func TestExitStatusHelp(t *testing.T) {
 		}
 	}
 }
+
+// A wall-clock replay compares verdict, codes, exception and death, as it
+// says: not durations or times in Mooncake calls, which vary with load.
+func TestCompareWallIgnoresTimings(t *testing.T) {
+	res := func(setupMS float64) scenarios.Result {
+		r := scenarios.Result{Scenario: "setup/x", Engine: "fake", MooncakeVersion: "0.3.13.post1", Verdict: scenarios.Pass}
+		r.Observed.DurationMS = setupMS
+		r.Observed.Calls = []scenarios.Call{{Method: "setup", Code: -1, MS: setupMS}}
+		r.Observed.TimingsMS = map[string]float64{"setup": setupMS}
+		return r
+	}
+	var b bytes.Buffer
+	if err := compareWall(&b, res(3767), res(3222)); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	b.Reset()
+	other := res(3222)
+	other.Observed.Calls[0].Code = -600
+	if err := compareWall(&b, res(3767), other); err == nil || !strings.Contains(b.String(), "outcome DIFFERS from the report in [codes]") {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+}
