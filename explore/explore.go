@@ -164,12 +164,13 @@ feed:
 	return x.report(), nil
 }
 
-// Reference is the engine every other is compared with: the model, which
-// engine.Known lists first (sim: virtual time, deterministic).
-var Reference = engine.Known[0]
+// Model is the engine every other is compared with: the model, which
+// engine.Known lists first (sim: virtual time, deterministic). Not to be
+// confused with engine.IsReference, the real system.
+var Model = engine.Known[0]
 
 // wallEngine: every engine but the model runs in wall time.
-func wallEngine(e engine.Engine) bool { return e.Name() != Reference }
+func wallEngine(e engine.Engine) bool { return e.Name() != Model }
 
 type explorer struct {
 	o     Options

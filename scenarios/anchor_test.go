@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/sim"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
 )
 
 const anchored = `name: t/anchor
@@ -41,8 +42,10 @@ func TestAnchoredFaultStartsAfterItsStep(t *testing.T) {
 			start = e.At
 		}
 	}
-	// init (healthy setup: 0 virtual time) then sleep 5s: step 2 returns at 5 s.
-	if anchor != 5*time.Second || start != 6*time.Second {
+	// init (a healthy setup() costs client.CreateCost + client.SetupCost of
+	// virtual time) then sleep 5s: step 2 returns at 5 s after it.
+	init := client.CreateCost + client.SetupCost
+	if anchor != init+5*time.Second || start != init+6*time.Second {
 		t.Fatalf("anchor at %s, fault at %s", anchor, start)
 	}
 }
@@ -64,7 +67,7 @@ func TestAnchorErrors(t *testing.T) {
 func TestDidYouMean(t *testing.T) {
 	for _, tc := range []struct{ y, want string }{
 		{"name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true}\ntopology: {metadata: htpp}\n",
-			`f.yaml:4:22: topology.metadata: "htpp" is not one of P2PHANDSHAKE, http, master (did you mean "http"?)`},
+			`f.yaml:4:22: topology.metadata: "htpp" is not one of P2PHANDSHAKE, http, master, etcd (did you mean "http"?)`},
 		{"name: t/x\nsteps: [{int: tp0}]\nexpect: {ok: true}\n",
 			`f.yaml:2:10: unknown step action "int" (did you mean "init"?); valid actions: init, sleep, set, get, exists, health_check`},
 		{"name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, raise: {class: E}}\n",

@@ -570,6 +570,7 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	for _, a := range r.started {
 		obs.Calls = append(obs.Calls, a.calls()...)
 	}
+	obs.TimingsMS = timings(obs.Calls)
 	r.started = nil
 	d := clock.Now() - t0
 	obs.DurationMS = ms(d)

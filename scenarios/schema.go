@@ -45,8 +45,9 @@ type Mooncake struct {
 type Topology struct {
 	Pos
 	// Metadata: P2PHANDSHAKE (default), http (standalone HTTP metadata
-	// server) or master (the master's embedded HTTP metadata server).
-	Metadata string  `yaml:"metadata" enum:"P2PHANDSHAKE,http,master"`
+	// server), master (the master's embedded HTTP metadata server) or etcd
+	// (an etcd server: {{metadata}} = etcd://host:port).
+	Metadata string  `yaml:"metadata" enum:"P2PHANDSHAKE,http,master,etcd"`
 	Master   *Master `yaml:"master"`
 	Client   *Client `yaml:"mooncake_client"`
 	Nodes    []Node  `yaml:"nodes"`

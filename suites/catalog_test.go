@@ -39,8 +39,10 @@ type engineSuite struct {
 	// wrap wraps the engine of each run (leak checks record addresses).
 	wrap func(engine.Engine) engine.Engine
 	// agree: compare every result with sim's (return codes, exception,
-	// process death).
-	agree bool
+	// process death). timings: also the time in each Mooncake method,
+	// within 10 percent or 0.3 s (a run off it is measured up to twice
+	// more and judged by the median).
+	agree, timings bool
 	// beforeAll and after run before the table and after it (leak checks).
 	beforeAll func()
 	after     func()
@@ -95,8 +97,14 @@ func catalogSuite(s engineSuite) bool {
 		}, catalogEntries(s))
 
 		if s.agree {
-			It("agrees with sim on return codes, exception class and text, and process deaths", Label("agreement"), func() {
-				agreeWithSim(results, s.name)
+			It("agrees with sim on return codes, exception class and text, and process deaths", Label("agreement"), func(ctx SpecContext) {
+				var rerun func(*scenarios.Scenario, string) scenarios.Result
+				if s.timings {
+					rerun = func(sc *scenarios.Scenario, v string) scenarios.Result {
+						return scenarios.RunVersion(ctx, sc, s.newEngine(), v, s.opts)
+					}
+				}
+				agreeWithSim(results, s.name, rerun)
 			})
 		}
 		if s.explained != nil {

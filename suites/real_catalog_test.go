@@ -42,13 +42,14 @@ var _ = catalogSuite(engineSuite{
 	maySkip: func(sc *scenarios.Scenario, version string) bool {
 		return sc.HasLabel(realengine.NeedsRDMAHardware) || realengine.HasCPUWheel(version) != nil
 	},
-	agree: true,
-	after: func() { Expect(mooncakeProcesses()).To(BeEmpty()) },
+	agree:   true,
+	timings: true,
+	after:   func() { Expect(mooncakeProcesses()).To(BeEmpty()) },
 })
 
 // mooncakeProcesses lists running processes that the real engine starts —
-// mooncake_master, mooncake_client, mooncake_http_metadata_server and the
-// Python driver — among this test process's descendants (other users of
+// mooncake_master, mooncake_client, mooncake_http_metadata_server, the
+// Python driver and etcd (topology metadata: etcd) — among this test process's descendants (other users of
 // the machine may run Mooncake too).
 func mooncakeProcesses() []string {
 	var out []string
@@ -62,7 +63,7 @@ func mooncakeProcesses() []string {
 			continue
 		}
 		cmd := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
-		for _, name := range []string{"mooncake_master", "mooncake_client", "mooncake_http_metadata_server", "driver.py"} {
+		for _, name := range []string{"mooncake_master", "mooncake_client", "mooncake_http_metadata_server", "driver.py", "--initial-cluster=faultlab="} {
 			if strings.Contains(cmd, name) {
 				out = append(out, filepath.Base(filepath.Dir(p))+": "+cmd)
 				break

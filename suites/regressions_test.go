@@ -55,7 +55,7 @@ func replayCorpus(eng engine.Engine, name string, skipOK bool) {
 	if !sc.RunsOn(eng.Name()) {
 		Skip("scenario does not list " + eng.Name())
 	}
-	if sc.HasLabel(openHarness) && eng.Name() != explore.Reference {
+	if sc.HasLabel(openHarness) && eng.Name() != explore.Model {
 		Skip(name + ": open harness error of this engine, see the file's header")
 	}
 	vs, _ := sc.Versions("")
