@@ -2,9 +2,11 @@ package sim
 
 import (
 	"context"
+	"errors"
 
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
 )
 
 // heartbeat drives one client's ping thread as kernel events.
@@ -49,10 +51,28 @@ func (w *World) beat(b *heartbeat) {
 			return
 		}
 		dc := &detachedClock{base: w.k.Now}
-		node := b.rc.Node()
-		stub := masterTransport{w: w, from: node, clock: dc}.Master(b.rc.MasterAddr(), b.rc.Timeouts())
-		wait := b.rc.Heartbeat(ctx, stub)
-		b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+		stub := w.heartbeatStub(b.rc, dc)
+		resp, err := stub.Ping(ctx, b.rc.ID())
+		var rerr *master.RPCError
+		if errors.As(err, &rerr) && rerr.Kind == master.Refused {
+			// The connection pool reconnects for RefusedPoolCost before it
+			// gives up ("out of max limit"): a master back by its last
+			// connect answers this ping. Decide there, in that moment's world.
+			b.ev = w.k.After(dc.elapsed, "heartbeat ping outcome", func() {
+				b.ev = nil
+				if !b.rc.Pinging() {
+					return
+				}
+				dc := &detachedClock{base: w.k.Now}
+				stub := w.heartbeatStub(b.rc, dc)
+				if r, again := stub.Ping(ctx, b.rc.ID()); again == nil {
+					resp, err, dc.elapsed = r, nil, 0
+				}
+				w.pingDone(b, stub, dc, resp, err)
+			})
+			return
+		}
+		w.pingDone(b, stub, dc, resp, err)
 		return
 	}
 	if !b.dc.Pinging() {
@@ -60,4 +80,17 @@ func (w *World) beat(b *heartbeat) {
 	}
 	b.dc.Heartbeat(ctx)
 	b.ev = w.k.After(client.PingInterval, "dummy heartbeat", func() { w.beat(b) })
+}
+
+// heartbeatStub is the ping thread's master stub: its waits go to dc, so
+// the foreground does not block.
+func (w *World) heartbeatStub(rc *client.RealClient, dc *detachedClock) master.Service {
+	return masterTransport{w: w, from: rc.Node(), clock: dc}.Master(rc.MasterAddr(), rc.Timeouts())
+}
+
+// pingDone finishes a ping-thread iteration whose ping outcome is known
+// and schedules the next one after the thread's waits.
+func (w *World) pingDone(b *heartbeat, stub master.Service, dc *detachedClock, resp master.PingResponse, err error) {
+	wait := b.rc.PingDone(context.Background(), stub, resp, err)
+	b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
 }
