@@ -14,6 +14,9 @@ type heartbeat struct {
 	rc *client.RealClient
 	dc *client.DummyClient
 	ev *kernel.Event
+	// stopping is ping_running_ = false: the iteration under way finishes,
+	// the next one does not start.
+	stopping bool
 }
 
 // watch schedules heartbeats for a client whose ping thread runs.
@@ -33,6 +36,7 @@ func (w *World) reschedule(b *heartbeat) {
 	if b.ev != nil || w.closed {
 		return
 	}
+	b.stopping = false
 	switch {
 	case b.rc != nil && b.rc.Pinging():
 		// The ping thread pings at once when it starts.
@@ -45,6 +49,9 @@ func (w *World) reschedule(b *heartbeat) {
 
 func (w *World) beat(b *heartbeat) {
 	b.ev = nil
+	if b.stopping {
+		return // the loop sees ping_running_ = false and the thread exits
+	}
 	ctx := context.Background()
 	if b.rc != nil {
 		if !b.rc.Pinging() {
@@ -93,4 +100,21 @@ func (w *World) heartbeatStub(rc *client.RealClient, dc *detachedClock) master.S
 func (w *World) pingDone(b *heartbeat, stub master.Service, dc *detachedClock, resp master.PingResponse, err error) {
 	wait := b.rc.PingDone(context.Background(), stub, resp, err)
 	b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+}
+
+// joinPing implements client.Deps.JoinPing: the foreground waits while rc's
+// ping thread runs its pending iteration (its events fire as time passes).
+func (w *World) joinPing(ctx context.Context, rc *client.RealClient) error {
+	for _, b := range w.beats {
+		if b.rc != rc {
+			continue
+		}
+		b.stopping = true
+		for b.ev != nil {
+			if err := w.Clock().Sleep(ctx, max(0, b.ev.At-w.k.Now())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
