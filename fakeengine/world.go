@@ -70,6 +70,9 @@ type World struct {
 // Launch implements engine.Engine. Servers listen on 127.0.0.1:0; one
 // toxiproxy proxy per (node, party) link.
 func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.World, err error) {
+	if err := engine.ErrHAMasterUnmodelled(spec); err != nil {
+		return nil, err
+	}
 	if spec.Version == "" {
 		spec.Version = mooncake.Latest
 	}

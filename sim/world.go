@@ -67,6 +67,9 @@ type World struct {
 
 // Launch builds a world at virtual time 0.
 func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
+	if err := engine.ErrHAMasterUnmodelled(spec); err != nil {
+		return nil, err
+	}
 	v := spec.Version
 	if v == "" {
 		v = mooncake.Latest
