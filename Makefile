@@ -50,12 +50,13 @@ bench:
 run: build
 	./bin/faultlab run
 
-## docs: regenerate the fault tables in docs/SCENARIOS.md from the fault
-## registry (faults.Markdown; a test fails while they are stale).
+## docs: regenerate the fault tables in docs/SCENARIOS.md and the JSON Schema
+## (kinds, modes, actions) from the fault registry (a test fails while stale).
 docs:
 	$(GO) run ./cmd/faultlab list --faults > docs/.faults.md
 	awk -v gen=docs/.faults.md '/<!-- faults:begin/ {print; while ((getline l < gen) > 0) print l; skip=1; next} /<!-- faults:end -->/ {skip=0} !skip' docs/SCENARIOS.md > docs/.SCENARIOS.md
 	mv docs/.SCENARIOS.md docs/SCENARIOS.md && rm docs/.faults.md
+	$(GO) generate ./scenarios
 
 clean:
 	rm -rf bin

@@ -39,8 +39,9 @@ const NeedsRDMAHardware = "needs-rdma-hw"
 
 func init() {
 	engine.Register(engine.Registration{Name: Name,
-		Doc: "real Mooncake wheels and SGLang's own code, faults through toxiproxy and signals",
-		New: func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) }})
+		Doc:       "real Mooncake wheels and SGLang's own code, faults through toxiproxy and signals",
+		New:       func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) },
+		Reference: true})
 }
 
 // Engine is the "real" engine.

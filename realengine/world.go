@@ -72,11 +72,10 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	log := spec.Logger
+	log := spec.Logger // the runner's already names scenario, engine and version
 	if log == nil {
-		log = e.opts.Logger
+		log = e.opts.Logger.With("engine", Name, "version", spec.Version, "scenario", spec.Scenario)
 	}
-	log = log.With("engine", "real", "version", spec.Version, "scenario", spec.Scenario)
 	inj, err := toxiproxy.New(ctx, log)
 	if err != nil {
 		_ = os.RemoveAll(dir)

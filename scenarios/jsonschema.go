@@ -128,8 +128,18 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 						p = map[string]any{"type": "array", "items": p}
 					}
 				}
-				if t == reflect.TypeFor[FaultSpec]() && f.key == "kind" {
-					p = map[string]any{"enum": faultKinds()}
+				if t == reflect.TypeFor[FaultSpec]() {
+					// From the fault registry, like the loader's checks: the
+					// kinds, every mode (link modes include refuse and
+					// blackhole) and the process actions.
+					switch f.key {
+					case "kind":
+						p = map[string]any{"enum": faultKinds()}
+					case "mode":
+						p = map[string]any{"enum": anys(faults.LinkModes())}
+					case "action":
+						p = map[string]any{"enum": anys(faults.Actions)}
+					}
 				}
 				props[f.key] = p
 			}
@@ -149,10 +159,12 @@ func mustFields(t reflect.Type) []structField {
 	return fs
 }
 
-func faultKinds() []any {
-	var out []any
-	for _, k := range faults.KindNames() {
-		out = append(out, k)
+func faultKinds() []any { return anys(faults.KindNames()) }
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
 	}
 	return out
 }

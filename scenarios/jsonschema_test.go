@@ -97,11 +97,13 @@ func TestCatalogValidatesAgainstSchema(t *testing.T) {
 func TestSchemaRejects(t *testing.T) {
 	s := compileSchema(t)
 	for _, y := range []string{
-		"name: t/x\nsteps: [{init: tp0}]\nexpcet: {ok: true}\n",             // unknown key
-		"name: t/x\nsteps: [{boot: tp0}]\nexpect: {ok: true}\n",             // unknown action
-		"name: t/x\nsteps: [{init: tp0}]\ntopology: {metadata: etcd}\n",     // enum
-		"name: t/x\nsteps: [{sleep: 30}]\nexpect: {ok: true}\n",             // duration without unit
-		"name: t/x\nsteps: [{init: tp0}]\nfaults: [{at: 0s, kind: boom}]\n", // fault kind
+		"name: t/x\nsteps: [{init: tp0}]\nexpcet: {ok: true}\n",                                                                  // unknown key
+		"name: t/x\nsteps: [{boot: tp0}]\nexpect: {ok: true}\n",                                                                  // unknown action
+		"name: t/x\nsteps: [{init: tp0}]\ntopology: {metadata: etcd}\n",                                                          // enum
+		"name: t/x\nsteps: [{sleep: 30}]\nexpect: {ok: true}\n",                                                                  // duration without unit
+		"name: t/x\nsteps: [{init: tp0}]\nfaults: [{at: 0s, kind: boom}]\n",                                                      // fault kind
+		"name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true}\nfaults: [{at: 0s, kind: master-down, mode: refus}]\n",              // mode
+		"name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true}\nfaults: [{at: 0s, kind: process, target: master, action: kill}]\n", // action
 	} {
 		if err := s.Validate(yamlToJSON(t, []byte(y))); err == nil {
 			t.Errorf("schema accepts %q", strings.TrimSpace(y))

@@ -68,6 +68,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, &LoadError{Errs: d.errs}
 	}
 	applyDefaults(sc)
+	if errs := checkPageCapacity(sc); len(errs) > 0 {
+		return nil, &LoadError{Errs: errs}
+	}
 	return sc, nil
 }
 
@@ -93,7 +96,11 @@ func Load(file string) (*Scenario, error) {
 
 // LoadFS loads every *.yaml under root in fsys, sorted by path. Problems in
 // all files are reported together; duplicate names are errors.
-func LoadFS(fsys fs.FS, root string) ([]*Scenario, error) {
+func LoadFS(fsys fs.FS, root string) ([]*Scenario, error) { return loadFS(fsys, root, "") }
+
+// loadFS names each file dir/path in scenarios and errors (dir = "" for
+// an embedded catalog), so a mistake's file:line opens from where the user is.
+func loadFS(fsys fs.FS, root, dir string) ([]*Scenario, error) {
 	var files []string
 	err := fs.WalkDir(fsys, root, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
@@ -116,7 +123,7 @@ func LoadFS(fsys fs.FS, root string) ([]*Scenario, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f, err)
 		}
-		sc, err := Parse(f, data)
+		sc, err := Parse(path.Join(dir, f), data)
 		var le *LoadError
 		if errors.As(err, &le) {
 			all.Errs = append(all.Errs, le.Errs...)
@@ -139,11 +146,7 @@ func LoadFS(fsys fs.FS, root string) ([]*Scenario, error) {
 
 // LoadDir loads every scenario under a directory on disk.
 func LoadDir(dir string) ([]*Scenario, error) {
-	scs, err := LoadFS(os.DirFS(dir), ".")
-	for _, sc := range scs {
-		sc.Source = path.Join(dir, sc.Source)
-	}
-	return scs, err
+	return loadFS(os.DirFS(dir), ".", dir)
 }
 
 // missing reports a required field that is absent: at the enclosing

@@ -40,7 +40,7 @@ func TestParseErrors(t *testing.T) {
 		want       []string // every error line, exactly
 	}{
 		{"unknown key", "nmae: x\n" + validScenario,
-			[]string{`f.yaml:1:1: unknown key "nmae"; valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
+			[]string{`f.yaml:1:1: unknown key "nmae" (did you mean "name"?); valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
 			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name`}},
 		{"mooncake_client RNIC without a name", validScenario + "topology:\n  mooncake_client: {nic: {rdma: [{max_mr: 3}]}}\n",
@@ -136,6 +136,16 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:7:3: by_version: version constraint ">=9.9.9" matches no known Mooncake version; known versions are ` + knownVersions()}},
 		{"want length", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2, want: [true]}\nexpect: {ok: true}\n",
 			[]string{`f.yaml:4:10: set: want must be a list of 2 booleans (one per page)`}},
+		// 1 GiB MHA at 256 KiB a page: two 512 MiB halves, 2048 pages; MLA 16 MiB: 64 pages;
+		// the remedy's pool replaces the node's.
+		{"pages beyond the host pool", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2048}\n  - get: {pages: 2049}\nexpect: {ok: true}\n" +
+			"topology:\n  nodes:\n    - name: tp0\n    - name: tp1\n      hostpool: {layout: MLA, size: 16MiB}\n" +
+			"remedy:\n  hostpools: {tp0: {size: 2MiB}}\n  steps:\n    - init: tp1\n    - set: {node: tp1, pages: 65}\n    - set: {pages: 5}\n  expect: {ok: true}\n",
+			[]string{
+				`f.yaml:5:5: get: 2049 pages do not fit tp0's host pool (1073741824 bytes, MHA, 262144 bytes a page per component: room for 2048); ask for fewer pages or a larger hostpool.size`,
+				`f.yaml:16:7: set: 65 pages do not fit tp1's host pool (16777216 bytes, MLA, 262144 bytes a page per component: room for 64); ask for fewer pages or a larger hostpool.size`,
+				`f.yaml:17:7: set: 5 pages do not fit tp0's host pool (2097152 bytes, MHA, 262144 bytes a page per component: room for 4); ask for fewer pages or a larger hostpool.size`,
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

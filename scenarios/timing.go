@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
 )
 
 // Timing tolerance between engines (issue 9 item 6): a method's time on
@@ -47,11 +49,11 @@ func TimingDiffs(ref, got map[string]float64) []string {
 	return out
 }
 
-// refTimings picks the reference column: real's when it ran, else the
-// first engine's.
+// refTimings picks the reference column: the reference engine's (real
+// Mooncake, engine.IsReference) when it ran, else the first engine's.
 func refTimings(ran []EngineOutcome) map[string]float64 {
 	for _, e := range ran {
-		if e.Engine == "real" {
+		if engine.IsReference(e.Engine) {
 			return e.TimingsMS
 		}
 	}

@@ -74,7 +74,7 @@ func TestNewFromLogRuns(t *testing.T) {
 		t.Fatalf("%s", b)
 	}
 	out, _, err := executeIn(t, "", "run", y)
-	if err != nil || !strings.Contains(out, "1 runs: 1 pass") {
+	if err != nil || !strings.Contains(out, "\n1 run: 1 pass") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
@@ -107,6 +107,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--catalog", "/missing"}, exitUsage},
 		{[]string{"show"}, exitUsage},
 		{[]string{"replay", "--report", "/missing.json", "--scenario", "x"}, exitUsage},
+		{[]string{"run", "--progress", "bogus"}, exitUsage},
+		{[]string{"replay"}, exitUsage},
+		{[]string{"replay", "--report", "r.json"}, exitUsage},
+		{[]string{"new"}, exitUsage},
 		{[]string{"runn"}, exitUsage},
 		{[]string{"install", "reel"}, exitUsage},
 		{[]string{}, exitOK},
@@ -264,10 +268,54 @@ func TestComparisonKeepsCodes(t *testing.T) {
 	}
 }
 
+// Nor the exception: "error code: -600" and "error code: -1" differ in
+// their last characters, which a cut at 60 would hide.
+func TestComparisonKeepsExceptions(t *testing.T) {
+	exc := func(code string) *scenarios.Exception {
+		return &scenarios.Exception{Class: "RuntimeError", Message: "Failed to setup Mooncake store, error code: " + code}
+	}
+	var b bytes.Buffer
+	printComparison(&b, []scenarios.Comparison{{Scenario: "setup/x", MooncakeVersion: "0.3.9", Differences: []string{"exception", "codes"},
+		Engines: []scenarios.EngineOutcome{{Engine: "sim", Verdict: "pass", Exception: exc("-600")}, {Engine: "real", Verdict: "fail", Exception: exc("-1")}}}})
+	for _, want := range []string{
+		"  sim exception: RuntimeError: Failed to setup Mooncake store, error code: -600\n",
+		" RuntimeError: Failed to setup Mooncake store, error code: -1 ",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Fatalf("no %q in\n%s", want, b.String())
+		}
+	}
+}
+
 func TestVersion(t *testing.T) {
 	out, _, err := executeIn(t, "", "--version")
 	if err != nil || !regexp.MustCompile(`^faultlab \S+\ncommit \S+.*\ngo1\.\d+`).MatchString(out) {
 		t.Fatalf("%v %q", err, out)
+	}
+}
+
+// A log without the traceback line, whose error is only in SGLang's own
+// "An error occurred while loading the configuration: ..." line, still
+// gives the exception as expect (not ok: true), and run agrees.
+func TestNewFromLogWithoutTraceback(t *testing.T) {
+	log := "Failed to set location of localhost:12385\nFailed to initialize transfer engine, rc=-200\n" +
+		"Failed to create client after 20 retries\n" +
+		"An error occurred while loading the configuration: Failed to setup Mooncake store, error code: -1\n"
+	out, _, err := executeIn(t, log, "new", "--from-log", "-", "--name", "field/no-traceback", "--mooncake-version", "0.3.13.post1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("nt.yaml", []byte(out))
+	if err != nil || sc.Expect.OK != nil || sc.Expect.Raises == nil || sc.Expect.Raises.Class != "RuntimeError" ||
+		sc.Expect.Raises.Message == nil || *sc.Expect.Raises.Message != "Failed to setup Mooncake store, error code: -1" {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	f := filepath.Join(t.TempDir(), "nt.yaml")
+	if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := executeIn(t, "", "run", f); err != nil {
+		t.Fatalf("run %s: %v\n%s", f, err, out)
 	}
 }
 
@@ -311,5 +359,69 @@ expect: {ok: true}
 	var rep scenarios.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Summary.Pass != 1 {
 		t.Fatalf("%v %s", err, out)
+	}
+}
+
+// replay's --timeout-scale defaults to the report's: its help must not
+// claim a fixed default too.
+func TestReplayHelpTimeoutScale(t *testing.T) {
+	out, _, err := executeIn(t, "", "replay", "--help")
+	if err != nil || !strings.Contains(out, "(default: the report's; 0.02 if it has none)\n") || strings.Contains(out, "(default 0.02)") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// A scenario the report has, asked on another engine: say what it has,
+// not a did-you-mean naming the same scenario.
+func TestReplayOtherEngine(t *testing.T) {
+	rep := filepath.Join(t.TempDir(), "r.json")
+	if _, _, err := executeIn(t, "", "run", "setup/tenant-unsupported", "--report", rep); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := executeIn(t, "", "replay", "--report", rep, "--scenario", "setup/tenant-unsupported", "--engine", "fake")
+	want := "report " + rep + " has no result for setup/tenant-unsupported on fake; it has sim @0.3.9, sim @0.3.11.post1"
+	if exitCode(err) != exitUsage || err.Error() != want {
+		t.Fatalf("%v\nwant %s", err, want)
+	}
+	_, _, err = executeIn(t, "", "replay", "--report", rep, "--scenario", "setup/tenant-unsuported")
+	if exitCode(err) != exitUsage || !strings.HasSuffix(err.Error(), `(did you mean "setup/tenant-unsupported"?)`) {
+		t.Fatalf("%v", err)
+	}
+}
+
+// Each command's help states its own exit statuses.
+func TestExitStatusHelp(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"run":     "  4  nothing ran: every selected run was skipped\n",
+		"replay":  "  1  it differs\n",
+		"explain": "  4  no catalog scenario ends in what the log shows\n",
+		"new":     "  0  the scenario was written\n",
+	} {
+		out, _, err := executeIn(t, "", cmd, "--help")
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("%s --help: %v, no %q in\n%s", cmd, err, want, out)
+		}
+	}
+}
+
+// A wall-clock replay compares verdict, codes, exception and death, as it
+// says: not durations or times in Mooncake calls, which vary with load.
+func TestCompareWallIgnoresTimings(t *testing.T) {
+	res := func(setupMS float64) scenarios.Result {
+		r := scenarios.Result{Scenario: "setup/x", Engine: "fake", MooncakeVersion: "0.3.13.post1", Verdict: scenarios.Pass}
+		r.Observed.DurationMS = setupMS
+		r.Observed.Calls = []scenarios.Call{{Method: "setup", Code: -1, MS: setupMS}}
+		r.Observed.TimingsMS = map[string]float64{"setup": setupMS}
+		return r
+	}
+	var b bytes.Buffer
+	if err := compareWall(&b, res(3767), res(3222)); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	b.Reset()
+	other := res(3222)
+	other.Observed.Calls[0].Code = -600
+	if err := compareWall(&b, res(3767), other); err == nil || !strings.Contains(b.String(), "outcome DIFFERS from the report in [codes]") {
+		t.Fatalf("%v\n%s", err, b.String())
 	}
 }

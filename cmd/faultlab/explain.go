@@ -79,7 +79,7 @@ Ranking: a scenario that expects a line the log lacks, or forbids one it has,
 comes last; then by the rarity across the catalog of the lines the log has
 that the scenario expects or prints, minus those it does not account for.
 
-` + exitCodesHelp,
+` + explainExitHelp,
 		Example: `  faultlab explain sglang.log --mooncake-version 0.3.13.post1
   echo "RuntimeError: Failed to setup Mooncake store, error code: -1" | faultlab explain --json`,
 		Args: cobra.MaximumNArgs(1),

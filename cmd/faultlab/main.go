@@ -28,6 +28,25 @@ const exitCodesHelp = `Exit status:
   3  harness error (a run's verdict is error, an engine cannot run) or interrupted (SIGINT, SIGTERM)
   4  nothing ran: every selected run was skipped`
 
+// The other commands' exit statuses (same codes, their own meaning).
+const (
+	replayExitHelp = `Exit status:
+  0  the replay matches the report (sim: trace hash; fake, real: verdict, codes, exception, death)
+  1  it differs
+  2  usage error: bad flag, a report that does not load or has no such result
+  3  harness error, or interrupted (SIGINT, SIGTERM)
+  4  the result was a skip: nothing to replay`
+	explainExitHelp = `Exit status:
+  0  at least one catalog scenario ends in what the log shows
+  2  usage error: bad flag or argument, a log that cannot be read
+  3  harness error
+  4  no catalog scenario ends in what the log shows`
+	newExitHelp = `Exit status:
+  0  the scenario was written
+  2  usage error: bad flag or argument, a log that cannot be read
+  3  harness error`
+)
+
 // exitError carries an exit code; its message (if any) is printed once.
 type exitError struct {
 	code int
@@ -105,6 +124,21 @@ func wrapArgs(c *cobra.Command) {
 		}
 	}
 	c.Args = func(cmd *cobra.Command, args []string) error { return usageErr(a(cmd, args)) }
+	// A missing required flag is a usage error too: checked here, before
+	// cobra's own check (which would return it unclassified, exit 3).
+	pre := c.PreRunE
+	c.PreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := cmd.ValidateRequiredFlags(); err != nil {
+			return usageErr(err)
+		}
+		if err := cmd.ValidateFlagGroups(); err != nil {
+			return usageErr(err)
+		}
+		if pre != nil {
+			return pre(cmd, args)
+		}
+		return nil
+	}
 	if c.HasSubCommands() && !c.Runnable() {
 		// Runnable, so cobra checks its arguments (an unknown subcommand)
 		// instead of printing help with status 0.

@@ -189,6 +189,15 @@ func newFromLog(cmd *cobra.Command, cf catalogFlags, log, name, version string) 
 func expectFromLog(log string, res explain.Result) *yaml.Node {
 	var kv []any
 	ms := reException.FindAllStringSubmatch(log, -1)
+	if len(ms) == 0 && len(res.Candidates) > 0 {
+		// No traceback line (a log cut before it, or only SGLang's "An
+		// error occurred while loading the configuration: <message>"):
+		// the exception the best match raises, if its message is in the
+		// log word for word.
+		if class, msg, ok := strings.Cut(res.Candidates[0].Outcome, ": "); ok && msg != "" && strings.Contains(log, msg) {
+			ms = [][]string{{"", class, msg}}
+		}
+	}
 	if len(ms) > 0 {
 		m := ms[len(ms)-1]
 		kv = append(kv, "raises", mapping("class", m[1], "message", strings.TrimSpace(m[2])))
@@ -232,7 +241,7 @@ the config the log's config lines show (protocol, devices, segment size,
 metadata service), and the exception the log ends in as expect. The file
 starts with a modeline for editors' YAML language server (the JSON Schema).
 
-` + exitCodesHelp,
+` + newExitHelp,
 		Example: "  faultlab new --from-log sglang.log --name field/my-bug > my-bug.yaml\n  faultlab run ./my-bug.yaml --engine sim,real --emit-expect",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

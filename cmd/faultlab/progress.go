@@ -47,6 +47,9 @@ type inflight struct {
 	bound time.Duration
 }
 
+// progressModes are the values of run's --progress.
+var progressModes = []string{"auto", "line", "heartbeat", "none"}
+
 func newProgress(w io.Writer, mode string, total int) *progress {
 	if mode == "auto" {
 		mode = "heartbeat"

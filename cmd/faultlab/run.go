@@ -67,7 +67,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file (one testcase per scenario × engine × version)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the JSON report on stdout (the table goes to stderr)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
-	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back")
+	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", defaultTimeoutScale, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "worlds run at once per engine (0 = per engine: a core each where time is virtual or scaled, three per core where Mooncake's own timeouts run)")
 	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n (i/n): every n-th run in catalog order, for splitting across machines")
 	cmd.Flags().BoolVar(&f.slow, "slow", false, "also run slow-wall scenarios on engines with real Mooncake timeouts (or set "+scenarios.SlowEnv+"=1)")
@@ -88,6 +88,9 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 	}
 	if !(f.timeoutScale > 0 && f.timeoutScale <= 1) {
 		return nil, nil, opts, usageErr(fmt.Errorf("--timeout-scale %g: want 0 < s <= 1 (it shortens Mooncake's timeouts; 1 = unscaled)", f.timeoutScale))
+	}
+	if !slices.Contains(progressModes, f.progress) {
+		return nil, nil, opts, usageErr(fmt.Errorf("--progress %q: want one of %s", f.progress, strings.Join(progressModes, ", ")))
 	}
 	if f.jobs < 0 {
 		return nil, nil, opts, usageErr(fmt.Errorf("-j %d: want a positive number of worlds (0 = the engine's default)", f.jobs))
@@ -162,7 +165,7 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 		printComparison(human, rep.Comparison)
 	}
 	s := rep.Summary
-	fmt.Fprintf(human, "\n%d runs: %d pass, %d fail, %d skip, %d error\n", len(results), s.Pass, s.Fail, s.Skip, s.Error)
+	fmt.Fprintf(human, "\n%s: %d pass, %d fail, %d skip, %d error\n", plural(len(results), "run"), s.Pass, s.Fail, s.Skip, s.Error)
 	if f.emitExpect {
 		if err := emitExpects(human, results); err != nil {
 			return err
@@ -194,7 +197,7 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 				stopped++
 			}
 		}
-		fmt.Fprintf(human, "interrupted: %d runs stopped in flight, %d not started; every world started was closed\n", stopped, len(jobs)-len(results))
+		fmt.Fprintf(human, "interrupted: %s stopped in flight, %d not started; every world started was closed\n", plural(stopped, "run"), len(jobs)-len(results))
 		return silent(exitHarness)
 	}
 	return silent(verdictCode(s))
@@ -298,6 +301,18 @@ func codesString(m map[string]any) string {
 	return strings.Join(parts, " ")
 }
 
+// defaultTimeoutScale is run's --timeout-scale (and replay's for a report
+// that does not record one).
+const defaultTimeoutScale = 0.02
+
+// plural is "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func fmtMS(ms float64) string {
 	switch {
 	case ms >= 1000:
@@ -309,8 +324,9 @@ func fmtMS(ms float64) string {
 }
 
 // printComparison prints each scenario × version across engines. Codes
-// are never cut: a differing code is the point of the table, so a long
-// cell goes on its own lines instead.
+// and exceptions are never cut: a differing code (also the one at the end
+// of "error code: -600") is the point of the table, so a long cell goes on
+// its own line below instead.
 func printComparison(w io.Writer, cs []scenarios.Comparison) {
 	if len(cs) == 0 {
 		return
@@ -332,7 +348,11 @@ func printComparison(w io.Writer, cs []scenarios.Comparison) {
 		for _, e := range c.Engines {
 			exc := "-"
 			if e.Exception != nil {
-				exc = short(e.Exception.Class+": "+e.Exception.Message, 60)
+				exc = strings.Join(strings.Fields(e.Exception.Class+": "+e.Exception.Message), " ")
+				if len(exc) > 60 {
+					long = append(long, fmt.Sprintf("  %s exception: %s", e.Engine, exc))
+					exc = "(below)"
+				}
 			}
 			codes := codesString(e.Codes)
 			if len(codes) > 48 {

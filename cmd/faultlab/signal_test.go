@@ -69,7 +69,7 @@ func TestSIGTERMFake(t *testing.T) {
 	start := time.Now()
 	code, out, _ := sigterm(t, bin, func(string) bool { return time.Since(start) > 1500*time.Millisecond },
 		"setup/master-down-refused", "--engine", "fake", "--timeout-scale", "1")
-	if code != exitHarness || !regexp.MustCompile(`interrupted: [1-3] runs stopped in flight, [0-2] not started; every world started was closed`).MatchString(out) {
+	if code != exitHarness || !regexp.MustCompile(`interrupted: [1-3] runs? stopped in flight, [0-2] not started; every world started was closed`).MatchString(out) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }
