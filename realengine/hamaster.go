@@ -107,7 +107,6 @@ func (w *World) leaderRole(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("real engine: master-leader: the view %q names no master of this world", view)
 }
 
-
 // leaderAction acts on the master that leads when the fault fires (its
 // undo acts on that same process).
 func (w *World) leaderAction(f faults.Fault) inject {
