@@ -49,6 +49,11 @@ func (w *World) launchHA(ctx context.Context) error {
 		if err := w.startServer(ctx, s); err != nil {
 			return err
 		}
+		// Started again by a fault's heal, a master only campaigns (the
+		// other one leads by then): waiting for its port would time out.
+		w.mu.Lock()
+		s.ready = standbyReady
+		w.mu.Unlock()
 	}
 	return nil
 }

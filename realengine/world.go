@@ -414,6 +414,9 @@ func (w *World) Addr(role string) (string, error) {
 		if w.spec.Master == nil {
 			return "", fmt.Errorf("real engine: the topology has no master")
 		}
+		if w.spec.Master.HA {
+			return "", fmt.Errorf("real engine: topology master.ha: clients find the leader through etcd (etcd://{{etcd}}), there is no one master address")
+		}
 		return w.inj.Addr("master")
 	case "metadata":
 		if w.spec.Metadata == "P2PHANDSHAKE" {
