@@ -280,14 +280,3 @@ func AsProcessDied(err error) (*ProcessDied, bool) {
 	ok := errors.As(err, &d)
 	return d, ok
 }
-
-// ErrHAMasterUnmodelled is the skip of sim and fake for topology
-// master.ha: their master is one process with no leader election (lease
-// expiry, the standby's 5 s warmup, the client's leader switch); only the
-// real engine runs two mooncake_master --enable_ha=true.
-func ErrHAMasterUnmodelled(spec WorldSpec) error {
-	if spec.Master == nil || !spec.Master.HA {
-		return nil
-	}
-	return Unsupportedf("HA master (two masters electing a leader in etcd, the standby taking over after the 5 s lease expires and its 5 s warmup, the client's ping thread switching leader) is not modelled; the real engine runs it")
-}
