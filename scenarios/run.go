@@ -32,6 +32,10 @@ type Options struct {
 	// Slow runs slow-wall scenarios on every engine (see SlowSkip).
 	Slow   bool
 	Logger *slog.Logger
+	// Invariants judges a finished run whose expect says invariants: true
+	// (explore's properties); it returns the broken invariant and why, or
+	// "" when all hold.
+	Invariants func(ctx context.Context, sc *Scenario, eng engine.Engine, res *Result) (invariant, reason string)
 }
 
 func (o Options) logger() *slog.Logger {
@@ -81,6 +85,11 @@ func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 	}
 	r := &run{sc: sc, eng: eng, version: version, opts: opts, log: opts.logger().With("scenario", sc.Name, "engine", eng.Name(), "version", version)}
 	r.execute(ctx, &res)
+	if opts.Invariants != nil && sc.Expect.Invariants && res.Verdict == Pass {
+		if inv, why := opts.Invariants(ctx, sc, eng, &res); inv != "" {
+			res.Verdict, res.Reason = Fail, "invariant "+inv+": "+why
+		}
+	}
 	return res
 }
 

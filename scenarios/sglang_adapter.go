@@ -3,7 +3,9 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/sglang"
 )
 
@@ -32,13 +34,68 @@ func (a *app) hostIndices(n int) []int64 {
 }
 
 func (a *app) BatchSet(ctx context.Context, keys []string) ([]any, error) {
+	a.stamp(keys)
 	r, err := a.st.BatchSetV1(ctx, keys, a.hostIndices(len(keys)))
 	return boolsToAny(r), err
 }
 
 func (a *app) BatchGet(ctx context.Context, keys []string) ([]any, error) {
 	r, err := a.st.BatchGetV1(ctx, keys, a.hostIndices(len(keys)))
-	return boolsToAny(r), err
+	out := boolsToAny(r)
+	if err == nil {
+		a.checkContents(keys, out)
+	}
+	return out, err
+}
+
+// contentFP is the fingerprint a page component's content carries: its
+// Mooncake key (every put of a key writes the same content).
+func contentFP(componentKey string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(componentKey))
+	return h.Sum64() | 1 // never 0 (zeros)
+}
+
+// stamp writes each page component's fingerprint into its host slot before
+// a set, where the engine's memory is symbolic (engine.Contents).
+func (a *app) stamp(keys []string) {
+	mem, ok := a.st.Process().(engine.Contents)
+	if !ok {
+		return
+	}
+	ks, ptrs, sizes, err := a.st.PageBuffers(keys, a.hostIndices(len(keys)))
+	if err != nil {
+		return // BatchSetV1 reports the same problem
+	}
+	for i := range ks {
+		_ = mem.StampContent(ptrs[i], sizes[i], contentFP(ks[i]))
+	}
+}
+
+// checkContents replaces a page's true with "corrupt: ..." when a get
+// reported success but the host slot does not hold what was put under that
+// key (the data invariant flags it).
+func (a *app) checkContents(keys []string, got []any) {
+	mem, ok := a.st.Process().(engine.Contents)
+	if !ok {
+		return
+	}
+	ks, ptrs, sizes, err := a.st.PageBuffers(keys, a.hostIndices(len(keys)))
+	if err != nil || len(keys) == 0 {
+		return
+	}
+	per := len(ks) / len(keys)
+	for p := range got {
+		if got[p] != true {
+			continue
+		}
+		for c := p * per; c < (p+1)*per; c++ {
+			if fp, err := mem.ContentFP(ptrs[c], sizes[c]); err != nil || fp != contentFP(ks[c]) {
+				got[p] = fmt.Sprintf("corrupt: %s holds %#x, not what was put (%#x)", ks[c], fp, contentFP(ks[c]))
+				break
+			}
+		}
+	}
 }
 
 func (a *app) BatchExists(ctx context.Context, keys []string) (int, error) {
