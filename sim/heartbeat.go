@@ -2,9 +2,11 @@ package sim
 
 import (
 	"context"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
 )
 
 // heartbeat drives one client's ping thread as kernel events.
@@ -50,8 +52,15 @@ func (w *World) beat(b *heartbeat) {
 		}
 		dc := &detachedClock{base: w.k.Now}
 		node := b.rc.Node()
-		stub := masterTransport{w: w, from: node, clock: dc}.Master(b.rc.MasterAddr(), b.rc.Timeouts())
-		wait := b.rc.Heartbeat(ctx, stub)
+		dial := func(addr string) master.Service {
+			return masterTransport{w: w, from: node, clock: dc, conn: "ping"}.Master(addr, b.rc.Timeouts())
+		}
+		var wait time.Duration
+		if b.rc.ReconnectPending() {
+			wait = b.rc.Reconnect(ctx, metadataEtcd{w: w, from: node, clock: dc}, dial)
+		} else {
+			wait = b.rc.Heartbeat(ctx, dial(b.rc.MasterAddr()))
+		}
 		b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
 		return
 	}
