@@ -181,6 +181,9 @@ type WorldSpec struct {
 // names (client_ttl, default_kv_lease_ttl, eviction_high_watermark_ratio...).
 type MasterSpec struct {
 	Flags map[string]string
+	// HA: two masters (--enable_ha=true) elect a leader through the
+	// world's etcd; process targets "master-leader" / "master-standby".
+	HA bool
 }
 
 // ClientSpec configures mooncake_client (standalone real client).

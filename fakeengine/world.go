@@ -70,6 +70,11 @@ type World struct {
 // Launch implements engine.Engine. Servers listen on 127.0.0.1:0; one
 // toxiproxy proxy per (node, party) link.
 func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.World, err error) {
+	if spec.Master != nil && spec.Master.HA {
+		// Its servers (fakeengine/servers) serve one master model; the
+		// election lives in sim (sim/hamaster.go) and on real.
+		return nil, engine.Unsupportedf("HA master pair (topology master.ha) is not served by the fake engine (one master process); it runs on sim and real")
+	}
 	if spec.Version == "" {
 		spec.Version = mooncake.Latest
 	}

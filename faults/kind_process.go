@@ -40,8 +40,12 @@ func Undo(action string) string {
 	return ""
 }
 
+// TargetMasterLeader is the master holding the leadership when the fault
+// fires (topology master.ha: the master named by etcd's master view).
+const TargetMasterLeader = "master-leader"
+
 // ProcessTargets are the servers a process fault acts on.
-var ProcessTargets = []string{"master", "metadata", "client"}
+var ProcessTargets = []string{"master", "metadata", "client", TargetMasterLeader}
 
 type processKind struct{}
 
@@ -51,7 +55,7 @@ func (processKind) Kind() Kind  { return Process }
 func (processKind) Doc() string { return "an action on a server process" }
 func (processKind) Fields() []Field {
 	return []Field{
-		{"target", "master | metadata | client"},
+		{"target", "master | metadata | client | master-leader (master.ha: the current leader)"},
 		{"action", "stop | start | restart | pause | resume"},
 	}
 }

@@ -203,6 +203,12 @@ type Profile struct {
 	// 0.3.9, 0.3.10.post1 and 0.3.13.post1 logs).
 	HAClient, HABackend bool
 	MasterViewKey       string
+	// HARuntimeState: HA masters log "Master runtime state -> …"
+	// (master_service_supervisor.cpp, v0.3.11+). PutContextPlain: a failed
+	// batch put logs "Operation for key K failed: RPC_FAIL (Master failed to
+	// start put operation)"; up to 0.3.12.post1 SetError prefixed the code
+	// and appended "; " (v0.3.12.post1 source; real 0.3.9 and 0.3.13.post1).
+	HARuntimeState, PutContextPlain bool
 	// Log texts that changed in 0.3.13 (real runs of 0.3.9 and
 	// 0.3.13.post1): AutoDiscoveryLogsProtocol prints the protocol
 	// variable ("rdma") instead of "RDMA" (client_service.cpp);
@@ -316,6 +322,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.MetadataSameValueOK = at("0.3.12")
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10")
+	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
 	p.MasterViewKey = "mooncake-store/mooncake/master_view"
 	if at("0.3.12") {
 		p.MasterViewKey = "mooncake-store/mooncake_cluster/master_view"

@@ -89,6 +89,9 @@ func (w *World) action(f faults.Fault) (inject, error) {
 		}
 		return w.processAction(s, "pause"), nil
 	case faults.Process:
+		if f.Target == faults.TargetMasterLeader {
+			return w.leaderAction(f), nil
+		}
 		s, err := w.server(f.Target, f)
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -108,6 +109,9 @@ var reservedMasterFlags = []string{"port", "rpc_port", "rpc_address", "metrics_p
 	"enable_http_metadata_server", "http_metadata_server_port", "http_metadata_server_host"}
 
 func (w *World) launch(ctx context.Context) error {
+	if w.spec.Master != nil && w.spec.Master.HA {
+		return w.launchHA(ctx)
+	}
 	if w.spec.Master != nil {
 		if err := w.launchMaster(ctx); err != nil {
 			return err
@@ -132,45 +136,9 @@ func (w *World) launch(ctx context.Context) error {
 }
 
 func (w *World) launchMaster(ctx context.Context) error {
-	bin, err := w.l.Binary("mooncake_master")
+	bin, args, rpc, metrics, meta, err := w.masterArgs(ctx, nil)
 	if err != nil {
 		return err
-	}
-	known, err := w.e.masterFlags(ctx, w.l, w.in)
-	if err != nil {
-		return err
-	}
-	ports, err := freePorts(3)
-	if err != nil {
-		return err
-	}
-	rpc, metrics, meta := ports[0], ports[1], ports[2]
-	flags := map[string]string{
-		"rpc_port":     strconv.Itoa(rpc),
-		"rpc_address":  "127.0.0.1",
-		"metrics_port": strconv.Itoa(metrics),
-		"logtostderr":  "true",
-	}
-	if known["metrics_host"] {
-		flags["metrics_host"] = "127.0.0.1"
-	}
-	if w.spec.Metadata == "master" {
-		flags["enable_http_metadata_server"] = "true"
-		flags["http_metadata_server_port"] = strconv.Itoa(meta)
-		flags["http_metadata_server_host"] = "127.0.0.1"
-	}
-	for _, k := range sortedKeys(w.spec.Master.Flags) {
-		if slices.Contains(reservedMasterFlags, k) {
-			return fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run)", k)
-		}
-		if !known[k] {
-			return engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.Version, k)
-		}
-		flags[k] = w.spec.Master.Flags[k]
-	}
-	var args []string
-	for _, k := range sortedKeys(flags) {
-		args = append(args, "--"+k+"="+flags[k])
 	}
 	rpcAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(rpc))
 	metaURL := fmt.Sprintf("http://127.0.0.1:%d/health", meta)
@@ -202,6 +170,53 @@ func (w *World) launchMaster(ctx context.Context) error {
 		s.links = append(s.links, "metadata")
 	}
 	return nil
+}
+
+// masterArgs is one mooncake_master's command line on fresh ports: the
+// engine's flags, extra, then the scenario's flags.
+func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin string, args []string, rpc, metrics, meta int, err error) {
+	bin, err = w.l.Binary("mooncake_master")
+	if err != nil {
+		return "", nil, 0, 0, 0, err
+	}
+
+	known, err := w.e.masterFlags(ctx, w.l, w.in)
+	if err != nil {
+		return "", nil, 0, 0, 0, err
+	}
+	ports, err := freePorts(3)
+	if err != nil {
+		return "", nil, 0, 0, 0, err
+	}
+	rpc, metrics, meta = ports[0], ports[1], ports[2]
+	flags := map[string]string{
+		"rpc_port":     strconv.Itoa(rpc),
+		"rpc_address":  "127.0.0.1",
+		"metrics_port": strconv.Itoa(metrics),
+		"logtostderr":  "true",
+	}
+	if known["metrics_host"] {
+		flags["metrics_host"] = "127.0.0.1"
+	}
+	if w.spec.Metadata == "master" {
+		flags["enable_http_metadata_server"] = "true"
+		flags["http_metadata_server_port"] = strconv.Itoa(meta)
+		flags["http_metadata_server_host"] = "127.0.0.1"
+	}
+	maps.Copy(flags, extra)
+	for _, k := range sortedKeys(w.spec.Master.Flags) {
+		if slices.Contains(reservedMasterFlags, k) {
+			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run)", k)
+		}
+		if !known[k] {
+			return "", nil, 0, 0, 0, engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.Version, k)
+		}
+		flags[k] = w.spec.Master.Flags[k]
+	}
+	for _, k := range sortedKeys(flags) {
+		args = append(args, "--"+k+"="+flags[k])
+	}
+	return bin, args, rpc, metrics, meta, nil
 }
 
 func (w *World) launchMetadata(ctx context.Context) error {
@@ -399,6 +414,9 @@ func (w *World) Addr(role string) (string, error) {
 		if w.spec.Master == nil {
 			return "", fmt.Errorf("real engine: the topology has no master")
 		}
+		if w.spec.Master.HA {
+			return "", fmt.Errorf("real engine: topology master.ha: clients find the leader through etcd (etcd://{{etcd}}), there is no one master address")
+		}
 		return w.inj.Addr("master")
 	case "metadata":
 		if w.spec.Metadata == "P2PHANDSHAKE" {
@@ -504,7 +522,7 @@ func (w *World) Close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	for _, role := range []string{"client", "metadata", "master"} {
+	for _, role := range []string{"client", "master", roleMasterStandby, "metadata"} {
 		if s, ok := servers[role]; ok && s.p != nil {
 			if err := s.p.stop(ctx, 2*time.Second); err != nil {
 				errs = append(errs, err)

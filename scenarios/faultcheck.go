@@ -18,6 +18,7 @@ func (d *decoder) checkFaultTopology(t Topology, fs FaultSpec) {
 		"metadata": metadata == "http" || metadata == "master" || metadata == "etcd",
 		"client":   t.Client != nil && (t.Client.Present == nil || *t.Client.Present),
 	}
+	has[faults.TargetMasterLeader] = t.Master != nil && t.Master.HA
 	if f.Kind == faults.Process {
 		switch {
 		case f.Target == "metadata" && metadata == "master":
@@ -40,6 +41,8 @@ func serverName(role string) string {
 	switch role {
 	case "master":
 		return "mooncake_master (topology.master.present false)"
+	case faults.TargetMasterLeader:
+		return "HA master leader (topology.master.ha: true)"
 	case "client":
 		return "mooncake_client (topology.mooncake_client)"
 	case "metadata":

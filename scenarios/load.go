@@ -207,6 +207,14 @@ func (d *decoder) validate(sc *Scenario) {
 	if c := sc.Topology.Client; c != nil {
 		d.checkNIC(c.NIC)
 	}
+	if m := sc.Topology.Master; m != nil && m.HA {
+		switch {
+		case m.Present != nil && !*m.Present:
+			d.at(m.Pos, "topology.master: ha: true with present: false; drop one")
+		case sc.Topology.Metadata != "etcd":
+			d.at(m.Pos, "topology.master: ha: true needs metadata: etcd (the masters elect their leader in etcd)")
+		}
+	}
 	if len(sc.Topology.Nodes) == 0 {
 		nodes["tp0"] = true // the default node
 	}

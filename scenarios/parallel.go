@@ -91,6 +91,12 @@ const SlowEnv = "FAULTLAB_SLOW"
 // Mooncake's timeouts are not scaled.
 const SlowLabel = "slow-wall"
 
+// RacyTimingLabel marks scenarios whose time per Mooncake method varies
+// between real runs by a race inside Mooncake (the HA failover: whether a
+// call finds a pooled connection to the dead leader, EOF at once, or must
+// reconnect, 4.27 s): the agreement suites compare their codes, not times.
+const RacyTimingLabel = "racy-timing"
+
 // SlowSkip is the one rule for slow-wall scenarios, used by `run` and the
 // suites alike: on wall-clock engines they are skipped unless opts.Slow or
 // $FAULTLAB_SLOW is set. They take minutes of Mooncake time (the blackholed

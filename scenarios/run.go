@@ -297,6 +297,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 		spec.Master = &engine.MasterSpec{Flags: map[string]string{}}
 		if t.Master != nil {
 			maps.Copy(spec.Master.Flags, t.Master.Flags)
+			spec.Master.HA = t.Master.HA
 		}
 	}
 	if c := t.Client; c != nil && (c.Present == nil || *c.Present) {

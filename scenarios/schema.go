@@ -59,6 +59,10 @@ type Master struct {
 	// Present: false = no master process at all (default true).
 	Present *bool             `yaml:"present"`
 	Flags   map[string]string `yaml:"flags"`
+	// HA: two mooncake_master --enable_ha=true electing a leader through
+	// the world's etcd (needs metadata: etcd); MOONCAKE_MASTER is then
+	// "etcd://{{etcd}}".
+	HA bool `yaml:"ha"`
 }
 
 // Client is the standalone mooncake_client.

@@ -16,7 +16,7 @@ import (
 type injector struct{ w *World }
 
 // Check implements schedule.Injector: the sim can inject every fault.
-func (injector) Check(faults.Fault) error { return nil }
+func (in injector) Check(f faults.Fault) error { return in.w.haCheck(f) }
 
 // Inject implements schedule.Injector: a link fault is a netsim toxic on
 // every node's link to its target; a process fault acts on the server
@@ -30,6 +30,15 @@ func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Conte
 		}
 		return func(context.Context) error { w.net.Remove(id); return nil }, nil
 	}
+	if w.ha != nil && (f.Target == "master" || f.Target == faults.TargetMasterLeader) {
+		// The undo acts on the master the fault hit, not on whoever leads then.
+		i := w.haIndex(f.Target)
+		w.haProcess(i, f.Action)
+		if undo := faults.Undo(f.Action); undo != "" {
+			return func(context.Context) error { w.haProcess(i, undo); return nil }, nil
+		}
+		return nil, nil
+	}
 	w.process(f.Target, f.Action)
 	if undo := faults.Undo(f.Action); undo != "" {
 		return func(context.Context) error { w.process(f.Target, undo); return nil }, nil
@@ -41,7 +50,11 @@ func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Conte
 func (in injector) Clear(ctx context.Context) error {
 	w := in.w
 	w.net.Clear()
-	if w.spec.Master != nil && w.masterState != running {
+	if w.ha != nil {
+		for i := range w.ha.ms {
+			w.haStart(i)
+		}
+	} else if w.spec.Master != nil && w.masterState != running {
 		if w.masterState == paused {
 			w.masterState = running
 		} else {

@@ -58,6 +58,11 @@ func (w *World) beat(b *heartbeat) {
 			return
 		}
 		dc := &detachedClock{base: w.k.Now}
+		if b.rc.ReconnectPending() {
+			wait := b.rc.Reconnect(ctx, metadataEtcd{w: w, from: b.rc.Node(), clock: dc}, w.pingDial(b.rc, dc))
+			b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+			return
+		}
 		stub := w.heartbeatStub(b.rc, dc)
 		resp, err := stub.Ping(ctx, b.rc.ID())
 		var rerr *master.RPCError
@@ -89,10 +94,17 @@ func (w *World) beat(b *heartbeat) {
 	b.ev = w.k.After(client.PingInterval, "dummy heartbeat", func() { w.beat(b) })
 }
 
-// heartbeatStub is the ping thread's master stub: its waits go to dc, so
-// the foreground does not block.
+// pingDial gives the ping thread's master stubs: its own pooled
+// connection ("ping"), waits going to dc so the foreground does not block.
+func (w *World) pingDial(rc *client.RealClient, dc *detachedClock) func(addr string) master.Service {
+	return func(addr string) master.Service {
+		return masterTransport{w: w, from: rc.Node(), clock: dc, conn: "ping"}.Master(addr, rc.Timeouts())
+	}
+}
+
+// heartbeatStub is the ping thread's stub for the master it pings.
 func (w *World) heartbeatStub(rc *client.RealClient, dc *detachedClock) master.Service {
-	return masterTransport{w: w, from: rc.Node(), clock: dc}.Master(rc.MasterAddr(), rc.Timeouts())
+	return w.pingDial(rc, dc)(rc.MasterAddr())
 }
 
 // pingDone finishes a ping-thread iteration whose ping outcome is known

@@ -25,6 +25,7 @@ type opts struct {
 	version  string
 	seed     uint64
 	noMaster bool
+	ha       bool
 	metadata string
 	client   bool
 	node     engine.NodeSpec
@@ -44,7 +45,7 @@ func launch(o opts) *env {
 	tr := trace.New(nil)
 	spec := engine.WorldSpec{Scenario: "spec", Seed: o.seed, Version: o.version, Trace: tr, Metadata: o.metadata, Nodes: []engine.NodeSpec{o.node}}
 	if !o.noMaster {
-		spec.Master = &engine.MasterSpec{Flags: o.flags}
+		spec.Master = &engine.MasterSpec{Flags: o.flags, HA: o.ha}
 	}
 	if o.client {
 		spec.Client = &engine.ClientSpec{GlobalSegmentSize: 64 << 20, Protocol: "tcp"}

@@ -94,6 +94,7 @@ type masterStub struct {
 	w     *World
 	from  string
 	addr  string
+	conn  string
 	t     client.Timeouts
 	clock engine.Clock
 }
@@ -101,7 +102,13 @@ type masterStub struct {
 func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Master) error) error {
 	st := stopped
 	var m *master.Master
-	if s.w.master != nil && sameAddr(s.addr, s.w.masterAddr) {
+	switch {
+	case s.w.ha != nil:
+		if s.w.ha.takeEOF(s.from, s.conn, s.addr) {
+			return &master.RPCError{Kind: master.EOF, Op: op}
+		}
+		st, m = s.w.ha.at(s.addr)
+	case s.w.master != nil && sameAddr(s.addr, s.w.masterAddr):
 		st, m = s.w.masterState, s.w.master
 	}
 	if err := s.w.exchange(ctx, s.clock, s.from, "master", op, st, s.t, 256, 256); err != nil {
@@ -131,10 +138,13 @@ type masterTransport struct {
 	w     *World
 	from  string
 	clock engine.Clock
+	// conn names the caller's pooled connection (HA: each reads EOF once
+	// after its master died): "" foreground, "ping", "monitor".
+	conn string
 }
 
 func (t masterTransport) Master(addr string, to client.Timeouts) master.Service {
-	s := &masterStub{w: t.w, from: t.from, addr: addr, t: to, clock: t.clock}
+	s := &masterStub{w: t.w, from: t.from, addr: addr, conn: t.conn, t: to, clock: t.clock}
 	s.Via = master.Via{Do: func(ctx context.Context, op string, call func(master.Service) error) error {
 		return s.call(ctx, op, func(m *master.Master) error { return call(m) })
 	}}

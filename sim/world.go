@@ -48,6 +48,7 @@ type World struct {
 	master      *master.Master
 	masterState procState
 	masterAddr  string
+	ha          *haPair // topology master.ha (then master/masterState are unused)
 
 	metadata      *metadata.Server // standalone (spec "http") or embedded ("master")
 	etcd          *metadata.Etcd   // spec "etcd" (state in metadataState)
@@ -93,7 +94,9 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
-		w.startMaster()
+		if !spec.Master.HA {
+			w.startMaster()
+		}
 	}
 	switch spec.Metadata {
 	case "", te.P2PHandshake:
@@ -107,6 +110,11 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 		w.etcd, w.metadataState = metadata.NewEtcd(), running
 	default:
 		return nil, fmt.Errorf("sim: metadata %q: want P2PHANDSHAKE, http, master or etcd", spec.Metadata)
+	}
+	if spec.Master != nil && spec.Master.HA {
+		if err := w.startHA(); err != nil {
+			return nil, err
+		}
 	}
 	if spec.Client != nil {
 		if !p.DummyClient {
@@ -194,6 +202,13 @@ func (w *World) Kernel() *kernel.Kernel { return w.k }
 
 // Master exposes the master model (nil when stopped or absent).
 func (w *World) Master() *master.Master {
+	if w.ha != nil {
+		if w.ha.leader < 0 {
+			return nil
+		}
+		_, m := w.ha.at(w.ha.ms[w.ha.leader].addr)
+		return m
+	}
 	if w.masterState == stopped {
 		return nil
 	}
@@ -204,6 +219,9 @@ func (w *World) Master() *master.Master {
 func (w *World) Addr(role string) (string, error) {
 	switch role {
 	case "master":
+		if w.ha != nil {
+			return "", fmt.Errorf("sim: topology master.ha: clients find the leader through etcd (etcd://{{etcd}}), there is no one master address")
+		}
 		return MasterAddr, nil
 	case "metadata":
 		return w.metadataURL(), nil

@@ -69,6 +69,11 @@ type RealClient struct {
 	pingOK      bool
 	pingFails   int
 	refused     bool // the last connect was refused
+	// haEndpoints: the etcd endpoints of an "etcd://" master address (HA);
+	// haReconnect: the ping thread failed MaxPingFailCount times and reads
+	// the master view next (sim/client/ha.go).
+	haEndpoints string
+	haReconnect bool
 }
 
 // NewRealClient is MooncakeDistributedStore() (nothing happens yet).
@@ -125,6 +130,13 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 		}
 	case master.Reset:
 		log.Log(mlog.Error, "RPC call failed: Connection reset by peer")
+	case master.EOF:
+		// MasterClient::invoke_batch_rpc says "Batch RPC call failed".
+		if strings.HasPrefix(re.Op, "Batch") {
+			log.Log(mlog.Error, "Batch RPC call failed: End of file")
+		} else {
+			log.Log(mlog.Error, "RPC call failed: End of file")
+		}
 	}
 }
 
@@ -306,7 +318,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		if !ok {
 			return false, nil
 		}
-		c.msAddr = addr
+		c.msAddr, c.haEndpoints = addr, strings.TrimPrefix(a.MasterServerAddr, haPrefix)
 	}
 	c.ms = c.d.Master.Master(c.msAddr, c.t)
 	if !c.connect(ctx) {
@@ -598,6 +610,11 @@ func (c *RealClient) PingDone(ctx context.Context, ms master.Service, resp maste
 		c.logf(mlog.Error, "Failed to ping master")
 		return PingInterval
 	}
+	if c.haEndpoints != "" {
+		c.logf(mlog.Error, "Failed to ping master for %d times; fetching latest master view and reconnecting", c.pingFails)
+		c.haReconnect = true
+		return 0
+	}
 	c.logf(mlog.Error, "Failed to ping master for %d times (non-HA); reconnecting to %s", c.pingFails, c.msAddr)
 	v, err := ms.ServiceReady(ctx)
 	if err != nil {
@@ -660,14 +677,21 @@ func (c *RealClient) UnregisterBuffer(ctx context.Context, ptr uint64) (int, err
 // putBytes is Client::Put: PutStart → transfer each replica → PutEnd
 // (PutRevoke on transfer failure). OBJECT_ALREADY_EXISTS counts as success.
 func (c *RealClient) putBytes(ctx context.Context, key string, data hostmem.Content) mooncake.ErrorCode {
+	return c.putBytesIn(ctx, key, data, false)
+}
+
+// putBytesIn is putBytes; in a batch (BatchPut) a failed PutStart RPC is
+// logged once per key by batchPutLog, as Client::CollectResults does.
+func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Content, batch bool) mooncake.ErrorCode {
 	reps, err := c.ms.PutStart(ctx, key, data.Size, master.ReplicateConfig{ReplicaNum: 1})
 	if err != nil {
 		code := c.code(err)
-		switch code {
-		case mooncake.OBJECT_ALREADY_EXISTS:
+		switch {
+		case code == mooncake.OBJECT_ALREADY_EXISTS:
 			return mooncake.OK
-		case mooncake.NO_AVAILABLE_HANDLE:
+		case code == mooncake.NO_AVAILABLE_HANDLE:
 			c.logf(mlog.Warning, "Failed to start put operation for key=%s due to insufficient space. Consider lowering eviction_high_watermark_ratio or mounting more segments.", key)
+		case batch && isRPCCode(code):
 		default:
 			c.logf(mlog.Error, "Failed to start put operation for key=%s: %s", key, code.Name())
 		}
@@ -871,13 +895,38 @@ func (c *RealClient) batch(keys []string, ptrs []uint64, sizes []int64, op func(
 // BatchPutFrom is batch_put_from(keys, ptrs, sizes): the source buffers
 // must be registered.
 func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	return c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
+	out, err := c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
 		data, err := c.d.Mem.ReadContent(ptrs[i], sizes[i])
 		if err != nil {
 			return 0, fmt.Errorf("batch_put_from %s: %w", k, err)
 		}
-		return int(c.putBytes(ctx, k, data)), nil
+		return int(c.putBytesIn(ctx, k, data, true)), nil
 	})
+	if err == nil {
+		c.batchPutLog(keys, out)
+	}
+	return out, err
+}
+
+func isRPCCode(code mooncake.ErrorCode) bool {
+	return code == mooncake.RPC_FAIL || code == mooncake.RPC_TIMEOUT
+}
+
+// batchPutLog is Client::CollectResults for keys whose BatchPutStart RPC
+// failed (the batch fails them all with one code): "Operation for key K
+// failed: RPC_FAIL (<failure_context>)" per key, in key order.
+func (c *RealClient) batchPutLog(keys []string, out []int) {
+	for i, k := range keys {
+		code := mooncake.ErrorCode(out[i])
+		if !isRPCCode(code) {
+			continue
+		}
+		ctx := code.Name() + ": Master failed to start put operation; "
+		if c.p.PutContextPlain {
+			ctx = "Master failed to start put operation"
+		}
+		c.logf(mlog.Error, "Operation for key %s failed: %s (%s)", k, code.Name(), ctx)
+	}
 }
 
 // BatchGetInto is batch_get_into(keys, ptrs, sizes): bytes read or a

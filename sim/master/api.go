@@ -129,10 +129,13 @@ const (
 	RequestTimeout
 	// Reset: the connection was reset mid-request.
 	Reset
+	// EOF: a pooled connection to a master that died since (SIGKILL): the
+	// next call on it reads end of file at once.
+	EOF
 )
 
 func (k RPCKind) String() string {
-	return [...]string{"refused", "connect_timeout", "request_timeout", "reset"}[k]
+	return [...]string{"refused", "connect_timeout", "request_timeout", "reset", "eof"}[k]
 }
 
 // RPCError is a transport failure of one RPC. Mooncake maps every one to
