@@ -65,11 +65,14 @@ func (w *World) beat(b *heartbeat) {
 		}
 		stub := w.heartbeatStub(b.rc, dc)
 		resp, err := stub.Ping(ctx, b.rc.ID())
-		var rerr *master.RPCError
-		if errors.As(err, &rerr) && rerr.Kind == master.Refused {
-			// The connection pool reconnects for RefusedPoolCost before it
-			// gives up ("out of max limit"): a master back by its last
-			// connect answers this ping. Decide there, in that moment's world.
+		if err != nil && dc.elapsed > 0 {
+			// A failed ping is known when its RPC gives up, not when it is
+			// sent: until then is_ping_healthy() keeps its last value (real
+			// 0.3.12.post1, master blackholed: healthy until the 30 s request
+			// timeout). A refused one is decided at the pool's last
+			// reconnect (RefusedPoolCost): a master back by then answers it.
+			var rerr *master.RPCError
+			refused := errors.As(err, &rerr) && rerr.Kind == master.Refused
 			b.ev = w.k.After(dc.elapsed, "heartbeat ping outcome", func() {
 				b.ev = nil
 				if !b.rc.Pinging() {
@@ -77,8 +80,10 @@ func (w *World) beat(b *heartbeat) {
 				}
 				dc := &detachedClock{base: w.k.Now}
 				stub := w.heartbeatStub(b.rc, dc)
-				if r, again := stub.Ping(ctx, b.rc.ID()); again == nil {
-					resp, err, dc.elapsed = r, nil, 0
+				if refused {
+					if r, again := stub.Ping(ctx, b.rc.ID()); again == nil {
+						resp, err, dc.elapsed = r, nil, 0
+					}
 				}
 				w.pingDone(b, stub, dc, resp, err)
 			})
