@@ -155,24 +155,30 @@ func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts Instal
 var unreachableRE = regexp.MustCompile(`NewConnectionError|Max retries exceeded|Temporary failure in name resolution|Name or service not known|Network is unreachable|Connection refused|ConnectTimeoutError|ReadTimeoutError|No route to host|ProxyError`)
 
 func pipInstall(ctx context.Context, l Layout, opts InstallOptions, reqs ...string) error {
+	return pipRun(ctx, l.Python(), "real engine install "+l.Version, opts, reqs...)
+}
+
+// pipRun runs `python -m pip install args` and classifies a failure: an
+// unreachable index wraps ErrPyPIUnreachable. what prefixes the error.
+func pipRun(ctx context.Context, python, what string, opts InstallOptions, args ...string) error {
 	to := opts.PipTimeout
 	if to <= 0 {
 		to = 20 * time.Second
 	}
-	args := append([]string{"-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-		"--retries", "1", "--timeout", strconv.Itoa(int(to.Seconds()))}, reqs...)
-	out, err := run(ctx, nil, l.Python(), args...)
+	full := append([]string{"-m", "pip", "install", "--disable-pip-version-check", "--no-input",
+		"--retries", "1", "--timeout", strconv.Itoa(int(to.Seconds()))}, args...)
+	out, err := run(ctx, nil, python, full...)
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("real engine install %s: pip install %s: %w", l.Version, strings.Join(reqs, " "), ctx.Err())
+		return fmt.Errorf("%s: pip install %s: %w", what, strings.Join(args, " "), ctx.Err())
 	}
 	if unreachableRE.Match(out) {
-		return fmt.Errorf("real engine install %s: pip install %s: %w (check network/proxy settings or pip's index-url):\n%s",
-			l.Version, strings.Join(reqs, " "), ErrPyPIUnreachable, tail(out, 6))
+		return fmt.Errorf("%s: pip install %s: %w (check network/proxy settings or pip's index-url):\n%s",
+			what, strings.Join(args, " "), ErrPyPIUnreachable, tail(out, 6))
 	}
-	return fmt.Errorf("real engine install %s: pip install %s: %w\n%s", l.Version, strings.Join(reqs, " "), err, tail(out, 10))
+	return fmt.Errorf("%s: pip install %s: %w\n%s", what, strings.Join(args, " "), err, tail(out, 10))
 }
 
 func checkPython(ctx context.Context, py string) error {

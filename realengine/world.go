@@ -404,6 +404,17 @@ func (w *World) Addr(role string) (string, error) {
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.
 func (w *World) StartProcess(ctx context.Context, node string, env map[string]string) (engine.Process, error) {
+	p, err := w.launchDriver(ctx, node, env, w.l.Python(), w.drv, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// launchDriver starts a driver script with python on a node (the Mooncake
+// venv's driver.py, or the SGLang venv's sglang_driver.py) and registers it
+// for Close.
+func (w *World) launchDriver(ctx context.Context, node string, env map[string]string, python, script string, onEvent func([]byte)) (*Process, error) {
 	var spec *engine.NodeSpec
 	for i := range w.spec.Nodes {
 		if w.spec.Nodes[i].Name == node {
@@ -427,8 +438,8 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 	for k, v := range env {
 		extra[k] = v
 	}
-	d, err := startDriver(ctx, node, procSpec{Name: "driver " + node, Source: "mooncake:" + node, Path: w.l.Python(),
-		Args: []string{"-u", w.drv}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log})
+	d, err := startDriver(ctx, node, procSpec{Name: "driver " + node, Source: "mooncake:" + node, Path: python,
+		Args: []string{"-u", script}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log, OnEvent: onEvent})
 	if err != nil {
 		return nil, err
 	}

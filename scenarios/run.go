@@ -31,6 +31,15 @@ type Options struct {
 	// within (default 2m).
 	Bound  time.Duration
 	Logger *slog.Logger
+	// SGLang plays SGLang's side: nil is the Go model (sglang.Model).
+	SGLang sglang.Side
+}
+
+func (o Options) sglangSide() sglang.Side {
+	if o.SGLang == nil {
+		return sglang.Model{}
+	}
+	return o.SGLang
 }
 
 func (o Options) logger() *slog.Logger {
@@ -57,7 +66,9 @@ func Run(ctx context.Context, sc *Scenario, eng engine.Engine, opts Options) []R
 // RunVersion runs the scenario once at one Mooncake version.
 func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version string, opts Options) (res Result) {
 	start := time.Now()
-	res = Result{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: version, Seed: opts.Seed, Source: sc.Source, Observed: Observed{}}
+	side := opts.sglangSide()
+	res = Result{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: version, Seed: opts.Seed, Source: sc.Source, Observed: Observed{},
+		SGLang: side.Name(), SGLangVersion: side.SGLangVersion()}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Verdict, res.Reason = Error, fmt.Sprintf("harness panic: %v", p)
@@ -283,6 +294,9 @@ func (r *run) phaseErr(ctx context.Context, res *Result, bound time.Duration, er
 	return true
 }
 
+// sglangSource is the trace source of SGLang's own lines (model and real).
+const sglangSource = "sglang"
+
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func (r *run) worldSpec() engine.WorldSpec {
@@ -412,7 +426,7 @@ func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (s
 	l := sglang.Launch{
 		World: r.world, Node: node, Env: map[string]string{}, Files: map[string]string{}, Trace: r.tr,
 		// Each process gets its own stream of the run's seed.
-		Seed: r.opts.Seed*1000003 + uint64(r.procs), MooncakeVersion: r.version,
+		Seed: r.opts.Seed*1000003 + uint64(r.procs), MooncakeVersion: r.version, SGLangVersion: r.opts.sglangSide().SGLangVersion(),
 	}
 	for _, k := range sortedKeys(env) {
 		if env[k] == nil {
@@ -539,6 +553,9 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	for _, e := range events {
 		if e.Kind == "log" {
 			obs.Logs = append(obs.Logs, e.Text)
+			if e.Source == sglangSource {
+				obs.SGLangLogs = append(obs.SGLangLogs, e.Level+" "+e.Text)
+			}
 		}
 	}
 	for _, a := range r.started {
@@ -563,7 +580,7 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 		if err != nil {
 			return nil, err
 		}
-		a, err := startApp(ctx, l)
+		a, err := startApp(ctx, r.opts.sglangSide(), l)
 		if a != nil {
 			r.started = append(r.started, a)
 		}

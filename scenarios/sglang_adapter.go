@@ -11,12 +11,13 @@ import (
 // host-slot mapping the steps use (page i of a step occupies host slots
 // [i*page_size, (i+1)*page_size) of the host pool).
 type app struct {
-	st       *sglang.MooncakeStore
+	st       sglang.Scheduler
 	pageSize int
 }
 
-func startApp(ctx context.Context, l sglang.Launch) (*app, error) {
-	st, err := sglang.Start(ctx, l)
+// startApp starts one scheduler through the side that plays SGLang.
+func startApp(ctx context.Context, side sglang.Side, l sglang.Launch) (*app, error) {
+	st, err := side.Start(ctx, l)
 	if st == nil {
 		return nil, err
 	}

@@ -27,6 +27,8 @@ type runFlags struct {
 	report       string
 	verbose      bool
 	timeoutScale float64
+	sglang       string
+	sglangVer    string
 }
 
 func runCmd() *cobra.Command {
@@ -49,6 +51,8 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "root seed of every run")
 	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
+	cmd.Flags().StringVar(&f.sglang, "sglang", "model", "who plays SGLang, comma-separated: model (the Go model), real (SGLang's own code; --engine real only)")
+	cmd.Flags().StringVar(&f.sglangVer, "sglang-version", "", "SGLang release to play (default: the newest; real: an installed one)")
 	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "fake engine: scale Mooncake timeouts and sleeps by this factor (0 < s <= 1); durations are reported scaled back")
 	return cmd
 }
@@ -61,6 +65,10 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 		}
 	}
 	engs, err := buildEngines(f.engines, log)
+	if err != nil {
+		return err
+	}
+	sides, err := buildSides(f.sglang, f.sglangVer, engs)
 	if err != nil {
 		return err
 	}
@@ -82,13 +90,17 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 		return err
 	}
 	opts := scenarios.Options{Seed: f.seed, Version: f.version, TimeoutScale: f.timeoutScale, Logger: log}
-	results := runAll(ctx, scs, engs, opts, stderr)
+	var results []scenarios.Result
+	for _, side := range sides {
+		opts.SGLang = side
+		results = append(results, runAll(ctx, scs, engs, opts, stderr)...)
+	}
 	rep := scenarios.NewReport(results)
-	if len(engs) > 1 {
+	if len(engs)*len(sides) > 1 {
 		rep.Comparison = scenarios.Compare(results)
 	}
 	printResults(stdout, results, f.verbose)
-	if len(engs) > 1 {
+	if len(engs)*len(sides) > 1 {
 		printComparison(stdout, rep.Comparison)
 	}
 	s := rep.Summary
@@ -198,6 +210,16 @@ func fmtMS(ms float64) string {
 	return fmt.Sprintf("%.0fµs", ms*1000)
 }
 
+// printLogDiff shows SGLang's lines of each side where they differ.
+func printLogDiff(w io.Writer, es []scenarios.EngineOutcome) {
+	for _, e := range es {
+		fmt.Fprintf(w, "  SGLang lines, %s %s:\n", e.Engine, e.SGLang)
+		for _, l := range e.SGLangLogs {
+			fmt.Fprintf(w, "    %s\n", short(l, 160))
+		}
+	}
+}
+
 func printComparison(w io.Writer, cs []scenarios.Comparison) {
 	if len(cs) == 0 {
 		return
@@ -214,14 +236,17 @@ func printComparison(w io.Writer, cs []scenarios.Comparison) {
 		}
 		fmt.Fprintf(w, "\n%s @%s\n", c.Scenario, c.MooncakeVersion)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "  ENGINE\t%sVERDICT\t%sCODES\t%sEXCEPTION\t%sDURATION\n", mark("verdict"), mark("codes"), mark("exception"), mark("duration"))
+		fmt.Fprintf(tw, "  ENGINE\tSGLANG\t%sVERDICT\t%sCODES\t%sEXCEPTION\t%sDURATION\t%sSGLANG LINES\n", mark("verdict"), mark("codes"), mark("exception"), mark("duration"), mark("sglang_logs"))
 		for _, e := range c.Engines {
 			exc := "-"
 			if e.Exception != nil {
 				exc = short(e.Exception.Class+": "+e.Exception.Message, 60)
 			}
-			fmt.Fprintf(tw, "  %s\t %s\t %s\t %s\t %s\n", e.Engine, e.Verdict, short(codesString(e.Codes), 48), exc, fmtMS(e.DurationMS))
+			fmt.Fprintf(tw, "  %s\t%s\t %s\t %s\t %s\t %s\t %d\n", e.Engine, e.SGLang, e.Verdict, short(codesString(e.Codes), 48), exc, fmtMS(e.DurationMS), len(e.SGLangLogs))
 		}
 		_ = tw.Flush()
+		if mark("sglang_logs") == "*" {
+			printLogDiff(w, c.Engines)
+		}
 	}
 }
