@@ -7,6 +7,10 @@ GINKGO_FLAGS  ?=
 # 0.3.10.post1 lack the SSD-offload kwargs, 0.3.11.post1 the tenant kwarg,
 # 0.3.7.post2 MooncakeHostMemAllocator.
 REAL_VERSIONS ?= 0.3.13.post1,0.3.11.post1,0.3.10.post1,0.3.9,0.3.8.post1,0.3.7.post2
+# SGLang releases for --sglang real (one pinned venv of about 6 GB each, every
+# Mooncake venv combines with each): the newest, and the oldest release that
+# has every behaviour the catalog relies on (docs/ENGINES.md).
+SGLANG_VERSIONS ?= 0.5.23,0.5.17
 
 .PHONY: all build test test-unit test-scenarios real-engine bench run lint clean
 
@@ -30,9 +34,11 @@ test-unit:
 test-scenarios:
 	$(GO) test -count=1 -timeout 40m ./suites/... -args $(GINKGO_FLAGS)
 
-## real-engine: venvs with real Mooncake wheels (idempotent; skipped without PyPI).
+## real-engine: venvs with real Mooncake wheels and real SGLang (idempotent;
+## skipped without PyPI).
 real-engine:
 	$(GO) run ./cmd/faultlab install real --versions $(REAL_VERSIONS) --if-reachable
+	$(GO) run ./cmd/faultlab install sglang --versions $(SGLANG_VERSIONS) --if-reachable
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./suites/...

@@ -140,9 +140,31 @@ func (r *run) bound() time.Duration {
 		}
 	}
 	if w > 0 {
-		return w + 10*time.Second // room for world start and teardown
+		return w + 10*time.Second + r.startAllowance() // room for world start and teardown
 	}
 	return b
+}
+
+// startAllowance is the side's extra wall time per init step (real
+// SGLang's import), for every init step of both phases.
+func (r *run) startAllowance() time.Duration {
+	a, ok := r.opts.sglangSide().(sglang.StartAllowance)
+	if !ok {
+		return 0
+	}
+	n := 0
+	steps := r.sc.Steps
+	if r.sc.Remedy != nil && r.sc.Remedy.Steps != nil {
+		steps = append(append([]Step(nil), steps...), r.sc.Remedy.Steps...)
+	} else if r.sc.Remedy != nil {
+		steps = append(append([]Step(nil), steps...), steps...)
+	}
+	for _, s := range steps {
+		if s.Action == StepInit {
+			n++
+		}
+	}
+	return time.Duration(n) * a.StartAllowance()
 }
 
 func (r *run) remedyExpect() Expect {
@@ -558,11 +580,14 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			}
 		}
 	}
+	d := clock.Now() - t0
 	for _, a := range r.started {
 		obs.Calls = append(obs.Calls, a.calls()...)
+		if st, ok := a.st.(sglang.Startup); ok {
+			d -= st.StartupTime() // the side's own start-up is not the scenario's time
+		}
 	}
 	r.started = nil
-	d := clock.Now() - t0
 	obs.DurationMS = ms(time.Duration(float64(d) / r.scale()))
 	return obs, wants, err
 }

@@ -2,6 +2,7 @@ package sglang
 
 import (
 	"context"
+	"time"
 )
 
 // Scheduler is one started SGLang scheduler's storage side, as the scenario
@@ -32,6 +33,15 @@ type Side interface {
 	SGLangVersion() string
 	Start(ctx context.Context, l Launch) (Scheduler, error)
 }
+
+// Startup is implemented by Schedulers whose start includes time that is
+// neither SGLang's nor Mooncake's behaviour (real SGLang's Python import):
+// the runner leaves it out of phase durations.
+type Startup interface{ StartupTime() time.Duration }
+
+// StartAllowance is implemented by Sides whose Start needs wall time beyond
+// the scenario's own bound (the import); the runner adds it per init step.
+type StartAllowance interface{ StartAllowance() time.Duration }
 
 // Model is the Go model as a Side, following the SGLang release Version
 // ("" = LatestVersion) where releases differ.

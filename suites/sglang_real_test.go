@@ -1,0 +1,173 @@
+package suites_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/realengine"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/sglang"
+)
+
+// sglangAgreementWorlds is how many real worlds the agreement suite runs at
+// once: they mostly wait on Mooncake (refused RPCs, timeouts); SGLang's
+// import (≈ 7 s of CPU) is what the two cores share.
+const sglangAgreementWorlds = 4
+
+// sglangRun is one scenario × Mooncake version × SGLang release on the real
+// engine, played by the Go model and by SGLang's own code.
+type sglangRun struct {
+	scenario, version, sglangVersion string
+	model, real                      scenarios.Result
+}
+
+// The agreement suite: every catalog scenario the real engine runs, at every
+// installed SGLang release the model follows, with --sglang model and
+// --sglang real; exception class and text, return codes, process deaths and
+// SGLang's own log lines must be equal.
+var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sglang-real", "real"), Ordered, func() {
+	eng := realengine.New(realengine.Options{})
+	var versions []string
+	var runs []sglangRun
+	var wall time.Duration
+
+	BeforeAll(func(ctx SpecContext) {
+		if err := eng.Available(ctx, mooncake.Latest); err != nil {
+			Skip(err.Error())
+		}
+		var missing []string
+		for _, v := range sglang.Versions {
+			s := &realengine.SGLang{Version: v}
+			if err := s.Available(); err != nil {
+				missing = append(missing, err.Error())
+				continue
+			}
+			versions = append(versions, v)
+		}
+		if len(versions) == 0 {
+			Skip(strings.Join(missing, "; "))
+		}
+		for _, m := range missing {
+			AddReportEntry("sglang not installed", m)
+		}
+	})
+
+	It("runs every real catalog scenario with both SGLang sides", func(ctx SpecContext) {
+		cat, err := scenarios.Catalog()
+		Expect(err).NotTo(HaveOccurred())
+		type job struct {
+			sc      *scenarios.Scenario
+			version string // Mooncake
+			sglang  string
+			idx     int
+		}
+		var jobs []job
+		for _, sc := range cat {
+			if !sc.RunsOn(realengine.Name) || (!slowWall && sc.HasLabel("slow-wall")) {
+				continue
+			}
+			vs, _ := sc.Versions("")
+			for _, sv := range versions {
+				for _, v := range vs {
+					jobs = append(jobs, job{sc: sc, version: v, sglang: sv, idx: len(jobs)})
+				}
+			}
+		}
+		runs = make([]sglangRun, len(jobs))
+		start := time.Now()
+		sem := make(chan struct{}, sglangAgreementWorlds)
+		var wg sync.WaitGroup
+		for _, j := range jobs {
+			wg.Add(1)
+			go func() {
+				defer GinkgoRecover()
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				opts := scenarios.Options{Seed: 1, Version: j.version}
+				opts.SGLang = sglang.Model{Version: j.sglang}
+				m := scenarios.Run(ctx, j.sc, eng, opts)
+				opts.SGLang = &realengine.SGLang{Version: j.sglang}
+				r := scenarios.Run(ctx, j.sc, eng, opts)
+				runs[j.idx] = sglangRun{scenario: j.sc.Name, version: j.version, sglangVersion: j.sglang, model: m[0], real: r[0]}
+			}()
+		}
+		wg.Wait()
+		wall = time.Since(start)
+		Expect(ctx.Err()).NotTo(HaveOccurred())
+	})
+
+	It("agrees on exception class and text, codes, deaths and SGLang's log lines", func() {
+		var diffs, table []string
+		compared := 0
+		for _, r := range runs {
+			id := fmt.Sprintf("%s @ Mooncake %s, SGLang %s", r.scenario, r.version, r.sglangVersion)
+			table = append(table, fmt.Sprintf("%-58s %-13s %-7s model=%-5s %6.1fs  real=%-5s %6.1fs", r.scenario, r.version, r.sglangVersion,
+				r.model.Verdict, r.model.WallMS/1000, r.real.Verdict, r.real.WallMS/1000))
+			if r.model.Verdict == scenarios.Skip || r.real.Verdict == scenarios.Skip {
+				AddReportEntry("skip "+id, "model: "+r.model.Reason+" | real: "+r.real.Reason)
+				continue
+			}
+			compared++
+			c := scenarios.Compare([]scenarios.Result{r.model, r.real})
+			Expect(c).To(HaveLen(1), id)
+			for _, d := range c[0].Differences {
+				if d == "duration" {
+					continue // real SGLang's import is in the phase; durations are not compared
+				}
+				diffs = append(diffs, id+": "+d+"\n"+describeOutcomes(c[0]))
+			}
+			if r.real.Verdict != scenarios.Pass {
+				diffs = append(diffs, fmt.Sprintf("%s: real SGLang %s: %s", id, r.real.Verdict, r.real.Reason))
+			}
+		}
+		sort.Strings(table)
+		AddReportEntry("sglang agreement", fmt.Sprintf("%d runs, %d compared, suite wall %s\n%s", len(runs), compared, wall.Round(time.Second), strings.Join(table, "\n")))
+		GinkgoWriter.Printf("SGLang model vs real: %d runs, %d compared, wall %s\n%s\n", len(runs), compared, wall.Round(time.Second), strings.Join(table, "\n"))
+		Expect(compared).To(BeNumerically(">", 0), "no scenario ran with both SGLang sides")
+		Expect(diffs).To(BeEmpty(), strings.Join(diffs, "\n\n"))
+	})
+
+	It("runs SGLang's own code and sees the three seed messages from it", func() {
+		want := map[string]string{
+			"setup/master-down-explicit-port": "Failed to setup Mooncake store, error code: ",
+			"standalone/default-allocator":    sglang.StandaloneAllocatorError,
+			"register/overlapping-region":     "Failed to register buffer to Mooncake Store, error code: -600",
+		}
+		seen := map[string]bool{}
+		for _, r := range runs {
+			if w, ok := want[r.scenario]; ok && r.real.Observed.Exception != nil && strings.HasPrefix(r.real.Observed.Exception.Message, w) {
+				Expect(r.real.SGLang).To(Equal(realengine.SGLangSide))
+				seen[r.scenario] = true
+				AddReportEntry("seed message from SGLang "+r.sglangVersion, r.real.Observed.Exception.Class+": "+r.real.Observed.Exception.Message)
+			}
+		}
+		Expect(seen).To(HaveLen(len(want)), "seed scenarios raised by real SGLang: %v", seen)
+	})
+
+	It("leaves no Mooncake or SGLang process behind", func() {
+		Eventually(mooncakeProcesses).WithTimeout(10 * time.Second).Should(BeEmpty())
+	})
+})
+
+func describeOutcomes(c scenarios.Comparison) string {
+	var b strings.Builder
+	for _, e := range c.Engines {
+		exc := "-"
+		if e.Exception != nil {
+			exc = e.Exception.Class + ": " + e.Exception.Message
+		}
+		fmt.Fprintf(&b, "  %s %s: verdict=%s codes=%v exception=%s died=%v\n", e.Engine, e.SGLang, e.Verdict, e.Codes, exc, e.Died)
+		for _, l := range e.SGLangLogs {
+			fmt.Fprintf(&b, "      %s\n", l)
+		}
+	}
+	return b.String()
+}
