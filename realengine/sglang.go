@@ -88,7 +88,7 @@ func (s *SGLang) Start(ctx context.Context, l sglang.Launch) (sglang.Scheduler, 
 	for k, v := range l.Env {
 		env[k] = v
 	}
-	sc := &realScheduler{node: l.Node, tr: l.Trace}
+	sc := &realScheduler{node: l.Node, tr: l.Trace, embedding: l.Backend == sglang.BackendEmbedding}
 	t0 := time.Now()
 	p, err := w.launchDriver(ctx, l.Node, env, sl.Python(), filepath.Join(w.dir, sglangDriverFile), sc.event)
 	if err != nil {
@@ -148,6 +148,8 @@ type realScheduler struct {
 	p    *Process
 	// startup is process start to ready: the import, not the scenario's time.
 	startup time.Duration
+	// embedding: MooncakeEmbeddingStore, which has no HiCache page I/O.
+	embedding bool
 
 	mu     sync.Mutex
 	calls  []sglang.MooncakeCall
@@ -251,6 +253,15 @@ func (s *realScheduler) io(ctx context.Context, op string, fields map[string]any
 	return nil
 }
 
+// pageIO refuses HiCache page I/O on the embedding store (its batch_put /
+// batch_get of emb_ keys are no scenario step).
+func (s *realScheduler) pageIO(op string) error {
+	if s.embedding {
+		return engine.Unsupportedf("real SGLang: %s on the embedding store: its batch_put/batch_get of emb_ keys are no scenario step", op)
+	}
+	return nil
+}
+
 func pageFields(keys []string, hostIndices []int64) map[string]any {
 	if hostIndices == nil {
 		hostIndices = []int64{}
@@ -260,6 +271,9 @@ func pageFields(keys []string, hostIndices []int64) map[string]any {
 
 // BatchSetV1 implements sglang.Scheduler with MooncakeStore.batch_set_v1.
 func (s *realScheduler) BatchSetV1(ctx context.Context, keys []string, hostIndices []int64) ([]bool, error) {
+	if err := s.pageIO("sglang_batch_set"); err != nil {
+		return nil, err
+	}
 	var r []bool
 	err := s.io(ctx, "sglang_batch_set", pageFields(keys, hostIndices), &r)
 	return r, err
@@ -267,6 +281,9 @@ func (s *realScheduler) BatchSetV1(ctx context.Context, keys []string, hostIndic
 
 // BatchGetV1 implements sglang.Scheduler with MooncakeStore.batch_get_v1.
 func (s *realScheduler) BatchGetV1(ctx context.Context, keys []string, hostIndices []int64) ([]bool, error) {
+	if err := s.pageIO("sglang_batch_get"); err != nil {
+		return nil, err
+	}
 	var r []bool
 	err := s.io(ctx, "sglang_batch_get", pageFields(keys, hostIndices), &r)
 	return r, err
@@ -274,6 +291,9 @@ func (s *realScheduler) BatchGetV1(ctx context.Context, keys []string, hostIndic
 
 // BatchExists implements sglang.Scheduler with MooncakeStore.batch_exists.
 func (s *realScheduler) BatchExists(ctx context.Context, keys []string) (int, error) {
+	if err := s.pageIO("sglang_batch_exists"); err != nil {
+		return 0, err
+	}
 	var n int
 	err := s.io(ctx, "sglang_batch_exists", map[string]any{"keys": keys}, &n)
 	return n, err

@@ -209,7 +209,8 @@ func installSGLangVersion(ctx context.Context, log *slog.Logger, l SGLangLayout,
 	}
 	log.Info("real SGLang: pip install done", "version", l.Version, "secs", secs(time.Since(t)))
 	out, err := run(ctx, nil, l.Python(), "-W", "ignore", "-c",
-		"import sys, sglang, sglang.srt.mem_cache.storage.mooncake_store.mooncake_store; print(sys.version.split()[0], sglang.__version__)")
+		"import sys, sglang, sglang.srt.mem_cache.storage.mooncake_store.mooncake_store, sglang.srt.mem_cache.storage.backend_factory, "+
+			"sglang.srt.mem_cache.memory_pool, sglang.srt.mem_cache.pool_host.mha, sglang.srt.mem_cache.pool_host.mla; print(sys.version.split()[0], sglang.__version__)")
 	if err != nil {
 		return fmt.Errorf("real SGLang install %s: importing SGLang's Mooncake store failed: %w\n%s", l.Version, err, tail(out, 8))
 	}
