@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 	"gopkg.in/yaml.v3"
 )
 
@@ -218,6 +219,7 @@ func (d *decoder) validate(sc *Scenario) {
 	d.checkSteps(sc.Steps, nodes, nodeNames)
 	d.checkExpect(sc.Expect, "expect", true)
 	d.checkByVersion(sc.ByVersion)
+	d.checkBySGLang(sc.BySGLang)
 	if r := sc.Remedy; r != nil {
 		d.checkConfigFile(r.Pos, r.File)
 		for _, name := range sortedKeys(r.HostPools) {
@@ -233,6 +235,7 @@ func (d *decoder) validate(sc *Scenario) {
 		d.checkSteps(r.Steps, nodes, nodeNames)
 		d.checkExpect(r.Expect, "remedy.expect", true)
 		d.checkByVersion(r.ByVersion)
+		d.checkBySGLang(r.BySGLang)
 	}
 	d.checkPlaceholders(sc)
 }
@@ -321,6 +324,19 @@ func (d *decoder) checkByVersion(bv ByVersion) {
 	}
 }
 
+func (d *decoder) checkBySGLang(bs BySGLang) {
+	for _, ve := range bs {
+		if !slices.ContainsFunc(sglang.Versions, func(v string) bool {
+			ok, err := mooncake.Constraint(ve.Constraint).Match(mooncake.MustVersion(v))
+			return err == nil && ok
+		}) {
+			d.at(ve.Pos, "by_sglang: %q matches none of the SGLang releases the model follows (%s); write an exact release, >=V, <V, A-B or *",
+				ve.Constraint, strings.Join(sglang.Versions, ", "))
+		}
+		d.checkExpect(ve.Expect, "by_sglang."+ve.Constraint, false)
+	}
+}
+
 // checkVersionExpr validates an exact version (it must be a known one) or
 // a constraint (it must parse and match at least one known version).
 func checkVersionExpr(s string) error {
@@ -365,12 +381,12 @@ func (d *decoder) checkPlaceholders(sc *Scenario) {
 	}
 	walkStrings(sc.Config.File, func(s string) { check(sc.Config.Pos, s) })
 	exps := []Expect{sc.Expect}
-	for _, ve := range sc.ByVersion {
+	for _, ve := range slices.Concat(sc.ByVersion, ByVersion(sc.BySGLang)) {
 		exps = append(exps, ve.Expect)
 	}
 	if sc.Remedy != nil {
 		exps = append(exps, sc.Remedy.Expect)
-		for _, ve := range sc.Remedy.ByVersion {
+		for _, ve := range slices.Concat(sc.Remedy.ByVersion, ByVersion(sc.Remedy.BySGLang)) {
 			exps = append(exps, ve.Expect)
 		}
 	}
@@ -528,6 +544,15 @@ func (sc *Scenario) Versions(override string) (vs []string, ok bool) {
 		}
 	}
 	return vs, true
+}
+
+// ExpectForSGLang is ExpectFor, then the by_sglang overrides that match
+// the SGLang release ("" = the newest the model follows).
+func ExpectForSGLang(base Expect, bv ByVersion, version string, bs BySGLang, release string) Expect {
+	if release == "" {
+		release = sglang.LatestVersion
+	}
+	return ExpectFor(ExpectFor(base, bv, version), ByVersion(bs), release)
 }
 
 // ExpectFor is expect with the by_version overrides that match version

@@ -134,7 +134,7 @@ func (r *run) bound() time.Duration {
 		return b // sim: virtual time is checked by the oracles; this only catches a wedged loop
 	}
 	var w time.Duration
-	for _, e := range []Expect{ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version), r.remedyExpect()} {
+	for _, e := range []Expect{r.mainExpect(), r.remedyExpect()} {
 		if e.Within != nil {
 			w += time.Duration(float64(e.Within.D()) * r.scale())
 		}
@@ -167,11 +167,15 @@ func (r *run) startAllowance() time.Duration {
 	return time.Duration(n) * a.StartAllowance()
 }
 
+func (r *run) mainExpect() Expect {
+	return ExpectForSGLang(r.sc.Expect, r.sc.ByVersion, r.version, r.sc.BySGLang, r.opts.sglangSide().SGLangVersion())
+}
+
 func (r *run) remedyExpect() Expect {
 	if r.sc.Remedy == nil {
 		return Expect{}
 	}
-	return ExpectFor(r.sc.Remedy.Expect, r.sc.Remedy.ByVersion, r.version)
+	return ExpectForSGLang(r.sc.Remedy.Expect, r.sc.Remedy.ByVersion, r.version, r.sc.Remedy.BySGLang, r.opts.sglangSide().SGLangVersion())
 }
 
 func (r *run) execute(parent context.Context, res *Result) {
@@ -220,7 +224,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 
 	// Main phase.
-	exp, err := r.expandExpect(ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version))
+	exp, err := r.expandExpect(r.mainExpect())
 	if err != nil {
 		res.Verdict, res.Reason = Error, err.Error()
 		return
