@@ -223,6 +223,9 @@ func (d *decoder) validate(sc *Scenario) {
 	d.checkExpect(sc.Expect, "expect", true)
 	d.checkByVersion(sc.ByVersion)
 	d.checkBySGLang(sc.BySGLang)
+	for _, c := range sc.SGLang.Versions {
+		d.checkBySGLang(BySGLang{{Constraint: c, Pos: sc.SGLang.Pos}})
+	}
 	if r := sc.Remedy; r != nil {
 		d.checkConfigFile(r.Pos, r.File)
 		for _, name := range sortedKeys(r.HostPools) {
@@ -549,13 +552,35 @@ func (sc *Scenario) Versions(override string) (vs []string, ok bool) {
 	return vs, true
 }
 
-// ExpectForSGLang is ExpectFor, then the by_sglang overrides that match
-// the SGLang release ("" = the newest the model follows).
+// AppliesToSGLang reports whether the scenario covers an SGLang release
+// ("" = the newest the model follows).
+func (sc *Scenario) AppliesToSGLang(release string) bool {
+	if len(sc.SGLang.Versions) == 0 {
+		return true
+	}
+	if release == "" {
+		release = sglang.LatestVersion
+	}
+	v, err := mooncake.ParseVersion(release)
+	if err != nil {
+		return false
+	}
+	for _, c := range sc.SGLang.Versions {
+		if ok, err := mooncake.Constraint(c).Match(v); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ExpectForSGLang is expect with the by_sglang overrides that match the
+// SGLang release ("" = the newest the model follows), then the by_version
+// overrides of the Mooncake version: a field both set is Mooncake's.
 func ExpectForSGLang(base Expect, bv ByVersion, version string, bs BySGLang, release string) Expect {
 	if release == "" {
 		release = sglang.LatestVersion
 	}
-	return ExpectFor(ExpectFor(base, bv, version), ByVersion(bs), release)
+	return ExpectFor(ExpectFor(base, ByVersion(bs), release), bv, version)
 }
 
 // ExpectFor is expect with the by_version overrides that match version

@@ -38,7 +38,7 @@ func TestParseErrors(t *testing.T) {
 		want       []string // every error line, exactly
 	}{
 		{"unknown key", "nmae: x\n" + validScenario,
-			[]string{`f.yaml:1:1: unknown key "nmae"; valid keys: by_sglang, by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
+			[]string{`f.yaml:1:1: unknown key "nmae"; valid keys: by_sglang, by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, sglang, steps, storage, summary, topology`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
 			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs"; valid keys: broken, max_mr, max_mr_size, name`}},
 		{"unknown fault kind", validScenario + "faults:\n  - {at: 0s, kind: master-crash}\n",

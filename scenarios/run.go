@@ -79,6 +79,10 @@ func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario runs on %s, not %s", strings.Join(sc.Engines, ", "), eng.Name())
 		return res
 	}
+	if !sc.AppliesToSGLang(side.SGLangVersion()) {
+		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario applies to SGLang %s, not %s", strings.Join(sc.SGLang.Versions, ", "), side.SGLangVersion())
+		return res
+	}
 	if err := eng.Available(ctx, version); err != nil {
 		res.Verdict, res.Reason = Skip, err.Error()
 		return res

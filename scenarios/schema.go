@@ -18,6 +18,7 @@ type Scenario struct {
 	Labels    []string    `yaml:"labels"`
 	Engines   []string    `yaml:"engines" enum:"@engines"`
 	Mooncake  Mooncake    `yaml:"mooncake"`
+	SGLang    SGLang      `yaml:"sglang"`
 	Topology  Topology    `yaml:"topology"`
 	Storage   Storage     `yaml:"storage"`
 	Config    Config      `yaml:"config"`
@@ -25,7 +26,7 @@ type Scenario struct {
 	Steps     []Step      `yaml:"steps"`
 	Expect    Expect      `yaml:"expect"`
 	ByVersion ByVersion   `yaml:"by_version"`
-	// BySGLang overrides expect per SGLang release (after by_version).
+	// BySGLang overrides expect per SGLang release (before by_version).
 	BySGLang BySGLang `yaml:"by_sglang"`
 	Remedy   *Remedy  `yaml:"remedy"`
 
@@ -40,6 +41,14 @@ type Mooncake struct {
 	// Versions: exact versions ("0.3.9") run at that version; constraints
 	// (">=0.3.9", "<0.3.5", "0.3.5-0.3.8.post1", "*") run at the newest
 	// known version they match. Empty = mooncake.Latest.
+	Versions []string `yaml:"versions"`
+}
+
+// SGLang selects the SGLang releases a scenario applies to.
+type SGLang struct {
+	Pos
+	// Versions: releases or constraints (">=0.5.21"); a run whose SGLang
+	// side plays another release is a skip. Empty = every release.
 	Versions []string `yaml:"versions"`
 }
 
