@@ -60,21 +60,9 @@ func Install(ctx context.Context, versions []string, opts InstallOptions) error 
 			return fmt.Errorf("real engine install: %w", err)
 		}
 	}
-	cache := opts.CacheDir
-	if cache == "" {
-		c, err := CacheDir()
-		if err != nil {
-			return err
-		}
-		cache = c
-	}
-	root := filepath.Join(cache, "mooncake")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return fmt.Errorf("real engine install: %w", err)
-	}
-	unlock, err := lockFile(ctx, filepath.Join(root, ".install.lock"))
+	cache, unlock, err := lockCache(ctx, opts, "mooncake")
 	if err != nil {
-		return err
+		return fmt.Errorf("real engine install: %w", err)
 	}
 	defer unlock()
 
@@ -104,23 +92,9 @@ func Install(ctx context.Context, versions []string, opts InstallOptions) error 
 
 func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts InstallOptions) error {
 	start := time.Now()
-	py := opts.Python
-	if py == "" {
-		py = "python3"
-	}
-	if err := checkPython(ctx, py); err != nil {
-		return err
-	}
-	// A venv without a marker is a half-finished install: start over.
-	if err := os.RemoveAll(l.Dir); err != nil {
-		return fmt.Errorf("real engine install %s: clear %s: %w", l.Version, l.Dir, err)
-	}
-	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
-		return fmt.Errorf("real engine install %s: %w", l.Version, err)
-	}
 	log.Info("real engine: creating venv", "version", l.Version, "dir", l.Venv())
-	if out, err := run(ctx, nil, py, "-m", "venv", l.Venv()); err != nil {
-		return fmt.Errorf("real engine install %s: %s -m venv: %w\n%s", l.Version, py, err, tail(out, 10))
+	if err := freshVenv(ctx, opts, l.Dir, l.Venv(), 0); err != nil {
+		return fmt.Errorf("real engine install %s: %w", l.Version, err)
 	}
 	log.Info("real engine: pip install", "package", Package+"=="+l.Version)
 	t := time.Now()
@@ -139,16 +113,72 @@ func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts Instal
 	}
 	in.Python = pyVersion
 	in.InstallSecs = secs(time.Since(start))
-	b, _ := json.MarshalIndent(in, "", "  ")
-	tmp := l.Marker() + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("real engine install %s: %w", l.Version, err)
-	}
-	if err := os.Rename(tmp, l.Marker()); err != nil {
+	if err := writeMarker(l.Marker(), in); err != nil {
 		return fmt.Errorf("real engine install %s: %w", l.Version, err)
 	}
 	log.Info("real engine: Mooncake installed", "version", l.Version, "secs", in.InstallSecs, "fixes", in.Fixes)
 	return nil
+}
+
+// freshVenv checks the interpreter, replaces dir (a directory without a
+// marker is a half-finished install: start over), checks that at least
+// needBytes are free there, and creates the venv.
+func freshVenv(ctx context.Context, opts InstallOptions, dir, venv string, needBytes int64) error {
+	py := opts.Python
+	if py == "" {
+		py = "python3"
+	}
+	if err := checkPython(ctx, py); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("clear %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if needBytes > 0 {
+		if err := checkDisk(dir, needBytes); err != nil {
+			return err
+		}
+	}
+	if out, err := run(ctx, nil, py, "-m", "venv", venv); err != nil {
+		return fmt.Errorf("%s -m venv: %w\n%s", py, err, tail(out, 10))
+	}
+	return nil
+}
+
+// writeMarker writes an install's marker file last and atomically.
+func writeMarker(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// lockCache resolves the cache dir, creates <cache>/<sub> and takes its
+// install lock, so concurrent installs do not build the same venv twice.
+func lockCache(ctx context.Context, opts InstallOptions, sub string) (cache string, unlock func(), err error) {
+	cache = opts.CacheDir
+	if cache == "" {
+		if cache, err = CacheDir(); err != nil {
+			return "", nil, err
+		}
+	}
+	root := filepath.Join(cache, sub)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", nil, err
+	}
+	unlock, err = lockFile(ctx, filepath.Join(root, ".install.lock"))
+	if err != nil {
+		return "", nil, err
+	}
+	return cache, unlock, nil
 }
 
 // unreachableRE matches pip's messages when the index cannot be reached.

@@ -141,21 +141,9 @@ func InstallSGLang(ctx context.Context, versions []string, opts InstallOptions) 
 			return fmt.Errorf("real SGLang install: %w", err)
 		}
 	}
-	cache := opts.CacheDir
-	if cache == "" {
-		c, err := CacheDir()
-		if err != nil {
-			return err
-		}
-		cache = c
-	}
-	root := filepath.Join(cache, "sglang")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return fmt.Errorf("real SGLang install: %w", err)
-	}
-	unlock, err := lockFile(ctx, filepath.Join(root, ".install.lock"))
+	cache, unlock, err := lockCache(ctx, opts, "sglang")
 	if err != nil {
-		return err
+		return fmt.Errorf("real SGLang install: %w", err)
 	}
 	defer unlock()
 	for _, v := range versions {
@@ -178,25 +166,9 @@ func InstallSGLang(ctx context.Context, versions []string, opts InstallOptions) 
 func installSGLangVersion(ctx context.Context, log *slog.Logger, l SGLangLayout, opts InstallOptions) error {
 	start := time.Now()
 	reqs, _ := sglangRequirements(l.Version)
-	py := opts.Python
-	if py == "" {
-		py = "python3"
-	}
-	if err := checkPython(ctx, py); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(l.Dir); err != nil {
-		return fmt.Errorf("real SGLang install %s: clear %s: %w", l.Version, l.Dir, err)
-	}
-	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
-		return fmt.Errorf("real SGLang install %s: %w", l.Version, err)
-	}
-	if err := checkDisk(l.Dir, SGLangDiskBytes); err != nil {
-		return fmt.Errorf("real SGLang install %s: %w", l.Version, err)
-	}
 	log.Info("real SGLang: creating venv", "version", l.Version, "dir", l.Venv())
-	if out, err := run(ctx, nil, py, "-m", "venv", l.Venv()); err != nil {
-		return fmt.Errorf("real SGLang install %s: %s -m venv: %w\n%s", l.Version, py, err, tail(out, 10))
+	if err := freshVenv(ctx, opts, l.Dir, l.Venv(), SGLangDiskBytes); err != nil {
+		return fmt.Errorf("real SGLang install %s: %w", l.Version, err)
 	}
 	req := filepath.Join(l.Dir, "requirements.txt")
 	if err := os.WriteFile(req, reqs, 0o644); err != nil {
@@ -220,12 +192,7 @@ func installSGLangVersion(ctx context.Context, log *slog.Logger, l SGLangLayout,
 	}
 	in := SGLangInstalled{Package: SGLangPackage, Version: l.Version, Python: f[0],
 		Packages: strings.Count(string(reqs), "=="), VenvBytes: dirBytes(l.Venv()), InstallSecs: secs(time.Since(start))}
-	b, _ := json.MarshalIndent(in, "", "  ")
-	tmp := l.Marker() + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("real SGLang install %s: %w", l.Version, err)
-	}
-	if err := os.Rename(tmp, l.Marker()); err != nil {
+	if err := writeMarker(l.Marker(), in); err != nil {
 		return fmt.Errorf("real SGLang install %s: %w", l.Version, err)
 	}
 	log.Info("real SGLang: installed", "version", l.Version, "secs", in.InstallSecs, "venv_gb", float64(in.VenvBytes)/1e9)
