@@ -35,6 +35,9 @@ type SGLang struct {
 	Version string
 	// CacheDir overrides $FAULTLAB_CACHE / ~/.cache/faultlab.
 	CacheDir string
+
+	mu   sync.Mutex
+	warm map[*World]map[string]*realScheduler // Prepare's processes, not yet started
 }
 
 var _ sglang.Side = (*SGLang)(nil)
@@ -68,9 +71,91 @@ func (s *SGLang) Available() error {
 // several times that under load.
 func (s *SGLang) StartAllowance() time.Duration { return 2 * time.Minute }
 
+// Prepare implements sglang.Preparer: one scheduler process per node is
+// spawned and imports SGLang before the world's time starts; then the
+// world's clock restarts at zero, so faults at "30s" find SGLang where the
+// Go model (which starts in no time) would be. Start takes these processes;
+// World.Close reaps any left over.
+func (s *SGLang) Prepare(ctx context.Context, ew engine.World, nodes []string) error {
+	w, ok := ew.(*World)
+	if !ok {
+		return nil // Start says why
+	}
+	if err := s.Available(); err != nil {
+		return err
+	}
+	scs := make([]*realScheduler, len(nodes))
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			scs[i], errs[i] = s.spawn(ctx, w, n, nil)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.warm == nil {
+		s.warm = map[*World]map[string]*realScheduler{}
+	}
+	s.warm[w] = map[string]*realScheduler{}
+	for i, n := range nodes {
+		s.warm[w][n] = scs[i]
+	}
+	s.mu.Unlock()
+	w.start.restart()
+	return nil
+}
+
+// take returns the prepared process of node, if any.
+func (s *SGLang) take(w *World, node string) *realScheduler {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := s.warm[w][node]
+	delete(s.warm[w], node)
+	if len(s.warm[w]) == 0 {
+		delete(s.warm, w)
+	}
+	return sc
+}
+
+// spawn starts one sglang_driver.py on node and waits until SGLang is
+// imported; env is its process environment beyond the world's.
+func (s *SGLang) spawn(ctx context.Context, w *World, node string, env map[string]string) (*realScheduler, error) {
+	sl, _ := SGLangLayoutFor(s.CacheDir, s.SGLangVersion())
+	pkg, err := w.l.PackageDir()
+	if err != nil {
+		return nil, err
+	}
+	full := map[string]string{"FAULTLAB_MOONCAKE_SITE": filepath.Dir(pkg)}
+	for k, v := range env {
+		full[k] = v
+	}
+	sc := &realScheduler{node: node, tr: w.spec.Trace}
+	t0 := time.Now()
+	p, err := w.launchDriver(ctx, node, full, sl.Python(), filepath.Join(w.dir, sglangDriverFile), sc.event)
+	if err != nil {
+		return nil, err
+	}
+	sc.p = p
+	sc.startup = time.Since(t0)
+	if v := p.d.hello.SGLangVersion; v != sl.Version {
+		_ = p.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("real SGLang: node %s runs SGLang %q, want %s", node, v, sl.Version)
+	}
+	sc.record("import", fmt.Sprintf("sglang %s imported in %.1fs (process ready after %.1fs; not the scenario's time)",
+		p.d.hello.SGLangVersion, p.d.hello.ImportSecs, sc.startup.Seconds()))
+	return sc, nil
+}
+
 // Start implements sglang.Side: one SGLang scheduler process running
 // SGLang's host pool, MooncakeStore (or MooncakeEmbeddingStore) and
-// registration in the real world of l.World.
+// registration in the real world of l.World: the prepared process of the
+// node, else a new one (its import is then left out of the phase duration).
 func (s *SGLang) Start(ctx context.Context, l sglang.Launch) (sglang.Scheduler, error) {
 	w, ok := l.World.(*World)
 	if !ok {
@@ -79,34 +164,22 @@ func (s *SGLang) Start(ctx context.Context, l sglang.Launch) (sglang.Scheduler, 
 	if err := s.Available(); err != nil {
 		return nil, err
 	}
-	sl, _ := SGLangLayoutFor(s.CacheDir, s.SGLangVersion())
-	pkg, err := w.l.PackageDir()
-	if err != nil {
-		return nil, err
+	sc := s.take(w, l.Node)
+	if sc != nil {
+		sc.startup = 0 // imported before the world's time started
+	} else {
+		var err error
+		if sc, err = s.spawn(ctx, w, l.Node, l.Env); err != nil {
+			return nil, err
+		}
 	}
-	env := map[string]string{"FAULTLAB_MOONCAKE_SITE": filepath.Dir(pkg)}
-	for k, v := range l.Env {
-		env[k] = v
-	}
-	sc := &realScheduler{node: l.Node, tr: l.Trace, embedding: l.Backend == sglang.BackendEmbedding}
-	t0 := time.Now()
-	p, err := w.launchDriver(ctx, l.Node, env, sl.Python(), filepath.Join(w.dir, sglangDriverFile), sc.event)
-	if err != nil {
-		return nil, err
-	}
-	sc.p = p
-	sc.startup = time.Since(t0)
-	if v := p.d.hello.SGLangVersion; v != sl.Version {
-		_ = p.Close(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("real SGLang: node %s runs SGLang %q, want %s", l.Node, v, sl.Version)
-	}
-	sc.record("import", fmt.Sprintf("sglang %s imported in %.1fs (process ready after %.1fs; left out of the phase duration)",
-		p.d.hello.SGLangVersion, p.d.hello.ImportSecs, sc.startup.Seconds()))
+	sc.tr = l.Trace
+	sc.embedding = l.Backend == sglang.BackendEmbedding
 	var r struct {
 		Raised *engine.PyError `json:"raised"`
 	}
-	err = p.d.call(ctx, "sglang_start", map[string]any{
-		"backend": l.Backend, "storage_config": storageConfig(l.StorageConfig), "host_pool": hostPool(l.HostPool), "files": l.Files,
+	err := sc.p.d.call(ctx, "sglang_start", map[string]any{
+		"env": l.Env, "backend": l.Backend, "storage_config": storageConfig(l.StorageConfig), "host_pool": hostPool(l.HostPool), "files": l.Files,
 	}, &r)
 	if err == nil && r.Raised != nil {
 		err = r.Raised

@@ -28,7 +28,7 @@ type World struct {
 	l     Layout
 	in    Installed
 	log   *slog.Logger
-	start time.Time
+	start *origin
 	dir   string // temp dir: driver.py, anything else we write
 	drv   string // driver.py path
 
@@ -80,7 +80,7 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("real engine: %w", err)
 	}
-	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: time.Now(), dir: dir, drv: drv, inj: inj, servers: map[string]*server{}}
+	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: newOrigin(), dir: dir, drv: drv, inj: inj, servers: map[string]*server{}}
 	var fctx context.Context
 	fctx, w.endFaults = context.WithCancel(context.WithoutCancel(ctx))
 	w.sched = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
@@ -352,21 +352,43 @@ func freePorts(n int) ([]int, error) {
 // (the real engine runs Mooncake's own timeouts).
 func (w *World) Clock() engine.Clock { return wallClock{start: w.start} }
 
-type wallClock struct{ start time.Time }
+// origin is the world's time zero: Launch, or, when the SGLang side
+// prepared its processes first, the moment they were ready (restart).
+type origin struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
-// wallTimer is the scheduler's timer: wall time since Launch.
-type wallTimer struct{ start time.Time }
+func newOrigin() *origin { return &origin{t: time.Now()} }
 
-func (t wallTimer) Now() time.Duration { return time.Since(t.start) }
+func (o *origin) since() time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return time.Since(o.t)
+}
+
+// restart makes now time zero; only before faults are armed.
+func (o *origin) restart() {
+	o.mu.Lock()
+	o.t = time.Now()
+	o.mu.Unlock()
+}
+
+type wallClock struct{ start *origin }
+
+// wallTimer is the scheduler's timer: wall time since the origin.
+type wallTimer struct{ start *origin }
+
+func (t wallTimer) Now() time.Duration { return t.start.since() }
 
 func (t wallTimer) At(at time.Duration, _ string, fn func()) func() {
-	tm := time.AfterFunc(max(at-time.Since(t.start), 0), fn)
+	tm := time.AfterFunc(max(at-t.start.since(), 0), fn)
 	return func() { tm.Stop() }
 }
 
 func (wallTimer) Virtual() bool { return false }
 
-func (c wallClock) Now() time.Duration { return time.Since(c.start) }
+func (c wallClock) Now() time.Duration { return c.start.since() }
 
 func (c wallClock) Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

@@ -205,6 +205,16 @@ func (r *run) execute(parent context.Context, res *Result) {
 		}
 		res.TraceHash = r.tr.Hash()
 	}()
+	if p, ok := r.opts.sglangSide().(sglang.Preparer); ok {
+		var nodes []string
+		for _, n := range r.sc.Topology.Nodes {
+			nodes = append(nodes, n.Name)
+		}
+		if err := p.Prepare(ctx, w, nodes); err != nil {
+			r.setupErr(res, "prepare the SGLang side", err)
+			return
+		}
+	}
 	fs := make([]faults.Fault, len(r.sc.Faults))
 	for i, f := range r.sc.Faults {
 		fs[i] = f.Fault()

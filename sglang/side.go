@@ -3,6 +3,8 @@ package sglang
 import (
 	"context"
 	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
 )
 
 // Scheduler is one started SGLang scheduler's storage side, as the scenario
@@ -42,6 +44,14 @@ type Startup interface{ StartupTime() time.Duration }
 // StartAllowance is implemented by Sides whose Start needs wall time beyond
 // the scenario's own bound (the import); the runner adds it per init step.
 type StartAllowance interface{ StartAllowance() time.Duration }
+
+// Preparer is implemented by Sides that start their processes before the
+// world's time runs (real SGLang imports for seconds, and a fault at 30 s
+// must find SGLang where the model would be): the runner calls Prepare
+// after Launch and before the faults are armed.
+type Preparer interface {
+	Prepare(ctx context.Context, w engine.World, nodes []string) error
+}
 
 // Model is the Go model as a Side, following the SGLang release Version
 // ("" = LatestVersion) where releases differ.

@@ -19,6 +19,9 @@ const (
 	// global_segment_size is split by tp_size * pp_size (before: tp_size);
 	// 0.5.19 has it, 0.5.17 not, 0.5.18 was not checked.
 	versionSegmentPerPP = "0.5.19"
+	// The embedding store is built through EmbeddingStoreFactory, which
+	// logs EmbeddingFactoryLog (0.5.19 has it, 0.5.17 not, 0.5.18 not checked).
+	versionEmbeddingFactory = "0.5.19"
 )
 
 // atLeast reports whether this launch's SGLang release is min or newer

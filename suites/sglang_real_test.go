@@ -21,6 +21,10 @@ import (
 // import (≈ 7 s of CPU) is what the two cores share.
 const sglangAgreementWorlds = 4
 
+// hostMemoryRefusal is SGLang's ValueError when the host has less than the
+// pool plus its 10 GiB reserve available.
+const hostMemoryRefusal = "Not enough host memory available."
+
 // sglangRun is one scenario × Mooncake version × SGLang release on the real
 // engine, played by the Go model and by SGLang's own code.
 type sglangRun struct {
@@ -106,13 +110,20 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 
 	It("agrees on exception class and text, codes, deaths and SGLang's log lines", func() {
 		var diffs, table []string
-		compared := 0
+		compared, hostMemory := 0, 0
 		for _, r := range runs {
 			id := fmt.Sprintf("%s @ Mooncake %s, SGLang %s", r.scenario, r.version, r.sglangVersion)
 			table = append(table, fmt.Sprintf("%-58s %-13s %-7s model=%-5s %6.1fs  real=%-5s %6.1fs", r.scenario, r.version, r.sglangVersion,
 				r.model.Verdict, r.model.WallMS/1000, r.real.Verdict, r.real.WallMS/1000))
 			if r.model.Verdict == scenarios.Skip || r.real.Verdict == scenarios.Skip {
 				AddReportEntry("skip "+id, "model: "+r.model.Reason+" | real: "+r.real.Reason)
+				continue
+			}
+			if e := r.real.Observed.Exception; e != nil && strings.Contains(e.Message, hostMemoryRefusal) {
+				// SGLang keeps 10 GiB of the host free (HICACHE_HOST_MEMORY_RESERVE_BYTES): a
+				// busy shared machine, not the code under test. Not compared; counted.
+				AddReportEntry("host memory "+id, e.Message)
+				hostMemory++
 				continue
 			}
 			compared++
@@ -129,9 +140,13 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 			}
 		}
 		sort.Strings(table)
-		AddReportEntry("sglang agreement", fmt.Sprintf("%d runs, %d compared, suite wall %s\n%s", len(runs), compared, wall.Round(time.Second), strings.Join(table, "\n")))
-		GinkgoWriter.Printf("SGLang model vs real: %d runs, %d compared, wall %s\n%s\n", len(runs), compared, wall.Round(time.Second), strings.Join(table, "\n"))
-		Expect(compared).To(BeNumerically(">", 0), "no scenario ran with both SGLang sides")
+		summary := fmt.Sprintf("%d runs, %d compared, %d refused by SGLang for host memory, suite wall %s", len(runs), compared, hostMemory, wall.Round(time.Second))
+		AddReportEntry("sglang agreement", summary+"\n"+strings.Join(table, "\n"))
+		GinkgoWriter.Printf("SGLang model vs real: %s\n%s\n", summary, strings.Join(table, "\n"))
+		// Every scenario the real engine can run here, at both releases: a
+		// suite that compared few of them proves little.
+		Expect(compared).To(BeNumerically(">=", len(runs)/2), "too few scenarios ran with both SGLang sides")
+		Expect(hostMemory).To(BeNumerically("<=", len(runs)/10), "SGLang refused too many host pools for host memory; free memory or lower sglangAgreementWorlds")
 		Expect(diffs).To(BeEmpty(), strings.Join(diffs, "\n\n"))
 	})
 

@@ -280,6 +280,9 @@ def _raised(e):
 
 
 def op_sglang_start(req):
+    # The scenario's environment (MOONCAKE_*, MC_*): a process prepared before the world's time
+    # started gets it here, before SGLang reads it and before Mooncake's library loads.
+    os.environ.update(req.get("env") or {})
     _install_observer()
     _set_files(req.get("files") or {})
     sc = req.get("storage_config") or {}
