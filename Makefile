@@ -24,7 +24,7 @@ build:
 ## engine's scaled timeouts must not fight for the two cores.
 test: real-engine
 	$(GO) vet ./...
-	$(GO) test -p 1 -count=1 -timeout 60m ./...
+	$(GO) test -p 1 -count=1 -timeout 85m ./...
 
 ## test-unit: models, sglang, loader — no real engine, no network faults.
 test-unit:
@@ -32,7 +32,7 @@ test-unit:
 
 ## test-scenarios: the catalog suites (sim, fake; real when installed).
 test-scenarios:
-	$(GO) test -count=1 -timeout 40m ./suites/... -args $(GINKGO_FLAGS)
+	$(GO) test -count=1 -timeout 80m ./suites/... -args $(GINKGO_FLAGS)
 
 ## real-engine: venvs with real Mooncake wheels and real SGLang (idempotent;
 ## skipped without PyPI).
