@@ -108,6 +108,28 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 		Expect(ctx.Err()).NotTo(HaveOccurred())
 	})
 
+	It("runs SGLang's own code and sees the three seed messages from it", func() {
+		want := map[string]string{
+			"setup/master-down-explicit-port": "Failed to setup Mooncake store, error code: ",
+			"standalone/default-allocator":    sglang.StandaloneAllocatorError,
+			"register/overlapping-region":     "Failed to register buffer to Mooncake Store, error code: -600",
+		}
+		seen := map[string]bool{}
+		for _, r := range runs {
+			if w, ok := want[r.scenario]; ok && r.real.Observed.Exception != nil && strings.HasPrefix(r.real.Observed.Exception.Message, w) {
+				Expect(r.real.SGLang).To(Equal(realengine.SGLangSide))
+				seen[r.scenario] = true
+				AddReportEntry("seed message from SGLang "+r.sglangVersion, r.real.Observed.Exception.Class+": "+r.real.Observed.Exception.Message)
+			}
+		}
+		Expect(seen).To(HaveLen(len(want)), "seed scenarios raised by real SGLang: %v", seen)
+	})
+
+	It("leaves no Mooncake or SGLang process behind", func() {
+		Eventually(mooncakeProcesses).WithTimeout(10 * time.Second).Should(BeEmpty())
+	})
+
+	// Last: an Ordered container skips what follows a failure.
 	It("agrees on exception class and text, codes, deaths and SGLang's log lines", func() {
 		var diffs, table []string
 		compared, hostMemory := 0, 0
@@ -148,27 +170,6 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 		Expect(compared).To(BeNumerically(">=", len(runs)/2), "too few scenarios ran with both SGLang sides")
 		Expect(hostMemory).To(BeNumerically("<=", len(runs)/10), "SGLang refused too many host pools for host memory; free memory or lower sglangAgreementWorlds")
 		Expect(diffs).To(BeEmpty(), strings.Join(diffs, "\n\n"))
-	})
-
-	It("runs SGLang's own code and sees the three seed messages from it", func() {
-		want := map[string]string{
-			"setup/master-down-explicit-port": "Failed to setup Mooncake store, error code: ",
-			"standalone/default-allocator":    sglang.StandaloneAllocatorError,
-			"register/overlapping-region":     "Failed to register buffer to Mooncake Store, error code: -600",
-		}
-		seen := map[string]bool{}
-		for _, r := range runs {
-			if w, ok := want[r.scenario]; ok && r.real.Observed.Exception != nil && strings.HasPrefix(r.real.Observed.Exception.Message, w) {
-				Expect(r.real.SGLang).To(Equal(realengine.SGLangSide))
-				seen[r.scenario] = true
-				AddReportEntry("seed message from SGLang "+r.sglangVersion, r.real.Observed.Exception.Class+": "+r.real.Observed.Exception.Message)
-			}
-		}
-		Expect(seen).To(HaveLen(len(want)), "seed scenarios raised by real SGLang: %v", seen)
-	})
-
-	It("leaves no Mooncake or SGLang process behind", func() {
-		Eventually(mooncakeProcesses).WithTimeout(10 * time.Second).Should(BeEmpty())
 	})
 })
 
