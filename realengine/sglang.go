@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -164,6 +165,9 @@ func (s *SGLang) Start(ctx context.Context, l sglang.Launch) (sglang.Scheduler, 
 	if err := s.Available(); err != nil {
 		return nil, err
 	}
+	if err := expressible(l.HostPool); err != nil {
+		return nil, err
+	}
 	sc := s.take(w, l.Node)
 	if sc != nil {
 		sc.startup = 0 // imported before the world's time started
@@ -197,6 +201,21 @@ func (s *SGLang) Start(ctx context.Context, l sglang.Launch) (sglang.Scheduler, 
 		err = errors.Join(err, cerr)
 	}
 	return sc, err
+}
+
+// sglangAllocators are the host allocator types get_allocator_from_storage
+// knows that run here ("" and unknown names are its default).
+var sglangAllocators = []string{"", "default", "mooncake", "shm"}
+
+// expressible refuses host pools SGLang's own code cannot build here.
+func expressible(h sglang.HostPoolSpec) error {
+	if !slices.Contains(sglangAllocators, h.AllocatorType) {
+		return engine.Unsupportedf("real SGLang: no host allocator %q in SGLang (get_allocator_from_storage knows mooncake, shm and the default)", h.AllocatorType)
+	}
+	if h.Draft != nil && !h.Draft.SharesMain {
+		return expressible(*h.Draft)
+	}
+	return nil
 }
 
 func storageConfig(c sglang.StorageConfig) map[string]any {
