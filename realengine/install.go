@@ -90,8 +90,17 @@ func Install(ctx context.Context, versions []string, opts InstallOptions) error 
 	return nil
 }
 
-func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts InstallOptions) error {
+func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts InstallOptions) (err error) {
 	start := time.Now()
+	// A failed install (no such wheel, no network, interrupted) leaves
+	// nothing behind: no half-made venv for the next run to trip over.
+	defer func() {
+		if err != nil {
+			if rerr := os.RemoveAll(l.Dir); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("remove half-made %s: %w", l.Dir, rerr))
+			}
+		}
+	}()
 	log.Info("real engine: creating venv", "version", l.Version, "dir", l.Venv())
 	if err := freshVenv(ctx, opts, l.Dir, l.Venv(), 0); err != nil {
 		return fmt.Errorf("real engine install %s: %w", l.Version, err)

@@ -77,7 +77,7 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 		}
 		var jobs []job
 		for _, sc := range cat {
-			if !sc.RunsOn(realengine.Name) || (!slowWall && sc.HasLabel("slow-wall")) {
+			if _, slow := scenarios.SlowSkip(sc, eng, scenarios.Options{}); !sc.RunsOn(realengine.Name) || slow {
 				continue
 			}
 			vs, _ := sc.Versions("")
