@@ -14,6 +14,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sglang"
+	simengine "github.com/mooncake-faultlab/faultlab/sim"
 )
 
 // sglangAgreementWorlds is how many real worlds the agreement suite runs at
@@ -198,3 +199,26 @@ func describeOutcomes(c scenarios.Comparison) string {
 	}
 	return b.String()
 }
+
+// The catalog's by_sglang and sglang.versions must describe every release
+// the model follows: the whole catalog passes on sim at each of them.
+var _ = Describe("the catalog at every SGLang release the model follows", Label("sim", "sglang"), func() {
+	for _, v := range sglang.Versions {
+		It("passes on sim as SGLang "+v, func(ctx SpecContext) {
+			cat, err := scenarios.Catalog()
+			Expect(err).NotTo(HaveOccurred())
+			ran := 0
+			for _, sc := range cat {
+				for _, r := range scenarios.Run(ctx, sc, simengine.New(), scenarios.Options{Seed: 1, SGLang: sglang.Model{Version: v}}) {
+					if r.Verdict == scenarios.Skip {
+						Expect(r.Reason).To(HavePrefix("scenario applies to SGLang"), r.Scenario)
+						continue
+					}
+					ran++
+					Expect(r.Verdict).To(Equal(scenarios.Pass), "%s @ %s, SGLang %s: %s", r.Scenario, r.MooncakeVersion, v, r.Reason)
+				}
+			}
+			Expect(ran).To(BeNumerically(">", 50))
+		})
+	}
+})
