@@ -12,7 +12,14 @@ REAL_VERSIONS ?= catalog
 # has every behaviour the catalog relies on (docs/ENGINES.md).
 SGLANG_VERSIONS ?= 0.5.23,0.5.17
 
-.PHONY: all build test test-unit test-scenarios real-engine junit-xsd bench run lint clean docs
+# nightly: time budget of the sim exploration, and the differential samples.
+NIGHTLY_BUDGET ?= 30m
+NIGHTLY_FAKE_SEEDS ?= 500
+NIGHTLY_REAL_SEEDS ?= 200
+NIGHTLY_DIR    ?= nightly
+NIGHTLY_SEED   ?= $(shell date +%Y%m%d)000000
+
+.PHONY: all build test test-unit test-scenarios real-engine junit-xsd bench run lint clean docs nightly
 
 all: build
 
@@ -51,7 +58,24 @@ junit-xsd:
 	@.ci/junit-xsd
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./suites/...
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./explore/... ./suites/...
+
+## nightly: a time-budgeted sim exploration from today's seed, a fake and a
+## real differential sample, then the regression corpus on sim and real.
+## New minimal failing scenarios land in scenarios/regressions/; reports
+## (JSON + JUnit) in $(NIGHTLY_DIR)/. Exits non-zero when anything was found.
+nightly: build real-engine
+	mkdir -p $(NIGHTLY_DIR)
+	rc=0; \
+	./bin/faultlab explore --time-budget $(NIGHTLY_BUDGET) --seed $(NIGHTLY_SEED) -j 2 \
+	  --report $(NIGHTLY_DIR)/sim.json --junit $(NIGHTLY_DIR)/sim.xml || rc=1; \
+	./bin/faultlab explore --engine sim,fake --seeds $(NIGHTLY_FAKE_SEEDS) --seed $(NIGHTLY_SEED) -j 2 \
+	  --report $(NIGHTLY_DIR)/fake.json --junit $(NIGHTLY_DIR)/fake.xml || rc=1; \
+	./bin/faultlab explore --engine sim,real --seeds $(NIGHTLY_REAL_SEEDS) --seed $(NIGHTLY_SEED) -j 4 --shrink-budget 8 \
+	  --report $(NIGHTLY_DIR)/real.json --junit $(NIGHTLY_DIR)/real.xml || rc=1; \
+	./bin/faultlab run scenarios/regressions/ --label '!open-divergence' --label '!open-harness' --engine sim,real --report $(NIGHTLY_DIR)/corpus.json || rc=1; \
+	./bin/faultlab run scenarios/regressions/ --label open-divergence --engine real --report $(NIGHTLY_DIR)/open.json || rc=1; \
+	exit $$rc
 
 run: build
 	./bin/faultlab run

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
+	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
 	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
@@ -20,10 +21,20 @@ import (
 const transferTimeout = 30 * time.Second
 
 type dataReq struct {
-	Endpoint string `json:"endpoint"`
-	Addr     uint64 `json:"addr"`
-	Data     []byte `json:"data,omitempty"`
-	Size     int64  `json:"size,omitempty"`
+	Endpoint string           `json:"endpoint"`
+	Addr     uint64           `json:"addr"`
+	Content  *hostmem.Content `json:"content,omitempty"`
+	Size     int64            `json:"size,omitempty"`
+	// Pad makes a transfer as long on the wire as the object it moves, so
+	// bandwidth, slicer and limit_data toxics see the real byte count
+	// (the content itself is symbolic).
+	Pad []byte `json:"pad,omitempty"`
+}
+
+// dataResp is a Read's answer: the content, padded like a request.
+type dataResp struct {
+	Content hostmem.Content `json:"content"`
+	Pad     []byte          `json:"pad,omitempty"`
 }
 
 func (w *World) startDataServer(ctx context.Context, node string) error {
@@ -49,7 +60,10 @@ func (w *World) startDataServer(ctx context.Context, node string) error {
 		}
 		w.gate.Lock()
 		defer w.gate.Unlock()
-		return nil, p.mem.Write(r.Addr, r.Data)
+		if r.Content == nil {
+			return nil, fmt.Errorf("bad params: Write without content")
+		}
+		return nil, p.mem.WriteContent(r.Addr, *r.Content)
 	})
 	s.Handle("Read", func(_ context.Context, raw json.RawMessage) (any, error) {
 		p, r, err := decode(raw)
@@ -58,7 +72,8 @@ func (w *World) startDataServer(ctx context.Context, node string) error {
 		}
 		w.gate.Lock()
 		defer w.gate.Unlock()
-		return p.mem.Read(r.Addr, r.Size)
+		c, err := p.mem.ReadContent(r.Addr, r.Size)
+		return dataResp{Content: c, Pad: make([]byte, r.Size)}, err
 	})
 	if err := s.Listen(ctx, "127.0.0.1:0"); err != nil {
 		return fmt.Errorf("fake engine: transfer endpoint of %s: %w", node, err)
@@ -95,31 +110,31 @@ func (d dataPath) call(ctx context.Context, addr, method string, req dataReq, ou
 }
 
 // Write implements te.DataPath.
-func (d dataPath) Write(ctx context.Context, endpoint string, addr uint64, data []byte) error {
+func (d dataPath) Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error {
 	owner, srv, err := d.target(endpoint)
 	if err != nil {
 		return err
 	}
 	if owner.node == d.n.node {
-		return owner.mem.Write(addr, data) // local memcpy; the caller holds the gate
+		return owner.mem.WriteContent(addr, c) // local memcpy; the caller holds the gate
 	}
-	return d.call(ctx, srv, "Write", dataReq{Endpoint: endpoint, Addr: addr, Data: data}, nil)
+	return d.call(ctx, srv, "Write", dataReq{Endpoint: endpoint, Addr: addr, Content: &c, Pad: make([]byte, c.Size)}, nil)
 }
 
 // Read implements te.DataPath.
-func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size int64) ([]byte, error) {
+func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error) {
 	owner, srv, err := d.target(endpoint)
 	if err != nil {
-		return nil, err
+		return hostmem.Content{}, err
 	}
 	if owner.node == d.n.node {
-		return owner.mem.Read(addr, size)
+		return owner.mem.ReadContent(addr, size)
 	}
-	var out []byte
+	var out dataResp
 	if err := d.call(ctx, srv, "Read", dataReq{Endpoint: endpoint, Addr: addr, Size: size}, &out); err != nil {
-		return nil, err
+		return hostmem.Content{}, err
 	}
-	return out, nil
+	return out.Content, nil
 }
 
 // nameEndpoint records the TE server name of a client that set up (under

@@ -78,9 +78,8 @@ func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Con
 		}, nil
 	}
 	// Toxics act in wall time; the fault's durations are Mooncake time.
-	wf := f
-	wf.Latency, wf.Jitter, wf.Delay = w.scale.wall(f.Latency), w.scale.wall(f.Jitter), w.scale.wall(f.Delay)
 	var heals []func(context.Context) error
+	wf := w.scale.toxic(f)
 	for _, l := range w.linksTo(f.LinkTarget()) {
 		h, err := w.inj.Inject(ctx, l, wf)
 		if err != nil {

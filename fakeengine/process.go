@@ -188,12 +188,10 @@ func (p *Process) Alloc(ctx context.Context, allocator string, size int64) (engi
 	}
 	b, err := p.mem.Alloc(allocator, size)
 	if err != nil {
-		if _, ok := engine.AsPyError(err); ok {
-			return b, err
-		}
-		if allocator == engine.AllocMooncakeShm {
-			// ShmHelper::allocate throws std::runtime_error → RuntimeError.
-			return b, &engine.PyError{Class: "RuntimeError", Message: "Failed to create anonymous shared memory (Check /proc/sys/vm/nr_hugepages?)"}
+		// The same exceptions as sim (a hugepage pool too small was a harness
+		// error here; found by faultlab explore --engine sim,fake, seed 10).
+		if pe := hostmem.PyAllocError(allocator, err); pe != nil {
+			return b, pe
 		}
 		return b, fmt.Errorf("fake engine: alloc %s on %s: %w", allocator, p.node, err)
 	}

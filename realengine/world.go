@@ -485,6 +485,9 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 	}
 	extra := map[string]string{"PYTHONUNBUFFERED": "1"}
 	if spec.MemlockBytes > 0 {
+		if hard, ok := memlockHard(); ok && uint64(spec.MemlockBytes) > hard {
+			return nil, engine.Unsupportedf("node %s: memlock %d bytes is above this host's RLIMIT_MEMLOCK hard limit (%d bytes); raising it needs CAP_SYS_RESOURCE", node, spec.MemlockBytes, hard)
+		}
 		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads, and drops
 		// CAP_IPC_LOCK unless the node has it, so a root run obeys the limit.
 		extra["FAULTLAB_MEMLOCK_BYTES"] = strconv.FormatInt(spec.MemlockBytes, 10)

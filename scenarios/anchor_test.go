@@ -71,7 +71,7 @@ func TestDidYouMean(t *testing.T) {
 		{"name: t/x\nsteps: [{int: tp0}]\nexpect: {ok: true}\n",
 			`f.yaml:2:10: unknown step action "int" (did you mean "init"?); valid actions: init, sleep, set, get, exists, health_check`},
 		{"name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, raise: {class: E}}\n",
-			`f.yaml:3:20: expect: unknown key "raise" (did you mean "raises"?); valid keys: codes, dies, duration, logs, no_logs, ok, raises, within`},
+			`f.yaml:3:20: expect: unknown key "raise" (did you mean "raises"?); valid keys: codes, dies, duration, invariants, logs, no_logs, ok, raises, within`},
 	} {
 		_, err := Parse("f.yaml", []byte(tc.y))
 		if err == nil || err.Error() != tc.want {

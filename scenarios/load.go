@@ -192,6 +192,14 @@ func (d *decoder) validate(sc *Scenario) {
 		}
 		nodes[n.Name] = true
 		d.checkHostPool(n.HostPool, "hostpool")
+		// One model: every scheduler's pool has the same layout (is_mla).
+		if l0, l := layoutOf(sc.Topology.Nodes[0].HostPool), layoutOf(n.HostPool); l != l0 {
+			d.at(n.HostPool.Pos, "topology.nodes: node %q has a %s pool but node %q an %s one; every node serves the same model, so the layouts must match", n.Name, l, sc.Topology.Nodes[0].Name, l0)
+		}
+		// Nodes share one storage config (same rank, same keys): one page geometry.
+		if p0, p := pagesOf(sc.Topology.Nodes[0].HostPool), pagesOf(n.HostPool); p != p0 {
+			d.at(n.HostPool.Pos, "topology.nodes: node %q pages are %d tokens × %d bytes, node %q's %d × %d; nodes share the storage config (same rank, same keys), so page_size and page_bytes must match", n.Name, p[0], p[1], sc.Topology.Nodes[0].Name, p0[0], p0[1])
+		}
 		if sc.Storage.Backend == "embedding" && n.HostPool.Draft != nil {
 			d.at(n.HostPool.Draft.Pos, "hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)")
 		}
@@ -267,6 +275,25 @@ func (d *decoder) validate(sc *Scenario) {
 	d.checkPlaceholders(sc)
 }
 
+func layoutOf(hp HostPool) string {
+	if hp.Layout == "" {
+		return "MHA"
+	}
+	return hp.Layout
+}
+
+// pagesOf is a pool's page geometry with the defaults (64 tokens, 256 KiB).
+func pagesOf(hp HostPool) [2]int64 {
+	g := [2]int64{int64(hp.PageSize), int64(hp.PageBytes)}
+	if g[0] == 0 {
+		g[0] = 64
+	}
+	if g[1] == 0 {
+		g[1] = 256 << 10
+	}
+	return g
+}
+
 // hasErr reports whether an error mentioning sub was recorded.
 func (d *decoder) hasErr(sub string) bool {
 	return slices.ContainsFunc(d.errs, func(e FieldError) bool { return strings.Contains(e.Msg, sub) })
@@ -307,8 +334,8 @@ func (d *decoder) checkSteps(steps []Step, nodes map[string]bool, names []string
 }
 
 func (d *decoder) checkExpect(e Expect, where string, top bool) {
-	if top && e.OK == nil && e.Raises == nil && e.Dies == nil && len(e.Codes) == 0 && len(e.Logs) == 0 {
-		d.missing(e.Pos, "%s: say what should happen: ok, raises, dies, codes or logs", where)
+	if top && e.OK == nil && e.Raises == nil && e.Dies == nil && len(e.Codes) == 0 && len(e.Logs) == 0 && !e.Invariants {
+		d.missing(e.Pos, "%s: say what should happen: ok, raises, dies, codes, logs or invariants", where)
 	}
 	if e.OK != nil && *e.OK && e.Raises != nil {
 		d.at(e.Pos, "%s: ok: true and raises contradict each other", where)

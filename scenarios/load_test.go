@@ -83,22 +83,22 @@ func TestParseErrors(t *testing.T) {
 				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
 				`f.yaml:4:9: labels: want a list, got the scalar "x"`,
 				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
-				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes or logs`,
+				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes, logs or invariants`,
 			}},
 		// A file without expect names its top, never :0:0.
 		{"no expect", "name: t/x\nsteps: [{init: tp0}]\n",
-			[]string{`f.yaml:1:1: expect: say what should happen: ok, raises, dies, codes or logs`}},
+			[]string{`f.yaml:1:1: expect: say what should happen: ok, raises, dies, codes, logs or invariants`}},
 		// The misspelt key (the cause) comes before the missing expect (its knock-on).
 		{"typo before knock-on", "name: t/x\nsteps: [{init: tp0}]\nexpcet: {ok: true}\n",
 			[]string{
 				`f.yaml:3:1: unknown key "expcet" (did you mean "expect"?); valid keys: by_sglang, by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, sglang, steps, storage, summary, topology`,
-				`f.yaml:1:1: expect: say what should happen: ok, raises, dies, codes or logs`,
+				`f.yaml:1:1: expect: say what should happen: ok, raises, dies, codes, logs or invariants`,
 			}},
 		{"semantic several at once", "name: Bad Name\nsteps: []\nexpect: {}\n",
 			[]string{
 				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
 				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
-				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes or logs`,
+				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes, logs or invariants`,
 			}},
 		{"invalid yaml", "name: [x\n", []string{`f.yaml:1:1: invalid YAML: yaml: line 1: did not find expected ',' or ']'`}},
 		{"ok contradicts raises", "name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, raises: {class: RuntimeError}}\n",
@@ -131,16 +131,24 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:7:3: by_sglang: "<0.5.0" matches none of the SGLang releases the model follows (0.5.17, 0.5.23); write an exact release, >=V, <V, A-B or *`}},
 		{"bad by_version", validScenario + "by_version:\n  \">=9.9.9\": {ok: true}\n",
 			[]string{`f.yaml:7:3: by_version: version constraint ">=9.9.9" matches no known Mooncake version; known versions are ` + knownVersions()}},
+		{"one model: layouts and pages match", validScenario + "topology:\n  nodes:\n    - {name: tp0, hostpool: {layout: MHA}}\n    - {name: tp1, hostpool: {layout: MLA}}\n    - {name: tp2, hostpool: {page_bytes: 4KiB}}\n",
+			[]string{
+				`f.yaml:9:29: topology.nodes: node "tp1" has a MLA pool but node "tp0" an MHA one; every node serves the same model, so the layouts must match`,
+				`f.yaml:10:29: topology.nodes: node "tp2" pages are 64 tokens × 4096 bytes, node "tp0"'s 64 × 262144; nodes share the storage config (same rank, same keys), so page_size and page_bytes must match`,
+			}},
+		{"link refuse is two-way", validScenario + "faults: [{at: 0s, kind: link, target: master, mode: refuse, stream: upstream}]\n",
+			[]string{`f.yaml:6:10: faults: link refuse: refuse cannot be one-way (stream upstream); use stream both, or blackhole for a one-way cut`}},
 		{"want length", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2, want: [true]}\nexpect: {ok: true}\n",
 			[]string{`f.yaml:4:10: set: want must be a list of 2 booleans (one per page)`}},
 		// 1 GiB MHA at 256 KiB a page: two 512 MiB halves, 2048 pages; MLA 16 MiB: 64 pages;
 		// the remedy's pool replaces the node's.
 		{"pages beyond the host pool", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2048}\n  - get: {pages: 2049}\nexpect: {ok: true}\n" +
-			"topology:\n  nodes:\n    - name: tp0\n    - name: tp1\n      hostpool: {layout: MLA, size: 16MiB}\n" +
+			"topology:\n  nodes:\n    - name: tp0\n    - name: tp1\n      hostpool: {size: 16MiB}\n" + // one model: one layout
+
 			"remedy:\n  hostpools: {tp0: {size: 2MiB}}\n  steps:\n    - init: tp1\n    - set: {node: tp1, pages: 65}\n    - set: {pages: 5}\n  expect: {ok: true}\n",
 			[]string{
 				`f.yaml:5:5: get: 2049 pages do not fit tp0's host pool (1073741824 bytes, MHA, 262144 bytes a page per component: room for 2048); ask for fewer pages or a larger hostpool.size`,
-				`f.yaml:16:7: set: 65 pages do not fit tp1's host pool (16777216 bytes, MLA, 262144 bytes a page per component: room for 64); ask for fewer pages or a larger hostpool.size`,
+				`f.yaml:16:7: set: 65 pages do not fit tp1's host pool (16777216 bytes, MHA, 262144 bytes a page per component: room for 32); ask for fewer pages or a larger hostpool.size`,
 				`f.yaml:17:7: set: 5 pages do not fit tp0's host pool (2097152 bytes, MHA, 262144 bytes a page per component: room for 4); ask for fewer pages or a larger hostpool.size`,
 			}},
 	}

@@ -34,6 +34,10 @@ type Options struct {
 	Logger *slog.Logger
 	// SGLang plays SGLang's side: nil is the Go model (sglang.Model).
 	SGLang sglang.Side
+	// Invariants judges a finished run whose expect says invariants: true
+	// (explore's properties); it returns the broken invariant and why, or
+	// "" when all hold.
+	Invariants func(ctx context.Context, sc *Scenario, eng engine.Engine, res *Result) (invariant, reason string)
 }
 
 func (o Options) sglangSide() sglang.Side {
@@ -96,6 +100,11 @@ func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 	}
 	r := &run{sc: sc, eng: eng, version: version, opts: opts, log: opts.logger().With("scenario", sc.Name, "engine", eng.Name(), "version", version)}
 	r.execute(ctx, &res)
+	if opts.Invariants != nil && sc.Expect.Invariants && res.Verdict == Pass {
+		if inv, why := opts.Invariants(ctx, sc, eng, &res); inv != "" {
+			res.Verdict, res.Reason = Fail, "invariant "+inv+": "+why
+		}
+	}
 	return res
 }
 

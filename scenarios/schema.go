@@ -248,6 +248,9 @@ type Expect struct {
 	Within   *Duration `yaml:"within"`
 	// Dies: the SGLang process dies inside Mooncake (no Python exception).
 	Dies *Dies `yaml:"dies"`
+	// Invariants: the phase is also judged by the exploration invariants
+	// (Options.Invariants), the whole oracle of a generated scenario.
+	Invariants bool `yaml:"invariants"`
 }
 
 // Dies is an expected process death.

@@ -3,7 +3,9 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/sglang"
 )
 
@@ -33,13 +35,86 @@ func (a *app) hostIndices(n int) []int64 {
 }
 
 func (a *app) BatchSet(ctx context.Context, keys []string) ([]any, error) {
+	a.stamp(keys)
 	r, err := a.st.BatchSetV1(ctx, keys, a.hostIndices(len(keys)))
 	return boolsToAny(r), err
 }
 
 func (a *app) BatchGet(ctx context.Context, keys []string) ([]any, error) {
 	r, err := a.st.BatchGetV1(ctx, keys, a.hostIndices(len(keys)))
-	return boolsToAny(r), err
+	out := boolsToAny(r)
+	if err == nil {
+		a.checkContents(keys, out)
+	}
+	return out, err
+}
+
+// contentFP is the fingerprint a page component's content carries: its
+// Mooncake key (every put of a key writes the same content).
+func contentFP(componentKey string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(componentKey))
+	return h.Sum64() | 1 // never 0 (zeros)
+}
+
+// pageMemory is what content checks need of a scheduler: its process and
+// the host buffers of pages. The Go model has it; real SGLang's memory is
+// real, never symbolic, so it is not asked.
+type pageMemory interface {
+	Process() engine.Process
+	PageBuffers(keys []string, hostIndices []int64) ([]string, []uint64, []int64, error)
+}
+
+// symbolic returns the scheduler's page memory when it is symbolic.
+func (a *app) symbolic() (pageMemory, engine.Contents, bool) {
+	pm, ok := a.st.(pageMemory)
+	if !ok {
+		return nil, nil, false
+	}
+	mem, ok := pm.Process().(engine.Contents)
+	return pm, mem, ok
+}
+
+// stamp writes each page component's fingerprint into its host slot before
+// a set, where the engine's memory is symbolic (engine.Contents).
+func (a *app) stamp(keys []string) {
+	pm, mem, ok := a.symbolic()
+	if !ok {
+		return
+	}
+	ks, ptrs, sizes, err := pm.PageBuffers(keys, a.hostIndices(len(keys)))
+	if err != nil {
+		return // BatchSetV1 reports the same problem
+	}
+	for i := range ks {
+		_ = mem.StampContent(ptrs[i], sizes[i], contentFP(ks[i]))
+	}
+}
+
+// checkContents replaces a page's true with "corrupt: ..." when a get
+// reported success but the host slot does not hold what was put under that
+// key (the data invariant flags it).
+func (a *app) checkContents(keys []string, got []any) {
+	pm, mem, ok := a.symbolic()
+	if !ok {
+		return
+	}
+	ks, ptrs, sizes, err := pm.PageBuffers(keys, a.hostIndices(len(keys)))
+	if err != nil || len(keys) == 0 {
+		return
+	}
+	per := len(ks) / len(keys)
+	for p := range got {
+		if got[p] != true {
+			continue
+		}
+		for c := p * per; c < (p+1)*per; c++ {
+			if fp, err := mem.ContentFP(ptrs[c], sizes[c]); err != nil || fp != contentFP(ks[c]) {
+				got[p] = fmt.Sprintf("corrupt: %s holds %#x, not what was put (%#x)", ks[c], fp, contentFP(ks[c]))
+				break
+			}
+		}
+	}
 }
 
 func (a *app) BatchExists(ctx context.Context, keys []string) (int, error) {

@@ -128,6 +128,17 @@ func (s *MooncakeStore) pageMeta(keys []string, hostIndices []int64) ([]string, 
 	return keyStrs, ptrs, sizes, mult, nil
 }
 
+// PageBuffers are the component keys of pages with their host pointers
+// and sizes, as batch_set_v1/batch_get_v1 pass them to Mooncake (the
+// harness stamps and checks page contents there).
+func (s *MooncakeStore) PageBuffers(keys []string, hostIndices []int64) ([]string, []uint64, []int64, error) {
+	if err := s.kvReady(); err != nil {
+		return nil, nil, nil, err
+	}
+	k, p, z, _, err := s.pageMeta(keys, hostIndices)
+	return k, p, z, err
+}
+
 // postprocess is _batch_postprocess: a page is OK iff all its components
 // are == 0 (set) or > 0 (get).
 func postprocess(results []int, set bool, mult int) []bool {

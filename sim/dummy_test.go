@@ -65,7 +65,10 @@ var _ = Describe("dummy client (standalone mode)", func() {
 			Expect(e.store.IsExist(ctx, "k")).To(Equal(1))
 			Expect(e.store.BatchIsExist(ctx, []string{"k", "nope"})).To(Equal([]int{1, 0}))
 			Expect(e.store.GetHostname(ctx)).To(Equal(""))
-			Expect(e.store.HealthCheck(ctx)).To(Equal(2))
+			// The ping thread pinged at once (before the put's exchange
+			// completed): healthy, as real 0.3.10.post1 answered after I/O
+			// (scenarios/regressions/divergence-health-check-seed-118.yaml).
+			Expect(e.store.HealthCheck(ctx)).To(Equal(0))
 		})
 	})
 

@@ -36,7 +36,8 @@ func (w *World) reschedule(b *heartbeat) {
 		// The ping thread pings at once when it starts.
 		b.ev = w.k.After(0, "heartbeat", func() { w.beat(b) })
 	case b.dc != nil && b.dc.Pinging():
-		b.ev = w.k.After(client.PingInterval, "dummy heartbeat", func() { w.beat(b) })
+		// ping_thread_main pings first, then sleeps (dummy_client.cpp).
+		b.ev = w.k.After(0, "dummy heartbeat", func() { w.beat(b) })
 	}
 }
 

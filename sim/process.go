@@ -54,16 +54,8 @@ func (p *Process) Alloc(_ context.Context, allocator string, size int64) (engine
 	}
 	b, err := p.mem.Alloc(allocator, size)
 	if err != nil {
-		if _, ok := engine.AsPyError(err); ok {
-			return b, err
-		}
-		if allocator == engine.AllocHugepage {
-			// SGLang's mmap(MAP_HUGETLB) without a HugeTLB pool (real run).
-			return b, &engine.PyError{Class: "OSError", Message: "[Errno 12] Cannot allocate memory"}
-		}
-		if allocator == engine.AllocMooncakeShm {
-			// ShmHelper::allocate throws std::runtime_error → RuntimeError.
-			return b, &engine.PyError{Class: "RuntimeError", Message: "Failed to create anonymous shared memory (Check /proc/sys/vm/nr_hugepages?)"}
+		if pe := hostmem.PyAllocError(allocator, err); pe != nil {
+			return b, pe
 		}
 		return b, fmt.Errorf("sim: alloc %s on %s: %w", allocator, p.node, err)
 	}
@@ -82,6 +74,11 @@ func (p *Process) Close(context.Context) error {
 	if p.dead == nil {
 		p.dead = fmt.Errorf("sim: process on %s is closed", p.node)
 	}
+	// Its transfer engines are gone with it: a replica on a segment the
+	// master still lists (its unmount failed during a master outage) can
+	// no longer be reached (real 0.3.9: "Failed to open segment for
+	// endpoint=...", -800, until client_ttl expires the segment).
+	p.w.unregister(p.mem)
 	return nil
 }
 

@@ -33,7 +33,7 @@ func (w *World) metadataURL() string {
 }
 
 func (w *World) startStandalone(ctx context.Context) {
-	d := w.deps(ClientNode, nil, "client", hostmem.New(w.profile, 0), fmt.Sprintf("mooncake_client@%d", w.k.Now()))
+	d := w.deps(ClientNode, nil, "client", hostmem.NewOnHost(w.profile, 0, len(w.nodes)), fmt.Sprintf("mooncake_client@%d", w.k.Now()))
 	cs := w.spec.Client
 	proto := cs.Protocol
 	if proto == "" {

@@ -243,20 +243,20 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 	return ep.mem, nil
 }
 
-func (d dataPath) Write(ctx context.Context, endpoint string, addr uint64, data []byte) error {
-	mem, err := d.route(ctx, endpoint, int64(len(data)), true)
+func (d dataPath) Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error {
+	mem, err := d.route(ctx, endpoint, c.Size, true)
 	if err != nil {
 		return err
 	}
-	return mem.Write(addr, data)
+	return mem.WriteContent(addr, c)
 }
 
-func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size int64) ([]byte, error) {
+func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error) {
 	mem, err := d.route(ctx, endpoint, size, false)
 	if err != nil {
-		return nil, err
+		return hostmem.Content{}, err
 	}
-	return mem.Read(addr, size)
+	return mem.ReadContent(addr, size)
 }
 
 // clientTransport implements client.RealClientTransport (dummy →

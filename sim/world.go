@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults/schedule"
@@ -161,6 +162,12 @@ func (w *World) register(c *client.RealClient, node string, mem *hostmem.Space) 
 }
 
 // endpoint finds an endpoint, preferring the caller's node.
+// unregister drops the TE endpoints of a process's address space (the
+// process exited).
+func (w *World) unregister(mem *hostmem.Space) {
+	w.endpoints = slices.DeleteFunc(w.endpoints, func(e endpointReg) bool { return e.mem == mem })
+}
+
 func (w *World) endpoint(from, name string) *endpointReg {
 	var found *endpointReg
 	for i := range w.endpoints {
@@ -222,9 +229,10 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 		return nil, fmt.Errorf("sim: no node %q in the topology", node)
 	}
 	var huge int64
-	for _, n := range w.nodes {
+	host := 0
+	for i, n := range w.nodes {
 		if n.Name == node {
-			huge = n.HugepagesBytes
+			huge, host = n.HugepagesBytes, i
 		}
 	}
 	w.procs++
@@ -232,7 +240,7 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 	for k, v := range env {
 		e[k] = v
 	}
-	return &Process{w: w, node: node, id: w.procs, env: e, mem: hostmem.New(w.profile, huge)}, nil
+	return &Process{w: w, node: node, id: w.procs, env: e, mem: hostmem.NewOnHost(w.profile, huge, host)}, nil
 }
 
 // Close implements engine.World.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/explore"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/report/junit"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
@@ -132,7 +133,7 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 	if err := preflight(ctx, engs, scs, f.version); err != nil {
 		return nil, nil, nil, opts, err
 	}
-	opts = scenarios.Options{Seed: f.seed, Version: f.version, TimeoutScale: f.timeoutScale, Slow: f.slow, Logger: logger(f.verbose)}
+	opts = scenarios.Options{Seed: f.seed, Version: f.version, TimeoutScale: f.timeoutScale, Slow: f.slow, Logger: logger(f.verbose), Invariants: explore.Check}
 	jobs := scenarios.Shard(scenarios.Jobs(scs, engs, opts), si, sn)
 	return engs, sides, jobs, opts, nil
 }

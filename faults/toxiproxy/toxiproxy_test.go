@@ -155,8 +155,10 @@ var _ = Describe("Injector", func() {
 	})
 
 	It("refuse cannot be one-way", func() {
-		err := inj.Apply(ctx, "node→master", link(faults.ModeRefuse, func(f *faults.Fault) { f.Stream = "upstream" }))
-		Expect(err).To(MatchError(ContainSubstring("refuse cannot be one-way")))
+		// Validation rejects it for every engine; Apply too, for a caller that skipped it.
+		f := faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeRefuse, Stream: "upstream"}
+		Expect(f.Validate()).To(MatchError(ContainSubstring("refuse cannot be one-way")))
+		Expect(inj.Apply(ctx, "node→master", f)).To(MatchError(ContainSubstring("refuse cannot be one-way")))
 	})
 
 	DescribeTable("blackhole: the dial succeeds and the read deadline is hit",

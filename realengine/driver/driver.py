@@ -39,7 +39,9 @@ resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 # The node's RLIMIT_MEMLOCK (NodeSpec.MemlockBytes), set before Mooncake loads.
 if os.environ.get("FAULTLAB_MEMLOCK_BYTES"):
     _memlock = int(os.environ["FAULTLAB_MEMLOCK_BYTES"])
-    resource.setrlimit(resource.RLIMIT_MEMLOCK, (_memlock, _memlock))
+    # Only the soft limit: ibv_reg_mr checks it, and raising the hard limit
+    # above the host's needs CAP_SYS_RESOURCE (the Go side skips such nodes).
+    resource.setrlimit(resource.RLIMIT_MEMLOCK, (_memlock, resource.getrlimit(resource.RLIMIT_MEMLOCK)[1]))
 
 
 def _drop_cap(bit):

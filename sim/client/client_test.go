@@ -44,11 +44,11 @@ func (r refusing) ServiceReady(ctx context.Context) (string, error) {
 
 type memData struct{ mem *hostmem.Space }
 
-func (d memData) Write(_ context.Context, _ string, addr uint64, data []byte) error {
-	return d.mem.Write(addr, data)
+func (d memData) Write(_ context.Context, _ string, addr uint64, c hostmem.Content) error {
+	return d.mem.WriteContent(addr, c)
 }
-func (d memData) Read(_ context.Context, _ string, addr uint64, size int64) ([]byte, error) {
-	return d.mem.Read(addr, size)
+func (d memData) Read(_ context.Context, _ string, addr uint64, size int64) (hostmem.Content, error) {
+	return d.mem.ReadContent(addr, size)
 }
 
 func deps(t *testing.T, version string, clock *manualClock, mt client.MasterTransport, logs *[]string) client.Deps {

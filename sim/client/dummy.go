@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -24,6 +26,13 @@ type DummyClient struct {
 	up     bool
 	closed bool
 	pingOK bool
+	// connected is connected_: false after one failed ping, until the
+	// reconnection loop re-registers the shm and a ping succeeds; calls
+	// fail fast meanwhile ("Dummy Client not connected", RPC_FAIL).
+	connected bool
+	// retryIn counts the heartbeats (1 s) before the next reconnection
+	// attempt (retry_connect_interval_ms = 2000).
+	retryIn int
 }
 
 // NewDummyClient prepares a dummy client named name (unique per process).
@@ -84,17 +93,75 @@ func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSi
 	}
 	c.local = shm
 	c.reg[shm.Base] = true
-	c.up = true
+	// last_ping_healthy_ starts false (dummy_client.h): health_check() is 2
+	// until the ping thread's first ping, which it sends at once.
+	c.up, c.connected = true, true
 	return 0, nil
 }
 
 // Heartbeat is one ping_thread_main iteration (1 s period); it reports
 // the wait before the next one.
+//
+// ping_thread_main (dummy_client.cpp, 0.3.8–0.3.12.post1): one failed
+// ping (max_ping_fail_count = 1) drops the connection and starts the
+// reconnection loop: re-register every shm (what mooncake_client still
+// maps is skipped), ping, and on failure wait 2 s.
 func (c *DummyClient) Heartbeat(ctx context.Context) {
 	if !c.up || c.closed {
 		return
 	}
-	c.pingOK = c.svc.Ping(ctx, c.name) == nil
+	if c.connected {
+		c.pingOK = c.svc.Ping(ctx, c.name) == nil
+		if c.pingOK {
+			return
+		}
+		c.logf(mlog.Warning, "Ping failed 1/1")
+		c.connected = false
+		c.logf(mlog.Error, "RealClient lost, entering reconnection loop...")
+		c.reconnect(ctx)
+		return
+	}
+	if c.retryIn > 0 {
+		c.retryIn--
+		return
+	}
+	c.reconnect(ctx)
+}
+
+// reconnect is one attempt of the reconnection loop.
+func (c *DummyClient) reconnect(ctx context.Context) {
+	ok := true
+	for _, base := range slices.Sorted(maps.Keys(c.reg)) {
+		shm, found := c.d.Mem.FindShm(base)
+		if !found {
+			continue
+		}
+		if rc, err := c.svc.RegisterShm(ctx, c.name, *shm, c.local != nil && base == c.local.Base); err != nil || rc != 0 {
+			c.logf(mlog.Warning, "Failed to re-register shared memory during reconnection")
+			ok = false
+			break
+		}
+	}
+	if ok {
+		c.logf(mlog.Info, "Re-registered all shared memorys successfully")
+		if c.svc.Ping(ctx, c.name) == nil {
+			c.logf(mlog.Info, "RPC connection restored")
+			c.connected, c.pingOK = true, true
+			return
+		}
+	}
+	c.logf(mlog.Warning, "Reconnection attempt failed, retrying in 2000ms")
+	c.retryIn = 1
+}
+
+// notConnected is invoke_rpc's check before any call but the
+// registration ones.
+func (c *DummyClient) notConnected() bool {
+	if c.connected {
+		return false
+	}
+	c.logf(mlog.Error, "Dummy Client not connected")
+	return true
 }
 
 // Pinging reports whether the ping thread runs.
@@ -166,6 +233,9 @@ func (c *DummyClient) Put(ctx context.Context, key string, value []byte) (int, e
 	if !c.up || c.local == nil || int64(len(value)) > c.local.Size {
 		return -1, nil
 	}
+	if c.notConnected() {
+		return int(mooncake.RPC_FAIL), nil
+	}
 	c.local.Data.Write(0, value)
 	rc, err := c.svc.PutFrom(ctx, c.name, key, c.local.Base, int64(len(value)))
 	if err != nil {
@@ -176,7 +246,7 @@ func (c *DummyClient) Put(ctx context.Context, key string, value []byte) (int, e
 
 // Get is get(key): b"" on failure.
 func (c *DummyClient) Get(ctx context.Context, key string) ([]byte, error) {
-	if !c.up || c.local == nil {
+	if !c.up || c.local == nil || c.notConnected() {
 		return []byte{}, nil
 	}
 	n, err := c.svc.GetInto(ctx, c.name, key, c.local.Base, c.local.Size)
@@ -194,6 +264,9 @@ func (c *DummyClient) IsExist(ctx context.Context, key string) (int, error) {
 	if !c.up {
 		return -1, nil
 	}
+	if c.notConnected() {
+		return int(mooncake.RPC_FAIL), nil
+	}
 	rc, err := c.svc.IsExist(ctx, key)
 	if err != nil {
 		return c.rpcCode(err), nil
@@ -204,6 +277,14 @@ func (c *DummyClient) IsExist(ctx context.Context, key string) (int, error) {
 // BatchIsExist is batch_is_exist(keys): -1 per key on failure.
 func (c *DummyClient) BatchIsExist(ctx context.Context, keys []string) ([]int, error) {
 	out := make([]int, len(keys))
+	if c.up && c.notConnected() {
+		// batch_is_exist maps any failure to -1 per key (real 0.3.12.post1:
+		// [-1 -1 -1] while batch_put_from gave -900; explore seed 1182).
+		for i := range out {
+			out[i] = -1
+		}
+		return out, nil
+	}
 	for i, k := range keys {
 		rc, err := c.svc.IsExist(ctx, k)
 		if err != nil || !c.up {
@@ -233,6 +314,12 @@ func (c *DummyClient) batch(ctx context.Context, keys []string, ptrs []uint64, s
 		return nil, err
 	}
 	out := make([]int, len(keys))
+	if c.up && c.notConnected() { // invoke_batch_rpc: every key RPC_FAIL
+		for i := range out {
+			out[i] = int(mooncake.RPC_FAIL)
+		}
+		return out, nil
+	}
 	for i, k := range keys {
 		rc, err := op(c.svc, ctx, c.name, k, ptrs[i], sizes[i])
 		if err != nil {

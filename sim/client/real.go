@@ -10,6 +10,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 	"github.com/mooncake-faultlab/faultlab/sim/te"
@@ -645,8 +646,8 @@ func (c *RealClient) UnregisterBuffer(ctx context.Context, ptr uint64) (int, err
 
 // putBytes is Client::Put: PutStart → transfer each replica → PutEnd
 // (PutRevoke on transfer failure). OBJECT_ALREADY_EXISTS counts as success.
-func (c *RealClient) putBytes(ctx context.Context, key string, data []byte) mooncake.ErrorCode {
-	reps, err := c.ms.PutStart(ctx, key, int64(len(data)), master.ReplicateConfig{ReplicaNum: 1})
+func (c *RealClient) putBytes(ctx context.Context, key string, data hostmem.Content) mooncake.ErrorCode {
+	reps, err := c.ms.PutStart(ctx, key, data.Size, master.ReplicateConfig{ReplicaNum: 1})
 	if err != nil {
 		code := c.code(err)
 		switch code {
@@ -697,10 +698,10 @@ func (c *RealClient) selectTransport(r master.Replica) bool {
 }
 
 // getBytes is Client::Get: GetReplicaList → read the first complete replica.
-func (c *RealClient) getBytes(ctx context.Context, key string) ([]byte, mooncake.ErrorCode) {
+func (c *RealClient) getBytes(ctx context.Context, key string) (hostmem.Content, mooncake.ErrorCode) {
 	reps, err := c.ms.GetReplicaList(ctx, key)
 	if err != nil {
-		return nil, c.code(err)
+		return hostmem.Content{}, c.code(err)
 	}
 	for _, r := range reps {
 		if !r.Complete {
@@ -708,17 +709,17 @@ func (c *RealClient) getBytes(ctx context.Context, key string) ([]byte, mooncake
 		}
 		if !c.selectTransport(r) {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
-			return nil, mooncake.TRANSFER_FAIL
+			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
 		data, err := c.d.Data.Read(ctx, r.TEEndpoint, r.Addr, r.Size)
 		if err != nil {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
-			return nil, mooncake.TRANSFER_FAIL
+			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
 		return data, mooncake.OK
 	}
 	c.logf(mlog.Error, "no_complete_replicas_found key=%s", key)
-	return nil, mooncake.INVALID_REPLICA
+	return hostmem.Content{}, mooncake.INVALID_REPLICA
 }
 
 func (c *RealClient) ready() bool {
@@ -734,7 +735,7 @@ func (c *RealClient) Put(ctx context.Context, key string, value []byte) (int, er
 	if !c.ready() {
 		return int(mooncake.INVALID_PARAMS), nil
 	}
-	return int(c.putBytes(ctx, key, value)), nil
+	return int(c.putBytes(ctx, key, hostmem.Literal(value))), nil
 }
 
 // Get is get(key): b"" on any failure.
@@ -746,7 +747,7 @@ func (c *RealClient) Get(ctx context.Context, key string) ([]byte, error) {
 	if code != mooncake.OK {
 		return []byte{}, nil
 	}
-	return data, nil
+	return data.Bytes(), nil
 }
 
 // IsExist is is_exist(key): 1, 0 or a negative code.
@@ -858,7 +859,7 @@ func (c *RealClient) batch(keys []string, ptrs []uint64, sizes []int64, op func(
 // must be registered.
 func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
 	return c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
-		data, err := c.d.Mem.Read(ptrs[i], sizes[i])
+		data, err := c.d.Mem.ReadContent(ptrs[i], sizes[i])
 		if err != nil {
 			return 0, fmt.Errorf("batch_put_from %s: %w", k, err)
 		}
@@ -874,13 +875,13 @@ func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uin
 		if code != mooncake.OK {
 			return int(code), nil
 		}
-		if int64(len(data)) > sizes[i] {
+		if data.Size > sizes[i] {
 			return int(mooncake.INVALID_PARAMS), nil
 		}
-		if err := c.d.Mem.Write(ptrs[i], data); err != nil {
+		if err := c.d.Mem.WriteContent(ptrs[i], data); err != nil {
 			return 0, fmt.Errorf("batch_get_into %s: %w", k, err)
 		}
-		return len(data), nil
+		return int(data.Size), nil
 	})
 }
 

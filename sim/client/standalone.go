@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -72,6 +73,11 @@ func (s *Standalone) RegisterShm(ctx context.Context, dummy string, shm hostmem.
 		st = &dummyState{}
 		s.dummies[dummy] = st
 	}
+	for _, m := range st.maps {
+		if m.dummyBase == shm.Base {
+			return 0, nil // is_shm_mapped: the dummy's reconnection skips what is mapped
+		}
+	}
 	if isLocal && st.hasLocal {
 		s.logf(mlog.Error, "client_id=%s, error=local_buffer_already_mapped", dummy)
 		return -1, nil
@@ -86,8 +92,18 @@ func (s *Standalone) RegisterShm(ctx context.Context, dummy string, shm hostmem.
 	return 0, nil
 }
 
+// ErrClientUnhealthy is a ping answered with a status other than OK:
+// RealClient::ping reports is_ping_healthy() of its own master ping from
+// 0.3.10 (real_client.cpp), so a dummy sees mooncake_client lose its master.
+var ErrClientUnhealthy = errors.New("ping status UNDEFINED: mooncake_client's master ping is unhealthy")
+
 // Ping implements RealClientService.
-func (s *Standalone) Ping(context.Context, string) error { return nil }
+func (s *Standalone) Ping(context.Context, string) error {
+	if s.p.HealthCheck && !s.pingOK {
+		return ErrClientUnhealthy
+	}
+	return nil
+}
 
 func (s *Standalone) translate(dummy string, ptr uint64, size int64) (uint64, bool) {
 	st := s.dummies[dummy]
@@ -109,7 +125,7 @@ func (s *Standalone) PutFrom(ctx context.Context, dummy, key string, ptr uint64,
 		s.logf(mlog.Error, "client_id=%s, error=shm_not_mapped", dummy)
 		return int(mooncake.INVALID_PARAMS), nil
 	}
-	data, err := s.d.Mem.Read(real, size)
+	data, err := s.d.Mem.ReadContent(real, size)
 	if err != nil {
 		return 0, fmt.Errorf("mooncake_client put_from %s: %w", key, err)
 	}
@@ -127,13 +143,13 @@ func (s *Standalone) GetInto(ctx context.Context, dummy, key string, ptr uint64,
 	if code != mooncake.OK {
 		return int(code), nil
 	}
-	if int64(len(data)) > size {
+	if data.Size > size {
 		return int(mooncake.INVALID_PARAMS), nil
 	}
-	if err := s.d.Mem.Write(real, data); err != nil {
+	if err := s.d.Mem.WriteContent(real, data); err != nil {
 		return 0, fmt.Errorf("mooncake_client get_into %s: %w", key, err)
 	}
-	return len(data), nil
+	return int(data.Size), nil
 }
 
 // IsExist implements RealClientService.

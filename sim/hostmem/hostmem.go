@@ -39,23 +39,106 @@ type Shm struct {
 	Data *Bytes
 }
 
-// Bytes is sparse memory content keyed by offset (only what was written).
-type Bytes struct{ chunks map[uint64][]byte }
-
-// Write stores data at off.
-func (b *Bytes) Write(off uint64, data []byte) {
-	if b.chunks == nil {
-		b.chunks = map[uint64][]byte{}
-	}
-	b.chunks[off] = append([]byte(nil), data...)
+// Content is what a byte range holds, symbolically: Size bytes identified
+// by a fingerprint, not copied bytes (KV pages are hundreds of KiB and the
+// simulator only needs to know which write they came from). FP 0 is all
+// zeros. Lit keeps the bytes of a literal write (Python put(key, value)),
+// so they can be returned as bytes; page content moved by
+// batch_put_from/batch_get_into is never materialised.
+type Content struct {
+	Size int64  `json:"size"`
+	FP   uint64 `json:"fp,omitempty"`
+	Lit  []byte `json:"lit,omitempty"`
 }
 
-// Read returns size bytes at off: an exact earlier Write, else zeros.
-func (b *Bytes) Read(off uint64, size int64) []byte {
-	if c, ok := b.chunks[off]; ok && int64(len(c)) >= size {
-		return append([]byte(nil), c[:size]...)
+// Literal is the content of bytes written by value.
+func Literal(data []byte) Content {
+	c := Content{Size: int64(len(data)), Lit: append([]byte(nil), data...)}
+	for _, b := range data {
+		if b != 0 {
+			c.FP = fingerprint(data)
+			break
+		}
 	}
-	return make([]byte, size)
+	return c
+}
+
+// Stamp is symbolic content identified by fp (0 = zeros).
+func Stamp(size int64, fp uint64) Content { return Content{Size: size, FP: fp} }
+
+// fingerprint is FNV-1a 64 (never 0 for non-zero data: 0 maps to 1).
+func fingerprint(data []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, b := range data {
+		h ^= uint64(b)
+		h *= 1099511628211
+	}
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
+
+// slice is the content of [off, off+size) of c: a sub-range of a symbolic
+// write has a fingerprint derived from the write's and the range.
+func (c Content) slice(off, size int64) Content {
+	if off == 0 && size == c.Size {
+		return c
+	}
+	if c.Lit != nil {
+		return Literal(c.Lit[off : off+size])
+	}
+	if c.FP == 0 {
+		return Content{Size: size}
+	}
+	return Content{Size: size, FP: fingerprint(fmt.Appendf(nil, "%d/%d/%d", c.FP, off, size))}
+}
+
+// Bytes materialises the content: the literal bytes, zeros, or (for a
+// symbolic stamp) a deterministic pattern derived from the fingerprint.
+func (c Content) Bytes() []byte {
+	switch {
+	case c.Lit != nil:
+		return append([]byte(nil), c.Lit...)
+	case c.FP == 0:
+		return make([]byte, c.Size)
+	}
+	out := make([]byte, c.Size)
+	x := c.FP
+	for i := range out {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		out[i] = byte(x)
+	}
+	return out
+}
+
+// Bytes is sparse memory content keyed by offset (only what was written),
+// one Content per write.
+type Bytes struct{ chunks map[uint64]Content }
+
+// Write stores data (by value) at off.
+func (b *Bytes) Write(off uint64, data []byte) { b.WriteContent(off, Literal(data)) }
+
+// WriteContent stores c at off.
+func (b *Bytes) WriteContent(off uint64, c Content) {
+	if b.chunks == nil {
+		b.chunks = map[uint64]Content{}
+	}
+	b.chunks[off] = c
+}
+
+// Read returns size bytes at off: an exact earlier write, else zeros.
+func (b *Bytes) Read(off uint64, size int64) []byte { return b.ReadContent(off, size).Bytes() }
+
+// ReadContent returns the content of size bytes at off: the write that
+// started there (or its prefix), else zeros.
+func (b *Bytes) ReadContent(off uint64, size int64) Content {
+	if c, ok := b.chunks[off]; ok && c.Size >= size {
+		return c.slice(0, size)
+	}
+	return Content{Size: size}
 }
 
 // Space is a process address space. Addresses are deterministic: each
@@ -81,13 +164,24 @@ const (
 )
 
 // New returns an empty space; hugepagesBytes is the HugeTLB pool.
-func New(p mooncake.Profile, hugepagesBytes int64) *Space {
+func New(p mooncake.Profile, hugepagesBytes int64) *Space { return NewOnHost(p, hugepagesBytes, 0) }
+
+// hostShift separates the arenas of different hosts (64 GiB apart, far
+// below the 1 TiB between arenas).
+const hostShift = 0x1000000000
+
+// NewOnHost is New for the host-th host of a world: its addresses differ
+// from every other host's, as two machines' address spaces do, so a
+// transfer routed to the wrong host cannot land in a valid buffer by
+// coincidence (it fails, as Mooncake's does).
+func NewOnHost(p mooncake.Profile, hugepagesBytes int64, host int) *Space {
+	off := uint64(host) * hostShift
 	return &Space{
 		profile:  p,
 		hugeFree: hugepagesBytes,
 		next: map[string]uint64{
-			engine.AllocDefault: defaultArena, engine.AllocHugepage: hugeArena,
-			engine.AllocMooncakeShm: shmArena, "segment": segmentArena,
+			engine.AllocDefault: defaultArena + off, engine.AllocHugepage: hugeArena + off,
+			engine.AllocMooncakeShm: shmArena + off, "segment": segmentArena + off,
 		},
 		data: map[uint64]*Bytes{},
 	}
@@ -134,6 +228,23 @@ func (s *Space) Alloc(allocator string, size int64) (engine.Buffer, error) {
 		s.data[base] = &Bytes{}
 	}
 	return engine.Buffer{Ptr: base, Size: size, Allocator: allocator}, nil
+}
+
+// PyAllocError is what Python sees when an allocation fails: the
+// allocator's own exception, or nil when the failure is the caller's bug.
+func PyAllocError(allocator string, err error) error {
+	if pe, ok := engine.AsPyError(err); ok {
+		return pe
+	}
+	switch allocator {
+	case engine.AllocHugepage:
+		// SGLang's mmap(MAP_HUGETLB) without a HugeTLB pool (real run).
+		return &engine.PyError{Class: "OSError", Message: "[Errno 12] Cannot allocate memory"}
+	case engine.AllocMooncakeShm:
+		// ShmHelper::allocate throws std::runtime_error → RuntimeError.
+		return &engine.PyError{Class: "RuntimeError", Message: "Failed to create anonymous shared memory (Check /proc/sys/vm/nr_hugepages?)"}
+	}
+	return nil
 }
 
 // ImportErrorText is Python's message for `from mooncake.store import
@@ -193,11 +304,30 @@ func (s *Space) Write(ptr uint64, data []byte) error {
 
 // Read returns size bytes at ptr.
 func (s *Space) Read(ptr uint64, size int64) ([]byte, error) {
+	c, err := s.ReadContent(ptr, size)
+	if err != nil {
+		return nil, err
+	}
+	return c.Bytes(), nil
+}
+
+// WriteContent stores c at ptr (inside an allocation) without copying bytes.
+func (s *Space) WriteContent(ptr uint64, c Content) error {
+	r, ok := s.Find(ptr)
+	if !ok || !r.Contains(ptr, c.Size) {
+		return fmt.Errorf("write %d bytes at %#x: not inside an allocation", c.Size, ptr)
+	}
+	s.data[r.Base].WriteContent(ptr-r.Base, c)
+	return nil
+}
+
+// ReadContent returns the content of size bytes at ptr.
+func (s *Space) ReadContent(ptr uint64, size int64) (Content, error) {
 	r, ok := s.Find(ptr)
 	if !ok || !r.Contains(ptr, size) {
-		return nil, fmt.Errorf("read %d bytes at %#x: not inside an allocation", size, ptr)
+		return Content{}, fmt.Errorf("read %d bytes at %#x: not inside an allocation", size, ptr)
 	}
-	return s.data[r.Base].Read(ptr-r.Base, size), nil
+	return s.data[r.Base].ReadContent(ptr-r.Base, size), nil
 }
 
 // Regions returns the allocations, by address.

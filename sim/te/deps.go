@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
 )
 
 // MetadataHTTP is the transfer engine's HTTP metadata client
@@ -43,12 +44,14 @@ func HostFromSpec(n engine.NodeSpec) Host {
 	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock}
 }
 
-// DataPath moves object bytes between this engine and a remote segment
+// DataPath moves object contents between this engine and a remote segment
 // (the TCP/RDMA data plane). endpoint is the owner's TE endpoint
 // (host:port); addr is an address inside a segment the owner registered.
+// Contents are symbolic (hostmem.Content: size + fingerprint), so a page
+// transfer copies no bytes.
 type DataPath interface {
-	Write(ctx context.Context, endpoint string, addr uint64, data []byte) error
-	Read(ctx context.Context, endpoint string, addr uint64, size int64) ([]byte, error)
+	Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error
+	Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error)
 }
 
 // MetadataEtcd is the transfer engine's etcd metadata client: Mooncake's

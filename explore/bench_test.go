@@ -1,0 +1,31 @@
+package explore
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sim"
+)
+
+// BenchmarkExplore is generated runs on sim: generate, load, run, judge
+// (b.N seeds, -j 2 as `faultlab explore` defaults). runs/s is the metric
+// the README reports.
+func BenchmarkExplore(b *testing.B) {
+	b.ReportAllocs()
+	r, err := Explore(context.Background(), Options{Seeds: uint64(b.N), Seed: 1, Engines: []engine.Engine{sim.New()}, Jobs: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(r.Summary.RunsPerS, "runs/s")
+}
+
+// BenchmarkGenerate is the generator and loader alone.
+func BenchmarkGenerate(b *testing.B) {
+	b.ReportAllocs()
+	for i := range b.N {
+		if _, _, err := Generate(uint64(i), GenOptions{}).Scenario(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

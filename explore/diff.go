@@ -1,0 +1,127 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+// Diverges compares two engines' results of the same scenario, phase by
+// phase: exception class and text (addresses abstracted), return codes,
+// process death, and duration beyond the tolerance (scenarios.Compare:
+// more than 2× and 1 s apart). "" = they agree.
+func Diverges(a, b scenarios.Result) string {
+	var out []string
+	phase := func(name string, oa, ob *scenarios.Observed) {
+		if oa == nil || ob == nil {
+			if (oa == nil) != (ob == nil) {
+				out = append(out, name+": ran on one engine only")
+			}
+			return
+		}
+		ra, rb := a, b
+		ra.Observed, rb.Observed = *oa, *ob
+		ra.Engine, rb.Engine = "a", "b"
+		cs := scenarios.Compare([]scenarios.Result{ra, rb})
+		if len(cs) == 0 {
+			return
+		}
+		c := cs[0]
+		ea, eb := c.Engines[0], c.Engines[1]
+		diffs := slices.DeleteFunc(slices.Clone(c.Differences), func(d string) bool { return d == "verdict" || d == "duration" })
+		if durationDiffers(ea.DurationMS, eb.DurationMS) && hostCost(oa, ob) == "" {
+			diffs = append(diffs, "duration")
+		}
+		if len(diffs) == 0 {
+			return
+		}
+		var what []string
+		for _, d := range diffs {
+			switch d {
+			case "codes":
+				what = append(what, fmt.Sprintf("codes %s=%v %s=%v", a.Engine, ea.Codes, b.Engine, eb.Codes))
+			case "exception.class", "exception.message":
+				if !slices.Contains(what, "exception") {
+					what = append(what, fmt.Sprintf("exception %s=%s %s=%s", a.Engine, exc(ea.Exception), b.Engine, exc(eb.Exception)))
+				}
+			case "died":
+				what = append(what, fmt.Sprintf("death %s=%v %s=%v", a.Engine, ea.Died, b.Engine, eb.Died))
+			case "duration":
+				what = append(what, fmt.Sprintf("duration %s=%.1fs %s=%.1fs", a.Engine, ea.DurationMS/1000, b.Engine, eb.DurationMS/1000))
+			}
+		}
+		out = append(out, name+": "+strings.Join(what, "; "))
+	}
+	phase("main", &a.Observed, &b.Observed)
+	phase("remedy", a.Remedy, b.Remedy)
+	return strings.Join(out, " | ")
+}
+
+// DurationTolerance: two engines' phase durations agree when they are
+// within 5 s or 25 % of the longer one. Real phases carry process start,
+// Python import and scheduling overhead (a healthy real setup takes 0.5–1.2 s
+// on an idle machine where sim counts 0, and up to 2.8 s with -j 4 on 2
+// shared cores); a wrong timeout or retry count still shows once it adds
+// up past 5 s (the generator's wall timeouts are 0.5–2 s per RPC).
+const (
+	DurationTolAbs = 5000.0 // ms
+	DurationTolRel = 0.25
+)
+
+// hostCosts are phases whose real duration is this host's, not
+// Mooncake's logic, marked with the reason (docs/REAL-FINDINGS.md): the
+// log line real prints and why sim counts it as free.
+var hostCosts = []struct{ line, reason string }{
+	{"AlignedClientBufferAllocator: allocated", "enable_ssd_offload allocates and frees a 1.25 GiB client buffer (0.3.12+) before the FileStorage check: 1–6 s of page faults on this 2-core machine, free in sim"},
+}
+
+// hostCost returns why a duration difference is the host's, or "".
+func hostCost(a, b *scenarios.Observed) string {
+	for _, o := range []*scenarios.Observed{a, b} {
+		for _, l := range o.Logs {
+			for _, h := range hostCosts {
+				if strings.Contains(l, h.line) {
+					return h.reason
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func durationDiffers(a, b float64) bool {
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	return d > DurationTolAbs && d > DurationTolRel*max(a, b)
+}
+
+func exc(e *scenarios.Exception) string {
+	if e == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s(%q)", e.Class, e.Message)
+}
+
+// sameDiff: a shrunk candidate diverges "the same way" when the same kinds
+// of difference (codes, exception, death, duration) appear in the same phases.
+func sameDiff(got, want string) bool {
+	return got != "" && diffShape(got) == diffShape(want)
+}
+
+func diffShape(d string) string {
+	var parts []string
+	for _, ph := range strings.Split(d, " | ") {
+		name, rest, _ := strings.Cut(ph, ": ")
+		var kinds []string
+		for _, w := range strings.Split(rest, "; ") {
+			k, _, _ := strings.Cut(w, " ")
+			kinds = append(kinds, k)
+		}
+		parts = append(parts, name+":"+strings.Join(kinds, ","))
+	}
+	return strings.Join(parts, "|")
+}

@@ -1,0 +1,181 @@
+// Package explore generates whole scenarios from seeds, runs them on one or
+// more engines, judges them by invariants instead of hand-written
+// expectations, shrinks failures to minimal scenarios and keeps them in a
+// regression corpus (FoundationDB/VOPR-style deterministic exploration).
+package explore
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"gopkg.in/yaml.v3"
+)
+
+// Doc is a generated scenario in the shape of its YAML file (docs/SCENARIOS.md).
+// Generator and shrinker work on it; Scenario parses it with the ordinary
+// loader, so whatever explore runs is exactly what `faultlab run` would run.
+type Doc struct {
+	Name     string     `yaml:"name" json:"name"`
+	Summary  string     `yaml:"summary,omitempty" json:"summary,omitempty"`
+	Refs     []string   `yaml:"refs,omitempty" json:"refs,omitempty"`
+	Labels   []string   `yaml:"labels,omitempty" json:"labels,omitempty"`
+	Engines  []string   `yaml:"engines,omitempty" json:"engines,omitempty"`
+	Mooncake DocVersion `yaml:"mooncake" json:"mooncake"`
+	Topology DocTopo    `yaml:"topology" json:"topology"`
+	Storage  *DocStore  `yaml:"storage,omitempty" json:"storage,omitempty"`
+	Config   DocConfig  `yaml:"config" json:"config"`
+	Faults   []DocFault `yaml:"faults,omitempty" json:"faults,omitempty"`
+	Steps    []DocStep  `yaml:"steps" json:"steps"`
+	Expect   DocExpect  `yaml:"expect" json:"expect"`
+	Remedy   *DocRemedy `yaml:"remedy,omitempty" json:"remedy,omitempty"`
+}
+
+type DocVersion struct {
+	Versions []string `yaml:"versions" json:"versions"`
+}
+
+type DocTopo struct {
+	Metadata string     `yaml:"metadata,omitempty" json:"metadata,omitempty"`
+	Master   *DocMaster `yaml:"master,omitempty" json:"master,omitempty"`
+	Client   *DocClient `yaml:"mooncake_client,omitempty" json:"mooncake_client,omitempty"`
+	Nodes    []DocNode  `yaml:"nodes" json:"nodes"`
+}
+
+type DocMaster struct {
+	Present *bool             `yaml:"present,omitempty" json:"present,omitempty"`
+	Flags   map[string]string `yaml:"flags,omitempty" json:"flags,omitempty"`
+}
+
+type DocClient struct {
+	Present           bool   `yaml:"present" json:"present"`
+	GlobalSegmentSize string `yaml:"global_segment_size,omitempty" json:"global_segment_size,omitempty"`
+}
+
+type DocNode struct {
+	Name      string  `yaml:"name" json:"name"`
+	NIC       *DocNIC `yaml:"nic,omitempty" json:"nic,omitempty"`
+	Memlock   string  `yaml:"memlock,omitempty" json:"memlock,omitempty"`
+	Hugepages string  `yaml:"hugepages,omitempty" json:"hugepages,omitempty"`
+	HostPool  DocPool `yaml:"hostpool" json:"hostpool"`
+}
+
+type DocNIC struct {
+	RDMA []DocRNIC `yaml:"rdma" json:"rdma"`
+}
+
+type DocRNIC struct {
+	Name      string `yaml:"name" json:"name"`
+	MaxMRSize string `yaml:"max_mr_size,omitempty" json:"max_mr_size,omitempty"`
+	MaxMR     int    `yaml:"max_mr,omitempty" json:"max_mr,omitempty"`
+	Broken    bool   `yaml:"broken,omitempty" json:"broken,omitempty"`
+}
+
+type DocPool struct {
+	Layout     string   `yaml:"layout,omitempty" json:"layout,omitempty"`
+	Allocator  string   `yaml:"allocator,omitempty" json:"allocator,omitempty"`
+	Size       string   `yaml:"size,omitempty" json:"size,omitempty"`
+	PageSize   int      `yaml:"page_size,omitempty" json:"page_size,omitempty"`
+	PageBytes  string   `yaml:"page_bytes,omitempty" json:"page_bytes,omitempty"`
+	Draft      *DocPool `yaml:"draft,omitempty" json:"draft,omitempty"`
+	SharesMain bool     `yaml:"shares_main,omitempty" json:"shares_main,omitempty"`
+}
+
+type DocStore struct {
+	Backend string `yaml:"backend,omitempty" json:"backend,omitempty"`
+	TPRank  int    `yaml:"tp_rank,omitempty" json:"tp_rank,omitempty"`
+	TPSize  int    `yaml:"tp_size,omitempty" json:"tp_size,omitempty"`
+}
+
+type DocConfig struct {
+	Env         map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	File        map[string]any    `yaml:"file,omitempty" json:"file,omitempty"`
+	ExtraConfig map[string]any    `yaml:"extra_config,omitempty" json:"extra_config,omitempty"`
+}
+
+type DocFault struct {
+	At      string `yaml:"at" json:"at"`
+	For     string `yaml:"for,omitempty" json:"for,omitempty"`
+	Kind    string `yaml:"kind" json:"kind"`
+	Target  string `yaml:"target,omitempty" json:"target,omitempty"`
+	Mode    string `yaml:"mode,omitempty" json:"mode,omitempty"`
+	Action  string `yaml:"action,omitempty" json:"action,omitempty"`
+	Stream  string `yaml:"stream,omitempty" json:"stream,omitempty"`
+	Latency string `yaml:"latency,omitempty" json:"latency,omitempty"`
+	Jitter  string `yaml:"jitter,omitempty" json:"jitter,omitempty"`
+	Delay   string `yaml:"delay,omitempty" json:"delay,omitempty"`
+	SizeVar int64  `yaml:"size_variation,omitempty" json:"size_variation,omitempty"`
+	Rate    int64  `yaml:"rate_kbps,omitempty" json:"rate_kbps,omitempty"`
+	AvgSize int64  `yaml:"average_size,omitempty" json:"average_size,omitempty"`
+	Bytes   int64  `yaml:"bytes,omitempty" json:"bytes,omitempty"`
+}
+
+// DocStep is one step; exactly one field is set.
+type DocStep struct {
+	Init        string   `yaml:"init,omitempty" json:"init,omitempty"`
+	Sleep       string   `yaml:"sleep,omitempty" json:"sleep,omitempty"`
+	Set         *DocPage `yaml:"set,omitempty" json:"set,omitempty"`
+	Get         *DocPage `yaml:"get,omitempty" json:"get,omitempty"`
+	Exists      *DocPage `yaml:"exists,omitempty" json:"exists,omitempty"`
+	HealthCheck string   `yaml:"health_check,omitempty" json:"health_check,omitempty"`
+}
+
+type DocPage struct {
+	Node  string   `yaml:"node,omitempty" json:"node,omitempty"`
+	Pages []string `yaml:"pages" json:"pages"`
+}
+
+// DocExpect is a generated scenario's oracle: the invariants, plus (in the
+// corpus) what a real engine observed.
+type DocExpect struct {
+	OK         *bool             `yaml:"ok,omitempty" json:"ok,omitempty"`
+	Raises     *DocRaises        `yaml:"raises,omitempty" json:"raises,omitempty"`
+	Codes      map[string]any    `yaml:"codes,omitempty" json:"codes,omitempty"`
+	Dies       map[string]string `yaml:"dies,omitempty" json:"dies,omitempty"`
+	Invariants bool              `yaml:"invariants" json:"invariants"`
+}
+
+type DocRaises struct {
+	Class   string `yaml:"class" json:"class"`
+	Message string `yaml:"message" json:"message"`
+}
+
+type DocRemedy struct {
+	Steps  []DocStep `yaml:"steps,omitempty" json:"steps,omitempty"`
+	Expect DocExpect `yaml:"expect" json:"expect"`
+}
+
+// Marshal writes the doc as YAML.
+func (d *Doc) Marshal() []byte {
+	b, err := yaml.Marshal(d)
+	if err != nil {
+		// Doc holds only strings, ints, bools, maps and slices of them.
+		panic(fmt.Sprintf("explore: marshal generated scenario: %v", err))
+	}
+	return b
+}
+
+// Scenario parses the doc with the ordinary loader. It is encoded as JSON
+// (which is YAML, and ten times faster to write than yaml.v3's output); the
+// returned bytes are that encoding, hashed into generated_hash.
+func (d *Doc) Scenario() (*scenarios.Scenario, []byte, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, nil, fmt.Errorf("explore: encode generated scenario: %w", err)
+	}
+	sc, err := scenarios.Parse(d.Name+".yaml", b)
+	return sc, b, err
+}
+
+// Clone deep-copies the doc (the shrinker mutates copies).
+func (d *Doc) Clone() *Doc {
+	var c Doc
+	b, err := json.Marshal(d)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("explore: clone: %v", err))
+	}
+	return &c
+}
