@@ -17,6 +17,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/netport"
 )
 
 // World is one running real topology: mooncake_master (with or without
@@ -38,6 +39,7 @@ type World struct {
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
 	procs   []*Process
+	ports   []int // netport ports this world owns until Close
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	// endFaults cancels a fault action still running at Close.
@@ -184,7 +186,7 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
-	ports, err := freePorts(3)
+	ports, err := w.freePorts(3)
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
@@ -220,7 +222,7 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 }
 
 func (w *World) launchMetadata(ctx context.Context) error {
-	ports, err := freePorts(1)
+	ports, err := w.freePorts(1)
 	if err != nil {
 		return err
 	}
@@ -249,7 +251,7 @@ func (w *World) launchClient(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(1)
+	ports, err := w.freePorts(1)
 	if err != nil {
 		return err
 	}
@@ -347,25 +349,19 @@ func waitTick(ctx context.Context, p *proc) error {
 	}
 }
 
-// freePorts reserves n distinct loopback ports by binding :0 together and
-// releasing them (they come from the kernel's ephemeral range, away from
-// Mooncake's 12300-14300 auto-port range and its TE ports).
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("real engine: free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+// freePorts reserves n distinct loopback ports for this world until Close
+// (netport: a stopped server's port stays ours, so a restart gets it back
+// and no parallel world serves on it meanwhile). They come from the
+// kernel's ephemeral range, away from Mooncake's 12300-14300 auto-port
+// range and its TE ports.
+func (w *World) freePorts(n int) ([]int, error) {
+	ports, err := netport.Take(n)
+	if err != nil {
+		return nil, fmt.Errorf("real engine: %w", err)
 	}
+	w.mu.Lock()
+	w.ports = append(w.ports, ports...)
+	w.mu.Unlock()
 	return ports, nil
 }
 
@@ -565,6 +561,7 @@ func (w *World) Close(ctx context.Context) error {
 	if err := w.inj.Close(); err != nil {
 		errs = append(errs, err)
 	}
+	netport.Release(w.ports...)
 	if err := os.RemoveAll(w.dir); err != nil {
 		errs = append(errs, fmt.Errorf("real engine: remove %s: %w", w.dir, err))
 	}
