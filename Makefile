@@ -7,6 +7,10 @@ GINKGO_FLAGS  ?=
 # (PyPI has them from 0.3.7.post1). The real catalog suite may skip nothing
 # else.
 REAL_VERSIONS ?= catalog
+# SGLang releases for --sglang real (one pinned venv of about 6 GB each, every
+# Mooncake venv combines with each): the newest, and the oldest release that
+# has every behaviour the catalog relies on (docs/ENGINES.md).
+SGLANG_VERSIONS ?= 0.5.23,0.5.17
 
 # nightly: time budget of the sim exploration, and the differential samples.
 NIGHTLY_BUDGET ?= 30m
@@ -33,7 +37,7 @@ build:
 ## engine's scaled timeouts must not fight for the two cores.
 test: real-engine junit-xsd
 	$(GO) vet ./...
-	$(GO) test -p 1 -count=1 -timeout 60m ./...
+	$(GO) test -p 1 -count=1 -timeout 85m ./...
 
 ## test-unit: models, sglang, loader — no real engine, no network faults.
 test-unit:
@@ -41,11 +45,13 @@ test-unit:
 
 ## test-scenarios: the catalog suites (sim, fake; real when installed).
 test-scenarios:
-	$(GO) test -count=1 -timeout 40m ./suites/... -args $(GINKGO_FLAGS)
+	$(GO) test -count=1 -timeout 80m ./suites/... -args $(GINKGO_FLAGS)
 
-## real-engine: venvs with real Mooncake wheels (idempotent; skipped without PyPI).
+## real-engine: venvs with real Mooncake wheels and real SGLang (idempotent;
+## skipped without PyPI).
 real-engine:
 	$(GO) run ./cmd/faultlab install real --versions $(REAL_VERSIONS) --if-reachable
+	$(GO) run ./cmd/faultlab install sglang --versions $(SGLANG_VERSIONS) --if-reachable
 
 ## junit-xsd: the usual JUnit schema (junit-10.xsd) for report/junit's test (idempotent; skipped without PyPI).
 junit-xsd:

@@ -99,6 +99,9 @@ type helloResult struct {
 	PID             int    `json:"pid"`
 	Python          string `json:"python"`
 	MooncakeVersion string `json:"mooncake_version"`
+	// sglang_driver.py only.
+	SGLangVersion string  `json:"sglang_version"`
+	ImportSecs    float64 `json:"import_secs"`
 }
 
 // startDriver launches driver.py and waits for its ready line.

@@ -293,11 +293,13 @@ func (e *Engine) sysInfiniband() string {
 	return SysInfiniband
 }
 
-// writeDriver puts driver.py in dir.
+// writeDriver puts driver.py (and sglang_driver.py, which imports it) in
+// dir and returns driver.py's path.
 func writeDriver(dir string) (string, error) {
-	p := filepath.Join(dir, "driver.py")
-	if err := os.WriteFile(p, driverPy, 0o644); err != nil {
-		return "", fmt.Errorf("real engine: write driver: %w", err)
+	for name, b := range map[string][]byte{"driver.py": driverPy, sglangDriverFile: sglangDriverPy} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return "", fmt.Errorf("real engine: write %s: %w", name, err)
+		}
 	}
-	return p, nil
+	return filepath.Join(dir, "driver.py"), nil
 }

@@ -34,7 +34,7 @@ func (w *World) launchEtcd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(2)
+	ports, err := w.freePorts(2)
 	if err != nil {
 		return err
 	}

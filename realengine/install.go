@@ -60,21 +60,9 @@ func Install(ctx context.Context, versions []string, opts InstallOptions) error 
 			return fmt.Errorf("real engine install: %w", err)
 		}
 	}
-	cache := opts.CacheDir
-	if cache == "" {
-		c, err := CacheDir()
-		if err != nil {
-			return err
-		}
-		cache = c
-	}
-	root := filepath.Join(cache, "mooncake")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return fmt.Errorf("real engine install: %w", err)
-	}
-	unlock, err := lockFile(ctx, filepath.Join(root, ".install.lock"))
+	cache, unlock, err := lockCache(ctx, opts, "mooncake")
 	if err != nil {
-		return err
+		return fmt.Errorf("real engine install: %w", err)
 	}
 	defer unlock()
 
@@ -113,23 +101,9 @@ func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts Instal
 			}
 		}
 	}()
-	py := opts.Python
-	if py == "" {
-		py = "python3"
-	}
-	if err := checkPython(ctx, py); err != nil {
-		return err
-	}
-	// A venv without a marker is a half-finished install: start over.
-	if err := os.RemoveAll(l.Dir); err != nil {
-		return fmt.Errorf("real engine install %s: clear %s: %w", l.Version, l.Dir, err)
-	}
-	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
-		return fmt.Errorf("real engine install %s: %w", l.Version, err)
-	}
 	log.Info("real engine: creating venv", "version", l.Version, "dir", l.Venv())
-	if out, err := run(ctx, nil, py, "-m", "venv", l.Venv()); err != nil {
-		return fmt.Errorf("real engine install %s: %s -m venv: %w\n%s", l.Version, py, err, tail(out, 10))
+	if err := freshVenv(ctx, opts, l.Dir, l.Venv(), 0); err != nil {
+		return fmt.Errorf("real engine install %s: %w", l.Version, err)
 	}
 	log.Info("real engine: pip install", "package", Package+"=="+l.Version)
 	t := time.Now()
@@ -148,40 +122,102 @@ func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts Instal
 	}
 	in.Python = pyVersion
 	in.InstallSecs = secs(time.Since(start))
-	b, _ := json.MarshalIndent(in, "", "  ")
-	tmp := l.Marker() + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("real engine install %s: %w", l.Version, err)
-	}
-	if err := os.Rename(tmp, l.Marker()); err != nil {
+	if err := writeMarker(l.Marker(), in); err != nil {
 		return fmt.Errorf("real engine install %s: %w", l.Version, err)
 	}
 	log.Info("real engine: Mooncake installed", "version", l.Version, "secs", in.InstallSecs, "fixes", in.Fixes)
 	return nil
 }
 
+// freshVenv checks the interpreter, replaces dir (a directory without a
+// marker is a half-finished install: start over), checks that at least
+// needBytes are free there, and creates the venv.
+func freshVenv(ctx context.Context, opts InstallOptions, dir, venv string, needBytes int64) error {
+	py := opts.Python
+	if py == "" {
+		py = "python3"
+	}
+	if err := checkPython(ctx, py); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("clear %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if needBytes > 0 {
+		if err := checkDisk(dir, needBytes); err != nil {
+			return err
+		}
+	}
+	if out, err := run(ctx, nil, py, "-m", "venv", venv); err != nil {
+		return fmt.Errorf("%s -m venv: %w\n%s", py, err, tail(out, 10))
+	}
+	return nil
+}
+
+// writeMarker writes an install's marker file last and atomically.
+func writeMarker(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// lockCache resolves the cache dir, creates <cache>/<sub> and takes its
+// install lock, so concurrent installs do not build the same venv twice.
+func lockCache(ctx context.Context, opts InstallOptions, sub string) (cache string, unlock func(), err error) {
+	cache = opts.CacheDir
+	if cache == "" {
+		if cache, err = CacheDir(); err != nil {
+			return "", nil, err
+		}
+	}
+	root := filepath.Join(cache, sub)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", nil, err
+	}
+	unlock, err = lockFile(ctx, filepath.Join(root, ".install.lock"))
+	if err != nil {
+		return "", nil, err
+	}
+	return cache, unlock, nil
+}
+
 // unreachableRE matches pip's messages when the index cannot be reached.
 var unreachableRE = regexp.MustCompile(`NewConnectionError|Max retries exceeded|Temporary failure in name resolution|Name or service not known|Network is unreachable|Connection refused|ConnectTimeoutError|ReadTimeoutError|No route to host|ProxyError`)
 
 func pipInstall(ctx context.Context, l Layout, opts InstallOptions, reqs ...string) error {
+	return pipRun(ctx, l.Python(), "real engine install "+l.Version, opts, reqs...)
+}
+
+// pipRun runs `python -m pip install args` and classifies a failure: an
+// unreachable index wraps ErrPyPIUnreachable. what prefixes the error.
+func pipRun(ctx context.Context, python, what string, opts InstallOptions, args ...string) error {
 	to := opts.PipTimeout
 	if to <= 0 {
 		to = 20 * time.Second
 	}
-	args := append([]string{"-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-		"--retries", "1", "--timeout", strconv.Itoa(int(to.Seconds()))}, reqs...)
-	out, err := run(ctx, nil, l.Python(), args...)
+	full := append([]string{"-m", "pip", "install", "--disable-pip-version-check", "--no-input",
+		"--retries", "1", "--timeout", strconv.Itoa(int(to.Seconds()))}, args...)
+	out, err := run(ctx, nil, python, full...)
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("real engine install %s: pip install %s: %w", l.Version, strings.Join(reqs, " "), ctx.Err())
+		return fmt.Errorf("%s: pip install %s: %w", what, strings.Join(args, " "), ctx.Err())
 	}
 	if unreachableRE.Match(out) {
-		return fmt.Errorf("real engine install %s: pip install %s: %w (check network/proxy settings or pip's index-url):\n%s",
-			l.Version, strings.Join(reqs, " "), ErrPyPIUnreachable, tail(out, 6))
+		return fmt.Errorf("%s: pip install %s: %w (check network/proxy settings or pip's index-url):\n%s",
+			what, strings.Join(args, " "), ErrPyPIUnreachable, tail(out, 6))
 	}
-	return fmt.Errorf("real engine install %s: pip install %s: %w\n%s", l.Version, strings.Join(reqs, " "), err, tail(out, 10))
+	return fmt.Errorf("%s: pip install %s: %w\n%s", what, strings.Join(args, " "), err, tail(out, 10))
 }
 
 func checkPython(ctx context.Context, py string) error {

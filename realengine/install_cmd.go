@@ -33,12 +33,7 @@ func NewInstallCommand(log *slog.Logger, catalog func() ([]string, error)) *cobr
 			"  make real-engine",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var vs []string
-			for _, v := range strings.Split(versions, ",") {
-				if v = strings.TrimSpace(v); v != "" {
-					vs = append(vs, v)
-				}
-			}
+			vs := splitList(versions)
 			if len(vs) == 1 && vs[0] == "catalog" {
 				all, err := catalog()
 				if err != nil {
@@ -65,4 +60,47 @@ func NewInstallCommand(log *slog.Logger, catalog func() ([]string, error)) *cobr
 	real.Flags().BoolVar(&sysPkgs, "system-packages", true, "apt-get install missing Debian libraries (libibverbs1 libnuma1 libcurl4) when root")
 	real.Flags().DurationVar(&timeout, "timeout", 15*time.Minute, "overall time limit")
 	return real
+}
+
+// NewInstallSGLangCommand is `faultlab install sglang`: venvs with SGLang's
+// own code for `faultlab run --engine real --sglang real`.
+func NewInstallSGLangCommand(log *slog.Logger) *cobra.Command {
+	var versions, cache string
+	var ifReachable bool
+	var timeout time.Duration
+	c := &cobra.Command{
+		Use:   "sglang",
+		Short: "Install real SGLang (one pinned venv per version, about 6 GB each) for --sglang real; idempotent",
+		Example: "  faultlab install sglang --versions " + strings.Join(SGLangVersions(), ",") + "\n" +
+			"  make real-engine",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			err := InstallSGLang(ctx, splitList(versions), InstallOptions{CacheDir: cache, Logger: log})
+			if ifReachable && errors.Is(err, ErrPyPIUnreachable) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "real SGLang not installed (PyPI unreachable); --sglang real specs will skip:\n%v\n", err)
+				return nil
+			}
+			return err
+		},
+	}
+	c.Flags().StringVar(&versions, "versions", LatestSGLang(), "comma-separated SGLang versions ("+strings.Join(SGLangVersions(), ", ")+")")
+	c.Flags().StringVar(&cache, "cache", "", "cache dir (default $FAULTLAB_CACHE or ~/.cache/faultlab)")
+	c.Flags().BoolVar(&ifReachable, "if-reachable", false, "exit 0 with a notice when PyPI cannot be reached")
+	c.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "overall time limit")
+	return c
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

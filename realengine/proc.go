@@ -31,6 +31,9 @@ type procSpec struct {
 	Protocol bool
 	Trace    *trace.Trace
 	Logger   *slog.Logger
+	// OnEvent receives the JSON of each "@@faultlab-event {...}" line
+	// (sglang_driver.py's observations) instead of the trace.
+	OnEvent func(data []byte)
 }
 
 // proc is a running child in its own process group. Everything it prints
@@ -57,6 +60,10 @@ type proc struct {
 
 // syncPrefix marks the end of a driver call's output (driver.py _sync).
 const syncPrefix = "@@faultlab-sync "
+
+// eventPrefix marks an observation of sglang_driver.py (a call SGLang made
+// on Mooncake, a log record of SGLang's).
+const eventPrefix = "@@faultlab-event "
 
 const recentLines = 12
 
@@ -173,6 +180,10 @@ func (p *proc) record(line string) {
 			p.mu.Unlock()
 			return
 		}
+	}
+	if rest, ok := strings.CutPrefix(line, eventPrefix); ok && p.spec.OnEvent != nil {
+		p.spec.OnEvent([]byte(rest))
+		return
 	}
 	level, text, ok := ParseLogLine(line)
 	if !ok {

@@ -17,6 +17,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/netport"
 )
 
 // World is one running real topology: mooncake_master (with or without
@@ -29,7 +30,7 @@ type World struct {
 	l     Layout
 	in    Installed
 	log   *slog.Logger
-	start time.Time
+	start *origin
 	dir   string // temp dir: driver.py, anything else we write
 	drv   string // driver.py path
 
@@ -38,6 +39,7 @@ type World struct {
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
 	procs   []*Process
+	ports   []int // netport ports this world owns until Close
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	// endFaults cancels a fault action still running at Close.
@@ -81,7 +83,7 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("real engine: %w", err)
 	}
-	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: time.Now(), dir: dir, drv: drv, inj: inj, servers: map[string]*server{}}
+	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: newOrigin(), dir: dir, drv: drv, inj: inj, servers: map[string]*server{}}
 	var fctx context.Context
 	fctx, w.endFaults = context.WithCancel(context.WithoutCancel(ctx))
 	w.Scheduler = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
@@ -184,7 +186,7 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
-	ports, err := freePorts(3)
+	ports, err := w.freePorts(3)
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
@@ -220,7 +222,7 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 }
 
 func (w *World) launchMetadata(ctx context.Context) error {
-	ports, err := freePorts(1)
+	ports, err := w.freePorts(1)
 	if err != nil {
 		return err
 	}
@@ -249,7 +251,7 @@ func (w *World) launchClient(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(1)
+	ports, err := w.freePorts(1)
 	if err != nil {
 		return err
 	}
@@ -347,25 +349,19 @@ func waitTick(ctx context.Context, p *proc) error {
 	}
 }
 
-// freePorts reserves n distinct loopback ports by binding :0 together and
-// releasing them (they come from the kernel's ephemeral range, away from
-// Mooncake's 12300-14300 auto-port range and its TE ports).
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("real engine: free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+// freePorts reserves n distinct loopback ports for this world until Close
+// (netport: a stopped server's port stays ours, so a restart gets it back
+// and no parallel world serves on it meanwhile). They come from the
+// kernel's ephemeral range, away from Mooncake's 12300-14300 auto-port
+// range and its TE ports.
+func (w *World) freePorts(n int) ([]int, error) {
+	ports, err := netport.Take(n)
+	if err != nil {
+		return nil, fmt.Errorf("real engine: %w", err)
 	}
+	w.mu.Lock()
+	w.ports = append(w.ports, ports...)
+	w.mu.Unlock()
 	return ports, nil
 }
 
@@ -373,21 +369,43 @@ func freePorts(n int) ([]int, error) {
 // (the real engine runs Mooncake's own timeouts).
 func (w *World) Clock() engine.Clock { return wallClock{start: w.start} }
 
-type wallClock struct{ start time.Time }
+// origin is the world's time zero: Launch, or, when the SGLang side
+// prepared its processes first, the moment they were ready (restart).
+type origin struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
-// wallTimer is the scheduler's timer: wall time since Launch.
-type wallTimer struct{ start time.Time }
+func newOrigin() *origin { return &origin{t: time.Now()} }
 
-func (t wallTimer) Now() time.Duration { return time.Since(t.start) }
+func (o *origin) since() time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return time.Since(o.t)
+}
+
+// restart makes now time zero; only before faults are armed.
+func (o *origin) restart() {
+	o.mu.Lock()
+	o.t = time.Now()
+	o.mu.Unlock()
+}
+
+type wallClock struct{ start *origin }
+
+// wallTimer is the scheduler's timer: wall time since the origin.
+type wallTimer struct{ start *origin }
+
+func (t wallTimer) Now() time.Duration { return t.start.since() }
 
 func (t wallTimer) At(at time.Duration, _ string, fn func()) func() {
-	tm := time.AfterFunc(max(at-time.Since(t.start), 0), fn)
+	tm := time.AfterFunc(max(at-t.start.since(), 0), fn)
 	return func() { tm.Stop() }
 }
 
 func (wallTimer) Virtual() bool { return false }
 
-func (c wallClock) Now() time.Duration { return time.Since(c.start) }
+func (c wallClock) Now() time.Duration { return c.start.since() }
 
 func (c wallClock) Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -453,6 +471,17 @@ func (w *World) Addr(role string) (string, error) {
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.
 func (w *World) StartProcess(ctx context.Context, node string, env map[string]string) (engine.Process, error) {
+	p, err := w.launchDriver(ctx, node, env, w.l.Python(), w.drv, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// launchDriver starts a driver script with python on a node (the Mooncake
+// venv's driver.py, or the SGLang venv's sglang_driver.py) and registers it
+// for Close.
+func (w *World) launchDriver(ctx context.Context, node string, env map[string]string, python, script string, onEvent func([]byte)) (*Process, error) {
 	var spec *engine.NodeSpec
 	for i := range w.spec.Nodes {
 		if w.spec.Nodes[i].Name == node {
@@ -483,8 +512,8 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 	for k, v := range env {
 		extra[k] = v
 	}
-	d, err := startDriver(ctx, node, procSpec{Name: "driver " + node, Source: "mooncake:" + node, Path: w.l.Python(),
-		Args: []string{"-u", w.drv}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log})
+	d, err := startDriver(ctx, node, procSpec{Name: "driver " + node, Source: "mooncake:" + node, Path: python,
+		Args: []string{"-u", script}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log, OnEvent: onEvent})
 	if err != nil {
 		return nil, err
 	}
@@ -532,6 +561,7 @@ func (w *World) Close(ctx context.Context) error {
 	if err := w.inj.Close(); err != nil {
 		errs = append(errs, err)
 	}
+	netport.Release(w.ports...)
 	if err := os.RemoveAll(w.dir); err != nil {
 		errs = append(errs, fmt.Errorf("real engine: remove %s: %w", w.dir, err))
 	}

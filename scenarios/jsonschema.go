@@ -92,6 +92,9 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 	case reflect.TypeFor[ByVersion]():
 		return map[string]any{"type": "object", "description": "version constraint → expect overrides, in file order",
 			"additionalProperties": g.of(reflect.TypeFor[Expect]())}
+	case reflect.TypeFor[BySGLang]():
+		return map[string]any{"type": "object", "description": "SGLang release constraint → expect overrides, applied before by_version",
+			"additionalProperties": g.of(reflect.TypeFor[Expect]())}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 	"gopkg.in/yaml.v3"
 )
 
@@ -258,6 +259,10 @@ func (d *decoder) validate(sc *Scenario) {
 	d.checkAnchors(sc)
 	d.checkExpect(sc.Expect, "expect", true)
 	d.checkByVersion(sc.ByVersion)
+	d.checkBySGLang(sc.BySGLang)
+	for _, c := range sc.SGLang.Versions {
+		d.checkBySGLang(BySGLang{{Constraint: c, Pos: sc.SGLang.Pos}})
+	}
 	if r := sc.Remedy; r != nil {
 		d.checkConfigFile(r.Pos, r.File)
 		for _, name := range sortedKeys(r.HostPools) {
@@ -273,6 +278,7 @@ func (d *decoder) validate(sc *Scenario) {
 		d.checkSteps(r.Steps, nodes, nodeNames)
 		d.checkExpect(r.Expect, "remedy.expect", true)
 		d.checkByVersion(r.ByVersion)
+		d.checkBySGLang(r.BySGLang)
 	}
 	d.checkPlaceholders(sc)
 }
@@ -380,6 +386,19 @@ func (d *decoder) checkByVersion(bv ByVersion) {
 	}
 }
 
+func (d *decoder) checkBySGLang(bs BySGLang) {
+	for _, ve := range bs {
+		if !slices.ContainsFunc(sglang.Versions, func(v string) bool {
+			ok, err := mooncake.Constraint(ve.Constraint).Match(mooncake.MustVersion(v))
+			return err == nil && ok
+		}) {
+			d.at(ve.Pos, "by_sglang: %q matches none of the SGLang releases the model follows (%s); write an exact release, >=V, <V, A-B or *",
+				ve.Constraint, strings.Join(sglang.Versions, ", "))
+		}
+		d.checkExpect(ve.Expect, "by_sglang."+ve.Constraint, false)
+	}
+}
+
 // checkVersionExpr validates an exact version (it must be a known one) or
 // a constraint (it must parse and match at least one known version).
 func checkVersionExpr(s string) error {
@@ -429,12 +448,12 @@ func (d *decoder) checkPlaceholders(sc *Scenario) {
 	}
 	walkStrings(sc.Config.File, func(s string) { check(sc.Config.Pos, s) })
 	exps := []Expect{sc.Expect}
-	for _, ve := range sc.ByVersion {
+	for _, ve := range slices.Concat(sc.ByVersion, ByVersion(sc.BySGLang)) {
 		exps = append(exps, ve.Expect)
 	}
 	if sc.Remedy != nil {
 		exps = append(exps, sc.Remedy.Expect)
-		for _, ve := range sc.Remedy.ByVersion {
+		for _, ve := range slices.Concat(sc.Remedy.ByVersion, ByVersion(sc.Remedy.BySGLang)) {
 			exps = append(exps, ve.Expect)
 		}
 	}
@@ -592,6 +611,37 @@ func (sc *Scenario) Versions(override string) (vs []string, ok bool) {
 		}
 	}
 	return vs, true
+}
+
+// AppliesToSGLang reports whether the scenario covers an SGLang release
+// ("" = the newest the model follows).
+func (sc *Scenario) AppliesToSGLang(release string) bool {
+	if len(sc.SGLang.Versions) == 0 {
+		return true
+	}
+	if release == "" {
+		release = sglang.LatestVersion
+	}
+	v, err := mooncake.ParseVersion(release)
+	if err != nil {
+		return false
+	}
+	for _, c := range sc.SGLang.Versions {
+		if ok, err := mooncake.Constraint(c).Match(v); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ExpectForSGLang is expect with the by_sglang overrides that match the
+// SGLang release ("" = the newest the model follows), then the by_version
+// overrides of the Mooncake version: a field both set is Mooncake's.
+func ExpectForSGLang(base Expect, bv ByVersion, version string, bs BySGLang, release string) Expect {
+	if release == "" {
+		release = sglang.LatestVersion
+	}
+	return ExpectFor(ExpectFor(base, ByVersion(bs), release), bv, version)
 }
 
 // ExpectFor is expect with the by_version overrides that match version

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestParseErrors(t *testing.T) {
 		want       []string // every error line, exactly
 	}{
 		{"unknown key", "nmae: x\n" + validScenario,
-			[]string{`f.yaml:1:1: unknown key "nmae" (did you mean "name"?); valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
+			[]string{`f.yaml:1:1: unknown key "nmae" (did you mean "name"?); valid keys: by_sglang, by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, sglang, steps, storage, summary, topology`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
 			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name`}},
 		{"mooncake_client RNIC without a name", validScenario + "topology:\n  mooncake_client: {nic: {rdma: [{max_mr: 3}]}}\n",
@@ -96,7 +97,7 @@ func TestParseErrors(t *testing.T) {
 		// The misspelt key (the cause) comes before the missing expect (its knock-on).
 		{"typo before knock-on", "name: t/x\nsteps: [{init: tp0}]\nexpcet: {ok: true}\n",
 			[]string{
-				`f.yaml:3:1: unknown key "expcet" (did you mean "expect"?); valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`,
+				`f.yaml:3:1: unknown key "expcet" (did you mean "expect"?); valid keys: by_sglang, by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, sglang, steps, storage, summary, topology`,
 				`f.yaml:1:1: expect: say what should happen: ok, raises, dies, codes, logs or invariants`,
 			}},
 		{"semantic several at once", "name: Bad Name\nsteps: []\nexpect: {}\n",
@@ -132,6 +133,8 @@ func TestParseErrors(t *testing.T) {
 			}},
 		{"remedy hostpools node", validScenario + "remedy:\n  hostpools: {tp9: {size: 1GiB}}\n  expect: {ok: true}\n",
 			[]string{`f.yaml:7:20: remedy.hostpools: unknown node "tp9"; nodes: tp0`}},
+		{"by_sglang matching no release", validScenario + "by_sglang:\n  \"<0.5.0\": {ok: true}\n",
+			[]string{`f.yaml:7:3: by_sglang: "<0.5.0" matches none of the SGLang releases the model follows (0.5.17, 0.5.23); write an exact release, >=V, <V, A-B or *`}},
 		{"bad by_version", validScenario + "by_version:\n  \">=9.9.9\": {ok: true}\n",
 			[]string{`f.yaml:7:3: by_version: version constraint ">=9.9.9" matches no known Mooncake version; known versions are ` + knownVersions()}},
 		{"one model: layouts and pages match", validScenario + "topology:\n  nodes:\n    - {name: tp0, hostpool: {layout: MHA}}\n    - {name: tp1, hostpool: {layout: MLA}}\n    - {name: tp2, hostpool: {page_bytes: 4KiB}}\n",
@@ -274,5 +277,32 @@ by_version:
 	e = ExpectFor(sc.Expect, sc.ByVersion, "0.3.13.post1")
 	if e.Dies != nil || *e.Raises.Message != "code -1" {
 		t.Fatalf("0.3.13.post1: %+v", e)
+	}
+}
+
+func TestExpectForSGLang(t *testing.T) {
+	sc, err := Parse("f.yaml", []byte("name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, codes: {setup: 0, register_buffer: [0, 0]}}\n"+
+		"by_version:\n  \"0.3.9\": {codes: {setup: -1}}\n"+
+		"by_sglang:\n  \"<0.5.21\": {codes: {register_buffer: [0]}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		mooncake, release string
+		setup             int
+		register          []int
+	}{
+		{"0.3.13.post1", "0.5.23", 0, []int{0, 0}},
+		{"0.3.13.post1", "", 0, []int{0, 0}},
+		{"0.3.13.post1", "0.5.17", 0, []int{0}},
+		{"0.3.9", "0.5.17", -1, []int{0}},
+	} {
+		e := ExpectForSGLang(sc.Expect, sc.ByVersion, tc.mooncake, sc.BySGLang, tc.release)
+		if got := *e.Codes["setup"].Every; got != tc.setup {
+			t.Errorf("Mooncake %s, SGLang %q: setup %d, want %d", tc.mooncake, tc.release, got, tc.setup)
+		}
+		if got := e.Codes["register_buffer"].Seq; !reflect.DeepEqual(got, tc.register) {
+			t.Errorf("Mooncake %s, SGLang %q: register_buffer %v, want %v", tc.mooncake, tc.release, got, tc.register)
+		}
 	}
 }

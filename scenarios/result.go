@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,17 +20,21 @@ const (
 // Result is the outcome of one scenario at one Mooncake version on one
 // engine. Its JSON is the report contract of DESIGN.md.
 type Result struct {
-	Scenario        string    `json:"scenario"`
-	Engine          string    `json:"engine"`
-	MooncakeVersion string    `json:"mooncake_version"`
-	Seed            uint64    `json:"seed"`
-	Verdict         string    `json:"verdict"`
-	Reason          string    `json:"reason"`
-	Observed        Observed  `json:"observed"`
-	Remedy          *Observed `json:"remedy,omitempty"`
-	VirtualMS       float64   `json:"virtual_ms"`
-	WallMS          float64   `json:"wall_ms"`
-	TraceHash       string    `json:"trace_hash"`
+	Scenario        string `json:"scenario"`
+	Engine          string `json:"engine"`
+	MooncakeVersion string `json:"mooncake_version"`
+	Seed            uint64 `json:"seed"`
+	// SGLang is who played SGLang ("model": the Go model; "real": SGLang's
+	// own code) and SGLangVersion the release it played.
+	SGLang        string    `json:"sglang,omitempty"`
+	SGLangVersion string    `json:"sglang_version,omitempty"`
+	Verdict       string    `json:"verdict"`
+	Reason        string    `json:"reason"`
+	Observed      Observed  `json:"observed"`
+	Remedy        *Observed `json:"remedy,omitempty"`
+	VirtualMS     float64   `json:"virtual_ms"`
+	WallMS        float64   `json:"wall_ms"`
+	TraceHash     string    `json:"trace_hash"`
 	// Addrs are the world's role addresses ({{master}}...), so texts from
 	// different engines compare with them abstracted.
 	Addrs map[string]string `json:"addrs,omitempty"`
@@ -78,9 +83,12 @@ type Observed struct {
 	// then stays nil: Python raised nothing).
 	Died *Death `json:"died,omitempty"`
 	// Calls are every store call with a code, in order.
-	Calls []Call       `json:"calls"`
-	Logs  []string     `json:"logs"`
-	Steps []StepResult `json:"steps,omitempty"`
+	Calls []Call   `json:"calls"`
+	Logs  []string `json:"logs"`
+	// SGLangLogs are SGLang's own lines (trace source "sglang") as
+	// "LEVEL text", in order: what the model and real SGLang must agree on.
+	SGLangLogs []string     `json:"sglang_logs,omitempty"`
+	Steps      []StepResult `json:"steps,omitempty"`
 	// DurationMS is the phase's duration (virtual in sim).
 	DurationMS float64 `json:"duration_ms"`
 	// TimingsMS is the time spent in each Mooncake method during the
@@ -197,7 +205,11 @@ type Comparison struct {
 
 // EngineOutcome is one engine's column of a comparison.
 type EngineOutcome struct {
-	Engine     string             `json:"engine"`
+	Engine string `json:"engine"`
+	// SGLang is who played SGLang and at which release ("model 0.5.23",
+	// "real 0.5.23"); SGLangLogs its lines.
+	SGLang     string             `json:"sglang,omitempty"`
+	SGLangLogs []string           `json:"sglang_logs,omitempty"`
 	Verdict    string             `json:"verdict"`
 	Codes      map[string]any     `json:"codes"`
 	Exception  *Exception         `json:"exception"`
@@ -228,7 +240,11 @@ func Compare(rs []Result) []Comparison {
 		c := Comparison{Scenario: k.s, MooncakeVersion: k.v, Differences: []string{}}
 		var ran []EngineOutcome
 		for _, r := range g {
-			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS}
+			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS,
+				SGLang: strings.TrimSpace(r.SGLang + " " + r.SGLangVersion), SGLangLogs: r.Observed.SGLangLogs}
+			for i, l := range eo.SGLangLogs {
+				eo.SGLangLogs[i] = abstractAddrs(l, r.Addrs)
+			}
 			if e := r.Observed.Exception; e != nil {
 				eo.Exception = &Exception{Class: e.Class, Message: abstractAddrs(e.Message, r.Addrs)}
 			}
@@ -255,6 +271,9 @@ func Compare(rs []Result) []Comparison {
 			}
 			if a.Verdict != eo.Verdict {
 				diff["verdict"] = true
+			}
+			if !slices.EqualFunc(a.SGLangLogs, eo.SGLangLogs, func(x, y string) bool { return normalize(x) == normalize(y) }) {
+				diff["sglang_logs"] = true
 			}
 			// Whole phases include process start (Python, imports) on real:
 			// flag only more than 2x and 1 s apart. Mooncake calls must agree

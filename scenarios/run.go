@@ -32,10 +32,19 @@ type Options struct {
 	// Slow runs slow-wall scenarios on every engine (see SlowSkip).
 	Slow   bool
 	Logger *slog.Logger
+	// SGLang plays SGLang's side: nil is the Go model (sglang.Model).
+	SGLang sglang.Side
 	// Invariants judges a finished run whose expect says invariants: true
 	// (explore's properties); it returns the broken invariant and why, or
 	// "" when all hold.
 	Invariants func(ctx context.Context, sc *Scenario, eng engine.Engine, res *Result) (invariant, reason string)
+}
+
+func (o Options) sglangSide() sglang.Side {
+	if o.SGLang == nil {
+		return sglang.Model{}
+	}
+	return o.SGLang
 }
 
 func (o Options) logger() *slog.Logger {
@@ -68,7 +77,9 @@ func notApplicable(sc *Scenario, eng engine.Engine, opts Options) Result {
 // RunVersion runs the scenario once at one Mooncake version.
 func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version string, opts Options) (res Result) {
 	start := time.Now()
-	res = Result{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: version, Seed: opts.Seed, Source: sc.Source, Observed: Observed{}}
+	side := opts.sglangSide()
+	res = Result{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: version, Seed: opts.Seed, Source: sc.Source, Observed: Observed{},
+		SGLang: side.Name(), SGLangVersion: side.SGLangVersion()}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Verdict, res.Reason = Error, fmt.Sprintf("harness panic: %v", p)
@@ -77,6 +88,10 @@ func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 	}()
 	if !sc.RunsOn(eng.Name()) {
 		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario runs on %s, not %s", strings.Join(sc.Engines, ", "), eng.Name())
+		return res
+	}
+	if !sc.AppliesToSGLang(side.SGLangVersion()) {
+		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario applies to SGLang %s, not %s", strings.Join(sc.SGLang.Versions, ", "), side.SGLangVersion())
 		return res
 	}
 	if err := eng.Available(ctx, version); err != nil {
@@ -125,13 +140,13 @@ func (r *run) wallScale() float64 {
 // teardown, or Options.Bound.
 func (r *run) bound() time.Duration {
 	var w time.Duration
-	for _, e := range []Expect{ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version), r.remedyExpect()} {
+	for _, e := range []Expect{r.mainExpect(), r.remedyExpect()} {
 		if e.Within != nil {
 			w += e.Within.D()
 		}
 	}
 	if w > 0 {
-		return time.Duration(float64(w)*r.wallScale()) + 10*time.Second
+		return time.Duration(float64(w)*r.wallScale()) + 10*time.Second + r.startAllowance()
 	}
 	if r.opts.Bound > 0 {
 		return r.opts.Bound
@@ -139,11 +154,37 @@ func (r *run) bound() time.Duration {
 	return 2 * time.Minute
 }
 
+// startAllowance is the side's extra wall time per init step (real
+// SGLang's import), for every init step of both phases.
+func (r *run) startAllowance() time.Duration {
+	a, ok := r.opts.sglangSide().(sglang.StartAllowance)
+	if !ok {
+		return 0
+	}
+	n := 0
+	steps := r.sc.Steps
+	if r.sc.Remedy != nil && r.sc.Remedy.Steps != nil {
+		steps = append(append([]Step(nil), steps...), r.sc.Remedy.Steps...)
+	} else if r.sc.Remedy != nil {
+		steps = append(append([]Step(nil), steps...), steps...)
+	}
+	for _, s := range steps {
+		if s.Action == StepInit {
+			n++
+		}
+	}
+	return time.Duration(n) * a.StartAllowance()
+}
+
+func (r *run) mainExpect() Expect {
+	return ExpectForSGLang(r.sc.Expect, r.sc.ByVersion, r.version, r.sc.BySGLang, r.opts.sglangSide().SGLangVersion())
+}
+
 func (r *run) remedyExpect() Expect {
 	if r.sc.Remedy == nil {
 		return Expect{}
 	}
-	return ExpectFor(r.sc.Remedy.Expect, r.sc.Remedy.ByVersion, r.version)
+	return ExpectForSGLang(r.sc.Remedy.Expect, r.sc.Remedy.ByVersion, r.version, r.sc.Remedy.BySGLang, r.opts.sglangSide().SGLangVersion())
 }
 
 func (r *run) execute(parent context.Context, res *Result) {
@@ -180,6 +221,16 @@ func (r *run) execute(parent context.Context, res *Result) {
 		}
 		res.TraceHash = r.tr.Hash()
 	}()
+	if p, ok := r.opts.sglangSide().(sglang.Preparer); ok {
+		var nodes []string
+		for _, n := range r.sc.Topology.Nodes {
+			nodes = append(nodes, n.Name)
+		}
+		if err := p.Prepare(ctx, w, nodes); err != nil {
+			r.setupErr(res, "prepare the SGLang side", err)
+			return
+		}
+	}
 	fs := r.startFaults()
 	if len(fs) > 0 {
 		if err := w.Arm(ctx, fs); err != nil {
@@ -189,7 +240,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 
 	// Main phase.
-	exp, err := r.expandExpect(ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version))
+	exp, err := r.expandExpect(r.mainExpect())
 	if err != nil {
 		res.Verdict, res.Reason = Error, err.Error()
 		return
@@ -284,6 +335,9 @@ func (r *run) phaseErr(ctx context.Context, res *Result, bound time.Duration, er
 	res.Verdict, res.Reason = Error, err.Error()
 	return true
 }
+
+// sglangSource is the trace source of SGLang's own lines (model and real).
+const sglangSource = "sglang"
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
@@ -435,7 +489,7 @@ func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (s
 	l := sglang.Launch{
 		World: r.world, Node: node, Env: map[string]string{}, Files: map[string]string{}, Trace: r.tr,
 		// Each process gets its own stream of the run's seed.
-		Seed: r.opts.Seed*1000003 + uint64(r.procs), MooncakeVersion: r.version,
+		Seed: r.opts.Seed*1000003 + uint64(r.procs), MooncakeVersion: r.version, SGLangVersion: r.opts.sglangSide().SGLangVersion(),
 	}
 	env = r.nodeEnv(node, env)
 	for _, k := range sortedKeys(env) {
@@ -566,14 +620,20 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	for _, e := range events {
 		if e.Kind == "log" {
 			obs.Logs = append(obs.Logs, e.Text)
+			if e.Source == sglangSource {
+				obs.SGLangLogs = append(obs.SGLangLogs, e.Level+" "+e.Text)
+			}
 		}
 	}
+	d := clock.Now() - t0
 	for _, a := range r.started {
 		obs.Calls = append(obs.Calls, a.calls()...)
+		if st, ok := a.st.(sglang.Startup); ok {
+			d -= st.StartupTime() // the side's own start-up is not the scenario's time
+		}
 	}
 	obs.TimingsMS = timings(obs.Calls)
 	r.started = nil
-	d := clock.Now() - t0
 	obs.DurationMS = ms(d)
 	return obs, wants, err
 }
@@ -591,7 +651,7 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 		if err != nil {
 			return nil, err
 		}
-		a, err := startApp(ctx, l)
+		a, err := startApp(ctx, r.opts.sglangSide(), l)
 		if a != nil {
 			r.started = append(r.started, a)
 		}

@@ -18,6 +18,7 @@ type Scenario struct {
 	Labels    []string    `yaml:"labels"`
 	Engines   []string    `yaml:"engines" enum:"@engines"`
 	Mooncake  Mooncake    `yaml:"mooncake"`
+	SGLang    SGLang      `yaml:"sglang"`
 	Topology  Topology    `yaml:"topology"`
 	Storage   Storage     `yaml:"storage"`
 	Config    Config      `yaml:"config"`
@@ -25,7 +26,9 @@ type Scenario struct {
 	Steps     []Step      `yaml:"steps"`
 	Expect    Expect      `yaml:"expect"`
 	ByVersion ByVersion   `yaml:"by_version"`
-	Remedy    *Remedy     `yaml:"remedy"`
+	// BySGLang overrides expect per SGLang release (before by_version).
+	BySGLang BySGLang `yaml:"by_sglang"`
+	Remedy   *Remedy  `yaml:"remedy"`
 
 	// Source is the file the scenario came from ("catalog/setup/x.yaml"
 	// for embedded ones).
@@ -38,6 +41,14 @@ type Mooncake struct {
 	// Versions: exact versions ("0.3.9") run at that version; constraints
 	// (">=0.3.9", "<0.3.5", "0.3.5-0.3.8.post1", "*") run at the newest
 	// known version they match. Empty = mooncake.Latest.
+	Versions []string `yaml:"versions"`
+}
+
+// SGLang selects the SGLang releases a scenario applies to.
+type SGLang struct {
+	Pos
+	// Versions: releases or constraints (">=0.5.21"); a run whose SGLang
+	// side plays another release is a skip. Empty = every release.
 	Versions []string `yaml:"versions"`
 }
 
@@ -282,20 +293,36 @@ type VersionExpect struct {
 type ByVersion []VersionExpect
 
 func (b *ByVersion) decodeNode(d *decoder, n *yaml.Node) {
+	*b = append(*b, d.versionExpects(n, "by_version")...)
+}
+
+// BySGLang overrides expect for the SGLang releases a constraint matches
+// ("<0.5.21", "0.5.17"), in file order: where SGLang's releases behave
+// differently (docs/ENGINES.md, "Which SGLang").
+type BySGLang []VersionExpect
+
+func (b *BySGLang) decodeNode(d *decoder, n *yaml.Node) {
+	*b = append(*b, d.versionExpects(n, "by_sglang")...)
+}
+
+// versionExpects decodes a mapping of version constraint → expect.
+func (d *decoder) versionExpects(n *yaml.Node, field string) []VersionExpect {
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "by_version: want a mapping of version constraint → expect, got %s", kindName(n))
-		return
+		d.errorf(n, "%s: want a mapping of version constraint → expect, got %s", field, kindName(n))
+		return nil
 	}
+	var out []VersionExpect
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := resolve(n.Content[i])
 		if k == nil || k.Kind != yaml.ScalarNode {
-			d.errorf(n.Content[i], "by_version: keys must be version constraints")
+			d.errorf(n.Content[i], "%s: keys must be version constraints", field)
 			continue
 		}
 		ve := VersionExpect{Constraint: k.Value, Pos: d.pos(k)}
-		d.decodeStruct(resolve(n.Content[i+1]), reflectValue(&ve.Expect), "by_version."+k.Value)
-		*b = append(*b, ve)
+		d.decodeStruct(resolve(n.Content[i+1]), reflectValue(&ve.Expect), field+"."+k.Value)
+		out = append(out, ve)
 	}
+	return out
 }
 
 // Remedy is the documented fix, run as a second phase in the same world.
@@ -316,4 +343,5 @@ type Remedy struct {
 	Steps     []Step    `yaml:"steps"`
 	Expect    Expect    `yaml:"expect"`
 	ByVersion ByVersion `yaml:"by_version"`
+	BySGLang  BySGLang  `yaml:"by_sglang"`
 }

@@ -13,12 +13,13 @@ import (
 // host-slot mapping the steps use (page i of a step occupies host slots
 // [i*page_size, (i+1)*page_size) of the host pool).
 type app struct {
-	st       *sglang.MooncakeStore
+	st       sglang.Scheduler
 	pageSize int
 }
 
-func startApp(ctx context.Context, l sglang.Launch) (*app, error) {
-	st, err := sglang.Start(ctx, l)
+// startApp starts one scheduler through the side that plays SGLang.
+func startApp(ctx context.Context, side sglang.Side, l sglang.Launch) (*app, error) {
+	st, err := side.Start(ctx, l)
 	if st == nil {
 		return nil, err
 	}
@@ -56,14 +57,32 @@ func contentFP(componentKey string) uint64 {
 	return h.Sum64() | 1 // never 0 (zeros)
 }
 
+// pageMemory is what content checks need of a scheduler: its process and
+// the host buffers of pages. The Go model has it; real SGLang's memory is
+// real, never symbolic, so it is not asked.
+type pageMemory interface {
+	Process() engine.Process
+	PageBuffers(keys []string, hostIndices []int64) ([]string, []uint64, []int64, error)
+}
+
+// symbolic returns the scheduler's page memory when it is symbolic.
+func (a *app) symbolic() (pageMemory, engine.Contents, bool) {
+	pm, ok := a.st.(pageMemory)
+	if !ok {
+		return nil, nil, false
+	}
+	mem, ok := pm.Process().(engine.Contents)
+	return pm, mem, ok
+}
+
 // stamp writes each page component's fingerprint into its host slot before
 // a set, where the engine's memory is symbolic (engine.Contents).
 func (a *app) stamp(keys []string) {
-	mem, ok := a.st.Process().(engine.Contents)
+	pm, mem, ok := a.symbolic()
 	if !ok {
 		return
 	}
-	ks, ptrs, sizes, err := a.st.PageBuffers(keys, a.hostIndices(len(keys)))
+	ks, ptrs, sizes, err := pm.PageBuffers(keys, a.hostIndices(len(keys)))
 	if err != nil {
 		return // BatchSetV1 reports the same problem
 	}
@@ -76,11 +95,11 @@ func (a *app) stamp(keys []string) {
 // reported success but the host slot does not hold what was put under that
 // key (the data invariant flags it).
 func (a *app) checkContents(keys []string, got []any) {
-	mem, ok := a.st.Process().(engine.Contents)
+	pm, mem, ok := a.symbolic()
 	if !ok {
 		return
 	}
-	ks, ptrs, sizes, err := a.st.PageBuffers(keys, a.hostIndices(len(keys)))
+	ks, ptrs, sizes, err := pm.PageBuffers(keys, a.hostIndices(len(keys)))
 	if err != nil || len(keys) == 0 {
 		return
 	}

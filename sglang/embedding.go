@@ -3,6 +3,7 @@ package sglang
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 )
@@ -14,6 +15,10 @@ const (
 	EmbeddingInitLog = "Mooncake Embedding Store initialized successfully."
 	// embeddingSetupError is its RuntimeError on a nonzero setup() code.
 	embeddingSetupError = "Failed to setup Mooncake Embedding Store: %d"
+	// EmbeddingFactoryLog is EmbeddingStoreFactory.create_backend's line
+	// (from versionEmbeddingFactory; before, EmbeddingCacheController built
+	// MooncakeEmbeddingStore() itself and logged nothing).
+	EmbeddingFactoryLog = "Creating embedding store backend 'mooncake' (sglang.srt.mem_cache.storage.mooncake_store.mooncake_embedding_store.MooncakeEmbeddingStore)"
 )
 
 // startEmbedding is EmbeddingCacheController.__init__ up to its pool
@@ -27,10 +32,13 @@ const (
 // while loading the configuration" line), gets no storage_config (so
 // _load_config never looks at extra_config), and calls setup() with seven
 // positionals: the global segment is not split per rank, device_name has no
-// JSON mapping, there is no transfer_engine, no kwargs, no warmup. Mooncake
+// JSON mapping, there is no transfer_engine, no kwargs but tenant_id, no warmup. Mooncake
 // <= 0.3.4.post2 therefore reaches its +1 failure code here, where the KV
 // store's eight-argument call raises TypeError first.
 func (s *MooncakeStore) startEmbedding(ctx context.Context) error {
+	if s.l.atLeast(versionEmbeddingFactory) {
+		s.log(LevelInfo, EmbeddingFactoryLog)
+	}
 	if err := s.newStore(ctx); err != nil {
 		return err
 	}
@@ -42,7 +50,17 @@ func (s *MooncakeStore) startEmbedding(ctx context.Context) error {
 	s.log(LevelInfo, fmt.Sprintf("Mooncake Configuration loaded from %s successfully.", source))
 	s.perRankSegmentSize = cfg.GlobalSegmentSize
 	s.deviceName = cfg.DeviceName
-	ret, err := s.setupCall(ctx, []any{cfg.LocalHostname, cfg.MetadataServer, cfg.GlobalSegmentSize, DefaultLocalBufferSize, cfg.Protocol, cfg.DeviceName, cfg.MasterServerAddress}, false, nil)
+	// setup_kwargs = {"tenant_id": ...} for a non-default tenant; a TypeError
+	// that names tenant_id becomes the tenant RuntimeError, any other is
+	// re-raised (no fallback loop here).
+	var kwargs []engine.Kwarg
+	if cfg.TenantID != DefaultTenantID {
+		kwargs = []engine.Kwarg{{Name: "tenant_id", Value: cfg.TenantID}}
+	}
+	ret, err := s.setupCall(ctx, []any{cfg.LocalHostname, cfg.MetadataServer, cfg.GlobalSegmentSize, DefaultLocalBufferSize, cfg.Protocol, cfg.DeviceName, cfg.MasterServerAddress}, false, kwargs)
+	if pe, ok := engine.AsPyError(err); ok && pe.Class == "TypeError" && kwargs != nil && strings.Contains(pe.Message, "tenant_id") {
+		return pyErr("RuntimeError", TenantUnsupportedError)
+	}
 	if err != nil {
 		return err
 	}

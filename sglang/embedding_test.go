@@ -36,6 +36,7 @@ func TestEmbeddingBackend(t *testing.T) {
 		l.Backend = BackendEmbedding
 		l.StorageConfig = StorageConfig{TPSize: 4, PPSize: 1, ExtraConfig: map[string]any{"master_server_address": "ignored:1"}}
 		l.HostPool = HostPoolSpec{Layout: "MHA", AllocatorType: "mooncake", Size: gib / 4}
+		l.SGLangVersion = OldestVersion // no EmbeddingStoreFactory line (tested below)
 		return l
 	}
 	t.Run("happy: seven positionals, no split, no JSON mapping, no warmup", func(t *testing.T) {
@@ -154,4 +155,32 @@ func TestUnknownBackend(t *testing.T) {
 	if _, ok := engine.AsPyError(err); ok {
 		t.Fatal("a harness error must not look like a Python exception")
 	}
+}
+
+func TestEmbeddingFactoryAndTenant(t *testing.T) {
+	env := map[string]string{"MOONCAKE_MASTER": "m:1", "MOONCAKE_TENANT_ID": "team-a"}
+	t.Run("0.5.19+: the factory's line first; tenant_id passed", func(t *testing.T) {
+		w := newFakeWorld()
+		l := baseLaunch(w, env)
+		l.Backend = BackendEmbedding
+		s, err := Start(context.Background(), l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close(context.Background())
+		eq(t, "first log", sglangLogs(l.Trace)[0], "INFO "+EmbeddingFactoryLog)
+		eq(t, "kwargs", w.proc.store.setupCalls[0].Kwargs, []engine.Kwarg{{Name: "tenant_id", Value: "team-a"}})
+	})
+	t.Run("a binding without tenant_id: the tenant RuntimeError", func(t *testing.T) {
+		w := newFakeWorld()
+		p, err := mooncake.ProfileFor("0.3.11.post1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.proc.store.profile = &p
+		l := baseLaunch(w, env)
+		l.Backend = BackendEmbedding
+		_, err = Start(context.Background(), l)
+		wantPyError(t, err, "RuntimeError", TenantUnsupportedError)
+	})
 }

@@ -93,4 +93,7 @@ type Launch struct {
 	// non-str device from JSON...), which engine.SetupArgs cannot carry.
 	// Empty: such calls fail with *engine.Unsupported.
 	MooncakeVersion string
+	// SGLangVersion is the SGLang release the model follows where releases
+	// differ ("" = LatestVersion); see VersionAtLeast.
+	SGLangVersion string
 }

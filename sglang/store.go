@@ -71,6 +71,18 @@ type hostBuffers struct {
 	// kv is the whole allocation (kv_buffer); k and v its halves for MHA.
 	kv, k, v engine.Buffer
 	mla      bool
+	// kvOnly: the pool has no get_hybrid_pool_buffer (MHA before
+	// versionKVHalves), so SGLang registers and counts kv_buffer only.
+	kvOnly bool
+}
+
+// registered is _iter_host_pool_buffers(): what register_mem_pool_host
+// registers and _standalone_required_bytes counts beside kv_buffer.
+func (h *hostBuffers) registered() []engine.Buffer {
+	if h.kvOnly {
+		return []engine.Buffer{h.kv}
+	}
+	return h.hybridBuffers()
 }
 
 // hybridBuffers is get_hybrid_pool_buffer(): [k_buffer, v_buffer] for MHA,
@@ -226,7 +238,7 @@ func (s *MooncakeStore) allocHostPool(ctx context.Context, spec HostPoolSpec) (*
 		}
 		return nil, fmt.Errorf("sglang: allocate %d-byte host pool (%s): %w", spec.Size, alloc, err)
 	}
-	h := &hostBuffers{spec: spec, kv: buf, mla: layoutMLA}
+	h := &hostBuffers{spec: spec, kv: buf, mla: layoutMLA, kvOnly: !layoutMLA && !s.l.atLeast(versionKVHalves)}
 	if !layoutMLA {
 		half := buf.Size / 2
 		h.k, h.v = buf.Slice(0, half), buf.Slice(half, half)
@@ -285,7 +297,11 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 		return engine.Unsupportedf("sglang: enable_group_semantics (ReplicateConfig.group_ids) is not modelled")
 	}
 	tp, pp := max(sc.TPSize, 1), max(sc.PPSize, 1)
-	s.perRankSegmentSize = floorDiv(cfg.GlobalSegmentSize, int64(tp*pp))
+	scale := tp * pp
+	if !s.l.atLeast(versionSegmentPerPP) {
+		scale = tp
+	}
+	s.perRankSegmentSize = floorDiv(cfg.GlobalSegmentSize, int64(scale))
 
 	var parts []string
 	if tag, ok := extra["extra_backend_tag"]; ok && tag != nil {
@@ -425,7 +441,7 @@ func (s *MooncakeStore) standaloneRequiredBytes() int64 {
 		total += b.Size
 	}
 	add(s.host.kv)
-	for _, b := range s.host.hybridBuffers() {
+	for _, b := range s.host.registered() {
 		add(b)
 	}
 	return total
@@ -437,8 +453,18 @@ func (s *MooncakeStore) setupKwargs() []engine.Kwarg {
 	if pyTruthy(s.config.EnableSSDOffload) {
 		kw = append(kw, engine.Kwarg{Name: "enable_ssd_offload", Value: true})
 	}
-	if s.config.SSDOffloadPath != nil {
-		kw = append(kw, engine.Kwarg{Name: "ssd_offload_path", Value: s.config.SSDOffloadPath})
+	if p := s.config.SSDOffloadPath; p != nil {
+		if str, ok := p.(string); ok && s.l.atLeast(versionSSDRankDir) {
+			// os.path.join(path, f"rank_{dp}_{tp}_{pp}_{attn_cp}"), then
+			// os.makedirs (a directory on the SGLang host, not modelled).
+			sc := s.l.StorageConfig
+			sep := "/"
+			if str == "" || strings.HasSuffix(str, "/") {
+				sep = ""
+			}
+			p = fmt.Sprintf("%s%srank_0_%d_%d_0", str, sep, sc.TPRank, sc.PPRank)
+		}
+		kw = append(kw, engine.Kwarg{Name: "ssd_offload_path", Value: p})
 	}
 	if s.config.TenantID != DefaultTenantID {
 		kw = append(kw, engine.Kwarg{Name: "tenant_id", Value: s.config.TenantID})
@@ -651,7 +677,7 @@ func (s *MooncakeStore) registerBuffer(ctx context.Context, b engine.Buffer) err
 // registerMemPoolHost is MooncakeStore.register_mem_pool_host: every
 // buffer of _iter_host_pool_buffers; only TypeError is rewrapped.
 func (s *MooncakeStore) registerMemPoolHost(ctx context.Context) error {
-	for _, b := range s.host.hybridBuffers() {
+	for _, b := range s.host.registered() {
 		err := s.registerBuffer(ctx, b)
 		if pe, ok := engine.AsPyError(err); ok && pe.Class == "TypeError" {
 			s.log(LevelError, "Failed to register buffer to Mooncake Store: "+pe.Message)

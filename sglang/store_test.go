@@ -1,6 +1,7 @@
 package sglang
 
 import (
+	"cmp"
 	"context"
 	"reflect"
 	"regexp"
@@ -245,7 +246,15 @@ func TestSetupKwargsAndFallback(t *testing.T) {
 		wantClass   string
 		wantMsg     string
 		wantWarning string
+		sglang      string // SGLang release; "" = OldestVersion (no per-rank offload dir)
 	}{
+		{
+			name:       "SGLang 0.5.21+: ssd_offload_path gets the per-rank subdirectory",
+			env:        with("MOONCAKE_ENABLE_SSD_OFFLOAD", "true", "MOONCAKE_OFFLOAD_FILE_STORAGE_PATH", "/ssd/"),
+			profile:    prof("0.3.13.post1"),
+			sglang:     LatestVersion,
+			wantKwargs: [][]engine.Kwarg{{{Name: "enable_ssd_offload", Value: true}, {Name: "ssd_offload_path", Value: "/ssd/rank_0_0_0_0"}}},
+		},
 		{
 			name:       "kwargs in insertion order on a binding that takes them",
 			env:        with("MOONCAKE_ENABLE_SSD_OFFLOAD", "true", "MOONCAKE_OFFLOAD_FILE_STORAGE_PATH", "/ssd", "MOONCAKE_TENANT_ID", " t1 "),
@@ -302,6 +311,7 @@ func TestSetupKwargsAndFallback(t *testing.T) {
 			w.proc.store.profile = tc.profile
 			w.proc.store.setupRets = tc.setupRets
 			l := baseLaunch(w, tc.env)
+			l.SGLangVersion = cmp.Or(tc.sglang, OldestVersion)
 			s, err := Start(context.Background(), l)
 			var got [][]engine.Kwarg
 			for _, c := range w.proc.store.setupCalls {
@@ -406,6 +416,17 @@ func TestStandalone(t *testing.T) {
 			eq(t, "setup", len(w.proc.store.setupCalls), 0)
 		})
 	}
+	t.Run("setup_dummy size MHA on SGLang 0.5.17 (no get_hybrid_pool_buffer)", func(t *testing.T) {
+		w := newFakeWorld()
+		l := baseLaunch(w, env)
+		l.SGLangVersion = OldestVersion
+		s, err := Start(context.Background(), l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close(context.Background())
+		eq(t, "setup_dummy", w.proc.store.dummyCalls, []dummyCall{{gib, 16 << 20, "127.0.0.1:50052"}})
+	})
 	t.Run("standalone without client address", func(t *testing.T) {
 		w := newFakeWorld()
 		l := baseLaunch(w, map[string]string{"MOONCAKE_MASTER": "m:1", "MOONCAKE_STANDALONE_STORAGE": "true"})
@@ -523,6 +544,17 @@ func TestRegisterMemPoolHost(t *testing.T) {
 		draft := uint64(0x7f0000000000) + uint64(gib) + 1<<20
 		eq(t, "register", w.proc.store.regCalls, []regCall{{0x7f0000000000, gib}, {draft, gib / 4}})
 	})
+	t.Run("SGLang 0.5.17: MHA registers the whole kv_buffer once", func(t *testing.T) {
+		w := newFakeWorld()
+		l := baseLaunch(w, env)
+		l.SGLangVersion = OldestVersion
+		s, err := Start(context.Background(), l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close(context.Background())
+		eq(t, "register", w.proc.store.regCalls, []regCall{{0x7f0000000000, gib}})
+	})
 	t.Run("size 0 is skipped", func(t *testing.T) {
 		w := newFakeWorld()
 		l := baseLaunch(w, env)
@@ -545,8 +577,10 @@ func TestSegmentAndDevice(t *testing.T) {
 		wantSeg     int64
 		wantDevice  string
 		wantWarning string
+		sglang      string
 	}{
 		{name: "tp4 pp2", env: map[string]string{"MOONCAKE_GLOBAL_SEGMENT_SIZE": "16gb"}, tpSize: 4, ppSize: 2, wantSeg: 2 * gib},
+		{name: "tp4 pp2 on SGLang 0.5.17 (split by tp_size only)", env: map[string]string{"MOONCAKE_GLOBAL_SEGMENT_SIZE": "16gb"}, tpSize: 4, ppSize: 2, wantSeg: 4 * gib, sglang: OldestVersion},
 		{name: "floor division", env: map[string]string{"MOONCAKE_GLOBAL_SEGMENT_SIZE": "7"}, tpSize: 2, ppSize: 1, wantSeg: 3},
 		{name: "device JSON by tp_rank", env: map[string]string{"MOONCAKE_DEVICE": `{"0": "mlx5_0", "1": "mlx5_1"}`}, tp: 1, tpSize: 2, ppSize: 1, wantSeg: 2 * gib, wantDevice: "mlx5_1"},
 		{name: "device JSON without the rank", env: map[string]string{"MOONCAKE_DEVICE": ` {"0": "mlx5_0"}`}, tp: 2, tpSize: 4, ppSize: 1, wantSeg: gib, wantDevice: ""},
@@ -563,6 +597,7 @@ func TestSegmentAndDevice(t *testing.T) {
 			w := newFakeWorld()
 			l := baseLaunch(w, env)
 			l.StorageConfig = StorageConfig{TPRank: tc.tp, TPSize: tc.tpSize, PPRank: tc.pp, PPSize: tc.ppSize}
+			l.SGLangVersion = tc.sglang
 			s, err := Start(context.Background(), l)
 			if err != nil {
 				t.Fatal(err)

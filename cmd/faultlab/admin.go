@@ -29,7 +29,7 @@ func installCmd() *cobra.Command {
 		}
 		return nil
 	}
-	install.AddCommand(real)
+	install.AddCommand(real, realengine.NewInstallSGLangCommand(logger(true)))
 	return install
 }
 

@@ -92,3 +92,27 @@ func TestUnknownEngineRunsNothing(t *testing.T) {
 		t.Fatalf("err %v out %q", err, out)
 	}
 }
+
+func TestSGLangFlagRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--sglang", "python"}, `unknown --sglang "python": valid choices are model, real`},
+		{[]string{"run", "--sglang", "real"}, `--sglang real runs SGLang's own code in real worlds only: use --engine real (not sim)`},
+		{[]string{"run", "--sglang", "model", "--sglang-version", "0.4.0"}, `--sglang-version 0.4.0: the model follows 0.5.17, 0.5.23`},
+	} {
+		out, err := execute(t, tc.args...)
+		if err == nil || err.Error() != tc.want || out != "" {
+			t.Errorf("%v: err %v, want %q; out %q", tc.args, err, tc.want, out)
+		}
+	}
+}
+
+func TestSGLangVersionSelectsExpectations(t *testing.T) {
+	// SGLang 0.5.17 registers the MHA kv_buffer once (by_sglang in the catalog).
+	out, err := execute(t, "run", "setup/ssd-offload-kwargs-unsupported", "--sglang-version", "0.5.17")
+	if err != nil || strings.Count(out, "register_buffer=0 setup=0") != 2 || !strings.Contains(out, "2 runs: 2 pass") {
+		t.Fatalf("err %v out:\n%s", err, out)
+	}
+}

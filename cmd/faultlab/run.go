@@ -18,6 +18,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/report/junit"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 	"github.com/spf13/cobra"
 )
 
@@ -37,6 +38,8 @@ type runFlags struct {
 	emitExpect   bool
 	timeline     string
 	progress     string
+	sglang       string
+	sglangVer    string
 }
 
 func runCmd() *cobra.Command {
@@ -68,6 +71,8 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file (one testcase per scenario × engine × version)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the JSON report on stdout (the table goes to stderr)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
+	cmd.Flags().StringVar(&f.sglang, "sglang", "model", "who plays SGLang, comma-separated: model (the Go model), real (SGLang's own code; --engine real only)")
+	cmd.Flags().StringVar(&f.sglangVer, "sglang-version", "", "SGLang release to play (default: the newest; real: an installed one)")
 	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", defaultTimeoutScale, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "worlds run at once per engine (0 = per engine: a core each where time is virtual or scaled, three per core where Mooncake's own timeouts run)")
 	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n (i/n): every n-th run in catalog order, for splitting across machines")
@@ -80,63 +85,67 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 
 // runSetup is what runScenarios resolves before anything runs; every
 // problem found here is the user's (exit 2) or the machine's (exit 3).
-func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, []scenarios.Job, scenarios.Options, error) {
+func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, []sglang.Side, []scenarios.Job, scenarios.Options, error) {
 	var opts scenarios.Options
 	if f.version != "" {
 		if _, err := mooncake.ProfileFor(f.version); err != nil {
-			return nil, nil, opts, usageErr(fmt.Errorf("--mooncake-version: %w", err))
+			return nil, nil, nil, opts, usageErr(fmt.Errorf("--mooncake-version: %w", err))
 		}
 	}
 	if !(f.timeoutScale > 0 && f.timeoutScale <= 1) {
-		return nil, nil, opts, usageErr(fmt.Errorf("--timeout-scale %g: want 0 < s <= 1 (it shortens Mooncake's timeouts; 1 = unscaled)", f.timeoutScale))
+		return nil, nil, nil, opts, usageErr(fmt.Errorf("--timeout-scale %g: want 0 < s <= 1 (it shortens Mooncake's timeouts; 1 = unscaled)", f.timeoutScale))
 	}
 	if !slices.Contains(progressModes, f.progress) {
-		return nil, nil, opts, usageErr(fmt.Errorf("--progress %q: want one of %s", f.progress, strings.Join(progressModes, ", ")))
+		return nil, nil, nil, opts, usageErr(fmt.Errorf("--progress %q: want one of %s", f.progress, strings.Join(progressModes, ", ")))
 	}
 	if f.jobs < 0 {
-		return nil, nil, opts, usageErr(fmt.Errorf("-j %d: want a positive number of worlds (0 = the engine's default)", f.jobs))
+		return nil, nil, nil, opts, usageErr(fmt.Errorf("-j %d: want a positive number of worlds (0 = the engine's default)", f.jobs))
 	}
 	si, sn := 1, 1
 	if f.shard != "" {
 		var err error
 		if si, sn, err = scenarios.ParseShard(f.shard); err != nil {
-			return nil, nil, opts, usageErr(err)
+			return nil, nil, nil, opts, usageErr(err)
 		}
 	}
 	engs, err := buildEngines(f.engines, logger(f.verbose))
 	if err != nil {
-		return nil, nil, opts, usageErr(err)
+		return nil, nil, nil, opts, usageErr(err)
+	}
+	sides, err := buildSides(f.sglang, f.sglangVer, engs)
+	if err != nil {
+		return nil, nil, nil, opts, usageErr(err)
 	}
 	catalog, err := f.load()
 	if err != nil {
-		return nil, nil, opts, usageErr(err)
+		return nil, nil, nil, opts, usageErr(err)
 	}
 	scs := catalog
 	if len(args) > 0 {
 		if scs, err = scenarios.Resolve(catalog, args); err != nil {
-			return nil, nil, opts, usageErr(err)
+			return nil, nil, nil, opts, usageErr(err)
 		}
 	}
 	scs = f.filter(scs)
 	if len(scs) == 0 {
-		return nil, nil, opts, usageErr(fmt.Errorf("no scenario selected"))
+		return nil, nil, nil, opts, usageErr(fmt.Errorf("no scenario selected"))
 	}
 	if err := preflight(ctx, engs, scs, f.version); err != nil {
-		return nil, nil, opts, err
+		return nil, nil, nil, opts, err
 	}
 	opts = scenarios.Options{Seed: f.seed, Version: f.version, TimeoutScale: f.timeoutScale, Slow: f.slow, Logger: logger(f.verbose), Invariants: explore.Check}
 	jobs := scenarios.Shard(scenarios.Jobs(scs, engs, opts), si, sn)
-	return engs, jobs, opts, nil
+	return engs, sides, jobs, opts, nil
 }
 
 func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, args []string) error {
 	start := time.Now()
-	engs, jobs, opts, err := runSetup(ctx, f, args)
+	engs, sides, jobs, opts, err := runSetup(ctx, f, args)
 	if err != nil {
 		return err
 	}
 	info := runInfo(engs, opts, f, args)
-	pr := newProgress(stderr, f.progress, len(jobs))
+	pr := newProgress(stderr, f.progress, len(jobs)*len(sides))
 	popts := scenarios.ParallelOptions{Jobs: map[string]int{}, Started: pr.started, Finished: pr.finished}
 	for _, e := range engs {
 		n := f.jobs
@@ -147,13 +156,17 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 	}
 	info.Jobs = popts.Jobs
 	pr.start(ctx)
-	results := scenarios.RunParallel(ctx, jobs, opts, popts)
+	var results []scenarios.Result
+	for _, side := range sides {
+		opts.SGLang = side
+		results = append(results, scenarios.RunParallel(ctx, jobs, opts, popts)...)
+	}
 	pr.stop()
 	info.WallMS = float64(time.Since(start).Milliseconds())
 	info.Interrupted = ctx.Err() != nil
 	rep := scenarios.NewReport(results)
 	rep.Run = &info
-	if len(engs) > 1 {
+	if len(engs)*len(sides) > 1 {
 		rep.Comparison = scenarios.Compare(results)
 	}
 	// With --json (or --report -) stdout carries only the report.
@@ -162,7 +175,7 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 		human = stderr
 	}
 	printResults(human, results, f.verbose)
-	if len(engs) > 1 {
+	if len(engs)*len(sides) > 1 {
 		printComparison(human, rep.Comparison)
 	}
 	s := rep.Summary
@@ -324,6 +337,16 @@ func fmtMS(ms float64) string {
 	return fmt.Sprintf("%.0fµs", ms*1000)
 }
 
+// printLogDiff shows SGLang's lines of each side where they differ.
+func printLogDiff(w io.Writer, es []scenarios.EngineOutcome) {
+	for _, e := range es {
+		fmt.Fprintf(w, "  SGLang lines, %s %s:\n", e.Engine, e.SGLang)
+		for _, l := range e.SGLangLogs {
+			fmt.Fprintf(w, "    %s\n", short(l, 160))
+		}
+	}
+}
+
 // printComparison prints each scenario × version across engines. Codes
 // and exceptions are never cut: a differing code (also the one at the end
 // of "error code: -600") is the point of the table, so a long cell goes on
@@ -344,7 +367,7 @@ func printComparison(w io.Writer, cs []scenarios.Comparison) {
 		}
 		fmt.Fprintf(w, "\n%s @%s\n", c.Scenario, c.MooncakeVersion)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "  ENGINE\t%sVERDICT\t%sCODES\t%sEXCEPTION\t%sDURATION\t%sTIME IN MOONCAKE\n", mark("verdict"), mark("codes"), mark("exception"), mark("duration"), mark("timing"))
+		fmt.Fprintf(tw, "  ENGINE\tSGLANG\t%sVERDICT\t%sCODES\t%sEXCEPTION\t%sDURATION\t%sTIME IN MOONCAKE\t%sSGLANG LINES\n", mark("verdict"), mark("codes"), mark("exception"), mark("duration"), mark("timing"), mark("sglang_logs"))
 		var long []string
 		for _, e := range c.Engines {
 			exc := "-"
@@ -360,11 +383,14 @@ func printComparison(w io.Writer, cs []scenarios.Comparison) {
 				long = append(long, fmt.Sprintf("  %s codes: %s", e.Engine, codes))
 				codes = "(below)"
 			}
-			fmt.Fprintf(tw, "  %s\t %s\t %s\t %s\t %s\t %s\n", e.Engine, e.Verdict, codes, exc, fmtMS(e.DurationMS), timingsString(e.TimingsMS))
+			fmt.Fprintf(tw, "  %s\t%s\t %s\t %s\t %s\t %s\t %s\t %d\n", e.Engine, e.SGLang, e.Verdict, codes, exc, fmtMS(e.DurationMS), timingsString(e.TimingsMS), len(e.SGLangLogs))
 		}
 		_ = tw.Flush()
 		for _, l := range long {
 			fmt.Fprintln(w, l)
+		}
+		if mark("sglang_logs") == "*" {
+			printLogDiff(w, c.Engines)
 		}
 	}
 }

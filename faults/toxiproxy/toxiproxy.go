@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/netport"
 )
 
 // Injector owns one in-process Toxiproxy server and its proxies.
@@ -31,7 +34,8 @@ type Injector struct {
 	mu     sync.Mutex
 	srv    *tp.ApiServer
 	links  map[string]*link
-	seq    int // toxic name counter, so two faults on one link never collide
+	ports  []int // listen ports, owned (netport) until Close: a refusing proxy keeps its port
+	seq    int   // toxic name counter, so two faults on one link never collide
 	closed bool
 }
 
@@ -78,7 +82,14 @@ func (i *Injector) Link(name, upstream string) (string, error) {
 	if _, ok := i.links[name]; ok {
 		return "", fmt.Errorf("toxiproxy: link %s: already exists", name)
 	}
-	p := tp.NewProxy(i.srv, name, "127.0.0.1:0", upstream)
+	// The port is taken from netport, not :0, so that while the proxy is
+	// stopped (refuse) no parallel world can bind it and answer for us.
+	ports, err := netport.Take(1)
+	if err != nil {
+		return "", fmt.Errorf("toxiproxy: link %s: %w", name, err)
+	}
+	i.ports = append(i.ports, ports[0])
+	p := tp.NewProxy(i.srv, name, net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])), upstream)
 	if err := i.srv.Collection.Add(p, true); err != nil {
 		return "", fmt.Errorf("toxiproxy: link %s → %s: %w", name, upstream, err)
 	}
@@ -331,7 +342,10 @@ func (i *Injector) Close() error {
 		// never returns on its own) see their interrupt and exit.
 		l.proxy.Toxics.ResetToxics(context.Background())
 	}
-	if err := i.srv.Collection.Clear(); err != nil {
+	err := i.srv.Collection.Clear()
+	netport.Release(i.ports...)
+	i.ports = nil
+	if err != nil {
 		return fmt.Errorf("toxiproxy: close: %w", err)
 	}
 	i.links = map[string]*link{}

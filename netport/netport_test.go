@@ -1,0 +1,57 @@
+package netport
+
+import (
+	"net"
+	"strconv"
+	"testing"
+)
+
+// A port taken and not listened on is never handed out again until released,
+// even though the kernel would give it to the next :0 bind.
+func TestTakeSkipsOwnedPorts(t *testing.T) {
+	first, err := Take(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Release(first...)
+	seen := map[int]bool{}
+	for _, p := range first {
+		if seen[p] {
+			t.Fatalf("Take(3) = %v: duplicate port", first)
+		}
+		seen[p] = true
+	}
+	for range 200 {
+		more, err := Take(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[more[0]] {
+			t.Fatalf("port %d handed out twice", more[0])
+		}
+		Release(more...)
+	}
+	// Every taken port was free: it can be listened on.
+	for _, p := range first {
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			t.Fatalf("taken port %d not free: %v", p, err)
+		}
+		_ = l.Close()
+	}
+}
+
+func TestReleaseMakesPortAvailable(t *testing.T) {
+	ps, err := Take(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Release(ps...)
+	Release(ps...) // twice is harmless
+	registry.Lock()
+	owned := registry.owned[ps[0]]
+	registry.Unlock()
+	if owned {
+		t.Fatalf("port %d still owned after Release", ps[0])
+	}
+}

@@ -1,0 +1,4 @@
+package realengine
+
+// CheckDisk exposes checkDisk to the external test package.
+var CheckDisk = checkDisk
