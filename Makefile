@@ -8,7 +8,7 @@ GINKGO_FLAGS  ?=
 # 0.3.7.post2 MooncakeHostMemAllocator.
 REAL_VERSIONS ?= 0.3.13.post1,0.3.11.post1,0.3.10.post1,0.3.9,0.3.8.post1,0.3.7.post2
 
-.PHONY: all build test test-unit test-scenarios real-engine bench run lint clean
+.PHONY: all build test test-unit test-scenarios test-containers real-engine images images-clean bench run lint clean
 
 all: build
 
@@ -33,6 +33,20 @@ test-scenarios:
 ## real-engine: venvs with real Mooncake wheels (idempotent; skipped without PyPI).
 real-engine:
 	$(GO) run ./cmd/faultlab install real --versions $(REAL_VERSIONS) --if-reachable
+
+## images: the container worlds' images, built here (mmdebstrap base, Mooncake
+## wheel installed offline, static fake and toxiproxy); cached by input hash.
+COMPOSE_VERSION ?= 0.3.13.post1
+images:
+	$(GO) run ./cmd/faultlab images build --versions $(COMPOSE_VERSION)
+
+## images-clean: remove every container and network labelled faultlab.world.
+images-clean:
+	$(GO) run ./cmd/faultlab images clean
+
+## test-containers: images, compose.yaml and container worlds (needs Docker).
+test-containers:
+	$(GO) test -p 1 -count=1 -timeout 40m ./containers/... && $(GO) test -count=1 -timeout 40m ./suites/... -args -ginkgo.label-filter=containers
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./suites/...

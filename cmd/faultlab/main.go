@@ -22,7 +22,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(listCmd(), runCmd(), replayCmd(), installCmd(), serveCmd())
+	root.AddCommand(listCmd(), runCmd(), replayCmd(), installCmd(), serveCmd(), imagesCmd())
 	return root
 }
 

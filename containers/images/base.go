@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/moby/moby/client"
 )
@@ -33,7 +34,7 @@ func (b *Builder) Base(ctx context.Context) (Image, error) {
 
 func (b *Builder) base(ctx context.Context) (Image, error) {
 	inputs := hashOf(baseRecipe, BaseSuite, strings.Join(BasePackages, ","))
-	return b.ensure(ctx, RepoBase, BaseSuite, inputs, map[string]string{LabelImage: "base"},
+	return b.ensure(ctx, time.Now(), RepoBase, BaseSuite, inputs, map[string]string{LabelImage: "base"},
 		func(ctx context.Context, ref string, labels map[string]string) error {
 			if _, err := exec.LookPath("mmdebstrap"); err != nil {
 				return fmt.Errorf("mmdebstrap not found (apt-get install -y mmdebstrap): %w", err)

@@ -132,11 +132,10 @@ func hashOf(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ensure returns the image repo:tag-hash, building it with build when it is
+// ensure (called with the time preparing the inputs began) returns the image repo:tag-hash, building it with build when it is
 // not there yet, and points the alias repo:tag at it.
-func (b *Builder) ensure(ctx context.Context, repo, tag, inputs string, labels map[string]string,
+func (b *Builder) ensure(ctx context.Context, start time.Time, repo, tag, inputs string, labels map[string]string,
 	build func(ctx context.Context, ref string, labels map[string]string) error) (Image, error) {
-	start := time.Now()
 	img := Image{Ref: repo + ":" + tag + "-" + inputs[:12], Alias: repo + ":" + tag, Inputs: inputs}
 	all := map[string]string{LabelInputs: inputs}
 	for k, v := range labels {

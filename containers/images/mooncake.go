@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // WheelPackage is the CPU-only Mooncake wheel on PyPI.
@@ -26,6 +27,7 @@ func (b *Builder) Mooncake(ctx context.Context, version string) (Image, error) {
 	}
 	defer unlock()
 	base, err := b.base(ctx)
+	start := time.Now() // after the base: its time is its own
 	if err != nil {
 		return Image{}, err
 	}
@@ -43,7 +45,7 @@ RUN python3 -m venv %[2]s && %[2]s/bin/pip install --no-cache-dir --no-index --f
 ENV PATH=%[2]s/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 `, base.Ref, VenvDir, WheelPackage, version)
 	inputs := hashOf(append([]string{base.Inputs, dockerfile}, parts...)...)
-	return b.ensure(ctx, RepoMooncake, version, inputs, map[string]string{LabelImage: "mooncake", LabelVersion: version},
+	return b.ensure(ctx, start, RepoMooncake, version, inputs, map[string]string{LabelImage: "mooncake", LabelVersion: version},
 		func(ctx context.Context, ref string, labels map[string]string) error {
 			return b.dockerBuild(ctx, ref, dockerfile, files, labels)
 		})

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ToxiproxyVersion is the toxiproxy module faultlab builds (go.mod's).
@@ -38,6 +39,7 @@ func (b *Builder) static(ctx context.Context, repo, tag, kind string, pkgs map[s
 		return Image{}, err
 	}
 	defer unlock()
+	start := time.Now()
 	mod, err := b.moduleDir()
 	if err != nil {
 		return Image{}, err
@@ -76,7 +78,7 @@ func (b *Builder) static(ctx context.Context, repo, tag, kind string, pkgs map[s
 	if kind == "toxiproxy" {
 		labels[LabelVersion] = ToxiproxyVersion
 	}
-	return b.ensure(ctx, repo, tag, inputs, labels, func(ctx context.Context, ref string, labels map[string]string) error {
+	return b.ensure(ctx, start, repo, tag, inputs, labels, func(ctx context.Context, ref string, labels map[string]string) error {
 		return b.dockerBuild(ctx, ref, dockerfile, files, labels)
 	})
 }
