@@ -23,6 +23,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// StartTimeout bounds each server's readiness (default 30s).
 	StartTimeout time.Duration
+	// Containers runs every party in its own container (testcontainers-go,
+	// images from containers/images): `faultlab run --containers`.
+	Containers bool
 }
 
 // Name is the real engine's CLI name.

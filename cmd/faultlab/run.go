@@ -27,6 +27,7 @@ type runFlags struct {
 	report       string
 	verbose      bool
 	timeoutScale float64
+	containers   bool
 }
 
 func runCmd() *cobra.Command {
@@ -49,6 +50,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "root seed of every run")
 	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
+	cmd.Flags().BoolVar(&f.containers, "containers", false, "run every party in its own Docker container (real engine; images built locally)")
 	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "fake engine: scale Mooncake timeouts and sleeps by this factor (0 < s <= 1); durations are reported scaled back")
 	return cmd
 }
@@ -63,6 +65,11 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 	engs, err := buildEngines(f.engines, log)
 	if err != nil {
 		return err
+	}
+	if f.containers {
+		if engs, err = inContainers(ctx, engs, log); err != nil {
+			return err
+		}
 	}
 	catalog, err := f.load()
 	if err != nil {

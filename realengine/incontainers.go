@@ -1,0 +1,185 @@
+package realengine
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/containers"
+	"github.com/mooncake-faultlab/faultlab/containers/images"
+	"github.com/mooncake-faultlab/faultlab/faults"
+)
+
+// Container worlds (Options.Containers): every party — mooncake_master, the
+// HTTP metadata server, mooncake_client, each SGLang process's driver, and
+// toxiproxy's own server — runs in its own container on a network made for
+// the world, from images built here (containers/images). The command lines
+// are the process world's, with the host venv mapped to the image's
+// (/opt/mc) and the world's temp dir to /faultlab; servers bind 0.0.0.0 and
+// are dialled by their role name (master, metadata, client); the harness
+// reaches them at their container addresses, nothing is published.
+
+// linkInjector is what the world needs from toxiproxy: the in-process
+// faults/toxiproxy.Injector or toxiproxy's server in a container.
+type linkInjector interface {
+	Link(name, upstream string) (string, error)
+	Addr(name string) (string, error)
+	Apply(ctx context.Context, link string, f faults.Fault) error
+	Heal(ctx context.Context, link string) error
+	HealAll(ctx context.Context) error
+	Close() error
+}
+
+// ctrWorld is the container side of a World.
+type ctrWorld struct {
+	cw    *containers.World
+	image string // faultlab/mooncake:<version>-<hash>
+	seq   int
+}
+
+// containerShm is /dev/shm of drivers and mooncake_client: as large as a
+// host's, so the catalog sees what it sees in processes (Docker's default
+// 64 MiB is a field failure of its own).
+const containerShm = 2 << 30
+
+// containerDriverDir is where the world's temp files (driver.py) appear.
+const containerDriverDir = "/faultlab"
+
+// openContainers makes the world's network, images and toxiproxy.
+func (w *World) openContainers(ctx context.Context) (linkInjector, error) {
+	cw, err := containers.NewWorld(ctx, w.log)
+	if err != nil {
+		return nil, fmt.Errorf("real engine: %w", err)
+	}
+	b := &images.Builder{Docker: cw.Docker, Logger: w.log}
+	mc, err := b.Mooncake(ctx, w.spec.Version)
+	if err == nil {
+		var tp images.Image
+		if tp, err = b.Toxiproxy(ctx); err == nil {
+			w.ctr = &ctrWorld{cw: cw, image: mc.Ref}
+			inj, err := cw.StartToxiproxy(ctx, tp.Ref)
+			if err == nil {
+				return inj, nil
+			}
+		}
+	}
+	_ = cw.Close(context.WithoutCancel(ctx))
+	w.ctr = nil
+	return nil, fmt.Errorf("real engine: containers: %w", err)
+}
+
+// bindHost is the address servers listen on.
+func (w *World) bindHost() string {
+	if w.ctr != nil {
+		return "0.0.0.0"
+	}
+	return "127.0.0.1"
+}
+
+// dialHost is the host name other parties use for a server role.
+func (w *World) dialHost(role string) string {
+	if w.ctr != nil {
+		return role
+	}
+	return "127.0.0.1"
+}
+
+// probeAddr is where the harness checks a server's port.
+func (w *World) probeAddr(ctx context.Context, p *proc, port int) (string, error) {
+	host := "127.0.0.1"
+	if p.ctr != nil {
+		ip, err := p.ctr.IP(ctx)
+		if err != nil {
+			return "", err
+		}
+		host = ip
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+}
+
+// hostOnlyEnv are variables of this machine, not of an image.
+var hostOnlyEnv = []string{"PATH", "HOME", "TMPDIR", "USER", "LD_LIBRARY_PATH", "LANG", "LC_ALL", "TZ"}
+
+// startIn starts spec as a process here or as a container.
+func (w *World) startIn(ctx context.Context, spec procSpec) (*proc, error) {
+	if w.ctr == nil {
+		return startProc(spec)
+	}
+	venv := w.l.Venv()
+	mapPath := func(s string) string {
+		s = strings.ReplaceAll(s, venv, images.VenvDir)
+		return strings.ReplaceAll(s, w.dir, containerDriverDir)
+	}
+	cmd := []string{mapPath(spec.Path)}
+	for _, a := range spec.Args {
+		cmd = append(cmd, mapPath(a))
+	}
+	env := map[string]string{}
+	for _, kv := range spec.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		if !containsString(hostOnlyEnv, k) {
+			env[k] = v
+		}
+	}
+	files := map[string][]byte{}
+	if spec.Protocol {
+		b, err := os.ReadFile(w.drv)
+		if err != nil {
+			return nil, fmt.Errorf("real engine: %w", err)
+		}
+		files[mapPath(w.drv)] = b
+	}
+	w.mu.Lock()
+	w.ctr.seq++
+	name := fmt.Sprintf("%s-%d", spec.Role, w.ctr.seq)
+	w.mu.Unlock()
+	ps := containers.PartySpec{Name: name, Alias: spec.Role, Image: w.ctr.image, Cmd: cmd, Env: env,
+		Stdin: spec.Protocol, Files: files, ShmSize: spec.ShmSize, Memlock: spec.MemlockHard}
+	if spec.Protocol && w.spec.Client != nil {
+		// A dummy client reaches mooncake_client over an abstract unix socket
+		// and a memfd: they share a network namespace, as a pod's sidecar.
+		w.mu.Lock()
+		if c, ok := w.servers["client"]; ok && c.p != nil && c.p.ctr != nil {
+			ps.ShareNetwork = c.p.ctr
+			ps.Alias = ""
+		}
+		w.mu.Unlock()
+	}
+	party, err := w.ctr.cw.Start(ctx, ps)
+	if err != nil {
+		return nil, fmt.Errorf("real engine: %w", err)
+	}
+	return startContainerProc(spec, party), nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// startContainerProc is startProc's twin for a party: its stdout is the
+// driver protocol (driver.py without FAULTLAB_PROTO_FD) or a log stream,
+// its stderr a log stream.
+func startContainerProc(spec procSpec, party *containers.Party) *proc {
+	p := &proc{spec: spec, ctr: party, exited: make(chan struct{}), syncCh: make(chan struct{})}
+	if spec.Protocol {
+		p.stdin, p.stdout = party.Stdin(), party.Stdout()
+		p.logs.Add(1)
+	} else {
+		p.logs.Add(2)
+		go p.pump(party.Stdout())
+	}
+	go p.pump(party.Stderr())
+	go func() {
+		<-party.Exited()
+		close(p.exited)
+	}()
+	return p
+}
