@@ -110,7 +110,9 @@ func (w *World) Start(ctx context.Context, s PartySpec) (*Party, error) {
 		Labels: Labels(w.ID),
 		Name:   w.ID + "-" + s.Name,
 		ConfigModifier: func(c *container.Config) {
-			c.Hostname = alias
+			if s.ShareNetwork == nil { // a shared namespace has its owner's name
+				c.Hostname = alias
+			}
 			if s.Stdin {
 				c.OpenStdin, c.StdinOnce, c.AttachStdin = true, true, true
 			}

@@ -3,6 +3,7 @@ package realengine
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -38,6 +39,7 @@ type ctrWorld struct {
 	cw    *containers.World
 	image string // faultlab/mooncake:<version>-<hash>
 	seq   int
+	pod   *containers.Party // network namespace of mooncake_client and the drivers
 }
 
 // containerShm is /dev/shm of drivers and mooncake_client: as large as a
@@ -52,7 +54,7 @@ const containerDriverDir = "/faultlab"
 func (w *World) openContainers(ctx context.Context) (linkInjector, error) {
 	cw, err := containers.NewWorld(ctx, w.log)
 	if err != nil {
-		return nil, fmt.Errorf("real engine: %w", err)
+		return nil, err
 	}
 	b := &images.Builder{Docker: cw.Docker, Logger: w.log}
 	mc, err := b.Mooncake(ctx, w.spec.Version)
@@ -68,7 +70,7 @@ func (w *World) openContainers(ctx context.Context) (linkInjector, error) {
 	}
 	_ = cw.Close(context.WithoutCancel(ctx))
 	w.ctr = nil
-	return nil, fmt.Errorf("real engine: containers: %w", err)
+	return nil, fmt.Errorf("containers: %w", err)
 }
 
 // bindHost is the address servers listen on.
@@ -138,15 +140,16 @@ func (w *World) startIn(ctx context.Context, spec procSpec) (*proc, error) {
 	w.mu.Unlock()
 	ps := containers.PartySpec{Name: name, Alias: spec.Role, Image: w.ctr.image, Cmd: cmd, Env: env,
 		Stdin: spec.Protocol, Files: files, ShmSize: spec.ShmSize, Memlock: spec.MemlockHard}
-	if spec.Protocol && w.spec.Client != nil {
+	if w.spec.Client != nil && (spec.Protocol || spec.Role == "client") {
 		// A dummy client reaches mooncake_client over an abstract unix socket
-		// and a memfd: they share a network namespace, as a pod's sidecar.
-		w.mu.Lock()
-		if c, ok := w.servers["client"]; ok && c.p != nil && c.p.ctr != nil {
-			ps.ShareNetwork = c.p.ctr
-			ps.Alias = ""
+		// and a memfd: both live in one network namespace, held by a pod
+		// container (alias "client"), as in a Kubernetes pod, so stopping
+		// mooncake_client does not take the namespace with it.
+		pod, err := w.pod(ctx)
+		if err != nil {
+			return nil, err
 		}
-		w.mu.Unlock()
+		ps.ShareNetwork, ps.Alias = pod, ""
 	}
 	party, err := w.ctr.cw.Start(ctx, ps)
 	if err != nil {
@@ -182,4 +185,26 @@ func startContainerProc(spec procSpec, party *containers.Party) *proc {
 		close(p.exited)
 	}()
 	return p
+}
+
+// pod starts (once) the container holding the namespace mooncake_client and
+// the drivers share.
+func (w *World) pod(ctx context.Context) (*containers.Party, error) {
+	w.mu.Lock()
+	pod := w.ctr.pod
+	w.mu.Unlock()
+	if pod != nil {
+		return pod, nil
+	}
+	pod, err := w.ctr.cw.Start(ctx, containers.PartySpec{Name: "pod", Alias: "client", Image: w.ctr.image,
+		Cmd: []string{"sleep", "infinity"}, ShmSize: containerShm})
+	if err != nil {
+		return nil, fmt.Errorf("real engine: %w", err)
+	}
+	go io.Copy(io.Discard, pod.Stdout())
+	go io.Copy(io.Discard, pod.Stderr())
+	w.mu.Lock()
+	w.ctr.pod = pod
+	w.mu.Unlock()
+	return pod, nil
 }

@@ -42,7 +42,13 @@ func (b *Builder) static(ctx context.Context, repo, tag, kind string, pkgs map[s
 	start := time.Now()
 	mod, err := b.moduleDir()
 	if err != nil {
-		return Image{}, err
+		// An installed faultlab outside its source tree cannot build the
+		// binaries; an image built before (make images) still serves.
+		alias := repo + ":" + tag
+		if in, ierr := b.Docker.ImageInspect(ctx, alias); ierr == nil {
+			return Image{Ref: alias, Alias: alias, Inputs: in.Config.Labels[LabelInputs], Took: time.Since(start)}, nil
+		}
+		return Image{}, fmt.Errorf("%w; or build %s once from the repository with `make images`", err, alias)
 	}
 	dir, err := os.MkdirTemp("", "faultlab-static-")
 	if err != nil {
