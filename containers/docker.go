@@ -90,7 +90,15 @@ func Labels(world string) map[string]string {
 // Leftovers lists the containers and networks labelled faultlab.world (all
 // worlds when world is ""), as "container <name>" / "network <name>".
 func Leftovers(ctx context.Context, d client.APIClient, world string) ([]string, error) {
-	f := worldFilter(world)
+	return leftovers(ctx, d, worldFilter(world))
+}
+
+// LeftoversOf lists what worlds made by process pid still have.
+func LeftoversOf(ctx context.Context, d client.APIClient, pid int) ([]string, error) {
+	return leftovers(ctx, d, worldFilter("").Add("label", LabelPID+"="+strconv.Itoa(pid)))
+}
+
+func leftovers(ctx context.Context, d client.APIClient, f client.Filters) ([]string, error) {
 	var out []string
 	cs, err := d.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {

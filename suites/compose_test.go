@@ -115,7 +115,6 @@ func freePort() int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-
 // projectNetworks are the networks of compose project p.
 func projectNetworks(ctx context.Context, d *testcontainers.DockerClient, p string) []string {
 	res, err := d.NetworkList(ctx, client.NetworkListOptions{Filters: client.Filters{}.Add("label", "com.docker.compose.project="+p)})
