@@ -21,7 +21,7 @@ import (
 
 // Engine builds worlds: one master / metadata service / nodes topology per run.
 type Engine interface {
-	// Name is the engine's CLI name: "sim", "fake" or "real".
+	// Name is the engine's CLI name, as registered (see Register).
 	Name() string
 	// Available reports whether this engine can run on this machine at the
 	// given Mooncake version. The error says what is missing and how to get it
@@ -133,11 +133,19 @@ type StoreCalls interface {
 	Close(ctx context.Context) (int, error)
 }
 
-// Clock is the world's time: virtual in sim, wall in fake and real.
+// TimeoutScaler is implemented by engines that honour
+// WorldSpec.TimeoutScale: their Mooncake time runs that much faster than
+// wall time. The runner uses it only to turn a scenario's within into a
+// wall-clock deadline.
+type TimeoutScaler interface{ HonoursTimeoutScale() bool }
+
+// Clock is the world's time, always Mooncake time: virtual in sim, wall
+// time divided by the timeout scale in fake, wall time in real. Scenario
+// durations, sleeps and fault times are all in this time.
 type Clock interface {
-	// Now is the time since the world started.
+	// Now is the Mooncake time since the world started.
 	Now() time.Duration
-	// Sleep waits d (advancing virtual time in sim).
+	// Sleep waits d of Mooncake time (advancing virtual time in sim).
 	Sleep(ctx context.Context, d time.Duration) error
 }
 

@@ -27,7 +27,17 @@ func faultSequence(t *testing.T, eng engine.Engine, scale float64) []string {
 		t.Fatal(err)
 	}
 	defer w.Close(ctx)
-	sleep := func(d time.Duration) { _ = w.Clock().Sleep(ctx, time.Duration(float64(d)*scale)) }
+	// Clock() is Mooncake time on every engine.
+	sleep := func(d time.Duration) {
+		if err := w.Clock().Sleep(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must := func(what string, err error) {
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
 	var out []string
 	rec := func(what string, rc int, err error) {
 		if err != nil {
@@ -51,26 +61,26 @@ func faultSequence(t *testing.T, eng engine.Engine, scale float64) []string {
 	rec("put", rc, err)
 	rc, err = st2.HealthCheck(ctx)
 	rec("health", rc, err)
-	_ = w.Arm(ctx, []faults.Fault{{Kind: faults.Process, Target: "master", Action: "pause"}})
+	must("arm", w.Arm(ctx, []faults.Fault{{Kind: faults.Process, Target: "master", Action: "pause"}}))
 	rc, err = st2.IsExist(ctx, "k")
 	rec("is_exist(paused)", rc, err)
 	sleep(5 * time.Second)
 	rc, err = st2.HealthCheck(ctx)
 	rec("health(paused)", rc, err)
-	_ = w.ClearFaults(ctx)
+	must("clear faults", w.ClearFaults(ctx))
 	rc, err = st2.IsExist(ctx, "k")
 	rec("is_exist(resumed)", rc, err)
 	sleep(3 * time.Second)
 	rc, err = st2.Put(ctx, "k", []byte("v"))
 	rec("put(remounted)", rc, err)
-	_ = w.Arm(ctx, []faults.Fault{{Kind: faults.Process, Target: "master", Action: "restart"}})
+	must("arm", w.Arm(ctx, []faults.Fault{{Kind: faults.Process, Target: "master", Action: "restart"}}))
 	rc, err = st2.IsExist(ctx, "k")
 	rec("is_exist(restarted)", rc, err)
-	_ = w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeRefuse}})
+	must("arm", w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeRefuse}}))
 	rc, err = st2.Put(ctx, "k2", []byte("v"))
 	rec("put(refused)", rc, err)
-	_ = w.ClearFaults(ctx)
-	_ = w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeBlackhole}})
+	must("clear faults", w.ClearFaults(ctx))
+	must("arm", w.Arm(ctx, []faults.Fault{{Kind: faults.MasterDown, Mode: faults.ModeBlackhole}}))
 	rc, err = st2.Put(ctx, "k3", []byte("v"))
 	rec("put(blackholed)", rc, err)
 	return out

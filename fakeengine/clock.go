@@ -11,23 +11,14 @@ import (
 
 // Time rule of the fake engine (docs/ENGINES.md "fake"): with TimeoutScale
 // s (0 < s ≤ 1), one second of Mooncake time takes s seconds of wall time.
-//   - World.Clock() is raw wall time since Launch, as the scenario runner
-//     expects (it divides durations by s itself and multiplies sleeps by s).
+//   - World.Clock() is Mooncake time, as on every engine: Now() = wall/s,
+//     Sleep(d) waits d·s.
 //   - The models (master, clients, transfer engine) see Mooncake time:
 //     Now() = wall/s, Sleep(d) waits d·s. So a 30 s RPC connect timeout
 //     waits 30·s of wall time and is reported as 30 s, and the 100 ms
 //     auto-port retry pause waits 100·s ms.
 //   - Trace events are stamped in Mooncake time, comparable with sim.
 //   - Fault.At and Fault.For are scenario (Mooncake) time: armed at At·s.
-
-// wallClock is World.Clock(): wall time since start.
-type wallClock struct{ start time.Time }
-
-func (c wallClock) Now() time.Duration { return time.Since(c.start) }
-
-func (c wallClock) Sleep(ctx context.Context, d time.Duration) error {
-	return sleepWall(ctx, d)
-}
 
 // sleepWall waits d of wall time, precisely (see wire.AfterPrecise: a
 // late millisecond is 1/scale late in Mooncake time).
@@ -92,11 +83,19 @@ func (c modelClock) Sleep(ctx context.Context, d time.Duration) error {
 	return err
 }
 
-// masterClock is the master model's clock (Now only; the master never
-// sleeps).
-type masterClock struct {
+// mooncakeClock is World.Clock() and the master model's clock: Mooncake
+// time since Launch, without the gate (the master never sleeps; the
+// runner holds no gate).
+type mooncakeClock struct {
 	start time.Time
 	s     scale
 }
 
-func (c masterClock) Now() time.Duration { return c.s.mooncake(time.Since(c.start)) }
+func (c mooncakeClock) Now() time.Duration { return c.s.mooncake(time.Since(c.start)) }
+
+func (c mooncakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	return sleepWall(ctx, c.s.wall(d))
+}
+
+// HonoursTimeoutScale implements engine.TimeoutScaler.
+func (e *Engine) HonoursTimeoutScale() bool { return true }

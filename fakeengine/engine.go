@@ -19,7 +19,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
-	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
@@ -31,6 +31,12 @@ import (
 
 // Name is the engine's CLI name.
 const Name = "fake"
+
+func init() {
+	engine.Register(engine.Registration{Name: Name,
+		Doc: "the sim models on loopback sockets in scaled wall time, faults through toxiproxy",
+		New: func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) }})
+}
 
 // Options configure the engine.
 type Options struct {
@@ -90,8 +96,7 @@ type World struct {
 	metaSrv     *servers.HTTPServer
 	metaAddr    string
 	metaUp      bool
-	armed       map[string][]faults.Fault // link → active faults
-	timers      []*time.Timer
+	sched       *schedule.Scheduler
 	procs       []*Process
 	nextPID     int
 	launched    bool // Launch finished
@@ -118,7 +123,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	}
 	w := &World{
 		spec: spec, profile: p, logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
-		dataSrv: map[string]*wire.Server{}, routes: map[string]map[string]string{}, armed: map[string][]faults.Fault{},
+		dataSrv: map[string]*wire.Server{}, routes: map[string]map[string]string{},
 		ports: map[string]*binding{}, closeDone: make(chan struct{}),
 	}
 	if w.trace == nil {
@@ -126,6 +131,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	}
 	w.trace.SetClock(modelClock{start: w.start, s: w.scale}.Now)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.sched = schedule.New(w.ctx, injector{w}, wallTimer{start: w.start, s: w.scale}, w.trace)
 	defer func() {
 		if err != nil {
 			_ = w.Close(context.WithoutCancel(ctx))
@@ -242,7 +248,7 @@ func (w *World) route(node, addr string) (string, bool) {
 
 func (w *World) newMaster(cfg master.Config) *master.Master {
 	// Stream named as sim names it at world start ("master#<events fired>").
-	return master.New(cfg, masterClock{start: w.start, s: w.scale}, mlog.Trace{T: w.trace, Source: "master"}, kernel.Stream(w.spec.Seed, "master#0"))
+	return master.New(cfg, mooncakeClock{start: w.start, s: w.scale}, mlog.Trace{T: w.trace, Source: "master"}, kernel.Stream(w.spec.Seed, "master#0"))
 }
 
 // newMetadata is the metadata store: the wheel's Python server for
@@ -274,8 +280,9 @@ func (w *World) startMetadata(ctx context.Context, addr string) error {
 	return nil
 }
 
-// Clock implements engine.World: wall time since Launch.
-func (w *World) Clock() engine.Clock { return wallClock{start: w.start} }
+// Clock implements engine.World: Mooncake time since Launch (wall time
+// divided by the timeout scale).
+func (w *World) Clock() engine.Clock { return mooncakeClock{start: w.start, s: w.scale} }
 
 // Addr implements engine.World. Addresses are the servers' real loopback
 // listeners; a node's transports route them through its own proxies.
@@ -304,294 +311,6 @@ func (w *World) Addr(role string) (string, error) {
 	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics)", role)
 }
 
-// linksTo lists the links that reach target (a party or a node name).
-func (w *World) linksTo(target string) []string {
-	var out []string
-	for _, n := range w.spec.Nodes {
-		if n.Name != target {
-			out = append(out, linkName(n.Name, target))
-		}
-	}
-	have := w.inj.Links()
-	out = slices.DeleteFunc(out, func(l string) bool { return !slices.Contains(have, l) })
-	return out
-}
-
-// check says whether this world can inject f.
-func (w *World) check(f faults.Fault) error {
-	if err := f.Validate(); err != nil {
-		return fmt.Errorf("fake engine: %w", err)
-	}
-	switch f.Kind {
-	case faults.Process:
-		switch f.Target {
-		case "master":
-			if w.masterAddr == "" {
-				return engine.Unsupportedf("fake engine: process %s: the topology has no master", f.Action)
-			}
-		case "metadata":
-			if w.metaAddr == "" {
-				return engine.Unsupportedf("fake engine: process %s: the topology has no HTTP metadata server", f.Action)
-			}
-			if w.spec.Metadata == "master" {
-				return engine.Unsupportedf("metadata is embedded in the master here; target the master")
-			}
-		case "client":
-			if w.client == nil {
-				return engine.Unsupportedf("fake engine: process %s: the topology has no mooncake_client", f.Action)
-			}
-		default:
-			return engine.Unsupportedf("fake engine: process target %s not served", f.Target)
-		}
-		return nil
-	}
-	if len(w.linksTo(f.LinkTarget())) == 0 {
-		return engine.Unsupportedf("fake engine: no link to %s in this topology", f.LinkTarget())
-	}
-	return nil
-}
-
-// Arm implements engine.World. At and For are Mooncake time (scaled to
-// wall time); faults at 0 are injected before Arm returns.
-func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
-	for _, f := range fs {
-		if err := w.check(f); err != nil {
-			return err
-		}
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return fmt.Errorf("fake engine: arm: world closed")
-	}
-	for _, f := range fs {
-		if f.At == 0 {
-			if err := w.injectLocked(ctx, f); err != nil {
-				return err
-			}
-		} else {
-			w.after(f.At, func() { w.inject(f) })
-		}
-		if f.For > 0 {
-			w.after(f.At+f.For, func() { w.heal(f) })
-		}
-	}
-	return nil
-}
-
-// after runs fn at Mooncake time at from world start, unless the world
-// closes first. Caller holds w.mu.
-func (w *World) after(at time.Duration, fn func()) {
-	d := w.scale.wall(at) - time.Since(w.start)
-	// fn takes w.mu and checks closed, so a timer that fires while Close
-	// runs does nothing.
-	w.timers = append(w.timers, time.AfterFunc(max(d, 0), fn))
-}
-
-func (w *World) inject(f faults.Fault) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return
-	}
-	if err := w.injectLocked(w.ctx, f); err != nil {
-		w.logger.Error("fake engine: inject fault", "fault", f.String(), "err", err)
-	}
-}
-
-func (w *World) injectLocked(ctx context.Context, f faults.Fault) error {
-	w.trace.Record("fault", "fault", "", "inject "+f.String())
-	if f.Kind == faults.Process {
-		return w.processLocked(ctx, f.Target, f.Action)
-	}
-	for _, l := range w.linksTo(f.LinkTarget()) {
-		if err := w.inj.Apply(ctx, l, f); err != nil {
-			return fmt.Errorf("fake engine: %w", err)
-		}
-		w.armed[l] = append(w.armed[l], f)
-	}
-	return nil
-}
-
-// heal ends one fault; other faults on the same links stay.
-func (w *World) heal(f faults.Fault) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return
-	}
-	w.trace.Record("fault", "fault", "", "heal "+f.String())
-	if f.Kind == faults.Process {
-		undo := map[string]string{"stop": "start", "pause": "resume", "restart": ""}[f.Action]
-		if undo != "" {
-			if err := w.processLocked(w.ctx, f.Target, undo); err != nil {
-				w.logger.Error("fake engine: heal fault", "fault", f.String(), "err", err)
-			}
-		}
-		return
-	}
-	for _, l := range w.linksTo(f.LinkTarget()) {
-		rest := slices.DeleteFunc(slices.Clone(w.armed[l]), func(g faults.Fault) bool { return g == f })
-		if err := w.inj.Heal(w.ctx, l); err != nil {
-			w.logger.Error("fake engine: heal link", "link", l, "err", err)
-		}
-		w.armed[l] = nil
-		for _, g := range rest {
-			if err := w.inj.Apply(w.ctx, l, g); err == nil {
-				w.armed[l] = append(w.armed[l], g)
-			}
-		}
-	}
-}
-
-// processLocked stops, starts, restarts, pauses or resumes a server.
-// A started master is a fresh model (mooncake_master keeps no state
-// across restarts): clients get NEED_REMOUNT on their next ping.
-func (w *World) processLocked(ctx context.Context, target, action string) error {
-	switch target {
-	case "master":
-		if w.spec.Metadata == "master" {
-			// The embedded metadata server lives and dies with the master.
-			if err := w.processLocked(ctx, "metadata", action); err != nil {
-				return err
-			}
-		}
-		switch action {
-		case "stop":
-			return w.stopMasterLocked()
-		case "start":
-			return w.startMasterLocked(ctx)
-		case "restart":
-			if err := w.stopMasterLocked(); err != nil {
-				return err
-			}
-			return w.startMasterLocked(ctx)
-		case "pause":
-			if w.masterUp {
-				w.masterSrv.Pause()
-			}
-		case "resume":
-			if w.masterUp {
-				w.masterSrv.Resume()
-			}
-		}
-	case "client":
-		switch action {
-		case "stop":
-			return w.stopClientLocked()
-		case "start":
-			return w.startClientLocked(ctx)
-		case "restart":
-			if err := w.stopClientLocked(); err != nil {
-				return err
-			}
-			return w.startClientLocked(ctx)
-		case "pause":
-			if w.client.up {
-				w.client.srv.Pause()
-			}
-		case "resume":
-			if w.client.up {
-				w.client.srv.Resume()
-			}
-		}
-	case "metadata":
-		switch action {
-		case "stop":
-			return w.stopMetaLocked()
-		case "start":
-			return w.startMetaLocked(ctx)
-		case "restart":
-			if err := w.stopMetaLocked(); err != nil {
-				return err
-			}
-			return w.startMetaLocked(ctx)
-		case "pause":
-			w.metaHandler.Pause()
-		case "resume":
-			w.metaHandler.Resume()
-		}
-	}
-	return nil
-}
-
-func (w *World) stopMasterLocked() error {
-	if !w.masterUp {
-		return nil
-	}
-	w.masterUp = false
-	if err := w.masterSrv.Close(); err != nil {
-		return fmt.Errorf("fake engine: stop master: %w", err)
-	}
-	return nil
-}
-
-func (w *World) startMasterLocked(ctx context.Context) error {
-	if w.masterUp {
-		return nil
-	}
-	cfg := w.masterModel.Config()
-	w.gate.Lock()
-	w.masterModel = w.newMaster(cfg)
-	w.gate.Unlock()
-	// Same port again, so every proxy's upstream stays valid.
-	return w.startMaster(ctx, w.masterAddr)
-}
-
-func (w *World) stopMetaLocked() error {
-	if !w.metaUp {
-		return nil
-	}
-	w.metaUp = false
-	if err := w.metaSrv.Close(); err != nil {
-		return fmt.Errorf("fake engine: stop metadata: %w", err)
-	}
-	return nil
-}
-
-func (w *World) startMetaLocked(ctx context.Context) error {
-	if w.metaUp {
-		return nil
-	}
-	w.metaHandler.Reset() // the store is in memory: a restart loses it
-	return w.startMetadata(ctx, w.metaAddr)
-}
-
-// ClearFaults implements engine.World: pending faults are cancelled, links
-// healed, stopped or paused servers started again.
-func (w *World) ClearFaults(ctx context.Context) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return fmt.Errorf("fake engine: clear faults: world closed")
-	}
-	for _, t := range w.timers {
-		t.Stop()
-	}
-	w.timers = nil
-	w.armed = map[string][]faults.Fault{}
-	var errs []error
-	errs = append(errs, w.inj.HealAll(ctx))
-	if w.masterSrv != nil {
-		if w.masterUp {
-			w.masterSrv.Resume()
-		}
-		errs = append(errs, w.startMasterLocked(ctx))
-	}
-	if w.metaSrv != nil {
-		w.metaHandler.Resume()
-		errs = append(errs, w.startMetaLocked(ctx))
-	}
-	if w.client != nil {
-		if w.client.up {
-			w.client.srv.Resume()
-		}
-		errs = append(errs, w.startClientLocked(ctx))
-	}
-	w.trace.Record("fault", "fault", "", "clear")
-	return errors.Join(errs...)
-}
-
 // Close implements engine.World: every process, heartbeat, timer, server
 // and proxy is stopped; no listener remains. Safe to call twice.
 func (w *World) Close(ctx context.Context) error {
@@ -600,6 +319,12 @@ func (w *World) Close(ctx context.Context) error {
 	// Close wait for it.
 	if w.cancel != nil {
 		w.cancel()
+	}
+	// The scheduler first (its lock comes before w.mu): a fault action
+	// running now finishes, later ones do nothing.
+	var schedErr error
+	if w.sched != nil {
+		schedErr = w.sched.Close()
 	}
 	w.mu.Lock()
 	if w.closed {
@@ -610,13 +335,10 @@ func (w *World) Close(ctx context.Context) error {
 	}
 	w.closed = true
 	defer close(w.closeDone)
-	for _, t := range w.timers {
-		t.Stop()
-	}
 	procs := slices.Clone(w.procs)
 	w.mu.Unlock()
 	w.cancel() // heartbeats and in-flight calls see ctx.Done
-	var errs []error
+	errs := []error{schedErr}
 	for _, p := range procs {
 		p.stop()
 	}

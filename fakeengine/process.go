@@ -101,23 +101,24 @@ func (p *Process) NewStore(ctx context.Context) (engine.Store, error) {
 	}
 	p.seq++
 	d := p.deps("mooncake:"+p.node, fmt.Sprintf("proc:%s#%d/store#%d", p.node, p.id, p.seq))
-	s := &Store{p: p, c: client.NewRealClient(d), d: d, name: fmt.Sprintf("%s#%d/%d", p.node, p.id, p.seq)}
+	var kick func()
+	s := client.NewStore(d, fmt.Sprintf("%s#%d/%d", p.node, p.id, p.seq), p.hooks(&kick))
 	p.w.gate.Unlock()
 	p.mu.Lock()
 	p.stores = append(p.stores, s)
 	p.mu.Unlock()
-	s.kick = p.beat(func(ctx context.Context) time.Duration {
-		if s.dummy != nil {
-			if !s.dummy.Pinging() || p.dead != nil {
+	kick = p.beat(func(ctx context.Context) time.Duration {
+		if dc := s.Dummy(); dc != nil {
+			if !dc.Pinging() || p.dead != nil {
 				return 0
 			}
-			s.dummy.Heartbeat(ctx)
+			dc.Heartbeat(ctx)
 			return dummyPingInterval
 		}
-		if !s.c.Pinging() || p.dead != nil {
+		if !s.Real().Pinging() || p.dead != nil {
 			return 0
 		}
-		return s.c.Heartbeat(ctx, nil)
+		return s.Real().Heartbeat(ctx, nil)
 	})
 	return s, nil
 }
@@ -218,179 +219,34 @@ func (p *Process) stop() {
 	p.w.netMu.Unlock()
 }
 
-// Store is engine.Store over the sim/client models: a RealClient, which
-// becomes a DummyClient once setup_dummy() is called (one Python class in
-// Mooncake). Every call holds the world gate, released while the model
-// waits on a socket or sleeps.
-type Store struct {
-	p     *Process
-	kick  func() // wakes the heartbeat loop
-	name  string
-	d     client.Deps
-	c     *client.RealClient
-	dummy *client.DummyClient // set by SetupDummy
-}
+// Store is engine.Store over the sim/client models (client.Store). Every
+// call holds the world gate, released while the model waits on a socket or
+// sleeps.
+type Store = client.Store
 
-var _ engine.Store = (*Store)(nil)
-
-func (s *Store) locked() func() {
-	s.p.w.gate.Lock()
-	return func() {
-		s.p.w.gate.Unlock()
-		if s.kick != nil {
-			s.kick()
-		}
+// hooks run around every call of a store of this process; kick wakes the
+// store's heartbeat loop once the call returns.
+func (p *Process) hooks(kick *func()) client.StoreHooks {
+	return client.StoreHooks{
+		Enter: func() (func(), error) {
+			p.w.gate.Lock()
+			exit := func() {
+				p.w.gate.Unlock()
+				if *kick != nil {
+					(*kick)()
+				}
+			}
+			return exit, p.dead
+		},
+		// A process death: the SGLang process is gone, every later call on
+		// it fails the same way (the gate is held).
+		After: func(_ *Store, err error) error {
+			if d, ok := engine.AsProcessDied(err); ok {
+				p.dead = d
+			}
+			return err
+		},
 	}
-}
-
-// after records a process death: the SGLang process is gone, every later
-// call on it fails the same way (caller holds the gate).
-func (s *Store) after(err error) error {
-	if d, ok := engine.AsProcessDied(err); ok {
-		s.p.dead = d
-	}
-	return err
-}
-
-// client is the model calls go to: the dummy once setup_dummy() made one.
-func (s *Store) client() engine.StoreCalls {
-	if s.dummy != nil {
-		return s.dummy
-	}
-	return s.c
-}
-
-// Setup implements engine.Store.
-func (s *Store) Setup(ctx context.Context, a engine.SetupArgs) (int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return 0, s.p.dead
-	}
-	rc, err := s.c.Setup(ctx, a)
-	return rc, s.after(err)
-}
-
-// SetupDummy implements engine.Store: the store becomes a DummyClient.
-func (s *Store) SetupDummy(ctx context.Context, memPoolSize, localBufferSize int64, serverAddress string) (int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return 0, s.p.dead
-	}
-	if s.dummy == nil {
-		s.dummy = client.NewDummyClient(s.d, s.name)
-	}
-	rc, err := s.dummy.SetupDummy(ctx, memPoolSize, localBufferSize, serverAddress)
-	return rc, s.after(err)
-}
-
-// RegisterBuffer implements engine.Store.
-func (s *Store) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return 0, s.p.dead
-	}
-	v, err := s.client().RegisterBuffer(ctx, ptr, size)
-	return v, s.after(err)
-}
-
-// UnregisterBuffer implements engine.Store.
-func (s *Store) UnregisterBuffer(ctx context.Context, ptr uint64) (int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return 0, s.p.dead
-	}
-	v, err := s.client().UnregisterBuffer(ctx, ptr)
-	return v, s.after(err)
-}
-
-// Put implements engine.Store.
-func (s *Store) Put(ctx context.Context, key string, value []byte) (int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return 0, s.p.dead
-	}
-	v, err := s.client().Put(ctx, key, value)
-	return v, s.after(err)
-}
-
-// Get implements engine.Store.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return nil, s.p.dead
-	}
-	v, err := s.client().Get(ctx, key)
-	return v, s.after(err)
-}
-
-// IsExist implements engine.Store.
-func (s *Store) IsExist(ctx context.Context, key string) (int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return 0, s.p.dead
-	}
-	v, err := s.client().IsExist(ctx, key)
-	return v, s.after(err)
-}
-
-// BatchPutFrom implements engine.Store.
-func (s *Store) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return nil, s.p.dead
-	}
-	v, err := s.client().BatchPutFrom(ctx, keys, ptrs, sizes)
-	return v, s.after(err)
-}
-
-// BatchGetInto implements engine.Store.
-func (s *Store) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return nil, s.p.dead
-	}
-	v, err := s.client().BatchGetInto(ctx, keys, ptrs, sizes)
-	return v, s.after(err)
-}
-
-// BatchIsExist implements engine.Store.
-func (s *Store) BatchIsExist(ctx context.Context, keys []string) ([]int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return nil, s.p.dead
-	}
-	v, err := s.client().BatchIsExist(ctx, keys)
-	return v, s.after(err)
-}
-
-// HealthCheck implements engine.Store.
-func (s *Store) HealthCheck(ctx context.Context) (int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return 0, s.p.dead
-	}
-	v, err := s.client().HealthCheck(ctx)
-	return v, s.after(err)
-}
-
-// GetHostname implements engine.Store.
-func (s *Store) GetHostname(ctx context.Context) (string, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return "", s.p.dead
-	}
-	v, err := s.client().GetHostname(ctx)
-	return v, s.after(err)
-}
-
-// Close implements engine.Store.
-func (s *Store) Close(ctx context.Context) (int, error) {
-	defer s.locked()()
-	if s.p.dead != nil {
-		return 0, s.p.dead
-	}
-	v, err := s.client().Close(ctx)
-	return v, s.after(err)
 }
 
 // portBinder is te.PortBinder: each node has its own port table (keyed

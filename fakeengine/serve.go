@@ -65,7 +65,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 			return fmt.Errorf("fake serve: master flags: %w", err)
 		}
 		logf := mlog.Func(func(level, text string) { logger.Info(text, "source", "master", "level", level) })
-		m := master.New(mc, masterClock{start: time.Now(), s: 1}, logf, kernel.Stream(cfg.Seed, "master"))
+		m := master.New(mc, mooncakeClock{start: time.Now(), s: 1}, logf, kernel.Stream(cfg.Seed, "master"))
 		var mu sync.Mutex
 		srv := servers.NewMasterServer(&mu, func() master.Service { return m }, logger)
 		if err := srv.Listen(ctx, cfg.Master); err != nil {

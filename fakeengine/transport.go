@@ -54,17 +54,12 @@ func (n nodeNet) rescale(err error) error {
 
 // Master implements client.MasterTransport.
 func (n nodeNet) Master(addr string, t client.Timeouts) master.Service {
-	return masterConn{n: n, stub: servers.MasterStub{Addr: n.dialAddr(addr), T: n.wallTimeouts(t)}}
+	stub := servers.MasterStub{Addr: n.dialAddr(addr), T: n.wallTimeouts(t)}
+	// Every RPC releases the world gate while it waits on the socket.
+	return master.Via{Do: func(ctx context.Context, _ string, call func(master.Service) error) error {
+		return n.call(ctx, func() error { return call(stub) })
+	}}
 }
-
-// masterConn is a master stub whose calls release the world gate while
-// they wait on the socket.
-type masterConn struct {
-	n    nodeNet
-	stub servers.MasterStub
-}
-
-func (c masterConn) do(ctx context.Context, fn func() error) error { return c.n.call(ctx, fn) }
 
 // call runs one RPC with the gate released, as coro_io::client_pool does
 // it: a refused connect is retried (4 connects spread over
@@ -99,65 +94,6 @@ func (n nodeNet) call(ctx context.Context, fn func() error) error {
 
 // poolConnects is how many connects client_pool makes to a refusing server.
 const poolConnects = 4
-
-func (c masterConn) ServiceReady(ctx context.Context) (v string, err error) {
-	err = c.do(ctx, func() (e error) { v, e = c.stub.ServiceReady(ctx); return })
-	return
-}
-
-func (c masterConn) GetStorageConfig(ctx context.Context) (v master.StorageConfig, err error) {
-	err = c.do(ctx, func() (e error) { v, e = c.stub.GetStorageConfig(ctx); return })
-	return
-}
-
-func (c masterConn) MountSegment(ctx context.Context, seg master.Segment, id master.UUID) error {
-	return c.do(ctx, func() error { return c.stub.MountSegment(ctx, seg, id) })
-}
-
-func (c masterConn) ReMountSegment(ctx context.Context, segs []master.Segment, id master.UUID) error {
-	return c.do(ctx, func() error { return c.stub.ReMountSegment(ctx, segs, id) })
-}
-
-func (c masterConn) UnmountSegment(ctx context.Context, seg, id master.UUID) error {
-	return c.do(ctx, func() error { return c.stub.UnmountSegment(ctx, seg, id) })
-}
-
-func (c masterConn) Ping(ctx context.Context, id master.UUID) (v master.PingResponse, err error) {
-	err = c.do(ctx, func() (e error) { v, e = c.stub.Ping(ctx, id); return })
-	return
-}
-
-func (c masterConn) ExistKey(ctx context.Context, key string) (v bool, err error) {
-	err = c.do(ctx, func() (e error) { v, e = c.stub.ExistKey(ctx, key); return })
-	return
-}
-
-func (c masterConn) BatchExistKey(ctx context.Context, keys []string) (v []master.ExistResult, err error) {
-	err = c.do(ctx, func() (e error) { v, e = c.stub.BatchExistKey(ctx, keys); return })
-	return
-}
-
-func (c masterConn) PutStart(ctx context.Context, key string, size int64, cfg master.ReplicateConfig) (v []master.Replica, err error) {
-	err = c.do(ctx, func() (e error) { v, e = c.stub.PutStart(ctx, key, size, cfg); return })
-	return
-}
-
-func (c masterConn) PutEnd(ctx context.Context, key string) error {
-	return c.do(ctx, func() error { return c.stub.PutEnd(ctx, key) })
-}
-
-func (c masterConn) PutRevoke(ctx context.Context, key string) error {
-	return c.do(ctx, func() error { return c.stub.PutRevoke(ctx, key) })
-}
-
-func (c masterConn) GetReplicaList(ctx context.Context, key string) (v []master.Replica, err error) {
-	err = c.do(ctx, func() (e error) { v, e = c.stub.GetReplicaList(ctx, key); return })
-	return
-}
-
-func (c masterConn) Remove(ctx context.Context, key string) error {
-	return c.do(ctx, func() error { return c.stub.Remove(ctx, key) })
-}
 
 // curlError is a metadata transport failure with curl_easy_strerror's text
 // (what Mooncake's HTTP metadata plugin logs).

@@ -1,6 +1,9 @@
 // Package faults is the fault vocabulary shared by every engine: typed,
-// validated, engine-neutral. Each engine injects them its own way (sim:
-// events in the model; fake/real: toxiproxy, processes, containers).
+// validated, engine-neutral. What each fault kind and link mode means
+// lives with it, one file each (kind_*.go, mode_*.go), registered by name
+// in init — toxiproxy's toxics/ is the model. Engines never switch on a
+// kind or mode: they ask the registry (see registry.go and
+// docs/CONTRIBUTING.md).
 package faults
 
 import (
@@ -10,64 +13,22 @@ import (
 	"time"
 )
 
-// Kind names a fault.
+// Kind names a fault kind (master-down, link, process...).
 type Kind string
-
-const (
-	// MasterDown: the node→master link is down. Mode refuse (connection
-	// refused: master not running) or blackhole (packets dropped: wrong
-	// address, firewall).
-	MasterDown Kind = "master-down"
-	// MetadataDown: the node→metadata (HTTP) link is down; modes as MasterDown.
-	MetadataDown Kind = "metadata-down"
-	// ClientDown: the dummy→mooncake_client link is down; modes as MasterDown.
-	ClientDown Kind = "client-down"
-	// Link: a toxic on the link from a node to Target (master, metadata,
-	// client or another node's name).
-	Link Kind = "link"
-	// Process: an action on a server process (Target master, metadata or
-	// client): stop, start, restart (state lost), pause, resume.
-	Process Kind = "process"
-)
-
-// Kinds lists every fault kind, for error messages and docs.
-var Kinds = []Kind{MasterDown, MetadataDown, ClientDown, Link, Process}
-
-// Link modes (toxiproxy names where toxiproxy has one).
-const (
-	ModeRefuse    = "refuse"    // proxy disabled: ECONNREFUSED
-	ModeBlackhole = "blackhole" // timeout toxic with timeout 0: silence
-	ModeResetPeer = "reset_peer"
-	ModeLatency   = "latency"
-	ModeBandwidth = "bandwidth"
-	ModeSlicer    = "slicer"
-	ModeLimitData = "limit_data"
-)
-
-// LinkModes are the modes of a Link fault.
-var LinkModes = []string{ModeRefuse, ModeBlackhole, ModeResetPeer, ModeLatency, ModeBandwidth, ModeSlicer, ModeLimitData}
-
-// DownModes are the modes of MasterDown, MetadataDown and ClientDown.
-var DownModes = []string{ModeRefuse, ModeBlackhole}
-
-// Process actions.
-var Actions = []string{"stop", "start", "restart", "pause", "resume"}
-
-// Process targets.
-var ProcessTargets = []string{"master", "metadata", "client"}
 
 // Streams: upstream = node→server, downstream = server→node.
 var Streams = []string{"both", "upstream", "downstream"}
 
-// Fault is one scheduled fault.
+// Fault is one scheduled fault as a scenario writes it. Which of the
+// attribute fields a fault reads is its kind's and mode's Fields.
 type Fault struct {
-	// At is when it starts, relative to world start.
+	// At is when it starts, relative to world start (Mooncake time).
 	At time.Duration
 	// For is how long it lasts; 0 = until cleared.
 	For    time.Duration
 	Kind   Kind
 	Target string // Link: master|metadata|client|<node>; Process: master|metadata|client
-	Mode   string // see LinkModes / DownModes
+	Mode   string // a registered link mode (LinkModes)
 	Action string // Process only
 	Stream string // Link only; default both
 	// Toxic attributes (Link).
@@ -82,19 +43,17 @@ type Fault struct {
 	Line int
 }
 
-// LinkTarget is the party on the far side of the faulted link, for the
-// kinds that name a link.
+// LinkTarget is the party on the far side of the faulted link; "" for a
+// fault that acts on no link (process).
 func (f Fault) LinkTarget() string {
-	switch f.Kind {
-	case MasterDown:
-		return "master"
-	case MetadataDown:
-		return "metadata"
-	case ClientDown:
-		return "client"
+	if k, ok := kinds[f.Kind]; ok {
+		return k.LinkTarget(f)
 	}
-	return f.Target
+	return ""
 }
+
+// IsLink reports whether f acts on a link (then Mode is a LinkMode).
+func (f Fault) IsLink() bool { return f.LinkTarget() != "" }
 
 // String is a short, stable description used in traces.
 func (f Fault) String() string {
@@ -130,64 +89,23 @@ func (f Fault) String() string {
 	return b.String()
 }
 
-// Validate checks the fault against the vocabulary; the error names the
+// Validate checks the fault against the registry; the error names the
 // valid choices.
 func (f Fault) Validate() error {
-	oneOf := func(field, v string, valid []string) error {
-		if slices.Contains(valid, v) {
-			return nil
-		}
-		return fmt.Errorf("%s %q: %s must be one of %s", f.Kind, v, field, strings.Join(valid, ", "))
-	}
 	if f.At < 0 || f.For < 0 {
 		return fmt.Errorf("%s: at and for must not be negative", f.Kind)
 	}
-	switch f.Kind {
-	case MasterDown, MetadataDown, ClientDown:
-		if f.Target != "" {
-			return fmt.Errorf("%s: has no target (the link is implied); use kind link for other links", f.Kind)
-		}
-		return oneOf("mode", f.Mode, DownModes)
-	case Link:
-		if f.Target == "" {
-			return fmt.Errorf("link: target is required (master, metadata, client or a node name)")
-		}
-		if err := oneOf("mode", f.Mode, LinkModes); err != nil {
-			return err
-		}
-		if f.Stream != "" {
-			if err := oneOf("stream", f.Stream, Streams); err != nil {
-				return err
-			}
-		}
-		switch f.Mode {
-		case ModeLatency:
-			if f.Latency <= 0 {
-				return fmt.Errorf("link latency: latency must be > 0")
-			}
-		case ModeBandwidth:
-			if f.RateKBps <= 0 {
-				return fmt.Errorf("link bandwidth: rate_kbps must be > 0")
-			}
-		case ModeLimitData:
-			if f.Bytes <= 0 {
-				return fmt.Errorf("link limit_data: bytes must be > 0")
-			}
-		case ModeSlicer:
-			if f.AverageSize <= 0 {
-				return fmt.Errorf("link slicer: average_size must be > 0")
-			}
-		}
+	k, ok := kinds[f.Kind]
+	if !ok {
+		return fmt.Errorf("unknown fault kind %q: valid kinds are %s", f.Kind, strings.Join(KindNames(), ", "))
+	}
+	return k.Validate(f)
+}
+
+// oneOf is the error for a value outside its valid choices.
+func oneOf(f Fault, field, v string, valid []string) error {
+	if slices.Contains(valid, v) {
 		return nil
-	case Process:
-		if err := oneOf("target", f.Target, ProcessTargets); err != nil {
-			return err
-		}
-		return oneOf("action", f.Action, Actions)
 	}
-	names := make([]string, len(Kinds))
-	for i, k := range Kinds {
-		names[i] = string(k)
-	}
-	return fmt.Errorf("unknown fault kind %q: valid kinds are %s", f.Kind, strings.Join(names, ", "))
+	return fmt.Errorf("%s %q: %s must be one of %s", f.Kind, v, field, strings.Join(valid, ", "))
 }

@@ -31,6 +31,12 @@ type Options struct {
 // Name is the real engine's CLI name.
 const Name = "real"
 
+func init() {
+	engine.Register(engine.Registration{Name: Name,
+		Doc: "real Mooncake wheels and SGLang's own code, faults through toxiproxy and signals",
+		New: func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) }})
+}
+
 // Engine is the "real" engine.
 type Engine struct {
 	opts Options

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"syscall"
-	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
@@ -23,156 +21,48 @@ import (
 //	  restart = stop + start on the same ports; pause = SIGSTOP; resume = SIGCONT).
 //	Links between nodes run inside Mooncake's transfer engine: unsupported.
 
-// activeFault is an applied fault and how to undo it.
-type activeFault struct {
-	f     faults.Fault
-	apply func(ctx context.Context) error
-	heal  func(ctx context.Context) error
-	link  string // the proxy it acts on, if any
-}
-
-type faultPlan struct {
-	apply func(ctx context.Context) error
-	heal  func(ctx context.Context) error // nil: nothing to undo
-	link  string
-}
-
-// faultTimeout bounds applying or healing one fault from a timer (a restart
-// waits for readiness).
-const faultTimeout = 60 * time.Second
-
-// Arm implements engine.World. Every fault is checked first; if one cannot
-// be injected nothing is armed. Faults due at or before now apply before
-// Arm returns, the rest on wall-clock timers.
+// Arm implements engine.World (faults/schedule): every fault is checked
+// first; if one cannot be injected nothing is armed. Faults due at or
+// before now apply before Arm returns, the rest on wall-clock timers.
 func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
-	plans := make([]faultPlan, len(fs))
-	for i, f := range fs {
-		if err := f.Validate(); err != nil {
-			return fmt.Errorf("real engine: fault %d (line %d): %w", i, f.Line, err)
-		}
-		p, err := w.plan(f)
-		if err != nil {
-			return err
-		}
-		plans[i] = p
-	}
-	now := w.Clock().Now()
-	for i, f := range fs {
-		p := plans[i]
-		if f.At <= now {
-			if err := w.applyFault(ctx, f, p); err != nil {
-				return err
-			}
-		} else {
-			w.after(f.At-now, func() {
-				ctx, cancel := context.WithTimeout(context.Background(), faultTimeout)
-				defer cancel()
-				w.noteFaultErr(w.applyFault(ctx, f, p))
-			})
-		}
-		if f.For > 0 && p.heal != nil {
-			w.after(f.At+f.For-now, func() {
-				ctx, cancel := context.WithTimeout(context.Background(), faultTimeout)
-				defer cancel()
-				w.noteFaultErr(w.healFault(ctx, f))
-			})
-		}
-	}
-	return nil
-}
-
-func (w *World) after(d time.Duration, fn func()) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return
-	}
-	w.timers = append(w.timers, time.AfterFunc(d, func() {
-		w.mu.Lock()
-		closed := w.closed
-		w.mu.Unlock()
-		if !closed {
-			fn()
-		}
-	}))
-}
-
-func (w *World) noteFaultErr(err error) {
-	if err == nil {
-		return
-	}
-	w.log.Error("real engine: fault", "err", err)
-	if w.spec.Trace != nil {
-		w.spec.Trace.Log("harness", "ERROR", err.Error())
-	}
-	w.mu.Lock()
-	w.faultErrs = append(w.faultErrs, err)
-	w.mu.Unlock()
-}
-
-func (w *World) record(text string) {
-	if w.spec.Trace != nil {
-		w.spec.Trace.Record("fault", "fault", "", text)
-	}
-}
-
-func (w *World) applyFault(ctx context.Context, f faults.Fault, p faultPlan) error {
-	if err := p.apply(ctx); err != nil {
-		return fmt.Errorf("real engine: apply %s: %w", f, err)
-	}
-	w.record(f.String())
-	if p.heal != nil {
-		w.mu.Lock()
-		w.active = append(w.active, activeFault{f: f, apply: p.apply, heal: p.heal, link: p.link})
-		w.mu.Unlock()
-	}
-	return nil
-}
-
-// healFault undoes one active fault (the first match).
-func (w *World) healFault(ctx context.Context, f faults.Fault) error {
-	w.mu.Lock()
-	var heal func(context.Context) error
-	for i, a := range w.active {
-		if a.f == f {
-			heal = a.heal
-			w.active = append(w.active[:i], w.active[i+1:]...)
-			break
-		}
-	}
-	w.mu.Unlock()
-	if heal == nil {
-		return nil
-	}
-	if err := heal(ctx); err != nil {
-		return fmt.Errorf("real engine: heal %s: %w", f, err)
-	}
-	w.record("healed " + f.String())
-	return nil
+	return w.sched.Arm(ctx, fs)
 }
 
 // ClearFaults implements engine.World: pending faults are cancelled, active
 // ones undone (links restored, stopped servers started, paused resumed).
 func (w *World) ClearFaults(ctx context.Context) error {
-	w.mu.Lock()
-	for _, t := range w.timers {
-		t.Stop()
+	if err := w.sched.Clear(ctx); err != nil {
+		return fmt.Errorf("real engine: %w", err)
 	}
-	w.timers = nil
-	active := w.active
-	w.active = nil
-	w.mu.Unlock()
+	return nil
+}
+
+// injector is the real engine's fault primitive for the scheduler.
+type injector struct{ w *World }
+
+// Check implements schedule.Injector.
+func (in injector) Check(f faults.Fault) error {
+	_, err := in.w.action(f)
+	return err
+}
+
+// Inject implements schedule.Injector.
+func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Context) error, error) {
+	a, err := in.w.action(f)
+	if err != nil {
+		return nil, err
+	}
+	return a(ctx)
+}
+
+// Clear implements schedule.Injector: every link healed, paused servers
+// resumed, stopped ones started (which releases their links).
+func (in injector) Clear(ctx context.Context) error {
+	w := in.w
 	var errs []error
-	// Undo in reverse order of application.
-	for i := len(active) - 1; i >= 0; i-- {
-		if err := active[i].heal(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("heal %s: %w", active[i].f, err))
-		}
-	}
 	if err := w.inj.HealAll(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	// Servers a "stop" or "pause" action left down have no heal of their own.
 	w.mu.Lock()
 	var down, paused []*server
 	for _, role := range sortedKeys(w.servers) {
@@ -190,129 +80,84 @@ func (w *World) ClearFaults(ctx context.Context) error {
 	for _, s := range down {
 		errs = append(errs, w.startServer(ctx, s))
 	}
-	w.record("faults cleared")
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("real engine: clear faults: %w", err)
-	}
-	return nil
-}
-
-// plan decides how to inject f, or says why it cannot be.
-func (w *World) plan(f faults.Fault) (faultPlan, error) {
-	switch f.Kind {
-	case faults.MasterDown:
-		if w.spec.Master == nil {
-			return faultPlan{}, fmt.Errorf("real engine: %s: the topology has no master", f)
-		}
-		return w.linkPlan("master", f), nil
-	case faults.MetadataDown:
-		if w.spec.Metadata == "P2PHANDSHAKE" {
-			return faultPlan{}, fmt.Errorf("real engine: %s: the topology has no metadata server (P2PHANDSHAKE)", f)
-		}
-		return w.linkPlan("metadata", f), nil
-	case faults.ClientDown:
-		s, err := w.server("client", f)
-		if err != nil {
-			return faultPlan{}, err
-		}
-		if f.Mode == faults.ModeRefuse {
-			return faultPlan{apply: func(ctx context.Context) error { return w.stopServer(ctx, s) },
-				heal: func(ctx context.Context) error { return w.ensureStarted(ctx, s) }}, nil
-		}
-		return faultPlan{apply: func(context.Context) error { return w.pause(s) },
-			heal: func(context.Context) error { return w.resume(s) }}, nil
-	case faults.Link:
-		switch f.Target {
-		case "master", "metadata":
-			if _, err := w.inj.Addr(f.Target); err != nil {
-				return faultPlan{}, fmt.Errorf("real engine: %s: the topology has no proxied %s link", f, f.Target)
-			}
-			return w.linkPlan(f.Target, f), nil
-		case "client":
-			return faultPlan{}, engine.Unsupportedf("%s: the dummy→mooncake_client link cannot be proxied (the dummy derives its IPC socket name from the port); use client-down or a process fault", f)
-		}
-		for _, n := range w.spec.Nodes {
-			if n.Name == f.Target {
-				return faultPlan{}, engine.Unsupportedf("%s: links between nodes run inside Mooncake's transfer engine; the real engine cannot proxy them", f)
-			}
-		}
-		return faultPlan{}, fmt.Errorf("real engine: %s: no link target %q", f, f.Target)
-	case faults.Process:
-		if f.Target == "metadata" && w.spec.Metadata == "master" {
-			return faultPlan{}, engine.Unsupportedf("%s: the HTTP metadata server is embedded in mooncake_master here; act on target master", f)
-		}
-		s, err := w.server(f.Target, f)
-		if err != nil {
-			return faultPlan{}, err
-		}
-		switch f.Action {
-		case "stop":
-			return faultPlan{apply: func(ctx context.Context) error { return w.stopServer(ctx, s) },
-				heal: func(ctx context.Context) error { return w.ensureStarted(ctx, s) }}, nil
-		case "start":
-			return faultPlan{apply: func(ctx context.Context) error { return w.ensureStarted(ctx, s) }}, nil
-		case "restart":
-			return faultPlan{apply: func(ctx context.Context) error {
-				if err := w.stopServer(ctx, s); err != nil {
-					return err
-				}
-				return w.startServer(ctx, s)
-			}}, nil
-		case "pause":
-			return faultPlan{apply: func(context.Context) error { return w.pause(s) },
-				heal: func(context.Context) error { return w.resume(s) }}, nil
-		case "resume":
-			return faultPlan{apply: func(context.Context) error { return w.resume(s) }}, nil
-		}
-	}
-	return faultPlan{}, fmt.Errorf("real engine: cannot inject %s", f)
-}
-
-func (w *World) linkPlan(link string, f faults.Fault) faultPlan {
-	return faultPlan{
-		apply: func(ctx context.Context) error { return w.inj.Apply(ctx, link, f) },
-		heal:  func(ctx context.Context) error { return w.healLink(ctx, link, f) },
-		link:  link,
-	}
-}
-
-// healLink restores a proxy, then re-applies the other faults still active
-// on it (toxiproxy heals a link as a whole), unless its server is down.
-func (w *World) healLink(ctx context.Context, link string, f faults.Fault) error {
-	if err := w.inj.Heal(ctx, link); err != nil {
-		return err
-	}
-	return w.reapply(ctx, link, f)
-}
-
-func (w *World) reapply(ctx context.Context, link string, except faults.Fault) error {
-	w.mu.Lock()
-	var again []activeFault
-	for _, a := range w.active {
-		if a.link == link && a.f != except {
-			again = append(again, a)
-		}
-	}
-	serverDown := false
-	for _, s := range w.servers {
-		if s.down && slices.Contains(s.links, link) {
-			serverDown = true
-		}
-	}
-	w.mu.Unlock()
-	if serverDown {
-		// The stopped server's refusal stays; its start reopens the link.
-		return w.inj.Apply(ctx, link, faults.Fault{Kind: faults.Link, Target: link, Mode: faults.ModeRefuse})
-	}
-	var errs []error
-	for _, a := range again {
-		errs = append(errs, a.apply(ctx))
-	}
 	return errors.Join(errs...)
 }
 
-// reopenLinks restores the proxies of a (re)started server and re-applies
-// the link faults still active on them.
+// inject starts a fault and returns its heal.
+type inject func(ctx context.Context) (heal func(context.Context) error, err error)
+
+// action decides how to inject f, or says why it cannot be.
+func (w *World) action(f faults.Fault) (inject, error) {
+	switch f.Kind {
+	case faults.ClientDown:
+		s, err := w.server("client", f)
+		if err != nil {
+			return nil, err
+		}
+		if f.Mode == faults.ModeRefuse {
+			return w.processAction(s, "stop"), nil
+		}
+		return w.processAction(s, "pause"), nil
+	case faults.Process:
+		s, err := w.server(f.Target, f)
+		if err != nil {
+			return nil, err
+		}
+		return w.processAction(s, f.Action), nil
+	}
+	switch to := f.LinkTarget(); to {
+	case "master", "metadata":
+		if _, err := w.inj.Addr(to); err != nil {
+			return nil, fmt.Errorf("real engine: %s: the topology has no proxied %s link", f, to)
+		}
+		return func(ctx context.Context) (func(context.Context) error, error) { return w.inj.Inject(ctx, to, f) }, nil
+	case "client":
+		return nil, engine.Unsupportedf("%s: the dummy→mooncake_client link cannot be proxied (the dummy derives its IPC socket name from the port); use client-down or a process fault", f)
+	default:
+		for _, n := range w.spec.Nodes {
+			if n.Name == to {
+				return nil, engine.Unsupportedf("%s: links between nodes run inside Mooncake's transfer engine; the real engine cannot proxy them", f)
+			}
+		}
+		return nil, fmt.Errorf("real engine: %s: no link target %q", f, to)
+	}
+}
+
+// processAction acts on a server process; its heal is the action's undo
+// (faults.Undo).
+func (w *World) processAction(s *server, action string) inject {
+	do := func(ctx context.Context, action string) error {
+		switch action {
+		case "stop":
+			return w.stopServer(ctx, s)
+		case "start":
+			return w.ensureStarted(ctx, s)
+		case "restart":
+			if err := w.stopServer(ctx, s); err != nil {
+				return err
+			}
+			return w.startServer(ctx, s)
+		case "pause":
+			return w.pause(s)
+		case "resume":
+			return w.resume(s)
+		}
+		return fmt.Errorf("real engine: process action %q", action)
+	}
+	return func(ctx context.Context) (func(context.Context) error, error) {
+		if err := do(ctx, action); err != nil {
+			return nil, err
+		}
+		undo := faults.Undo(action)
+		if undo == "" {
+			return nil, nil
+		}
+		return func(ctx context.Context) error { return do(ctx, undo) }, nil
+	}
+}
+
+// reopenLinks releases the proxies of a (re)started server: they pass
+// traffic again, with whatever link faults are still on them.
 func (w *World) reopenLinks(ctx context.Context, s *server) error {
 	w.mu.Lock()
 	links := append([]string(nil), s.links...)
@@ -322,11 +167,7 @@ func (w *World) reopenLinks(ctx context.Context, s *server) error {
 		if _, err := w.inj.Addr(l); err != nil {
 			continue // first start: the proxy is made after readiness
 		}
-		if err := w.inj.Heal(ctx, l); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		errs = append(errs, w.reapply(ctx, l, faults.Fault{}))
+		errs = append(errs, w.inj.Release(ctx, l))
 	}
 	return errors.Join(errs...)
 }
@@ -364,9 +205,10 @@ func (w *World) stopServer(ctx context.Context, s *server) error {
 	s.down, s.paused = true, false
 	links := append([]string(nil), s.links...)
 	w.mu.Unlock()
+	// Its proxies refuse too, as the real port would, until it starts.
 	var errs []error
 	for _, l := range links {
-		errs = append(errs, w.inj.Apply(ctx, l, faults.Fault{Kind: faults.Link, Target: l, Mode: faults.ModeRefuse}))
+		errs = append(errs, w.inj.Hold(ctx, l))
 	}
 	return errors.Join(errs...)
 }

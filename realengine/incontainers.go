@@ -11,7 +11,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/containers"
 	"github.com/mooncake-faultlab/faultlab/containers/images"
-	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
 // Container worlds (Options.Containers): every party — mooncake_master, the
@@ -22,17 +22,6 @@ import (
 // (/opt/mc) and the world's temp dir to /faultlab; servers bind 0.0.0.0 and
 // are dialled by their role name (master, metadata, client); the harness
 // reaches them at their container addresses, nothing is published.
-
-// linkInjector is what the world needs from toxiproxy: the in-process
-// faults/toxiproxy.Injector or toxiproxy's server in a container.
-type linkInjector interface {
-	Link(name, upstream string) (string, error)
-	Addr(name string) (string, error)
-	Apply(ctx context.Context, link string, f faults.Fault) error
-	Heal(ctx context.Context, link string) error
-	HealAll(ctx context.Context) error
-	Close() error
-}
 
 // ctrWorld is the container side of a World.
 type ctrWorld struct {
@@ -51,7 +40,7 @@ const containerShm = 2 << 30
 const containerDriverDir = "/faultlab"
 
 // openContainers makes the world's network, images and toxiproxy.
-func (w *World) openContainers(ctx context.Context) (linkInjector, error) {
+func (w *World) openContainers(ctx context.Context) (*toxiproxy.Injector, error) {
 	cw, err := containers.NewWorld(ctx, w.log)
 	if err != nil {
 		return nil, err
@@ -62,7 +51,7 @@ func (w *World) openContainers(ctx context.Context) (linkInjector, error) {
 		var tp images.Image
 		if tp, err = b.Toxiproxy(ctx); err == nil {
 			w.ctr = &ctrWorld{cw: cw, image: mc.Ref}
-			inj, err := cw.StartToxiproxy(ctx, tp.Ref)
+			inj, err := cw.StartToxiproxy(ctx, tp.Ref, w.log)
 			if err == nil {
 				return inj, nil
 			}

@@ -152,7 +152,7 @@ var _ = Describe("master down", func() {
 			// One attempt: the coro_rpc pool's four connects ~1 s apart (4.3 s measured); wide bounds for loaded CI.
 			Expect(time.Since(start)).To(And(BeNumerically(">", 3*time.Second), BeNumerically("<", 12*time.Second)))
 			Expect(w.logs("mooncake:tp0")).To(ContainElements("Client not available", "Failed to create client"))
-			Expect(w.tr.Events()).To(ContainElement(HaveField("Text", "master-down mode=refuse")))
+			Expect(w.tr.Events()).To(ContainElement(HaveField("Text", "start master-down mode=refuse")))
 		})
 	}
 
@@ -213,13 +213,13 @@ var _ = Describe("master down", func() {
 		ctx := timeout(60 * time.Second)
 		down := faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse, For: 6 * time.Second}
 		Expect(w.Arm(ctx, []faults.Fault{down, {Kind: faults.MetadataDown, Mode: faults.ModeRefuse, At: time.Second}})).
-			To(MatchError(ContainSubstring("the topology has no metadata server (P2PHANDSHAKE)")))
+			To(MatchError(ContainSubstring("the topology has no proxied metadata link")))
 		Expect(w.tr.Events()).NotTo(ContainElement(HaveField("Kind", "fault")), "a rejected Arm arms nothing")
 		Expect(w.Arm(ctx, []faults.Fault{down})).To(Succeed())
 		_, s := w.store(nil)
 		master, _ := w.Addr("master")
 		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
-		Eventually(w.tr.Events).WithTimeout(6 * time.Second).Should(ContainElement(HaveField("Text", "healed master-down mode=refuse for=6s")))
+		Eventually(w.tr.Events).WithTimeout(6 * time.Second).Should(ContainElement(HaveField("Text", "heal master-down mode=refuse for=6s")))
 		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(0))
 	})
 
@@ -243,7 +243,7 @@ var _ = Describe("master down", func() {
 		master, _ := w.Addr("master")
 		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
 		Expect(w.logs("mooncake:tp0")).To(ContainElement("RPC call timed out: Connection timed out"))
-		Eventually(w.tr.Events).WithTimeout(6 * time.Second).Should(ContainElement(HaveField("Text", "healed process target=master action=pause for=5s")))
+		Eventually(w.tr.Events).WithTimeout(6 * time.Second).Should(ContainElement(HaveField("Text", "heal process target=master action=pause for=5s")))
 		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(0))
 	})
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
@@ -31,15 +32,15 @@ type World struct {
 	dir   string // temp dir: driver.py, anything else we write
 	drv   string // driver.py path
 
-	inj linkInjector
+	inj *toxiproxy.Injector
 	ctr *ctrWorld // container worlds only (incontainers.go)
 
-	mu        sync.Mutex
-	servers   map[string]*server // "master", "metadata", "client"
-	procs     []*Process
-	timers    []*time.Timer
-	active    []activeFault
-	faultErrs []error
+	mu      sync.Mutex
+	servers map[string]*server // "master", "metadata", "client"
+	procs   []*Process
+	sched   *schedule.Scheduler
+	// endFaults cancels a fault action still running at Close.
+	endFaults context.CancelFunc
 	closed    bool
 }
 
@@ -85,6 +86,9 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("real engine: %w", err)
 	}
+	var fctx context.Context
+	fctx, w.endFaults = context.WithCancel(context.WithoutCancel(ctx))
+	w.sched = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
 	if spec.Trace != nil {
 		spec.Trace.SetClock(w.Clock().Now)
 	}
@@ -365,10 +369,23 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// Clock implements engine.World: wall time since Launch.
+// Clock implements engine.World: Mooncake time is wall time since Launch
+// (the real engine runs Mooncake's own timeouts).
 func (w *World) Clock() engine.Clock { return wallClock{start: w.start} }
 
 type wallClock struct{ start time.Time }
+
+// wallTimer is the scheduler's timer: wall time since Launch.
+type wallTimer struct{ start time.Time }
+
+func (t wallTimer) Now() time.Duration { return time.Since(t.start) }
+
+func (t wallTimer) At(at time.Duration, _ string, fn func()) func() {
+	tm := time.AfterFunc(max(at-time.Since(t.start), 0), fn)
+	return func() { tm.Stop() }
+}
+
+func (wallTimer) Virtual() bool { return false }
 
 func (c wallClock) Now() time.Duration { return time.Since(c.start) }
 
@@ -469,18 +486,17 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 // metadata server, the master, the proxies; then the temp dir. Every
 // process group is killed, also after a failure.
 func (w *World) Close(ctx context.Context) error {
+	// A fault that failed to apply while the run went on is a harness error.
+	w.endFaults()
+	faultErr := w.sched.Close()
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return nil
 	}
 	w.closed = true
-	for _, t := range w.timers {
-		t.Stop()
-	}
 	procs := w.procs
 	servers := w.servers
-	faultErrs := w.faultErrs
 	w.mu.Unlock()
 
 	var errs []error
@@ -505,8 +521,7 @@ func (w *World) Close(ctx context.Context) error {
 	if err := os.RemoveAll(w.dir); err != nil {
 		errs = append(errs, fmt.Errorf("real engine: remove %s: %w", w.dir, err))
 	}
-	// A fault that failed to apply while the run went on is a harness error.
-	errs = append(errs, faultErrs...)
+	errs = append(errs, faultErr)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("real engine: close: %w", err)
 	}

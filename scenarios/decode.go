@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
 )
 
 // Pos is where a value sits in its scenario file. Structs that embed a Pos
@@ -160,7 +162,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field, enum string) {
 			return
 		}
 		if enum != "" {
-			valid := strings.Split(enum, ",")
+			valid := enumValues(enum)
 			if !slices.Contains(valid, n.Value) {
 				d.errorf(n, "%s: %q is not one of %s", field, n.Value, strings.Join(valid, ", "))
 				return
@@ -308,4 +310,13 @@ func normalizeYAML(x any) any {
 		return int64(t)
 	}
 	return x
+}
+
+// enumValues are the valid values of an `enum:"a,b"` tag; "@engines" is
+// the engine registry's names.
+func enumValues(tag string) []string {
+	if tag == "@engines" {
+		return engine.Names()
+	}
+	return strings.Split(tag, ",")
 }

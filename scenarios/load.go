@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"gopkg.in/yaml.v3"
 )
@@ -210,6 +211,8 @@ func (d *decoder) validate(sc *Scenario) {
 	for _, f := range sc.Faults {
 		if err := f.Fault().Validate(); err != nil {
 			d.at(f.Pos, "faults: %v", err)
+		} else {
+			d.checkFaultTopology(sc.Topology, f)
 		}
 		if f.Kind == "link" && f.Target != "" && !slices.Contains(Roles, f.Target) && !nodes[f.Target] {
 			d.at(f.Pos, "faults: link target %q is neither a role (%s) nor a node (%s)", f.Target, strings.Join(Roles[:3], ", "), strings.Join(nodeNames, ", "))
@@ -410,7 +413,7 @@ func walkStrings(x any, f func(string)) {
 
 func applyDefaults(sc *Scenario) {
 	if len(sc.Engines) == 0 {
-		sc.Engines = []string{"sim", "fake", "real"}
+		sc.Engines = engine.Names()
 	}
 	if sc.Topology.Metadata == "" {
 		sc.Topology.Metadata = "P2PHANDSHAKE"

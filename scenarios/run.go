@@ -94,44 +94,33 @@ type run struct {
 	pools map[string]HostPool
 }
 
-func (r *run) wall() bool { return r.eng.Name() != "sim" }
-
-// TimeoutScaler is implemented by engines that say whether they honour
-// WorldSpec.TimeoutScale. Engines that do not implement it: only "fake"
-// scales (sim is virtual; real runs real Mooncake timeouts).
-type TimeoutScaler interface{ HonoursTimeoutScale() bool }
-
-func (r *run) scale() float64 {
-	honours := r.eng.Name() == "fake"
-	if ts, ok := r.eng.(TimeoutScaler); ok {
-		honours = ts.HonoursTimeoutScale()
-	}
-	// Same clamp as the fake engine: (0, 1], else unscaled.
-	if honours && r.opts.TimeoutScale > 0 && r.opts.TimeoutScale <= 1 {
+// wallScale is how much wall time one unit of Mooncake time takes on this
+// engine: the timeout scale on engines that honour it, else 1 (real runs
+// Mooncake's own timeouts; sim's virtual time costs next to none).
+func (r *run) wallScale() float64 {
+	if ts, ok := r.eng.(engine.TimeoutScaler); ok && ts.HonoursTimeoutScale() && r.opts.TimeoutScale > 0 && r.opts.TimeoutScale <= 1 {
 		return r.opts.TimeoutScale
 	}
 	return 1
 }
 
-// bound is the wall-clock deadline of the whole run.
+// bound is the wall-clock deadline of the whole run: the scenario's
+// within (Mooncake time) in wall time plus room for world start and
+// teardown, or Options.Bound.
 func (r *run) bound() time.Duration {
-	b := r.opts.Bound
-	if b <= 0 {
-		b = 2 * time.Minute
-	}
-	if !r.wall() {
-		return b // sim: virtual time is checked by the oracles; this only catches a wedged loop
-	}
 	var w time.Duration
 	for _, e := range []Expect{ExpectFor(r.sc.Expect, r.sc.ByVersion, r.version), r.remedyExpect()} {
 		if e.Within != nil {
-			w += time.Duration(float64(e.Within.D()) * r.scale())
+			w += e.Within.D()
 		}
 	}
 	if w > 0 {
-		return w + 10*time.Second // room for world start and teardown
+		return time.Duration(float64(w)*r.wallScale()) + 10*time.Second
 	}
-	return b
+	if r.opts.Bound > 0 {
+		return r.opts.Bound
+	}
+	return 2 * time.Minute
 }
 
 func (r *run) remedyExpect() Expect {
@@ -546,13 +535,13 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	}
 	r.started = nil
 	d := clock.Now() - t0
-	obs.DurationMS = ms(time.Duration(float64(d) / r.scale()))
+	obs.DurationMS = ms(d)
 	return obs, wants, err
 }
 
 func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
 	if s.Action == StepSleep {
-		return nil, r.world.Clock().Sleep(ctx, time.Duration(float64(s.Sleep.D())*r.scale()))
+		return nil, r.world.Clock().Sleep(ctx, s.Sleep.D())
 	}
 	if s.Action == StepInit {
 		if old, ok := r.stores[s.Node]; ok {

@@ -16,7 +16,7 @@ type Scenario struct {
 	Summary   string      `yaml:"summary"`
 	Refs      []string    `yaml:"refs"`
 	Labels    []string    `yaml:"labels"`
-	Engines   []string    `yaml:"engines" enum:"sim,fake,real"`
+	Engines   []string    `yaml:"engines" enum:"@engines"`
 	Mooncake  Mooncake    `yaml:"mooncake"`
 	Topology  Topology    `yaml:"topology"`
 	Storage   Storage     `yaml:"storage"`

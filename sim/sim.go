@@ -9,10 +9,11 @@ package sim
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
@@ -35,6 +36,15 @@ const (
 	ClientNode = "client"
 )
 
+// Name is the engine's CLI name.
+const Name = "sim"
+
+func init() {
+	engine.Register(engine.Registration{Name: Name,
+		Doc: "the Mooncake models in virtual time: deterministic, milliseconds per scenario",
+		New: func(*slog.Logger) engine.Engine { return New() }})
+}
+
 // Engine is the sim engine.
 type Engine struct{}
 
@@ -42,7 +52,7 @@ type Engine struct{}
 func New() engine.Engine { return Engine{} }
 
 // Name implements engine.Engine.
-func (Engine) Name() string { return "sim" }
+func (Engine) Name() string { return Name }
 
 // Available implements engine.Engine: every known version.
 func (Engine) Available(_ context.Context, version string) error {
@@ -82,13 +92,12 @@ type World struct {
 	clientState procState
 	clientAddr  string
 
-	ports      map[string]bool
-	endpoints  []endpointReg
-	faultEvts  []*kernel.Event
-	linkFaults []int
-	procs      int
-	beats      []*heartbeat
-	closed     bool
+	ports     map[string]bool
+	endpoints []endpointReg
+	sched     *schedule.Scheduler
+	procs     int
+	beats     []*heartbeat
+	closed    bool
 }
 
 // Launch builds a world at virtual time 0.
@@ -112,6 +121,7 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
 	}
+	w.sched = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
 		w.masterCfg, err = master.ConfigFor(p, spec.Master.Flags)
 		if err != nil {
@@ -284,158 +294,6 @@ func (w *World) Addr(role string) (string, error) {
 	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client or master_metrics", role)
 }
 
-// Arm implements engine.World: each fault becomes kernel events (start at
-// At, heal at At+For).
-func (w *World) Arm(_ context.Context, fs []faults.Fault) error {
-	for _, f := range fs {
-		if err := f.Validate(); err != nil {
-			return fmt.Errorf("sim: fault at line %d: %w", f.Line, err)
-		}
-		if f.Kind == faults.Process && f.Target == "metadata" && w.spec.Metadata == "master" {
-			return engine.Unsupportedf("metadata is embedded in the master here; target the master")
-		}
-	}
-	for _, f := range fs {
-		f := f
-		var heal func()
-		start := w.k.At(f.At, "fault "+f.String(), func() {
-			w.tr.Record("fault", "fault", "", "start "+f.String())
-			heal = w.apply(f)
-		})
-		w.faultEvts = append(w.faultEvts, start)
-		if f.For > 0 {
-			w.faultEvts = append(w.faultEvts, w.k.At(f.At+f.For, "heal "+f.String(), func() {
-				if heal != nil {
-					w.tr.Record("fault", "fault", "", "heal "+f.String())
-					heal()
-				}
-			}))
-		}
-	}
-	return nil
-}
-
-// apply starts a fault and returns its healer.
-func (w *World) apply(f faults.Fault) func() {
-	switch f.Kind {
-	case faults.MasterDown, faults.MetadataDown, faults.ClientDown, faults.Link:
-		id, err := w.net.Add(netsim.Any, f.LinkTarget(), f)
-		if err != nil {
-			w.tr.Record("harness", "log", mlog.Error, err.Error())
-			return nil
-		}
-		w.linkFaults = append(w.linkFaults, id)
-		return func() { w.net.Remove(id) }
-	case faults.Process:
-		w.process(f.Target, f.Action)
-		switch f.Action {
-		case "stop":
-			return func() { w.process(f.Target, "start") }
-		case "pause":
-			return func() { w.process(f.Target, "resume") }
-		}
-	}
-	return nil
-}
-
-// process performs a process action on a server.
-func (w *World) process(target, action string) {
-	ctx := context.Background()
-	switch target {
-	case "master":
-		if w.spec.Master == nil {
-			return
-		}
-		switch action {
-		case "stop":
-			w.masterState = stopped
-		case "start":
-			if w.masterState == stopped {
-				w.startMaster()
-			}
-		case "restart":
-			w.startMaster() // all state lost
-		case "pause":
-			if w.masterState == running {
-				w.masterState = paused
-			}
-		case "resume":
-			if w.masterState == paused {
-				w.masterState = running
-			}
-		}
-	case "metadata":
-		if w.spec.Metadata != "http" {
-			return
-		}
-		switch action {
-		case "stop":
-			w.metadataState = stopped
-		case "start":
-			if w.metadataState == stopped {
-				w.metadata, w.metadataState = metadata.New(false), running
-			}
-		case "restart":
-			w.metadata, w.metadataState = metadata.New(false), running
-		case "pause":
-			w.metadataState = paused
-		case "resume":
-			w.metadataState = running
-		}
-	case "client":
-		if w.spec.Client == nil {
-			return
-		}
-		switch action {
-		case "stop":
-			w.clientState, w.standalone = stopped, nil
-		case "start":
-			if w.clientState == stopped {
-				w.startStandalone(ctx)
-			}
-		case "restart":
-			w.startStandalone(ctx)
-		case "pause":
-			w.clientState = paused
-		case "resume":
-			w.clientState = running
-		}
-	}
-}
-
-// ClearFaults implements engine.World: cancels pending fault events, heals
-// links, and brings every server back up (a stopped one starts fresh).
-func (w *World) ClearFaults(ctx context.Context) error {
-	for _, e := range w.faultEvts {
-		e.Cancel()
-	}
-	w.faultEvts = nil
-	w.net.Clear()
-	w.tr.Record("fault", "fault", "", "clear all")
-	if w.spec.Master != nil && w.masterState != running {
-		if w.masterState == paused {
-			w.masterState = running
-		} else {
-			w.startMaster()
-		}
-	}
-	if w.spec.Metadata == "http" && w.metadataState != running {
-		if w.metadataState == paused {
-			w.metadataState = running
-		} else {
-			w.metadata, w.metadataState = metadata.New(false), running
-		}
-	}
-	if w.spec.Client != nil && w.clientState != running {
-		if w.clientState == paused {
-			w.clientState = running
-		} else {
-			w.startStandalone(ctx)
-		}
-	}
-	return nil
-}
-
 // StartProcess implements engine.World.
 func (w *World) StartProcess(_ context.Context, node string, env map[string]string) (engine.Process, error) {
 	known := false
@@ -467,7 +325,7 @@ func (w *World) Close(context.Context) error {
 			b.ev.Cancel()
 		}
 	}
-	return nil
+	return w.sched.Close()
 }
 
 // heartbeat drives one client's ping thread as kernel events.

@@ -87,8 +87,10 @@ func (w *World) exchange(ctx context.Context, clock engine.Clock, from, target, 
 	return clock.Sleep(ctx, out.Delay)
 }
 
-// masterStub is a node's coro_rpc stub for the master.
+// masterStub is a node's coro_rpc stub for the master: every RPC crosses
+// the simulated link (master.Via's pass-throughs).
 type masterStub struct {
+	master.Via
 	w     *World
 	from  string
 	addr  string
@@ -106,53 +108,6 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 		return err
 	}
 	return fn(m)
-}
-
-func (s *masterStub) ServiceReady(ctx context.Context) (v string, err error) {
-	err = s.call(ctx, "ServiceReady", func(m *master.Master) (e error) { v, e = m.ServiceReady(ctx); return })
-	return
-}
-func (s *masterStub) GetStorageConfig(ctx context.Context) (c master.StorageConfig, err error) {
-	err = s.call(ctx, "GetStorageConfig", func(m *master.Master) (e error) { c, e = m.GetStorageConfig(ctx); return })
-	return
-}
-func (s *masterStub) MountSegment(ctx context.Context, seg master.Segment, id master.UUID) error {
-	return s.call(ctx, "MountSegment", func(m *master.Master) error { return m.MountSegment(ctx, seg, id) })
-}
-func (s *masterStub) ReMountSegment(ctx context.Context, segs []master.Segment, id master.UUID) error {
-	return s.call(ctx, "ReMountSegment", func(m *master.Master) error { return m.ReMountSegment(ctx, segs, id) })
-}
-func (s *masterStub) UnmountSegment(ctx context.Context, sid, id master.UUID) error {
-	return s.call(ctx, "UnmountSegment", func(m *master.Master) error { return m.UnmountSegment(ctx, sid, id) })
-}
-func (s *masterStub) Ping(ctx context.Context, id master.UUID) (r master.PingResponse, err error) {
-	err = s.call(ctx, "Ping", func(m *master.Master) (e error) { r, e = m.Ping(ctx, id); return })
-	return
-}
-func (s *masterStub) ExistKey(ctx context.Context, key string) (ok bool, err error) {
-	err = s.call(ctx, "ExistKey", func(m *master.Master) (e error) { ok, e = m.ExistKey(ctx, key); return })
-	return
-}
-func (s *masterStub) BatchExistKey(ctx context.Context, keys []string) (r []master.ExistResult, err error) {
-	err = s.call(ctx, "BatchExistKey", func(m *master.Master) (e error) { r, e = m.BatchExistKey(ctx, keys); return })
-	return
-}
-func (s *masterStub) PutStart(ctx context.Context, key string, size int64, cfg master.ReplicateConfig) (r []master.Replica, err error) {
-	err = s.call(ctx, "PutStart", func(m *master.Master) (e error) { r, e = m.PutStart(ctx, key, size, cfg); return })
-	return
-}
-func (s *masterStub) PutEnd(ctx context.Context, key string) error {
-	return s.call(ctx, "PutEnd", func(m *master.Master) error { return m.PutEnd(ctx, key) })
-}
-func (s *masterStub) PutRevoke(ctx context.Context, key string) error {
-	return s.call(ctx, "PutRevoke", func(m *master.Master) error { return m.PutRevoke(ctx, key) })
-}
-func (s *masterStub) GetReplicaList(ctx context.Context, key string) (r []master.Replica, err error) {
-	err = s.call(ctx, "GetReplicaList", func(m *master.Master) (e error) { r, e = m.GetReplicaList(ctx, key); return })
-	return
-}
-func (s *masterStub) Remove(ctx context.Context, key string) error {
-	return s.call(ctx, "Remove", func(m *master.Master) error { return m.Remove(ctx, key) })
 }
 
 var _ master.Service = (*masterStub)(nil)
@@ -179,7 +134,11 @@ type masterTransport struct {
 }
 
 func (t masterTransport) Master(addr string, to client.Timeouts) master.Service {
-	return &masterStub{w: t.w, from: t.from, addr: addr, t: to, clock: t.clock}
+	s := &masterStub{w: t.w, from: t.from, addr: addr, t: to, clock: t.clock}
+	s.Via = master.Via{Do: func(ctx context.Context, op string, call func(master.Service) error) error {
+		return s.call(ctx, op, func(m *master.Master) error { return call(m) })
+	}}
+	return s
 }
 
 // curlErr is a metadata transport failure with curl's texts.
@@ -355,6 +314,8 @@ func (s *standaloneStub) IsExist(ctx context.Context, key string) (rc int, err e
 	return
 }
 
+// MountLocalDiskSegment is the SSD-offload RPC (master.OffloadService),
+// which only the model master answers.
 func (s *masterStub) MountLocalDiskSegment(ctx context.Context, id master.UUID) error {
 	return s.call(ctx, "MountLocalDiskSegment", func(m *master.Master) error { return m.MountLocalDiskSegment(ctx, id) })
 }

@@ -1,59 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"os/signal"
-	"strings"
-	"syscall"
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine"
-	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 )
 
-// installCmd is `faultlab install real`: venvs with real Mooncake wheels.
+// installCmd is `faultlab install <engine>`: an engine's dependencies.
 func installCmd() *cobra.Command {
 	install := &cobra.Command{Use: "install", Short: "Install an engine's dependencies"}
-	var versions, cache string
-	var ifReachable, sysPkgs bool
-	var timeout time.Duration
-	real := &cobra.Command{
-		Use:   "real",
-		Short: "Install real Mooncake wheels (one venv per version) for the real engine; idempotent",
-		Example: "  faultlab install real --versions 0.3.13.post1,0.3.9\n" +
-			"  make real-engine",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var vs []string
-			for _, v := range strings.Split(versions, ",") {
-				if v = strings.TrimSpace(v); v != "" {
-					vs = append(vs, v)
-				}
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			err := realengine.Install(ctx, vs, realengine.InstallOptions{CacheDir: cache, Logger: logger(true), SystemPackages: sysPkgs})
-			if ifReachable && errors.Is(err, realengine.ErrPyPIUnreachable) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "real engine not installed (PyPI unreachable); real-engine specs will skip:\n%v\n", err)
-				return nil
-			}
-			return err
-		},
-	}
-	real.Flags().StringVar(&versions, "versions", mooncake.Latest, "comma-separated Mooncake versions")
-	real.Flags().StringVar(&cache, "cache", "", "cache dir (default $FAULTLAB_CACHE or ~/.cache/faultlab)")
-	real.Flags().BoolVar(&ifReachable, "if-reachable", false, "exit 0 with a notice when PyPI cannot be reached")
-	real.Flags().BoolVar(&sysPkgs, "system-packages", true, "apt-get install missing Debian libraries (libibverbs1 libnuma1 libcurl4) when root")
-	real.Flags().DurationVar(&timeout, "timeout", 15*time.Minute, "overall time limit")
-	install.AddCommand(real)
+	install.AddCommand(realengine.NewInstallCommand(logger(true)))
 	return install
 }
 

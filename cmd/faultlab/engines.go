@@ -8,46 +8,18 @@ import (
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/fakeengine"
-	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
-	"github.com/mooncake-faultlab/faultlab/sim"
+
+	// The engines register themselves (engine.Register) in init.
+	_ "github.com/mooncake-faultlab/faultlab/fakeengine"
+	_ "github.com/mooncake-faultlab/faultlab/realengine"
+	_ "github.com/mooncake-faultlab/faultlab/sim"
 )
 
-// engineCtor builds an engine; whether it can run here is Available's answer.
-type engineCtor func(log *slog.Logger) engine.Engine
-
-// engines is the one place that maps CLI engine names to constructors.
-var engines = map[string]engineCtor{
-	"sim":  func(*slog.Logger) engine.Engine { return sim.New() },
-	"fake": func(log *slog.Logger) engine.Engine { return fakeengine.New(fakeengine.Options{Logger: log}) },
-	"real": func(log *slog.Logger) engine.Engine { return realengine.New(realengine.Options{Logger: log}) },
-}
-
-// engineNames is the registry's order for messages.
-var engineNames = []string{"sim", "fake", "real"}
-
-// buildEngines parses "sim,fake" and constructs each engine, or fails
-// before anything runs.
+// buildEngines parses "sim,fake" and constructs each registered engine,
+// or fails before anything runs.
 func buildEngines(list string, log *slog.Logger) ([]engine.Engine, error) {
-	var out []engine.Engine
-	seen := map[string]bool{}
-	for _, n := range strings.Split(list, ",") {
-		n = strings.TrimSpace(n)
-		if n == "" || seen[n] {
-			continue
-		}
-		seen[n] = true
-		ctor, ok := engines[n]
-		if !ok {
-			return nil, fmt.Errorf("unknown engine %q: valid engines are %s", n, strings.Join(engineNames, ", "))
-		}
-		out = append(out, ctor(log))
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no engine given: valid engines are %s", strings.Join(engineNames, ", "))
-	}
-	return out, nil
+	return engine.Build(list, log)
 }
 
 // preflight fails when an engine can run none of the versions the

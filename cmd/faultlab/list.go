@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -66,12 +67,16 @@ type listEntry struct {
 
 func listCmd() *cobra.Command {
 	var cf catalogFlags
-	var asJSON bool
+	var asJSON, faultKinds bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the scenario catalog",
+		Short: "List the scenario catalog (or, with --faults, the fault kinds and link modes)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if faultKinds {
+				_, err := fmt.Fprint(cmd.OutOrStdout(), faults.Markdown())
+				return err
+			}
 			scs, err := cf.load()
 			if err != nil {
 				return err
@@ -111,6 +116,7 @@ func listCmd() *cobra.Command {
 	}
 	cf.add(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")
+	cmd.Flags().BoolVar(&faultKinds, "faults", false, "print the registered fault kinds, link modes and process actions (Markdown tables)")
 	return cmd
 }
 

@@ -45,7 +45,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 		},
 	}
 	f.catalogFlags.add(cmd)
-	cmd.Flags().StringVar(&f.engines, "engine", "sim", "engines to run on, comma-separated: sim, fake, real")
+	cmd.Flags().StringVar(&f.engines, "engine", engine.Names()[0], "engines to run on, comma-separated: "+strings.Join(engine.Names(), ", "))
 	cmd.Flags().StringVar(&f.version, "mooncake-version", "", "run only at this Mooncake version (scenarios that do not apply to it are skipped)")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "root seed of every run")
 	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file")

@@ -1,8 +1,9 @@
-// Package toxiproxy injects link faults (faults.Link, MasterDown,
-// MetadataDown, ClientDown) with an in-process Toxiproxy v2 server: one proxy
-// per link (node→master, node→metadata, node→client, node→node). Parties
-// dial the proxy's listen address instead of the server's, so a fault is a
-// toxic on that proxy, or the proxy stopped (refuse).
+// Package toxiproxy injects link faults (every kind whose LinkTarget is
+// set) with an in-process Toxiproxy v2 server: one proxy per link
+// (node→master, node→metadata, node→client, node→node). Parties dial the
+// proxy's listen address instead of the server's, so a fault is the toxic
+// its link mode names (faults.LinkMode.Toxic), or the proxy stopped
+// (refuse).
 //
 // Shared by the fake engine and the real engine.
 package toxiproxy
@@ -28,16 +29,27 @@ type Injector struct {
 	logger *slog.Logger
 
 	mu     sync.Mutex
-	srv    *tp.ApiServer
+	srv    server
 	links  map[string]*link
 	seq    int // toxic name counter, so two faults on one link never collide
 	closed bool
 }
 
+// link is one proxy and the faults on it. Healing one fault removes only
+// its own toxics, so the others stay as they are (a limit_data toxic keeps
+// its count); the proxy runs again once no refuse fault and no Hold remain.
 type link struct {
-	proxy   *tp.Proxy
-	refused bool     // proxy stopped by a refuse fault
-	toxics  []string // names of toxics added by Apply
+	proxy   proxy
+	stopped bool // proxy stopped (a refuse fault or a Hold)
+	held    bool // the server behind is down (Hold): refuse until Release
+	active  []*applied
+}
+
+// applied is one fault on a link: its toxics, or none for refuse.
+type applied struct {
+	f      faults.Fault
+	toxics []string
+	refuse bool
 }
 
 // New starts an injector with no proxies. The server's HTTP API is not
@@ -52,7 +64,7 @@ func New(ctx context.Context, logger *slog.Logger) (*Injector, error) {
 	// Toxiproxy logs with zerolog; its proxy events are noise for scenario
 	// traces, so it stays silent and we log our own actions via slog.
 	srv := tp.NewServer(tp.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-	return &Injector{logger: logger, srv: srv, links: map[string]*link{}}, nil
+	return &Injector{logger: logger, srv: local{srv}, links: map[string]*link{}}, nil
 }
 
 // Link creates the proxy named name in front of upstream (host:port) and
@@ -66,13 +78,13 @@ func (i *Injector) Link(name, upstream string) (string, error) {
 	if _, ok := i.links[name]; ok {
 		return "", fmt.Errorf("toxiproxy: link %s: already exists", name)
 	}
-	p := tp.NewProxy(i.srv, name, "127.0.0.1:0", upstream)
-	if err := i.srv.Collection.Add(p, true); err != nil {
+	p, err := i.srv.create(name, upstream)
+	if err != nil {
 		return "", fmt.Errorf("toxiproxy: link %s → %s: %w", name, upstream, err)
 	}
 	i.links[name] = &link{proxy: p}
-	i.logger.Debug("toxiproxy link", "link", name, "listen", p.Listen, "upstream", upstream)
-	return p.Listen, nil
+	i.logger.Debug("toxiproxy link", "link", name, "listen", p.listen(), "upstream", upstream)
+	return p.listen(), nil
 }
 
 // Addr returns the listen address of a link.
@@ -83,7 +95,7 @@ func (i *Injector) Addr(name string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("toxiproxy: no link %q (have %s)", name, strings.Join(i.namesLocked(), ", "))
 	}
-	return l.proxy.Listen, nil
+	return l.proxy.listen(), nil
 }
 
 // Links lists the link names, sorted.
@@ -111,27 +123,18 @@ type toxicSpec struct {
 	Attributes map[string]any `json:"attributes"`
 }
 
-// Toxics returns the toxic (type, attributes) a fault maps to; refuse has
-// none (the proxy is stopped instead). Exported for docs and the real engine.
+// Toxics returns the toxic (type, attributes) a fault maps to: its link
+// mode's (faults.LinkMode.Toxic). Refuse has none (the proxy is stopped
+// instead).
 func Toxics(f faults.Fault) (typ string, attrs map[string]any, err error) {
-	switch f.Mode {
-	case faults.ModeBlackhole:
-		// timeout 0: data is dropped and the connection never closes.
-		return "timeout", map[string]any{"timeout": 0}, nil
-	case faults.ModeResetPeer:
-		return "reset_peer", map[string]any{"timeout": f.Delay.Milliseconds()}, nil
-	case faults.ModeLatency:
-		return "latency", map[string]any{"latency": f.Latency.Milliseconds(), "jitter": f.Jitter.Milliseconds()}, nil
-	case faults.ModeBandwidth:
-		return "bandwidth", map[string]any{"rate": f.RateKBps}, nil
-	case faults.ModeSlicer:
-		// slicer's delay is in microseconds.
-		return "slicer", map[string]any{"average_size": f.AverageSize, "size_variation": f.SizeVariation,
-			"delay": f.Delay.Microseconds()}, nil
-	case faults.ModeLimitData:
-		return "limit_data", map[string]any{"bytes": f.Bytes}, nil
+	typ, attrs, ok, err := faults.Toxic(f)
+	if err != nil {
+		return "", nil, fmt.Errorf("toxiproxy: %w", err)
 	}
-	return "", nil, fmt.Errorf("toxiproxy: mode %q has no toxic (valid: %s)", f.Mode, strings.Join(faults.LinkModes, ", "))
+	if !ok {
+		return "", nil, fmt.Errorf("toxiproxy: mode %q has no toxic: the proxy is stopped", f.Mode)
+	}
+	return typ, attrs, nil
 }
 
 // streams expands a fault's Stream ("" or both → both directions).
@@ -145,65 +148,143 @@ func streams(s string) ([]string, error) {
 	return nil, fmt.Errorf("stream %q: must be one of %s", s, strings.Join(faults.Streams, ", "))
 }
 
-// Apply injects f on the named link. MasterDown/MetadataDown/ClientDown and
-// Link faults are accepted; the link is the caller's choice (the engine maps
-// the fault's target to a link name). Toxicity is always 1.0 and jitter is
-// whatever the fault says (0 unless given), so only the schedule decides.
+// Apply injects f on the named link (see Inject) and keeps it until the
+// link is healed.
 func (i *Injector) Apply(ctx context.Context, linkName string, f faults.Fault) error {
+	_, err := i.Inject(ctx, linkName, f)
+	return err
+}
+
+// Inject injects link fault f on the named link and returns how to undo
+// exactly it: its toxics removed, or — for refuse — the proxy started
+// again unless another refuse fault or a Hold keeps it stopped. The link
+// is the caller's choice (the engine maps the fault's target to links).
+// Toxicity is always 1.0 and jitter is whatever the fault says (0 unless
+// given), so only the schedule decides.
+func (i *Injector) Inject(ctx context.Context, linkName string, f faults.Fault) (heal func(context.Context) error, err error) {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
+		return nil, fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
 	}
-	switch f.Kind {
-	case faults.MasterDown, faults.MetadataDown, faults.ClientDown, faults.Link:
-	default:
-		return fmt.Errorf("toxiproxy: apply on %s: fault kind %s is not a link fault", linkName, f.Kind)
+	if !f.IsLink() {
+		return nil, fmt.Errorf("toxiproxy: apply on %s: fault kind %s is not a link fault", linkName, f.Kind)
+	}
+	typ, attrs, toxic, err := faults.Toxic(f)
+	if err != nil {
+		return nil, fmt.Errorf("toxiproxy: apply on %s: %w", linkName, err)
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.closed {
-		return fmt.Errorf("toxiproxy: apply %s on %s: injector closed", f, linkName)
+		return nil, fmt.Errorf("toxiproxy: apply %s on %s: injector closed", f, linkName)
 	}
 	l, ok := i.links[linkName]
 	if !ok {
-		return fmt.Errorf("toxiproxy: apply %s: no link %q (have %s)", f, linkName, strings.Join(i.namesLocked(), ", "))
+		return nil, fmt.Errorf("toxiproxy: apply %s: no link %q (have %s)", f, linkName, strings.Join(i.namesLocked(), ", "))
 	}
-	if f.Mode == faults.ModeRefuse {
+	a := &applied{f: f, refuse: !toxic}
+	if !toxic {
 		// A stopped listener refuses in both directions; one-way refusal
 		// does not exist on TCP.
 		if f.Stream != "" && f.Stream != "both" {
-			return fmt.Errorf("toxiproxy: apply %s on %s: refuse cannot be one-way (stream %s)", f, linkName, f.Stream)
+			return nil, fmt.Errorf("toxiproxy: apply %s on %s: refuse cannot be one-way (stream %s)", f, linkName, f.Stream)
 		}
-		l.proxy.Stop()
-		l.refused = true
+		if !l.stopped {
+			if err := l.proxy.stop(); err != nil {
+				return nil, fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
+			}
+			l.stopped = true
+		}
 		i.logger.Debug("toxiproxy refuse", "link", linkName)
+	} else {
+		dirs, err := streams(f.Stream)
+		if err != nil {
+			return nil, fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
+		}
+		for _, dir := range dirs {
+			i.seq++
+			name := fmt.Sprintf("%s_%s_%d", typ, dir, i.seq)
+			if err := l.proxy.addToxic(toxicSpec{Name: name, Type: typ, Stream: dir, Toxicity: 1.0, Attributes: attrs}); err != nil {
+				return nil, fmt.Errorf("toxiproxy: apply %s on %s: add toxic %s: %w", f, linkName, name, err)
+			}
+			a.toxics = append(a.toxics, name)
+			i.logger.Debug("toxiproxy toxic", "link", linkName, "toxic", name, "attributes", attrs)
+		}
+	}
+	l.active = append(l.active, a)
+	return func(ctx context.Context) error { return i.remove(ctx, linkName, a) }, nil
+}
+
+// remove undoes one applied fault; a fault already healed (Heal, HealAll)
+// is nothing to do.
+func (i *Injector) remove(ctx context.Context, name string, a *applied) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	l, ok := i.links[name]
+	if !ok || i.closed {
 		return nil
 	}
-	typ, attrs, err := Toxics(f)
-	if err != nil {
-		return fmt.Errorf("toxiproxy: apply on %s: %w", linkName, err)
+	idx := slices.Index(l.active, a)
+	if idx < 0 {
+		return nil
 	}
-	dirs, err := streams(f.Stream)
-	if err != nil {
-		return fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
-	}
-	for _, dir := range dirs {
-		i.seq++
-		name := fmt.Sprintf("%s_%s_%d", typ, dir, i.seq)
-		body, err := jsonBody(toxicSpec{Name: name, Type: typ, Stream: dir, Toxicity: 1.0, Attributes: attrs})
-		if err != nil {
-			return fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
+	l.active = slices.Delete(l.active, idx, idx+1)
+	var errs []error
+	for _, t := range a.toxics {
+		if err := l.proxy.removeToxic(ctx, t); err != nil {
+			errs = append(errs, fmt.Errorf("toxiproxy: heal %s on %s: remove toxic %s: %w", a.f, name, t, err))
 		}
-		if _, err := l.proxy.Toxics.AddToxicJson(body); err != nil {
-			return fmt.Errorf("toxiproxy: apply %s on %s: add toxic %s: %w", f, linkName, name, err)
-		}
-		l.toxics = append(l.toxics, name)
-		i.logger.Debug("toxiproxy toxic", "link", linkName, "toxic", name, "attributes", attrs)
 	}
+	errs = append(errs, i.restartLocked(name, l))
+	return errors.Join(errs...)
+}
+
+// restartLocked starts a stopped proxy when nothing keeps it stopped. The
+// proxy listens on the same port again.
+func (i *Injector) restartLocked(name string, l *link) error {
+	if !l.stopped || l.held || i.closed || slices.ContainsFunc(l.active, func(a *applied) bool { return a.refuse }) {
+		return nil
+	}
+	if err := l.proxy.start(); err != nil {
+		return fmt.Errorf("toxiproxy: heal %s: restart proxy on %s: %w", name, l.proxy.listen(), err)
+	}
+	l.stopped = false
 	return nil
 }
 
-// Heal removes every toxic from a link and restarts its proxy if a refuse
-// fault stopped it. The proxy listens on the same port again.
+// Hold makes the link refuse because the server behind it is down (a
+// stopped process), whatever faults come and go, until Release.
+func (i *Injector) Hold(ctx context.Context, linkName string) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	l, ok := i.links[linkName]
+	if !ok {
+		return fmt.Errorf("toxiproxy: hold: no link %q (have %s)", linkName, strings.Join(i.namesLocked(), ", "))
+	}
+	l.held = true
+	if !l.stopped {
+		if err := l.proxy.stop(); err != nil {
+			return fmt.Errorf("toxiproxy: hold %s: %w", linkName, err)
+		}
+		l.stopped = true
+	}
+	return ctx.Err()
+}
+
+// Release ends a Hold: the link runs again unless a refuse fault is on it;
+// the faults still on it stay.
+func (i *Injector) Release(_ context.Context, linkName string) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	l, ok := i.links[linkName]
+	if !ok {
+		return fmt.Errorf("toxiproxy: release: no link %q (have %s)", linkName, strings.Join(i.namesLocked(), ", "))
+	}
+	l.held = false
+	return i.restartLocked(linkName, l)
+}
+
+// Heal removes every fault from a link and restarts its proxy unless a
+// Hold keeps it stopped.
 func (i *Injector) Heal(ctx context.Context, linkName string) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -215,18 +296,12 @@ func (i *Injector) Heal(ctx context.Context, linkName string) error {
 }
 
 func (i *Injector) healLocked(ctx context.Context, name string, l *link) error {
-	l.proxy.Toxics.ResetToxics(ctx)
-	l.toxics = nil
-	if l.refused && !i.closed {
-		if err := l.proxy.Start(); err != nil {
-			return fmt.Errorf("toxiproxy: heal %s: restart proxy on %s: %w", name, l.proxy.Listen, err)
-		}
-		l.refused = false
-	}
-	return nil
+	err := l.proxy.resetToxics(ctx)
+	l.active = nil
+	return errors.Join(err, i.restartLocked(name, l))
 }
 
-// HealAll heals every link.
+// HealAll heals every link (Holds stay).
 func (i *Injector) HealAll(ctx context.Context) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -257,9 +332,9 @@ func (i *Injector) Close() error {
 		l := i.links[name]
 		// Removing toxics first lets blocked toxic goroutines (timeout 0
 		// never returns on its own) see their interrupt and exit.
-		l.proxy.Toxics.ResetToxics(context.Background())
+		_ = l.proxy.resetToxics(context.Background())
 	}
-	if err := i.srv.Collection.Clear(); err != nil {
+	if err := i.srv.clear(); err != nil {
 		return fmt.Errorf("toxiproxy: close: %w", err)
 	}
 	i.links = map[string]*link{}

@@ -132,6 +132,28 @@ var _ = Describe("Injector", func() {
 		Expect(got).To(Equal(msg))
 	})
 
+	It("healing one fault leaves the others on the link; a Hold outlives them", func() {
+		healRefuse, err := inj.Inject(ctx, "node→master", faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse})
+		Expect(err).NotTo(HaveOccurred())
+		healBlackhole, err := inj.Inject(ctx, "node→master", faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeBlackhole})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(inj.Hold(ctx, "node→master")).To(Succeed())
+
+		Expect(healRefuse(ctx)).To(Succeed()) // held: still refused
+		_, _, err = roundTrip(addr, msg, time.Second)
+		Expect(errors.Is(err, syscall.ECONNREFUSED)).To(BeTrue(), "err = %v", err)
+
+		Expect(inj.Release(ctx, "node→master")).To(Succeed()) // listening, blackhole still on
+		_, _, err = roundTrip(addr, msg, 200*time.Millisecond)
+		Expect(errors.Is(err, os.ErrDeadlineExceeded)).To(BeTrue(), "err = %v", err)
+
+		Expect(healBlackhole(ctx)).To(Succeed())
+		got, _, err := roundTrip(addr, msg, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal(msg))
+		Expect(healBlackhole(ctx)).To(Succeed(), "healing twice is a no-op")
+	})
+
 	It("refuse cannot be one-way", func() {
 		err := inj.Apply(ctx, "node→master", link(faults.ModeRefuse, func(f *faults.Fault) { f.Stream = "upstream" }))
 		Expect(err).To(MatchError(ContainSubstring("refuse cannot be one-way")))

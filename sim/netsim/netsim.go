@@ -1,6 +1,6 @@
 // Package netsim models the links between parties: per (from, to) pair a
-// stack of toxics (refuse, blackhole, reset_peer, latency+jitter,
-// bandwidth, slicer, limit_data), the vocabulary of faults.Fault. It only
+// stack of toxics, each a registered faults.LinkMode whose Simulate says
+// what it does to one exchange. It only
 // answers "what happens to this exchange"; callers wait on their clock.
 package netsim
 
@@ -15,23 +15,15 @@ import (
 // Any matches every source node.
 const Any = "*"
 
-// Verdict is what an exchange on a link meets.
-type Verdict int
+// Verdict is what an exchange on a link meets (see faults.Verdict).
+type Verdict = faults.Verdict
 
 const (
-	// Pass: delivered after Delay.
-	Pass Verdict = iota
-	// Refuse: connect refused at once (ECONNREFUSED).
-	Refuse
-	// Blackhole: nothing ever answers; the caller waits its timeout.
-	Blackhole
-	// ResetPeer: the connection is reset (ECONNRESET) after Delay.
-	ResetPeer
+	Pass      = faults.Pass
+	Refuse    = faults.Refuse
+	Blackhole = faults.Blackhole
+	ResetPeer = faults.ResetPeer
 )
-
-func (v Verdict) String() string {
-	return [...]string{"pass", "refuse", "blackhole", "reset_peer"}[v]
-}
 
 // Outcome of one exchange (request + reply).
 type Outcome struct {
@@ -59,14 +51,10 @@ type Net struct {
 // New returns a healthy network; rng draws jitter.
 func New(rng *rand.Rand) *Net { return &Net{rng: rng} }
 
-// Add arms a fault on from→to (from may be Any) and returns its id.
+// Add arms a link fault on from→to (from may be Any) and returns its id.
 func (n *Net) Add(from, to string, f faults.Fault) (int, error) {
-	mode := f.Mode
-	switch mode {
-	case faults.ModeRefuse, faults.ModeBlackhole, faults.ModeResetPeer, faults.ModeLatency,
-		faults.ModeBandwidth, faults.ModeSlicer, faults.ModeLimitData:
-	default:
-		return 0, fmt.Errorf("netsim: link %s→%s: unknown mode %q", from, to, mode)
+	if _, ok := faults.ModeOf(f.Mode); !ok {
+		return 0, fmt.Errorf("netsim: link %s→%s: unknown mode %q", from, to, f.Mode)
 	}
 	n.nextID++
 	n.toxics = append(n.toxics, &toxic{id: n.nextID, from: from, to: to, fault: f})
@@ -90,73 +78,19 @@ func (n *Net) Clear() { n.toxics = nil }
 func (n *Net) Active() int { return len(n.toxics) }
 
 // Exchange evaluates one request of reqBytes and a reply of respBytes from
-// →to. Refuse beats blackhole beats reset; latencies add up.
+// →to. Each toxic's effect is its mode's (faults.LinkMode.Simulate); the
+// worst verdict wins (refuse, blackhole, reset, pass) and delays add up.
 func (n *Net) Exchange(from, to string, reqBytes, respBytes int64) Outcome {
 	out := Outcome{Verdict: Pass}
-	worst := Pass
-	rank := map[Verdict]int{Pass: 0, ResetPeer: 1, Blackhole: 2, Refuse: 3}
 	for _, t := range n.toxics {
 		if t.to != to || (t.from != Any && t.from != from) {
 			continue
 		}
-		f := t.fault
-		up, down := f.Stream != "downstream", f.Stream != "upstream"
-		var v Verdict = Pass
-		switch f.Mode {
-		case faults.ModeRefuse:
-			v = Refuse
-		case faults.ModeBlackhole:
-			v = Blackhole
-		case faults.ModeResetPeer:
-			v = ResetPeer
-			out.Delay += f.Delay
-		case faults.ModeLatency:
-			per := f.Latency
-			if f.Jitter > 0 {
-				per += time.Duration(n.rng.Int64N(int64(2*f.Jitter)+1)) - f.Jitter
-				if per < 0 {
-					per = 0
-				}
-			}
-			if up {
-				out.Delay += per
-			}
-			if down {
-				out.Delay += per
-			}
-		case faults.ModeBandwidth:
-			var b int64
-			if up {
-				b += reqBytes
-			}
-			if down {
-				b += respBytes
-			}
-			out.Delay += time.Duration(float64(b) / float64(f.RateKBps*1000) * float64(time.Second))
-		case faults.ModeSlicer:
-			// Slicing only re-chunks the stream; with Delay between slices it
-			// adds latency per slice.
-			if f.AverageSize > 0 && f.Delay > 0 {
-				slices := (reqBytes + respBytes + f.AverageSize - 1) / f.AverageSize
-				out.Delay += time.Duration(slices) * f.Delay
-			}
-		case faults.ModeLimitData:
-			var b int64
-			if up {
-				b += reqBytes
-			}
-			if down {
-				b += respBytes
-			}
-			t.sent += b
-			if t.sent > f.Bytes {
-				v = ResetPeer
-			}
-		}
-		if rank[v] > rank[worst] {
-			worst = v
+		e := faults.Simulate(t.fault, n.rng, &t.sent, reqBytes, respBytes)
+		out.Delay += e.Delay
+		if e.Verdict.Rank() > out.Verdict.Rank() {
+			out.Verdict = e.Verdict
 		}
 	}
-	out.Verdict = worst
 	return out
 }

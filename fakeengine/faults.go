@@ -1,0 +1,164 @@
+package fakeengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
+)
+
+// Faults in the fake engine (the schedule is faults/schedule's): a link
+// fault is its toxic on every node's proxy to the target; a process fault
+// stops, starts, pauses or resumes a served model.
+
+// Arm implements engine.World. At and For are Mooncake time (scaled to
+// wall time); faults at 0 are injected before Arm returns.
+func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
+	return w.sched.Arm(ctx, fs)
+}
+
+// ClearFaults implements engine.World: pending faults are cancelled, links
+// healed, stopped or paused servers started again.
+func (w *World) ClearFaults(ctx context.Context) error {
+	if err := w.sched.Clear(ctx); err != nil {
+		return fmt.Errorf("fake engine: %w", err)
+	}
+	return nil
+}
+
+// linksTo lists the links that reach target (a party or a node name).
+func (w *World) linksTo(target string) []string {
+	var out []string
+	for _, n := range w.spec.Nodes {
+		if n.Name != target {
+			out = append(out, linkName(n.Name, target))
+		}
+	}
+	have := w.inj.Links()
+	out = slices.DeleteFunc(out, func(l string) bool { return !slices.Contains(have, l) })
+	return out
+}
+
+// injector is the fake engine's fault primitive for the scheduler.
+type injector struct{ w *World }
+
+// Check implements schedule.Injector.
+func (in injector) Check(f faults.Fault) error {
+	w := in.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if f.Kind == faults.Process {
+		switch f.Target {
+		case "master":
+			if w.masterAddr == "" {
+				return engine.Unsupportedf("fake engine: process %s: the topology has no master", f.Action)
+			}
+		case "metadata":
+			if w.metaAddr == "" {
+				return engine.Unsupportedf("fake engine: process %s: the topology has no HTTP metadata server", f.Action)
+			}
+		case "client":
+			if w.client == nil {
+				return engine.Unsupportedf("fake engine: process %s: the topology has no mooncake_client", f.Action)
+			}
+		default:
+			return engine.Unsupportedf("fake engine: process target %s not served", f.Target)
+		}
+		return nil
+	}
+	if len(w.linksTo(f.LinkTarget())) == 0 {
+		return engine.Unsupportedf("fake engine: no link to %s in this topology", f.LinkTarget())
+	}
+	return nil
+}
+
+// Inject implements schedule.Injector.
+func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Context) error, error) {
+	w := in.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, fmt.Errorf("fake engine: inject %s: world closed", f)
+	}
+	if !f.IsLink() {
+		if err := w.processLocked(ctx, f.Target, f.Action); err != nil {
+			return nil, err
+		}
+		undo := faults.Undo(f.Action)
+		if undo == "" {
+			return nil, nil
+		}
+		return func(ctx context.Context) error {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if w.closed {
+				return nil
+			}
+			return w.processLocked(ctx, f.Target, undo)
+		}, nil
+	}
+	var heals []func(context.Context) error
+	for _, l := range w.linksTo(f.LinkTarget()) {
+		h, err := w.inj.Inject(ctx, l, f)
+		if err != nil {
+			return nil, fmt.Errorf("fake engine: %w", err)
+		}
+		heals = append(heals, h)
+	}
+	return func(ctx context.Context) error {
+		var errs []error
+		for _, h := range heals {
+			errs = append(errs, h(ctx))
+		}
+		return errors.Join(errs...)
+	}, nil
+}
+
+// Clear implements schedule.Injector.
+func (in injector) Clear(ctx context.Context) error {
+	w := in.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("fake engine: clear faults: world closed")
+	}
+	var errs []error
+	errs = append(errs, w.inj.HealAll(ctx))
+	if w.masterSrv != nil {
+		if w.masterUp {
+			w.masterSrv.Resume()
+		}
+		errs = append(errs, w.startMasterLocked(ctx))
+	}
+	if w.metaSrv != nil {
+		w.metaHandler.Resume()
+		errs = append(errs, w.startMetaLocked(ctx))
+	}
+	if w.client != nil {
+		if w.client.up {
+			w.client.srv.Resume()
+		}
+		errs = append(errs, w.startClientLocked(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// wallTimer is the scheduler's timer: Mooncake time, scaled to wall time.
+type wallTimer struct {
+	start time.Time
+	s     scale
+}
+
+func (t wallTimer) Now() time.Duration { return t.s.mooncake(time.Since(t.start)) }
+
+func (t wallTimer) At(at time.Duration, _ string, fn func()) func() {
+	d := t.s.wall(at) - time.Since(t.start)
+	tm := time.AfterFunc(max(d, 0), fn)
+	return func() { tm.Stop() }
+}
+
+func (wallTimer) Virtual() bool { return false }

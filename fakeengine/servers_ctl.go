@@ -1,0 +1,119 @@
+package fakeengine
+
+import (
+	"context"
+	"fmt"
+)
+
+// processLocked stops, starts, restarts, pauses or resumes a server.
+// A started master is a fresh model (mooncake_master keeps no state
+// across restarts): clients get NEED_REMOUNT on their next ping.
+func (w *World) processLocked(ctx context.Context, target, action string) error {
+	switch target {
+	case "master":
+		if w.spec.Metadata == "master" {
+			// The embedded metadata server lives and dies with the master.
+			if err := w.processLocked(ctx, "metadata", action); err != nil {
+				return err
+			}
+		}
+		switch action {
+		case "stop":
+			return w.stopMasterLocked()
+		case "start":
+			return w.startMasterLocked(ctx)
+		case "restart":
+			if err := w.stopMasterLocked(); err != nil {
+				return err
+			}
+			return w.startMasterLocked(ctx)
+		case "pause":
+			if w.masterUp {
+				w.masterSrv.Pause()
+			}
+		case "resume":
+			if w.masterUp {
+				w.masterSrv.Resume()
+			}
+		}
+	case "client":
+		switch action {
+		case "stop":
+			return w.stopClientLocked()
+		case "start":
+			return w.startClientLocked(ctx)
+		case "restart":
+			if err := w.stopClientLocked(); err != nil {
+				return err
+			}
+			return w.startClientLocked(ctx)
+		case "pause":
+			if w.client.up {
+				w.client.srv.Pause()
+			}
+		case "resume":
+			if w.client.up {
+				w.client.srv.Resume()
+			}
+		}
+	case "metadata":
+		switch action {
+		case "stop":
+			return w.stopMetaLocked()
+		case "start":
+			return w.startMetaLocked(ctx)
+		case "restart":
+			if err := w.stopMetaLocked(); err != nil {
+				return err
+			}
+			return w.startMetaLocked(ctx)
+		case "pause":
+			w.metaHandler.Pause()
+		case "resume":
+			w.metaHandler.Resume()
+		}
+	}
+	return nil
+}
+
+func (w *World) stopMasterLocked() error {
+	if !w.masterUp {
+		return nil
+	}
+	w.masterUp = false
+	if err := w.masterSrv.Close(); err != nil {
+		return fmt.Errorf("fake engine: stop master: %w", err)
+	}
+	return nil
+}
+
+func (w *World) startMasterLocked(ctx context.Context) error {
+	if w.masterUp {
+		return nil
+	}
+	cfg := w.masterModel.Config()
+	w.gate.Lock()
+	w.masterModel = w.newMaster(cfg)
+	w.gate.Unlock()
+	// Same port again, so every proxy's upstream stays valid.
+	return w.startMaster(ctx, w.masterAddr)
+}
+
+func (w *World) stopMetaLocked() error {
+	if !w.metaUp {
+		return nil
+	}
+	w.metaUp = false
+	if err := w.metaSrv.Close(); err != nil {
+		return fmt.Errorf("fake engine: stop metadata: %w", err)
+	}
+	return nil
+}
+
+func (w *World) startMetaLocked(ctx context.Context) error {
+	if w.metaUp {
+		return nil
+	}
+	w.metaHandler.Reset() // the store is in memory: a restart loses it
+	return w.startMetadata(ctx, w.metaAddr)
+}

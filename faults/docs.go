@@ -1,0 +1,55 @@
+package faults
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Markdown is the registry as the docs tables: the kinds with their
+// fields, the link modes with their fields, toxiproxy toxic and what
+// heals them, the process actions. docs/SCENARIOS.md embeds it between
+// <!-- faults:begin --> and <!-- faults:end --> (a test keeps it true);
+// `faultlab list --faults` prints it.
+func Markdown() string {
+	var b strings.Builder
+	b.WriteString("| kind | fields | meaning |\n|---|---|---|\n")
+	for _, k := range Kinds() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", k.Kind(), fieldList(k.Fields()), k.Doc())
+	}
+	b.WriteString("\n| link mode | fields | meaning | toxiproxy | healed by |\n|---|---|---|---|---|\n")
+	for _, m := range Modes() {
+		typ, attrs, ok := m.Toxic(Fault{Mode: m.Name()})
+		toxic, heal := "proxy stopped", "proxy started"
+		if ok {
+			keys := make([]string, 0, len(attrs))
+			for k := range attrs {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			toxic = fmt.Sprintf("`%s` (%s)", typ, strings.Join(keys, ", "))
+			heal = "toxic removed"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name(), fieldList(m.Fields()), m.Doc(), toxic, heal)
+	}
+	b.WriteString("\n| process action | meaning | undone by (at `at + for`) |\n|---|---|---|\n")
+	for _, a := range ProcessActions {
+		undo := "—"
+		if a.Undo != "" {
+			undo = "`" + a.Undo + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", a.Name, a.Doc, undo)
+	}
+	return b.String()
+}
+
+func fieldList(fs []Field) string {
+	if len(fs) == 0 {
+		return "—"
+	}
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, fmt.Sprintf("`%s`: %s", f.Name, strings.ReplaceAll(f.Doc, "|", `\|`)))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,98 @@
+package faults_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/faults"
+)
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		f    faults.Fault
+		want string // "" = valid
+	}{
+		{faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse}, ""},
+		{faults.Fault{Kind: faults.MasterDown, Mode: "drop"}, `master-down "drop": mode must be one of refuse, blackhole`},
+		{faults.Fault{Kind: faults.ClientDown, Mode: faults.ModeRefuse, Target: "x"}, `client-down: has no target (the link is implied); use kind link for other links`},
+		{faults.Fault{Kind: faults.Link, Mode: faults.ModeLatency}, `link: target is required (master, metadata, client or a node name)`},
+		{faults.Fault{Kind: faults.Link, Target: "master", Mode: "jam"}, `link "jam": mode must be one of bandwidth, blackhole, latency, limit_data, refuse, reset_peer, slicer`},
+		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLatency}, `link latency: latency must be > 0`},
+		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeBandwidth}, `link bandwidth: rate_kbps must be > 0`},
+		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeSlicer}, `link slicer: average_size must be > 0`},
+		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData}, `link limit_data: bytes must be > 0`},
+		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Latency: time.Millisecond, Stream: "up"}, `link "up": stream must be one of both, upstream, downstream`},
+		{faults.Fault{Kind: faults.Process, Target: "etcd", Action: "stop"}, `process "etcd": target must be one of master, metadata, client`},
+		{faults.Fault{Kind: faults.Process, Target: "master", Action: "kill"}, `process "kill": action must be one of stop, start, restart, pause, resume`},
+		{faults.Fault{Kind: "crash"}, `unknown fault kind "crash": valid kinds are client-down, link, master-down, metadata-down, process`},
+		{faults.Fault{Kind: faults.Process, At: -1}, `process: at and for must not be negative`},
+	}
+	for _, c := range cases {
+		err := c.f.Validate()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: got %q, want %q", c.f, got, c.want)
+		}
+	}
+}
+
+func TestLinkTargetAndUndo(t *testing.T) {
+	for f, want := range map[faults.Fault]string{
+		{Kind: faults.MasterDown}:                "master",
+		{Kind: faults.MetadataDown}:              "metadata",
+		{Kind: faults.ClientDown}:                "client",
+		{Kind: faults.Link, Target: "tp1"}:       "tp1",
+		{Kind: faults.Process, Target: "master"}: "",
+		{Kind: "unknown", Target: "master"}:      "",
+	} {
+		if got := f.LinkTarget(); got != want {
+			t.Errorf("%s: LinkTarget %q, want %q", f, got, want)
+		}
+	}
+	for action, undo := range map[string]string{"stop": "start", "pause": "resume", "restart": "", "start": "", "resume": "", "x": ""} {
+		if got := faults.Undo(action); got != undo {
+			t.Errorf("Undo(%s) = %q, want %q", action, got, undo)
+		}
+	}
+}
+
+// Every registered mode has docs and a toxic, except refuse (proxy stopped).
+func TestEveryModeIsComplete(t *testing.T) {
+	for _, m := range faults.Modes() {
+		if m.Doc() == "" {
+			t.Errorf("%s: no doc", m.Name())
+		}
+		typ, _, ok := m.Toxic(faults.Fault{Mode: m.Name()})
+		if ok == (typ == "") {
+			t.Errorf("%s: toxic %q but ok=%v", m.Name(), typ, ok)
+		}
+	}
+}
+
+func TestSimulate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var sent int64
+	cases := []struct {
+		f    faults.Fault
+		want faults.Effect
+	}{
+		{faults.Fault{Mode: faults.ModeRefuse}, faults.Effect{Verdict: faults.Refuse}},
+		{faults.Fault{Mode: faults.ModeBlackhole}, faults.Effect{Verdict: faults.Blackhole}},
+		{faults.Fault{Mode: faults.ModeResetPeer, Delay: time.Second}, faults.Effect{Verdict: faults.ResetPeer, Delay: time.Second}},
+		{faults.Fault{Mode: faults.ModeLatency, Latency: 10 * time.Millisecond}, faults.Effect{Delay: 20 * time.Millisecond}},
+		{faults.Fault{Mode: faults.ModeLatency, Latency: 10 * time.Millisecond, Stream: "downstream"}, faults.Effect{Delay: 10 * time.Millisecond}},
+		{faults.Fault{Mode: faults.ModeBandwidth, RateKBps: 1000, Stream: "upstream"}, faults.Effect{Delay: time.Second}},
+		{faults.Fault{Mode: faults.ModeSlicer, AverageSize: 500_000, Delay: time.Millisecond}, faults.Effect{Delay: 4 * time.Millisecond}},
+		{faults.Fault{Mode: faults.ModeLimitData, Bytes: 1_500_000, Stream: "upstream"}, faults.Effect{}},
+		{faults.Fault{Mode: faults.ModeLimitData, Bytes: 1_500_000, Stream: "upstream"}, faults.Effect{Verdict: faults.ResetPeer}},
+	}
+	for i, c := range cases {
+		if got := faults.Simulate(c.f, rng, &sent, 1_000_000, 1_000_000); got != c.want {
+			t.Errorf("%d %s: %+v, want %+v", i, c.f.Mode, got, c.want)
+		}
+	}
+}

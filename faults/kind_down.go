@@ -1,0 +1,42 @@
+package faults
+
+import "fmt"
+
+// The *-down kinds: one named link (node→server) is down. refuse
+// (connection refused: the server is not running) or blackhole (packets
+// dropped: wrong address, firewall).
+const (
+	MasterDown   Kind = "master-down"
+	MetadataDown Kind = "metadata-down"
+	ClientDown   Kind = "client-down"
+)
+
+// DownModes are the modes of the *-down kinds.
+var DownModes = []string{ModeRefuse, ModeBlackhole}
+
+type downKind struct {
+	kind Kind
+	link string
+	doc  string
+}
+
+func init() {
+	RegisterKind(downKind{MasterDown, "master", "the node→master link is down"})
+	RegisterKind(downKind{MetadataDown, "metadata", "the node→metadata (HTTP) link is down"})
+	RegisterKind(downKind{ClientDown, "client", "the dummy→mooncake_client link is down"})
+}
+
+func (k downKind) Kind() Kind  { return k.kind }
+func (k downKind) Doc() string { return k.doc + " (mode refuse or blackhole)" }
+func (k downKind) Fields() []Field {
+	return []Field{{"mode", "refuse | blackhole"}}
+}
+
+func (k downKind) Validate(f Fault) error {
+	if f.Target != "" {
+		return fmt.Errorf("%s: has no target (the link is implied); use kind link for other links", f.Kind)
+	}
+	return oneOf(f, "mode", f.Mode, DownModes)
+}
+
+func (k downKind) LinkTarget(Fault) string { return k.link }

@@ -1,0 +1,66 @@
+package faults
+
+// Process: an action on a server process (Target master, metadata or
+// client). Each action knows its undo, which healing at At+For runs.
+const Process Kind = "process"
+
+// Action is one process action and how it is undone.
+type Action struct {
+	Name string
+	Doc  string
+	// Undo is the action that heals it; "" = nothing to undo.
+	Undo string
+}
+
+// ProcessActions are the process actions, in docs order.
+var ProcessActions = []Action{
+	{"stop", "killed (state lost); healed by start", "start"},
+	{"start", "started if stopped", ""},
+	{"restart", "stopped and started again at once (state lost)", ""},
+	{"pause", "frozen (SIGSTOP); healed by resume", "resume"},
+	{"resume", "thawed if paused", ""},
+}
+
+// Actions are the names of ProcessActions.
+var Actions = func() []string {
+	out := make([]string, len(ProcessActions))
+	for i, a := range ProcessActions {
+		out[i] = a.Name
+	}
+	return out
+}()
+
+// Undo is the action that heals action ("" = none).
+func Undo(action string) string {
+	for _, a := range ProcessActions {
+		if a.Name == action {
+			return a.Undo
+		}
+	}
+	return ""
+}
+
+// ProcessTargets are the servers a process fault acts on.
+var ProcessTargets = []string{"master", "metadata", "client"}
+
+type processKind struct{}
+
+func init() { RegisterKind(processKind{}) }
+
+func (processKind) Kind() Kind  { return Process }
+func (processKind) Doc() string { return "an action on a server process" }
+func (processKind) Fields() []Field {
+	return []Field{
+		{"target", "master | metadata | client"},
+		{"action", "stop | start | restart | pause | resume"},
+	}
+}
+
+func (processKind) Validate(f Fault) error {
+	if err := oneOf(f, "target", f.Target, ProcessTargets); err != nil {
+		return err
+	}
+	return oneOf(f, "action", f.Action, Actions)
+}
+
+func (processKind) LinkTarget(Fault) string { return "" }

@@ -1,0 +1,22 @@
+package faults
+
+// ModeBlackhole: data is dropped and the connection never closes; the
+// caller waits its own timeout.
+const ModeBlackhole = "blackhole"
+
+type blackhole struct{}
+
+func init() { RegisterMode(blackhole{}) }
+
+func (blackhole) Name() string         { return ModeBlackhole }
+func (blackhole) Doc() string          { return "nothing ever answers (toxiproxy timeout toxic, timeout 0)" }
+func (blackhole) Fields() []Field      { return nil }
+func (blackhole) Validate(Fault) error { return nil }
+func (blackhole) Simulate(Fault, *Exchange) Effect {
+	return Effect{Verdict: Blackhole}
+}
+
+func (blackhole) Toxic(Fault) (string, map[string]any, bool) {
+	// timeout 0: data is dropped and the connection never closes.
+	return "timeout", map[string]any{"timeout": 0}, true
+}

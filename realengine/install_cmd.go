@@ -1,0 +1,56 @@
+package realengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// NewInstallCommand is `faultlab install real`: venvs with real Mooncake
+// wheels.
+func NewInstallCommand(log *slog.Logger) *cobra.Command {
+	var versions, cache string
+	var ifReachable, sysPkgs bool
+	var timeout time.Duration
+	real := &cobra.Command{
+		Use:   Name,
+		Short: "Install real Mooncake wheels (one venv per version) for the real engine; idempotent",
+		Example: "  faultlab install real --versions 0.3.13.post1,0.3.9\n" +
+			"  make real-engine",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var vs []string
+			for _, v := range strings.Split(versions, ",") {
+				if v = strings.TrimSpace(v); v != "" {
+					vs = append(vs, v)
+				}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			err := Install(ctx, vs, InstallOptions{CacheDir: cache, Logger: log, SystemPackages: sysPkgs})
+			if ifReachable && errors.Is(err, ErrPyPIUnreachable) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "real engine not installed (PyPI unreachable); real-engine specs will skip:\n%v\n", err)
+				return nil
+			}
+			return err
+		},
+	}
+	real.Flags().StringVar(&versions, "versions", mooncake.Latest, "comma-separated Mooncake versions")
+	real.Flags().StringVar(&cache, "cache", "", "cache dir (default $FAULTLAB_CACHE or ~/.cache/faultlab)")
+	real.Flags().BoolVar(&ifReachable, "if-reachable", false, "exit 0 with a notice when PyPI cannot be reached")
+	real.Flags().BoolVar(&sysPkgs, "system-packages", true, "apt-get install missing Debian libraries (libibverbs1 libnuma1 libcurl4) when root")
+	real.Flags().DurationVar(&timeout, "timeout", 15*time.Minute, "overall time limit")
+	return real
+}

@@ -1,0 +1,49 @@
+package scenarios
+
+import (
+	"github.com/mooncake-faultlab/faultlab/faults"
+)
+
+// checkFaultTopology rejects faults that act on a party the topology does
+// not have. These facts are the scenario's, not an engine's: every engine
+// would refuse them the same way.
+func (d *decoder) checkFaultTopology(t Topology, fs FaultSpec) {
+	f := fs.Fault()
+	metadata := t.Metadata
+	if metadata == "" {
+		metadata = "P2PHANDSHAKE"
+	}
+	has := map[string]bool{
+		"master":   t.Master == nil || t.Master.Present == nil || *t.Master.Present,
+		"metadata": metadata == "http" || metadata == "master",
+		"client":   t.Client != nil && (t.Client.Present == nil || *t.Client.Present),
+	}
+	if f.Kind == faults.Process {
+		switch {
+		case f.Target == "metadata" && metadata == "master":
+			d.at(fs.Pos, "faults: process %s: metadata is embedded in the master here (topology.metadata master); target the master", f.Action)
+		case f.Target == "metadata" && metadata != "http":
+			d.at(fs.Pos, "faults: process %s: the topology has no HTTP metadata server (topology.metadata %s)", f.Action, metadata)
+		case !has[f.Target] && f.Target != "metadata":
+			d.at(fs.Pos, "faults: process %s: the topology has no %s", f.Action, serverName(f.Target))
+		}
+		return
+	}
+	if to := f.LinkTarget(); to != "" {
+		if present, isRole := has[to]; isRole && !present {
+			d.at(fs.Pos, "faults: %s: the topology has no %s", f.Kind, serverName(to))
+		}
+	}
+}
+
+func serverName(role string) string {
+	switch role {
+	case "master":
+		return "mooncake_master (topology.master.present false)"
+	case "client":
+		return "mooncake_client (topology.mooncake_client)"
+	case "metadata":
+		return "HTTP metadata server (topology.metadata P2PHANDSHAKE)"
+	}
+	return role
+}
