@@ -285,19 +285,40 @@ func (p *Party) Unpause(ctx context.Context) error {
 	return nil
 }
 
+// netOwner is the party whose network namespace p uses.
+func (p *Party) netOwner() *Party {
+	if p.Spec.ShareNetwork != nil {
+		return p.Spec.ShareNetwork
+	}
+	return p
+}
+
 // Disconnect takes the party off the world network (a partition); Connect
-// puts it back with its alias.
+// puts it back with its alias. A party sharing another's namespace moves
+// with it: the namespace is what is connected.
 func (p *Party) Disconnect(ctx context.Context) error {
-	if _, err := p.w.Docker.NetworkDisconnect(ctx, p.w.net.ID, client.NetworkDisconnectOptions{Container: p.ID, Force: true}); err != nil {
-		return fmt.Errorf("containers: disconnect %s: %w", p.Spec.Name, err)
+	o := p.netOwner()
+	if _, err := p.w.Docker.NetworkDisconnect(ctx, p.w.net.ID, client.NetworkDisconnectOptions{Container: o.ID, Force: true}); err != nil {
+		return fmt.Errorf("containers: disconnect %s: %w", o.Spec.Name, err)
 	}
 	return nil
 }
 
 func (p *Party) Connect(ctx context.Context) error {
-	if _, err := p.w.Docker.NetworkConnect(ctx, p.w.net.ID, client.NetworkConnectOptions{Container: p.ID,
-		EndpointConfig: &mnet.EndpointSettings{Aliases: []string{p.Host()}}}); err != nil {
-		return fmt.Errorf("containers: connect %s: %w", p.Spec.Name, err)
+	o := p.netOwner()
+	if _, err := p.w.Docker.NetworkConnect(ctx, p.w.net.ID, client.NetworkConnectOptions{Container: o.ID,
+		EndpointConfig: &mnet.EndpointSettings{Aliases: []string{o.Host()}}}); err != nil {
+		return fmt.Errorf("containers: connect %s: %w", o.Spec.Name, err)
+	}
+	return nil
+}
+
+// SetMemory changes the memory limit of a running party (docker update);
+// a party above it is OOM-killed by the kernel.
+func (p *Party) SetMemory(ctx context.Context, bytes int64) error {
+	if _, err := p.w.Docker.ContainerUpdate(ctx, p.ID, client.ContainerUpdateOptions{
+		Resources: &container.Resources{Memory: bytes, MemorySwap: bytes}}); err != nil {
+		return fmt.Errorf("containers: memory limit %d on %s: %w", bytes, p.Spec.Name, err)
 	}
 	return nil
 }
@@ -331,6 +352,9 @@ func (p *Party) Remove(ctx context.Context) error {
 	}
 	p.gone = true
 	p.mu.Unlock()
+	// Removal must happen even when the caller's ctx has run out.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	if p.hj != nil {
 		p.hj.Close()
 	}

@@ -25,7 +25,7 @@ func TestValidate(t *testing.T) {
 		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Latency: time.Millisecond, Stream: "up"}, `link "up": stream must be one of both, upstream, downstream`},
 		{faults.Fault{Kind: faults.Process, Target: "etcd", Action: "stop"}, `process "etcd": target must be one of master, metadata, client`},
 		{faults.Fault{Kind: faults.Process, Target: "master", Action: "kill"}, `process "kill": action must be one of stop, start, restart, pause, resume`},
-		{faults.Fault{Kind: "crash"}, `unknown fault kind "crash": valid kinds are client-down, link, master-down, metadata-down, process`},
+		{faults.Fault{Kind: "crash"}, `unknown fault kind "crash": valid kinds are client-down, container, link, master-down, metadata-down, process`},
 		{faults.Fault{Kind: faults.Process, At: -1}, `process: at and for must not be negative`},
 	}
 	for _, c := range cases {

@@ -104,6 +104,8 @@ func (w *World) action(f faults.Fault) (inject, error) {
 			return nil, err
 		}
 		return w.processAction(s, f.Action), nil
+	case faults.Container:
+		return w.containerAction(f)
 	}
 	switch to := f.LinkTarget(); to {
 	case "master", "metadata":

@@ -341,14 +341,24 @@ func (p *proc) stop(ctx context.Context, grace time.Duration) error {
 	select {
 	case <-p.exited:
 	case <-ctx.Done():
-		return fmt.Errorf("stop %s (pid %d): %w", p.spec.Name, p.pid, ctx.Err())
+		select { // killed: the exit is a moment away, even if ctx ended before
+		case <-p.exited:
+		case <-time.After(time.Second):
+			return fmt.Errorf("stop %s (pid %d): %w", p.spec.Name, p.pid, ctx.Err())
+		}
 	}
 	done := make(chan struct{})
 	go func() { p.logs.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return fmt.Errorf("stop %s (pid %d): output still open: %w", p.spec.Name, p.pid, ctx.Err())
+		// The process is gone: its pipes close at once; a second bounds it
+		// when ctx ended before (a close after a long-blocked call).
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+			return fmt.Errorf("stop %s (pid %d): output still open: %w", p.spec.Name, p.pid, ctx.Err())
+		}
 	}
 	if p.stdout != nil {
 		_ = p.stdout.Close()

@@ -41,7 +41,7 @@ func TestParseErrors(t *testing.T) {
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
 			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs"; valid keys: broken, max_mr, max_mr_size, name`}},
 		{"unknown fault kind", validScenario + "faults:\n  - {at: 0s, kind: master-crash}\n",
-			[]string{`f.yaml:7:5: faults: unknown fault kind "master-crash": valid kinds are client-down, link, master-down, metadata-down, process`}},
+			[]string{`f.yaml:7:5: faults: unknown fault kind "master-crash": valid kinds are client-down, container, link, master-down, metadata-down, process`}},
 		{"bad mode", validScenario + "faults:\n  - {at: 0s, kind: master-down, mode: drop}\n",
 			[]string{`f.yaml:7:5: faults: master-down "drop": mode must be one of refuse, blackhole`}},
 		{"bad link mode lists the registry", validScenario + "faults:\n  - {at: 0s, kind: link, target: master, mode: jam}\n",
