@@ -1,14 +1,14 @@
 # faultlab — see README.md.
 GO            ?= go
 GINKGO_FLAGS  ?=
-# Mooncake versions the real engine installs: every version the catalog
-# names that has a non-CUDA wheel (PyPI has them from 0.3.7.post1), except
-# 0.3.12.post1 whose only catalog scenario needs RDMA hardware. 0.3.9 and
-# 0.3.10.post1 lack the SSD-offload kwargs, 0.3.11.post1 the tenant kwarg,
-# 0.3.7.post2 MooncakeHostMemAllocator.
-REAL_VERSIONS ?= 0.3.13.post1,0.3.11.post1,0.3.10.post1,0.3.9,0.3.8.post1,0.3.7.post2
+# Mooncake versions the real engine installs. "catalog" = derived from the
+# catalog and mooncake.Versions: every version a catalog scenario runs at on
+# real (scenarios labelled needs-rdma-hw aside) that has a non-CUDA wheel
+# (PyPI has them from 0.3.7.post1). The real catalog suite may skip nothing
+# else.
+REAL_VERSIONS ?= catalog
 
-.PHONY: all build test test-unit test-scenarios test-containers real-engine images images-clean bench run lint clean
+.PHONY: all build test test-unit test-scenarios test-containers real-engine images images-clean bench run lint clean docs
 
 all: build
 
@@ -53,6 +53,13 @@ bench:
 
 run: build
 	./bin/faultlab run
+
+## docs: regenerate the fault tables in docs/SCENARIOS.md from the fault
+## registry (faults.Markdown; a test fails while they are stale).
+docs:
+	$(GO) run ./cmd/faultlab list --faults > docs/.faults.md
+	awk -v gen=docs/.faults.md '/<!-- faults:begin/ {print; while ((getline l < gen) > 0) print l; skip=1; next} /<!-- faults:end -->/ {skip=0} !skip' docs/SCENARIOS.md > docs/.SCENARIOS.md
+	mv docs/.SCENARIOS.md docs/SCENARIOS.md && rm docs/.faults.md
 
 clean:
 	rm -rf bin

@@ -168,9 +168,10 @@ type WorldSpec struct {
 	// clients connect to; nil when absent.
 	Client *ClientSpec
 	Nodes  []NodeSpec
-	// TimeoutScale scales Mooncake's RPC/connect timeouts on wall-clock
-	// engines (fake) so suites stay fast; 0 or 1 = unscaled. Durations
-	// observed are reported scaled back. Ignored by sim.
+	// TimeoutScale makes one second of Mooncake time take TimeoutScale
+	// seconds of wall time on engines that honour it (TimeoutScaler), so
+	// suites stay fast; 0 or 1 = unscaled. World.Clock() still reports
+	// Mooncake time.
 	TimeoutScale float64
 }
 
@@ -184,6 +185,10 @@ type MasterSpec struct {
 type ClientSpec struct {
 	GlobalSegmentSize int64
 	Protocol          string
+	// DeviceNames is --device_names ("" = auto-discovery for rdma).
+	DeviceNames string
+	// RDMA is the RNIC inventory of mooncake_client's host; empty = none.
+	RDMA []RDMADevice
 }
 
 // NodeSpec is one host: its NICs and memory limits.
@@ -195,6 +200,9 @@ type NodeSpec struct {
 	MemlockBytes int64
 	// HugepagesBytes is the HugeTLB pool available; 0 = none.
 	HugepagesBytes int64
+	// CapIPCLock: the process has CAP_IPC_LOCK (root does), so
+	// ib_umem_get ignores RLIMIT_MEMLOCK.
+	CapIPCLock bool
 }
 
 // RDMADevice is one RNIC as ibv_query_device reports it.
@@ -206,6 +214,14 @@ type RDMADevice struct {
 	MaxMR int
 	// Broken: present but unusable (port down, no GID).
 	Broken bool
+	// MaxRegBytes caps the bytes registered on the device in total;
+	// beyond it ibv_reg_mr fails with EIO (erdma: 64 GiB, "Out of mr
+	// size"). 0 = no cap.
+	MaxRegBytes int64
+	// LeakedMRs are memory keys (MKEYs) an earlier, uncleanly killed
+	// process left in the NIC: they count against MaxMR and only a reboot
+	// or driver reload returns them (mlx5 CREATE_MKEY "no resources").
+	LeakedMRs int
 }
 
 // PyError is a Python exception: class and exact str(e).

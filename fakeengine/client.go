@@ -80,7 +80,7 @@ func (w *World) startClientLocked(ctx context.Context) error {
 	if c.proc != nil {
 		c.proc.stop()
 	}
-	c.proc = w.newProcessLocked(engine.NodeSpec{Name: clientNode}, nil)
+	c.proc = w.newProcessLocked(engine.NodeSpec{Name: clientNode, RDMA: w.spec.Client.RDMA}, nil)
 	c.stream = fmt.Sprintf("mooncake_client@%d", int64(w.scale.mooncake(time.Since(w.start))))
 	if !w.launched {
 		c.stream = "mooncake_client@0" // at Launch, as sim's virtual time 0
@@ -101,7 +101,7 @@ func (w *World) startClientLocked(ctx context.Context) error {
 	_, port, _ := strings.Cut(c.addr, ":")
 	spec := client.StandaloneSpec{
 		Host: "127.0.0.1", Port: port, MetadataServer: meta, MasterServerAddress: w.masterAddr,
-		Protocol: w.spec.Client.Protocol, GlobalSegmentSize: w.spec.Client.GlobalSegmentSize,
+		Protocol: w.spec.Client.Protocol, GlobalSegmentSize: w.spec.Client.GlobalSegmentSize, DeviceName: w.spec.Client.DeviceNames,
 	}
 	if spec.Protocol == "" {
 		spec.Protocol = "tcp"

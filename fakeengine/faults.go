@@ -4,44 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
 
-// Faults in the fake engine (the schedule is faults/schedule's): a link
-// fault is its toxic on every node's proxy to the target; a process fault
-// stops, starts, pauses or resumes a served model.
-
-// Arm implements engine.World. At and For are Mooncake time (scaled to
-// wall time); faults at 0 are injected before Arm returns.
-func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
-	return w.sched.Arm(ctx, fs)
-}
-
-// ClearFaults implements engine.World: pending faults are cancelled, links
-// healed, stopped or paused servers started again.
-func (w *World) ClearFaults(ctx context.Context) error {
-	if err := w.sched.Clear(ctx); err != nil {
-		return fmt.Errorf("fake engine: %w", err)
-	}
-	return nil
-}
-
-// linksTo lists the links that reach target (a party or a node name).
-func (w *World) linksTo(target string) []string {
-	var out []string
-	for _, n := range w.spec.Nodes {
-		if n.Name != target {
-			out = append(out, linkName(n.Name, target))
-		}
-	}
-	have := w.inj.Links()
-	out = slices.DeleteFunc(out, func(l string) bool { return !slices.Contains(have, l) })
-	return out
-}
+// Faults in the fake engine: World embeds the faults/schedule Scheduler
+// (Arm, ClearFaults; At and For are Mooncake time, scaled to wall time);
+// this is its injector. A link fault is its toxic on every node's proxy
+// to the target; a process fault stops, starts, pauses or resumes a served
+// model.
 
 // injector is the fake engine's fault primitive for the scheduler.
 type injector struct{ w *World }
@@ -101,9 +74,12 @@ func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Con
 			return w.processLocked(ctx, f.Target, undo)
 		}, nil
 	}
+	// Toxics act in wall time; the fault's durations are Mooncake time.
+	wf := f
+	wf.Latency, wf.Jitter, wf.Delay = w.scale.wall(f.Latency), w.scale.wall(f.Jitter), w.scale.wall(f.Delay)
 	var heals []func(context.Context) error
 	for _, l := range w.linksTo(f.LinkTarget()) {
-		h, err := w.inj.Inject(ctx, l, f)
+		h, err := w.inj.Inject(ctx, l, wf)
 		if err != nil {
 			return nil, fmt.Errorf("fake engine: %w", err)
 		}

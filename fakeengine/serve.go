@@ -76,7 +76,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		logger.Info("fake master listening", "addr", masterAddr, "version", cfg.Version)
 	}
 	if cfg.Metadata != "" {
-		srv, err := servers.ServeHTTP(ctx, cfg.Metadata, servers.NewMetadataHandler(metadata.New(p.Version.AtLeast("0.3.12"))))
+		srv, err := servers.ServeHTTP(ctx, cfg.Metadata, servers.NewMetadataHandler(metadata.New(p.MetadataSameValueOK)))
 		if err != nil {
 			return fmt.Errorf("fake serve: %w", err)
 		}

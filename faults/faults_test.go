@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ func TestValidate(t *testing.T) {
 		{faults.Fault{Kind: faults.MasterDown, Mode: "drop"}, `master-down "drop": mode must be one of refuse, blackhole`},
 		{faults.Fault{Kind: faults.ClientDown, Mode: faults.ModeRefuse, Target: "x"}, `client-down: has no target (the link is implied); use kind link for other links`},
 		{faults.Fault{Kind: faults.Link, Mode: faults.ModeLatency}, `link: target is required (master, metadata, client or a node name)`},
-		{faults.Fault{Kind: faults.Link, Target: "master", Mode: "jam"}, `link "jam": mode must be one of bandwidth, blackhole, latency, limit_data, refuse, reset_peer, slicer`},
+		{faults.Fault{Kind: faults.Link, Target: "master", Mode: "jam"}, `link "jam": mode must be one of ` + strings.Join(faults.LinkModes(), ", ")},
 		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLatency}, `link latency: latency must be > 0`},
 		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeBandwidth}, `link bandwidth: rate_kbps must be > 0`},
 		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeSlicer}, `link slicer: average_size must be > 0`},

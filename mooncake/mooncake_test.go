@@ -130,3 +130,27 @@ func TestCodes(t *testing.T) {
 		t.Fatalf("Codes() order: first %v last %v len %d", cs[0], cs[len(cs)-1], len(cs))
 	}
 }
+
+// Registration and segment gates read at the tags (issue 9): the
+// boundaries on both sides of every change.
+func TestRegistrationGates(t *testing.T) {
+	type gates struct{ check, params, split, env, binder, rollback, chunk bool }
+	for _, c := range []struct {
+		v    string
+		want gates
+	}{
+		{"0.3.4.post2", gates{}},
+		{"0.3.5", gates{split: true}},
+		{"0.3.6", gates{check: true, params: true, split: true, binder: true}},
+		{"0.3.10", gates{check: true, params: true, split: true, binder: true}},
+		{"0.3.10.post1", gates{check: true, params: true, split: true, env: true, binder: true}},
+		{"0.3.12.post1", gates{check: true, params: true, split: true, env: true, binder: true}},
+		{"0.3.13", gates{params: true, env: true, binder: true, rollback: true, chunk: true}},
+	} {
+		p := MustProfile(c.v)
+		got := gates{p.StoreMRSizeCheck, p.RegisterParamChecks, p.SegmentSplit, p.MaxMRSizeEnv, p.AutoPortBinder, p.RegisterRollback, p.ChunkLargeMR}
+		if got != c.want {
+			t.Errorf("%s: gates %+v, want %+v", c.v, got, c.want)
+		}
+	}
+}

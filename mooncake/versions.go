@@ -83,8 +83,9 @@ var Versions = []string{
 	"0.3.12", "0.3.12.post1", "0.3.13", "0.3.13.post1",
 }
 
-// Latest is the newest version; engines default to it.
-const Latest = "0.3.13.post1"
+// Latest is the newest version (the last of Versions); engines default to
+// it.
+var Latest = Versions[len(Versions)-1]
 
 // Param is one parameter of a pybind11 signature as its TypeError shows it.
 type Param struct {
@@ -131,10 +132,47 @@ type Profile struct {
 	ForceHCA bool
 	// StoreMRSizeCheck: CheckRegisterMemoryParams rejects length >
 	// max_mr_size with -600 ("length N is larger than max_mr_size: M"),
-	// for register_buffer, the local buffer and every segment (added with
-	// #1084 in v0.3.8, removed by #3486 de72719f0 after v0.3.12.post1).
-	// Before 0.3.8 ibv registration silently shrinks to max_mr_size.
+	// for register_buffer, the local buffer and every segment, whatever the
+	// protocol (client.cpp from v0.3.6, #695; client_service.cpp through
+	// v0.3.12.post1; #3486 de72719f0 limits it to efa/cxi/ub after
+	// v0.3.12.post1). Before 0.3.6 ibv registration silently shrinks to
+	// max_mr_size. Real tcp runs: -600 on 0.3.10.post1 and 0.3.11.post1
+	// with MC_MAX_MR_SIZE below the buffer, 0 on 0.3.13.post1.
 	StoreMRSizeCheck bool
+	// RegisterParamChecks: the store rejects a null address ("addr is
+	// nullptr") and the store and transfer engine a zero length ("length is
+	// 0", "Transfer Engine does not support zero length memory region")
+	// with -600 (CheckRegisterMemoryParams and transfer_engine.cpp, both
+	// from v0.3.6). Up to 0.3.5 register_buffer goes straight to the
+	// transports: tcp records anything, ibv_reg_mr refuses it.
+	RegisterParamChecks bool
+	// SegmentSplit: setup() mounts the global segment in max_mr_size
+	// pieces ("Mounting segment: N bytes, x of y" per piece; store_py.cpp
+	// v0.3.5 #647, pybind_client.cpp, real_client.cpp through
+	// v0.3.12.post1). Before, one segment whose ibv registration the
+	// transfer engine shrinks to max_mr_size while the master is told the
+	// full size; after v0.3.12.post1 (#3486) one segment that the
+	// transfer engine registers in chunks (ChunkLargeMR). Real tcp runs with
+	// MC_MAX_MR_SIZE=16777216 and a 64 MiB segment: 4 pieces on
+	// 0.3.10.post1 and 0.3.11.post1, one on 0.3.13.post1.
+	SegmentSplit bool
+	// MaxMRSizeEnv: MC_MAX_MR_SIZE is read (config.cpp loadGlobalConfig,
+	// from v0.3.10.post1) with atoll: decimal only; a value that parses
+	// to 0 (hex, garbage) logs "Ignore value from environment variable
+	// MC_MAX_MR_SIZE" and keeps 1 TiB. Real: 0.3.9 ignores it, 0.3.10.post1
+	// warns on 0x1000000.
+	MaxMRSizeEnv bool
+	// AutoPortBinder: a port-less local_hostname binds its port with
+	// AutoPortBinder, whose failure logs "Failed to bind available port"
+	// (pybind_client.cpp from v0.3.6); before, getRandomAvailablePort and
+	// "Failed to find available port" (store_py.cpp).
+	AutoPortBinder bool
+	// RegisterRollback: a registration that fails on one RNIC unregisters
+	// what the others registered (rollbackChunks, #2644 7a938fb35, after
+	// v0.3.12.post1); before, the first NICs' MRs stay registered and
+	// pinned (rdma_transport.cpp registerLocalMemoryInternal returns at the
+	// first failing context).
+	RegisterRollback bool
 	// RPCTimeoutEnv: MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS are read
 	// (master_client.h ApplyRpcTimeoutEnvOverrides, v0.3.12+).
 	RPCTimeoutEnv bool
@@ -153,6 +191,19 @@ type Profile struct {
 	// MetadataSameValueOK: the master's embedded HTTP metadata server answers
 	// an identical rpc_meta PUT with 200 "metadata unchanged" (v0.3.12+).
 	MetadataSameValueOK bool
+	// Log texts that changed in 0.3.13 (real runs of 0.3.9 and
+	// 0.3.13.post1): AutoDiscoveryLogsProtocol prints the protocol
+	// variable ("rdma") instead of "RDMA" (client_service.cpp);
+	// GenericTransportInstallError says "Failed to install transport"
+	// instead of "Failed to install RDMA transport"
+	// (transfer_engine_impl.cpp); LogsMissingLocalSegment logs "Local
+	// segment descriptor not found" before the TCP fallback installs;
+	// HotCacheFdExchange: a dummy client asks its mooncake_client for the
+	// hot-cache fd after registering SHM, which fails harmlessly.
+	AutoDiscoveryLogsProtocol    bool
+	GenericTransportInstallError bool
+	LogsMissingLocalSegment      bool
+	HotCacheFdExchange           bool
 	// AutoPortRefusedCrashAttempt: the process dies (SIGSEGV in store.so)
 	// during this auto-port attempt when every attempt is refused by the
 	// master; 0 = never. Measured on the real 0.3.9 wheel: 3 of 3 runs die
@@ -240,13 +291,22 @@ func ProfileFor(s string) (Profile, error) {
 	// field comments.
 	p.ChunkLargeMR = at("0.3.13")
 	p.ForceHCA = at("0.3.8")
-	p.StoreMRSizeCheck = at("0.3.8") && !at("0.3.13")
+	p.StoreMRSizeCheck = at("0.3.6") && !at("0.3.13")
+	p.RegisterParamChecks = at("0.3.6")
+	p.SegmentSplit = at("0.3.5") && !at("0.3.13")
+	p.MaxMRSizeEnv = at("0.3.10.post1")
+	p.AutoPortBinder = at("0.3.6")
+	p.RegisterRollback = at("0.3.13")
 	p.RPCTimeoutEnv = at("0.3.12")
 	p.AutoPortRangeEnv = at("0.3.11")
 	p.HealthCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.11")
 	p.MetadataSameValueOK = at("0.3.12")
+	p.AutoDiscoveryLogsProtocol = at("0.3.13")
+	p.GenericTransportInstallError = at("0.3.13")
+	p.LogsMissingLocalSegment = at("0.3.13")
+	p.HotCacheFdExchange = at("0.3.13")
 	if v == MustVersion("0.3.9") {
 		p.AutoPortRefusedCrashAttempt = 8
 		// The 0.3.9 wheel's pybind11 prints int parameters as
@@ -323,4 +383,13 @@ func (c Constraint) Match(v Version) (bool, error) {
 		return false, fmt.Errorf("version constraint %q: %w", c, err)
 	}
 	return v == w, nil
+}
+
+// MustProfile is ProfileFor for a version known to be valid.
+func MustProfile(s string) Profile {
+	p, err := ProfileFor(s)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

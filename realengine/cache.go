@@ -23,8 +23,9 @@ const Package = "mooncake-transfer-engine-non-cuda"
 // when it loads (checked with 0.3.5), so the engine does not offer them.
 const FirstCPUWheel = "0.3.7.post1"
 
-// installable says why a version cannot be installed, or nil.
-func installable(version string) error {
+// HasCPUWheel says whether PyPI has a CPU-only (non-CUDA) wheel of
+// version, which is what the real engine installs; the error says why not.
+func HasCPUWheel(version string) error {
 	v, err := mooncake.ParseVersion(version)
 	if err != nil {
 		return err

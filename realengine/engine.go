@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +25,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// StartTimeout bounds each server's readiness (default 30s).
 	StartTimeout time.Duration
+	// SysInfiniband overrides SysInfiniband, where the host's RDMA devices
+	// are listed (tests).
+	SysInfiniband string
 	// Containers runs every party in its own container (testcontainers-go,
 	// images from containers/images): `faultlab run --containers`.
 	Containers bool
@@ -30,6 +35,10 @@ type Options struct {
 
 // Name is the real engine's CLI name.
 const Name = "real"
+
+// NeedsRDMAHardware is the catalog label of scenarios that need an RDMA
+// NIC: the real engine skips them on machines without one (CI).
+const NeedsRDMAHardware = "needs-rdma-hw"
 
 func init() {
 	engine.Register(engine.Registration{Name: Name,
@@ -78,7 +87,7 @@ func (e *Engine) install(ctx context.Context, version string) (Layout, Installed
 	if _, err := mooncake.ProfileFor(version); err != nil {
 		return Layout{}, Installed{}, fmt.Errorf("real engine: %w", err)
 	}
-	if err := installable(version); err != nil {
+	if err := HasCPUWheel(version); err != nil {
 		return Layout{}, Installed{}, fmt.Errorf("real engine: %w", err)
 	}
 	l, err := LayoutFor(e.opts.CacheDir, version)
@@ -157,10 +166,43 @@ func (e *Engine) masterFlags(ctx context.Context, l Layout, in Installed) (map[s
 	return f, nil
 }
 
-// hasRDMA reports whether this host exposes any RDMA device.
-func hasRDMA() bool {
-	ents, err := os.ReadDir("/sys/class/infiniband")
-	return err == nil && len(ents) > 0
+// SysInfiniband lists the host's RDMA devices (an RNIC or rdma_rxe), one
+// directory per ibverbs device name.
+const SysInfiniband = "/sys/class/infiniband"
+
+// hostRDMA lists the RDMA device names of this host (nil: none).
+func hostRDMA(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// rdmaSupported says why a party that wants RNICs cannot run on this host:
+// "" when every device it names is one of the host's and it declares no
+// limit the model imposes but real hardware cannot (max_mr, max_mr_size,
+// max_reg_bytes, leaked MKEYs, a broken port).
+func rdmaSupported(party string, want []engine.RDMADevice, dir string, host []string) string {
+	if len(want) == 0 {
+		return ""
+	}
+	if len(host) == 0 {
+		return fmt.Sprintf("%s: needs RDMA hardware: %s lists no device on this host", party, dir)
+	}
+	for _, d := range want {
+		switch {
+		case !slices.Contains(host, d.Name):
+			return fmt.Sprintf("%s: needs RDMA device %s; this host has %s", party, d.Name, strings.Join(host, ","))
+		case d.MaxMR > 0, d.MaxMRSize > 0, d.MaxRegBytes > 0, d.LeakedMRs > 0, d.Broken:
+			return fmt.Sprintf("%s: RDMA device %s declares limits (max_mr, max_mr_size, max_reg_bytes, leaked_mrs, broken) the real engine cannot impose on a real RNIC", party, d.Name)
+		}
+	}
+	return ""
 }
 
 // Launch implements engine.Engine.
@@ -191,12 +233,19 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 
 // supported rejects topologies this host cannot provide.
 func (e *Engine) supported(spec engine.WorldSpec) error {
+	dir := e.sysInfiniband()
+	host := hostRDMA(dir)
+	if spec.Client != nil {
+		if why := rdmaSupported("mooncake_client", spec.Client.RDMA, dir, host); why != "" {
+			return engine.Unsupportedf("%s", why)
+		}
+	}
 	for _, n := range spec.Nodes {
-		if len(n.RDMA) > 0 {
-			if hasRDMA() {
-				return engine.Unsupportedf("node %s: needs RDMA devices %s; the real engine does not map scenario RNICs onto this host's", n.Name, rdmaNames(n.RDMA))
-			}
-			return engine.Unsupportedf("node %s: needs RDMA hardware: this host has no RDMA NIC", n.Name)
+		if why := rdmaSupported("node "+n.Name, n.RDMA, dir, host); why != "" {
+			return engine.Unsupportedf("%s", why)
+		}
+		if n.CapIPCLock && !hasCap(capIPCLock) {
+			return engine.Unsupportedf("node %s: cap_ipc_lock needs a run that has CAP_IPC_LOCK (root); this one has not", n.Name)
 		}
 		if n.HugepagesBytes > 0 {
 			return engine.Unsupportedf("node %s: needs a HugeTLB pool of %d bytes; the real engine does not reserve host hugepages", n.Name, n.HugepagesBytes)
@@ -217,12 +266,29 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 	return nil
 }
 
-func rdmaNames(ds []engine.RDMADevice) string {
-	names := make([]string, len(ds))
-	for i, d := range ds {
-		names[i] = d.Name
+const capIPCLock = 14
+
+// hasCap reports whether this process has the capability in its effective
+// set (/proc/self/status CapEff).
+func hasCap(bit uint) bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
 	}
-	return strings.Join(names, ",")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "CapEff:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && n&(1<<bit) != 0
+		}
+	}
+	return false
+}
+
+func (e *Engine) sysInfiniband() string {
+	if e.opts.SysInfiniband != "" {
+		return e.opts.SysInfiniband
+	}
+	return SysInfiniband
 }
 
 // writeDriver puts driver.py in dir.

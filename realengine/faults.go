@@ -20,22 +20,9 @@ import (
 //	process: the server's process group (stop = SIGKILL, state lost; start;
 //	  restart = stop + start on the same ports; pause = SIGSTOP; resume = SIGCONT).
 //	Links between nodes run inside Mooncake's transfer engine: unsupported.
-
-// Arm implements engine.World (faults/schedule): every fault is checked
-// first; if one cannot be injected nothing is armed. Faults due at or
-// before now apply before Arm returns, the rest on wall-clock timers.
-func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
-	return w.sched.Arm(ctx, fs)
-}
-
-// ClearFaults implements engine.World: pending faults are cancelled, active
-// ones undone (links restored, stopped servers started, paused resumed).
-func (w *World) ClearFaults(ctx context.Context) error {
-	if err := w.sched.Clear(ctx); err != nil {
-		return fmt.Errorf("real engine: %w", err)
-	}
-	return nil
-}
+//
+// World embeds the faults/schedule Scheduler (Arm, ClearFaults): faults due
+// at or before now apply before Arm returns, the rest on wall-clock timers.
 
 // injector is the real engine's fault primitive for the scheduler.
 type injector struct{ w *World }

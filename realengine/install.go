@@ -56,7 +56,7 @@ func Install(ctx context.Context, versions []string, opts InstallOptions) error 
 		return fmt.Errorf("real engine install: no versions given")
 	}
 	for _, v := range versions {
-		if err := installable(v); err != nil {
+		if err := HasCPUWheel(v); err != nil {
 			return fmt.Errorf("real engine install: %w", err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -17,8 +18,10 @@ import (
 )
 
 // NewInstallCommand is `faultlab install real`: venvs with real Mooncake
-// wheels.
-func NewInstallCommand(log *slog.Logger) *cobra.Command {
+// wheels. catalog lists the versions the scenario catalog needs on this
+// engine (`--versions catalog`); those without a CPU-only wheel are left
+// out.
+func NewInstallCommand(log *slog.Logger, catalog func() ([]string, error)) *cobra.Command {
 	var versions, cache string
 	var ifReachable, sysPkgs bool
 	var timeout time.Duration
@@ -26,6 +29,7 @@ func NewInstallCommand(log *slog.Logger) *cobra.Command {
 		Use:   Name,
 		Short: "Install real Mooncake wheels (one venv per version) for the real engine; idempotent",
 		Example: "  faultlab install real --versions 0.3.13.post1,0.3.9\n" +
+			"  faultlab install real --versions catalog\n" +
 			"  make real-engine",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -34,6 +38,14 @@ func NewInstallCommand(log *slog.Logger) *cobra.Command {
 				if v = strings.TrimSpace(v); v != "" {
 					vs = append(vs, v)
 				}
+			}
+			if len(vs) == 1 && vs[0] == "catalog" {
+				all, err := catalog()
+				if err != nil {
+					return err
+				}
+				vs = slices.DeleteFunc(all, func(v string) bool { return HasCPUWheel(v) != nil })
+				log.Info("real engine: the catalog's versions", "versions", vs)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -47,7 +59,7 @@ func NewInstallCommand(log *slog.Logger) *cobra.Command {
 			return err
 		},
 	}
-	real.Flags().StringVar(&versions, "versions", mooncake.Latest, "comma-separated Mooncake versions")
+	real.Flags().StringVar(&versions, "versions", mooncake.Latest, "comma-separated Mooncake versions, or \"catalog\": every version a catalog scenario runs at on this engine (RDMA-hardware scenarios aside) that has a CPU-only wheel")
 	real.Flags().StringVar(&cache, "cache", "", "cache dir (default $FAULTLAB_CACHE or ~/.cache/faultlab)")
 	real.Flags().BoolVar(&ifReachable, "if-reachable", false, "exit 0 with a notice when PyPI cannot be reached")
 	real.Flags().BoolVar(&sysPkgs, "system-packages", true, "apt-get install missing Debian libraries (libibverbs1 libnuma1 libcurl4) when root")

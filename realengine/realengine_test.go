@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -129,14 +130,36 @@ var _ = Describe("happy path", func() {
 		}
 	})
 
-	It("refuses RDMA topologies with a one-line reason", func() {
-		requireVersion(vNew)
-		_, err := eng.Launch(context.Background(), engine.WorldSpec{Version: vNew, Metadata: "P2PHANDSHAKE",
-			Nodes: []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}}})
-		u, ok := engine.AsUnsupported(err)
-		Expect(ok).To(BeTrue(), "%v", err)
-		Expect(u.Reason).To(Equal("node tp0: needs RDMA hardware: this host has no RDMA NIC"))
-	})
+	DescribeTable("RDMA topologies against the host's /sys/class/infiniband",
+		func(hostDevs []string, spec engine.WorldSpec, reason string) {
+			requireVersion(vNew)
+			sys := GinkgoT().TempDir()
+			for _, d := range hostDevs {
+				Expect(os.Mkdir(filepath.Join(sys, d), 0o755)).To(Succeed())
+			}
+			e := realengine.New(realengine.Options{SysInfiniband: sys})
+			spec.Version, spec.Metadata = vNew, "P2PHANDSHAKE"
+			spec.Master = &engine.MasterSpec{}
+			w, err := e.Launch(context.Background(), spec)
+			if reason == "" {
+				Expect(err).NotTo(HaveOccurred())
+				Expect(w.Close(context.Background())).To(Succeed())
+				return
+			}
+			u, ok := engine.AsUnsupported(err)
+			Expect(ok).To(BeTrue(), "%v", err)
+			Expect(u.Reason).To(Equal(strings.ReplaceAll(reason, "{sys}", sys)))
+		},
+		Entry("no device: skip", nil, engine.WorldSpec{Nodes: []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}}},
+			"node tp0: needs RDMA hardware: {sys} lists no device on this host"),
+		Entry("another device: skip", []string{"rxe0"}, engine.WorldSpec{Nodes: []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}}},
+			"node tp0: needs RDMA device mlx5_0; this host has rxe0"),
+		Entry("a limit the host cannot impose: skip", []string{"mlx5_0"}, engine.WorldSpec{Nodes: []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0", MaxMR: 3}}}}},
+			"node tp0: RDMA device mlx5_0 declares limits (max_mr, max_mr_size, max_reg_bytes, leaked_mrs, broken) the real engine cannot impose on a real RNIC"),
+		Entry("mooncake_client's NIC counts too", nil, engine.WorldSpec{Client: &engine.ClientSpec{Protocol: "rdma", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}},
+			"mooncake_client: needs RDMA hardware: {sys} lists no device on this host"),
+		Entry("the named device exists: runs", []string{"mlx5_0"}, engine.WorldSpec{Nodes: []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}}}, ""),
+	)
 })
 
 var _ = Describe("master down", func() {

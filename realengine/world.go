@@ -38,7 +38,8 @@ type World struct {
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
 	procs   []*Process
-	sched   *schedule.Scheduler
+	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
+	*schedule.Scheduler
 	// endFaults cancels a fault action still running at Close.
 	endFaults context.CancelFunc
 	closed    bool
@@ -88,7 +89,7 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 	}
 	var fctx context.Context
 	fctx, w.endFaults = context.WithCancel(context.WithoutCancel(ctx))
-	w.sched = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
+	w.Scheduler = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
 	if spec.Trace != nil {
 		spec.Trace.SetClock(w.Clock().Now)
 	}
@@ -271,7 +272,8 @@ func (w *World) launchClient(ctx context.Context) error {
 	s := &server{role: "client", ports: map[string]int{"rpc": port},
 		spec: procSpec{Name: "mooncake_client", Source: "client", Path: bin,
 			Args: []string{"--host=" + w.dialHost("client"), "--port=" + strconv.Itoa(port), "--master_server_address=" + master,
-				"--metadata_server=" + meta, "--protocol=" + proto, "--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
+				"--metadata_server=" + meta, "--protocol=" + proto, "--device_names=" + w.spec.Client.DeviceNames,
+				"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
 			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: containerShm},
 		ready: func(ctx context.Context, p *proc) error {
 			probe, err := w.probeAddr(ctx, p, port)
@@ -459,8 +461,12 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 	}
 	extra := map[string]string{"PYTHONUNBUFFERED": "1"}
 	if spec.MemlockBytes > 0 {
-		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads.
+		// driver.py lowers RLIMIT_MEMLOCK before Mooncake loads, and drops
+		// CAP_IPC_LOCK unless the node has it, so a root run obeys the limit.
 		extra["FAULTLAB_MEMLOCK_BYTES"] = strconv.FormatInt(spec.MemlockBytes, 10)
+		if !spec.CapIPCLock {
+			extra["FAULTLAB_DROP_CAP_IPC_LOCK"] = "1"
+		}
 	}
 	for k, v := range env {
 		extra[k] = v
@@ -488,7 +494,7 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 func (w *World) Close(ctx context.Context) error {
 	// A fault that failed to apply while the run went on is a harness error.
 	w.endFaults()
-	faultErr := w.sched.Close()
+	faultErr := w.Scheduler.Close()
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()

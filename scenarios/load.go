@@ -173,11 +173,10 @@ func (d *decoder) validate(sc *Scenario) {
 		if sc.Storage.Backend == "embedding" && n.HostPool.Draft != nil {
 			d.at(n.HostPool.Draft.Pos, "hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)")
 		}
-		for _, r := range n.NIC.RDMA {
-			if r.Name == "" {
-				d.at(r.Pos, "nic.rdma: name is required (e.g. mlx5_0)")
-			}
-		}
+		d.checkNIC(n.NIC)
+	}
+	if c := sc.Topology.Client; c != nil {
+		d.checkNIC(c.NIC)
 	}
 	if len(sc.Topology.Nodes) == 0 {
 		nodes["tp0"] = true // the default node
@@ -359,12 +358,17 @@ func (d *decoder) checkPlaceholders(sc *Scenario) {
 			}
 		}
 	}
-	for _, env := range []Env{sc.Config.Env, remedyEnv(sc)} {
+	checkEnv := func(p Pos, env Env) {
 		for _, k := range sortedKeys(env) {
 			if env[k] != nil {
-				check(sc.Config.Pos, *env[k])
+				check(p, *env[k])
 			}
 		}
+	}
+	checkEnv(sc.Config.Pos, sc.Config.Env)
+	checkEnv(sc.Config.Pos, remedyEnv(sc))
+	for _, n := range sc.Topology.Nodes {
+		checkEnv(n.Pos, n.Env)
 	}
 	walkStrings(sc.Config.File, func(s string) { check(sc.Config.Pos, s) })
 	exps := []Expect{sc.Expect}
@@ -584,4 +588,15 @@ func ExpectFor(base Expect, bv ByVersion, version string) Expect {
 		}
 	}
 	return out
+}
+
+func (d *decoder) checkNIC(n NIC) {
+	for _, r := range n.RDMA {
+		if r.Name == "" {
+			d.at(r.Pos, "nic.rdma: name is required (e.g. mlx5_0)")
+		}
+		if r.MaxMR < 0 || r.LeakedMRs < 0 {
+			d.at(r.Pos, "nic.rdma %s: max_mr and leaked_mrs must not be negative", r.Name)
+		}
+	}
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 const validScenario = `name: t/ok
@@ -26,7 +29,7 @@ func TestParseValid(t *testing.T) {
 		sc.Topology.Nodes[0].HostPool.Size != 1<<30 || sc.Storage.TPSize != 1 || *sc.Storage.IsMLA {
 		t.Fatalf("defaults: %+v", sc.Topology)
 	}
-	if vs, ok := sc.Versions(""); !ok || len(vs) != 1 || vs[0] != "0.3.13.post1" {
+	if vs, ok := sc.Versions(""); !ok || len(vs) != 1 || vs[0] != mooncake.Latest {
 		t.Fatalf("versions %v", vs)
 	}
 }
@@ -39,13 +42,17 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key", "nmae: x\n" + validScenario,
 			[]string{`f.yaml:1:1: unknown key "nmae"; valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
-			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs"; valid keys: broken, max_mr, max_mr_size, name`}},
+			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs"; valid keys: broken, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name`}},
+		{"mooncake_client RNIC without a name", validScenario + "topology:\n  mooncake_client: {nic: {rdma: [{max_mr: 3}]}}\n",
+			[]string{`f.yaml:7:34: nic.rdma: name is required (e.g. mlx5_0)`}},
+		{"node env placeholder", validScenario + "topology:\n  nodes:\n    - name: tp0\n      env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
+			[]string{`f.yaml:8:7: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}`}},
 		{"unknown fault kind", validScenario + "faults:\n  - {at: 0s, kind: master-crash}\n",
 			[]string{`f.yaml:7:5: faults: unknown fault kind "master-crash": valid kinds are client-down, container, link, master-down, metadata-down, process`}},
 		{"bad mode", validScenario + "faults:\n  - {at: 0s, kind: master-down, mode: drop}\n",
 			[]string{`f.yaml:7:5: faults: master-down "drop": mode must be one of refuse, blackhole`}},
 		{"bad link mode lists the registry", validScenario + "faults:\n  - {at: 0s, kind: link, target: master, mode: jam}\n",
-			[]string{`f.yaml:7:5: faults: link "jam": mode must be one of bandwidth, blackhole, latency, limit_data, refuse, reset_peer, slicer`}},
+			[]string{`f.yaml:7:5: faults: link "jam": mode must be one of ` + strings.Join(faults.LinkModes(), ", ")}},
 		{"process on embedded metadata", validScenario + "topology: {metadata: master}\nfaults:\n  - {at: 0s, kind: process, target: metadata, action: stop}\n",
 			[]string{`f.yaml:8:5: faults: process stop: metadata is embedded in the master here (topology.metadata master); target the master`}},
 		{"process on absent client", validScenario + "faults:\n  - {at: 0s, kind: process, target: client, action: pause}\n",
@@ -131,7 +138,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func knownVersions() string {
-	return "0.3.0, 0.3.1, 0.3.2, 0.3.2.post1, 0.3.3, 0.3.3.post1, 0.3.3.post2, 0.3.4, 0.3.4.post1, 0.3.4.post2, 0.3.5, 0.3.6, 0.3.6.post1, 0.3.7, 0.3.7.post1, 0.3.7.post2, 0.3.8, 0.3.8.post1, 0.3.9, 0.3.10, 0.3.10.post1, 0.3.10.post2, 0.3.11, 0.3.11.post1, 0.3.12, 0.3.12.post1, 0.3.13, 0.3.13.post1"
+	return strings.Join(mooncake.Versions, ", ")
 }
 
 func TestVersionsAndOverride(t *testing.T) {
@@ -140,7 +147,7 @@ func TestVersionsAndOverride(t *testing.T) {
 		t.Fatal(err)
 	}
 	vs, _ := sc.Versions("")
-	if strings.Join(vs, " ") != "0.3.9 0.3.8.post1 0.3.13.post1" {
+	if strings.Join(vs, " ") != "0.3.9 0.3.8.post1 "+mooncake.Latest {
 		t.Fatalf("versions %v", vs)
 	}
 	if vs, ok := sc.Versions("0.3.6"); !ok || vs[0] != "0.3.6" {

@@ -23,9 +23,9 @@ type Options struct {
 	// Version, when set, runs only that Mooncake version (if the scenario
 	// applies to it; else the result is a skip).
 	Version string
-	// TimeoutScale scales Mooncake timeouts on wall-clock engines
-	// (engine.WorldSpec.TimeoutScale); wall durations are divided by it
-	// before the oracles see them.
+	// TimeoutScale scales Mooncake time on engines that honour it
+	// (engine.WorldSpec.TimeoutScale, engine.TimeoutScaler); their clocks
+	// report Mooncake time, so the oracles see unscaled durations.
 	TimeoutScale float64
 	// Bound is the wall-clock limit of a run whose scenario names no
 	// within (default 2m).
@@ -295,16 +295,36 @@ func (r *run) worldSpec() engine.WorldSpec {
 		if size == 0 {
 			size = 4 << 30 // mooncake_client --global_segment_size default "4 GB"
 		}
-		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto}
+		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto, DeviceNames: c.DeviceNames, RDMA: c.NIC.devices()}
 	}
 	for _, n := range t.Nodes {
-		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages)}
-		for _, d := range n.NIC.RDMA {
-			ns.RDMA = append(ns.RDMA, engine.RDMADevice{Name: d.Name, MaxMRSize: int64(d.MaxMRSize), MaxMR: d.MaxMR, Broken: d.Broken})
-		}
+		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), CapIPCLock: n.CapIPCLock}
+		ns.RDMA = n.NIC.devices()
 		spec.Nodes = append(spec.Nodes, ns)
 	}
 	return spec
+}
+
+func (n NIC) devices() []engine.RDMADevice {
+	var out []engine.RDMADevice
+	for _, d := range n.RDMA {
+		out = append(out, engine.RDMADevice{Name: d.Name, MaxMRSize: int64(d.MaxMRSize), MaxMR: d.MaxMR, Broken: d.Broken,
+			MaxRegBytes: int64(d.MaxRegBytes), LeakedMRs: d.LeakedMRs})
+	}
+	return out
+}
+
+// nodeEnv is env with the node's own env merged over it.
+func (r *run) nodeEnv(node string, env Env) Env {
+	for _, n := range r.sc.Topology.Nodes {
+		if n.Name == node && len(n.Env) > 0 {
+			out := Env{}
+			maps.Copy(out, env)
+			maps.Copy(out, n.Env)
+			return out
+		}
+	}
+	return env
 }
 
 func (r *run) extraConfig(over map[string]any) map[string]any {
@@ -403,6 +423,7 @@ func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (s
 		// Each process gets its own stream of the run's seed.
 		Seed: r.opts.Seed*1000003 + uint64(r.procs), MooncakeVersion: r.version,
 	}
+	env = r.nodeEnv(node, env)
 	for _, k := range sortedKeys(env) {
 		if env[k] == nil {
 			continue

@@ -66,6 +66,9 @@ type Client struct {
 	Present           *bool    `yaml:"present"`
 	GlobalSegmentSize ByteSize `yaml:"global_segment_size"`
 	Protocol          string   `yaml:"protocol"`
+	// DeviceNames is --device_names; NIC the RNICs of its host.
+	DeviceNames string `yaml:"device_names"`
+	NIC         NIC    `yaml:"nic"`
 }
 
 // Node is one host running an SGLang scheduler.
@@ -76,6 +79,11 @@ type Node struct {
 	Memlock   ByteSize `yaml:"memlock"`
 	Hugepages ByteSize `yaml:"hugepages"`
 	HostPool  HostPool `yaml:"hostpool"`
+	// Env is merged over config.env for this node's SGLang processes (a
+	// null unsets), so one party can run another protocol.
+	Env Env `yaml:"env"`
+	// CapIPCLock: the processes have CAP_IPC_LOCK (root): no memlock limit.
+	CapIPCLock bool `yaml:"cap_ipc_lock"`
 }
 
 // NIC is the node's RDMA inventory; no devices = no RDMA NIC.
@@ -91,6 +99,10 @@ type RDMADevice struct {
 	MaxMRSize ByteSize `yaml:"max_mr_size"`
 	MaxMR     int      `yaml:"max_mr"`
 	Broken    bool     `yaml:"broken"`
+	// MaxRegBytes caps the total bytes registered (erdma: EIO past it);
+	// LeakedMRs are MKEYs earlier killed processes left behind.
+	MaxRegBytes ByteSize `yaml:"max_reg_bytes"`
+	LeakedMRs   int      `yaml:"leaked_mrs"`
 }
 
 // HostPool is SGLang's host KV pool on the node.

@@ -8,14 +8,9 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
-// Arm implements engine.World: the scheduler turns each fault into
-// kernel events (start at At, heal at At+For).
-func (w *World) Arm(ctx context.Context, fs []faults.Fault) error { return w.sched.Arm(ctx, fs) }
-
-// ClearFaults implements engine.World: pending fault events are cancelled,
-// links healed, and every server brought back up (a stopped one starts
-// fresh).
-func (w *World) ClearFaults(ctx context.Context) error { return w.sched.Clear(ctx) }
+// World embeds the faults/schedule Scheduler (Arm, ClearFaults): each
+// fault becomes kernel events (start at At, heal at At+For); this is its
+// injector.
 
 // injector is the sim's fault primitive for the scheduler.
 type injector struct{ w *World }
@@ -68,69 +63,4 @@ func (in injector) Clear(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// process performs a process action on a server.
-func (w *World) process(target, action string) {
-	ctx := context.Background()
-	switch target {
-	case "master":
-		if w.spec.Master == nil {
-			return
-		}
-		switch action {
-		case "stop":
-			w.masterState = stopped
-		case "start":
-			if w.masterState == stopped {
-				w.startMaster()
-			}
-		case "restart":
-			w.startMaster() // all state lost
-		case "pause":
-			if w.masterState == running {
-				w.masterState = paused
-			}
-		case "resume":
-			if w.masterState == paused {
-				w.masterState = running
-			}
-		}
-	case "metadata":
-		if w.spec.Metadata != "http" {
-			return
-		}
-		switch action {
-		case "stop":
-			w.metadataState = stopped
-		case "start":
-			if w.metadataState == stopped {
-				w.metadata, w.metadataState = metadata.New(false), running
-			}
-		case "restart":
-			w.metadata, w.metadataState = metadata.New(false), running
-		case "pause":
-			w.metadataState = paused
-		case "resume":
-			w.metadataState = running
-		}
-	case "client":
-		if w.spec.Client == nil {
-			return
-		}
-		switch action {
-		case "stop":
-			w.clientState, w.standalone = stopped, nil
-		case "start":
-			if w.clientState == stopped {
-				w.startStandalone(ctx)
-			}
-		case "restart":
-			w.startStandalone(ctx)
-		case "pause":
-			w.clientState = paused
-		case "resume":
-			w.clientState = running
-		}
-	}
 }

@@ -57,6 +57,25 @@ var _ = Describe("register_buffer()", func() {
 		}))
 	})
 
+	// CheckRegisterMemoryParams and the TE's zero-length check came with
+	// v0.3.6: before, tcp records anything and ibv_reg_mr refuses.
+	DescribeTable("null and zero-length buffers up to 0.3.5",
+		func(nic bool, zeroLen, nullPtr int, logs []string) {
+			o := opts{version: "0.3.5"}
+			if nic {
+				o.node = rdmaNode(engine.RDMADevice{Name: "mlx5_0"}, 0)
+			}
+			e := ready(o)
+			b := alloc(e, MiB)
+			Expect(e.store.RegisterBuffer(ctx, b.Ptr, 0)).To(Equal(zeroLen))
+			Expect(e.store.RegisterBuffer(ctx, 0, 4096)).To(Equal(nullPtr))
+			Expect(e.logs("mooncake:tp0")).NotTo(ContainElements("length is 0", "addr is nullptr"))
+			Expect(e.logs("mooncake:tp0")).To(ContainElements(logs))
+		},
+		Entry("tcp accepts both", false, 0, 0, []string{}),
+		Entry("rdma: ibv_reg_mr refuses both", true, -600, -600, []string{"Failed to register memory 0x0: Bad address [14]"}),
+	)
+
 	It("fails ibv_reg_mr past the NIC's MR count", func() {
 		e := ready(opts{version: "0.3.13.post1", node: rdmaNode(engine.RDMADevice{Name: "mlx5_0", MaxMR: 3}, 0)})
 		// The 16 MiB segment already holds one MR.
@@ -65,8 +84,8 @@ var _ = Describe("register_buffer()", func() {
 		Expect(e.store.RegisterBuffer(ctx, b.Ptr+uint64(2*MiB), MiB)).To(Equal(0))
 		Expect(e.store.RegisterBuffer(ctx, b.Ptr+uint64(4*MiB), MiB)).To(Equal(-600))
 		Expect(e.logs("mooncake:tp0")).To(ContainElements(
-			fmt.Sprintf("Failed to register memory %#x: Cannot allocate memory [12]", b.Ptr+uint64(4*MiB)),
-			"Failed to register memory region with context 0"))
+			fmt.Sprintf("Failed to register memory %#x: Resource temporarily unavailable [11]", b.Ptr+uint64(4*MiB)),
+			"Failed to register memory region (chunk 0) with context 0"))
 	})
 
 	It("fails ibv_reg_mr past RLIMIT_MEMLOCK", func() {
@@ -88,7 +107,8 @@ var _ = Describe("register_buffer()", func() {
 		},
 		Entry("0.3.12.post1 rejects with -600", "0.3.12.post1", -600, "length 67108864 is larger than max_mr_size: 16777216"),
 		Entry("0.3.8 rejects with -600", "0.3.8", -600, "length 67108864 is larger than max_mr_size: 16777216"),
-		Entry("0.3.7 shrinks silently", "0.3.7", 0, "The buffer length exceeds device max_mr_size, shrink it to 16777216: Success [0]"),
+		Entry("0.3.6 rejects with -600 (#695)", "0.3.6", -600, "length 67108864 is larger than max_mr_size: 16777216"),
+		Entry("0.3.5 shrinks silently", "0.3.5", 0, "The buffer length exceeds device max_mr_size, shrink it to 16777216: Success [0]"),
 	)
 
 	It("chunks a buffer above max_mr_size from 0.3.13", func() {

@@ -27,11 +27,10 @@ func sameText(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
-// agreeWithSim runs on sim every scenario the other engine ran and
-// compares verdict, return codes, exception class and message, and process
-// death with its results (by scenario name; a scenario missing there — the
-// catalog table was filtered — is run on the other engine here with run).
-func agreeWithSim(other map[string][]scenarios.Result, otherName string, run func(*scenarios.Scenario) []scenarios.Result) {
+// agreeWithSim runs on sim every scenario × version the other engine ran
+// (results by catalogKey) and compares verdict, return codes, exception
+// class and message, and process death.
+func agreeWithSim(other map[string]scenarios.Result, otherName string) {
 	cat, err := scenarios.Catalog()
 	Expect(err).NotTo(HaveOccurred())
 	sim := simengine.New()
@@ -41,18 +40,14 @@ func agreeWithSim(other map[string][]scenarios.Result, otherName string, run fun
 		if !sc.RunsOn(sim.Name()) || !sc.RunsOn(otherName) {
 			continue
 		}
-		o, ok := other[sc.Name]
-		if !ok {
-			if run == nil {
-				continue
+		vs, _ := sc.Versions("")
+		for _, v := range vs {
+			o, ok := other[catalogKey(sc.Name, v)]
+			if !ok {
+				continue // filtered out of this run
 			}
-			o = run(sc)
-		}
-		s := scenarios.Run(context.Background(), sc, sim, scenarios.Options{Seed: 1})
-		Expect(o).To(HaveLen(len(s)), sc.Name)
-		for i := range s {
-			Expect(o[i].MooncakeVersion).To(Equal(s[i].MooncakeVersion), sc.Name)
-			d, ran := compareResults(s[i], o[i])
+			s := scenarios.RunVersion(context.Background(), sc, sim, v, scenarios.Options{Seed: 1})
+			d, ran := compareResults(s, o)
 			if ran {
 				compared++
 			}

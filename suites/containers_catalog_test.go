@@ -2,7 +2,6 @@ package suites_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mooncake-faultlab/faultlab/containers"
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
@@ -17,40 +17,28 @@ import (
 
 // The real catalog again, every party in its own container: the same
 // verdicts, codes and messages as in processes (agreement with sim, which
-// the process catalog also meets), and nothing labelled faultlab.world left.
-var _ = Describe("catalog on the real engine in containers", Label("containers", "real"), Ordered, func() {
-	eng := realengine.New(realengine.Options{Containers: true})
-	results := map[string][]scenarios.Result{}
-
-	BeforeAll(func(ctx SpecContext) {
+// the process catalog also meets), the container scenarios too, and nothing
+// labelled faultlab.world left. Without Docker the suite skips with one line
+// saying what is missing.
+var _ = catalogSuite(engineSuite{
+	name:       realengine.Name,
+	title:      " in containers",
+	labels:     []string{"containers"},
+	containers: true,
+	newEngine:  func() engine.Engine { return realengine.New(realengine.Options{Containers: true}) },
+	opts:       scenarios.Options{Seed: 1},
+	include:    func(sc *scenarios.Scenario) bool { return slowWall || !sc.HasLabel("slow-wall") },
+	available: func(ctx context.Context) error {
 		if err := containers.Available(ctx); err != nil {
-			Skip(err.Error())
+			return err
 		}
-		if err := eng.Available(ctx, mooncake.Latest); err != nil {
-			Skip(err.Error())
-		}
-	})
-
-	DescribeTable("scenario", func(ctx SpecContext, name string, loadErr error) {
-		Expect(loadErr).NotTo(HaveOccurred())
-		rs := scenarios.Run(ctx, catalogScenario(name), eng, scenarios.Options{Seed: 1})
-		results[name] = rs
-		for _, r := range rs {
-			AddReportEntry(r.Scenario+"@"+r.MooncakeVersion, fmt.Sprintf("%s wall=%.0fms %s", r.Verdict, r.WallMS, r.Reason))
-			if r.Verdict == scenarios.Skip {
-				continue
-			}
-			Expect(r.Verdict).To(Equal(scenarios.Pass), "%s @ %s: %s", r.Scenario, r.MooncakeVersion, r.Reason)
-		}
-	}, realEntries())
-
-	It("agrees with sim on return codes, exception class and text, and process deaths", Label("agreement"), func() {
-		agreeWithSim(results, realengine.Name, nil)
-	})
-
-	It("leaves no container or network behind", func(ctx SpecContext) {
-		Expect(leftoversOfThisProcess(ctx)).To(BeEmpty())
-	})
+		return realengine.New(realengine.Options{}).Available(ctx, mooncake.Latest)
+	},
+	maySkip: func(sc *scenarios.Scenario, version string) bool {
+		return sc.HasLabel(realengine.NeedsRDMAHardware) || realengine.HasCPUWheel(version) != nil
+	},
+	agree: true,
+	after: func() { Expect(leftoversOfThisProcess(context.Background())).To(BeEmpty()) },
 })
 
 var _ = Describe("real engine in containers interrupted", Label("containers", "real"), func() {

@@ -2,8 +2,6 @@ package suites_test
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -23,68 +21,27 @@ import (
 // hang well inside its `within` on a loaded 2-core machine.
 const fakeScale = 0.02
 
-// fakeEntries is one table entry per catalog scenario that runs on fake.
-func fakeEntries() []TableEntry {
-	cat, err := scenarios.Catalog()
-	if err != nil {
-		return []TableEntry{Entry("catalog loads", "", err)}
-	}
-	var out []TableEntry
-	for _, sc := range cat {
-		if sc.RunsOn(fakeengine.Name) {
-			out = append(out, Entry(sc.Name, sc.Name, nil))
-		}
-	}
-	return out
-}
-
-func runFake(ctx context.Context, sc *scenarios.Scenario, eng engine.Engine) []scenarios.Result {
-	return scenarios.Run(ctx, sc, eng, scenarios.Options{Seed: 1, TimeoutScale: fakeScale})
-}
-
-var _ = Describe("catalog on the fake engine", Label("fake"), Ordered, func() {
+// The fake engine serves every capability the catalog needs: nothing may
+// skip. Afterwards no goroutine, listener or proxy may remain.
+var _ = func() bool {
 	var (
-		before  goleak.Option
-		addrs   []string
-		results = map[string][]scenarios.Result{} // by scenario, for the agreement spec
+		before goleak.Option
+		addrs  []string
 	)
-	BeforeAll(func() { before = goleak.IgnoreCurrent() })
-
-	DescribeTable("scenario", func(name string, loadErr error) {
-		Expect(loadErr).NotTo(HaveOccurred())
-		cat, err := scenarios.Catalog()
-		Expect(err).NotTo(HaveOccurred())
-		scs, err := scenarios.Resolve(cat, []string{name})
-		Expect(err).NotTo(HaveOccurred())
-		eng := &addrRecorder{Engine: fakeengine.New(fakeengine.Options{}), addrs: &addrs}
-		rs := runFake(context.Background(), scs[0], eng)
-		results[name] = rs
-		for _, r := range rs {
-			AddReportEntry(r.Scenario+"@"+r.MooncakeVersion, fmt.Sprintf("%s %.1fms %s", r.Verdict, r.WallMS, r.Reason))
-			if r.Verdict == scenarios.Skip {
-				continue // the reason is in the report entry; skips are the engine's honest answer
-			}
-			Expect(r.Verdict).To(Equal(scenarios.Pass), "%s @ %s: %s", r.Scenario, r.MooncakeVersion, r.Reason)
-		}
-	}, fakeEntries())
-
-	It("agrees with sim on every scenario both run", Label("agreement"), func() {
-		agreeWithSim(results, fakeengine.Name, func(sc *scenarios.Scenario) []scenarios.Result {
-			return runFake(context.Background(), sc, fakeengine.New(fakeengine.Options{}))
-		})
+	return catalogSuite(engineSuite{
+		name:      fakeengine.Name,
+		newEngine: func() engine.Engine { return fakeengine.New(fakeengine.Options{}) },
+		opts:      scenarios.Options{Seed: 1, TimeoutScale: fakeScale},
+		wrap:      func(e engine.Engine) engine.Engine { return &addrRecorder{Engine: e, addrs: &addrs} },
+		agree:     true,
+		beforeAll: func() { before = goleak.IgnoreCurrent() },
+		after: func() {
+			Expect(goleak.Find(before, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))).To(Succeed())
+			Expect(addrs).NotTo(BeEmpty())
+			Expect(ourListeners(addrs)).To(BeEmpty(), "still listening")
+		},
 	})
-
-	It("leaves no goroutine, listener or proxy behind", func() {
-		Expect(goleak.Find(before, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))).To(Succeed())
-		for _, a := range addrs {
-			c, err := net.DialTimeout("tcp", a, time.Second)
-			if err == nil {
-				_ = c.Close()
-			}
-			Expect(err).To(HaveOccurred(), "%s still listening", a)
-		}
-	})
-})
+}()
 
 // addrRecorder remembers every address a world listened on (servers,
 // transfer endpoints, proxies), to check they are closed after.
@@ -121,10 +78,7 @@ var _ = Describe("fake engine interrupted", Label("fake"), func() {
 		Expect(time.Since(start)).To(BeNumerically("<", 5*time.Second))
 		Expect(r.Verdict).NotTo(Equal(scenarios.Pass))
 		Expect(addrs).NotTo(BeEmpty())
-		for _, a := range addrs {
-			_, err := net.DialTimeout("tcp", a, time.Second)
-			Expect(err).To(HaveOccurred(), "%s still listening", a)
-		}
+		Expect(ourListeners(addrs)).To(BeEmpty(), "still listening")
 		Expect(goleak.Find(before, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))).To(Succeed())
 	})
 })

@@ -3,10 +3,12 @@ package suites_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
@@ -45,7 +47,7 @@ expect: {ok: true, within: 5}
 		Expect(err).To(BeAssignableToTypeOf(le))
 		rel := func(p string) string { r, _ := filepath.Rel(dir, p); return r }
 		Expect(err.Error()).To(Equal(
-			rel(b) + `:2:11: mooncake.versions: unknown Mooncake version "0.3.99": known versions are 0.3.0, 0.3.1, 0.3.2, 0.3.2.post1, 0.3.3, 0.3.3.post1, 0.3.3.post2, 0.3.4, 0.3.4.post1, 0.3.4.post2, 0.3.5, 0.3.6, 0.3.6.post1, 0.3.7, 0.3.7.post1, 0.3.7.post2, 0.3.8, 0.3.8.post1, 0.3.9, 0.3.10, 0.3.10.post1, 0.3.10.post2, 0.3.11, 0.3.11.post1, 0.3.12, 0.3.12.post1, 0.3.13, 0.3.13.post1` + "\n" +
+			rel(b) + `:2:11: mooncake.versions: unknown Mooncake version "0.3.99": known versions are ` + strings.Join(mooncake.Versions, ", ") + "\n" +
 				rel(b) + `:4:28: bad duration "5": want a number with a unit, one of ns, us, ms, s, m, h (e.g. 30s, 100ms)` + "\n" +
 				rel(a) + `:5:5: faults: master-down "drop": mode must be one of refuse, blackhole` + "\n" +
 				rel(a) + `:9:24: bad size "1 gigabyte": want an integer with a unit, one of B, KiB, MiB, GiB, TiB, KB, MB, GB, TB (e.g. 1GiB)`))

@@ -1,14 +1,15 @@
 package suites_test
 
 import (
-	"fmt"
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
-	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
@@ -19,58 +20,31 @@ import (
 // scenario runs on real in `make test`.
 var slowWall = os.Getenv("FAULTLAB_SLOW") != ""
 
-func realEntries() []TableEntry {
-	cat, err := scenarios.Catalog()
-	if err != nil {
-		return []TableEntry{Entry("catalog loads", "", err)}
-	}
-	var out []TableEntry
-	for _, sc := range cat {
-		if sc.RunsOn(realengine.Name) && (slowWall || !sc.HasLabel("slow-wall")) {
-			out = append(out, Entry(sc.Name, sc.Name, nil))
-		}
-	}
-	return out
-}
-
-var _ = Describe("catalog on the real engine", Label("real"), Ordered, func() {
-	eng := realengine.New(realengine.Options{})
-	results := map[string][]scenarios.Result{}
-
-	BeforeAll(func(ctx SpecContext) {
-		// Nothing installed (no PyPI): the whole container skips with the
-		// engine's own reason, e.g. "Mooncake 0.3.13.post1 not installed ...;
-		// run `make real-engine`".
-		if err := eng.Available(ctx, mooncake.Latest); err != nil {
-			Skip(err.Error())
-		}
-	})
-
-	DescribeTable("scenario", func(ctx SpecContext, name string, loadErr error) {
-		Expect(loadErr).NotTo(HaveOccurred())
-		rs := scenarios.Run(ctx, catalogScenario(name), eng, scenarios.Options{Seed: 1})
-		results[name] = rs
-		for _, r := range rs {
-			AddReportEntry(r.Scenario+"@"+r.MooncakeVersion, fmt.Sprintf("%s wall=%.0fms %s", r.Verdict, r.WallMS, r.Reason))
-			if r.Verdict == scenarios.Skip {
-				continue // a version not installed, or RDMA hardware: the reason is in the report
-			}
-			Expect(r.Verdict).To(Equal(scenarios.Pass), "%s @ %s: %s", r.Scenario, r.MooncakeVersion, r.Reason)
-		}
-	}, realEntries())
-
-	It("agrees with sim on return codes, exception class and text, and process deaths", Label("agreement"), func() {
-		agreeWithSim(results, realengine.Name, nil)
-	})
-
-	It("leaves no Mooncake process behind", func() {
-		Expect(mooncakeProcesses()).To(BeEmpty())
-	})
+// The real engine may skip only what this machine cannot have: RDMA
+// hardware, and versions PyPI has no non-CUDA wheel for. Every other
+// catalog version must be installed (`make real-engine` installs exactly
+// those) and pass.
+var _ = catalogSuite(engineSuite{
+	name:      realengine.Name,
+	newEngine: func() engine.Engine { return realengine.New(realengine.Options{}) },
+	opts:      scenarios.Options{Seed: 1},
+	include:   func(sc *scenarios.Scenario) bool { return slowWall || !sc.HasLabel("slow-wall") },
+	// Nothing installed (no PyPI): the whole suite skips with the engine's
+	// own reason ("Mooncake 0.3.13.post1 not installed ...; run `make real-engine`").
+	available: func(ctx context.Context) error {
+		return realengine.New(realengine.Options{}).Available(ctx, mooncake.Latest)
+	},
+	maySkip: func(sc *scenarios.Scenario, version string) bool {
+		return sc.HasLabel(realengine.NeedsRDMAHardware) || realengine.HasCPUWheel(version) != nil
+	},
+	agree: true,
+	after: func() { Expect(mooncakeProcesses()).To(BeEmpty()) },
 })
 
-// mooncakeProcesses lists running processes that the real engine starts:
+// mooncakeProcesses lists running processes that the real engine starts —
 // mooncake_master, mooncake_client, mooncake_http_metadata_server and the
-// Python driver.
+// Python driver — among this test process's descendants (other users of
+// the machine may run Mooncake too).
 func mooncakeProcesses() []string {
 	var out []string
 	pids, _ := filepath.Glob("/proc/[0-9]*/cmdline")
@@ -78,6 +52,9 @@ func mooncakeProcesses() []string {
 		b, err := os.ReadFile(p)
 		if err != nil || len(b) == 0 {
 			continue // exited meanwhile, or a kernel thread
+		}
+		if !descendsFromUs(filepath.Base(filepath.Dir(p))) {
+			continue
 		}
 		cmd := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
 		for _, name := range []string{"mooncake_master", "mooncake_client", "mooncake_http_metadata_server", "driver.py"} {
@@ -88,4 +65,29 @@ func mooncakeProcesses() []string {
 		}
 	}
 	return out
+}
+
+// descendsFromUs reports whether process pid has this process as an
+// ancestor (walking /proc/PID/stat's ppid).
+func descendsFromUs(pid string) bool {
+	me := strconv.Itoa(os.Getpid())
+	for range 64 {
+		b, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so cut at the last ')'.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) < 2 {
+			return false
+		}
+		pid = f[1]
+		if pid == me {
+			return true
+		}
+		if pid == "0" || pid == "1" {
+			return false
+		}
+	}
+	return false
 }

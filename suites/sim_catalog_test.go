@@ -12,16 +12,15 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sim"
 )
 
-// simEntries is one entry per catalog scenario × version that runs on sim,
-// labelled with the scenario's labels and "sim".
+// simEntries is one entry per catalog scenario × version that runs on sim.
 func simEntries(body func(name, version string) TableEntry) []TableEntry {
 	cat, err := scenarios.Catalog()
 	if err != nil {
-		return []TableEntry{Entry("catalog loads", Label("sim"), "", "", err)}
+		return []TableEntry{Entry("catalog loads", Label(sim.Name), "", "", err)}
 	}
 	var out []TableEntry
 	for _, sc := range cat {
-		if !sc.RunsOn("sim") {
+		if !sc.RunsOn(sim.Name) {
 			continue
 		}
 		vs, _ := sc.Versions("")
@@ -32,44 +31,8 @@ func simEntries(body func(name, version string) TableEntry) []TableEntry {
 	return out
 }
 
-func catalogScenario(name string) *scenarios.Scenario {
-	cat, err := scenarios.Catalog()
-	Expect(err).NotTo(HaveOccurred())
-	scs, err := scenarios.Resolve(cat, []string{name})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(scs).To(HaveLen(1))
-	return scs[0]
-}
-
-func scenarioLabels(name string) Labels {
-	cat, _ := scenarios.Catalog()
-	for _, sc := range cat {
-		if sc.Name == name {
-			return append(Labels{"sim"}, sc.Labels...)
-		}
-	}
-	return Labels{"sim"}
-}
-
-var _ = Describe("catalog on the sim engine", func() {
-	DescribeTable("scenario", func(name, version string, loadErr error) {
-		Expect(loadErr).NotTo(HaveOccurred())
-		sc := catalogScenario(name)
-		r := scenarios.RunVersion(context.Background(), sc, sim.New(), version, scenarios.Options{Seed: 1})
-		AddReportEntry("result", fmt.Sprintf("%s virtual=%.0fms wall=%.2fms %s", r.Verdict, r.VirtualMS, r.WallMS, r.TraceHash))
-		if sc.HasLabel("container") {
-			// Container faults act on Docker containers: only container
-			// worlds inject them, everywhere else the run says so.
-			Expect(r.Verdict).To(Equal(scenarios.Skip), "%s @%s: %s", name, version, r.Reason)
-			Expect(r.Reason).To(ContainSubstring("needs a container world (faultlab run --containers)"))
-			return
-		}
-		// sim has every capability the rest of the catalog needs: nothing may skip.
-		Expect(r.Verdict).To(Equal(scenarios.Pass), "%s @%s: %s", name, version, r.Reason)
-	}, simEntries(func(name, version string) TableEntry {
-		return Entry(name+" @"+version, scenarioLabels(name), name, version, nil)
-	}))
-})
+// sim has every capability the catalog needs: nothing may skip.
+var _ = catalogSuite(engineSuite{name: sim.Name, newEngine: sim.New, opts: scenarios.Options{Seed: 1}})
 
 var _ = Describe("sim determinism", Label("sim", "determinism"), func() {
 	DescribeTable("same seed, same trace: twice, at GOMAXPROCS 1 and 2", func(name, version string, loadErr error) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
@@ -81,7 +82,7 @@ func TestRunFailureExitsNonZero(t *testing.T) {
 	if !errors.Is(err, errVerdict) {
 		t.Fatalf("err %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "FAIL t/wrong @0.3.13.post1 on sim: expected RuntimeError, observed no exception") {
+	if !strings.Contains(out, "FAIL t/wrong @"+mooncake.Latest+" on sim: expected RuntimeError, observed no exception") {
 		t.Fatalf("output:\n%s", out)
 	}
 }

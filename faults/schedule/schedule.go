@@ -155,9 +155,10 @@ func (s *Scheduler) fire(fn func(context.Context) error) func() {
 	}
 }
 
-// Clear implements engine.World.ClearFaults: pending faults are cancelled
-// and every active one undone at once.
-func (s *Scheduler) Clear(ctx context.Context) error {
+// ClearFaults implements engine.World.ClearFaults: pending faults are
+// cancelled and every active one undone at once. A World embeds the
+// Scheduler to get Arm and ClearFaults.
+func (s *Scheduler) ClearFaults(ctx context.Context) error {
 	s.lock()
 	defer s.unlock()
 	if s.closed {

@@ -86,7 +86,7 @@ func TestScheduleHealsAtForAndClears(t *testing.T) {
 				t.Fatal(err)
 			}
 			tm.advance(4 * time.Second)
-			if err := s.Clear(context.Background()); err != nil {
+			if err := s.ClearFaults(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			tm.advance(10 * time.Second) // latency was cancelled by Clear

@@ -254,45 +254,42 @@ func (i *Injector) restartLocked(name string, l *link) error {
 // Hold makes the link refuse because the server behind it is down (a
 // stopped process), whatever faults come and go, until Release.
 func (i *Injector) Hold(ctx context.Context, linkName string) error {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	l, ok := i.links[linkName]
-	if !ok {
-		return fmt.Errorf("toxiproxy: hold: no link %q (have %s)", linkName, strings.Join(i.namesLocked(), ", "))
-	}
-	l.held = true
-	if !l.stopped {
-		if err := l.proxy.stop(); err != nil {
-			return fmt.Errorf("toxiproxy: hold %s: %w", linkName, err)
+	return i.onLink("hold", linkName, func(l *link) error {
+		l.held = true
+		if !l.stopped {
+			if err := l.proxy.stop(); err != nil {
+				return fmt.Errorf("toxiproxy: hold %s: %w", linkName, err)
+			}
+			l.stopped = true
 		}
-		l.stopped = true
-	}
-	return ctx.Err()
+		return ctx.Err()
+	})
 }
 
 // Release ends a Hold: the link runs again unless a refuse fault is on it;
 // the faults still on it stay.
 func (i *Injector) Release(_ context.Context, linkName string) error {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	l, ok := i.links[linkName]
-	if !ok {
-		return fmt.Errorf("toxiproxy: release: no link %q (have %s)", linkName, strings.Join(i.namesLocked(), ", "))
-	}
-	l.held = false
-	return i.restartLocked(linkName, l)
+	return i.onLink("release", linkName, func(l *link) error {
+		l.held = false
+		return i.restartLocked(linkName, l)
+	})
 }
 
 // Heal removes every fault from a link and restarts its proxy unless a
 // Hold keeps it stopped.
 func (i *Injector) Heal(ctx context.Context, linkName string) error {
+	return i.onLink("heal", linkName, func(l *link) error { return i.healLocked(ctx, linkName, l) })
+}
+
+// onLink runs fn on the named link under the lock.
+func (i *Injector) onLink(op, name string, fn func(*link) error) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	l, ok := i.links[linkName]
+	l, ok := i.links[name]
 	if !ok {
-		return fmt.Errorf("toxiproxy: heal: no link %q (have %s)", linkName, strings.Join(i.namesLocked(), ", "))
+		return fmt.Errorf("toxiproxy: %s: no link %q (have %s)", op, name, strings.Join(i.namesLocked(), ", "))
 	}
-	return i.healLocked(ctx, linkName, l)
+	return fn(l)
 }
 
 func (i *Injector) healLocked(ctx context.Context, name string, l *link) error {

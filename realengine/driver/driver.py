@@ -41,6 +41,35 @@ if os.environ.get("FAULTLAB_MEMLOCK_BYTES"):
     _memlock = int(os.environ["FAULTLAB_MEMLOCK_BYTES"])
     resource.setrlimit(resource.RLIMIT_MEMLOCK, (_memlock, _memlock))
 
+
+def _drop_cap(bit):
+    """Drops a capability from this process (capset): root keeps its uid,
+    but the kernel's capable() checks fail from here on."""
+    import platform
+
+    class _Hdr(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class _Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    capget, capset = {"x86_64": (125, 126), "aarch64": (90, 91)}[platform.machine()]
+    libc = ctypes.CDLL(None, use_errno=True)
+    hdr, data = _Hdr(0x20080522, 0), (_Data * 2)()  # _LINUX_CAPABILITY_VERSION_3
+    if libc.syscall(capget, ctypes.byref(hdr), data) != 0:
+        raise OSError(ctypes.get_errno(), "capget")
+    word, mask = bit // 32, ~(1 << (bit % 32)) & 0xFFFFFFFF
+    for f in ("effective", "permitted", "inheritable"):
+        setattr(data[word], f, getattr(data[word], f) & mask)
+    if libc.syscall(capset, ctypes.byref(hdr), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+
+
+# A node with a memlock limit and without cap_ipc_lock: a root run must not
+# keep CAP_IPC_LOCK, or ib_umem_get ignores RLIMIT_MEMLOCK.
+if os.environ.get("FAULTLAB_DROP_CAP_IPC_LOCK"):
+    _drop_cap(14)  # CAP_IPC_LOCK
+
 PACKAGE = "mooncake-transfer-engine-non-cuda"
 MAP_HUGETLB = 0x40000  # not exported by Python's mmap module
 

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -106,5 +107,41 @@ func TestRefusedRetriesOnAnyClock(t *testing.T) {
 	}
 	if !slices.Contains(logs, "Failed to create client after 20 retries") {
 		t.Fatalf("logs %q", logs)
+	}
+}
+
+type busyPorts struct{}
+
+func (busyPorts) Bind(context.Context, string, int) (func(), error) {
+	return nil, errors.New("Address already in use")
+}
+
+// A port-less local_hostname whose port cannot be bound: getRandomAvailablePort
+// ("Failed to find available port") up to 0.3.5, AutoPortBinder ("Failed
+// to bind available port") from 0.3.6 (pybind_client.cpp), retried per
+// attempt from 0.3.9 (real_client.cpp).
+func TestBindPortFailurePerVersion(t *testing.T) {
+	for _, c := range []struct {
+		version, log string
+		rc           int
+	}{
+		{"0.3.5", "Failed to find available port", -600},
+		{"0.3.6", "Failed to bind available port", -600},
+		{"0.3.8.post1", "Failed to bind available port", -600},
+		{"0.3.9", "Failed to bind available port, retry 20/20", -1},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			clock := &manualClock{}
+			var logs []string
+			d := deps(t, c.version, clock, direct{}, &logs)
+			d.Ports = busyPorts{}
+			rc, err := client.NewRealClient(d).Setup(context.Background(), args("localhost"))
+			if rc != c.rc || err != nil {
+				t.Fatalf("setup = %d, %v; want %d", rc, err, c.rc)
+			}
+			if !slices.Contains(logs, c.log) {
+				t.Fatalf("logs %q lack %q", logs, c.log)
+			}
+		})
 	}
 }

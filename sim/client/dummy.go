@@ -76,7 +76,7 @@ func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSi
 		return -1, nil
 	}
 	c.logf(mlog.Info, "Successfully registered SHM via IPC, base: %#x", shm.Base)
-	if c.p.Version.AtLeast("0.3.13") {
+	if c.p.HotCacheFdExchange {
 		// The hot-cache fd exchange (real 0.3.13.post1 against its own
 		// mooncake_client) fails harmlessly.
 		c.logf(mlog.Error, "Failed to receive hot cache fd, status=-1")

@@ -144,8 +144,13 @@ func (c *RealClient) Setup(ctx context.Context, a engine.SetupArgs) (int, error)
 		return 0, &engine.PyError{Class: "TypeError", Message: mooncake.SetupTypeError(c.p, positional, a.Kwargs)}
 	}
 	if c.initialized {
-		c.logf(mlog.Error, "Client is already initialized")
-		return c.fail(mooncake.INVALID_PARAMS), nil
+		// No version guards setup() ("Client is already initialized" is
+		// initAll's): setup_internal builds a new Client and the old one
+		// is destroyed. Real runs (0.3.7.post2, 0.3.9, 0.3.13.post1): the
+		// second setup() returns 0 on a new port, 1-2 s later.
+		if err := c.replace(ctx); err != nil {
+			return 0, err
+		}
 	}
 	code, err := c.setupInternal(ctx, a)
 	if err != nil {
@@ -177,7 +182,7 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 			if !ok {
 				// AutoPortBinder from 0.3.8 (real_client.cpp); before,
 				// getRandomAvailablePort (store_py.cpp).
-				if c.p.DummyClient {
+				if c.p.AutoPortBinder {
 					c.logf(mlog.Error, "Failed to bind available port")
 				} else {
 					c.logf(mlog.Error, "Failed to find available port")
@@ -196,8 +201,9 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 			return mooncake.INVALID_PARAMS, nil
 		}
 	}
-	// client_ is set from here on: a later failure leaves it in place, so a
-	// second setup() reports "Client is already initialized".
+	// client_ is set from here on: a later failure leaves it in place
+	// (register_buffer then reaches CheckRegisterMemoryParams; real
+	// 0.3.10.post1 after a -600 setup).
 	c.initialized = true
 	return c.afterCreate(ctx, a)
 }
@@ -335,6 +341,9 @@ func (c *RealClient) connect(ctx context.Context) bool {
 }
 
 func (c *RealClient) checkRegisterParams(ptr uint64, length int64) mooncake.ErrorCode {
+	if !c.p.RegisterParamChecks {
+		return mooncake.OK // ≤ 0.3.5: straight to the transfer engine
+	}
 	if ptr == 0 {
 		c.logf(mlog.Error, "addr is nullptr")
 		return mooncake.INVALID_PARAMS
@@ -385,11 +394,18 @@ func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (moonc
 	remaining := total
 	var mounted int64
 	maxMR := c.te.MaxMRSize()
+	if !c.p.SegmentSplit {
+		maxMR = total // one segment: the TE shrinks (≤ 0.3.4.post2) or chunks (0.3.13+) it
+	}
 	for remaining > 0 {
 		size := min(remaining, maxMR)
 		remaining -= size
 		mounted += size
-		c.logf(mlog.Info, "Mounting segment: %d bytes, %d of %d", size, mounted, total)
+		if c.p.SegmentSplit || c.p.ChunkLargeMR {
+			// The log came with the split loop (v0.3.5); store_py.cpp
+			// before it mounts silently.
+			c.logf(mlog.Info, "Mounting segment: %d bytes, %d of %d", size, mounted, total)
+		}
 		buf, err := c.allocSegmentMemory(size)
 		if err != nil {
 			c.logf(mlog.Error, "Failed to allocate segment memory")
@@ -400,7 +416,7 @@ func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (moonc
 			return code, nil
 		}
 	}
-	if total == 0 {
+	if total == 0 && (c.p.SegmentSplit || c.p.ChunkLargeMR) {
 		c.logf(mlog.Info, "Global segment size is 0, skip mounting segment")
 	}
 	return c.initFileStorage(ctx, a)
@@ -460,7 +476,7 @@ func (c *RealClient) mountSegment(ctx context.Context, buf engine.Buffer, protoc
 		c.logf(mlog.Error, "register_local_memory_failed base=%#x size=%d, error=%d", buf.Ptr, buf.Size, rc)
 		return mooncake.INVALID_PARAMS
 	}
-	seg := master.Segment{ID: c.newUUID(), Name: c.hostname, Base: buf.Ptr, Size: buf.Size, Protocol: protocol, TEEndpoint: c.te.ServerName()}
+	seg := master.Segment{ID: c.newUUID(), Name: c.hostname, Base: buf.Ptr, Size: buf.Size, Protocol: protocol, TEEndpoint: c.te.ServerName(), TEProtocol: c.te.SegmentProtocol()}
 	if err := c.ms.MountSegment(ctx, seg, c.id); err != nil {
 		code := c.code(err)
 		c.logf(mlog.Error, "mount_segment_to_master_failed base=%#x size=%d, error=%s", buf.Ptr, buf.Size, code.Name())
@@ -583,6 +599,13 @@ func (c *RealClient) putBytes(ctx context.Context, key string, data []byte) moon
 		return code
 	}
 	for _, r := range reps {
+		if !c.selectTransport(r) {
+			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
+				c.rpcLog(rerr)
+				c.logf(mlog.Error, "Failed to revoke put operation")
+			}
+			return mooncake.TRANSFER_FAIL
+		}
 		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
 			c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
 			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
@@ -600,6 +623,18 @@ func (c *RealClient) putBytes(ctx context.Context, key string, data []byte) moon
 	return mooncake.OK
 }
 
+// selectTransport is TransferSubmitter::submitTransfer's
+// MultiTransport::selectTransport for a replica: a segment whose protocol
+// this engine has no transport for fails the submit (transfer_task.cpp,
+// multi_transport.cpp at v0.3.8.post1 and v0.3.12.post1; Mooncake #553).
+func (c *RealClient) selectTransport(r master.Replica) bool {
+	if c.te.SelectTransport(r.TEProtocol) {
+		return true
+	}
+	c.logf(mlog.Error, "Failed to submit all transfers, error code is NotSupportedTransport")
+	return false
+}
+
 // getBytes is Client::Get: GetReplicaList → read the first complete replica.
 func (c *RealClient) getBytes(ctx context.Context, key string) ([]byte, mooncake.ErrorCode) {
 	reps, err := c.ms.GetReplicaList(ctx, key)
@@ -609,6 +644,10 @@ func (c *RealClient) getBytes(ctx context.Context, key string) ([]byte, mooncake
 	for _, r := range reps {
 		if !r.Complete {
 			continue
+		}
+		if !c.selectTransport(r) {
+			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
+			return nil, mooncake.TRANSFER_FAIL
 		}
 		data, err := c.d.Data.Read(ctx, r.TEEndpoint, r.Addr, r.Size)
 		if err != nil {
@@ -807,12 +846,32 @@ func (c *RealClient) GetHostname(context.Context) (string, error) {
 	return c.hostname, nil
 }
 
+// replace destroys the current Client before setup() builds another:
+// ~Client unmounts, frees the engine and joins the ping thread.
+func (c *RealClient) replace(ctx context.Context) error {
+	joined := c.Pinging()
+	c.teardown(ctx)
+	c.initialized, c.pinging, c.pingOK, c.pingFails = false, false, false, 0
+	c.buffers, c.localBuf = nil, nil
+	if !joined {
+		return nil
+	}
+	return c.d.Clock.Sleep(ctx, threadJoinCost)
+}
+
 // Close is close(): unmount segments, stop the heartbeat, free the engine.
 func (c *RealClient) Close(ctx context.Context) (int, error) {
 	if c.closed || !c.initialized {
 		c.closed = true
 		return 0, nil
 	}
+	c.teardown(ctx)
+	c.closed, c.pinging = true, false
+	return 0, nil
+}
+
+// teardown unmounts every segment, frees the engine and the port.
+func (c *RealClient) teardown(ctx context.Context) {
 	for _, s := range c.segments {
 		if err := c.ms.UnmountSegment(ctx, s.ID, c.id); err != nil {
 			code := c.code(err)
@@ -825,9 +884,8 @@ func (c *RealClient) Close(ctx context.Context) (int, error) {
 	}
 	if c.release != nil {
 		c.release()
+		c.release = nil
 	}
-	c.closed, c.pinging = true, false
-	return 0, nil
 }
 
 // Node is the host the client runs on.

@@ -65,6 +65,10 @@ type Segment struct {
 	Size       int64
 	Protocol   string
 	TEEndpoint string // transfer engine endpoint of the owner (host:port)
+	// TEProtocol is the owner's segment descriptor protocol (its installed
+	// transport). Mooncake's clients learn it from the transfer engine
+	// metadata when they open the segment; the model carries it here.
+	TEProtocol string
 }
 
 // ClientStatus is the Ping response status.
@@ -107,6 +111,7 @@ type ReplicateConfig struct {
 type Replica struct {
 	SegmentName string
 	TEEndpoint  string
+	TEProtocol  string // the segment's TEProtocol
 	Addr        uint64
 	Size        int64
 	Complete    bool

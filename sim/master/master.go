@@ -440,7 +440,7 @@ func (m *Master) PutStart(_ context.Context, key string, size int64, cfg Replica
 			continue
 		}
 		taken = append(taken, s)
-		reps = append(reps, Replica{SegmentName: s.Name, TEEndpoint: s.TEEndpoint, Addr: s.Base + uint64(off), Size: size})
+		reps = append(reps, Replica{SegmentName: s.Name, TEEndpoint: s.TEEndpoint, TEProtocol: s.TEProtocol, Addr: s.Base + uint64(off), Size: size})
 	}
 	if len(reps) < n {
 		for _, s := range taken { // roll back partial allocation

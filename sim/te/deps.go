@@ -32,11 +32,13 @@ type Host struct {
 	// MemlockBytes is RLIMIT_MEMLOCK (0 = unlimited); pinned bytes count
 	// against it per ibv_reg_mr.
 	MemlockBytes int64
+	// CapIPCLock: the process may pin past RLIMIT_MEMLOCK (root).
+	CapIPCLock bool
 }
 
 // HostFromSpec converts a node spec.
 func HostFromSpec(n engine.NodeSpec) Host {
-	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes}
+	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock}
 }
 
 // DataPath moves object bytes between this engine and a remote segment

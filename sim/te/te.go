@@ -45,16 +45,18 @@ type Config struct {
 
 // nic is an opened RDMA context.
 type nic struct {
-	dev    engine.RDMADevice
-	mrs    int
-	maxMR  int64
-	pinned int64 // bytes pinned through this context
+	dev      engine.RDMADevice
+	mrs      int
+	maxMR    int64
+	pinned   int64 // bytes pinned through this context
+	regBytes int64 // bytes registered on the device (MaxRegBytes)
 }
 
 type region struct {
 	addr   uint64
 	length int64
-	chunks int // MRs per NIC
+	chunks int   // MRs per NIC
+	pins   []pin // what each context (e.nics[i]) holds
 }
 
 // Engine is one TransferEngine instance.
@@ -94,14 +96,31 @@ func (e *Engine) ServerName() string { return e.serverName }
 // Transports lists installed transports ("rdma", "tcp").
 func (e *Engine) Transports() []string { return append([]string(nil), e.transports...) }
 
-// MaxMRSize is globalConfig().max_mr_size: MC_MAX_MR_SIZE or 1 TiB,
-// clamped to the smallest opened device's max_mr_size.
+// SegmentProtocol is the protocol of this engine's segment descriptor:
+// each transport's install sets it (desc->protocol in tcp_transport.cpp,
+// rdma_transport.cpp), so the last one installed wins. "" before init.
+func (e *Engine) SegmentProtocol() string {
+	if len(e.transports) == 0 {
+		return ""
+	}
+	return e.transports[len(e.transports)-1]
+}
+
+// SelectTransport is MultiTransport::selectTransport for a target segment
+// whose descriptor says proto: the installed transport of that name, or
+// false (NotSupportedTransport). Released wheels are built without
+// ENABLE_MULTI_PROTOCOL, so the segment's one protocol decides.
+func (e *Engine) SelectTransport(proto string) bool {
+	return proto == "" || contains(e.transports, proto)
+}
+
+// MaxMRSize is globalConfig().max_mr_size: MC_MAX_MR_SIZE (versions that
+// read it, decimal only) or 1 TiB, clamped to the smallest opened device's
+// max_mr_size.
 func (e *Engine) MaxMRSize() int64 {
 	m := DefaultMaxMRSize
-	if v, ok := e.env("MC_MAX_MR_SIZE"); ok {
-		if n, err := strconv.ParseInt(v, 0, 64); err == nil && n > 0 {
-			m = n
-		}
+	if n, ok := envMaxMRSize(e.cfg.Profile, e.cfg.Env); ok {
+		m = n
 	}
 	for _, n := range e.nics {
 		if n.maxMR < m {
@@ -111,12 +130,51 @@ func (e *Engine) MaxMRSize() int64 {
 	return m
 }
 
+// envMaxMRSize is loadGlobalConfig's MC_MAX_MR_SIZE: atoll, so hex and
+// garbage parse to 0 and are ignored; a leading decimal prefix counts.
+func envMaxMRSize(p mooncake.Profile, env map[string]string) (int64, bool) {
+	v, ok := env["MC_MAX_MR_SIZE"]
+	if !ok || !p.MaxMRSizeEnv {
+		return 0, false
+	}
+	n := atoll(v)
+	return n, n > 0
+}
+
+// atoll is C's atoll: leading space, optional sign, leading digits.
+func atoll(s string) int64 {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n
+}
+
 // InitStore is Client::InitTransferEngine for the store's protocol and
 // device string (devices nil = rdma_devices ""). It returns the store-level
 // ErrorCode (INTERNAL_ERROR / INVALID_PARAMS), or *Abort on versions that
 // CHECK-fail.
 func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, protocol string, devices *string) error {
 	p := e.cfg.Profile
+	if _, set := e.env("MC_MAX_MR_SIZE"); set && p.MaxMRSizeEnv {
+		if _, ok := envMaxMRSize(p, e.cfg.Env); !ok {
+			// loadGlobalConfig runs once per process, at the first
+			// globalConfig() (real 0.3.10.post1: before the client exists).
+			e.logf(mlog.Warning, "Ignore value from environment variable MC_MAX_MR_SIZE")
+		}
+	}
 	auto := e.autoDiscover(protocol, devices)
 	if auto {
 		e.logf(mlog.Info, "Transfer engine auto discovery is enabled for protocol: %s", protocol)
@@ -210,7 +268,7 @@ func (e *Engine) autoDiscover(protocol string, devices *string) bool {
 		// 0.3.13 prints the protocol variable (lower case); before, "RDMA"
 		// (client_service.cpp; real runs of 0.3.9 and 0.3.13.post1).
 		name := "RDMA"
-		if p.Version.AtLeast("0.3.13") {
+		if p.AutoDiscoveryLogsProtocol {
 			name = protocol
 		}
 		e.logf(mlog.Info, "Set auto discovery ON by default for %s protocol, since no device names provided", name)
@@ -336,7 +394,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 	if (len(hcas) > 0 && !forceTCP) || forceHCA {
 		if e.openContexts(hcas) != 0 {
 			// transfer_engine_impl.cpp: generic text from 0.3.13 (real runs).
-			if e.cfg.Profile.Version.AtLeast("0.3.13") {
+			if e.cfg.Profile.GenericTransportInstallError {
 				e.logf(mlog.Error, "Failed to install transport, type=rdma")
 			} else {
 				e.logf(mlog.Error, "Failed to install RDMA transport, type=rdma")
@@ -346,7 +404,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		e.logf(mlog.Info, "installTransport, type=rdma")
 		return 0
 	}
-	if e.cfg.Profile.Version.AtLeast("0.3.13") {
+	if e.cfg.Profile.LogsMissingLocalSegment {
 		// Seen on real 0.3.13.post1 before the TCP fallback installs.
 		e.logf(mlog.Error, "Local segment descriptor not found")
 	}
@@ -477,19 +535,17 @@ func (e *Engine) RegisterLocalMemory(ctx context.Context, addr uint64, length in
 			return mooncake.ERR_ADDRESS_OVERLAPPED
 		}
 	}
-	if length == 0 {
+	if length == 0 && e.cfg.Profile.RegisterParamChecks {
 		e.logf(mlog.Error, "Transfer Engine does not support zero length memory region")
 		return mooncake.ERR_INVALID_ARGUMENT
 	}
-	chunks := 1
+	r := region{addr: addr, length: length, chunks: 1}
 	if len(e.nics) > 0 {
-		rc, n := e.registerRDMA(addr, length)
-		if rc != 0 {
+		if rc := e.registerRDMA(&r); rc != 0 {
 			return rc
 		}
-		chunks = n
 	}
-	e.regions = append(e.regions, region{addr: addr, length: length, chunks: chunks})
+	e.regions = append(e.regions, r)
 	if updateMetadata {
 		if rc := e.publishSegment(ctx); rc != 0 {
 			e.unpin(e.regions[len(e.regions)-1])
@@ -500,15 +556,45 @@ func (e *Engine) RegisterLocalMemory(ctx context.Context, addr uint64, length in
 	return 0
 }
 
-// registerRDMA registers on every context (ibv_reg_mr) with rollback.
-func (e *Engine) registerRDMA(addr uint64, length int64) (int, int) {
+// ibv_reg_mr failures as PLOG prints them (strerror + errno).
+const (
+	errENOMEM = "Cannot allocate memory [12]"           // RLIMIT_MEMLOCK (ib_umem_get)
+	errEAGAIN = "Resource temporarily unavailable [11]" // mlx5 CREATE_MKEY: no resources
+	errEIO    = "Input/output error [5]"                // erdma: Out of mr size
+	errEINVAL = "Invalid argument [22]"                 // ib_umem_get: size 0
+	errEFAULT = "Bad address [14]"                      // ib_umem_get: pinning address 0
+)
+
+// regFailure is why ibv_reg_mr of size bytes (chunks MRs) fails on n, or "".
+func (e *Engine) regFailure(n *nic, addr uint64, size int64, chunks int) string {
+	switch {
+	case size == 0:
+		return errEINVAL
+	case addr == 0:
+		return errEFAULT
+	case e.cfg.Host.MemlockBytes > 0 && !e.cfg.Host.CapIPCLock && e.pinned+size > e.cfg.Host.MemlockBytes:
+		// RLIMIT_MEMLOCK is charged per registration, so every RNIC
+		// pins the buffer again (docs troubleshooting: devices × size).
+		return errENOMEM
+	case n.dev.MaxMR > 0 && n.dev.LeakedMRs+n.mrs+chunks > n.dev.MaxMR:
+		return errEAGAIN
+	case n.dev.MaxRegBytes > 0 && n.regBytes+size > n.dev.MaxRegBytes:
+		return errEIO
+	}
+	return ""
+}
+
+// registerRDMA is RdmaTransport::registerLocalMemoryInternal: ibv_reg_mr on
+// every context in turn. Up to 0.3.12.post1 a failure returns at once and
+// the contexts before it stay registered (their MRs and pinned pages leak
+// into the process); later versions roll them back.
+func (e *Engine) registerRDMA(r *region) int {
 	p := e.cfg.Profile
 	for i, n := range e.nics {
-		size := length
-		chunks := 1
-		if length > n.maxMR {
+		size, chunks := r.length, 1
+		if r.length > n.maxMR {
 			if p.ChunkLargeMR {
-				chunks = int((length + n.maxMR - 1) / n.maxMR)
+				chunks = int((r.length + n.maxMR - 1) / n.maxMR)
 			} else {
 				// registerMemoryRegionInternal shrinks to max_mr_size (PLOG
 				// appends errno, 0 here).
@@ -516,45 +602,45 @@ func (e *Engine) registerRDMA(addr uint64, length int64) (int, int) {
 				size = n.maxMR
 			}
 		}
-		fail := ""
-		switch {
-		case n.dev.MaxMR > 0 && n.mrs+chunks > n.dev.MaxMR:
-			fail = "Cannot allocate memory [12]"
-		case e.cfg.Host.MemlockBytes > 0 && e.pinned+size > e.cfg.Host.MemlockBytes:
-			fail = "Cannot allocate memory [12]"
-		}
-		if fail != "" {
-			e.logf(mlog.Error, "Failed to register memory %#x: %s", addr, fail)
-			e.logf(mlog.Error, "Failed to register memory region with context %d", i)
-			for _, m := range e.nics[:i] { // rollback
-				m.mrs -= chunks
-				m.pinned -= size
-				e.pinned -= size
+		if why := e.regFailure(n, r.addr, size, chunks); why != "" {
+			e.logf(mlog.Error, "Failed to register memory %#x: %s", r.addr, why)
+			if p.ChunkLargeMR {
+				e.logf(mlog.Error, "Failed to register memory region (chunk 0) with context %d", i)
+			} else {
+				e.logf(mlog.Error, "Failed to register memory region with context %d", i)
 			}
-			return mooncake.ERR_CONTEXT, 0
+			if p.RegisterRollback {
+				for j, m := range e.nics[:i] {
+					m.release(r.pins[j])
+					e.pinned -= r.pins[j].size
+				}
+			}
+			// Otherwise the earlier contexts' MRs stay registered and
+			// pinned: nothing will ever unregister them.
+			return mooncake.ERR_CONTEXT
 		}
-		n.mrs += chunks
-		n.pinned += size
+		pn := pin{size: size, mrs: chunks}
+		r.pins = append(r.pins, pn)
+		n.take(pn)
 		e.pinned += size
+		r.chunks = max(r.chunks, chunks)
 	}
-	chunks := 1
-	for _, n := range e.nics {
-		if p.ChunkLargeMR && length > n.maxMR {
-			chunks = max(chunks, int((length+n.maxMR-1)/n.maxMR))
-		}
-	}
-	return 0, chunks
+	return 0
 }
 
+// pin is what one region holds on one context.
+type pin struct {
+	size int64
+	mrs  int
+}
+
+func (n *nic) take(p pin)    { n.mrs += p.mrs; n.pinned += p.size; n.regBytes += p.size }
+func (n *nic) release(p pin) { n.mrs -= p.mrs; n.pinned -= p.size; n.regBytes -= p.size }
+
 func (e *Engine) unpin(r region) {
-	for _, n := range e.nics {
-		size := min(r.length, n.maxMR)
-		if e.cfg.Profile.ChunkLargeMR {
-			size = r.length
-		}
-		n.mrs -= r.chunks
-		n.pinned -= size
-		e.pinned -= size
+	for i, p := range r.pins {
+		e.nics[i].release(p)
+		e.pinned -= p.size
 	}
 }
 

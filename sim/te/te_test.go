@@ -91,14 +91,15 @@ func TestRegisterLocalMemory(t *testing.T) {
 	if rc := e.RegisterLocalMemory(ctx, 0x3000, 0x1000, true); rc != 0 {
 		t.Fatalf("second = %d", rc)
 	}
-	// Device a has max_mr 2: the third fails on context 0, nothing leaks.
+	// Device a has max_mr 2: the third fails on context 0 (mlx5 MKEYs:
+	// EAGAIN), nothing was registered yet.
 	if rc := e.RegisterLocalMemory(ctx, 0x5000, 0x1000, true); rc != mooncake.ERR_CONTEXT {
 		t.Fatalf("third = %d", rc)
 	}
 	if e.MRCount("a") != 2 || e.MRCount("b") != 2 {
 		t.Fatalf("mr counts a=%d b=%d", e.MRCount("a"), e.MRCount("b"))
 	}
-	if !slices.Contains(*logs, "Failed to register memory 0x5000: Cannot allocate memory [12]") {
+	if !slices.Contains(*logs, "Failed to register memory 0x5000: Resource temporarily unavailable [11]") {
 		t.Errorf("logs %q", *logs)
 	}
 	if rc := e.UnregisterLocalMemory(ctx, 0x1000); rc != 0 {
@@ -106,5 +107,63 @@ func TestRegisterLocalMemory(t *testing.T) {
 	}
 	if rc := e.RegisterLocalMemory(ctx, 0x5000, 0x1000, true); rc != 0 {
 		t.Fatalf("after unregister = %d", rc)
+	}
+}
+
+// A failure on the second RNIC leaves the first one's MR registered up to
+// 0.3.12.post1 (rdma_transport.cpp returns at the failing context); from
+// 0.3.13 (#2644) it is rolled back.
+func TestRegisterSecondNICFailure(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		mrsA    int
+	}{{"0.3.12.post1", 2}, {"0.3.13.post1", 1}} {
+		t.Run(c.version, func(t *testing.T) {
+			ctx := context.Background()
+			e, logs := newEngine(t, c.version, []engine.RDMADevice{{Name: "a"}, {Name: "b", MaxMR: 1}}, nil)
+			if err := e.InitStore(ctx, "h:1", te.P2PHandshake, "rdma", strp("a,b")); err != nil {
+				t.Fatal(err)
+			}
+			if rc := e.RegisterLocalMemory(ctx, 0x1000, 0x1000, true); rc != 0 {
+				t.Fatalf("first = %d", rc)
+			}
+			if rc := e.RegisterLocalMemory(ctx, 0x3000, 0x1000, true); rc != mooncake.ERR_CONTEXT {
+				t.Fatalf("second = %d", rc)
+			}
+			if e.MRCount("a") != c.mrsA || e.MRCount("b") != 1 {
+				t.Fatalf("mr counts a=%d b=%d, want a=%d b=1", e.MRCount("a"), e.MRCount("b"), c.mrsA)
+			}
+			if !slices.Contains(*logs, "Failed to register memory 0x3000: Resource temporarily unavailable [11]") {
+				t.Errorf("logs %q", *logs)
+			}
+		})
+	}
+}
+
+// RLIMIT_MEMLOCK is charged per RNIC (each ibv_reg_mr pins again);
+// CAP_IPC_LOCK lifts it.
+func TestMemlockPerDevice(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cap  bool
+		want int
+	}{{"limited", false, mooncake.ERR_CONTEXT}, {"cap_ipc_lock", true, 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			var logs []string
+			e2 := te.New(te.Config{Profile: mooncake.MustProfile("0.3.13.post1"),
+				Host: te.Host{Name: "h", RDMA: []engine.RDMADevice{{Name: "a"}, {Name: "b"}}, MemlockBytes: 0x1800, CapIPCLock: c.cap},
+				Log:  mlog.Func(func(_, text string) { logs = append(logs, text) })})
+			if err := e2.InitStore(ctx, "h:1", te.P2PHandshake, "rdma", strp("a,b")); err != nil {
+				t.Fatal(err)
+			}
+			// 0x1000 fits the limit once, not twice.
+			if rc := e2.RegisterLocalMemory(ctx, 0x1000, 0x1000, true); rc != c.want {
+				t.Fatalf("rc = %d, want %d (logs %q)", rc, c.want, logs)
+			}
+			if c.want != 0 && !slices.Contains(logs, "Failed to register memory 0x1000: Cannot allocate memory [12]") {
+				t.Errorf("logs %q", logs)
+			}
+		})
 	}
 }

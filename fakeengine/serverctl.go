@@ -3,6 +3,12 @@ package fakeengine
 import (
 	"context"
 	"fmt"
+
+	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
+	"github.com/mooncake-faultlab/faultlab/sim/kernel"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 // processLocked stops, starts, restarts, pauses or resumes a server.
@@ -116,4 +122,38 @@ func (w *World) startMetaLocked(ctx context.Context) error {
 	}
 	w.metaHandler.Reset() // the store is in memory: a restart loses it
 	return w.startMetadata(ctx, w.metaAddr)
+}
+
+func (w *World) newMaster(cfg master.Config) *master.Master {
+	// Stream named as sim names it at world start ("master#<events fired>").
+	return master.New(cfg, mooncakeClock{start: w.start, s: w.scale}, mlog.Trace{T: w.trace, Source: "master"}, kernel.Stream(w.spec.Seed, "master#0"))
+}
+
+// newMetadata is the metadata store: the wheel's Python server for
+// "http" (any existing rpc_meta key is 400 at every tag), the master's
+// embedded one for "master" (same value → 200 "metadata unchanged" from
+// 0.3.12).
+func (w *World) newMetadata() *metadata.Server {
+	if w.spec.Metadata == "master" {
+		return metadata.New(w.profile.MetadataSameValueOK)
+	}
+	return metadata.New(false)
+}
+
+func (w *World) startMaster(ctx context.Context, addr string) error {
+	srv := servers.NewMasterServer(&w.gate, func() master.Service { return w.masterModel }, w.logger)
+	if err := srv.Listen(ctx, addr); err != nil {
+		return fmt.Errorf("fake engine: master: %w", err)
+	}
+	w.masterSrv, w.masterAddr, w.masterUp = srv, srv.Addr(), true
+	return nil
+}
+
+func (w *World) startMetadata(ctx context.Context, addr string) error {
+	srv, err := servers.ServeHTTP(ctx, addr, w.metaHandler)
+	if err != nil {
+		return fmt.Errorf("fake engine: metadata: %w", err)
+	}
+	w.metaSrv, w.metaAddr, w.metaUp = srv, srv.Addr(), true
+	return nil
 }

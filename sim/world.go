@@ -1,16 +1,8 @@
-// Package sim is faultlab's deterministic engine: the Mooncake models
-// (master, transfer engine, host memory, network, clients) driven by one
-// discrete-event kernel in virtual time. Store calls run the client model
-// synchronously; waits advance the virtual clock and fire due events
-// (faults, heartbeats) in (time, sequence) order. Nothing reads the wall
-// clock; every random choice comes from a stream derived from the seed.
 package sim
 
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults/schedule"
@@ -35,35 +27,6 @@ const (
 	// ClientNode is the host mooncake_client runs on.
 	ClientNode = "client"
 )
-
-// Name is the engine's CLI name.
-const Name = "sim"
-
-func init() {
-	engine.Register(engine.Registration{Name: Name,
-		Doc: "the Mooncake models in virtual time: deterministic, milliseconds per scenario",
-		New: func(*slog.Logger) engine.Engine { return New() }})
-}
-
-// Engine is the sim engine.
-type Engine struct{}
-
-// New returns the sim engine.
-func New() engine.Engine { return Engine{} }
-
-// Name implements engine.Engine.
-func (Engine) Name() string { return Name }
-
-// Available implements engine.Engine: every known version.
-func (Engine) Available(_ context.Context, version string) error {
-	_, err := mooncake.ProfileFor(version)
-	return err
-}
-
-// Launch implements engine.Engine.
-func (Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.World, error) {
-	return Launch(ctx, spec)
-}
 
 type endpointReg struct {
 	name string
@@ -94,10 +57,11 @@ type World struct {
 
 	ports     map[string]bool
 	endpoints []endpointReg
-	sched     *schedule.Scheduler
-	procs     int
-	beats     []*heartbeat
-	closed    bool
+	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
+	*schedule.Scheduler
+	procs  int
+	beats  []*heartbeat
+	closed bool
 }
 
 // Launch builds a world at virtual time 0.
@@ -121,7 +85,7 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
 	}
-	w.sched = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
+	w.Scheduler = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
 		w.masterCfg, err = master.ConfigFor(p, spec.Master.Flags)
 		if err != nil {
@@ -149,47 +113,6 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 	return w, nil
 }
 
-func (w *World) startMaster() {
-	w.master = master.New(w.masterCfg, w.k, mlog.Trace{T: w.tr, Source: "master"}, w.k.Stream(fmt.Sprintf("master#%d", w.k.Fired())))
-	w.masterState = running
-	if w.spec.Metadata == "master" {
-		// The embedded server's store lives in the master process.
-		w.metadata, w.metadataState = metadata.New(w.profile.MetadataSameValueOK), running
-	}
-}
-
-func (w *World) metadataURL() string {
-	if w.spec.Metadata == "http" || w.spec.Metadata == "master" {
-		return MetadataURL
-	}
-	return te.P2PHandshake
-}
-
-func (w *World) startStandalone(ctx context.Context) {
-	d := w.deps(ClientNode, nil, "client", hostmem.New(w.profile, 0), fmt.Sprintf("mooncake_client@%d", w.k.Now()))
-	cs := w.spec.Client
-	proto := cs.Protocol
-	if proto == "" {
-		proto = "tcp"
-	}
-	seg := cs.GlobalSegmentSize
-	if seg == 0 {
-		seg = 4 << 30
-	}
-	sa, err := client.StartStandalone(ctx, d, client.StandaloneSpec{
-		Host: "127.0.0.1", Port: "50052", MetadataServer: w.metadataURL(), MasterServerAddress: w.masterAddr,
-		Protocol: proto, GlobalSegmentSize: seg,
-	})
-	if err != nil {
-		w.tr.Record("client", "log", mlog.Fatal, "mooncake_client exited: "+err.Error())
-		w.standalone, w.clientState = nil, stopped
-		return
-	}
-	w.standalone, w.clientState = sa, running
-	w.register(sa.RealClient, ClientNode, d.Mem)
-	w.watch(sa.RealClient, nil)
-}
-
 // deps wires a process's client model to this world.
 func (w *World) deps(node string, env map[string]string, source string, mem *hostmem.Space, stream string) client.Deps {
 	clock := kernel.Clock{K: w.k}
@@ -198,6 +121,9 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		if n.Name == node {
 			host = te.HostFromSpec(n)
 		}
+	}
+	if node == ClientNode && w.spec.Client != nil {
+		host.RDMA = w.spec.Client.RDMA
 	}
 	host.Name = node
 	return client.Deps{
@@ -209,20 +135,6 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Data:     dataPath{w: w, from: node, clock: clock},
 		Clients:  clientTransport{w: w, from: node, clock: clock},
 	}
-}
-
-// metadataFor resolves an HTTP metadata host:port.
-func (w *World) metadataFor(hostport, _ string) (*metadata.Server, procState) {
-	u := strings.TrimPrefix(MetadataURL, "http://")
-	u = u[:strings.Index(u, "/")]
-	if w.metadata == nil || !sameAddr(hostport, u) {
-		return nil, stopped
-	}
-	st := w.metadataState
-	if w.spec.Metadata == "master" {
-		st = w.masterState
-	}
-	return w.metadata, st
 }
 
 // register records a client's TE endpoint for the data path.
@@ -325,61 +237,7 @@ func (w *World) Close(context.Context) error {
 			b.ev.Cancel()
 		}
 	}
-	return w.sched.Close()
-}
-
-// heartbeat drives one client's ping thread as kernel events.
-type heartbeat struct {
-	rc *client.RealClient
-	dc *client.DummyClient
-	ev *kernel.Event
-}
-
-// watch schedules heartbeats for a client whose ping thread runs.
-func (w *World) watch(rc *client.RealClient, dc *client.DummyClient) {
-	for _, b := range w.beats {
-		if (rc != nil && b.rc == rc) || (dc != nil && b.dc == dc) {
-			w.reschedule(b)
-			return
-		}
-	}
-	b := &heartbeat{rc: rc, dc: dc}
-	w.beats = append(w.beats, b)
-	w.reschedule(b)
-}
-
-func (w *World) reschedule(b *heartbeat) {
-	if b.ev != nil || w.closed {
-		return
-	}
-	switch {
-	case b.rc != nil && b.rc.Pinging():
-		// The ping thread pings at once when it starts.
-		b.ev = w.k.After(0, "heartbeat", func() { w.beat(b) })
-	case b.dc != nil && b.dc.Pinging():
-		b.ev = w.k.After(client.PingInterval, "dummy heartbeat", func() { w.beat(b) })
-	}
-}
-
-func (w *World) beat(b *heartbeat) {
-	b.ev = nil
-	ctx := context.Background()
-	if b.rc != nil {
-		if !b.rc.Pinging() {
-			return
-		}
-		dc := &detachedClock{base: w.k.Now}
-		node := b.rc.Node()
-		stub := masterTransport{w: w, from: node, clock: dc}.Master(b.rc.MasterAddr(), b.rc.Timeouts())
-		wait := b.rc.Heartbeat(ctx, stub)
-		b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
-		return
-	}
-	if !b.dc.Pinging() {
-		return
-	}
-	b.dc.Heartbeat(ctx)
-	b.ev = w.k.After(client.PingInterval, "dummy heartbeat", func() { w.beat(b) })
+	return w.Scheduler.Close()
 }
 
 var _ engine.World = (*World)(nil)

@@ -1,0 +1,313 @@
+package fakeengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
+	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
+	"github.com/mooncake-faultlab/faultlab/faults/schedule"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/trace"
+)
+
+// World is one running fake topology.
+type World struct {
+	spec    engine.WorldSpec
+	profile mooncake.Profile
+	logger  *slog.Logger
+	trace   *trace.Trace
+	start   time.Time
+	scale   scale
+	gate    gate
+	inj     *toxiproxy.Injector
+
+	// Lifetime of background goroutines (fault timers, heartbeats).
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closeDone chan struct{} // closed when Close has finished
+
+	// netMu guards the network tables, which model code (under the gate)
+	// reads. Lock order: w.mu, then gate, then netMu.
+	netMu   sync.Mutex
+	dataSrv map[string]*wire.Server      // by node
+	routes  map[string]map[string]string // node → canonical addr → proxy listen addr
+	ports   map[string]*binding          // node/port → owner
+
+	mu          sync.Mutex // guards the fields below (not the models)
+	closed      bool
+	masterModel *master.Master
+	masterSrv   *servers.MasterServer
+	masterAddr  string // canonical host:port of the master (its real listener)
+	masterUp    bool
+	metaHandler *servers.MetadataHandler
+	metaSrv     *servers.HTTPServer
+	metaAddr    string
+	metaUp      bool
+	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
+	*schedule.Scheduler
+	procs    []*Process
+	nextPID  int
+	launched bool // Launch finished
+	shms     servers.ShmRegistry
+	client   *clientProc // standalone mooncake_client; nil when absent
+}
+
+// Launch implements engine.Engine. Servers listen on 127.0.0.1:0; one
+// toxiproxy proxy per (node, party) link.
+func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.World, err error) {
+	if spec.Version == "" {
+		spec.Version = mooncake.Latest
+	}
+	p, err := mooncake.ProfileFor(spec.Version)
+	if err != nil {
+		return nil, fmt.Errorf("fake engine: %w", err)
+	}
+	logger := spec.Logger
+	if logger == nil {
+		logger = e.opts.Logger
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	w := &World{
+		spec: spec, profile: p, logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
+		dataSrv: map[string]*wire.Server{}, routes: map[string]map[string]string{},
+		ports: map[string]*binding{}, closeDone: make(chan struct{}),
+	}
+	if w.trace == nil {
+		w.trace = trace.New(nil)
+	}
+	w.trace.SetClock(modelClock{start: w.start, s: w.scale}.Now)
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.Scheduler = schedule.New(w.ctx, injector{w}, wallTimer{start: w.start, s: w.scale}, w.trace)
+	defer func() {
+		if err != nil {
+			_ = w.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	// Ctrl-C (ctx cancelled) while the world runs: tear everything down.
+	stop := context.AfterFunc(ctx, func() { _ = w.Close(context.Background()) })
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		<-w.ctx.Done()
+		stop()
+	}()
+
+	if w.inj, err = toxiproxy.New(ctx, logger); err != nil {
+		return nil, fmt.Errorf("fake engine: %w", err)
+	}
+	if spec.Master != nil {
+		cfg, err := master.ConfigFor(p, spec.Master.Flags)
+		if err != nil {
+			return nil, fmt.Errorf("fake engine: master flags: %w", err)
+		}
+		w.masterModel = w.newMaster(cfg)
+		if err := w.startMaster(ctx, "127.0.0.1:0"); err != nil {
+			return nil, err
+		}
+	}
+	switch spec.Metadata {
+	case "", "P2PHANDSHAKE", "http":
+	case "master":
+		if spec.Master == nil {
+			return nil, fmt.Errorf("fake engine: metadata %q needs a master", spec.Metadata)
+		}
+	default:
+		return nil, fmt.Errorf("fake engine: metadata %q: want P2PHANDSHAKE, http or master", spec.Metadata)
+	}
+	if spec.Metadata == "http" || spec.Metadata == "master" {
+		w.metaHandler = servers.NewMetadataHandler(w.newMetadata())
+		if err := w.startMetadata(ctx, "127.0.0.1:0"); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range spec.Nodes {
+		if n.Name == clientNode {
+			return nil, fmt.Errorf("fake engine: node name %q is reserved for mooncake_client", clientNode)
+		}
+		if err := w.startDataServer(ctx, n.Name); err != nil {
+			return nil, err
+		}
+	}
+	// One proxy per link.
+	for _, n := range spec.Nodes {
+		if w.masterAddr != "" {
+			if err := w.link(n.Name, "master", w.masterAddr); err != nil {
+				return nil, err
+			}
+		}
+		if w.metaAddr != "" {
+			if err := w.link(n.Name, "metadata", w.metaAddr); err != nil {
+				return nil, err
+			}
+		}
+		for _, m := range spec.Nodes {
+			if m.Name != n.Name {
+				if err := w.link(n.Name, m.Name, w.dataSrv[m.Name].Addr()); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if spec.Client != nil {
+		if !p.DummyClient {
+			return nil, engine.Unsupportedf("mooncake_client does not exist in Mooncake %s (0.3.8+)", p.Version)
+		}
+		if err := w.launchClient(ctx); err != nil {
+			return nil, err
+		}
+	}
+	w.mu.Lock()
+	w.launched = true
+	w.mu.Unlock()
+	return w, nil
+}
+
+// Clock implements engine.World: Mooncake time since Launch (wall time
+// divided by the timeout scale).
+func (w *World) Clock() engine.Clock { return mooncakeClock{start: w.start, s: w.scale} }
+
+// Addr implements engine.World. Addresses are the servers' real loopback
+// listeners; a node's transports route them through its own proxies.
+func (w *World) Addr(role string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch role {
+	case "master":
+		if w.masterAddr == "" {
+			return "", fmt.Errorf("fake engine: the topology has no master")
+		}
+		return w.masterAddr, nil
+	case "metadata":
+		if w.metaAddr == "" {
+			return "P2PHANDSHAKE", nil
+		}
+		return "http://" + w.metaAddr + "/metadata", nil
+	case "client":
+		if w.client == nil {
+			return "", fmt.Errorf("fake engine: the topology has no mooncake_client")
+		}
+		return w.client.addr, nil
+	case "master_metrics":
+		return "", engine.Unsupportedf("fake engine: the master admin HTTP server is not served")
+	}
+	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics)", role)
+}
+
+// Close implements engine.World: every process, heartbeat, timer, server
+// and proxy is stopped; no listener remains. Safe to call twice.
+func (w *World) Close(ctx context.Context) error {
+	// Cancel first: a server startup or fault action holding w.mu (a
+	// mooncake_client retrying a dead master) gives up instead of making
+	// Close wait for it.
+	if w.cancel != nil {
+		w.cancel()
+	}
+	// The scheduler first (its lock comes before w.mu): a fault action
+	// running now finishes, later ones do nothing.
+	var schedErr error
+	if w.Scheduler != nil {
+		schedErr = w.Scheduler.Close()
+	}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		// Another Close (Ctrl-C's) is tearing down: wait for it to finish.
+		<-w.closeDone
+		return nil
+	}
+	w.closed = true
+	defer close(w.closeDone)
+	procs := slices.Clone(w.procs)
+	w.mu.Unlock()
+	w.cancel() // heartbeats and in-flight calls see ctx.Done
+	errs := []error{schedErr}
+	for _, p := range procs {
+		p.stop()
+	}
+	if w.inj != nil {
+		errs = append(errs, w.inj.Close())
+	}
+	w.mu.Lock()
+	if w.masterSrv != nil {
+		w.masterSrv.Resume()
+		if w.masterUp {
+			w.masterUp = false
+			errs = append(errs, w.masterSrv.Close())
+		}
+	}
+	if w.metaHandler != nil {
+		w.metaHandler.Resume()
+	}
+	if w.metaSrv != nil && w.metaUp {
+		w.metaUp = false
+		errs = append(errs, w.metaSrv.Close())
+	}
+	if w.client != nil && w.client.up {
+		w.client.srv.Resume()
+		w.client.up = false
+		errs = append(errs, w.client.srv.Close())
+	}
+	w.mu.Unlock()
+	w.netMu.Lock()
+	for _, n := range sortedKeys(w.dataSrv) {
+		errs = append(errs, w.dataSrv[n].Close())
+	}
+	w.netMu.Unlock()
+	w.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// sortedKeys returns m's keys sorted, so iteration never decides behaviour.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// cutHostPort splits host:port at the last colon.
+func cutHostPort(s string) (host, port string, ok bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// Listeners lists every address this world listens on: servers, transfer
+// endpoints and toxiproxy proxies (for leak checks after Close).
+func (w *World) Listeners() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	if w.masterAddr != "" {
+		out = append(out, w.masterAddr)
+	}
+	if w.metaAddr != "" {
+		out = append(out, w.metaAddr)
+	}
+	if w.client != nil {
+		out = append(out, w.client.addr)
+	}
+	w.netMu.Lock()
+	defer w.netMu.Unlock()
+	for _, n := range sortedKeys(w.dataSrv) {
+		out = append(out, w.dataSrv[n].Addr())
+	}
+	for _, node := range sortedKeys(w.routes) {
+		for _, up := range sortedKeys(w.routes[node]) {
+			out = append(out, w.routes[node][up])
+		}
+	}
+	return out
+}

@@ -1,0 +1,44 @@
+// Package sim is faultlab's deterministic engine: the Mooncake models
+// (master, transfer engine, host memory, network, clients) driven by one
+// discrete-event kernel in virtual time. Store calls run the client model
+// synchronously; waits advance the virtual clock and fire due events
+// (faults, heartbeats) in (time, sequence) order. Nothing reads the wall
+// clock; every random choice comes from a stream derived from the seed.
+package sim
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// Name is the engine's CLI name.
+const Name = "sim"
+
+func init() {
+	engine.Register(engine.Registration{Name: Name,
+		Doc: "the Mooncake models in virtual time: deterministic, milliseconds per scenario",
+		New: func(*slog.Logger) engine.Engine { return New() }})
+}
+
+// Engine is the sim engine.
+type Engine struct{}
+
+// New returns the sim engine.
+func New() engine.Engine { return Engine{} }
+
+// Name implements engine.Engine.
+func (Engine) Name() string { return Name }
+
+// Available implements engine.Engine: every known version.
+func (Engine) Available(_ context.Context, version string) error {
+	_, err := mooncake.ProfileFor(version)
+	return err
+}
+
+// Launch implements engine.Engine.
+func (Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.World, error) {
+	return Launch(ctx, spec)
+}

@@ -1,0 +1,134 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/sim/client"
+	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+	"github.com/mooncake-faultlab/faultlab/sim/te"
+)
+
+func (w *World) startMaster() {
+	w.master = master.New(w.masterCfg, w.k, mlog.Trace{T: w.tr, Source: "master"}, w.k.Stream(fmt.Sprintf("master#%d", w.k.Fired())))
+	w.masterState = running
+	if w.spec.Metadata == "master" {
+		// The embedded server's store lives in the master process.
+		w.metadata, w.metadataState = metadata.New(w.profile.MetadataSameValueOK), running
+	}
+}
+
+func (w *World) metadataURL() string {
+	if w.spec.Metadata == "http" || w.spec.Metadata == "master" {
+		return MetadataURL
+	}
+	return te.P2PHandshake
+}
+
+func (w *World) startStandalone(ctx context.Context) {
+	d := w.deps(ClientNode, nil, "client", hostmem.New(w.profile, 0), fmt.Sprintf("mooncake_client@%d", w.k.Now()))
+	cs := w.spec.Client
+	proto := cs.Protocol
+	if proto == "" {
+		proto = "tcp"
+	}
+	seg := cs.GlobalSegmentSize
+	if seg == 0 {
+		seg = 4 << 30
+	}
+	sa, err := client.StartStandalone(ctx, d, client.StandaloneSpec{
+		Host: "127.0.0.1", Port: "50052", MetadataServer: w.metadataURL(), MasterServerAddress: w.masterAddr,
+		Protocol: proto, GlobalSegmentSize: seg, DeviceName: cs.DeviceNames,
+	})
+	if err != nil {
+		w.tr.Record("client", "log", mlog.Fatal, "mooncake_client exited: "+err.Error())
+		w.standalone, w.clientState = nil, stopped
+		return
+	}
+	w.standalone, w.clientState = sa, running
+	w.register(sa.RealClient, ClientNode, d.Mem)
+	w.watch(sa.RealClient, nil)
+}
+
+// metadataFor resolves an HTTP metadata host:port.
+func (w *World) metadataFor(hostport, _ string) (*metadata.Server, procState) {
+	u := strings.TrimPrefix(MetadataURL, "http://")
+	u = u[:strings.Index(u, "/")]
+	if w.metadata == nil || !sameAddr(hostport, u) {
+		return nil, stopped
+	}
+	st := w.metadataState
+	if w.spec.Metadata == "master" {
+		st = w.masterState
+	}
+	return w.metadata, st
+}
+
+// process performs a process action on a server.
+func (w *World) process(target, action string) {
+	ctx := context.Background()
+	switch target {
+	case "master":
+		if w.spec.Master == nil {
+			return
+		}
+		switch action {
+		case "stop":
+			w.masterState = stopped
+		case "start":
+			if w.masterState == stopped {
+				w.startMaster()
+			}
+		case "restart":
+			w.startMaster() // all state lost
+		case "pause":
+			if w.masterState == running {
+				w.masterState = paused
+			}
+		case "resume":
+			if w.masterState == paused {
+				w.masterState = running
+			}
+		}
+	case "metadata":
+		if w.spec.Metadata != "http" {
+			return
+		}
+		switch action {
+		case "stop":
+			w.metadataState = stopped
+		case "start":
+			if w.metadataState == stopped {
+				w.metadata, w.metadataState = metadata.New(false), running
+			}
+		case "restart":
+			w.metadata, w.metadataState = metadata.New(false), running
+		case "pause":
+			w.metadataState = paused
+		case "resume":
+			w.metadataState = running
+		}
+	case "client":
+		if w.spec.Client == nil {
+			return
+		}
+		switch action {
+		case "stop":
+			w.clientState, w.standalone = stopped, nil
+		case "start":
+			if w.clientState == stopped {
+				w.startStandalone(ctx)
+			}
+		case "restart":
+			w.startStandalone(ctx)
+		case "pause":
+			w.clientState = paused
+		case "resume":
+			w.clientState = running
+		}
+	}
+}
