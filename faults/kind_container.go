@@ -25,23 +25,10 @@ var ContainerActions = []Action{
 }
 
 // ContainerActionNames are the names of ContainerActions.
-var ContainerActionNames = func() []string {
-	out := make([]string, len(ContainerActions))
-	for i, a := range ContainerActions {
-		out[i] = a.Name
-	}
-	return out
-}()
+var ContainerActionNames = actionNames(ContainerActions)
 
 // ContainerUndo is the action that heals a container action ("" = none).
-func ContainerUndo(action string) string {
-	for _, a := range ContainerActions {
-		if a.Name == action {
-			return a.Undo
-		}
-	}
-	return ""
-}
+func ContainerUndo(action string) string { return undoOf(ContainerActions, action) }
 
 // ContainerTargets splits a container fault's target set.
 func ContainerTargets(f Fault) []string {

@@ -81,29 +81,23 @@ func (w *World) serverContainerAction(ctx context.Context, s *server, action str
 		if down {
 			return nil
 		}
+		// docker stop: SIGTERM, then the kill after a grace.
 		_ = p.ctr.Signal(ctx, syscall.SIGTERM)
 		select {
 		case <-p.exited:
 		case <-time.After(2 * time.Second):
 		case <-ctx.Done():
 		}
-		return w.stopServer(ctx, s)
+		return w.doProcess(ctx, s, "stop")
 	case "kill":
 		if down {
 			return nil
 		}
-		return w.stopServer(ctx, s)
-	case "start":
-		return w.ensureStarted(ctx, s)
-	case "restart":
-		if err := w.stopServer(ctx, s); err != nil {
-			return err
-		}
-		return w.startServer(ctx, s)
-	case "pause":
-		return w.pause(s)
+		return w.doProcess(ctx, s, "stop")
+	case "start", "restart", "pause":
+		return w.doProcess(ctx, s, action)
 	case "unpause":
-		return w.resume(s)
+		return w.doProcess(ctx, s, "resume")
 	}
 	if down {
 		return fmt.Errorf("real engine: container %s of %s: it is stopped", action, s.role)
