@@ -212,6 +212,8 @@ func (p *Party) wait() {
 }
 
 // Stdin, Stdout and Stderr are the process's stdio (Stdin nil unless asked).
+// Docker multiplexes stdout and stderr on one connection: read both at once,
+// or an unread one stalls the other.
 func (p *Party) Stdin() io.WriteCloser { return p.stdin }
 func (p *Party) Stdout() io.ReadCloser { return p.stdout }
 func (p *Party) Stderr() io.ReadCloser { return p.stderr }

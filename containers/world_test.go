@@ -65,15 +65,17 @@ func TestPartyStdioSignalsAndNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errs := bufio.NewReader(p.Stdout()), bufio.NewReader(p.Stderr())
+	// Both streams are read at once: Docker multiplexes them on one
+	// connection, so an unread stream stalls the other.
+	out, errs := lines(p.Stdout()), lines(p.Stderr())
 	if _, err := io.WriteString(p.Stdin(), "hello\n"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := out.ReadString('\n'); got != "echo hello\n" {
-		t.Errorf("stdout = %q, want %q", got, "echo hello\n")
+	if got := next(t, out); got != "echo hello" {
+		t.Errorf("stdout = %q, want %q", got, "echo hello")
 	}
-	if got, _ := errs.ReadString('\n'); got != "err hello\n" {
-		t.Errorf("stderr = %q, want %q", got, "err hello\n")
+	if got := next(t, errs); got != "err hello" {
+		t.Errorf("stderr = %q, want %q", got, "err hello")
 	}
 
 	in, err := w.Docker.ContainerInspect(ctx, p.ID, client.ContainerInspectOptions{})
@@ -99,7 +101,7 @@ func TestPartyStdioSignalsAndNetwork(t *testing.T) {
 	if err := p.Signal(ctx, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := out.ReadString('\n'); got != "echo later\n" {
+	if got := next(t, out); got != "echo later" {
 		t.Errorf("after resume stdout = %q", got)
 	}
 
@@ -129,6 +131,30 @@ func TestPartyStdioSignalsAndNetwork(t *testing.T) {
 	}
 	if e := p.Exit(); e.Code != 137 || e.Signal != "SIGKILL" || e.String() != "signal: SIGKILL" {
 		t.Errorf("exit = %+v (%s), want 137 SIGKILL", e, e)
+	}
+}
+
+// lines delivers r's lines on a channel, read by a goroutine of their own.
+func lines(r io.Reader) <-chan string {
+	ch := make(chan string, 16)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			ch <- sc.Text()
+		}
+	}()
+	return ch
+}
+
+func next(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case l := <-ch:
+		return l
+	case <-time.After(30 * time.Second):
+		t.Fatal("no line within 30 s")
+		return ""
 	}
 }
 
