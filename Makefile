@@ -8,17 +8,23 @@ GINKGO_FLAGS  ?=
 # else.
 REAL_VERSIONS ?= catalog
 
-.PHONY: all build test test-unit test-scenarios test-containers real-engine images images-clean bench run lint clean docs
+.PHONY: all build test test-unit test-scenarios test-containers real-engine junit-xsd images images-clean bench run lint clean docs
 
 all: build
 
+# The commit and version are stamped explicitly: VCS stamping is off where
+# GOFLAGS has -buildvcs=false, and a git worktree is not always detected.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X main.buildVersion=$(VERSION) -X main.buildCommit=$(COMMIT)
+
 build:
-	$(GO) build -o bin/faultlab ./cmd/faultlab
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/faultlab ./cmd/faultlab
 
 ## test: everything — installs the real engine first when PyPI is reachable.
 ## Packages run one at a time (-p 1): real Mooncake processes and the fake
 ## engine's scaled timeouts must not fight for the two cores.
-test: real-engine
+test: real-engine junit-xsd
 	$(GO) vet ./...
 	$(GO) test -p 1 -count=1 -timeout 60m ./...
 
@@ -48,18 +54,23 @@ images-clean:
 test-containers:
 	$(GO) test -p 1 -count=1 -timeout 40m ./containers/... && $(GO) test -count=1 -timeout 40m ./suites/... -args -ginkgo.label-filter=containers
 
+## junit-xsd: the usual JUnit schema (junit-10.xsd) for report/junit's test (idempotent; skipped without PyPI).
+junit-xsd:
+	@.ci/junit-xsd
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./suites/...
 
 run: build
 	./bin/faultlab run
 
-## docs: regenerate the fault tables in docs/SCENARIOS.md from the fault
-## registry (faults.Markdown; a test fails while they are stale).
+## docs: regenerate the fault tables in docs/SCENARIOS.md and the JSON Schema
+## (kinds, modes, actions) from the fault registry (a test fails while stale).
 docs:
 	$(GO) run ./cmd/faultlab list --faults > docs/.faults.md
 	awk -v gen=docs/.faults.md '/<!-- faults:begin/ {print; while ((getline l < gen) > 0) print l; skip=1; next} /<!-- faults:end -->/ {skip=0} !skip' docs/SCENARIOS.md > docs/.SCENARIOS.md
 	mv docs/.SCENARIOS.md docs/SCENARIOS.md && rm docs/.faults.md
+	$(GO) generate ./scenarios
 
 clean:
 	rm -rf bin

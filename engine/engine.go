@@ -162,7 +162,9 @@ type WorldSpec struct {
 	// Master is nil when the topology has no master at all.
 	Master *MasterSpec
 	// Metadata is "P2PHANDSHAKE", "http" (a standalone HTTP metadata
-	// server) or "master" (the master's embedded HTTP metadata server).
+	// server), "master" (the master's embedded HTTP metadata server) or
+	// "etcd" (an etcd server; Addr("metadata") = "etcd://host:port",
+	// Addr("etcd") = "host:port").
 	Metadata string
 	// Client is the standalone mooncake_client (real client) that dummy
 	// clients connect to; nil when absent.

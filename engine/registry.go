@@ -25,6 +25,9 @@ type Registration struct {
 	Doc string
 	// New builds the engine; whether it can run here is Available's answer.
 	New func(log *slog.Logger) Engine
+	// Reference: the engine runs the real system, so comparisons measure
+	// the other engines against it (e.g. phase timings).
+	Reference bool
 }
 
 var (
@@ -68,6 +71,13 @@ func Lookup(name string) (Registration, bool) {
 	defer regMu.RUnlock()
 	r, ok := reg[name]
 	return r, ok
+}
+
+// IsReference reports whether the named engine is a registered reference
+// (Registration.Reference).
+func IsReference(name string) bool {
+	r, ok := Lookup(name)
+	return ok && r.Reference
 }
 
 // Build parses a comma-separated list of engine names ("sim,fake") and

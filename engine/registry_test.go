@@ -35,3 +35,13 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 }
+
+// Real Mooncake is the reference other engines are measured against; the
+// models are not, nor is a name nothing registered.
+func TestIsReference(t *testing.T) {
+	for name, want := range map[string]bool{realengine.Name: true, sim.Name: false, fakeengine.Name: false, "warp": false} {
+		if got := engine.IsReference(name); got != want {
+			t.Errorf("IsReference(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

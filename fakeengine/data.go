@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
+	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // The TCP data path: each node runs a transfer endpoint (a wire server,
@@ -119,4 +120,22 @@ func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size i
 		return nil, err
 	}
 	return out, nil
+}
+
+// nameEndpoint records the TE server name of a client that set up (under
+// the gate): with a metadata service and an explicit local_hostname port
+// the name's port is not the one the TE bound, so peers resolve the name
+// as Mooncake does through rpc_meta. The last setup under a name wins, as
+// an etcd Put does.
+func (w *World) nameEndpoint(c interface{ Engine() *te.Engine }, p *Process) {
+	eng := c.Engine()
+	if eng == nil || eng.ServerName() == "" {
+		return
+	}
+	w.netMu.Lock()
+	defer w.netMu.Unlock()
+	if w.names == nil {
+		w.names = map[string]*Process{}
+	}
+	w.names[eng.ServerName()] = p
 }

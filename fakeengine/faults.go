@@ -34,6 +34,9 @@ func (in injector) Check(f faults.Fault) error {
 			if w.metaAddr == "" {
 				return engine.Unsupportedf("fake engine: process %s: the topology has no HTTP metadata server", f.Action)
 			}
+			if w.etcd != nil && (f.Action == "pause" || f.Action == "resume") {
+				return engine.Unsupportedf("fake engine: process %s: embedded etcd cannot be paused", f.Action)
+			}
 		case "client":
 			if w.client == nil {
 				return engine.Unsupportedf("fake engine: process %s: the topology has no mooncake_client", f.Action)
@@ -112,6 +115,9 @@ func (in injector) Clear(ctx context.Context) error {
 	}
 	if w.metaSrv != nil {
 		w.metaHandler.Resume()
+		errs = append(errs, w.startMetaLocked(ctx))
+	}
+	if w.etcd != nil {
 		errs = append(errs, w.startMetaLocked(ctx))
 	}
 	if w.client != nil {

@@ -85,7 +85,7 @@ func (p *Process) deps(source, stream string) client.Deps {
 		Env:    p.env,
 		Rand:   kernel.Stream(p.w.spec.Seed, stream),
 		Mem:    p.mem,
-		Master: n, Metadata: n, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
+		Master: n, Metadata: n, Etcd: etcdClient{n: n}, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
 	}
 }
 
@@ -240,9 +240,12 @@ func (p *Process) hooks(kick *func()) client.StoreHooks {
 		},
 		// A process death: the SGLang process is gone, every later call on
 		// it fails the same way (the gate is held).
-		After: func(_ *Store, err error) error {
+		After: func(s *Store, err error) error {
 			if d, ok := engine.AsProcessDied(err); ok {
 				p.dead = d
+			}
+			if err == nil {
+				p.w.nameEndpoint(s.Real(), p)
 			}
 			return err
 		},
@@ -312,7 +315,10 @@ func (w *World) endpointOwnerLocked(from, endpoint string) (*Process, bool) {
 		}
 	}
 	if best == nil {
-		return nil, false
+		// A TE named by local_hostname with an explicit port listens on
+		// another port; its peers find it by name (rpc_meta).
+		p, ok := w.names[endpoint]
+		return p, ok
 	}
 	return best.p, true
 }

@@ -109,6 +109,11 @@ func (w *World) stopMetaLocked() error {
 	if !w.metaUp {
 		return nil
 	}
+	if w.etcd != nil {
+		w.metaUp = false
+		w.etcd.Stop()
+		return nil
+	}
 	w.metaUp = false
 	if err := w.metaSrv.Close(); err != nil {
 		return fmt.Errorf("fake engine: stop metadata: %w", err)
@@ -118,6 +123,14 @@ func (w *World) stopMetaLocked() error {
 
 func (w *World) startMetaLocked(ctx context.Context) error {
 	if w.metaUp {
+		return nil
+	}
+	if w.etcd != nil {
+		// etcd keeps its keys across a restart (its data dir).
+		if err := w.etcd.Start(ctx); err != nil {
+			return err
+		}
+		w.metaUp = true
 		return nil
 	}
 	w.metaHandler.Reset() // the store is in memory: a restart loses it

@@ -45,6 +45,7 @@ type World struct {
 	dataSrv map[string]*wire.Server      // by node
 	routes  map[string]map[string]string // node → canonical addr → proxy listen addr
 	ports   map[string]*binding          // node/port → owner
+	names   map[string]*Process          // TE server name → owner (nameEndpoint)
 
 	mu          sync.Mutex // guards the fields below (not the models)
 	closed      bool
@@ -56,6 +57,7 @@ type World struct {
 	metaSrv     *servers.HTTPServer
 	metaAddr    string
 	metaUp      bool
+	etcd        *etcdServer // topology metadata: etcd (metaAddr is its client endpoint)
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	procs    []*Process
@@ -122,12 +124,16 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	}
 	switch spec.Metadata {
 	case "", "P2PHANDSHAKE", "http":
+	case "etcd":
+		if err := w.launchEtcd(ctx); err != nil {
+			return nil, err
+		}
 	case "master":
 		if spec.Master == nil {
 			return nil, fmt.Errorf("fake engine: metadata %q needs a master", spec.Metadata)
 		}
 	default:
-		return nil, fmt.Errorf("fake engine: metadata %q: want P2PHANDSHAKE, http or master", spec.Metadata)
+		return nil, fmt.Errorf("fake engine: metadata %q: want P2PHANDSHAKE, http, master or etcd", spec.Metadata)
 	}
 	if spec.Metadata == "http" || spec.Metadata == "master" {
 		w.metaHandler = servers.NewMetadataHandler(w.newMetadata())
@@ -196,7 +202,15 @@ func (w *World) Addr(role string) (string, error) {
 		if w.metaAddr == "" {
 			return "P2PHANDSHAKE", nil
 		}
+		if w.etcd != nil {
+			return "etcd://" + w.metaAddr, nil
+		}
 		return "http://" + w.metaAddr + "/metadata", nil
+	case "etcd":
+		if w.etcd == nil {
+			return "", fmt.Errorf("fake engine: role etcd: the topology's metadata is %s, not etcd", w.spec.Metadata)
+		}
+		return w.metaAddr, nil
 	case "client":
 		if w.client == nil {
 			return "", fmt.Errorf("fake engine: the topology has no mooncake_client")
@@ -257,6 +271,10 @@ func (w *World) Close(ctx context.Context) error {
 		w.metaUp = false
 		errs = append(errs, w.metaSrv.Close())
 	}
+	if w.etcd != nil {
+		w.metaUp = false
+		errs = append(errs, w.etcd.Close())
+	}
 	if w.client != nil && w.client.up {
 		w.client.srv.Resume()
 		w.client.up = false
@@ -295,6 +313,9 @@ func (w *World) Listeners() []string {
 	}
 	if w.metaAddr != "" {
 		out = append(out, w.metaAddr)
+	}
+	if w.etcd != nil {
+		out = append(out, w.etcd.peer.Host)
 	}
 	if w.client != nil {
 		out = append(out, w.client.addr)

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mooncake-faultlab/faultlab/suggest"
 )
 
 // Kind names a fault kind (master-down, link, process...).
@@ -97,7 +99,7 @@ func (f Fault) Validate() error {
 	}
 	k, ok := kinds[f.Kind]
 	if !ok {
-		return fmt.Errorf("unknown fault kind %q: valid kinds are %s", f.Kind, strings.Join(KindNames(), ", "))
+		return fmt.Errorf("unknown fault kind %q%s: valid kinds are %s", f.Kind, suggest.DidYouMean(string(f.Kind), KindNames()), strings.Join(KindNames(), ", "))
 	}
 	return k.Validate(f)
 }
@@ -107,5 +109,5 @@ func oneOf(f Fault, field, v string, valid []string) error {
 	if slices.Contains(valid, v) {
 		return nil
 	}
-	return fmt.Errorf("%s %q: %s must be one of %s", f.Kind, v, field, strings.Join(valid, ", "))
+	return fmt.Errorf("%s %q: %s must be one of %s%s", f.Kind, v, field, strings.Join(valid, ", "), suggest.DidYouMean(v, valid))
 }

@@ -191,6 +191,16 @@ type Profile struct {
 	// MetadataSameValueOK: the master's embedded HTTP metadata server answers
 	// an identical rpc_meta PUT with 200 "metadata unchanged" (v0.3.12+).
 	MetadataSameValueOK bool
+	// HAClient: a master_server_addr of "etcd://<endpoints>" is read from
+	// the HA master view in etcd (client.cpp ConnectToMaster, v0.3.3+).
+	// HABackend: the v0.3.10 HA backend rewrite (texts "No master is
+	// available in HA backend", "Failed to read current master view: …").
+	// MasterViewKey is the view's etcd key with the default cluster id:
+	// namespace "mooncake" up to v0.3.11.post1, DEFAULT_CLUSTER_ID
+	// "mooncake_cluster" from v0.3.12 (etcd_leader_coordinator.cpp; real
+	// 0.3.9, 0.3.10.post1 and 0.3.13.post1 logs).
+	HAClient, HABackend bool
+	MasterViewKey       string
 	// Log texts that changed in 0.3.13 (real runs of 0.3.9 and
 	// 0.3.13.post1): AutoDiscoveryLogsProtocol prints the protocol
 	// variable ("rdma") instead of "RDMA" (client_service.cpp);
@@ -303,6 +313,11 @@ func ProfileFor(s string) (Profile, error) {
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.11")
 	p.MetadataSameValueOK = at("0.3.12")
+	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10")
+	p.MasterViewKey = "mooncake-store/mooncake/master_view"
+	if at("0.3.12") {
+		p.MasterViewKey = "mooncake-store/mooncake_cluster/master_view"
+	}
 	p.AutoDiscoveryLogsProtocol = at("0.3.13")
 	p.GenericTransportInstallError = at("0.3.13")
 	p.LogsMissingLocalSegment = at("0.3.13")
@@ -337,7 +352,8 @@ func ProfileFor(s string) (Profile, error) {
 }
 
 // Constraint is a version range expression: ">=0.3.9", "<0.3.5",
-// "0.3.5-0.3.8.post1" (inclusive), "0.3.12" (exact), "*" (any).
+// "0.3.5-0.3.8.post1" (inclusive), "0.3.12" (exact), "*" (any), or pip's
+// specifiers: ">=0.3.9,<0.3.12", "~=0.3.9", "!=0.3.10", "==0.3.*".
 type Constraint string
 
 // Match reports whether v satisfies the constraint.
@@ -345,6 +361,9 @@ func (c Constraint) Match(v Version) (bool, error) {
 	s := strings.TrimSpace(string(c))
 	if s == "" || s == "*" {
 		return true, nil
+	}
+	if pipSyntax(s) {
+		return matchPip(s, v)
 	}
 	for _, op := range []string{">=", "<=", ">", "<", "=="} {
 		if strings.HasPrefix(s, op) {

@@ -42,8 +42,9 @@ const NeedsRDMAHardware = "needs-rdma-hw"
 
 func init() {
 	engine.Register(engine.Registration{Name: Name,
-		Doc: "real Mooncake wheels and SGLang's own code, faults through toxiproxy and signals",
-		New: func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) }})
+		Doc:       "real Mooncake wheels and SGLang's own code, faults through toxiproxy and signals",
+		New:       func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) },
+		Reference: true})
 }
 
 // Engine is the "real" engine.
@@ -253,12 +254,16 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 	}
 	switch spec.Metadata {
 	case "P2PHANDSHAKE", "http":
+	case "etcd":
+		if _, err := etcdPath(); err != nil {
+			return err
+		}
 	case "master":
 		if spec.Master == nil {
 			return fmt.Errorf("real engine: metadata \"master\" needs a master in the topology")
 		}
 	default:
-		return fmt.Errorf("real engine: metadata %q: want P2PHANDSHAKE, http or master", spec.Metadata)
+		return fmt.Errorf("real engine: metadata %q: want P2PHANDSHAKE, http, master or etcd", spec.Metadata)
 	}
 	if spec.Client != nil && spec.Master == nil {
 		return fmt.Errorf("real engine: mooncake_client needs a master in the topology")

@@ -102,8 +102,17 @@ func Install(ctx context.Context, versions []string, opts InstallOptions) error 
 	return nil
 }
 
-func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts InstallOptions) error {
+func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts InstallOptions) (err error) {
 	start := time.Now()
+	// A failed install (no such wheel, no network, interrupted) leaves
+	// nothing behind: no half-made venv for the next run to trip over.
+	defer func() {
+		if err != nil {
+			if rerr := os.RemoveAll(l.Dir); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("remove half-made %s: %w", l.Dir, rerr))
+			}
+		}
+	}()
 	py := opts.Python
 	if py == "" {
 		py = "python3"

@@ -72,11 +72,10 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	log := spec.Logger
+	log := spec.Logger // the runner's already names scenario, engine and version
 	if log == nil {
-		log = e.opts.Logger
+		log = e.opts.Logger.With("engine", Name, "version", spec.Version, "scenario", spec.Scenario)
 	}
-	log = log.With("engine", "real", "version", spec.Version, "scenario", spec.Scenario)
 	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: time.Now(), dir: dir, drv: drv, servers: map[string]*server{}}
 	if e.opts.Containers {
 		w.inj, err = w.openContainers(ctx)
@@ -121,6 +120,11 @@ func (w *World) launch(ctx context.Context) error {
 	}
 	if w.spec.Metadata == "http" {
 		if err := w.launchMetadata(ctx); err != nil {
+			return err
+		}
+	}
+	if w.spec.Metadata == "etcd" {
+		if err := w.launchEtcd(ctx); err != nil {
 			return err
 		}
 	}
@@ -425,7 +429,15 @@ func (w *World) Addr(role string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if w.spec.Metadata == "etcd" {
+			return "etcd://" + a, nil
+		}
 		return "http://" + a + "/metadata", nil
+	case "etcd":
+		if w.spec.Metadata != "etcd" {
+			return "", fmt.Errorf("real engine: role etcd: the topology's metadata is %s, not etcd", w.spec.Metadata)
+		}
+		return w.inj.Addr("metadata")
 	case "client":
 		c, ok := s["client"]
 		if !ok {

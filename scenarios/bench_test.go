@@ -26,7 +26,7 @@ func catalogScenario(b *testing.B, name string) *scenarios.Scenario {
 // BenchmarkSetupPathRun: whole runs per second (launch, faults, SGLang
 // init, oracles, remedy phase, close) of a setup-path scenario on sim.
 func BenchmarkSetupPathRun(b *testing.B) {
-	for _, name := range []string{"setup/master-down-explicit-port", "setup/tenant-unsupported", "io/happy-path"} {
+	for _, name := range []string{"setup/master-down-explicit-port", "setup/tenant-unsupported", "io/happy-path", "etcd/down-refused-auto-port"} {
 		b.Run(name, func(b *testing.B) {
 			sc := catalogScenario(b, name)
 			vs, _ := sc.Versions("")

@@ -48,7 +48,7 @@ func Resolve(catalog []*Scenario, args []string) ([]*Scenario, error) {
 			}
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("no scenario named %q in the catalog (see `faultlab list`), and no such file", a)
+			return nil, fmt.Errorf("no scenario named %q in the catalog%s (see `faultlab list`), and no such file", a, didYouMean(a, Names(catalog)))
 		}
 		out = append(out, found...)
 	}

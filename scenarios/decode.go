@@ -27,6 +27,9 @@ func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.
 type FieldError struct {
 	Pos Pos
 	Msg string
+	// derived: a consequence of another error (a required field missing,
+	// perhaps because its key was misspelt); sorted last.
+	derived bool
 }
 
 func (e FieldError) Error() string { return e.Pos.String() + ": " + e.Msg }
@@ -51,6 +54,7 @@ func (e *LoadError) Error() string {
 type decoder struct {
 	file string
 	errs []FieldError
+	root Pos // the document's top mapping
 }
 
 // nodeDecoder is implemented by types with their own YAML syntax.
@@ -164,7 +168,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field, enum string) {
 		if enum != "" {
 			valid := enumValues(enum)
 			if !slices.Contains(valid, n.Value) {
-				d.errorf(n, "%s: %q is not one of %s", field, n.Value, strings.Join(valid, ", "))
+				d.errorf(n, "%s: %q is not one of %s%s", field, n.Value, strings.Join(valid, ", "), didYouMean(n.Value, valid))
 				return
 			}
 		}
@@ -261,7 +265,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 				keys[j] = f.key
 			}
 			sort.Strings(keys)
-			d.errorf(k, "%sunknown key %q; valid keys: %s", prefix(field), k.Value, strings.Join(keys, ", "))
+			d.errorf(k, "%sunknown key %q%s; valid keys: %s", prefix(field), k.Value, didYouMean(k.Value, keys), strings.Join(keys, ", "))
 			continue
 		}
 		if seen[k.Value] {

@@ -15,15 +15,15 @@ func (d *decoder) checkFaultTopology(t Topology, fs FaultSpec) {
 	}
 	has := map[string]bool{
 		"master":   t.Master == nil || t.Master.Present == nil || *t.Master.Present,
-		"metadata": metadata == "http" || metadata == "master",
+		"metadata": metadata == "http" || metadata == "master" || metadata == "etcd",
 		"client":   t.Client != nil && (t.Client.Present == nil || *t.Client.Present),
 	}
 	if f.Kind == faults.Process {
 		switch {
 		case f.Target == "metadata" && metadata == "master":
 			d.at(fs.Pos, "faults: process %s: metadata is embedded in the master here (topology.metadata master); target the master", f.Action)
-		case f.Target == "metadata" && metadata != "http":
-			d.at(fs.Pos, "faults: process %s: the topology has no HTTP metadata server (topology.metadata %s)", f.Action, metadata)
+		case f.Target == "metadata" && metadata != "http" && metadata != "etcd":
+			d.at(fs.Pos, "faults: process %s: the topology has no metadata server (topology.metadata %s)", f.Action, metadata)
 		case !has[f.Target] && f.Target != "metadata":
 			d.at(fs.Pos, "faults: process %s: the topology has no %s", f.Action, serverName(f.Target))
 		}
@@ -43,7 +43,7 @@ func serverName(role string) string {
 	case "client":
 		return "mooncake_client (topology.mooncake_client)"
 	case "metadata":
-		return "HTTP metadata server (topology.metadata P2PHANDSHAKE)"
+		return "metadata server (topology.metadata P2PHANDSHAKE)"
 	}
 	return role
 }

@@ -27,7 +27,9 @@ var (
 	nameRE        = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`)
 	placeholderRE = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
 	// Roles are the placeholders World.Addr resolves.
-	Roles = []string{"master", "metadata", "client", "master_metrics"}
+	// "etcd" is the bare etcd endpoint (host:port) of topology metadata
+	// etcd; {{metadata}} is then etcd://host:port.
+	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd"}
 )
 
 // Parse decodes and validates one scenario file's bytes. Every problem is
@@ -51,15 +53,24 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	d.decodeStruct(root, reflectValue(sc), "")
 	// Validate even after decode errors, so one run reports everything;
 	// then order the messages by position.
+	d.root = d.pos(root)
 	d.validate(sc)
 	if len(d.errs) > 0 {
+		// Causes before consequences: a missing field is often the knock-on
+		// of a misspelt key, so it is reported after the misspelling.
 		sort.SliceStable(d.errs, func(i, j int) bool {
-			a, b := d.errs[i].Pos, d.errs[j].Pos
-			return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+			a, b := d.errs[i], d.errs[j]
+			if a.derived != b.derived {
+				return !a.derived
+			}
+			return a.Pos.Line < b.Pos.Line || (a.Pos.Line == b.Pos.Line && a.Pos.Col < b.Pos.Col)
 		})
 		return nil, &LoadError{Errs: d.errs}
 	}
 	applyDefaults(sc)
+	if errs := checkPageCapacity(sc); len(errs) > 0 {
+		return nil, &LoadError{Errs: errs}
+	}
 	return sc, nil
 }
 
@@ -85,7 +96,11 @@ func Load(file string) (*Scenario, error) {
 
 // LoadFS loads every *.yaml under root in fsys, sorted by path. Problems in
 // all files are reported together; duplicate names are errors.
-func LoadFS(fsys fs.FS, root string) ([]*Scenario, error) {
+func LoadFS(fsys fs.FS, root string) ([]*Scenario, error) { return loadFS(fsys, root, "") }
+
+// loadFS names each file dir/path in scenarios and errors (dir = "" for
+// an embedded catalog), so a mistake's file:line opens from where the user is.
+func loadFS(fsys fs.FS, root, dir string) ([]*Scenario, error) {
 	var files []string
 	err := fs.WalkDir(fsys, root, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
@@ -108,7 +123,7 @@ func LoadFS(fsys fs.FS, root string) ([]*Scenario, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f, err)
 		}
-		sc, err := Parse(f, data)
+		sc, err := Parse(path.Join(dir, f), data)
 		var le *LoadError
 		if errors.As(err, &le) {
 			all.Errs = append(all.Errs, le.Errs...)
@@ -131,11 +146,17 @@ func LoadFS(fsys fs.FS, root string) ([]*Scenario, error) {
 
 // LoadDir loads every scenario under a directory on disk.
 func LoadDir(dir string) ([]*Scenario, error) {
-	scs, err := LoadFS(os.DirFS(dir), ".")
-	for _, sc := range scs {
-		sc.Source = path.Join(dir, sc.Source)
+	return loadFS(os.DirFS(dir), ".", dir)
+}
+
+// missing reports a required field that is absent: at the enclosing
+// mapping, or at the file's top when that mapping is absent too (never
+// :0:0), after the errors that may have caused it.
+func (d *decoder) missing(p Pos, format string, a ...any) {
+	if p.Line == 0 {
+		p = d.root
 	}
-	return scs, err
+	d.errs = append(d.errs, FieldError{Pos: p, Msg: fmt.Sprintf(format, a...), derived: true})
 }
 
 func (d *decoder) at(p Pos, format string, a ...any) {
@@ -146,12 +167,12 @@ func (d *decoder) at(p Pos, format string, a ...any) {
 // between fields, fault vocabulary, versions, placeholders.
 func (d *decoder) validate(sc *Scenario) {
 	if sc.Name == "" {
-		d.at(sc.Pos, "name is required")
+		d.missing(sc.Pos, "name is required")
 	} else if !nameRE.MatchString(sc.Name) {
 		d.at(sc.Pos, "name %q: use lower-case words separated by / . _ - (e.g. setup/master-down-refused)", sc.Name)
 	}
 	if len(sc.Steps) == 0 {
-		d.at(sc.Pos, "steps: at least one step is required (e.g. - init: tp0)")
+		d.missing(sc.Pos, "steps: at least one step is required (e.g. - init: tp0)")
 	}
 	for _, v := range sc.Mooncake.Versions {
 		if err := checkVersionExpr(v); err != nil {
@@ -213,11 +234,12 @@ func (d *decoder) validate(sc *Scenario) {
 		} else {
 			d.checkFaultTopology(sc.Topology, f)
 		}
-		if f.Kind == "link" && f.Target != "" && !slices.Contains(Roles, f.Target) && !nodes[f.Target] {
+		if f.Kind == "link" && f.Target != "" && (!slices.Contains(Roles[:3], f.Target)) && !nodes[f.Target] {
 			d.at(f.Pos, "faults: link target %q is neither a role (%s) nor a node (%s)", f.Target, strings.Join(Roles[:3], ", "), strings.Join(nodeNames, ", "))
 		}
 	}
 	d.checkSteps(sc.Steps, nodes, nodeNames)
+	d.checkAnchors(sc)
 	d.checkExpect(sc.Expect, "expect", true)
 	d.checkByVersion(sc.ByVersion)
 	if r := sc.Remedy; r != nil {
@@ -280,7 +302,7 @@ func (d *decoder) checkSteps(steps []Step, nodes map[string]bool, names []string
 
 func (d *decoder) checkExpect(e Expect, where string, top bool) {
 	if top && e.OK == nil && e.Raises == nil && e.Dies == nil && len(e.Codes) == 0 && len(e.Logs) == 0 {
-		d.at(e.Pos, "%s: say what should happen: ok, raises, dies, codes or logs", where)
+		d.missing(e.Pos, "%s: say what should happen: ok, raises, dies, codes or logs", where)
 	}
 	if e.OK != nil && *e.OK && e.Raises != nil {
 		d.at(e.Pos, "%s: ok: true and raises contradict each other", where)
@@ -332,7 +354,7 @@ func checkVersionExpr(s string) error {
 	}
 	if len(matchingVersions(s)) == 0 {
 		if _, err := mooncake.Constraint(s).Match(mooncake.Version{}); err != nil {
-			return fmt.Errorf("%v; write an exact version (%s), >=V, <V, A-B or *", err, mooncake.Latest)
+			return fmt.Errorf("%v; write an exact version (%s), >=V, <V, A-B, * or pip's >=A,<B, ~=V, !=V, ==0.3.*", err, mooncake.Latest)
 		}
 		return fmt.Errorf("version constraint %q matches no known Mooncake version; known versions are %s", s, strings.Join(mooncake.Versions, ", "))
 	}

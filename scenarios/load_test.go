@@ -40,13 +40,13 @@ func TestParseErrors(t *testing.T) {
 		want       []string // every error line, exactly
 	}{
 		{"unknown key", "nmae: x\n" + validScenario,
-			[]string{`f.yaml:1:1: unknown key "nmae"; valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
+			[]string{`f.yaml:1:1: unknown key "nmae" (did you mean "name"?); valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
-			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs"; valid keys: broken, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name`}},
+			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name`}},
 		{"mooncake_client RNIC without a name", validScenario + "topology:\n  mooncake_client: {nic: {rdma: [{max_mr: 3}]}}\n",
 			[]string{`f.yaml:7:34: nic.rdma: name is required (e.g. mlx5_0)`}},
 		{"node env placeholder", validScenario + "topology:\n  nodes:\n    - name: tp0\n      env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
-			[]string{`f.yaml:8:7: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}`}},
+			[]string{`f.yaml:8:7: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}`}},
 		{"unknown fault kind", validScenario + "faults:\n  - {at: 0s, kind: master-crash}\n",
 			[]string{`f.yaml:7:5: faults: unknown fault kind "master-crash": valid kinds are client-down, container, link, master-down, metadata-down, process`}},
 		{"bad mode", validScenario + "faults:\n  - {at: 0s, kind: master-down, mode: drop}\n",
@@ -60,15 +60,15 @@ func TestParseErrors(t *testing.T) {
 		{"master-down without master", validScenario + "topology: {master: {present: false}}\nfaults:\n  - {at: 0s, kind: master-down, mode: refuse}\n",
 			[]string{`f.yaml:8:5: faults: master-down: the topology has no mooncake_master (topology.master.present false)`}},
 		{"metadata link on P2PHANDSHAKE", validScenario + "faults:\n  - {at: 0s, kind: link, target: metadata, mode: latency, latency: 1ms}\n",
-			[]string{`f.yaml:7:5: faults: link: the topology has no HTTP metadata server (topology.metadata P2PHANDSHAKE)`}},
+			[]string{`f.yaml:7:5: faults: link: the topology has no metadata server (topology.metadata P2PHANDSHAKE)`}},
 		{"bad size unit", validScenario + "topology:\n  nodes:\n    - name: tp0\n      hostpool: {size: 1GX}\n",
 			[]string{`f.yaml:9:24: bad size "1GX": want an integer with a unit, one of B, KiB, MiB, GiB, TiB, KB, MB, GB, TB (e.g. 1GiB)`}},
 		{"duration without unit", validScenario + "  within: 30\n",
 			[]string{`f.yaml:6:11: bad duration "30": want a number with a unit, one of ns, us, ms, s, m, h (e.g. 30s, 100ms)`}},
 		{"unknown version", validScenario + "mooncake: {versions: [\"0.3.99\"]}\n",
 			[]string{`f.yaml:6:11: mooncake.versions: unknown Mooncake version "0.3.99": known versions are ` + knownVersions()}},
-		{"enum", validScenario + "topology: {metadata: etcd}\n",
-			[]string{`f.yaml:6:22: topology.metadata: "etcd" is not one of P2PHANDSHAKE, http, master`}},
+		{"enum", validScenario + "topology: {metadata: redis}\n",
+			[]string{`f.yaml:6:22: topology.metadata: "redis" is not one of P2PHANDSHAKE, http, master, etcd`}},
 		{"unknown step", "name: t/x\nsteps:\n  - boot: tp0\nexpect: {ok: true}\n",
 			[]string{`f.yaml:3:5: unknown step action "boot"; valid actions: init, sleep, set, get, exists, health_check`}},
 		{"unknown node", "name: t/x\nsteps:\n  - init: tp9\nexpect: {ok: true}\n",
@@ -76,13 +76,22 @@ func TestParseErrors(t *testing.T) {
 		{"unknown method", validScenario + "  codes: {setupp: -1}\n",
 			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close`}},
 		{"unknown placeholder", validScenario + "config:\n  env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
-			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}`}},
+			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}`}},
 		{"several at once", "name: Bad Name\nsteps: []\nexpect: {}\nlabels: x\n",
 			[]string{
 				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,
+				`f.yaml:4:9: labels: want a list, got the scalar "x"`,
 				`f.yaml:1:1: steps: at least one step is required (e.g. - init: tp0)`,
 				`f.yaml:3:9: expect: say what should happen: ok, raises, dies, codes or logs`,
-				`f.yaml:4:9: labels: want a list, got the scalar "x"`,
+			}},
+		// A file without expect names its top, never :0:0.
+		{"no expect", "name: t/x\nsteps: [{init: tp0}]\n",
+			[]string{`f.yaml:1:1: expect: say what should happen: ok, raises, dies, codes or logs`}},
+		// The misspelt key (the cause) comes before the missing expect (its knock-on).
+		{"typo before knock-on", "name: t/x\nsteps: [{init: tp0}]\nexpcet: {ok: true}\n",
+			[]string{
+				`f.yaml:3:1: unknown key "expcet" (did you mean "expect"?); valid keys: by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, steps, storage, summary, topology`,
+				`f.yaml:1:1: expect: say what should happen: ok, raises, dies, codes or logs`,
 			}},
 		{"semantic several at once", "name: Bad Name\nsteps: []\nexpect: {}\n",
 			[]string{
@@ -121,6 +130,16 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:7:3: by_version: version constraint ">=9.9.9" matches no known Mooncake version; known versions are ` + knownVersions()}},
 		{"want length", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2, want: [true]}\nexpect: {ok: true}\n",
 			[]string{`f.yaml:4:10: set: want must be a list of 2 booleans (one per page)`}},
+		// 1 GiB MHA at 256 KiB a page: two 512 MiB halves, 2048 pages; MLA 16 MiB: 64 pages;
+		// the remedy's pool replaces the node's.
+		{"pages beyond the host pool", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2048}\n  - get: {pages: 2049}\nexpect: {ok: true}\n" +
+			"topology:\n  nodes:\n    - name: tp0\n    - name: tp1\n      hostpool: {layout: MLA, size: 16MiB}\n" +
+			"remedy:\n  hostpools: {tp0: {size: 2MiB}}\n  steps:\n    - init: tp1\n    - set: {node: tp1, pages: 65}\n    - set: {pages: 5}\n  expect: {ok: true}\n",
+			[]string{
+				`f.yaml:5:5: get: 2049 pages do not fit tp0's host pool (1073741824 bytes, MHA, 262144 bytes a page per component: room for 2048); ask for fewer pages or a larger hostpool.size`,
+				`f.yaml:16:7: set: 65 pages do not fit tp1's host pool (16777216 bytes, MLA, 262144 bytes a page per component: room for 64); ask for fewer pages or a larger hostpool.size`,
+				`f.yaml:17:7: set: 5 pages do not fit tp0's host pool (2097152 bytes, MHA, 262144 bytes a page per component: room for 4); ask for fewer pages or a larger hostpool.size`,
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

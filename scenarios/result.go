@@ -61,6 +61,8 @@ type Call struct {
 	Code   int        `json:"code"`
 	Codes  []int      `json:"codes,omitempty"`
 	Raised *Exception `json:"raised,omitempty"`
+	// MS is how long the call took (virtual in sim; wall, scaled back, elsewhere).
+	MS float64 `json:"ms"`
 }
 
 // StepResult is what one I/O step returned.
@@ -81,6 +83,9 @@ type Observed struct {
 	Steps []StepResult `json:"steps,omitempty"`
 	// DurationMS is the phase's duration (virtual in sim).
 	DurationMS float64 `json:"duration_ms"`
+	// TimingsMS is the time spent in each Mooncake method during the
+	// phase (setup, put, register_buffer...; see Timings).
+	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
 }
 
 // CodesOf is every code method returned, in call order: a batch call
@@ -162,6 +167,8 @@ func (s *Summary) Add(verdict string) {
 
 // Report is the JSON file `faultlab run --report` writes.
 type Report struct {
+	// Run is the metadata of the run that wrote the report.
+	Run        *RunInfo     `json:"run,omitempty"`
 	Results    []Result     `json:"results"`
 	Summary    Summary      `json:"summary"`
 	Comparison []Comparison `json:"comparison,omitempty"`
@@ -190,12 +197,13 @@ type Comparison struct {
 
 // EngineOutcome is one engine's column of a comparison.
 type EngineOutcome struct {
-	Engine     string         `json:"engine"`
-	Verdict    string         `json:"verdict"`
-	Codes      map[string]any `json:"codes"`
-	Exception  *Exception     `json:"exception"`
-	Died       *Death         `json:"died,omitempty"`
-	DurationMS float64        `json:"duration_ms"`
+	Engine     string             `json:"engine"`
+	Verdict    string             `json:"verdict"`
+	Codes      map[string]any     `json:"codes"`
+	Exception  *Exception         `json:"exception"`
+	Died       *Death             `json:"died,omitempty"`
+	DurationMS float64            `json:"duration_ms"`
+	TimingsMS  map[string]float64 `json:"timings_ms,omitempty"`
 }
 
 // Compare builds comparisons for every scenario × version that ran on more
@@ -220,7 +228,7 @@ func Compare(rs []Result) []Comparison {
 		c := Comparison{Scenario: k.s, MooncakeVersion: k.v, Differences: []string{}}
 		var ran []EngineOutcome
 		for _, r := range g {
-			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS}
+			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS}
 			if e := r.Observed.Exception; e != nil {
 				eo.Exception = &Exception{Class: e.Class, Message: abstractAddrs(e.Message, r.Addrs)}
 			}
@@ -248,10 +256,18 @@ func Compare(rs []Result) []Comparison {
 			if a.Verdict != eo.Verdict {
 				diff["verdict"] = true
 			}
-			// Durations differ by nature; flag only more than 2x and 1 s apart.
+			// Whole phases include process start (Python, imports) on real:
+			// flag only more than 2x and 1 s apart. Mooncake calls must agree
+			// within the timing tolerance.
 			lo, hi := min(a.DurationMS, eo.DurationMS), max(a.DurationMS, eo.DurationMS)
 			if hi-lo > 1000 && hi > 2*lo {
 				diff["duration"] = true
+			}
+			for _, m := range TimingDiffs(refTimings(ran), eo.TimingsMS) {
+				diff["timing."+m] = true
+			}
+			for _, m := range TimingDiffs(refTimings(ran), a.TimingsMS) {
+				diff["timing."+m] = true
 			}
 		}
 		for d := range diff {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sglang"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
@@ -29,7 +28,9 @@ type Options struct {
 	TimeoutScale float64
 	// Bound is the wall-clock limit of a run whose scenario names no
 	// within (default 2m).
-	Bound  time.Duration
+	Bound time.Duration
+	// Slow runs slow-wall scenarios on every engine (see SlowSkip).
+	Slow   bool
 	Logger *slog.Logger
 }
 
@@ -44,14 +45,20 @@ func (o Options) logger() *slog.Logger {
 func Run(ctx context.Context, sc *Scenario, eng engine.Engine, opts Options) []Result {
 	vs, ok := sc.Versions(opts.Version)
 	if !ok {
-		return []Result{{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: opts.Version, Seed: opts.Seed, Source: sc.Source,
-			Verdict: Skip, Reason: fmt.Sprintf("scenario does not apply to Mooncake %s (versions: %s)", opts.Version, strings.Join(sc.Mooncake.Versions, ", "))}}
+		return []Result{notApplicable(sc, eng, opts)}
 	}
 	out := make([]Result, 0, len(vs))
 	for _, v := range vs {
 		out = append(out, RunVersion(ctx, sc, eng, v, opts))
 	}
 	return out
+}
+
+// notApplicable is the skip of a scenario that has no entry matching the
+// requested Mooncake version.
+func notApplicable(sc *Scenario, eng engine.Engine, opts Options) Result {
+	return Result{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: opts.Version, Seed: opts.Seed, Source: sc.Source,
+		Verdict: Skip, Reason: fmt.Sprintf("scenario does not apply to Mooncake %s (versions: %s)", opts.Version, strings.Join(sc.Mooncake.Versions, ", "))}
 }
 
 // RunVersion runs the scenario once at one Mooncake version.
@@ -164,10 +171,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		}
 		res.TraceHash = r.tr.Hash()
 	}()
-	fs := make([]faults.Fault, len(r.sc.Faults))
-	for i, f := range r.sc.Faults {
-		fs[i] = f.Fault()
-	}
+	fs := r.startFaults()
 	if len(fs) > 0 {
 		if err := w.Arm(ctx, fs); err != nil {
 			r.setupErr(res, "arm faults", err)
@@ -513,6 +517,9 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 		for i, s := range steps {
 			var got any
 			got, err = r.step(ctx, s, env, file, extra)
+			if err == nil && name == "main" {
+				err = r.armAnchored(ctx, i+1)
+			}
 			if d, ok := engine.AsProcessDied(err); ok {
 				// Like an exception, a death ends the phase; Python raised nothing.
 				obs.Died = &Death{Signal: d.Signal, Reason: d.Reason}
@@ -554,6 +561,7 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	for _, a := range r.started {
 		obs.Calls = append(obs.Calls, a.calls()...)
 	}
+	obs.TimingsMS = timings(obs.Calls)
 	r.started = nil
 	d := clock.Now() - t0
 	obs.DurationMS = ms(d)

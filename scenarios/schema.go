@@ -45,8 +45,9 @@ type Mooncake struct {
 type Topology struct {
 	Pos
 	// Metadata: P2PHANDSHAKE (default), http (standalone HTTP metadata
-	// server) or master (the master's embedded HTTP metadata server).
-	Metadata string  `yaml:"metadata" enum:"P2PHANDSHAKE,http,master"`
+	// server), master (the master's embedded HTTP metadata server) or etcd
+	// (an etcd server: {{metadata}} = etcd://host:port).
+	Metadata string  `yaml:"metadata" enum:"P2PHANDSHAKE,http,master,etcd"`
 	Master   *Master `yaml:"master"`
 	Client   *Client `yaml:"mooncake_client"`
 	Nodes    []Node  `yaml:"nodes"`
@@ -190,6 +191,9 @@ func (e *Env) decodeNode(d *decoder, n *yaml.Node) {
 // FaultSpec is faults.Fault as written in YAML.
 type FaultSpec struct {
 	Pos
+	// After anchors the fault to a main-phase step ("step 2": when step 2
+	// has returned); At is then relative to that moment (see anchor.go).
+	After         string   `yaml:"after"`
 	At            Duration `yaml:"at"`
 	For           Duration `yaml:"for"`
 	Kind          string   `yaml:"kind"`

@@ -84,7 +84,7 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 		}
 		d.checkWant(v, s)
 	default:
-		d.errorf(k, "unknown step action %q; valid actions: %s", k.Value, strings.Join(StepActions, ", "))
+		d.errorf(k, "unknown step action %q%s; valid actions: %s", k.Value, didYouMean(k.Value, StepActions), strings.Join(StepActions, ", "))
 	}
 }
 

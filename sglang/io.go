@@ -79,6 +79,7 @@ func (s *MooncakeStore) BatchExists(ctx context.Context, keys []string) (int, er
 }
 
 func (s *MooncakeStore) batchIsExist(ctx context.Context, keys []string) ([]int, error) {
+	s.begin()
 	res, err := s.store.BatchIsExist(ctx, keys)
 	s.observe("batch_is_exist", 0, nonNil(res), err)
 	if err != nil {
@@ -171,6 +172,7 @@ func (s *MooncakeStore) BatchSetV1(ctx context.Context, keys []string, hostIndic
 		}
 	}
 	if len(setKeys) > 0 {
+		s.begin()
 		put, err := s.store.BatchPutFrom(ctx, setKeys, setPtrs, setSizes)
 		s.observe("batch_put_from", 0, nonNil(put), err)
 		if err != nil {
@@ -196,6 +198,7 @@ func (s *MooncakeStore) BatchGetV1(ctx context.Context, keys []string, hostIndic
 	if err != nil {
 		return nil, err
 	}
+	s.begin()
 	res, err := s.store.BatchGetInto(ctx, keyStrs, ptrs, sizes)
 	s.observe("batch_get_into", 0, nonNil(res), err)
 	if err != nil {
@@ -213,6 +216,7 @@ func (s *MooncakeStore) HealthCheck(ctx context.Context) (int, error) {
 	if err := s.ready(); err != nil {
 		return 0, err
 	}
+	s.begin()
 	ret, err := s.store.HealthCheck(ctx)
 	s.observe("health_check", ret, nil, err)
 	return ret, err

@@ -53,6 +53,9 @@ type MooncakeCall struct {
 	Code   int
 	Codes  []int
 	Raised *engine.PyError
+	// Took is how long the call ran on the world's clock (virtual in sim,
+	// wall elsewhere, unscaled).
+	Took time.Duration
 }
 
 // MethodCodes is one entry of the report's "codes": a method and the codes
@@ -89,6 +92,7 @@ type MooncakeStore struct {
 	host   *hostBuffers
 	draft  *hostBuffers
 	calls  []MooncakeCall
+	began  time.Duration // world clock when the current Mooncake call began
 
 	// Set by __init__.
 	configPrefix         string
@@ -317,9 +321,11 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 		addr, ok := cfg.ClientServerAddress.(string)
 		if !ok { // e.g. standalone with only MOONCAKE_MASTER set: server_address=None
 			pe := pyErr("TypeError", setupDummyTypeError(required, DefaultLocalBufferSize, cfg.ClientServerAddress))
+			s.begin()
 			s.observe("setup_dummy", 0, nil, pe)
 			return pe
 		}
+		s.begin()
 		ret, err = s.store.SetupDummy(ctx, required, DefaultLocalBufferSize, addr)
 		s.observe("setup_dummy", ret, nil, err)
 		if err != nil {
@@ -531,6 +537,7 @@ func (s *MooncakeStore) setupCall(ctx context.Context, seven []any, passEngine b
 		kv := make([]mooncake.KV, len(kwargs))
 		copy(kv, kwargs)
 		pe := pyErr("TypeError", mooncake.SetupTypeError(prof, positional, kv))
+		s.begin() // pybind11 rejects the call before Mooncake runs
 		s.observe("setup", 0, nil, pe)
 		return 0, pe
 	}
@@ -540,6 +547,7 @@ func (s *MooncakeStore) setupCall(ctx context.Context, seven []any, passEngine b
 		Protocol: strs[2], RDMADevices: strs[3], MasterServerAddr: strs[4],
 		PassEngine: passEngine, Kwargs: append([]engine.Kwarg(nil), kwargs...),
 	}
+	s.begin()
 	ret, err := s.store.Setup(ctx, args)
 	s.observe("setup", ret, nil, err)
 	return ret, err
@@ -580,6 +588,7 @@ func (s *MooncakeStore) warmup(ctx context.Context) error {
 	value := make([]byte, warmupValueSize)
 	ok := false
 	for attempt := 0; attempt < WarmupMaxRetries; attempt++ {
+		s.begin()
 		ret, err := s.store.Put(ctx, key, value)
 		s.observe("put", ret, nil, err)
 		if err != nil {
@@ -597,6 +606,7 @@ func (s *MooncakeStore) warmup(ctx context.Context) error {
 	if !ok {
 		return pyErr("RuntimeError", fmt.Sprintf("[TP%d] Warmup put failed after %d attempts, Transfer Engine might not be ready", s.localRank, WarmupMaxRetries))
 	}
+	s.begin()
 	n, err := s.store.IsExist(ctx, key)
 	s.observe("is_exist", n, nil, err)
 	if err != nil {
@@ -605,6 +615,7 @@ func (s *MooncakeStore) warmup(ctx context.Context) error {
 	if n != 1 {
 		return pyErr("AssertionError", "")
 	}
+	s.begin()
 	got, err := s.store.Get(ctx, key)
 	s.observe("get", len(got), nil, err)
 	if err != nil {
@@ -624,6 +635,7 @@ func (s *MooncakeStore) registerBuffer(ctx context.Context, b engine.Buffer) err
 	if b.Size == 0 {
 		return nil
 	}
+	s.begin()
 	ret, err := s.store.RegisterBuffer(ctx, b.Ptr, b.Size)
 	s.observe("register_buffer", ret, nil, err)
 	if err != nil {
@@ -652,9 +664,19 @@ func (s *MooncakeStore) registerMemPoolHost(ctx context.Context) error {
 	return nil
 }
 
+// begin marks the start of a Mooncake call (observe times it).
+func (s *MooncakeStore) begin() { s.began = s.now() }
+
+func (s *MooncakeStore) now() time.Duration {
+	if s.l.World == nil {
+		return 0
+	}
+	return s.l.World.Clock().Now()
+}
+
 // observe records one Mooncake call and its result.
 func (s *MooncakeStore) observe(method string, code int, codes []int, err error) {
-	c := MooncakeCall{Method: method, Code: code, Codes: codes}
+	c := MooncakeCall{Method: method, Code: code, Codes: codes, Took: s.now() - s.began}
 	if err != nil {
 		pe, ok := engine.AsPyError(err)
 		if !ok {

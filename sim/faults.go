@@ -55,6 +55,9 @@ func (in injector) Clear(ctx context.Context) error {
 			w.metadata, w.metadataState = metadata.New(false), running
 		}
 	}
+	if w.spec.Metadata == "etcd" {
+		w.metadataState = running
+	}
 	if w.spec.Client != nil && w.clientState != running {
 		if w.clientState == paused {
 			w.clientState = running

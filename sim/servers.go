@@ -26,6 +26,9 @@ func (w *World) metadataURL() string {
 	if w.spec.Metadata == "http" || w.spec.Metadata == "master" {
 		return MetadataURL
 	}
+	if w.spec.Metadata == "etcd" {
+		return "etcd://" + EtcdAddr
+	}
 	return te.P2PHandshake
 }
 
@@ -85,16 +88,14 @@ func (w *World) process(target, action string) {
 			}
 		case "restart":
 			w.startMaster() // all state lost
-		case "pause":
-			if w.masterState == running {
-				w.masterState = paused
-			}
-		case "resume":
-			if w.masterState == paused {
-				w.masterState = running
-			}
+		default:
+			w.masterState.pauseResume(action)
 		}
 	case "metadata":
+		if w.spec.Metadata == "etcd" {
+			w.etcdProcess(action)
+			return
+		}
 		if w.spec.Metadata != "http" {
 			return
 		}

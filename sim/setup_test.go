@@ -41,12 +41,12 @@ var _ = Describe("setup()", func() {
 			Expect(n).To(Equal(attempts))
 			Expect(e.now()).To(Equal(virtual))
 		},
-		Entry("0.3.13.post1 port-less: 20 attempts → -1", "0.3.13.post1", "localhost", -1, 20, 20*(client.RefusedPoolCost+100*time.Millisecond)),
-		Entry("0.3.13.post1 explicit port: one attempt → -600", "0.3.13.post1", "127.0.0.1:17777", -600, 1, client.RefusedPoolCost),
-		Entry("0.3.8.post1 port-less: one attempt → -600", "0.3.8.post1", "localhost", -600, 1, client.RefusedPoolCost),
-		Entry("0.3.5 port-less: one attempt → -600", "0.3.5", "localhost", -600, 1, client.RefusedPoolCost),
-		Entry("0.3.4 → +1", "0.3.4", "localhost", 1, 1, client.RefusedPoolCost),
-		Entry("0.3.9 explicit port → -600", "0.3.9", "127.0.0.1:17777", -600, 1, client.RefusedPoolCost),
+		Entry("0.3.13.post1 port-less: 20 attempts → -1", "0.3.13.post1", "localhost", -1, 20, 20*(client.CreateCost+client.RefusedPoolCost+100*time.Millisecond)),
+		Entry("0.3.13.post1 explicit port: one attempt → -600", "0.3.13.post1", "127.0.0.1:17777", -600, 1, client.CreateCost+client.RefusedPoolCost),
+		Entry("0.3.8.post1 port-less: one attempt → -600", "0.3.8.post1", "localhost", -600, 1, client.CreateCost+client.RefusedPoolCost),
+		Entry("0.3.5 port-less: one attempt → -600", "0.3.5", "localhost", -600, 1, client.CreateCost+client.RefusedPoolCost),
+		Entry("0.3.4 → +1", "0.3.4", "localhost", 1, 1, client.CreateCost+client.RefusedPoolCost),
+		Entry("0.3.9 explicit port → -600", "0.3.9", "127.0.0.1:17777", -600, 1, client.CreateCost+client.RefusedPoolCost),
 	)
 
 	It("logs the retry texts of the auto-port loop", func() {
@@ -67,7 +67,7 @@ var _ = Describe("setup()", func() {
 		d, ok := engine.AsProcessDied(err)
 		Expect(ok).To(BeTrue())
 		Expect(d.Signal).To(Equal("SIGSEGV"))
-		Expect(e.now()).To(Equal(8*client.RefusedPoolCost + 7*100*time.Millisecond))
+		Expect(e.now()).To(Equal(8*(client.CreateCost+client.RefusedPoolCost) + 7*100*time.Millisecond))
 		_, err = e.store.Put(ctx, "k", []byte("v"))
 		Expect(err).To(Equal(d))
 	})
@@ -82,20 +82,20 @@ var _ = Describe("setup()", func() {
 		It("waits 20 × 30 s request timeouts + 20 × 100 ms on 0.3.13.post1", func() {
 			e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{blackholed(0)}})
 			Expect(e.setup(setupArgs("localhost", "tcp", ""))).To(Equal(-1))
-			Expect(e.now()).To(Equal(20*30*time.Second + 20*100*time.Millisecond))
+			Expect(e.now()).To(Equal(20*(client.CreateCost+30*time.Second) + 20*100*time.Millisecond))
 			Expect(e.logs("mooncake:tp0")[0]).To(Equal("RPC call timed out: Connection timed out"))
 		})
 		It("honours MC_RPC_TIMEOUT_MS from 0.3.12", func() {
 			env := map[string]string{"MC_RPC_TIMEOUT_MS": "2000", "MC_RPC_CONNECT_TIMEOUT_MS": "1000"}
 			e := launch(opts{version: "0.3.13.post1", faults: []faults.Fault{blackholed(0)}, procEnv: env})
 			Expect(e.setup(setupArgs("127.0.0.1:17790", "tcp", ""))).To(Equal(-600))
-			Expect(e.now()).To(Equal(2 * time.Second))
+			Expect(e.now()).To(Equal(client.CreateCost + 2*time.Second))
 		})
 		It("ignores MC_RPC_TIMEOUT_MS on 0.3.9", func() {
 			env := map[string]string{"MC_RPC_TIMEOUT_MS": "2000", "MC_RPC_CONNECT_TIMEOUT_MS": "1000"}
 			e := launch(opts{version: "0.3.9", faults: []faults.Fault{blackholed(0)}, procEnv: env})
 			Expect(e.setup(setupArgs("127.0.0.1:17790", "tcp", ""))).To(Equal(-600))
-			Expect(e.now()).To(Equal(30 * time.Second))
+			Expect(e.now()).To(Equal(client.CreateCost + 30*time.Second))
 			Expect(e.logs("mooncake:tp0")).To(Equal([]string{"RPC call failed: Connection timed out", "Failed to create client"}))
 		})
 	})
@@ -129,7 +129,7 @@ var _ = Describe("setup()", func() {
 			e := launch(opts{version: "0.3.13.post1", seed: 2})
 			Expect(e.setup(setupArgs("localhost", "rdma", "mlx5_0"))).To(Equal(-1))
 			// Real 0.3.13.post1: 23.2 s for 20 attempts.
-			Expect(e.now()).To(Equal(20 * (time.Second + 100*time.Millisecond)))
+			Expect(e.now()).To(Equal(20 * (client.CreateCost + time.Second + 100*time.Millisecond)))
 		})
 		It("falls back to TCP with an empty device list", func() {
 			e := launch(opts{version: "0.3.9"})

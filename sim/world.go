@@ -49,6 +49,7 @@ type World struct {
 	masterAddr  string
 
 	metadata      *metadata.Server // standalone (spec "http") or embedded ("master")
+	etcd          *metadata.Etcd   // spec "etcd" (state in metadataState)
 	metadataState procState
 
 	standalone  *client.Standalone
@@ -101,8 +102,10 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 		if spec.Master == nil {
 			return nil, fmt.Errorf("sim: metadata %q needs a master", spec.Metadata)
 		}
+	case "etcd":
+		w.etcd, w.metadataState = metadata.NewEtcd(), running
 	default:
-		return nil, fmt.Errorf("sim: metadata %q: want P2PHANDSHAKE, http or master", spec.Metadata)
+		return nil, fmt.Errorf("sim: metadata %q: want P2PHANDSHAKE, http, master or etcd", spec.Metadata)
 	}
 	if spec.Client != nil {
 		if !p.DummyClient {
@@ -131,6 +134,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Log: mlog.Trace{T: w.tr, Source: source}, Env: env, Rand: w.k.Stream(stream), Mem: mem,
 		Master:   masterTransport{w: w, from: node, clock: clock},
 		Metadata: metadataHTTP{w: w, from: node, clock: clock},
+		Etcd:     metadataEtcd{w: w, from: node, clock: clock},
 		Ports:    portBinder{w: w, node: node},
 		Data:     dataPath{w: w, from: node, clock: clock},
 		Clients:  clientTransport{w: w, from: node, clock: clock},
@@ -194,10 +198,12 @@ func (w *World) Addr(role string) (string, error) {
 	case "master":
 		return MasterAddr, nil
 	case "metadata":
-		if w.spec.Metadata == "http" || w.spec.Metadata == "master" {
-			return MetadataURL, nil
+		return w.metadataURL(), nil
+	case "etcd":
+		if w.spec.Metadata != "etcd" {
+			return "", fmt.Errorf("sim: role etcd: the topology's metadata is %s, not etcd", w.spec.Metadata)
 		}
-		return te.P2PHandshake, nil
+		return EtcdAddr, nil
 	case "client":
 		return ClientAddr, nil
 	case "master_metrics":

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/gomega"
@@ -29,8 +30,11 @@ func sameText(a, b string) bool {
 
 // agreeWithSim runs on sim every scenario × version the other engine ran
 // (results by catalogKey) and compares verdict, return codes, exception
-// class and message, and process death.
-func agreeWithSim(other map[string]scenarios.Result, otherName string) {
+// class and message, and process death. With rerun (real), time in each
+// Mooncake method must agree too; a run whose times are off is measured up
+// to twice more and judged by the per-method median (a loaded machine
+// stretches single calls).
+func agreeWithSim(other map[string]scenarios.Result, otherName string, rerun func(*scenarios.Scenario, string) scenarios.Result) {
 	cat, err := scenarios.Catalog()
 	Expect(err).NotTo(HaveOccurred())
 	sim := simengine.New()
@@ -52,6 +56,15 @@ func agreeWithSim(other map[string]scenarios.Result, otherName string) {
 				compared++
 			}
 			diffs = append(diffs, d...)
+			if ran && rerun != nil {
+				samples := []scenarios.Result{o}
+				td := timingDiffs(s, o)
+				for len(td) > 0 && len(samples) < 3 {
+					samples = append(samples, rerun(sc, v))
+					td = timingDiffs(s, medianTimings(samples))
+				}
+				diffs = append(diffs, td...)
+			}
 		}
 	}
 	Expect(compared).To(BeNumerically(">", 0), "no scenario ran on both sim and %s", otherName)
@@ -83,6 +96,53 @@ func compareResults(s, o scenarios.Result) (diffs []string, ran bool) {
 		diffs = append(diffs, fmt.Sprintf("%s: process death sim=%q %s=%q", id, signal(s.Observed.Died), on, signal(o.Observed.Died)))
 	}
 	return diffs, true
+}
+
+// timingDiffs holds sim's time in each Mooncake method, per phase, to
+// real's within 10 percent or 0.3 s.
+func timingDiffs(s, o scenarios.Result) []string {
+	id := s.Scenario + " @ " + s.MooncakeVersion
+	var out []string
+	check := func(phase string, s, o *scenarios.Observed) {
+		if s == nil || o == nil {
+			return
+		}
+		for _, m := range scenarios.TimingDiffs(o.TimingsMS, s.TimingsMS) {
+			out = append(out, fmt.Sprintf("%s: %s phase: time in %s sim=%.0fms real=%.0fms (tolerance 10 percent or %s)", id, phase, m, s.TimingsMS[m], o.TimingsMS[m], scenarios.TimingToleranceAbs))
+		}
+	}
+	check("main", &s.Observed, &o.Observed)
+	check("remedy", s.Remedy, o.Remedy)
+	return out
+}
+
+// medianTimings is the first sample with each phase's per-method times
+// replaced by their median over the samples.
+func medianTimings(rs []scenarios.Result) scenarios.Result {
+	med := func(get func(scenarios.Result) *scenarios.Observed) map[string]float64 {
+		vals := map[string][]float64{}
+		for _, r := range rs {
+			if o := get(r); o != nil {
+				for m, v := range o.TimingsMS {
+					vals[m] = append(vals[m], v)
+				}
+			}
+		}
+		out := map[string]float64{}
+		for m, vs := range vals {
+			slices.Sort(vs)
+			out[m] = vs[len(vs)/2]
+		}
+		return out
+	}
+	r := rs[0]
+	r.Observed.TimingsMS = med(func(r scenarios.Result) *scenarios.Observed { return &r.Observed })
+	if r.Remedy != nil {
+		rem := *r.Remedy
+		rem.TimingsMS = med(func(r scenarios.Result) *scenarios.Observed { return r.Remedy })
+		r.Remedy = &rem
+	}
+	return r
 }
 
 func signal(d *scenarios.Death) string {

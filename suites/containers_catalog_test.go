@@ -3,6 +3,7 @@ package suites_test
 import (
 	"context"
 	"os"
+	"runtime"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -27,7 +28,9 @@ var _ = catalogSuite(engineSuite{
 	containers: true,
 	newEngine:  func() engine.Engine { return realengine.New(realengine.Options{Containers: true}) },
 	opts:       scenarios.Options{Seed: 1},
-	include:    func(sc *scenarios.Scenario) bool { return slowWall || !sc.HasLabel("slow-wall") },
+	// Slow-wall scenarios only with FAULTLAB_SLOW=1, as on real; one world
+	// per core (containers cost more CPU to start than processes).
+	parallel: runtime.GOMAXPROCS(0),
 	available: func(ctx context.Context) error {
 		if err := containers.Available(ctx); err != nil {
 			return err

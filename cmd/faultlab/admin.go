@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine"
@@ -12,7 +15,21 @@ import (
 // installCmd is `faultlab install <engine>`: an engine's dependencies.
 func installCmd() *cobra.Command {
 	install := &cobra.Command{Use: "install", Short: "Install an engine's dependencies"}
-	install.AddCommand(realengine.NewInstallCommand(logger(true), func() ([]string, error) { return catalogVersions(realengine.Name, realengine.NeedsRDMAHardware) }))
+	real := realengine.NewInstallCommand(logger(true), func() ([]string, error) { return catalogVersions(realengine.Name, realengine.NeedsRDMAHardware) })
+	// An unknown version is the user's mistake (exit 2), refused before
+	// any venv is made.
+	real.PreRunE = func(cmd *cobra.Command, _ []string) error {
+		vs, _ := cmd.Flags().GetString("versions")
+		for _, v := range strings.Split(vs, ",") {
+			if v = strings.TrimSpace(v); v != "" && v != "catalog" {
+				if _, err := mooncake.ProfileFor(v); err != nil {
+					return usageErr(fmt.Errorf("--versions: %w", err))
+				}
+			}
+		}
+		return nil
+	}
+	install.AddCommand(real)
 	return install
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -24,6 +25,9 @@ func (c *catalogFlags) add(cmd *cobra.Command) {
 
 func (c *catalogFlags) load() ([]*scenarios.Scenario, error) {
 	if c.dir != "" {
+		if _, err := os.Stat(c.dir); err != nil {
+			return nil, fmt.Errorf("catalog %s: %w", c.dir, err)
+		}
 		return scenarios.LoadDir(c.dir)
 	}
 	return scenarios.Catalog()
@@ -90,7 +94,11 @@ func listCmd() *cobra.Command {
 					e := listEntry{Name: sc.Name, Summary: strings.TrimSpace(sc.Summary), Labels: nonNil(sc.Labels), Engines: sc.Engines,
 						Versions: vs, Refs: nonNil(sc.Refs), Source: sc.Source, Faults: []string{}, Steps: []string{}}
 					for _, f := range sc.Faults {
-						e.Faults = append(e.Faults, fmt.Sprintf("at %s: %s", f.At.D(), f.Fault()))
+						at := "at " + f.At.D().String()
+						if f.After != "" {
+							at = f.After + " + " + f.At.D().String()
+						}
+						e.Faults = append(e.Faults, fmt.Sprintf("%s: %s", at, f.Fault()))
 					}
 					for _, s := range sc.Steps {
 						e.Steps = append(e.Steps, s.String())

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +78,7 @@ func TestRunFailureExitsNonZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := execute(t, "run", p)
-	if !errors.Is(err, errVerdict) {
+	if exitCode(err) != exitFail {
 		t.Fatalf("err %v\n%s", err, out)
 	}
 	if !strings.Contains(out, "FAIL t/wrong @"+mooncake.Latest+" on sim: expected RuntimeError, observed no exception") {

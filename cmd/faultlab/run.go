@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/report/junit"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -25,8 +26,16 @@ type runFlags struct {
 	version      string
 	seed         uint64
 	report       string
+	junit        string
+	json         bool
 	verbose      bool
 	timeoutScale float64
+	jobs         int
+	shard        string
+	slow         bool
+	emitExpect   bool
+	timeline     string
+	progress     string
 	containers   bool
 }
 
@@ -37,9 +46,16 @@ func runCmd() *cobra.Command {
 		Short: "Run scenarios (default: the whole catalog on sim)",
 		Long: `Run scenarios by catalog name, name prefix ending in "/" (setup/), or path to a
 YAML file or directory. With no argument, runs the whole catalog (filtered by
---label). Prints a verdict table and a summary; exits 1 on any fail or error.`,
+--label). Prints a verdict table and a summary, in catalog order whatever -j.
+
+` + exitCodesHelp,
+		Example: `  faultlab run                                   # the catalog on sim
+  faultlab run --engine fake,real -j 6 --junit out.xml
+  faultlab run setup/ --json | jq .summary
+  faultlab run ./my-bug.yaml --emit-expect --timeline t.html
+  faultlab run --engine real --shard 2/4         # the 2nd quarter, on another machine`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			ctx, stop := interruptContext(cmd.Context())
 			defer stop()
 			return runScenarios(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args)
 		},
@@ -48,102 +64,199 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().StringVar(&f.engines, "engine", engine.Names()[0], "engines to run on, comma-separated: "+strings.Join(engine.Names(), ", "))
 	cmd.Flags().StringVar(&f.version, "mooncake-version", "", "run only at this Mooncake version (scenarios that do not apply to it are skipped)")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "root seed of every run")
-	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file")
+	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file (- = stdout)")
+	cmd.Flags().StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file (one testcase per scenario × engine × version)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the JSON report on stdout (the table goes to stderr)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
+	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", defaultTimeoutScale, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back")
+	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "worlds run at once per engine (0 = per engine: a core each where time is virtual or scaled, three per core where Mooncake's own timeouts run)")
+	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n (i/n): every n-th run in catalog order, for splitting across machines")
+	cmd.Flags().BoolVar(&f.slow, "slow", false, "also run slow-wall scenarios on engines with real Mooncake timeouts (or set "+scenarios.SlowEnv+"=1)")
+	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
+	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
+	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal, a heartbeat every 30 s otherwise), line, heartbeat, none")
 	cmd.Flags().BoolVar(&f.containers, "containers", false, "run every party in its own Docker container (real engine; images built locally)")
-	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "fake engine: scale Mooncake timeouts and sleeps by this factor (0 < s <= 1); durations are reported scaled back")
 	return cmd
 }
 
-func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, args []string) error {
-	log := logger(f.verbose)
+// runSetup is what runScenarios resolves before anything runs; every
+// problem found here is the user's (exit 2) or the machine's (exit 3).
+func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, []scenarios.Job, scenarios.Options, error) {
+	var opts scenarios.Options
 	if f.version != "" {
 		if _, err := mooncake.ProfileFor(f.version); err != nil {
-			return fmt.Errorf("--mooncake-version: %w", err)
+			return nil, nil, opts, usageErr(fmt.Errorf("--mooncake-version: %w", err))
 		}
 	}
-	engs, err := buildEngines(f.engines, log)
+	if !(f.timeoutScale > 0 && f.timeoutScale <= 1) {
+		return nil, nil, opts, usageErr(fmt.Errorf("--timeout-scale %g: want 0 < s <= 1 (it shortens Mooncake's timeouts; 1 = unscaled)", f.timeoutScale))
+	}
+	if !slices.Contains(progressModes, f.progress) {
+		return nil, nil, opts, usageErr(fmt.Errorf("--progress %q: want one of %s", f.progress, strings.Join(progressModes, ", ")))
+	}
+	if f.jobs < 0 {
+		return nil, nil, opts, usageErr(fmt.Errorf("-j %d: want a positive number of worlds (0 = the engine's default)", f.jobs))
+	}
+	si, sn := 1, 1
+	if f.shard != "" {
+		var err error
+		if si, sn, err = scenarios.ParseShard(f.shard); err != nil {
+			return nil, nil, opts, usageErr(err)
+		}
+	}
+	engs, err := buildEngines(f.engines, logger(f.verbose))
 	if err != nil {
-		return err
+		return nil, nil, opts, usageErr(err)
 	}
 	if f.containers {
-		if engs, err = inContainers(ctx, engs, log); err != nil {
-			return err
+		if engs, err = inContainers(ctx, engs, logger(f.verbose)); err != nil {
+			return nil, nil, opts, err
 		}
 	}
 	catalog, err := f.load()
 	if err != nil {
-		return err
+		return nil, nil, opts, usageErr(err)
 	}
 	scs := catalog
 	if len(args) > 0 {
 		if scs, err = scenarios.Resolve(catalog, args); err != nil {
-			return err
+			return nil, nil, opts, usageErr(err)
 		}
 	}
 	scs = f.filter(scs)
 	if len(scs) == 0 {
-		return fmt.Errorf("no scenario selected")
+		return nil, nil, opts, usageErr(fmt.Errorf("no scenario selected"))
 	}
 	if err := preflight(ctx, engs, scs, f.version); err != nil {
+		return nil, nil, opts, err
+	}
+	opts = scenarios.Options{Seed: f.seed, Version: f.version, TimeoutScale: f.timeoutScale, Slow: f.slow, Logger: logger(f.verbose)}
+	jobs := scenarios.Shard(scenarios.Jobs(scs, engs, opts), si, sn)
+	return engs, jobs, opts, nil
+}
+
+func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, args []string) error {
+	start := time.Now()
+	engs, jobs, opts, err := runSetup(ctx, f, args)
+	if err != nil {
 		return err
 	}
-	opts := scenarios.Options{Seed: f.seed, Version: f.version, TimeoutScale: f.timeoutScale, Logger: log}
-	results := runAll(ctx, scs, engs, opts, stderr)
+	info := runInfo(engs, opts, f, args)
+	pr := newProgress(stderr, f.progress, len(jobs))
+	popts := scenarios.ParallelOptions{Jobs: map[string]int{}, Started: pr.started, Finished: pr.finished}
+	for _, e := range engs {
+		n := f.jobs
+		if n == 0 {
+			n = scenarios.DefaultJobs(e, opts)
+		}
+		popts.Jobs[e.Name()] = n
+	}
+	info.Jobs = popts.Jobs
+	pr.start(ctx)
+	results := scenarios.RunParallel(ctx, jobs, opts, popts)
+	pr.stop()
+	info.WallMS = float64(time.Since(start).Milliseconds())
+	info.Interrupted = ctx.Err() != nil
 	rep := scenarios.NewReport(results)
+	rep.Run = &info
 	if len(engs) > 1 {
 		rep.Comparison = scenarios.Compare(results)
 	}
-	printResults(stdout, results, f.verbose)
+	// With --json (or --report -) stdout carries only the report.
+	human := stdout
+	if f.json || f.report == "-" {
+		human = stderr
+	}
+	printResults(human, results, f.verbose)
 	if len(engs) > 1 {
-		printComparison(stdout, rep.Comparison)
+		printComparison(human, rep.Comparison)
 	}
 	s := rep.Summary
-	fmt.Fprintf(stdout, "\n%d runs: %d pass, %d fail, %d skip, %d error\n", len(results), s.Pass, s.Fail, s.Skip, s.Error)
-	if f.report != "" {
-		if err := writeReport(f.report, rep); err != nil {
+	fmt.Fprintf(human, "\n%s: %d pass, %d fail, %d skip, %d error\n", plural(len(results), "run"), s.Pass, s.Fail, s.Skip, s.Error)
+	if f.emitExpect {
+		if err := emitExpects(human, results); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "report: %s\n", f.report)
 	}
-	if s.Fail > 0 || s.Error > 0 {
-		return errVerdict
+	var werr error
+	if f.json || f.report == "-" {
+		werr = errors.Join(werr, encodeReport(stdout, rep))
+	}
+	if f.report != "" && f.report != "-" {
+		werr = errors.Join(werr, writeFile(f.report, func(w io.Writer) error { return encodeReport(w, rep) }))
+		fmt.Fprintf(human, "report: %s\n", f.report)
+	}
+	if f.junit != "" {
+		werr = errors.Join(werr, writeFile(f.junit, func(w io.Writer) error { return junit.Write(w, junit.FromReport(rep)) }))
+		fmt.Fprintf(human, "junit: %s\n", f.junit)
+	}
+	if f.timeline != "" {
+		werr = errors.Join(werr, writeTimeline(f.timeline, results))
+		fmt.Fprintf(human, "timeline: %s\n", f.timeline)
+	}
+	if werr != nil {
+		return werr
+	}
+	if info.Interrupted {
+		stopped := 0
+		for _, r := range results {
+			if strings.HasSuffix(r.Reason, "interrupted") {
+				stopped++
+			}
+		}
+		fmt.Fprintf(human, "interrupted: %s stopped in flight, %d not started; every world started was closed\n", plural(stopped, "run"), len(jobs)-len(results))
+		return silent(exitHarness)
+	}
+	return silent(verdictCode(s))
+}
+
+// verdictCode is the exit status of a finished run: a harness error
+// outranks a failure, and a run where nothing ran is not a pass.
+func verdictCode(s scenarios.Summary) int {
+	switch {
+	case s.Error > 0:
+		return exitHarness
+	case s.Fail > 0:
+		return exitFail
+	case s.Pass == 0:
+		return exitNothing
+	}
+	return exitOK
+}
+
+func runInfo(engs []engine.Engine, opts scenarios.Options, f runFlags, args []string) scenarios.RunInfo {
+	b := buildInfo()
+	ri := scenarios.RunInfo{Tool: "faultlab", Version: b.Version, Commit: b.Commit, GoVersion: b.GoVersion,
+		EngineOptions: map[string]scenarios.EngineOptions{}, TimeoutScale: opts.TimeoutScale, Seed: opts.Seed,
+		MooncakeVersion: opts.Version, Slow: opts.Slow, Shard: f.shard, Args: args}
+	for _, e := range engs {
+		ri.Engines = append(ri.Engines, e.Name())
+		ri.EngineOptions[e.Name()] = scenarios.OptionsOf(e, opts)
+	}
+	return ri
+}
+
+func encodeReport(w io.Writer, rep scenarios.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		return fmt.Errorf("encode report: %w", err)
 	}
 	return nil
 }
 
-// runAll runs every scenario on every engine, printing a progress line per
-// result on stderr once the run gets long.
-func runAll(ctx context.Context, scs []*scenarios.Scenario, engs []engine.Engine, opts scenarios.Options, progress io.Writer) []scenarios.Result {
-	var out []scenarios.Result
-	start := time.Now()
-	total := len(scs) * len(engs)
-	n := 0
-	for _, sc := range scs {
-		for _, e := range engs {
-			n++
-			rs := scenarios.Run(ctx, sc, e, opts)
-			out = append(out, rs...)
-			if time.Since(start) > 2*time.Second || opts.Logger.Enabled(ctx, -4) {
-				for _, r := range rs {
-					fmt.Fprintf(progress, "[%d/%d %s] %s @%s on %s: %s\n", n, total, time.Since(start).Round(time.Millisecond), r.Scenario, r.MooncakeVersion, r.Engine, r.Verdict)
-				}
-			}
-			if ctx.Err() != nil {
-				return out
-			}
-		}
-	}
-	return out
-}
-
-func writeReport(path string, rep scenarios.Report) error {
-	b, err := json.MarshalIndent(rep, "", "  ")
+// writeFile writes path through fn, reporting which file failed.
+func writeFile(path string, fn func(io.Writer) error) error {
+	fh, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write report: %w", err)
+	if err := fn(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
@@ -195,6 +308,18 @@ func codesString(m map[string]any) string {
 	return strings.Join(parts, " ")
 }
 
+// defaultTimeoutScale is run's --timeout-scale (and replay's for a report
+// that does not record one).
+const defaultTimeoutScale = 0.02
+
+// plural is "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func fmtMS(ms float64) string {
 	switch {
 	case ms >= 1000:
@@ -205,6 +330,10 @@ func fmtMS(ms float64) string {
 	return fmt.Sprintf("%.0fµs", ms*1000)
 }
 
+// printComparison prints each scenario × version across engines. Codes
+// and exceptions are never cut: a differing code (also the one at the end
+// of "error code: -600") is the point of the table, so a long cell goes on
+// its own line below instead.
 func printComparison(w io.Writer, cs []scenarios.Comparison) {
 	if len(cs) == 0 {
 		return
@@ -221,14 +350,40 @@ func printComparison(w io.Writer, cs []scenarios.Comparison) {
 		}
 		fmt.Fprintf(w, "\n%s @%s\n", c.Scenario, c.MooncakeVersion)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "  ENGINE\t%sVERDICT\t%sCODES\t%sEXCEPTION\t%sDURATION\n", mark("verdict"), mark("codes"), mark("exception"), mark("duration"))
+		fmt.Fprintf(tw, "  ENGINE\t%sVERDICT\t%sCODES\t%sEXCEPTION\t%sDURATION\t%sTIME IN MOONCAKE\n", mark("verdict"), mark("codes"), mark("exception"), mark("duration"), mark("timing"))
+		var long []string
 		for _, e := range c.Engines {
 			exc := "-"
 			if e.Exception != nil {
-				exc = short(e.Exception.Class+": "+e.Exception.Message, 60)
+				exc = strings.Join(strings.Fields(e.Exception.Class+": "+e.Exception.Message), " ")
+				if len(exc) > 60 {
+					long = append(long, fmt.Sprintf("  %s exception: %s", e.Engine, exc))
+					exc = "(below)"
+				}
 			}
-			fmt.Fprintf(tw, "  %s\t %s\t %s\t %s\t %s\n", e.Engine, e.Verdict, short(codesString(e.Codes), 48), exc, fmtMS(e.DurationMS))
+			codes := codesString(e.Codes)
+			if len(codes) > 48 {
+				long = append(long, fmt.Sprintf("  %s codes: %s", e.Engine, codes))
+				codes = "(below)"
+			}
+			fmt.Fprintf(tw, "  %s\t %s\t %s\t %s\t %s\t %s\n", e.Engine, e.Verdict, codes, exc, fmtMS(e.DurationMS), timingsString(e.TimingsMS))
 		}
 		_ = tw.Flush()
+		for _, l := range long {
+			fmt.Fprintln(w, l)
+		}
 	}
+}
+
+// timingsString is "setup=10.0s put=1.2ms ...": time in each Mooncake
+// method, methods sorted.
+func timingsString(t map[string]float64) string {
+	if len(t) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, m := range slices.Sorted(maps.Keys(t)) {
+		parts = append(parts, m+"="+fmtMS(t[m]))
+	}
+	return strings.Join(parts, " ")
 }

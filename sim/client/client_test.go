@@ -102,7 +102,7 @@ func TestRefusedRetriesOnAnyClock(t *testing.T) {
 	if rc, err := c.Setup(ctx, args("localhost")); rc != -1 || err != nil {
 		t.Fatalf("setup = %d, %v", rc, err)
 	}
-	if want := 20 * (time.Second + 100*time.Millisecond); clock.now != want {
+	if want := 20 * (client.CreateCost + time.Second + 100*time.Millisecond); clock.now != want {
 		t.Fatalf("clock = %s, want %s", clock.now, want)
 	}
 	if !slices.Contains(logs, "Failed to create client after 20 retries") {

@@ -92,8 +92,10 @@ type Deps struct {
 
 	Master   MasterTransport
 	Metadata te.MetadataHTTP
-	Ports    te.PortBinder
-	Data     te.DataPath
+	// Etcd is the etcd metadata client (nil = no etcd reachable).
+	Etcd  te.MetadataEtcd
+	Ports te.PortBinder
+	Data  te.DataPath
 	// Clients reaches mooncake_client (dummy mode); nil when absent.
 	Clients RealClientTransport
 	// FileExists answers stat() for SSD-offload paths; nil = no file exists.

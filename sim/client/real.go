@@ -30,6 +30,17 @@ const (
 	MaxPingFailCount = 3
 	setupRetrySleep  = 100 * time.Millisecond
 	threadJoinCost   = 1000 * time.Millisecond
+	// CreateCost is Client::Create's own work before its first master RPC
+	// (metrics, client_id, coro_rpc pool). Real 0.3.13.post1, HTTP metadata
+	// refused, 20 attempts: 2157 / 2322 ms against 2000 ms of retry sleeps,
+	// 8–16 ms an attempt (docs/REAL-FINDINGS.md §20).
+	CreateCost = 10 * time.Millisecond
+	// SetupCost is the rest of a healthy setup(): local buffer and segment
+	// allocation, transfer engine registration, MountSegment. Real tcp,
+	// 1 GiB segment + 16 MiB buffer, 0.3.9 / 0.3.11.post1 / 0.3.13.post1:
+	// median 45 ms of setup() (25 calls, 27–138 ms on a loaded 2-core
+	// machine), minus CreateCost (docs/REAL-FINDINGS.md §20).
+	SetupCost = 35 * time.Millisecond
 )
 
 // RealClient is MooncakeDistributedStore backed by RealClient
@@ -53,6 +64,7 @@ type RealClient struct {
 	initialized bool
 	closed      bool
 	pinging     bool
+	pingSince   time.Duration // when the ping thread started (its sleep phase)
 	pingOK      bool
 	pingFails   int
 	refused     bool // the last connect was refused
@@ -283,13 +295,24 @@ func (c *RealClient) newUUID() master.UUID {
 // create is Client::Create: connect (ServiceReady + version check),
 // GetStorageConfig, transfer engine init. false = std::nullopt.
 func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *string) (bool, error) {
+	if err := c.d.Clock.Sleep(ctx, CreateCost); err != nil {
+		return false, err
+	}
 	c.id = c.newUUID()
 	c.msAddr = a.MasterServerAddr
-	c.ms = c.d.Master.Master(a.MasterServerAddr, c.t)
+	if c.p.HAClient && strings.HasPrefix(c.msAddr, haPrefix) {
+		addr, ok := c.masterFromView(ctx, strings.TrimPrefix(c.msAddr, haPrefix))
+		if !ok {
+			return false, nil
+		}
+		c.msAddr = addr
+	}
+	c.ms = c.d.Master.Master(c.msAddr, c.t)
 	if !c.connect(ctx) {
 		return false, nil
 	}
 	c.pinging = c.p.Heartbeat && !c.p.HeartbeatAfterMount
+	c.pingSince = c.d.Clock.Now()
 	c.pingOK, c.pingFails = true, 0
 	if cfg, err := c.ms.GetStorageConfig(ctx); err != nil {
 		c.rpcLog(err)
@@ -298,30 +321,65 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 	} else if cfg.FSDir == "" {
 		c.logf(mlog.Info, "Storage root directory is not set. persisting data is disabled.")
 	}
-	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Ports: c.d.Ports})
+	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Etcd: c.d.Etcd, Ports: c.d.Ports})
 	if err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices); err != nil {
 		var ab *te.Abort
 		if errors.As(err, &ab) {
 			return false, abort(ab.Message)
 		}
 		c.logf(mlog.Error, "Failed to initialize transfer engine")
-		c.te.Close(ctx)
 		// Destroying the half-built Client joins its threads: the ping
-		// thread (started at connect before 0.3.11) sleeps out its 1 s
-		// interval, and the P2P handshake listener polls with a 1 s
+		// thread (started at connect before 0.3.11) sleeps out its current
+		// 1 s interval, and the P2P handshake listener polls with a 1 s
 		// timeout. Real runs: ~1 s per failed attempt in those cases
 		// (0.3.9 http 0.94 s, 0.3.9/0.3.13.post1 P2P rdma 1.05/1.1 s), ~0.1 s
-		// otherwise (0.3.13.post1 http).
+		// otherwise (0.3.13.post1 http). ~Client joins the ping thread
+		// before its TransferEngine member is destroyed (which removes
+		// rpc_meta). With etcd the failure comes 5 s after connect, at a
+		// ping wake-up: real 0.3.8.post1 / 0.3.9 waited 0–1 s there
+		// (10.0–11.1 s a failed attempt, REAL-FINDINGS §19).
 		join := c.pinging || a.MetadataServer == te.P2PHandshake
-		c.te, c.pinging = nil, false
-		if join {
+		if join && c.pinging {
+			if err := c.d.Clock.Sleep(ctx, c.pingJoinWait()); err != nil {
+				return false, err
+			}
+		}
+		c.te.Close(ctx)
+		if join && !c.pinging {
 			if err := c.d.Clock.Sleep(ctx, threadJoinCost); err != nil {
 				return false, err
 			}
 		}
+		c.te, c.pinging = nil, false
 		return false, nil
 	}
 	return true, nil
+}
+
+// pingRTT is one Ping RPC to a loopback master (≈ 1 ms on the real
+// wheels): the ping thread's period is PingInterval plus it.
+const pingRTT = time.Millisecond
+
+// pingPhaseJitter: after the first ping, a wake-up's time is known only
+// to a few milliseconds (each Ping RPC's own time adds up), so a join that
+// falls this close to one is a coin toss between ~0 and ~1 s.
+const pingPhaseJitter = 50 * time.Millisecond
+
+// pingJoinWait is how long joining the ping thread takes: until its next
+// wake-up (it pings, then sleeps PingInterval; PingThreadMain). Right after
+// connect that is ~1 s (real 0.3.9 HTTP metadata refused: 0.94 s). An etcd
+// timeout ends 5 s after connect, right at the fifth wake-up: real
+// 0.3.8.post1 / 0.3.9 waited either ~0 or ~1 s there (10.0, 10.1, 10.1,
+// 10.1, 10.1, 11.0, 11.1, 11.2 s a failed attempt, REAL-FINDINGS §19), so
+// the model waits the expected half period.
+func (c *RealClient) pingJoinWait() time.Duration {
+	period := PingInterval + pingRTT
+	el := c.d.Clock.Now() - c.pingSince
+	rem := period - el%period
+	if el > period/2 && (rem < pingPhaseJitter || period-rem < pingPhaseJitter) {
+		return period / 2
+	}
+	return rem
 }
 
 // connect is MasterClient::Connect.
@@ -375,6 +433,9 @@ func (c *RealClient) allocSegmentMemory(size int64) (engine.Buffer, error) {
 
 // afterCreate: local buffer registration and the MountSegment loop.
 func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
+	if err := c.d.Clock.Sleep(ctx, SetupCost); err != nil {
+		return mooncake.INTERNAL_ERROR, err
+	}
 	if a.LocalBufferSize > 0 {
 		c.logf(mlog.Info, "Registering local memory: %d bytes", a.LocalBufferSize)
 		buf, err := c.allocSegmentMemory(a.LocalBufferSize)

@@ -2,6 +2,8 @@ package te
 
 import (
 	"context"
+	"strings"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 )
@@ -47,4 +49,38 @@ func HostFromSpec(n engine.NodeSpec) Host {
 type DataPath interface {
 	Write(ctx context.Context, endpoint string, addr uint64, data []byte) error
 	Read(ctx context.Context, endpoint string, addr uint64, size int64) ([]byte, error)
+}
+
+// MetadataEtcd is the transfer engine's etcd metadata client: Mooncake's
+// libetcd_wrapper (mooncake-common/etcd/etcd_wrapper.go, etcd clientv3
+// v3.5.21 at every tag v0.3.0 … v0.3.12.post1 and main): one clientv3
+// client per process (NewEtcdClient, reference counted), DialTimeout 5 s
+// (the dial never blocks), every Put/Get/Delete under a 5 s context. An
+// unreachable etcd (refused or blackholed) therefore fails each operation
+// after EtcdOpTimeout with "context deadline exceeded" (clientv3 waits for
+// a ready connection). err's Error() is the wrapper's errMsg text; a
+// missing key is found=false, not an error.
+// sim routes it through netsim to a *metadata.Etcd; the fake engine uses
+// clientv3 against etcd's embedded server.
+type MetadataEtcd interface {
+	Put(ctx context.Context, endpoints, key string, value []byte) error
+	Get(ctx context.Context, endpoints, key string) (value []byte, found bool, err error)
+	Delete(ctx context.Context, endpoints, key string) error
+}
+
+// EtcdOpTimeout is etcd_wrapper.go's per-operation context timeout (and its
+// DialTimeout). Real 0.3.8.post1 / 0.3.9 / 0.3.13.post1 against a refused
+// etcd: "unable to set ... context deadline exceeded" 5.00 s after the
+// attempt starts, the cleanup's remove another 5.00 s later
+// (docs/REAL-FINDINGS.md).
+const EtcdOpTimeout = 5 * time.Second
+
+// ParseConnectionString is transfer_metadata_plugin.cpp's
+// parseConnectionString: "proto://domain", and a string without "://" is
+// etcd (so a bare "host:port" is an etcd endpoint).
+func ParseConnectionString(conn string) (proto, domain string) {
+	if i := strings.Index(conn, "://"); i >= 0 {
+		return conn[:i], conn[i+3:]
+	}
+	return "etcd", conn
 }

@@ -40,7 +40,10 @@ type Config struct {
 	Env      map[string]string
 	Log      mlog.Logger
 	Metadata MetadataHTTP
-	Ports    PortBinder
+	// Etcd serves etcd:// (and bare host:port) metadata; nil = the
+	// process cannot reach any etcd.
+	Etcd  MetadataEtcd
+	Ports PortBinder
 }
 
 // nic is an opened RDMA context.
@@ -65,6 +68,9 @@ type Engine struct {
 	serverName string // local_server_name_ (rpc_meta key)
 	rpcPort    int
 	metaURL    string // "" for P2PHANDSHAKE
+	// etcd is the endpoint list of an etcd metadata service ("" = HTTP or
+	// P2PHANDSHAKE).
+	etcd       string
 	transports []string
 	nics       []*nic
 	regions    []region
@@ -359,9 +365,13 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		e.serverName = host + ":" + strconv.Itoa(p)
 		e.logf(mlog.Info, "Transfer Engine RPC using P2P handshake, listening on %s:%d", host, p)
 	} else {
-		if !strings.HasPrefix(metadataConn, "http://") && !strings.HasPrefix(metadataConn, "https://") {
-			// etcd/redis backends are not modelled.
-			e.logf(mlog.Error, "sim: metadata backend %q is not modelled (use P2PHANDSHAKE or http://)", metadataConn)
+		switch proto, domain := ParseConnectionString(metadataConn); proto {
+		case "http", "https":
+		case "etcd":
+			e.etcd = domain
+		default:
+			// redis is compiled into no released wheel we model.
+			e.logf(mlog.Error, "sim: metadata backend %q is not modelled (use P2PHANDSHAKE, etcd:// or http://)", metadataConn)
 			return mooncake.ERR_METADATA
 		}
 		p, release, err := e.bindAny(ctx, host)
@@ -446,13 +456,19 @@ func splitHostPort(s string) (string, int) {
 	return s[:i], p
 }
 
-// put is HTTPStoragePlugin::set.
+// put is MetadataStoragePlugin::set (HTTP or etcd).
 func (e *Engine) put(ctx context.Context, key string, body []byte) bool {
+	if e.etcd != "" {
+		return e.etcdPut(ctx, key, body)
+	}
 	return e.metaDo(ctx, http.MethodPut, key, body)
 }
 
 // del removes a key (freeEngine / unregister), best effort.
 func (e *Engine) del(ctx context.Context, key string) bool {
+	if e.etcd != "" {
+		return e.etcdDelete(ctx, key)
+	}
 	return e.metaDo(ctx, http.MethodDelete, key, nil)
 }
 
@@ -711,4 +727,5 @@ func (e *Engine) Close(ctx context.Context) {
 	e.nics = nil
 	e.transports = nil
 	e.serverName = ""
+	e.etcd = ""
 }

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+func executeIn(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	root := newRoot()
+	var out, errOut bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), errOut.String(), err
+}
+
+const metadataLog = "E1130 transfer_metadata.cpp:123] Failed to set location of segment localhost:12345\n" +
+	"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
+
+func TestExplainJSON(t *testing.T) {
+	out, _, err := executeIn(t, metadataLog, "explain", "-", "--mooncake-version", "0.3.13.post1", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Candidates []struct {
+			Scenario    string   `json:"scenario"`
+			Cause       string   `json:"cause"`
+			MatchedLogs []string `json:"matched_logs"`
+			Remedy      string   `json:"remedy"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	c := res.Candidates[0]
+	if c.Scenario != "setup/http-metadata-unreachable" || !strings.HasPrefix(c.Cause, "MOONCAKE_TE_META_DATA_SERVER points at an HTTP metadata service that is down") ||
+		strings.Join(c.MatchedLogs, "|") != "Failed to set location of" ||
+		c.Remedy != "start the metadata service / fix MOONCAKE_TE_META_DATA_SERVER → verified: starts, register_buffer [0 0], setup 0" {
+		t.Fatalf("%+v", c)
+	}
+}
+
+func TestExplainNothing(t *testing.T) {
+	_, _, err := executeIn(t, "all good\n", "explain", "--mooncake-version", "0.3.13.post1")
+	if exitCode(err) != exitNothing {
+		t.Fatalf("exit %d", exitCode(err))
+	}
+}
+
+// new --from-log writes a scenario that run accepts and passes.
+func TestNewFromLogRuns(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "field.log")
+	if err := os.WriteFile(log, []byte(metadataLog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	y := filepath.Join(dir, "bug.yaml")
+	if _, _, err := executeIn(t, "", "new", "--from-log", log, "--name", "field/metadata", "-o", y); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(y)
+	if !strings.HasPrefix(string(b), schemaModeline+"\n") || !strings.Contains(string(b), "kind: metadata-down") {
+		t.Fatalf("%s", b)
+	}
+	out, _, err := executeIn(t, "", "run", y)
+	if err != nil || !strings.Contains(out, "\n1 run: 1 pass") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+func TestShowPrintsEmbeddedYAML(t *testing.T) {
+	out, _, err := executeIn(t, "", "show", "setup/http-metadata-unreachable")
+	if err != nil || !strings.HasPrefix(out, "name: setup/http-metadata-unreachable\n") {
+		t.Fatalf("%v %q", err, out[:min(80, len(out))])
+	}
+	if _, err := scenarios.Parse("x.yaml", []byte(out)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = executeIn(t, "", "show", "setup/http-metadata-unreachabel")
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), `(did you mean "setup/http-metadata-unreachable"?)`) {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"run", "setup/tenant-unsupported"}, exitOK},
+		{[]string{"run", "setup/tenant-unsupported", "--mooncake-version", "0.3.13.post1"}, exitNothing},
+		{[]string{"run", "--timeout-scale", "5"}, exitUsage},
+		{[]string{"run", "--bogus"}, exitUsage},
+		{[]string{"run", "no/such"}, exitUsage},
+		{[]string{"run", "--shard", "3/2"}, exitUsage},
+		{[]string{"run", "--catalog", "/missing"}, exitUsage},
+		{[]string{"show"}, exitUsage},
+		{[]string{"replay", "--report", "/missing.json", "--scenario", "x"}, exitUsage},
+		{[]string{"run", "--progress", "bogus"}, exitUsage},
+		{[]string{"replay"}, exitUsage},
+		{[]string{"replay", "--report", "r.json"}, exitUsage},
+		{[]string{"new"}, exitUsage},
+		{[]string{"runn"}, exitUsage},
+		{[]string{"install", "reel"}, exitUsage},
+		{[]string{}, exitOK},
+	} {
+		_, _, err := executeIn(t, "", tc.args...)
+		if got := exitCode(err); got != tc.code {
+			t.Errorf("%v: exit %d (%v), want %d", tc.args, got, err, tc.code)
+		}
+	}
+}
+
+func TestCatalogMissingMessage(t *testing.T) {
+	_, _, err := executeIn(t, "", "run", "--catalog", "/missing")
+	if err == nil || err.Error() != "catalog /missing: stat /missing: no such file or directory" {
+		t.Fatalf("%v", err)
+	}
+}
+
+// JSON on stdout is the report alone, with the run's metadata.
+func TestRunJSON(t *testing.T) {
+	out, _, err := executeIn(t, "", "run", "setup/tenant-unsupported", "--json", "--seed", "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep scenarios.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	ri := rep.Run
+	if ri == nil || ri.Tool != "faultlab" || ri.GoVersion == "" || ri.Seed != 7 || ri.TimeoutScale != 0.02 ||
+		ri.EngineOptions["sim"] != (scenarios.EngineOptions{TimeoutScale: 1}) || rep.Summary.Pass != 2 {
+		t.Fatalf("%s", out)
+	}
+}
+
+// Sharding splits the runs disjointly; results are in catalog order
+// whatever -j.
+func TestShardAndOrder(t *testing.T) {
+	var all []string
+	for i := 1; i <= 3; i++ {
+		out, _, err := executeIn(t, "", "run", "setup/", "--json", "--shard", []string{"", "1/3", "2/3", "3/3"}[i], "-j", "4")
+		if err != nil && exitCode(err) != exitNothing {
+			t.Fatal(err)
+		}
+		var rep scenarios.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Results {
+			all = append(all, r.Scenario+"@"+r.MooncakeVersion)
+		}
+	}
+	out, _, err := executeIn(t, "", "run", "setup/", "--json", "-j", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep scenarios.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var serial []string
+	for _, r := range rep.Results {
+		serial = append(serial, r.Scenario+"@"+r.MooncakeVersion)
+	}
+	if len(all) != len(serial) || len(serial) < 20 {
+		t.Fatalf("shards %d runs, serial %d", len(all), len(serial))
+	}
+	seen := map[string]bool{}
+	for _, s := range all {
+		if seen[s] {
+			t.Fatalf("%s in two shards", s)
+		}
+		seen[s] = true
+	}
+	out4, _, _ := executeIn(t, "", "run", "setup/", "-j", "4")
+	out1, _, _ := executeIn(t, "", "run", "setup/", "-j", "1")
+	strip := func(s string) string { // the WALL column varies
+		var b strings.Builder
+		for _, l := range strings.Split(s, "\n") {
+			if f := strings.Fields(l); len(f) > 3 {
+				b.WriteString(f[0] + " " + f[1] + " " + f[2] + " " + f[3] + "\n")
+			}
+		}
+		return b.String()
+	}
+	if strip(out4) != strip(out1) {
+		t.Fatalf("-j 4 order differs:\n%s\nvs\n%s", out4, out1)
+	}
+}
+
+// An unknown version is refused before any venv is made.
+func TestInstallUnknownVersion(t *testing.T) {
+	cache := t.TempDir()
+	_, _, err := executeIn(t, "", "install", "real", "--versions", "9.9.9", "--cache", cache)
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), `unknown Mooncake version "9.9.9"`) {
+		t.Fatalf("%v", err)
+	}
+	if ents, _ := os.ReadDir(cache); len(ents) != 0 {
+		t.Fatalf("left %v", ents)
+	}
+}
+
+// Replay of a wall-clock engine's result reuses the report's timeout
+// scale and compares outcomes, saying so; --timeline draws it.
+func TestReplayWallEngine(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	if _, _, err := executeIn(t, "", "run", "setup/http-metadata-unreachable", "--engine", "fake", "--timeout-scale", "0.05", "--report", rep); err != nil {
+		t.Fatal(err)
+	}
+	tl := filepath.Join(dir, "t.html")
+	out, _, err := executeIn(t, "", "replay", "--report", rep, "--scenario", "setup/http-metadata-unreachable", "--timeline", tl)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"on fake, seed 1, timeout scale 0.05: pass",
+		"wall-clock engine: traces are not reproducible, so verdict, return codes, exception and death are compared (not the trace hash)",
+		"outcome matches the report: pass, codes setup=-1"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(tl)
+	if err != nil || !strings.Contains(string(b), `data-lane="metadata"`) {
+		t.Fatalf("timeline: %v", err)
+	}
+}
+
+// --junit and --emit-expect from the CLI.
+func TestRunJUnitAndEmitExpect(t *testing.T) {
+	j := filepath.Join(t.TempDir(), "j.xml")
+	out, _, err := executeIn(t, "", "run", "setup/http-metadata-unreachable", "--junit", j, "--emit-expect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(j)
+	if !strings.Contains(string(b), `<testcase name="setup/http-metadata-unreachable @0.3.13.post1" classname="faultlab.sim.setup"`) {
+		t.Fatalf("%s", b)
+	}
+	want := "expect:\n  raises:\n    class: RuntimeError\n    message: 'Failed to setup Mooncake store, error code: -1'\n  codes:\n    setup: -1\n"
+	if !strings.Contains(out, want) {
+		t.Fatalf("no expect block in\n%s", out)
+	}
+}
+
+// The comparison table never cuts codes: a long cell goes below the table.
+func TestComparisonKeepsCodes(t *testing.T) {
+	long := map[string]any{"batch_put_from": []int{0, 0, 0, 0, -900, -900, -900, -900}, "setup": 0, "register_buffer": []int{0, 0}}
+	var b bytes.Buffer
+	printComparison(&b, []scenarios.Comparison{{Scenario: "io/x", MooncakeVersion: "0.3.13.post1", Differences: []string{"codes"},
+		Engines: []scenarios.EngineOutcome{{Engine: "sim", Verdict: "pass", Codes: long}, {Engine: "real", Verdict: "pass", Codes: map[string]any{"setup": -1}}}}})
+	if !strings.Contains(b.String(), "  sim codes: batch_put_from=[0,0,0,0,-900,-900,-900,-900] register_buffer=[0,0] setup=0\n") ||
+		!strings.Contains(b.String(), " setup=-1 ") {
+		t.Fatalf("%s", b.String())
+	}
+}
+
+// Nor the exception: "error code: -600" and "error code: -1" differ in
+// their last characters, which a cut at 60 would hide.
+func TestComparisonKeepsExceptions(t *testing.T) {
+	exc := func(code string) *scenarios.Exception {
+		return &scenarios.Exception{Class: "RuntimeError", Message: "Failed to setup Mooncake store, error code: " + code}
+	}
+	var b bytes.Buffer
+	printComparison(&b, []scenarios.Comparison{{Scenario: "setup/x", MooncakeVersion: "0.3.9", Differences: []string{"exception", "codes"},
+		Engines: []scenarios.EngineOutcome{{Engine: "sim", Verdict: "pass", Exception: exc("-600")}, {Engine: "real", Verdict: "fail", Exception: exc("-1")}}}})
+	for _, want := range []string{
+		"  sim exception: RuntimeError: Failed to setup Mooncake store, error code: -600\n",
+		" RuntimeError: Failed to setup Mooncake store, error code: -1 ",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Fatalf("no %q in\n%s", want, b.String())
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, err := executeIn(t, "", "--version")
+	if err != nil || !regexp.MustCompile(`^faultlab \S+\ncommit \S+.*\ngo1\.\d+`).MatchString(out) {
+		t.Fatalf("%v %q", err, out)
+	}
+}
+
+// A log without the traceback line, whose error is only in SGLang's own
+// "An error occurred while loading the configuration: ..." line, still
+// gives the exception as expect (not ok: true), and run agrees.
+func TestNewFromLogWithoutTraceback(t *testing.T) {
+	log := "Failed to set location of localhost:12385\nFailed to initialize transfer engine, rc=-200\n" +
+		"Failed to create client after 20 retries\n" +
+		"An error occurred while loading the configuration: Failed to setup Mooncake store, error code: -1\n"
+	out, _, err := executeIn(t, log, "new", "--from-log", "-", "--name", "field/no-traceback", "--mooncake-version", "0.3.13.post1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("nt.yaml", []byte(out))
+	if err != nil || sc.Expect.OK != nil || sc.Expect.Raises == nil || sc.Expect.Raises.Class != "RuntimeError" ||
+		sc.Expect.Raises.Message == nil || *sc.Expect.Raises.Message != "Failed to setup Mooncake store, error code: -1" {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	f := filepath.Join(t.TempDir(), "nt.yaml")
+	if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := executeIn(t, "", "run", f); err != nil {
+		t.Fatalf("run %s: %v\n%s", f, err, out)
+	}
+}
+
+// A log no catalog scenario explains still gives a file run accepts.
+func TestNewFromUnknownLog(t *testing.T) {
+	out, _, err := executeIn(t, "ValueError: something odd happened\n", "new", "--from-log", "-", "--name", "field/odd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("odd.yaml", []byte(out))
+	if err != nil || sc.Expect.Raises == nil || sc.Expect.Raises.Class != "ValueError" || len(sc.Steps) != 1 || len(sc.Faults) != 0 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "# no catalog scenario ends like this log: add the faults that reproduce it") {
+		t.Fatalf("%s", out)
+	}
+}
+
+// A step-anchored fault works on a wall-clock engine too: on fake the
+// master goes down 1 s (Mooncake time) after step 2, so the last puts fail.
+func TestAnchoredFaultOnFake(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "anchor.yaml")
+	y := `name: t/anchor
+config: {env: {MOONCAKE_MASTER: "{{master}}", MOONCAKE_PROTOCOL: tcp}}
+faults:
+  - {after: step 2, at: 1s, kind: master-down, mode: refuse}
+steps:
+  - init: tp0
+  - set: {pages: 2, want: [true, true]}
+  - sleep: 3s
+  - set: {pages: [a, b], want: [false, false]}
+expect: {ok: true}
+`
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := executeIn(t, "", "run", p, "--engine", "fake", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rep scenarios.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Summary.Pass != 1 {
+		t.Fatalf("%v %s", err, out)
+	}
+}
+
+// replay's --timeout-scale defaults to the report's: its help must not
+// claim a fixed default too.
+func TestReplayHelpTimeoutScale(t *testing.T) {
+	out, _, err := executeIn(t, "", "replay", "--help")
+	if err != nil || !strings.Contains(out, "(default: the report's; 0.02 if it has none)\n") || strings.Contains(out, "(default 0.02)") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// A scenario the report has, asked on another engine: say what it has,
+// not a did-you-mean naming the same scenario.
+func TestReplayOtherEngine(t *testing.T) {
+	rep := filepath.Join(t.TempDir(), "r.json")
+	if _, _, err := executeIn(t, "", "run", "setup/tenant-unsupported", "--report", rep); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := executeIn(t, "", "replay", "--report", rep, "--scenario", "setup/tenant-unsupported", "--engine", "fake")
+	want := "report " + rep + " has no result for setup/tenant-unsupported on fake; it has sim @0.3.9, sim @0.3.11.post1"
+	if exitCode(err) != exitUsage || err.Error() != want {
+		t.Fatalf("%v\nwant %s", err, want)
+	}
+	_, _, err = executeIn(t, "", "replay", "--report", rep, "--scenario", "setup/tenant-unsuported")
+	if exitCode(err) != exitUsage || !strings.HasSuffix(err.Error(), `(did you mean "setup/tenant-unsupported"?)`) {
+		t.Fatalf("%v", err)
+	}
+}
+
+// Each command's help states its own exit statuses.
+func TestExitStatusHelp(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"run":     "  4  nothing ran: every selected run was skipped\n",
+		"replay":  "  1  it differs\n",
+		"explain": "  4  no catalog scenario ends in what the log shows\n",
+		"new":     "  0  the scenario was written\n",
+	} {
+		out, _, err := executeIn(t, "", cmd, "--help")
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("%s --help: %v, no %q in\n%s", cmd, err, want, out)
+		}
+	}
+}
+
+// A wall-clock replay compares verdict, codes, exception and death, as it
+// says: not durations or times in Mooncake calls, which vary with load.
+func TestCompareWallIgnoresTimings(t *testing.T) {
+	res := func(setupMS float64) scenarios.Result {
+		r := scenarios.Result{Scenario: "setup/x", Engine: "fake", MooncakeVersion: "0.3.13.post1", Verdict: scenarios.Pass}
+		r.Observed.DurationMS = setupMS
+		r.Observed.Calls = []scenarios.Call{{Method: "setup", Code: -1, MS: setupMS}}
+		r.Observed.TimingsMS = map[string]float64{"setup": setupMS}
+		return r
+	}
+	var b bytes.Buffer
+	if err := compareWall(&b, res(3767), res(3222)); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	b.Reset()
+	other := res(3222)
+	other.Observed.Calls[0].Code = -600
+	if err := compareWall(&b, res(3767), other); err == nil || !strings.Contains(b.String(), "outcome DIFFERS from the report in [codes]") {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+}

@@ -1,0 +1,439 @@
+// Package explain maps a field log (SGLang's, with Mooncake's lines in it)
+// to the catalog scenarios that end in the same outcome at that Mooncake
+// version, ranked by the log lines that tell their causes apart.
+package explain
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+// Candidate is one scenario that explains the log. Its JSON is the
+// `faultlab explain --json` contract.
+type Candidate struct {
+	Scenario string `json:"scenario"`
+	// Version is the Mooncake version whose expectations matched.
+	Version string `json:"mooncake_version"`
+	// Cause is the scenario's summary's first sentence.
+	Cause string `json:"cause"`
+	// Outcome is what the scenario ends in ("RuntimeError: Failed to setup
+	// Mooncake store, error code: -1"), found in the log.
+	Outcome string `json:"outcome"`
+	// MatchedLogs are the scenario's expected log lines that the log has;
+	// MissingLogs the ones it lacks.
+	MatchedLogs []string `json:"matched_logs"`
+	MissingLogs []string `json:"missing_logs"`
+	// Telltale are the expected lines no other candidate expects: the ones
+	// that tell this cause apart.
+	Telltale []string `json:"telltale"`
+	// Contradicting are lines the scenario says never appear, but do.
+	Contradicting []string `json:"contradicting,omitempty"`
+	Remedy        string   `json:"remedy"`
+	// Tied: the log cannot tell this candidate from the one before it
+	// (same evidence); the catalog order decided.
+	Tied bool `json:"tied_with_previous,omitempty"`
+	// Score: higher explains the log better (see rank).
+	Score float64 `json:"score"`
+	// ModelLogs are lines the scenario's run on the model prints that the
+	// log has and not every candidate prints: weaker evidence than
+	// MatchedLogs (the catalog's expectations), used to break ties.
+	ModelLogs []string `json:"model_logs"`
+	bad       int      // contradicting lines
+	order     int
+	modelled  []string
+}
+
+// Key is a scenario at a Mooncake version.
+type Key struct{ Scenario, Version string }
+
+// Fingerprints are the log lines each scenario's run on the model prints
+// in its main phase (normalized): what a field log of that cause looks
+// like beyond the lines the catalog expects.
+type Fingerprints map[Key][]string
+
+// Fingerprint runs every catalog scenario (at version, or at each of its
+// versions) on eng, a virtual-time engine, and keeps every log line the
+// world printed before the remedy (servers starting, then the main phase):
+// what an operator's log of that cause would hold.
+func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.Engine, version string) Fingerprints {
+	opts := scenarios.Options{Seed: 1, Version: version}
+	jobs := scenarios.Jobs(catalog, []engine.Engine{eng}, opts)
+	fp := Fingerprints{}
+	for _, r := range scenarios.RunParallel(ctx, jobs, opts, scenarios.ParallelOptions{}) {
+		if r.Verdict != scenarios.Pass && r.Verdict != scenarios.Fail {
+			continue
+		}
+		var lines []string
+		for _, e := range r.Trace.Events() {
+			if e.Kind == "phase" && e.Text == "remedy" {
+				break
+			}
+			if e.Kind == "log" {
+				lines = append(lines, norm(e.Text))
+			}
+		}
+		fp[Key{r.Scenario, r.MooncakeVersion}] = slices.Compact(slices.Sorted(slices.Values(lines)))
+	}
+	return fp
+}
+
+// Result is the answer: candidates best first.
+type Result struct {
+	Version    string      `json:"mooncake_version,omitempty"`
+	Candidates []Candidate `json:"candidates"`
+}
+
+// Explain ranks the catalog's scenarios against log. version, when not
+// empty, restricts to scenarios that apply to that Mooncake version and
+// uses their expectations at it; otherwise each scenario's own versions
+// are tried and the best-matching one kept.
+func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Result, error) {
+	res := Result{Version: version, Candidates: []Candidate{}}
+	if version != "" {
+		if _, err := mooncake.ProfileFor(version); err != nil {
+			return res, err
+		}
+	}
+	// Expected lines match the log with only hex addresses normalized
+	// (their numbers matter: "Mounting segment: 268435456 bytes"); modelled
+	// lines match it with ports and sizes masked too.
+	text, masked := mooncake.NormalizeAddresses(log), norm(log)
+	df, n := docFreq(catalog, fp, version)
+	for i, sc := range catalog {
+		vs, ok := sc.Versions(version)
+		if !ok {
+			continue
+		}
+		var best *Candidate
+		for _, v := range vs {
+			c, ok := match(sc, v, text)
+			if !ok {
+				continue
+			}
+			c.modelled = fp[Key{sc.Name, v}]
+			if c.Outcome == okOutcome && len(c.MatchedLogs) == 0 && !slices.ContainsFunc(c.modelled, func(l string) bool { return strings.Contains(masked, l) }) {
+				continue // a scenario that ends well, and nothing of it in the log
+			}
+			c.order = i
+			if best == nil || c.bad < best.bad || (c.bad == best.bad && len(c.MatchedLogs) > len(best.MatchedLogs)) {
+				best = &c
+			}
+		}
+		if best != nil {
+			res.Candidates = append(res.Candidates, *best)
+		}
+	}
+	score(res.Candidates, df, n, masked)
+	telltales(res.Candidates)
+	slices.SortStableFunc(res.Candidates, func(a, b Candidate) int {
+		switch {
+		case a.bad != b.bad:
+			return a.bad - b.bad
+		case a.Score > b.Score+1e-9:
+			return -1
+		case b.Score > a.Score+1e-9:
+			return 1
+		}
+		return a.order - b.order
+	})
+	for i := 1; i < len(res.Candidates); i++ {
+		a, b := res.Candidates[i-1], res.Candidates[i]
+		res.Candidates[i].Tied = a.bad == b.bad && math.Abs(a.Score-b.Score) < 1e-9
+	}
+	return res, nil
+}
+
+// docFreq counts, per expected log line, how many scenario × version
+// expectations of the catalog name it: a line few causes print is strong
+// evidence, one every setup prints is none.
+func docFreq(catalog []*scenarios.Scenario, fp Fingerprints, version string) (map[string]int, int) {
+	df := map[string]int{}
+	n := 0
+	for _, sc := range catalog {
+		vs, ok := sc.Versions(version)
+		if !ok {
+			continue
+		}
+		for _, v := range vs {
+			n++
+			lines := append(append([]string{}, scenarios.ExpectFor(sc.Expect, sc.ByVersion, v).Logs...), fp[Key{sc.Name, v}]...)
+			for _, l := range slices.Compact(slices.Sorted(slices.Values(lines))) {
+				df[l]++
+			}
+		}
+	}
+	return df, n
+}
+
+// score: the rarity (inverse document frequency) of the lines the log
+// has that the candidate expects or prints, minus that of the lines the
+// log has which other candidates print and this one does not (evidence it
+// leaves unexplained), minus a quarter of that of expected lines missing.
+func score(cs []Candidate, df map[string]int, n int, masked string) {
+	idf := func(l string) float64 { return math.Log(1 + float64(n)/float64(max(1, df[l]))) }
+	present := map[string]bool{}
+	owners := map[string]int{}
+	for i := range cs {
+		for _, l := range cs[i].MatchedLogs {
+			present[l] = true
+		}
+		seen := map[string]bool{}
+		for _, l := range cs[i].modelled {
+			if strings.Contains(masked, l) {
+				present[l] = true
+			}
+			if !seen[l] {
+				seen[l] = true
+				owners[l]++
+			}
+		}
+	}
+	for i := range cs {
+		// A line is the candidate's if it expects it, prints it, or prints
+		// a line containing it (an expected fragment of a modelled line).
+		mine := map[string]bool{}
+		for _, l := range append(append(append([]string{}, cs[i].MatchedLogs...), cs[i].MissingLogs...), cs[i].modelled...) {
+			mine[l] = true
+		}
+		printed := strings.Join(cs[i].modelled, "\n")
+		for l := range present {
+			if !mine[l] && maskedPattern(l).MatchString(printed) {
+				mine[l] = true
+			}
+		}
+		s := 0.0
+		cs[i].ModelLogs = []string{}
+		for _, l := range slices.Sorted(maps.Keys(present)) {
+			if !mine[l] {
+				s -= idf(l)
+				continue
+			}
+			s += idf(l)
+			if !slices.Contains(cs[i].MatchedLogs, l) && owners[l] < len(cs) {
+				cs[i].ModelLogs = append(cs[i].ModelLogs, l)
+			}
+		}
+		// A missing expected line counts a quarter: a pasted log is
+		// often an excerpt, but a complete one lacking it argues against.
+		for _, l := range cs[i].MissingLogs {
+			s -= idf(l) / 4
+		}
+		cs[i].Score = math.Round(s*1000) / 1000
+	}
+}
+
+// match checks whether the log ends in sc's outcome at version v.
+func match(sc *scenarios.Scenario, v, text string) (Candidate, bool) {
+	exp := scenarios.ExpectFor(sc.Expect, sc.ByVersion, v)
+	c := Candidate{Scenario: sc.Name, Version: v, Cause: cause(sc.Summary), Remedy: Remedy(sc), MatchedLogs: []string{}, MissingLogs: []string{}, Telltale: []string{}}
+	switch {
+	case exp.Raises != nil:
+		msg := ""
+		if exp.Raises.Message != nil {
+			msg = *exp.Raises.Message
+		}
+		re := pattern(msg)
+		if msg == "" {
+			re = pattern(exp.Raises.Class)
+		}
+		if !re.MatchString(text) {
+			return c, false
+		}
+		c.Outcome = strings.TrimSuffix(exp.Raises.Class+": "+msg, ": ")
+	case exp.Dies != nil:
+		if !dies(text, exp.Dies.Signal) {
+			return c, false
+		}
+		c.Outcome = "process died (" + exp.Dies.Signal + ")"
+	default:
+		// A scenario that ends well (a warning, a fallback) explains a log
+		// only if every line it expects is there and nothing was raised.
+		if raised.MatchString(text) {
+			return c, false
+		}
+		c.Outcome = okOutcome
+	}
+	for _, l := range exp.Logs {
+		if pattern(l).MatchString(text) {
+			c.MatchedLogs = append(c.MatchedLogs, l)
+		} else {
+			c.MissingLogs = append(c.MissingLogs, l)
+		}
+	}
+	if exp.Raises == nil && exp.Dies == nil && len(c.MissingLogs) > 0 {
+		return c, false
+	}
+	for _, l := range exp.NoLogs {
+		if pattern(l).MatchString(text) {
+			c.Contradicting = append(c.Contradicting, l)
+		}
+	}
+	// The scenario that produced a log expects nothing it lacks and
+	// forbids nothing it has.
+	c.bad = len(c.Contradicting)
+	return c, true
+}
+
+const okOutcome = "no exception"
+
+// raised: a Python exception line ("RuntimeError: ...", a traceback).
+var raised = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): |Traceback \(most recent call last\)`)
+
+func dies(text, signal string) bool {
+	words := map[string][]string{
+		"SIGSEGV": {"SIGSEGV", "Segmentation fault", "exit code 139", "signal 11"},
+		"SIGABRT": {"SIGABRT", "Aborted", "exit code 134", "signal 6"},
+	}[signal]
+	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) })
+}
+
+// pattern matches an expected text in a log: literally, with {{role}}
+// placeholders standing for any address and hex addresses normalized.
+func pattern(s string) *regexp.Regexp { return literal(mooncake.NormalizeAddresses(s)) }
+
+// maskedPattern matches an expected text in masked (norm) lines.
+func maskedPattern(s string) *regexp.Regexp { return literal(norm(s)) }
+
+func literal(s string) *regexp.Regexp {
+	parts := placeholder.Split(s, -1)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(strings.Join(parts, `\S+`))
+}
+
+// norm makes texts from different worlds comparable: hex addresses,
+// IPv4 addresses and long numbers (ports, sizes, ids) are masked.
+func norm(s string) string {
+	s = mooncake.NormalizeAddresses(s)
+	s = ipv4.ReplaceAllString(s, "IP")
+	return longNum.ReplaceAllString(s, "#")
+}
+
+var (
+	ipv4    = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`)
+	longNum = regexp.MustCompile(`\d{4,}`)
+)
+
+var placeholder = regexp.MustCompile(`\{\{\s*[a-z_]+\s*\}\}`)
+
+// telltales fills each candidate's Telltale: its expected lines that not
+// every other candidate expects, the ones that tell the causes apart.
+func telltales(cs []Candidate) {
+	count := map[string]int{}
+	for _, c := range cs {
+		for _, l := range slices.Compact(slices.Sorted(slices.Values(append(append([]string{}, c.MatchedLogs...), c.MissingLogs...)))) {
+			count[l]++
+		}
+	}
+	for i := range cs {
+		for _, l := range append(append([]string{}, cs[i].MatchedLogs...), cs[i].MissingLogs...) {
+			if count[l] < len(cs) || len(cs) == 1 {
+				cs[i].Telltale = append(cs[i].Telltale, l)
+			}
+		}
+	}
+}
+
+// cause is the summary's first sentence, on one line.
+func cause(summary string) string {
+	s := strings.Join(strings.Fields(summary), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	return s
+}
+
+// Remedy describes the fix the scenario's remedy phase verified: what it
+// changed and what was then observed.
+func Remedy(sc *scenarios.Scenario) string {
+	r := sc.Remedy
+	if r == nil {
+		return "none verified (the scenario has no remedy phase)"
+	}
+	var parts []string
+	if r.ClearFaults != nil && *r.ClearFaults && len(sc.Faults) > 0 {
+		var fs []string
+		for _, f := range sc.Faults {
+			fs = append(fs, heal(f))
+		}
+		parts = append(parts, strings.Join(slices.Compact(fs), ", "))
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
+		if v := r.Env[k]; v == nil {
+			parts = append(parts, "unset "+k)
+		} else {
+			parts = append(parts, "set "+k+"="+*v)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.ExtraConfig)) {
+		if v := r.ExtraConfig[k]; v == nil {
+			parts = append(parts, "drop "+k+" from --hicache-storage-backend-extra-config")
+		} else {
+			parts = append(parts, fmt.Sprintf("set %s=%v in --hicache-storage-backend-extra-config", k, v))
+		}
+	}
+	if r.File != nil {
+		parts = append(parts, "fix the config file ("+sc.Config.FilePath+")")
+	}
+	for _, n := range slices.Sorted(maps.Keys(r.HostPools)) {
+		hp := r.HostPools[n]
+		d := fmt.Sprintf("host pool on %s: allocator %s", n, hp.Allocator)
+		if hp.Draft != nil {
+			d += ", draft pool of its own (" + hp.Draft.Allocator + ")"
+		}
+		parts = append(parts, d)
+	}
+	if r.Steps != nil {
+		var ss []string
+		for _, s := range r.Steps {
+			ss = append(ss, s.String())
+		}
+		parts = append(parts, "then "+strings.Join(ss, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "start again unchanged")
+	}
+	return strings.Join(parts, "; ") + " → " + verified(sc)
+}
+
+func verified(sc *scenarios.Scenario) string {
+	e := sc.Remedy.Expect
+	var out []string
+	if e.OK != nil && *e.OK {
+		out = append(out, "starts")
+	}
+	if e.Raises != nil {
+		out = append(out, "raises "+e.Raises.Class)
+	}
+	for _, m := range slices.Sorted(maps.Keys(e.Codes)) {
+		out = append(out, m+" "+e.Codes[m].String())
+	}
+	return "verified: " + strings.Join(out, ", ")
+}
+
+// heal says what healing a fault means to an operator.
+func heal(f scenarios.FaultSpec) string {
+	switch f.Kind {
+	case "master-down":
+		return "start mooncake_master / make MOONCAKE_MASTER reachable"
+	case "metadata-down":
+		return "start the metadata service / fix MOONCAKE_TE_META_DATA_SERVER"
+	case "client-down":
+		return "start mooncake_client"
+	case "link":
+		return "fix the network path to " + f.Target
+	case "process":
+		return "restart " + f.Target
+	}
+	return "clear " + f.Kind
+}

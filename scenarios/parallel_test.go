@@ -1,0 +1,61 @@
+package scenarios
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sim"
+)
+
+// Parallel worlds change nothing a run observes: on sim every trace hash
+// equals the serial run's, and results come back in catalog order.
+func TestRunParallelMatchesSerial(t *testing.T) {
+	cat, err := Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := sim.New()
+	opts := Options{Seed: 3}
+	var serial []Result
+	for _, sc := range cat {
+		serial = append(serial, Run(context.Background(), sc, eng, opts)...)
+	}
+	jobs := Jobs(cat, []engine.Engine{eng}, opts)
+	par := RunParallel(context.Background(), jobs, opts, ParallelOptions{Jobs: map[string]int{eng.Name(): 4}, Started: func(Job) {}, Finished: func(Job, Result) {}})
+	if len(par) != len(serial) || len(par) < 30 {
+		t.Fatalf("%d parallel results, %d serial", len(par), len(serial))
+	}
+	for i := range par {
+		a, b := serial[i], par[i]
+		if a.Scenario != b.Scenario || a.MooncakeVersion != b.MooncakeVersion || a.Verdict != b.Verdict || a.TraceHash != b.TraceHash {
+			t.Errorf("#%d serial %s@%s %s %s, parallel %s@%s %s %s", i, a.Scenario, a.MooncakeVersion, a.Verdict, a.TraceHash, b.Scenario, b.MooncakeVersion, b.Verdict, b.TraceHash)
+		}
+	}
+}
+
+func TestShardSplitsDisjointly(t *testing.T) {
+	var jobs []Job
+	for i := range 10 {
+		jobs = append(jobs, Job{Index: i})
+	}
+	seen := map[int]int{}
+	for i := 1; i <= 3; i++ {
+		for _, j := range Shard(jobs, i, 3) {
+			seen[j.Index]++
+		}
+	}
+	if len(seen) != 10 {
+		t.Fatalf("%v", seen)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("job %d in %d shards", k, n)
+		}
+	}
+	for _, bad := range []string{"0/3", "4/3", "1/0", "a/b", "1/3x", "1-3"} {
+		if _, _, err := ParseShard(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package scenarios
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+)
+
+// Timing tolerance between engines (issue 9 item 6): a method's time on
+// one engine agrees with the reference (real when it ran) within 10 % or
+// 0.3 s, whichever is larger.
+const (
+	TimingTolerance    = 0.10
+	TimingToleranceAbs = 300 * time.Millisecond
+)
+
+// timings sums each method's call durations.
+func timings(calls []Call) map[string]float64 {
+	if len(calls) == 0 {
+		return nil
+	}
+	m := map[string]float64{}
+	for _, c := range calls {
+		m[c.Method] += c.MS
+	}
+	for k, v := range m {
+		m[k] = math.Round(v*1000) / 1000
+	}
+	return m
+}
+
+// TimingDiffs lists the methods (sorted) whose time in got is outside the
+// tolerance of ref. Methods only one side called are codes' business.
+func TimingDiffs(ref, got map[string]float64) []string {
+	var out []string
+	for m, r := range ref {
+		g, ok := got[m]
+		if !ok {
+			continue
+		}
+		tol := max(float64(TimingToleranceAbs.Milliseconds()), TimingTolerance*r)
+		if math.Abs(g-r) > tol {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// refTimings picks the reference column: the reference engine's (real
+// Mooncake, engine.IsReference) when it ran, else the first engine's.
+func refTimings(ran []EngineOutcome) map[string]float64 {
+	for _, e := range ran {
+		if engine.IsReference(e.Engine) {
+			return e.TimingsMS
+		}
+	}
+	if len(ran) == 0 {
+		return nil
+	}
+	return ran[0].TimingsMS
+}
