@@ -36,6 +36,9 @@ type Options struct {
 // Name is the real engine's CLI name.
 const Name = "real"
 
+// ContainersNoEtcd is why a container world skips etcd metadata.
+const ContainersNoEtcd = "container worlds have no etcd image yet (etcd metadata runs in processes only)"
+
 // NeedsRDMAHardware is the catalog label of scenarios that need an RDMA
 // NIC: the real engine skips them on machines without one (CI).
 const NeedsRDMAHardware = "needs-rdma-hw"
@@ -211,6 +214,11 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 	l, in, err := e.install(ctx, spec.Version)
 	if err != nil {
 		return nil, err
+	}
+	if e.opts.Containers && spec.Metadata == "etcd" {
+		// etcd is Debian's /usr/bin/etcd on the host; the images do not
+		// carry it yet.
+		return nil, engine.Unsupportedf("%s", ContainersNoEtcd)
 	}
 	if err := e.supported(spec); err != nil {
 		return nil, err

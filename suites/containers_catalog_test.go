@@ -37,8 +37,10 @@ var _ = catalogSuite(engineSuite{
 		}
 		return realengine.New(realengine.Options{}).Available(ctx, mooncake.Latest)
 	},
+	// As on real, plus etcd metadata (realengine.ContainersNoEtcd: no etcd
+	// image yet).
 	maySkip: func(sc *scenarios.Scenario, version string) bool {
-		return sc.HasLabel(realengine.NeedsRDMAHardware) || realengine.HasCPUWheel(version) != nil
+		return sc.HasLabel(realengine.NeedsRDMAHardware) || realengine.HasCPUWheel(version) != nil || sc.Topology.Metadata == "etcd"
 	},
 	agree: true,
 	after: func() { Expect(leftoversOfThisProcess(context.Background())).To(BeEmpty()) },
