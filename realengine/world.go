@@ -462,6 +462,9 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 			spec = &w.spec.Nodes[i]
 		}
 	}
+	if err := w.loopbackAcrossContainers(node, env); err != nil {
+		return nil, err
+	}
 	if spec == nil {
 		return nil, fmt.Errorf("real engine: no node %q in the topology", node)
 	}

@@ -38,9 +38,10 @@ var _ = catalogSuite(engineSuite{
 		return realengine.New(realengine.Options{}).Available(ctx, mooncake.Latest)
 	},
 	// As on real, plus etcd metadata (realengine.ContainersNoEtcd: no etcd
-	// image yet).
+	// image yet) and several nodes named on the loopback.
 	maySkip: func(sc *scenarios.Scenario, version string) bool {
-		return sc.HasLabel(realengine.NeedsRDMAHardware) || realengine.HasCPUWheel(version) != nil || sc.Topology.Metadata == "etcd"
+		return sc.HasLabel(realengine.NeedsRDMAHardware) || realengine.HasCPUWheel(version) != nil || sc.Topology.Metadata == "etcd" ||
+			len(sc.Topology.Nodes) > 1 // a loopback local_hostname across containers (World.loopbackAcrossContainers)
 	},
 	agree: true,
 	after: func() { Expect(leftoversOfThisProcess(context.Background())).To(BeEmpty()) },
