@@ -215,6 +215,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 	if err != nil {
 		return nil, err
 	}
+	if e.opts.Containers && in.LDLibraryPath("") != "" {
+		return nil, engine.Unsupportedf("Mooncake %s needs a library fix (%s) the container image does not carry yet", spec.Version, in.LDLibraryPath(""))
+	}
 	if e.opts.Containers && spec.Metadata == "etcd" {
 		// etcd is Debian's /usr/bin/etcd on the host; the images do not
 		// carry it yet.
@@ -311,4 +314,16 @@ func writeDriver(dir string) (string, error) {
 		return "", fmt.Errorf("real engine: write driver: %w", err)
 	}
 	return p, nil
+}
+
+// NeedsLibraryFix reports whether the installed version runs only with the
+// installer's LD_LIBRARY_PATH fix (0.3.12.post1: libcudart), which container
+// images lack.
+func NeedsLibraryFix(version string) bool {
+	l, err := LayoutFor("", version)
+	if err != nil {
+		return false
+	}
+	in, err := l.ReadInstalled()
+	return err == nil && in.LDLibraryPath("") != ""
 }
