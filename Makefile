@@ -19,7 +19,7 @@ NIGHTLY_REAL_SEEDS ?= 200
 NIGHTLY_DIR    ?= nightly
 NIGHTLY_SEED   ?= $(shell date +%Y%m%d)000000
 
-.PHONY: all build test test-unit test-scenarios real-engine junit-xsd bench run lint clean docs nightly
+.PHONY: all build test test-unit test-scenarios real-engine junit-xsd bench run lint clean docs nightly test-containers images images-clean
 
 all: build
 
@@ -52,6 +52,20 @@ test-scenarios:
 real-engine:
 	$(GO) run ./cmd/faultlab install real --versions $(REAL_VERSIONS) --if-reachable
 	$(GO) run ./cmd/faultlab install sglang --versions $(SGLANG_VERSIONS) --if-reachable
+
+## images: the container worlds' images, built here (mmdebstrap base, Mooncake
+## wheel installed offline, static fake and toxiproxy); cached by input hash.
+COMPOSE_VERSION ?= 0.3.13.post1
+images:
+	$(GO) run ./cmd/faultlab images build --versions $(COMPOSE_VERSION)
+
+## images-clean: remove every container and network labelled faultlab.world.
+images-clean:
+	$(GO) run ./cmd/faultlab images clean
+
+## test-containers: images, compose.yaml and container worlds (needs Docker).
+test-containers:
+	$(GO) test -p 1 -count=1 -timeout 40m ./containers/... && $(GO) test -count=1 -timeout 40m ./suites/... -args -ginkgo.label-filter=containers
 
 ## junit-xsd: the usual JUnit schema (junit-10.xsd) for report/junit's test (idempotent; skipped without PyPI).
 junit-xsd:

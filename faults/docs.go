@@ -32,15 +32,20 @@ func Markdown() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name(), fieldList(m.Fields()), m.Doc(), toxic, heal)
 	}
-	b.WriteString("\n| process action | meaning | undone by (at `at + for`) |\n|---|---|---|\n")
-	for _, a := range ProcessActions {
+	actionTable(&b, "process action", ProcessActions)
+	actionTable(&b, "container action", ContainerActions)
+	return b.String()
+}
+
+func actionTable(b *strings.Builder, title string, actions []Action) {
+	fmt.Fprintf(b, "\n| %s | meaning | undone by (at `at + for`) |\n|---|---|---|\n", title)
+	for _, a := range actions {
 		undo := "—"
 		if a.Undo != "" {
 			undo = "`" + a.Undo + "`"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", a.Name, a.Doc, undo)
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", a.Name, a.Doc, undo)
 	}
-	return b.String()
 }
 
 func fieldList(fs []Field) string {

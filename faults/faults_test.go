@@ -26,8 +26,8 @@ func TestValidate(t *testing.T) {
 		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Latency: time.Millisecond, Stream: "up"}, `link "up": stream must be one of both, upstream, downstream`},
 		{faults.Fault{Kind: faults.Process, Target: "etcd", Action: "stop"}, `process "etcd": target must be one of master, metadata, client, master-leader`},
 		{faults.Fault{Kind: faults.Process, Target: "master", Action: "kill"}, `process "kill": action must be one of stop, start, restart, pause, resume`},
-		{faults.Fault{Kind: "crash"}, `unknown fault kind "crash": valid kinds are client-down, link, master-down, metadata-down, process`},
-		{faults.Fault{Kind: "metadata-dwn"}, `unknown fault kind "metadata-dwn" (did you mean "metadata-down"?): valid kinds are client-down, link, master-down, metadata-down, process`},
+		{faults.Fault{Kind: "crash"}, `unknown fault kind "crash": valid kinds are client-down, container, link, master-down, metadata-down, process`},
+		{faults.Fault{Kind: "metadata-dwn"}, `unknown fault kind "metadata-dwn" (did you mean "metadata-down"?): valid kinds are client-down, container, link, master-down, metadata-down, process`},
 		{faults.Fault{Kind: faults.MasterDown, Mode: "refus"}, `master-down "refus": mode must be one of refuse, blackhole (did you mean "refuse"?)`},
 		{faults.Fault{Kind: faults.Process, At: -1}, `process: at and for must not be negative`},
 	}

@@ -22,17 +22,21 @@ var ProcessActions = []Action{
 }
 
 // Actions are the names of ProcessActions.
-var Actions = func() []string {
-	out := make([]string, len(ProcessActions))
-	for i, a := range ProcessActions {
+var Actions = actionNames(ProcessActions)
+
+// Undo is the process action that heals action ("" = none).
+func Undo(action string) string { return undoOf(ProcessActions, action) }
+
+func actionNames(as []Action) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
 		out[i] = a.Name
 	}
 	return out
-}()
+}
 
-// Undo is the action that heals action ("" = none).
-func Undo(action string) string {
-	for _, a := range ProcessActions {
+func undoOf(as []Action, action string) string {
+	for _, a := range as {
 		if a.Name == action {
 			return a.Undo
 		}

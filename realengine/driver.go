@@ -105,8 +105,8 @@ type helloResult struct {
 }
 
 // startDriver launches driver.py and waits for its ready line.
-func startDriver(ctx context.Context, node string, spec procSpec) (*driver, error) {
-	p, err := startProc(spec)
+func startDriver(ctx context.Context, node string, spec procSpec, start func(context.Context, procSpec) (*proc, error)) (*driver, error) {
+	p, err := start(ctx, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -28,10 +28,16 @@ type Options struct {
 	// SysInfiniband overrides SysInfiniband, where the host's RDMA devices
 	// are listed (tests).
 	SysInfiniband string
+	// Containers runs every party in its own container (testcontainers-go,
+	// images from containers/images): `faultlab run --containers`.
+	Containers bool
 }
 
 // Name is the real engine's CLI name.
 const Name = "real"
+
+// ContainersNoEtcd is why a container world skips etcd metadata.
+const ContainersNoEtcd = "container worlds have no etcd image yet (etcd metadata runs in processes only)"
 
 // NeedsRDMAHardware is the catalog label of scenarios that need an RDMA
 // NIC: the real engine skips them on machines without one (CI).
@@ -209,6 +215,14 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 	if err != nil {
 		return nil, err
 	}
+	if e.opts.Containers && in.LDLibraryPath("") != "" {
+		return nil, engine.Unsupportedf("Mooncake %s needs a library fix (%s) the container image does not carry yet", spec.Version, in.LDLibraryPath(""))
+	}
+	if e.opts.Containers && spec.Metadata == "etcd" {
+		// etcd is Debian's /usr/bin/etcd on the host; the images do not
+		// carry it yet.
+		return nil, engine.Unsupportedf("%s", ContainersNoEtcd)
+	}
 	if err := e.supported(spec); err != nil {
 		return nil, err
 	}
@@ -302,4 +316,16 @@ func writeDriver(dir string) (string, error) {
 		}
 	}
 	return filepath.Join(dir, "driver.py"), nil
+}
+
+// NeedsLibraryFix reports whether the installed version runs only with the
+// installer's LD_LIBRARY_PATH fix (0.3.12.post1: libcudart), which container
+// images lack.
+func NeedsLibraryFix(version string) bool {
+	l, err := LayoutFor("", version)
+	if err != nil {
+		return false
+	}
+	in, err := l.ReadInstalled()
+	return err == nil && in.LDLibraryPath("") != ""
 }

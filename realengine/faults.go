@@ -97,6 +97,8 @@ func (w *World) action(f faults.Fault) (inject, error) {
 			return nil, err
 		}
 		return w.processAction(s, f.Action), nil
+	case faults.Container:
+		return w.containerAction(f)
 	}
 	switch to := f.LinkTarget(); to {
 	case "master", "metadata":
@@ -119,24 +121,7 @@ func (w *World) action(f faults.Fault) (inject, error) {
 // processAction acts on a server process; its heal is the action's undo
 // (faults.Undo).
 func (w *World) processAction(s *server, action string) inject {
-	do := func(ctx context.Context, action string) error {
-		switch action {
-		case "stop":
-			return w.stopServer(ctx, s)
-		case "start":
-			return w.ensureStarted(ctx, s)
-		case "restart":
-			if err := w.stopServer(ctx, s); err != nil {
-				return err
-			}
-			return w.startServer(ctx, s)
-		case "pause":
-			return w.pause(s)
-		case "resume":
-			return w.resume(s)
-		}
-		return fmt.Errorf("real engine: process action %q", action)
-	}
+	do := func(ctx context.Context, action string) error { return w.doProcess(ctx, s, action) }
 	return func(ctx context.Context) (func(context.Context) error, error) {
 		if err := do(ctx, action); err != nil {
 			return nil, err
@@ -147,6 +132,27 @@ func (w *World) processAction(s *server, action string) inject {
 		}
 		return func(ctx context.Context) error { return do(ctx, undo) }, nil
 	}
+}
+
+// doProcess runs one process action on a server (in a container world, on
+// its container: stop removes it, pause freezes it).
+func (w *World) doProcess(ctx context.Context, s *server, action string) error {
+	switch action {
+	case "stop":
+		return w.stopServer(ctx, s)
+	case "start":
+		return w.ensureStarted(ctx, s)
+	case "restart":
+		if err := w.stopServer(ctx, s); err != nil {
+			return err
+		}
+		return w.startServer(ctx, s)
+	case "pause":
+		return w.pause(s)
+	case "resume":
+		return w.resume(s)
+	}
+	return fmt.Errorf("real engine: process action %q", action)
 }
 
 // reopenLinks releases the proxies of a (re)started server: they pass

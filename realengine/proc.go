@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/containers"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 
@@ -34,6 +35,11 @@ type procSpec struct {
 	// OnEvent receives the JSON of each "@@faultlab-event {...}" line
 	// (sglang_driver.py's observations) instead of the trace.
 	OnEvent func(data []byte)
+	// Container worlds (incontainers.go): the party's role (container
+	// alias), its /dev/shm size and hard RLIMIT_MEMLOCK.
+	Role        string
+	ShmSize     int64
+	MemlockHard int64
 }
 
 // proc is a running child in its own process group. Everything it prints
@@ -42,8 +48,9 @@ type proc struct {
 	spec   procSpec
 	cmd    *exec.Cmd
 	pid    int
-	stdin  io.WriteCloser // Protocol only
-	stdout io.ReadCloser  // Protocol only
+	ctr    *containers.Party // a container world's party instead of cmd
+	stdin  io.WriteCloser    // Protocol only
+	stdout io.ReadCloser     // Protocol only
 
 	exited  chan struct{} // closed when Wait returned
 	logs    sync.WaitGroup
@@ -250,6 +257,9 @@ func (p *proc) Signal() string {
 	if !p.Exited() {
 		return ""
 	}
+	if p.ctr != nil {
+		return p.ctr.Exit().Signal
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.state == nil {
@@ -281,6 +291,9 @@ func (p *proc) ExitDescription() string {
 	if !p.Exited() {
 		return ""
 	}
+	if p.ctr != nil {
+		return p.ctr.Exit().String()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.state != nil {
@@ -296,6 +309,9 @@ func (p *proc) ExitDescription() string {
 func (p *proc) signal(sig syscall.Signal) error {
 	if p.Exited() {
 		return fmt.Errorf("%s (pid %d) already exited: %s", p.spec.Name, p.pid, p.ExitDescription())
+	}
+	if p.ctr != nil {
+		return p.ctr.Signal(context.Background(), sig)
 	}
 	if err := syscall.Kill(-p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signal %s to %s (pgid %d): %w", sig, p.spec.Name, p.pid, err)
@@ -315,7 +331,11 @@ func (p *proc) stop(ctx context.Context, grace time.Duration) error {
 	}
 	// Signal the group only while its leader is unreaped: after that the
 	// id may belong to someone else (our processes fork no children).
-	if !p.Exited() {
+	if p.ctr != nil {
+		if err := p.ctr.Remove(ctx); err != nil {
+			return err
+		}
+	} else if !p.Exited() {
 		if grace > 0 {
 			_ = syscall.Kill(-p.pid, syscall.SIGTERM)
 			_ = syscall.Kill(-p.pid, syscall.SIGCONT)
@@ -332,14 +352,24 @@ func (p *proc) stop(ctx context.Context, grace time.Duration) error {
 	select {
 	case <-p.exited:
 	case <-ctx.Done():
-		return fmt.Errorf("stop %s (pid %d): %w", p.spec.Name, p.pid, ctx.Err())
+		select { // killed: the exit is a moment away, even if ctx ended before
+		case <-p.exited:
+		case <-time.After(time.Second):
+			return fmt.Errorf("stop %s (pid %d): %w", p.spec.Name, p.pid, ctx.Err())
+		}
 	}
 	done := make(chan struct{})
 	go func() { p.logs.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return fmt.Errorf("stop %s (pid %d): output still open: %w", p.spec.Name, p.pid, ctx.Err())
+		// The process is gone: its pipes close at once; a second bounds it
+		// when ctx ended before (a close after a long-blocked call).
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+			return fmt.Errorf("stop %s (pid %d): output still open: %w", p.spec.Name, p.pid, ctx.Err())
+		}
 	}
 	if p.stdout != nil {
 		_ = p.stdout.Close()

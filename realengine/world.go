@@ -35,6 +35,7 @@ type World struct {
 	drv   string // driver.py path
 
 	inj *toxiproxy.Injector
+	ctr *ctrWorld // container worlds only (incontainers.go)
 
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
@@ -78,12 +79,16 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 	if log == nil {
 		log = e.opts.Logger.With("engine", Name, "version", spec.Version, "scenario", spec.Scenario)
 	}
-	inj, err := toxiproxy.New(ctx, log)
+	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: newOrigin(), dir: dir, drv: drv, servers: map[string]*server{}}
+	if e.opts.Containers {
+		w.inj, err = w.openContainers(ctx)
+	} else {
+		w.inj, err = toxiproxy.New(ctx, log)
+	}
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("real engine: %w", err)
 	}
-	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: newOrigin(), dir: dir, drv: drv, inj: inj, servers: map[string]*server{}}
 	var fctx context.Context
 	fctx, w.endFaults = context.WithCancel(context.WithoutCancel(ctx))
 	w.Scheduler = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
@@ -142,16 +147,23 @@ func (w *World) launchMaster(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rpcAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(rpc))
-	metaURL := fmt.Sprintf("http://127.0.0.1:%d/health", meta)
+	rpcAddr := net.JoinHostPort(w.dialHost("master"), strconv.Itoa(rpc))
 	s := &server{role: "master", ports: map[string]int{"rpc": rpc, "metrics": metrics},
-		spec: procSpec{Name: "mooncake_master", Source: "master", Path: bin, Args: args, Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log},
+		spec: procSpec{Name: "mooncake_master", Source: "master", Path: bin, Args: args, Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "master"},
 		ready: func(ctx context.Context, p *proc) error {
-			if err := waitTCP(ctx, rpcAddr, p); err != nil {
+			probe, err := w.probeAddr(ctx, p, rpc)
+			if err != nil {
+				return err
+			}
+			if err := waitTCP(ctx, probe, p); err != nil {
 				return err
 			}
 			if w.spec.Metadata == "master" {
-				return waitHTTP(ctx, metaURL, p)
+				probe, err := w.probeAddr(ctx, p, meta)
+				if err != nil {
+					return err
+				}
+				return waitHTTP(ctx, "http://"+probe+"/health", p)
 			}
 			return nil
 		}}
@@ -166,7 +178,7 @@ func (w *World) launchMaster(ctx context.Context) error {
 	}
 	s.links = append(s.links, "master")
 	if w.spec.Metadata == "master" {
-		if _, err := w.inj.Link("metadata", net.JoinHostPort("127.0.0.1", strconv.Itoa(meta))); err != nil {
+		if _, err := w.inj.Link("metadata", net.JoinHostPort(w.dialHost("master"), strconv.Itoa(meta))); err != nil {
 			return fmt.Errorf("real engine: %w", err)
 		}
 		s.links = append(s.links, "metadata")
@@ -193,17 +205,17 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 	rpc, metrics, meta = ports[0], ports[1], ports[2]
 	flags := map[string]string{
 		"rpc_port":     strconv.Itoa(rpc),
-		"rpc_address":  "127.0.0.1",
+		"rpc_address":  w.bindHost(),
 		"metrics_port": strconv.Itoa(metrics),
 		"logtostderr":  "true",
 	}
 	if known["metrics_host"] {
-		flags["metrics_host"] = "127.0.0.1"
+		flags["metrics_host"] = w.bindHost()
 	}
 	if w.spec.Metadata == "master" {
 		flags["enable_http_metadata_server"] = "true"
 		flags["http_metadata_server_port"] = strconv.Itoa(meta)
-		flags["http_metadata_server_host"] = "127.0.0.1"
+		flags["http_metadata_server_host"] = w.bindHost()
 	}
 	maps.Copy(flags, extra)
 	for _, k := range sortedKeys(w.spec.Master.Flags) {
@@ -227,14 +239,18 @@ func (w *World) launchMetadata(ctx context.Context) error {
 		return err
 	}
 	port := ports[0]
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	addr := net.JoinHostPort(w.dialHost("metadata"), strconv.Itoa(port))
 	// The wheel's aiohttp server; it has no /health, any HTTP answer means up.
 	s := &server{role: "metadata", ports: map[string]int{"http": port},
 		spec: procSpec{Name: "mooncake_http_metadata_server", Source: "metadata", Path: w.l.Python(),
-			Args: []string{"-m", "mooncake.http_metadata_server", "--port", strconv.Itoa(port), "--host", "127.0.0.1"},
-			Env:  w.env(map[string]string{"PYTHONUNBUFFERED": "1"}), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log},
+			Args: []string{"-m", "mooncake.http_metadata_server", "--port", strconv.Itoa(port), "--host", w.bindHost()},
+			Env:  w.env(map[string]string{"PYTHONUNBUFFERED": "1"}), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "metadata"},
 		ready: func(ctx context.Context, p *proc) error {
-			return waitHTTP(ctx, "http://"+addr+"/metadata?key=faultlab-probe", p)
+			probe, err := w.probeAddr(ctx, p, port)
+			if err != nil {
+				return err
+			}
+			return waitHTTP(ctx, "http://"+probe+"/metadata?key=faultlab-probe", p)
 		}}
 	if err := w.startServer(ctx, s); err != nil {
 		return err
@@ -274,20 +290,25 @@ func (w *World) launchClient(ctx context.Context) error {
 	if size <= 0 {
 		size = 4 << 30 // mooncake_client's default "4 GB"
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	s := &server{role: "client", ports: map[string]int{"rpc": port},
 		spec: procSpec{Name: "mooncake_client", Source: "client", Path: bin,
-			Args: []string{"--host=127.0.0.1", "--port=" + strconv.Itoa(port), "--master_server_address=" + master,
+			Args: []string{"--host=" + w.dialHost("client"), "--port=" + strconv.Itoa(port), "--master_server_address=" + master,
 				"--metadata_server=" + meta, "--protocol=" + proto, "--device_names=" + w.spec.Client.DeviceNames,
 				"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
-			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log},
-		ready: func(ctx context.Context, p *proc) error { return waitTCP(ctx, addr, p) }}
+			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: containerShm},
+		ready: func(ctx context.Context, p *proc) error {
+			probe, err := w.probeAddr(ctx, p, port)
+			if err != nil {
+				return err
+			}
+			return waitTCP(ctx, probe, p)
+		}}
 	return w.startServer(ctx, s)
 }
 
 // startServer (re)starts s and waits until it answers.
 func (w *World) startServer(ctx context.Context, s *server) error {
-	p, err := startProc(s.spec)
+	p, err := w.startIn(ctx, s.spec)
 	if err != nil {
 		return fmt.Errorf("real engine: %w", err)
 	}
@@ -458,7 +479,7 @@ func (w *World) Addr(role string) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("real engine: the topology has no mooncake_client")
 		}
-		return net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports["rpc"])), nil
+		return net.JoinHostPort(w.dialHost("client"), strconv.Itoa(c.ports["rpc"])), nil
 	case "master_metrics":
 		m, ok := s["master"]
 		if !ok {
@@ -488,6 +509,9 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 			spec = &w.spec.Nodes[i]
 		}
 	}
+	if err := w.loopbackAcrossContainers(node, env); err != nil {
+		return nil, err
+	}
 	if spec == nil {
 		return nil, fmt.Errorf("real engine: no node %q in the topology", node)
 	}
@@ -513,7 +537,8 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 		extra[k] = v
 	}
 	d, err := startDriver(ctx, node, procSpec{Name: "driver " + node, Source: "mooncake:" + node, Path: python,
-		Args: []string{"-u", script}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log, OnEvent: onEvent})
+		Args: []string{"-u", script}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log, OnEvent: onEvent,
+		Role: node, ShmSize: containerShm}, w.startIn)
 	if err != nil {
 		return nil, err
 	}
@@ -562,6 +587,9 @@ func (w *World) Close(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	netport.Release(w.ports...)
+	if w.ctr != nil {
+		errs = append(errs, w.ctr.cw.Close(ctx))
+	}
 	if err := os.RemoveAll(w.dir); err != nil {
 		errs = append(errs, fmt.Errorf("real engine: remove %s: %w", w.dir, err))
 	}
@@ -582,12 +610,12 @@ func (w *World) PIDs() []int {
 	defer w.mu.Unlock()
 	var out []int
 	for _, role := range sortedKeys(w.servers) {
-		if p := w.servers[role].p; p != nil && !p.Exited() {
+		if p := w.servers[role].p; p != nil && !p.Exited() && p.ctr == nil {
 			out = append(out, p.pid)
 		}
 	}
 	for _, p := range w.procs {
-		if !p.d.p.Exited() {
+		if !p.d.p.Exited() && p.d.p.ctr == nil {
 			out = append(out, p.d.p.pid)
 		}
 	}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
@@ -141,7 +142,14 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 					case "mode":
 						p = map[string]any{"enum": anys(faults.LinkModes())}
 					case "action":
-						p = map[string]any{"enum": anys(faults.Actions)}
+						// process and container actions (each kind checks its own).
+						acts := append([]string(nil), faults.Actions...)
+						for _, a := range faults.ContainerActionNames {
+							if !slices.Contains(acts, a) {
+								acts = append(acts, a)
+							}
+						}
+						p = map[string]any{"enum": anys(acts)}
 					}
 				}
 				props[f.key] = p
@@ -149,6 +157,16 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 			def := map[string]any{"type": "object", "additionalProperties": false, "properties": props}
 			if t == reflect.TypeFor[Scenario]() {
 				def["required"] = []any{"name", "steps", "expect"}
+			}
+			if t == reflect.TypeFor[FaultSpec]() {
+				// Each kind with actions takes only its own.
+				byKind := func(k faults.Kind, acts []string) map[string]any {
+					return map[string]any{
+						"if":   map[string]any{"properties": map[string]any{"kind": map[string]any{"const": string(k)}}, "required": []any{"kind"}},
+						"then": map[string]any{"properties": map[string]any{"action": map[string]any{"enum": anys(acts)}}},
+					}
+				}
+				def["allOf"] = []any{byKind(faults.Process, faults.Actions), byKind(faults.Container, faults.ContainerActionNames)}
 			}
 			g.defs[name] = def
 		}

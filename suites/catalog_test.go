@@ -55,13 +55,20 @@ type engineSuite struct {
 	// worlds (as `faultlab run -j`), for engines that mostly wait out
 	// Mooncake's timeouts; the entries then assert the results.
 	parallel int
+	// containers: every party runs in a container, so container faults
+	// are injected; elsewhere a scenario labelled container must skip
+	// saying it needs a container world.
+	containers bool
+	// title and labels add to the suite's name and labels.
+	title  string
+	labels []string
 }
 
 // catalogKey names one scenario × version.
 func catalogKey(name, version string) string { return name + "@" + version }
 
 func catalogSuite(s engineSuite) bool {
-	return Describe("catalog on the "+s.name+" engine", Label(s.name), Ordered, func() {
+	return Describe("catalog on the "+s.name+" engine"+s.title, Label(append([]string{s.name}, s.labels...)...), Ordered, func() {
 		results := map[string]scenarios.Result{}
 		BeforeAll(func(ctx SpecContext) {
 			if s.available != nil {
@@ -90,6 +97,11 @@ func catalogSuite(s engineSuite) bool {
 				results[catalogKey(name, version)] = r
 			}
 			AddReportEntry(catalogKey(name, version), fmt.Sprintf("%s virtual=%.0fms wall=%.1fms %s %s", r.Verdict, r.VirtualMS, r.WallMS, r.TraceHash, r.Reason))
+			if sc.HasLabel("container") && !s.containers {
+				Expect(r.Verdict).To(Equal(scenarios.Skip), "%s @ %s on %s: %s", name, version, s.name, r.Reason)
+				Expect(r.Reason).To(ContainSubstring("needs a container world (faultlab run --containers)"))
+				return
+			}
 			if r.Verdict == scenarios.Skip && s.maySkip != nil && s.maySkip(sc, version) {
 				return // an allowed skip: its reason is in the report entry
 			}

@@ -113,7 +113,7 @@ remedy:
 		Expect(err).NotTo(HaveOccurred())
 		count := map[string]int{}
 		for _, sc := range cat {
-			for _, l := range []string{"setup", "standalone", "register", "io", "documented"} {
+			for _, l := range []string{"setup", "standalone", "register", "io", "documented", "container"} {
 				if sc.HasLabel(l) {
 					count[l]++
 				}
@@ -123,6 +123,9 @@ remedy:
 		Expect(count["standalone"]).To(BeNumerically(">=", 4))
 		Expect(count["register"]).To(BeNumerically(">=", 4))
 		Expect(count["io"]).To(BeNumerically(">=", 3))
-		Expect(count["documented"]).To(Equal(len(cat)))
+		// Every scenario is a documented failure or a container-only one
+		// (found on real in containers, docs/REAL-FINDINGS.md).
+		Expect(count["documented"] + count["container"]).To(Equal(len(cat)))
+		Expect(count["container"]).To(BeNumerically(">=", 2))
 	})
 })

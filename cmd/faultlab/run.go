@@ -40,6 +40,7 @@ type runFlags struct {
 	progress     string
 	sglang       string
 	sglangVer    string
+	containers   bool
 }
 
 func runCmd() *cobra.Command {
@@ -80,6 +81,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
 	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal, a heartbeat every 30 s otherwise), line, heartbeat, none")
+	cmd.Flags().BoolVar(&f.containers, "containers", false, "run every party in its own Docker container (real engine; images built locally)")
 	return cmd
 }
 
@@ -115,6 +117,11 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 	sides, err := buildSides(f.sglang, f.sglangVer, engs)
 	if err != nil {
 		return nil, nil, nil, opts, usageErr(err)
+	}
+	if f.containers {
+		if engs, err = inContainers(ctx, engs, logger(f.verbose)); err != nil {
+			return nil, nil, nil, opts, err
+		}
 	}
 	catalog, err := f.load()
 	if err != nil {

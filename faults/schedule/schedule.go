@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
@@ -82,7 +83,12 @@ func (s *Scheduler) Arm(ctx context.Context, fs []faults.Fault) error {
 			return fmt.Errorf("fault at line %d: %w", f.Line, err)
 		}
 	}
+	c, ok := s.inj.(interface{ InContainers() bool })
+	inContainers := ok && c.InContainers()
 	for _, f := range fs {
+		if faults.NeedsContainers(f) && !inContainers {
+			return engine.Unsupportedf("%s needs a container world (faultlab run --containers)", f)
+		}
 		if err := s.inj.Check(f); err != nil {
 			return err
 		}

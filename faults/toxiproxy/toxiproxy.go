@@ -13,9 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -24,7 +22,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/netport"
 )
 
 // Injector owns one in-process Toxiproxy server and its proxies.
@@ -32,10 +29,9 @@ type Injector struct {
 	logger *slog.Logger
 
 	mu     sync.Mutex
-	srv    *tp.ApiServer
+	srv    server
 	links  map[string]*link
-	ports  []int // listen ports, owned (netport) until Close: a refusing proxy keeps its port
-	seq    int   // toxic name counter, so two faults on one link never collide
+	seq    int // toxic name counter, so two faults on one link never collide
 	closed bool
 }
 
@@ -43,7 +39,7 @@ type Injector struct {
 // its own toxics, so the others stay as they are (a limit_data toxic keeps
 // its count); the proxy runs again once no refuse fault and no Hold remain.
 type link struct {
-	proxy   *tp.Proxy
+	proxy   proxy
 	stopped bool // proxy stopped (a refuse fault or a Hold)
 	held    bool // the server behind is down (Hold): refuse until Release
 	active  []*applied
@@ -68,7 +64,7 @@ func New(ctx context.Context, logger *slog.Logger) (*Injector, error) {
 	// Toxiproxy logs with zerolog; its proxy events are noise for scenario
 	// traces, so it stays silent and we log our own actions via slog.
 	srv := tp.NewServer(tp.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-	return &Injector{logger: logger, srv: srv, links: map[string]*link{}}, nil
+	return &Injector{logger: logger, srv: &local{srv: srv}, links: map[string]*link{}}, nil
 }
 
 // Link creates the proxy named name in front of upstream (host:port) and
@@ -82,20 +78,13 @@ func (i *Injector) Link(name, upstream string) (string, error) {
 	if _, ok := i.links[name]; ok {
 		return "", fmt.Errorf("toxiproxy: link %s: already exists", name)
 	}
-	// The port is taken from netport, not :0, so that while the proxy is
-	// stopped (refuse) no parallel world can bind it and answer for us.
-	ports, err := netport.Take(1)
+	p, err := i.srv.create(name, upstream)
 	if err != nil {
-		return "", fmt.Errorf("toxiproxy: link %s: %w", name, err)
-	}
-	i.ports = append(i.ports, ports[0])
-	p := tp.NewProxy(i.srv, name, net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])), upstream)
-	if err := i.srv.Collection.Add(p, true); err != nil {
 		return "", fmt.Errorf("toxiproxy: link %s → %s: %w", name, upstream, err)
 	}
 	i.links[name] = &link{proxy: p}
-	i.logger.Debug("toxiproxy link", "link", name, "listen", p.Listen, "upstream", upstream)
-	return p.Listen, nil
+	i.logger.Debug("toxiproxy link", "link", name, "listen", p.listen(), "upstream", upstream)
+	return p.listen(), nil
 }
 
 // Addr returns the listen address of a link.
@@ -106,7 +95,7 @@ func (i *Injector) Addr(name string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("toxiproxy: no link %q (have %s)", name, strings.Join(i.namesLocked(), ", "))
 	}
-	return l.proxy.Listen, nil
+	return l.proxy.listen(), nil
 }
 
 // Links lists the link names, sorted.
@@ -200,7 +189,9 @@ func (i *Injector) Inject(ctx context.Context, linkName string, f faults.Fault) 
 			return nil, fmt.Errorf("toxiproxy: apply %s on %s: refuse cannot be one-way (stream %s)", f, linkName, f.Stream)
 		}
 		if !l.stopped {
-			l.proxy.Stop()
+			if err := l.proxy.stop(); err != nil {
+				return nil, fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
+			}
 			l.stopped = true
 		}
 		i.logger.Debug("toxiproxy refuse", "link", linkName)
@@ -212,11 +203,7 @@ func (i *Injector) Inject(ctx context.Context, linkName string, f faults.Fault) 
 		for _, dir := range dirs {
 			i.seq++
 			name := fmt.Sprintf("%s_%s_%d", typ, dir, i.seq)
-			body, err := jsonBody(toxicSpec{Name: name, Type: typ, Stream: dir, Toxicity: 1.0, Attributes: attrs})
-			if err != nil {
-				return nil, fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, err)
-			}
-			if _, err := l.proxy.Toxics.AddToxicJson(body); err != nil {
+			if err := l.proxy.addToxic(toxicSpec{Name: name, Type: typ, Stream: dir, Toxicity: 1.0, Attributes: attrs}); err != nil {
 				return nil, fmt.Errorf("toxiproxy: apply %s on %s: add toxic %s: %w", f, linkName, name, err)
 			}
 			a.toxics = append(a.toxics, name)
@@ -243,7 +230,7 @@ func (i *Injector) remove(ctx context.Context, name string, a *applied) error {
 	l.active = slices.Delete(l.active, idx, idx+1)
 	var errs []error
 	for _, t := range a.toxics {
-		if err := l.proxy.Toxics.RemoveToxic(ctx, t); err != nil {
+		if err := l.proxy.removeToxic(ctx, t); err != nil {
 			errs = append(errs, fmt.Errorf("toxiproxy: heal %s on %s: remove toxic %s: %w", a.f, name, t, err))
 		}
 	}
@@ -257,8 +244,8 @@ func (i *Injector) restartLocked(name string, l *link) error {
 	if !l.stopped || l.held || i.closed || slices.ContainsFunc(l.active, func(a *applied) bool { return a.refuse }) {
 		return nil
 	}
-	if err := l.proxy.Start(); err != nil {
-		return fmt.Errorf("toxiproxy: heal %s: restart proxy on %s: %w", name, l.proxy.Listen, err)
+	if err := l.proxy.start(); err != nil {
+		return fmt.Errorf("toxiproxy: heal %s: restart proxy on %s: %w", name, l.proxy.listen(), err)
 	}
 	l.stopped = false
 	return nil
@@ -270,7 +257,9 @@ func (i *Injector) Hold(ctx context.Context, linkName string) error {
 	return i.onLink("hold", linkName, func(l *link) error {
 		l.held = true
 		if !l.stopped {
-			l.proxy.Stop()
+			if err := l.proxy.stop(); err != nil {
+				return fmt.Errorf("toxiproxy: hold %s: %w", linkName, err)
+			}
 			l.stopped = true
 		}
 		return ctx.Err()
@@ -304,9 +293,9 @@ func (i *Injector) onLink(op, name string, fn func(*link) error) error {
 }
 
 func (i *Injector) healLocked(ctx context.Context, name string, l *link) error {
-	l.proxy.Toxics.ResetToxics(ctx)
+	err := l.proxy.resetToxics(ctx)
 	l.active = nil
-	return i.restartLocked(name, l)
+	return errors.Join(err, i.restartLocked(name, l))
 }
 
 // HealAll heals every link (Holds stay).
@@ -340,12 +329,9 @@ func (i *Injector) Close() error {
 		l := i.links[name]
 		// Removing toxics first lets blocked toxic goroutines (timeout 0
 		// never returns on its own) see their interrupt and exit.
-		l.proxy.Toxics.ResetToxics(context.Background())
+		_ = l.proxy.resetToxics(context.Background())
 	}
-	err := i.srv.Collection.Clear()
-	netport.Release(i.ports...)
-	i.ports = nil
-	if err != nil {
+	if err := i.srv.clear(); err != nil {
 		return fmt.Errorf("toxiproxy: close: %w", err)
 	}
 	i.links = map[string]*link{}

@@ -1,0 +1,109 @@
+package images
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// WheelPackage is the CPU-only Mooncake wheel on PyPI.
+const WheelPackage = "mooncake-transfer-engine-non-cuda"
+
+// VenvDir is where the Mooncake venv lives inside the image.
+const VenvDir = "/opt/mc"
+
+// Mooncake builds (or finds) faultlab/mooncake:<version>: the base plus a
+// venv with the wheel and its dependencies installed offline from a
+// wheelhouse downloaded on the host (the build itself has no network).
+func (b *Builder) Mooncake(ctx context.Context, version string) (Image, error) {
+	unlock, err := b.lock()
+	if err != nil {
+		return Image{}, err
+	}
+	defer unlock()
+	base, err := b.base(ctx)
+	start := time.Now() // after the base: its time is its own
+	if err != nil {
+		return Image{}, err
+	}
+	whl, err := b.wheelhouse(ctx, version)
+	if err != nil {
+		return Image{}, err
+	}
+	files, parts, err := wheelFiles(whl)
+	if err != nil {
+		return Image{}, err
+	}
+	dockerfile := fmt.Sprintf(`FROM %s
+COPY wheels /wheels
+RUN python3 -m venv %[2]s && %[2]s/bin/pip install --no-cache-dir --no-index --find-links /wheels %[3]s==%[4]s
+ENV PATH=%[2]s/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+`, base.Ref, VenvDir, WheelPackage, version)
+	inputs := hashOf(append([]string{base.Inputs, dockerfile}, parts...)...)
+	return b.ensure(ctx, start, RepoMooncake, version, inputs, map[string]string{LabelImage: "mooncake", LabelVersion: version},
+		func(ctx context.Context, ref string, labels map[string]string) error {
+			return b.dockerBuild(ctx, ref, dockerfile, files, labels)
+		})
+}
+
+// wheelhouse downloads the wheel and its dependencies once per version into
+// the cache (binary wheels for this host's Python, which is the base's 3.11).
+func (b *Builder) wheelhouse(ctx context.Context, version string) (string, error) {
+	dir := filepath.Join(b.cacheDir(), "wheels", version)
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return dir, nil
+	}
+	_ = os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	py := b.Python
+	if py == "" {
+		py = "python3"
+	}
+	cmd := exec.CommandContext(ctx, py, "-m", "pip", "download", "--disable-pip-version-check", "--quiet",
+		"--only-binary=:all:", "--python-version", "3.11", "--dest", dir, WheelPackage+"=="+version)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("pip download %s==%s: %w: %s", WheelPackage, version, err, lastLines(string(out), 6))
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// wheelFiles lists the wheelhouse as build-context entries and as hash parts
+// (name and content hash of every wheel).
+func wheelFiles(dir string) (map[string]string, []string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	files := map[string]string{}
+	var parts []string
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".whl") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		h, err := fileHash(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		files["wheels/"+e.Name()] = p
+		parts = append(parts, e.Name()+"="+h)
+	}
+	if len(parts) == 0 {
+		return nil, nil, fmt.Errorf("images: no wheels in %s", dir)
+	}
+	sort.Strings(parts)
+	return files, parts, nil
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

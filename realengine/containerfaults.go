@@ -1,0 +1,146 @@
+package realengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/containers"
+	"github.com/mooncake-faultlab/faultlab/faults"
+)
+
+// InContainers tells the scheduler container faults can be injected here.
+func (in injector) InContainers() bool { return in.w.ctr != nil }
+
+// containerAction injects a container fault on every target; the heal
+// undoes it on every target (faults.ContainerUndo).
+func (w *World) containerAction(f faults.Fault) (inject, error) {
+	type target struct {
+		s    *server // a server role
+		node string  // or a node's drivers
+	}
+	var ts []target
+	w.mu.Lock()
+	servers := make(map[string]*server, len(w.servers))
+	for k, v := range w.servers {
+		servers[k] = v
+	}
+	w.mu.Unlock()
+	for _, t := range faults.ContainerTargets(f) {
+		if s, ok := servers[t]; ok {
+			ts = append(ts, target{s: s})
+			continue
+		}
+		found := false
+		for _, n := range w.spec.Nodes {
+			found = found || n.Name == t
+		}
+		if !found {
+			return nil, fmt.Errorf("real engine: %s: no party %q (master, metadata, client or a node)", f, t)
+		}
+		if f.Action == "restart" || f.Action == "start" {
+			return nil, fmt.Errorf("real engine: %s: a node's SGLang process is not restarted by a fault (start a new one with a step)", f)
+		}
+		ts = append(ts, target{node: t})
+	}
+	do := func(ctx context.Context, action string) error {
+		var errs []error
+		for _, t := range ts {
+			if t.s != nil {
+				errs = append(errs, w.serverContainerAction(ctx, t.s, action, f.Bytes))
+				continue
+			}
+			for _, p := range w.driverParties(t.node) {
+				errs = append(errs, partyAction(ctx, p, action, f.Bytes))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	return func(ctx context.Context) (func(context.Context) error, error) {
+		if err := do(ctx, f.Action); err != nil {
+			return nil, err
+		}
+		undo := faults.ContainerUndo(f.Action)
+		if undo == "" {
+			return nil, nil
+		}
+		return func(ctx context.Context) error { return do(ctx, undo) }, nil
+	}, nil
+}
+
+// serverContainerAction acts on a server's container. Stopping or killing
+// goes through stopServer, so its proxies refuse as a closed port would.
+func (w *World) serverContainerAction(ctx context.Context, s *server, action string, bytes int64) error {
+	w.mu.Lock()
+	p, down := s.p, s.down
+	w.mu.Unlock()
+	switch action {
+	case "stop":
+		if down {
+			return nil
+		}
+		// docker stop: SIGTERM, then the kill after a grace.
+		_ = p.ctr.Signal(ctx, syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(2 * time.Second):
+		case <-ctx.Done():
+		}
+		return w.doProcess(ctx, s, "stop")
+	case "kill":
+		if down {
+			return nil
+		}
+		return w.doProcess(ctx, s, "stop")
+	case "start", "restart", "pause":
+		return w.doProcess(ctx, s, action)
+	case "unpause":
+		return w.doProcess(ctx, s, "resume")
+	}
+	if down {
+		return fmt.Errorf("real engine: container %s of %s: it is stopped", action, s.role)
+	}
+	return partyAction(ctx, p.ctr, action, bytes)
+}
+
+// partyAction is an action on one running container.
+func partyAction(ctx context.Context, p *containers.Party, action string, bytes int64) error {
+	switch action {
+	case "stop":
+		_ = p.Signal(ctx, syscall.SIGTERM)
+		select {
+		case <-p.Exited():
+			return nil
+		case <-time.After(2 * time.Second):
+		}
+		return p.Kill(ctx)
+	case "kill":
+		return p.Kill(ctx)
+	case "pause":
+		return p.Pause(ctx)
+	case "unpause":
+		return p.Unpause(ctx)
+	case "partition":
+		return p.Disconnect(ctx)
+	case "reconnect":
+		return p.Connect(ctx)
+	case "memory":
+		return p.SetMemory(ctx, bytes)
+	}
+	return fmt.Errorf("real engine: container action %q", action)
+}
+
+// driverParties are the containers of a node's SGLang processes.
+func (w *World) driverParties(node string) []*containers.Party {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []*containers.Party
+	for _, p := range w.procs {
+		if p.node == node && p.d.p.ctr != nil {
+			out = append(out, p.d.p.ctr)
+		}
+	}
+	return out
+}
