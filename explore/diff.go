@@ -10,8 +10,9 @@ import (
 
 // Diverges compares two engines' results of the same scenario, phase by
 // phase: exception class and text (addresses abstracted), return codes,
-// process death, and duration beyond the tolerance (scenarios.Compare:
-// more than 2× and 1 s apart). "" = they agree.
+// process death, phase duration beyond DurationTolAbs/DurationTolRel, and
+// the time spent in each Mooncake call beyond scenarios.TimingTolerance of
+// the second engine's (real's: no process start in it). "" = they agree.
 func Diverges(a, b scenarios.Result) string {
 	var out []string
 	phase := func(name string, oa, ob *scenarios.Observed) {
@@ -30,11 +31,20 @@ func Diverges(a, b scenarios.Result) string {
 		}
 		c := cs[0]
 		ea, eb := c.Engines[0], c.Engines[1]
-		diffs := slices.DeleteFunc(slices.Clone(c.Differences), func(d string) bool { return d == "verdict" || d == "duration" })
-		if durationDiffers(ea.DurationMS, eb.DurationMS) && hostCost(oa, ob) == "" {
+		// Phase durations and per-call times are judged here (explore's own
+		// tolerances, host costs exempt), not by Compare's.
+		diffs := slices.DeleteFunc(slices.Clone(c.Differences), func(d string) bool {
+			return d == "verdict" || d == "duration" || strings.HasPrefix(d, "timing.")
+		})
+		host := hostCost(oa, ob) != ""
+		if durationDiffers(ea.DurationMS, eb.DurationMS) && !host {
 			diffs = append(diffs, "duration")
 		}
-		if len(diffs) == 0 {
+		var calls []string
+		if !host {
+			calls = scenarios.TimingDiffs(eb.TimingsMS, ea.TimingsMS)
+		}
+		if len(diffs) == 0 && len(calls) == 0 {
 			return
 		}
 		var what []string
@@ -50,7 +60,12 @@ func Diverges(a, b scenarios.Result) string {
 				what = append(what, fmt.Sprintf("death %s=%v %s=%v", a.Engine, ea.Died, b.Engine, eb.Died))
 			case "duration":
 				what = append(what, fmt.Sprintf("duration %s=%.1fs %s=%.1fs", a.Engine, ea.DurationMS/1000, b.Engine, eb.DurationMS/1000))
+			default:
+				what = append(what, d) // a kind Compare learnt later: named, never an empty reason
 			}
+		}
+		for _, m := range calls {
+			what = append(what, fmt.Sprintf("timing %s %s=%.0fms %s=%.0fms", m, a.Engine, ea.TimingsMS[m], b.Engine, eb.TimingsMS[m]))
 		}
 		out = append(out, name+": "+strings.Join(what, "; "))
 	}

@@ -185,7 +185,9 @@ type Profile struct {
 	// runs ClientMonitorFunc (client_ttl expiry) in every mode (v0.3.6.post1+;
 	// before, both only in HA mode). HeartbeatAfterMount: the ping thread
 	// starts after the first MountSegment (EnsureStorageControlPlaneStarted,
-	// v0.3.11+) instead of right after connecting.
+	// v0.3.10.post1+: client_service.cpp MountSegment) instead of right after
+	// connecting (real 0.3.10.post1: a setup failing in the transfer engine
+	// returns in 63 ms, no ping-thread join; explore seed 2005).
 	Heartbeat           bool
 	HeartbeatAfterMount bool
 	// MetadataSameValueOK: the master's embedded HTTP metadata server answers
@@ -317,7 +319,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.AutoPortRangeEnv = at("0.3.11")
 	p.HealthCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")
-	p.HeartbeatAfterMount = at("0.3.11")
+	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.MetadataSameValueOK = at("0.3.12")
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")

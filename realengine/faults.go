@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"syscall"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -42,8 +43,10 @@ func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Con
 	return a(ctx)
 }
 
-// Clear implements schedule.Injector: every link healed, paused servers
-// resumed, stopped ones started (which releases their links).
+// Clear implements schedule.Injector: every link healed first, paused
+// servers resumed, stopped ones started (which releases their links) in
+// dependency order — a mooncake_client started before the metadata service
+// or master it registers with fails setup and aborts (explore seed 119).
 func (in injector) Clear(ctx context.Context) error {
 	w := in.w
 	var errs []error
@@ -52,7 +55,7 @@ func (in injector) Clear(ctx context.Context) error {
 	}
 	w.mu.Lock()
 	var down, paused []*server
-	for _, role := range sortedKeys(w.servers) {
+	for _, role := range startOrder(w.servers) {
 		s := w.servers[role]
 		if s.down {
 			down = append(down, s)
@@ -230,4 +233,22 @@ func (w *World) resume(s *server) error {
 	}
 	s.paused = false
 	return nil
+}
+
+// dependencyRank orders server roles by what needs what: the metadata
+// service and master first, mooncake_client (which sets up against both)
+// after them; unknown roles last, by name.
+var dependencyRank = map[string]int{"metadata": 0, "master": 1, "client": 2}
+
+// startOrder is the roles of servers in dependency order.
+func startOrder(servers map[string]*server) []string {
+	roles := sortedKeys(servers)
+	rank := func(r string) int {
+		if n, ok := dependencyRank[r]; ok {
+			return n
+		}
+		return len(dependencyRank)
+	}
+	slices.SortStableFunc(roles, func(a, b string) int { return rank(a) - rank(b) })
+	return roles
 }

@@ -2,7 +2,7 @@ package sim
 
 import (
 	"context"
-	"time"
+	"errors"
 
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
@@ -14,6 +14,9 @@ type heartbeat struct {
 	rc *client.RealClient
 	dc *client.DummyClient
 	ev *kernel.Event
+	// stopping is ping_running_ = false: the iteration under way finishes,
+	// the next one does not start.
+	stopping bool
 }
 
 // watch schedules heartbeats for a client whose ping thread runs.
@@ -33,6 +36,7 @@ func (w *World) reschedule(b *heartbeat) {
 	if b.ev != nil || w.closed {
 		return
 	}
+	b.stopping = false
 	switch {
 	case b.rc != nil && b.rc.Pinging():
 		// The ping thread pings at once when it starts.
@@ -45,23 +49,47 @@ func (w *World) reschedule(b *heartbeat) {
 
 func (w *World) beat(b *heartbeat) {
 	b.ev = nil
+	if b.stopping {
+		return // the loop sees ping_running_ = false and the thread exits
+	}
 	ctx := context.Background()
 	if b.rc != nil {
 		if !b.rc.Pinging() {
 			return
 		}
 		dc := &detachedClock{base: w.k.Now}
-		node := b.rc.Node()
-		dial := func(addr string) master.Service {
-			return masterTransport{w: w, from: node, clock: dc, conn: "ping"}.Master(addr, b.rc.Timeouts())
-		}
-		var wait time.Duration
 		if b.rc.ReconnectPending() {
-			wait = b.rc.Reconnect(ctx, metadataEtcd{w: w, from: node, clock: dc}, dial)
-		} else {
-			wait = b.rc.Heartbeat(ctx, dial(b.rc.MasterAddr()))
+			wait := b.rc.Reconnect(ctx, metadataEtcd{w: w, from: b.rc.Node(), clock: dc}, w.pingDial(b.rc, dc))
+			b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+			return
 		}
-		b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+		stub := w.heartbeatStub(b.rc, dc)
+		resp, err := stub.Ping(ctx, b.rc.ID())
+		if err != nil && dc.elapsed > 0 {
+			// A failed ping is known when its RPC gives up, not when it is
+			// sent: until then is_ping_healthy() keeps its last value (real
+			// 0.3.12.post1, master blackholed: healthy until the 30 s request
+			// timeout). A refused one is decided at the pool's last
+			// reconnect (RefusedPoolCost): a master back by then answers it.
+			var rerr *master.RPCError
+			refused := errors.As(err, &rerr) && rerr.Kind == master.Refused
+			b.ev = w.k.After(dc.elapsed, "heartbeat ping outcome", func() {
+				b.ev = nil
+				if !b.rc.Pinging() {
+					return
+				}
+				dc := &detachedClock{base: w.k.Now}
+				stub := w.heartbeatStub(b.rc, dc)
+				if refused {
+					if r, again := stub.Ping(ctx, b.rc.ID()); again == nil {
+						resp, err, dc.elapsed = r, nil, 0
+					}
+				}
+				w.pingDone(b, stub, dc, resp, err)
+			})
+			return
+		}
+		w.pingDone(b, stub, dc, resp, err)
 		return
 	}
 	if !b.dc.Pinging() {
@@ -69,4 +97,41 @@ func (w *World) beat(b *heartbeat) {
 	}
 	b.dc.Heartbeat(ctx)
 	b.ev = w.k.After(client.PingInterval, "dummy heartbeat", func() { w.beat(b) })
+}
+
+// pingDial gives the ping thread's master stubs: its own pooled
+// connection ("ping"), waits going to dc so the foreground does not block.
+func (w *World) pingDial(rc *client.RealClient, dc *detachedClock) func(addr string) master.Service {
+	return func(addr string) master.Service {
+		return masterTransport{w: w, from: rc.Node(), clock: dc, conn: "ping"}.Master(addr, rc.Timeouts())
+	}
+}
+
+// heartbeatStub is the ping thread's stub for the master it pings.
+func (w *World) heartbeatStub(rc *client.RealClient, dc *detachedClock) master.Service {
+	return w.pingDial(rc, dc)(rc.MasterAddr())
+}
+
+// pingDone finishes a ping-thread iteration whose ping outcome is known
+// and schedules the next one after the thread's waits.
+func (w *World) pingDone(b *heartbeat, stub master.Service, dc *detachedClock, resp master.PingResponse, err error) {
+	wait := b.rc.PingDone(context.Background(), stub, resp, err)
+	b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+}
+
+// joinPing implements client.Deps.JoinPing: the foreground waits while rc's
+// ping thread runs its pending iteration (its events fire as time passes).
+func (w *World) joinPing(ctx context.Context, rc *client.RealClient) error {
+	for _, b := range w.beats {
+		if b.rc != rc {
+			continue
+		}
+		b.stopping = true
+		for b.ev != nil {
+			if err := w.Clock().Sleep(ctx, max(0, b.ev.At-w.k.Now())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -131,6 +131,21 @@ var _ = Describe("setup()", func() {
 			// Real 0.3.13.post1: 23.2 s for 20 attempts.
 			Expect(e.now()).To(Equal(20 * (client.CreateCost + time.Second + 100*time.Millisecond)))
 		})
+		// The ping thread starts at connect before 0.3.10.post1 and at the
+		// first MountSegment from then on (EnsureStorageControlPlaneStarted):
+		// a transfer-engine failure joins it (1 s) only before. Real
+		// 0.3.10.post1, HTTP metadata, MC_FORCE_HCA=1: 63 ms (explore seed 2005).
+		DescribeTable("a transfer-engine failure joins the ping thread only where it started at connect",
+			func(version string, want time.Duration) {
+				e := launch(opts{version: version, metadata: "http", procEnv: map[string]string{"MC_FORCE_HCA": "1"}})
+				a := setupArgs("127.0.0.1:17778", "rdma", "")
+				a.MetadataServer = sim.MetadataURL
+				Expect(e.setup(a)).To(Equal(-600))
+				Expect(e.now()).To(Equal(want))
+			},
+			Entry("0.3.10 (ping thread from connect)", "0.3.10", client.CreateCost+time.Second+time.Millisecond),
+			Entry("0.3.10.post1 (ping thread from mount)", "0.3.10.post1", client.CreateCost),
+		)
 		It("falls back to TCP with an empty device list", func() {
 			e := launch(opts{version: "0.3.9"})
 			Expect(e.setup(setupArgs("localhost", "rdma", ""))).To(Equal(0))

@@ -147,6 +147,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Ports:    portBinder{w: w, node: node},
 		Data:     dataPath{w: w, from: node, clock: clock},
 		Clients:  clientTransport{w: w, from: node, clock: clock},
+		JoinPing: w.joinPing,
 	}
 }
 

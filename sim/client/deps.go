@@ -98,6 +98,10 @@ type Deps struct {
 	Data  te.DataPath
 	// Clients reaches mooncake_client (dummy mode); nil when absent.
 	Clients RealClientTransport
+	// JoinPing waits, as ~Client's join does, until c's ping thread ends
+	// the iteration it is in (its RPCs, a reconnect, its sleep) and exits;
+	// nil = the thread is joined at once.
+	JoinPing func(ctx context.Context, c *RealClient) error
 	// FileExists answers stat() for SSD-offload paths; nil = no file exists.
 	FileExists func(path string) bool
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
@@ -62,9 +63,12 @@ func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSi
 	if c.d.Clients == nil {
 		return 0, fmt.Errorf("dummy client: no mooncake_client transport wired")
 	}
-	c.svc = c.d.Clients.RealClient(serverAddress, timeoutsFromEnv(c.p, c.d.Env))
+	// DummyClient() builds its client pools from pool_conf{}: coro_rpc's
+	// default 30 s connect and request timeouts; MC_RPC_TIMEOUT_MS is read
+	// by MasterClient only (master_client.h, 0.3.12+).
+	c.svc = c.d.Clients.RealClient(serverAddress, DefaultTimeouts)
 	if err := c.svc.ServiceReady(ctx); err != nil {
-		rpcLog(c.d.Log, c.p, "Dummy ", err)
+		c.rpcCode(err)
 		c.logf(mlog.Error, "Failed to connect to real client")
 		return -1, nil
 	}
@@ -223,9 +227,24 @@ func (c *DummyClient) UnregisterBuffer(_ context.Context, ptr uint64) (int, erro
 	return 0, nil
 }
 
+// rpcCode is DummyClient::invoke_rpc's failure path (dummy_client.cpp,
+// 0.3.8–0.3.12.post1): every transport error is RPC_FAIL, logged as
+// "Dummy Client not available" (no connection) or "RPC call failed: <msg>"
+// (never MasterClient's "RPC call timed out").
 func (c *DummyClient) rpcCode(err error) int {
-	rpcLog(c.d.Log, c.p, "Dummy ", err)
-	return int(codeOf(err, c.p))
+	re, ok := master.AsRPCError(err)
+	if !ok {
+		return int(codeOf(err, c.p))
+	}
+	switch re.Kind {
+	case master.Refused:
+		c.logf(mlog.Error, "Dummy Client not available")
+	case master.ConnectTimeout, master.RequestTimeout:
+		c.logf(mlog.Error, "RPC call failed: Connection timed out")
+	case master.Reset:
+		c.logf(mlog.Error, "RPC call failed: Connection reset by peer")
+	}
+	return int(mooncake.RPC_FAIL)
 }
 
 // Put is put(key, value): the value goes through the local buffer shm.

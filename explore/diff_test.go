@@ -1,0 +1,38 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+// Per-call times are named in the reason (the seed-2005 report said only
+// "main:  | remedy: "), judged against the second engine's within
+// scenarios.TimingTolerance; host costs stay exempt.
+func TestDivergesNamesCallTimings(t *testing.T) {
+	phase := func(setupMS float64, logs ...string) scenarios.Observed {
+		return scenarios.Observed{
+			Exception:  &scenarios.Exception{Class: "RuntimeError", Message: "Failed to setup Mooncake store, error code: -600"},
+			Calls:      []scenarios.Call{{Method: "setup", Code: -600, MS: setupMS}},
+			Logs:       logs,
+			DurationMS: setupMS,
+			TimingsMS:  map[string]float64{"setup": setupMS},
+		}
+	}
+	res := func(eng string, o scenarios.Observed) scenarios.Result {
+		return scenarios.Result{Scenario: "s", Engine: eng, MooncakeVersion: "0.3.10.post1", Verdict: scenarios.Pass, Observed: o}
+	}
+	for _, tc := range []struct {
+		name     string
+		sim, rea scenarios.Observed
+		want     string
+	}{
+		{"a 1 s thread join sim has and real has not", phase(1011), phase(63), "main: timing setup sim=1011ms real=63ms"},
+		{"within 0.3 s", phase(1011), phase(800), ""},
+		{"a host cost", phase(45), phase(1825, "AlignedClientBufferAllocator: allocated 1342177280 bytes"), ""},
+	} {
+		if got := Diverges(res("sim", tc.sim), res("real", tc.rea)); got != tc.want {
+			t.Errorf("%s: Diverges = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
