@@ -287,6 +287,16 @@ func (p *Party) Unpause(ctx context.Context) error {
 	return nil
 }
 
+// Exec runs cmd inside the party's container (docker exec) and returns
+// its exit code: a probe from within the party's own network namespace.
+func (p *Party) Exec(ctx context.Context, cmd []string) (int, error) {
+	code, _, err := p.c.Exec(ctx, cmd)
+	if err != nil {
+		return -1, fmt.Errorf("containers: exec in %s: %w", p.Spec.Name, err)
+	}
+	return code, nil
+}
+
 // netOwner is the party whose network namespace p uses.
 func (p *Party) netOwner() *Party {
 	if p.Spec.ShareNetwork != nil {

@@ -119,7 +119,11 @@ type Profile struct {
 	// RPCTimeoutCode: RPC timeouts are -901 (0.3.12+); before, -900.
 	RPCTimeoutCode bool
 	// DummyClient: setup_dummy and mooncake_client exist (0.3.8+).
-	DummyClient bool
+	// RealClientRPCLoopback: mooncake_client's RPC service listens on
+	// 127.0.0.1 whatever --host says (real_client_main.cpp up to
+	// v0.3.10.post1; FLAGS_host from v0.3.10.post2), so only its own
+	// network namespace reaches it (real 0.3.9 in containers).
+	DummyClient, RealClientRPCLoopback bool
 	// HostMemAllocator: mooncake.store.MooncakeHostMemAllocator (0.3.8+).
 	HostMemAllocator bool
 	// ChunkLargeMR: RDMA registrations above max_mr_size are split into
@@ -304,6 +308,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.MasterVersionCheck = at("0.3.8")
 	p.RPCTimeoutCode = at("0.3.12")
 	p.DummyClient = at("0.3.8")
+	p.RealClientRPCLoopback = p.DummyClient && !at("0.3.10.post2")
 	p.HostMemAllocator = at("0.3.8")
 	// Verified in source (kvcache-ai/Mooncake tags, sim/ author): see the
 	// field comments.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"log/slog"
 	"maps"
 	"net"
@@ -297,6 +298,9 @@ func (w *World) launchClient(ctx context.Context) error {
 				"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
 			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: containerShm},
 		ready: func(ctx context.Context, p *proc) error {
+			if prof, _ := mooncake.ProfileFor(w.spec.Version); p.ctr != nil && prof.RealClientRPCLoopback {
+				return waitTCPInside(ctx, p, port)
+			}
 			probe, err := w.probeAddr(ctx, p, port)
 			if err != nil {
 				return err
@@ -337,6 +341,21 @@ func waitTCP(ctx context.Context, addr string, p *proc) error {
 		}
 		if err := waitTick(ctx, p); err != nil {
 			return fmt.Errorf("%s: %w", addr, err)
+		}
+	}
+}
+
+// waitTCPInside polls from inside p's container until 127.0.0.1:port
+// there accepts a connection (bash's /dev/tcp: every image has bash).
+func waitTCPInside(ctx context.Context, p *proc, port int) error {
+	probe := []string{"bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/" + strconv.Itoa(port)}
+	for {
+		code, err := p.ctr.Exec(ctx, probe)
+		if err == nil && code == 0 {
+			return nil
+		}
+		if err := waitTick(ctx, p); err != nil {
+			return fmt.Errorf("127.0.0.1:%d in %s: %w", port, p.ctr.Spec.Name, err)
 		}
 	}
 }
@@ -479,7 +498,13 @@ func (w *World) Addr(role string) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("real engine: the topology has no mooncake_client")
 		}
-		return net.JoinHostPort(w.dialHost("client"), strconv.Itoa(c.ports["rpc"])), nil
+		host := w.dialHost("client")
+		if prof, _ := mooncake.ProfileFor(w.spec.Version); prof.RealClientRPCLoopback {
+			// Its RPC service is on 127.0.0.1 only; in containers the
+			// drivers share its pod's namespace, as SGLang shares a pod's.
+			host = "127.0.0.1"
+		}
+		return net.JoinHostPort(host, strconv.Itoa(c.ports["rpc"])), nil
 	case "master_metrics":
 		m, ok := s["master"]
 		if !ok {

@@ -154,16 +154,22 @@ func prerun(ctx context.Context, s engineSuite, results map[string]scenarios.Res
 	}
 }
 
+// entryLabels are the labels ginkgo filters an entry of sc by: the
+// suite's (its Describe's) and the scenario's.
+func entryLabels(s engineSuite, sc *scenarios.Scenario) Labels {
+	return append(append(Labels{s.name}, s.labels...), sc.Labels...)
+}
+
 // selected: whether ginkgo will run the entry of sc at version.
 func selected(s engineSuite, sc *scenarios.Scenario, version string) bool {
 	cfg, _ := GinkgoConfiguration()
 	if cfg.LabelFilter != "" {
 		f, err := types.ParseLabelFilter(cfg.LabelFilter)
-		if err == nil && !f(append(Labels{s.name}, sc.Labels...)) {
+		if err == nil && !f(entryLabels(s, sc)) {
 			return false
 		}
 	}
-	text := "catalog on the " + s.name + " engine scenario " + sc.Name + " @" + version
+	text := "catalog on the " + s.name + " engine" + s.title + " scenario " + sc.Name + " @" + version
 	for _, re := range cfg.SkipStrings {
 		if regexp.MustCompile(re).MatchString(text) {
 			return false
@@ -205,7 +211,7 @@ func catalogEntries(s engineSuite) []TableEntry {
 		}
 		vs, _ := sc.Versions("")
 		for _, v := range vs {
-			out = append(out, Entry(sc.Name+" @"+v, append(Labels{s.name}, sc.Labels...), sc.Name, v, nil))
+			out = append(out, Entry(sc.Name+" @"+v, Labels(sc.Labels), sc.Name, v, nil))
 		}
 	}
 	return out
