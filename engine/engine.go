@@ -194,6 +194,20 @@ type ClientSpec struct {
 	DeviceNames string
 	// RDMA is the RNIC inventory of mooncake_client's host; empty = none.
 	RDMA []RDMADevice
+	// OwnPod: mooncake_client is not a sidecar in SGLang's pod but in its
+	// own (network namespace), as only container worlds can place it;
+	// other worlds skip.
+	OwnPod bool
+}
+
+// NeedsContainers says why a world of spec can only be built in a
+// container world ("" = it can anywhere): engines whose worlds are
+// processes on one host skip such a spec with the reason.
+func (s WorldSpec) NeedsContainers() string {
+	if s.Client != nil && s.Client.OwnPod {
+		return "mooncake_client in its own pod (mooncake_client.sidecar: false) needs a container world (faultlab run --containers)"
+	}
+	return ""
 }
 
 // NodeSpec is one host: its NICs and memory limits.

@@ -65,10 +65,16 @@ type World struct {
 	procs  int
 	beats  []*heartbeat
 	closed bool
+	// containers: a container world (containers.go).
+	containers bool
 }
 
-// Launch builds a world at virtual time 0.
+// Launch builds a world of processes at virtual time 0.
 func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
+	return launch(ctx, spec, Options{})
+}
+
+func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, error) {
 	v := spec.Version
 	if v == "" {
 		v = mooncake.Latest
@@ -87,6 +93,7 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 		spec: spec, profile: p, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
+		containers: opts.Containers,
 	}
 	w.Scheduler = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
