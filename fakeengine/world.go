@@ -75,6 +75,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		// election lives in sim (sim/hamaster.go) and on real.
 		return nil, engine.Unsupportedf("HA master pair (topology master.ha) is not served by the fake engine (one master process); it runs on sim and real")
 	}
+	if why := spec.NeedsContainers(); why != "" {
+		return nil, engine.Unsupportedf("%s", why)
+	}
 	if spec.Version == "" {
 		spec.Version = mooncake.Latest
 	}

@@ -130,7 +130,7 @@ func (w *World) startIn(ctx context.Context, spec procSpec) (*proc, error) {
 	w.mu.Unlock()
 	ps := containers.PartySpec{Name: name, Alias: spec.Role, Image: w.ctr.image, Cmd: cmd, Env: env,
 		Stdin: spec.Protocol, Files: files, ShmSize: spec.ShmSize, Memlock: spec.MemlockHard}
-	if w.spec.Client != nil && (spec.Protocol || spec.Role == "client") {
+	if w.spec.Client != nil && !w.spec.Client.OwnPod && (spec.Protocol || spec.Role == "client") {
 		// A dummy client reaches mooncake_client over an abstract unix socket
 		// and a memfd: both live in one network namespace, held by a pod
 		// container (alias "client"), as in a Kubernetes pod, so stopping

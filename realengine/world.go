@@ -499,7 +499,7 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("real engine: the topology has no mooncake_client")
 		}
 		host := w.dialHost("client")
-		if prof, _ := mooncake.ProfileFor(w.spec.Version); prof.RealClientRPCLoopback {
+		if prof, _ := mooncake.ProfileFor(w.spec.Version); prof.RealClientRPCLoopback && !(w.ctr != nil && w.spec.Client.OwnPod) {
 			// Its RPC service is on 127.0.0.1 only; in containers the
 			// drivers share its pod's namespace, as SGLang shares a pod's.
 			host = "127.0.0.1"

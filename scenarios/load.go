@@ -207,6 +207,9 @@ func (d *decoder) validate(sc *Scenario) {
 	}
 	if c := sc.Topology.Client; c != nil {
 		d.checkNIC(c.NIC)
+		if c.Sidecar != nil && c.Present != nil && !*c.Present {
+			d.at(c.Pos, "topology.mooncake_client: sidecar with present: false; there is no mooncake_client to place")
+		}
 	}
 	if m := sc.Topology.Master; m != nil && m.HA {
 		switch {

@@ -363,7 +363,8 @@ func (r *run) worldSpec() engine.WorldSpec {
 		if size == 0 {
 			size = 4 << 30 // mooncake_client --global_segment_size default "4 GB"
 		}
-		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto, DeviceNames: c.DeviceNames, RDMA: c.NIC.devices()}
+		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto, DeviceNames: c.DeviceNames, RDMA: c.NIC.devices(),
+			OwnPod: c.Sidecar != nil && !*c.Sidecar}
 	}
 	for _, n := range t.Nodes {
 		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), CapIPCLock: n.CapIPCLock}

@@ -85,6 +85,10 @@ type Client struct {
 	// DeviceNames is --device_names; NIC the RNICs of its host.
 	DeviceNames string `yaml:"device_names"`
 	NIC         NIC    `yaml:"nic"`
+	// Sidecar (default true): mooncake_client runs in each SGLang pod,
+	// sharing its network namespace, where its IPC socket lives; false =
+	// its own pod (container worlds only: Mooncake #2937).
+	Sidecar *bool `yaml:"sidecar"`
 }
 
 // Node is one host running an SGLang scheduler.

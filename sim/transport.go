@@ -292,7 +292,7 @@ type standaloneStub struct {
 func (s *standaloneStub) call(ctx context.Context, op string, n int64, fn func(sa *client.Standalone) error) error {
 	st := stopped
 	var sa *client.Standalone
-	if s.w.standalone != nil && sameAddr(s.addr, s.w.clientAddr) {
+	if s.w.standalone != nil && sameAddr(s.addr, s.w.clientAddr) && !s.w.clientLoopbackOnlyFrom(s.from) {
 		st, sa = s.w.clientState, s.w.standalone
 	}
 	if err := s.w.exchange(ctx, s.clock, s.from, "client", op, st, s.t, n, 64); err != nil {
@@ -317,6 +317,9 @@ func (s *standaloneStub) ServiceReady(ctx context.Context) error {
 	return s.call(ctx, "service_ready", 64, func(sa *client.Standalone) error { return sa.ServiceReady(ctx) })
 }
 func (s *standaloneStub) RegisterShm(ctx context.Context, dummy string, shm hostmem.Shm, isLocal bool) (rc int, err error) {
+	if s.w.otherPod(s.from) {
+		return -1, client.IPCRefused{} // the abstract socket is in mooncake_client's namespace
+	}
 	err = s.call(ctx, "map_shm", 64, func(sa *client.Standalone) (e error) { rc, e = sa.RegisterShm(ctx, dummy, shm, isLocal); return })
 	return
 }
