@@ -3,9 +3,12 @@ package sim
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
@@ -22,10 +25,17 @@ import (
 //     which resolves the role name on every connection, so nobody keeps
 //     dialling the old container address: a process restart.
 //   - pause: every thread frozen; peers see silence (a paused server).
-//   - partition: the party's links blackholed both ways: an established
-//     connection goes silent and each RPC waits for its request timeout
-//     (real: health_check still 0 20 s after SGLang's partition, 2 after
-//     the first ping timed out).
+//   - partition (a node's SGLang container off the world network): its
+//     links to other parties are silent both ways. Toward the master, a
+//     pooled connection still open (used within the pool's idle timeout)
+//     goes silent: its next RPC waits the request timeout (RPC_TIMEOUT);
+//     any other RPC needs a new connection, whose name lookup fails in a
+//     container with no network: "Client not available", RPC_FAIL (real
+//     0.3.13.post1: health_check 0 20 s after the partition, 2 after the
+//     first ping timed out at +30.7 s; batch calls -900).
+//     Partitioning master, metadata or mooncake_client is not modelled:
+//     toxiproxy in front of them accepts and drops, which real showed is
+//     no partition (§23).
 //   - memory: a limit below the party's usage is refused (cgroup v1, where
 //     real ran: runc "unable to set memory limit"); above it nothing
 //     happens, since no model party grows.
@@ -53,6 +63,12 @@ func (w *World) containerCheck(f faults.Fault) error {
 }
 
 func (w *World) containerTargetCheck(t string, f faults.Fault) error {
+	if (f.Action == "partition" || f.Action == "reconnect") && (t == "master" || t == "metadata" || t == ClientNode) {
+		return engine.Unsupportedf("sim: partition of %s is not modelled: toxiproxy in front of it accepts and drops (real: not a partition, docs/REAL-FINDINGS.md §23); partition a node", t)
+	}
+	if f.Action == "memory" && t != "master" {
+		return engine.Unsupportedf("sim: memory limit on %s: its usage in a container was not measured (the master's was)", t)
+	}
 	switch t {
 	case "master":
 		if w.spec.Master == nil {
@@ -86,9 +102,6 @@ func (w *World) containerTargetCheck(t string, f faults.Fault) error {
 			return engine.Unsupportedf("sim: %s of a node's SGLang container is not modelled (partition is)", f.Action)
 		}
 	}
-	if f.Action == "memory" && t != "master" {
-		return engine.Unsupportedf("sim: memory limit on %s: its usage in a container was not measured (the master's was)", t)
-	}
 	return nil
 }
 
@@ -121,6 +134,9 @@ func (w *World) containerInject(f faults.Fault) (func(context.Context) error, er
 func (w *World) containerAction(t, action string, bytes int64) (func(), error) {
 	switch action {
 	case "partition":
+		if w.parts[t] {
+			return nil, nil
+		}
 		in, err := w.net.Add(netsim.Any, t, partition(t))
 		if err != nil {
 			return nil, err
@@ -129,7 +145,12 @@ func (w *World) containerAction(t, action string, bytes int64) (func(), error) {
 		if err != nil {
 			return nil, err
 		}
-		return func() { w.net.Remove(in); w.net.Remove(out) }, nil
+		w.parts[t] = true
+		return func() {
+			w.net.Remove(in)
+			w.net.Remove(out)
+			delete(w.parts, t)
+		}, nil
 	case "reconnect":
 		return nil, nil // the partition's own heal reconnects
 	case "memory":
@@ -175,4 +196,55 @@ func (w *World) otherPod(node string) bool {
 // available").
 func (w *World) clientLoopbackOnlyFrom(node string) bool {
 	return w.otherPod(node) && w.profile.RealClientRPCLoopback
+}
+
+// poolIdleTimeout is how long coro_rpc's client pool keeps an unused
+// connection (real 0.3.13.post1 partitioned: the foreground connection,
+// idle 90 s, was not reused — RPC_FAIL, not the RPC_TIMEOUT of the ping
+// connection in use every second).
+const poolIdleTimeout = 30 * time.Second
+
+// resolveFailCost is getaddrinfo's "Temporary failure in name resolution"
+// in a container disconnected from every network (measured: 10.0 s,
+// Docker's embedded DNS at 127.0.0.11 unanswered).
+const resolveFailCost = 10 * time.Second
+
+// partitionConnectCost is one RPC needing a new connection from a
+// partitioned container: the client pool's connects (RefusedPoolCost's
+// four), each after a failed name lookup. Real 0.3.13.post1 took 31 to
+// 71 s per such RPC (6 measured: 31, 40, 47, 70, 70, 71 s; lookups of
+// concurrent threads appear to queue); the model takes 44.3 s.
+const partitionConnectCost = 4*resolveFailCost + client.RefusedPoolCost
+
+// pooledConn is one pooled master connection of a node (conn "" the
+// foreground, "ping", "monitor").
+type pooledConn struct {
+	last   time.Duration // its last answered RPC
+	silent bool          // timed out in a partition: closed
+}
+
+func connKey(node, conn string) string { return node + "/" + conn }
+
+// connUsed records an answered RPC on a pooled connection.
+func (w *World) connUsed(node, conn string, now time.Duration) {
+	w.conns[connKey(node, conn)] = pooledConn{last: now}
+}
+
+// partitionedCall is a master RPC from a partitioned node.
+func (w *World) partitionedCall(ctx context.Context, clock engine.Clock, node, conn, op string, t client.Timeouts) error {
+	k := connKey(node, conn)
+	c, ok := w.conns[k]
+	if ok && !c.silent && clock.Now()-c.last <= poolIdleTimeout {
+		// The open connection: the request goes out, nothing comes back.
+		c.silent = true
+		w.conns[k] = c
+		if err := clock.Sleep(ctx, t.Request); err != nil {
+			return err
+		}
+		return &master.RPCError{Kind: master.RequestTimeout, Op: op, After: t.Request}
+	}
+	if err := clock.Sleep(ctx, partitionConnectCost); err != nil {
+		return err
+	}
+	return &master.RPCError{Kind: master.Refused, Op: op, After: partitionConnectCost}
 }

@@ -111,9 +111,13 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 	case s.w.master != nil && sameAddr(s.addr, s.w.masterAddr):
 		st, m = s.w.masterState, s.w.master
 	}
+	if s.w.parts[s.from] {
+		return s.w.partitionedCall(ctx, s.clock, s.from, s.conn, op, s.t)
+	}
 	if err := s.w.exchange(ctx, s.clock, s.from, "master", op, st, s.t, 256, 256); err != nil {
 		return err
 	}
+	s.w.connUsed(s.from, s.conn, s.clock.Now())
 	return fn(m)
 }
 

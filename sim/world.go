@@ -67,6 +67,11 @@ type World struct {
 	closed bool
 	// containers: a container world (containers.go).
 	containers bool
+	// parts are the partitioned parties; conns the last answered master
+	// RPC of each pooled connection (node/conn) and whether it went
+	// silent in a partition (containers.go).
+	parts map[string]bool
+	conns map[string]pooledConn
 }
 
 // Launch builds a world of processes at virtual time 0.
@@ -93,7 +98,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 		spec: spec, profile: p, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
-		containers: opts.Containers,
+		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{},
 	}
 	w.Scheduler = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
