@@ -16,7 +16,7 @@ var ContainerActions = []Action{
 	{"stop", "docker stop: SIGTERM, SIGKILL after 2 s (state lost); healed by start", "start"},
 	{"kill", "docker kill: SIGKILL at once (state lost); healed by start", "start"},
 	{"start", "a new container for a stopped or killed party (same name on the network)", ""},
-	{"restart", "killed and started again at once: state lost, a new container address", ""},
+	{"restart", "killed and started again at once: state lost, a new container (Docker gives it the freed address back)", ""},
 	{"pause", "docker pause: every process frozen (cgroup freezer); healed by unpause", "unpause"},
 	{"unpause", "thawed if paused", ""},
 	{"partition", "disconnected from the world network (other parties get no route or no name); healed by reconnect", "reconnect"},

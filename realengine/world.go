@@ -511,8 +511,21 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("real engine: the topology has no master")
 		}
 		return strconv.Itoa(m.ports["metrics"]), nil
+	case "master_ip":
+		m, ok := s["master"]
+		if !ok || w.spec.Master.HA {
+			return "", fmt.Errorf("real engine: role master_ip: the topology has no single master")
+		}
+		// The master's own address, not its proxy's: in a container world
+		// its container's address on the network, which a restart changes.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		w.mu.Lock()
+		p := m.p
+		w.mu.Unlock()
+		return w.probeAddr(ctx, p, m.ports["rpc"])
 	}
-	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics)", role)
+	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip)", role)
 }
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.

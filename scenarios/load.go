@@ -29,8 +29,10 @@ var (
 	placeholderRE = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
 	// Roles are the placeholders World.Addr resolves.
 	// "etcd" is the bare etcd endpoint (host:port) of topology metadata
-	// etcd; {{metadata}} is then etcd://host:port.
-	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd"}
+	// etcd; {{metadata}} is then etcd://host:port. "master_ip" is the
+	// master's own ip:port (no proxy in between), as a client configured
+	// with a pod's IP holds it.
+	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip"}
 )
 
 // Parse decodes and validates one scenario file's bytes. Every problem is

@@ -110,6 +110,11 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 		st, m = s.w.ha.at(s.addr)
 	case s.w.master != nil && sameAddr(s.addr, s.w.masterAddr):
 		st, m = s.w.masterState, s.w.master
+	case s.w.master != nil && s.w.containers && s.addr == MasterIP:
+		if s.w.takeDirectEOF(s.from, s.conn, s.clock.Now()) {
+			return &master.RPCError{Kind: master.EOF, Op: op}
+		}
+		st, m = s.w.masterState, s.w.master
 	}
 	if s.w.parts[s.from] {
 		return s.w.partitionedCall(ctx, s.clock, s.from, s.conn, op, s.t)

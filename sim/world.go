@@ -67,6 +67,9 @@ type World struct {
 	closed bool
 	// containers: a container world (containers.go).
 	containers bool
+	// directEOF: pooled connections (node/conn) straight to the master's
+	// container address that read end of file once, its process killed.
+	directEOF map[string]bool
 	// parts are the partitioned parties; conns the last answered master
 	// RPC of each pooled connection (node/conn) and whether it went
 	// silent in a partition (containers.go).
@@ -98,7 +101,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 		spec: spec, profile: p, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
-		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{},
+		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{},
 	}
 	w.Scheduler = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
@@ -246,8 +249,16 @@ func (w *World) Addr(role string) (string, error) {
 		return ClientAddr, nil
 	case "master_metrics":
 		return MasterMetricsPort, nil
+	case "master_ip":
+		if w.ha != nil {
+			return "", fmt.Errorf("sim: role master_ip: topology master.ha has no single master")
+		}
+		if w.containers {
+			return MasterIP, nil
+		}
+		return MasterAddr, nil // in processes the proxy's address is the master's port
 	}
-	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client or master_metrics", role)
+	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics or master_ip", role)
 }
 
 // StartProcess implements engine.World.
