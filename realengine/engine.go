@@ -209,6 +209,9 @@ func rdmaSupported(party string, want []engine.RDMADevice, dir string, host []st
 	return ""
 }
 
+// InContainers: every party of its worlds runs in a container.
+func (e *Engine) InContainers() bool { return e.opts.Containers }
+
 // Launch implements engine.Engine.
 func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.World, error) {
 	l, in, err := e.install(ctx, spec.Version)

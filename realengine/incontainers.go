@@ -199,18 +199,11 @@ func (w *World) pod(ctx context.Context) (*containers.Party, error) {
 	return pod, nil
 }
 
-// loopbackAcrossContainers: with several nodes, a local_hostname on the
-// loopback names each container itself, so transfers between nodes fail
-// (real 0.3.9 in containers: "Warmup put failed after 10 attempts, Transfer
-// Engine might not be ready"; docs/REAL-FINDINGS.md). A scenario written
-// for one host is a skip here, not a failure it never meant.
+// loopbackAcrossContainers: engine.LoopbackAcrossContainers in a
+// container world.
 func (w *World) loopbackAcrossContainers(node string, env map[string]string) error {
-	if w.ctr == nil || len(w.spec.Nodes) < 2 {
+	if w.ctr == nil {
 		return nil
 	}
-	h := env["MOONCAKE_LOCAL_HOSTNAME"]
-	if h == "localhost" || strings.HasPrefix(h, "127.") || strings.HasPrefix(h, "localhost:") {
-		return engine.Unsupportedf("node %s: local_hostname %s is each container's own loopback; nodes in different containers cannot reach it", node, h)
-	}
-	return nil
+	return engine.LoopbackAcrossContainers(len(w.spec.Nodes), node, env)
 }

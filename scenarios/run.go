@@ -94,6 +94,10 @@ func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario applies to SGLang %s, not %s", strings.Join(sc.SGLang.Versions, ", "), side.SGLangVersion())
 		return res
 	}
+	if sc.HasLabel(ContainerLabel) && !InContainers(eng) {
+		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario labelled %s needs a container world (faultlab run --containers)", ContainerLabel)
+		return res
+	}
 	if err := eng.Available(ctx, version); err != nil {
 		res.Verdict, res.Reason = Skip, err.Error()
 		return res

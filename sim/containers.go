@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -10,6 +11,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
+	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // A sim container world (Options.Containers, `faultlab run --engine sim
@@ -306,4 +308,37 @@ func (w *World) partitionedCall(ctx context.Context, clock engine.Clock, node, c
 		return err
 	}
 	return &master.RPCError{Kind: master.Refused, Op: op, After: partitionConnectCost}
+}
+
+// loopbackElsewhere: in a container world an endpoint named on the
+// loopback (SGLang's default local_hostname "localhost") is each
+// container's own, so from another node the handshake reaches the
+// caller's loopback, where nothing listens on that port (real 0.3.13.post1:
+// "SocketHandShakePlugin: connect()127.0.0.1:16941: Connection refused").
+func (w *World) loopbackElsewhere(from, endpoint string) error {
+	if !w.containers {
+		return nil
+	}
+	host, port, ok := strings.Cut(endpoint, ":")
+	if !ok || (host != "localhost" && !strings.HasPrefix(host, "127.")) {
+		return nil
+	}
+	if ep := w.endpoint(from, endpoint); ep != nil && w.netns(ep.node) == w.netns(from) {
+		return nil
+	}
+	connect := host
+	if host == "localhost" {
+		connect = "127.0.0.1"
+	}
+	return &te.HandshakeRefused{Endpoint: endpoint, Connect: connect + ":" + port}
+}
+
+// netns names a node's network namespace in a container world: with a
+// mooncake_client sidecar, the drivers and mooncake_client share the pod's
+// (realengine: World.pod); otherwise each node has its own container's.
+func (w *World) netns(node string) string {
+	if w.spec.Client != nil && !w.spec.Client.OwnPod {
+		return "pod"
+	}
+	return node
 }

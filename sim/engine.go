@@ -43,6 +43,9 @@ func NewWith(opts Options) engine.Engine { return Engine{opts: opts} }
 // Name implements engine.Engine.
 func (Engine) Name() string { return Name }
 
+// InContainers: the engine models container worlds (Options.Containers).
+func (e Engine) InContainers() bool { return e.opts.Containers }
+
 // Available implements engine.Engine: every known version.
 func (Engine) Available(_ context.Context, version string) error {
 	_, err := mooncake.ProfileFor(version)

@@ -220,6 +220,12 @@ type portBinder struct {
 
 func (p portBinder) Bind(_ context.Context, host string, port int) (func(), error) {
 	key := fmt.Sprintf("%s/%d", p.node, port)
+	if p.w.containers {
+		// Each container has its own ports, but Mooncake picks its TE port
+		// at random (findAvailableTcpPort), so two containers' ports differ:
+		// the model keeps them apart as on one host.
+		key = fmt.Sprint(port)
+	}
 	if p.w.ports[key] {
 		return nil, fmt.Errorf("bind %s:%d: Address already in use", host, port)
 	}
@@ -235,6 +241,9 @@ type dataPath struct {
 }
 
 func (d dataPath) route(ctx context.Context, endpoint string, n int64, write bool) (*hostmem.Space, error) {
+	if err := d.w.loopbackElsewhere(d.from, endpoint); err != nil {
+		return nil, err
+	}
 	ep := d.w.endpoint(d.from, endpoint)
 	if ep == nil {
 		return nil, fmt.Errorf("transfer to %s: no such endpoint", endpoint)

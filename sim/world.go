@@ -270,6 +270,11 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 	if !known {
 		return nil, fmt.Errorf("sim: no node %q in the topology", node)
 	}
+	if w.containers {
+		if err := engine.LoopbackAcrossContainers(len(w.nodes), node, env); err != nil {
+			return nil, err
+		}
+	}
 	var huge int64
 	host := 0
 	for i, n := range w.nodes {
