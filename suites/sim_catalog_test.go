@@ -42,7 +42,7 @@ var _ = catalogSuite(engineSuite{name: sim.Name, newEngine: sim.New, opts: scena
 // local_hostname names the loopback (engine.LoopbackAcrossContainers).
 var _ = catalogSuite(engineSuite{name: sim.Name, title: " in a modelled container world", containers: true,
 	newEngine: func() engine.Engine { return sim.NewWith(sim.Options{Containers: true}) }, opts: scenarios.Options{Seed: 1},
-	maySkip:   func(sc *scenarios.Scenario, _ string) bool { return len(sc.Topology.Nodes) > 1 }})
+	maySkip: func(sc *scenarios.Scenario, _ string) bool { return len(sc.Topology.Nodes) > 1 }})
 
 var _ = Describe("sim determinism", Label("sim", "determinism"), func() {
 	DescribeTable("same seed, same trace: twice, at GOMAXPROCS 1 and 2", func(name, version string, loadErr error) {
