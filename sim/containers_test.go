@@ -18,13 +18,14 @@ func container(at time.Duration, target, action string) faults.Fault {
 
 // Expectations from real 0.3.13.post1 in containers (docs/REAL-FINDINGS.md §23).
 var _ = Describe("container faults in a modelled container world", func() {
-	arm := func(containers bool, f faults.Fault) error {
+	world := func(containers bool) *sim.World {
 		w, err := sim.NewWith(sim.Options{Containers: containers}).Launch(ctx, engine.WorldSpec{Version: "0.3.13.post1",
 			Metadata: "P2PHANDSHAKE", Master: &engine.MasterSpec{}, Nodes: []engine.NodeSpec{{Name: "tp0"}}})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { _ = w.Close(context.Background()) })
-		return w.Arm(ctx, []faults.Fault{f})
+		return w.(*sim.World)
 	}
+	arm := func(containers bool, f faults.Fault) error { return world(containers).Arm(ctx, []faults.Fault{f}) }
 
 	It("are a skip in a world of processes, and partitions of servers are not modelled", func() {
 		err := arm(false, container(time.Second, "master", "kill"))
@@ -65,10 +66,7 @@ var _ = Describe("container faults in a modelled container world", func() {
 	})
 
 	It("a memory limit below the master's usage is refused, as docker update on cgroup v1", func() {
-		world, err := sim.NewWith(sim.Options{Containers: true}).Launch(ctx, engine.WorldSpec{Version: "0.3.13.post1",
-			Metadata: "P2PHANDSHAKE", Master: &engine.MasterSpec{}, Nodes: []engine.NodeSpec{{Name: "tp0"}}})
-		Expect(err).NotTo(HaveOccurred())
-		w := world.(*sim.World)
+		w := world(true)
 		f := container(time.Second, "master", "memory")
 		f.Bytes = 8 << 20
 		g := container(2*time.Second, "master", "memory")
