@@ -199,6 +199,9 @@ type ClientSpec struct {
 	// own (network namespace), as only container worlds can place it;
 	// other worlds skip.
 	OwnPod bool
+	// ShmBytes is /dev/shm of its container (0 = a host's); container
+	// worlds only.
+	ShmBytes int64
 }
 
 // NeedsContainers says why a world of spec can only be built in a
@@ -207,6 +210,14 @@ type ClientSpec struct {
 func (s WorldSpec) NeedsContainers() string {
 	if s.Client != nil && s.Client.OwnPod {
 		return "mooncake_client in its own pod (mooncake_client.sidecar: false) needs a container world (faultlab run --containers)"
+	}
+	if s.Client != nil && s.Client.ShmBytes > 0 {
+		return "mooncake_client.shm (/dev/shm size) needs a container world (faultlab run --containers)"
+	}
+	for _, n := range s.Nodes {
+		if n.ShmBytes > 0 {
+			return fmt.Sprintf("node %s: shm (/dev/shm size) needs a container world (faultlab run --containers)", n.Name)
+		}
 	}
 	return ""
 }
@@ -241,6 +252,9 @@ type NodeSpec struct {
 	// CapIPCLock: the process has CAP_IPC_LOCK (root does), so
 	// ib_umem_get ignores RLIMIT_MEMLOCK.
 	CapIPCLock bool
+	// ShmBytes is /dev/shm of the node's containers (0 = a host's);
+	// container worlds only.
+	ShmBytes int64
 }
 
 // RDMADevice is one RNIC as ibv_query_device reports it.

@@ -37,6 +37,14 @@ type ctrWorld struct {
 // 64 MiB is a field failure of its own).
 const containerShm = 2 << 30
 
+// shmSize is a party's /dev/shm: the topology's, else containerShm.
+func shmSize(topology int64) int64 {
+	if topology > 0 {
+		return topology
+	}
+	return containerShm
+}
+
 // containerDriverDir is where the world's temp files (driver.py) appear.
 const containerDriverDir = "/faultlab"
 

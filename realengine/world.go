@@ -296,7 +296,7 @@ func (w *World) launchClient(ctx context.Context) error {
 			Args: []string{"--host=" + w.dialHost("client"), "--port=" + strconv.Itoa(port), "--master_server_address=" + master,
 				"--metadata_server=" + meta, "--protocol=" + proto, "--device_names=" + w.spec.Client.DeviceNames,
 				"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
-			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: containerShm},
+			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: shmSize(w.spec.Client.ShmBytes)},
 		ready: func(ctx context.Context, p *proc) error {
 			if prof, _ := mooncake.ProfileFor(w.spec.Version); p.ctr != nil && prof.RealClientRPCLoopback {
 				return waitTCPInside(ctx, p, port)
@@ -576,7 +576,7 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 	}
 	d, err := startDriver(ctx, node, procSpec{Name: "driver " + node, Source: "mooncake:" + node, Path: python,
 		Args: []string{"-u", script}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log, OnEvent: onEvent,
-		Role: node, ShmSize: containerShm}, w.startIn)
+		Role: node, ShmSize: shmSize(spec.ShmBytes)}, w.startIn)
 	if err != nil {
 		return nil, err
 	}

@@ -209,8 +209,8 @@ func (d *decoder) validate(sc *Scenario) {
 	}
 	if c := sc.Topology.Client; c != nil {
 		d.checkNIC(c.NIC)
-		if c.Sidecar != nil && c.Present != nil && !*c.Present {
-			d.at(c.Pos, "topology.mooncake_client: sidecar with present: false; there is no mooncake_client to place")
+		if (c.Sidecar != nil || c.Shm != 0) && c.Present != nil && !*c.Present {
+			d.at(c.Pos, "topology.mooncake_client: sidecar or shm with present: false; there is no mooncake_client to place")
 		}
 	}
 	if m := sc.Topology.Master; m != nil && m.HA {

@@ -368,10 +368,10 @@ func (r *run) worldSpec() engine.WorldSpec {
 			size = 4 << 30 // mooncake_client --global_segment_size default "4 GB"
 		}
 		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto, DeviceNames: c.DeviceNames, RDMA: c.NIC.devices(),
-			OwnPod: c.Sidecar != nil && !*c.Sidecar}
+			OwnPod: c.Sidecar != nil && !*c.Sidecar, ShmBytes: int64(c.Shm)}
 	}
 	for _, n := range t.Nodes {
-		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), CapIPCLock: n.CapIPCLock}
+		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
 		ns.RDMA = n.NIC.devices()
 		spec.Nodes = append(spec.Nodes, ns)
 	}
