@@ -45,6 +45,10 @@ import (
 //     real ran: runc "unable to set memory limit"); above it nothing
 //     happens, since no model party grows.
 //
+// Topology in containers: SGLang's pods and mooncake_client's (sidecar or
+// not, otherPod), a loopback local_hostname per pod (loopbackElsewhere),
+// /dev/shm sizes without effect (Mooncake's shared memory is a memfd).
+//
 // Outside a container world the scheduler makes a container fault a skip.
 
 // InContainers tells the scheduler container faults can be injected here.
