@@ -17,6 +17,7 @@ var ContainerActions = []Action{
 	{"kill", "docker kill: SIGKILL at once (state lost); healed by start", "start"},
 	{"start", "a new container for a stopped or killed party (same name on the network)", ""},
 	{"restart", "killed and started again at once: state lost, a new container (Docker gives it the freed address back)", ""},
+	{"replace", "a new container started before the old one is removed, as Kubernetes replaces a pod: state lost, a new address (servers only)", ""},
 	{"pause", "docker pause: every process frozen (cgroup freezer); healed by unpause", "unpause"},
 	{"unpause", "thawed if paused", ""},
 	{"partition", "disconnected from the world network (other parties get no route or no name); healed by reconnect", "reconnect"},

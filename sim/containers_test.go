@@ -76,4 +76,22 @@ var _ = Describe("container faults in a modelled container world", func() {
 		Expect(w.Master()).NotTo(BeNil())
 		Expect(w.Close(ctx)).To(MatchError(ContainSubstring("unable to set memory limit to 8388608 (current usage: ")))
 	})
+
+	It("a replaced master has a new address: a client given the old one reads EOF, then each RPC fails after 12.28 s", func() {
+		e := launch(opts{version: "0.3.13.post1", containers: true, faults: []faults.Fault{container(10*time.Second, "master", "replace")}})
+		before, err := e.w.Addr("master_ip")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(before).To(Equal(sim.MasterIP))
+		a := setupArgs("localhost", "tcp", "")
+		a.MasterServerAddr = before
+		Expect(e.setup(a)).To(Equal(0))
+		Expect(e.w.Clock().Sleep(ctx, 40*time.Second)).To(Succeed()) // the foreground connection idles out
+		Expect(e.w.Addr("master_ip")).To(Equal("172.18.0.4:50051"))
+		Expect(e.w.Master()).NotTo(BeNil()) // the new container serves
+		Expect(e.store.HealthCheck(ctx)).To(Equal(2))
+		start := e.now()
+		Expect(e.store.IsExist(ctx, "k")).To(Equal(-900))
+		Expect(e.now() - start).To(Equal(12280 * time.Millisecond))
+		Expect(e.logs("mooncake:tp0")).To(ContainElements("RPC call failed: End of file", "Failed to ping master", "Client not available"))
+	})
 })

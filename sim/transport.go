@@ -110,9 +110,12 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 		st, m = s.w.ha.at(s.addr)
 	case s.w.master != nil && sameAddr(s.addr, s.w.masterAddr):
 		st, m = s.w.masterState, s.w.master
-	case s.w.master != nil && s.w.containers && s.addr == MasterIP:
+	case s.w.master != nil && s.w.containers && (s.addr == s.w.masterIP || s.w.formerIPs[s.addr]):
 		if s.w.takeDirectEOF(s.from, s.conn, s.clock.Now()) {
 			return &master.RPCError{Kind: master.EOF, Op: op}
+		}
+		if s.w.formerIPs[s.addr] {
+			return s.w.vanishedCall(ctx, s.clock, op)
 		}
 		st, m = s.w.masterState, s.w.master
 	}

@@ -67,6 +67,10 @@ type World struct {
 	closed bool
 	// containers: a container world (containers.go).
 	containers bool
+	// masterIP is the master container's address ({{master_ip}});
+	// formerIPs the addresses of master containers replaced since.
+	masterIP  string
+	formerIPs map[string]bool
 	// directEOF: pooled connections (node/conn) straight to the master's
 	// container address that read end of file once, its process killed.
 	directEOF map[string]bool
@@ -101,7 +105,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 		spec: spec, profile: p, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
-		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{},
+		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
 	}
 	w.Scheduler = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
@@ -254,7 +258,7 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("sim: role master_ip: topology master.ha has no single master")
 		}
 		if w.containers {
-			return MasterIP, nil
+			return w.masterIP, nil
 		}
 		return MasterAddr, nil // in processes the proxy's address is the master's port
 	}
