@@ -75,6 +75,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		// election lives in sim (sim/hamaster.go) and on real.
 		return nil, engine.Unsupportedf("HA master pair (topology master.ha) is not served by the fake engine (one master process); it runs on sim and real")
 	}
+	if why := spec.NeedsContainers(); why != "" {
+		return nil, engine.Unsupportedf("%s", why)
+	}
 	if spec.Version == "" {
 		spec.Version = mooncake.Latest
 	}
@@ -198,7 +201,7 @@ func (w *World) Addr(role string) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch role {
-	case "master":
+	case "master", "master_ip": // no proxy in between either way; a restart keeps the address
 		if w.masterAddr == "" {
 			return "", fmt.Errorf("fake engine: the topology has no master")
 		}
@@ -224,7 +227,7 @@ func (w *World) Addr(role string) (string, error) {
 	case "master_metrics":
 		return "", engine.Unsupportedf("fake engine: the master admin HTTP server is not served")
 	}
-	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics)", role)
+	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics, master_ip)", role)
 }
 
 // Close implements engine.World: every process, heartbeat, timer, server
