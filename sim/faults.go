@@ -28,6 +28,10 @@ func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Conte
 		if err != nil {
 			return nil, err
 		}
+		if to == "master" && f.Mode == faults.ModeRefuse && w.ha == nil {
+			// toxiproxy disables the proxy: it closes the connections it carries.
+			w.masterConnsClosed()
+		}
 		return func(context.Context) error { w.net.Remove(id); return nil }, nil
 	}
 	if w.ha != nil && (f.Target == "master" || f.Target == faults.TargetMasterLeader) {

@@ -81,12 +81,18 @@ func (w *World) process(target, action string) {
 		}
 		switch action {
 		case "stop":
+			if w.masterState != stopped {
+				w.masterConnsClosed()
+			}
 			w.masterState = stopped
 		case "start":
 			if w.masterState == stopped {
 				w.startMaster()
 			}
 		case "restart":
+			if w.masterState != stopped {
+				w.masterConnsClosed()
+			}
 			w.startMaster() // all state lost
 		default:
 			w.masterState.pauseResume(action)
