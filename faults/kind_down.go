@@ -40,3 +40,15 @@ func (k downKind) Validate(f Fault) error {
 }
 
 func (k downKind) LinkTarget(Fault) string { return k.link }
+
+// ClientDownAction is the process action a client-down fault is on every
+// engine: the dummy→mooncake_client link cannot be proxied (the dummy derives
+// its IPC socket name from the port), so refuse stops mooncake_client
+// (SIGKILL: its segment stays mounted on the master until client_ttl) and
+// blackhole pauses it (SIGSTOP).
+func ClientDownAction(mode string) string {
+	if mode == ModeBlackhole {
+		return "pause"
+	}
+	return "stop"
+}

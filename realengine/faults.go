@@ -84,10 +84,7 @@ func (w *World) action(f faults.Fault) (inject, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f.Mode == faults.ModeRefuse {
-			return w.processAction(s, "stop"), nil
-		}
-		return w.processAction(s, "pause"), nil
+		return w.processAction(s, faults.ClientDownAction(f.Mode)), nil
 	case faults.Process:
 		if f.Target == faults.TargetMasterLeader {
 			return w.leaderAction(f), nil

@@ -23,6 +23,12 @@ func (in injector) Check(f faults.Fault) error { return in.w.haCheck(f) }
 // model.
 func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Context) error, error) {
 	w := in.w
+	if f.Kind == faults.ClientDown {
+		action := faults.ClientDownAction(f.Mode) // as on the real engine
+		w.process("client", action)
+		undo := faults.Undo(action)
+		return func(context.Context) error { w.process("client", undo); return nil }, nil
+	}
 	if to := f.LinkTarget(); to != "" {
 		id, err := w.net.Add(netsim.Any, to, f)
 		if err != nil {

@@ -1,12 +1,14 @@
 package sim_test
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/sim"
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 )
 
@@ -94,5 +96,32 @@ var _ = Describe("pooled master connections after the master died", func() {
 		e := launch(opts{version: "0.3.12.post1", seed: 5, faults: []faults.Fault{refused(0)}})
 		Expect(e.setup(setupArgs("127.0.0.1:17814", "tcp", ""))).To(Equal(-600))
 		Expect(count(e, "RPC call failed: End of file")).To(Equal(0))
+	})
+})
+
+// client-down refuse is SIGKILL of mooncake_client, as on the real engine:
+// nothing unmounts its segment, so after the fault clears the master holds
+// the killed client's segment and the new one's, and RandomAllocationStrategy
+// places puts on either; one on the dead segment cannot be transferred (real
+// 0.3.9, scenarios/regressions/divergence-stale-segment-seed-2003.yaml: -800, then 0).
+var _ = Describe("mooncake_client killed by client-down", func() {
+	It("leaves its segment mounted and unreachable until client_ttl", func() {
+		down := faults.Fault{At: time.Second, Kind: faults.ClientDown, Mode: faults.ModeRefuse}
+		e := launch(opts{version: "0.3.9", metadata: "http", client: true, faults: []faults.Fault{down}})
+		Expect(e.w.Master().SegmentNames()).To(HaveLen(1))
+		Expect(e.w.Clock().Sleep(ctx, 2*time.Second)).To(Succeed())
+		Expect(e.w.ClearFaults(ctx)).To(Succeed())
+		Expect(e.w.Master().SegmentNames()).To(HaveLen(2), "the killed client's segment and the new one's")
+		Expect(e.store.SetupDummy(ctx, 64*MiB, 16*MiB, sim.ClientAddr)).To(Equal(0))
+		seen := map[int]int{}
+		for i := range 16 {
+			rc, err := e.store.Put(ctx, fmt.Sprintf("k%d", i), []byte("v"))
+			Expect(err).NotTo(HaveOccurred())
+			seen[rc]++
+		}
+		Expect(seen).To(HaveLen(2))
+		Expect(seen).To(HaveKey(-800))
+		Expect(seen).To(HaveKey(0))
+		Expect(e.logs("client")).To(ContainElement(MatchRegexp(`^Transfer failed for key: k\d+ with error: TRANSFER_FAIL$`)))
 	})
 })

@@ -57,6 +57,7 @@ type World struct {
 	standalone  *client.Standalone
 	clientState procState
 	clientAddr  string
+	clientMem   *hostmem.Space // mooncake_client's address space (its TE endpoints)
 
 	ports     map[string]bool
 	endpoints []endpointReg
