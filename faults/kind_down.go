@@ -23,7 +23,7 @@ type downKind struct {
 func init() {
 	RegisterKind(downKind{MasterDown, "master", "the node→master link is down"})
 	RegisterKind(downKind{MetadataDown, "metadata", "the node→metadata (HTTP) link is down"})
-	RegisterKind(downKind{ClientDown, "client", "the dummy→mooncake_client link is down"})
+	RegisterKind(downKind{ClientDown, "client", "mooncake_client is down: refuse kills it (SIGKILL; started again when cleared, its segment stays mounted until client_ttl), blackhole pauses it (SIGSTOP)"})
 }
 
 func (k downKind) Kind() Kind  { return k.kind }
