@@ -35,4 +35,19 @@ func TestDivergesNamesCallTimings(t *testing.T) {
 			t.Errorf("%s: Diverges = %q, want %q", tc.name, got, tc.want)
 		}
 	}
+	// A scaled wall engine (fake at 0.02): WallJitter/0.02 = 12.5 s of slack
+	// on top; a missing 30 s timeout still shows.
+	for _, tc := range []struct {
+		name      string
+		sim, fake scenarios.Observed
+		want      string
+	}{
+		{"33 ms of wall jitter", phase(45), phase(1710), ""},
+		{"238 ms of wall jitter on a 4.4 s phase", phase(4376), phase(16300), ""},
+		{"a 30 s timeout sim lacks", phase(45), phase(30045), "main: duration sim=0.0s fake=30.0s; timing setup sim=45ms fake=30045ms"},
+	} {
+		if got := DivergesAt(res("sim", tc.sim), res("fake", tc.fake), 0.02); got != tc.want {
+			t.Errorf("%s: DivergesAt = %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }
