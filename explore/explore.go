@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -130,6 +131,11 @@ func Explore(ctx context.Context, o Options) (Report, error) {
 	for _, e := range o.Engines {
 		if wallEngine(e) {
 			x.gen.Wall = true
+		}
+		if sc := x.scaleOf(e); sc < 1 {
+			x.gen.InitLag = int(math.Ceil(FakeInitLag.Seconds() / sc))
+			x.gen.StepLag = int(math.Ceil(FakeStepLag.Seconds() / sc))
+			x.gen.MinRPCTimeoutMS = int(math.Ceil(float64(FakeMinRPCTimeout.Milliseconds()) / sc))
 		}
 	}
 	x.sum.EngineRuns = map[string]uint64{}
