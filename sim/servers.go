@@ -131,10 +131,8 @@ func (w *World) process(target, action string) {
 			}
 		case "restart":
 			w.metadata, w.metadataState = metadata.New(false), running
-		case "pause":
-			w.metadataState = paused
-		case "resume":
-			w.metadataState = running
+		default:
+			w.metadataState.pauseResume(action)
 		}
 	case "client":
 		if w.spec.Client == nil {
@@ -150,10 +148,8 @@ func (w *World) process(target, action string) {
 		case "restart":
 			w.killStandalone()
 			w.startStandalone(ctx)
-		case "pause":
-			w.clientState = paused
-		case "resume":
-			w.clientState = running
+		default: // SIGSTOP/SIGCONT reach a running (or stopped) process only
+			w.clientState.pauseResume(action)
 		}
 	}
 }
