@@ -10,13 +10,6 @@ import (
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
-// Diverges compares two engines' results of the same scenario, phase by
-// phase: exception class and text (addresses abstracted), return codes,
-// process death, phase duration beyond DurationTolAbs/DurationTolRel, and
-// the time spent in each Mooncake call beyond scenarios.TimingTolerance of
-// the second engine's (real's: no process start in it). "" = they agree.
-func Diverges(a, b scenarios.Result) string { return DivergesAt(a, b, 1) }
-
 // WallJitter is how late a step or call of a scaled wall engine (fake) can
 // run on this shared 2-core machine: up to 240 ms of wall time per call at
 // load average 8 (sim,fake, 2026-11-30: setup 45 ms on sim, 1,710 ms on fake
@@ -25,8 +18,13 @@ func Diverges(a, b scenarios.Result) string { return DivergesAt(a, b, 1) }
 // tolerances: at 0.02, 12.5 s, so a missing 30 s timeout still shows.
 const WallJitter = 250 * time.Millisecond
 
-// DivergesAt is Diverges with b run at timeout scale bScale (fake: its wall
-// durations scaled back by 1/bScale, jitter included); 1 = unscaled.
+// DivergesAt compares two engines' results of the same scenario, phase by
+// phase: exception class and text (addresses abstracted), return codes,
+// process death, phase duration beyond DurationTolAbs/DurationTolRel, and
+// the time spent in each Mooncake call beyond scenarios.TimingTolerance of
+// the second engine's (real's: no process start in it). b ran at timeout
+// scale bScale (fake: its wall durations scaled back by 1/bScale, jitter
+// included; 1 = unscaled). "" = they agree.
 func DivergesAt(a, b scenarios.Result, bScale float64) string {
 	slack := 0.0
 	if bScale > 0 && bScale < 1 {
