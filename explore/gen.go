@@ -149,7 +149,8 @@ func (g *gen) doc(seed uint64) *Doc {
 // settle is how long Mooncake needs after faults clear before a fresh
 // process can succeed: a ping stuck in a blackholed or paused exchange ends
 // only at its RPC timeouts (connect + request), then the client remounts
-// on its next ping (1 s). The master forgets a silent client after
+// on its next ping (1 s); the same for a call slowed by a latency or a
+// slicer with a delay. The master forgets a silent client after
 // client_ttl, so the stuck ping must end first.
 func (g *gen) settle() string {
 	rt, ct := 30, 30
@@ -167,7 +168,9 @@ func (g *gen) settle() string {
 	}
 	stuck := false
 	for _, f := range g.d.Faults {
-		stuck = stuck || f.Mode == "blackhole" || f.Action == "pause" || f.Mode == "latency"
+		// A slicer with a delay stretches an RPC sent before the clear as
+		// latency does (sim seed 37077: 500 ms × 32 slices outlasted 2 s).
+		stuck = stuck || f.Mode == "blackhole" || f.Action == "pause" || f.Mode == "latency" || (f.Mode == "slicer" && f.Delay != "")
 	}
 	if !stuck {
 		return "2s"
