@@ -2,18 +2,34 @@ package explore
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
-// Diverges compares two engines' results of the same scenario, phase by
+// WallJitter is how late a step or call of a scaled wall engine (fake) can
+// run on this shared 2-core machine: up to 240 ms of wall time per call at
+// load average 8 (sim,fake, 2026-11-30: setup 45 ms on sim, 1,710 ms on fake
+// at scale 0.02 = 33 ms of wall; 4.4 s against 16.3 s = 238 ms). At timeout
+// scale s it is WallJitter/s of Mooncake time, added to both duration
+// tolerances: at 0.02, 12.5 s, so a missing 30 s timeout still shows.
+const WallJitter = 250 * time.Millisecond
+
+// DivergesAt compares two engines' results of the same scenario, phase by
 // phase: exception class and text (addresses abstracted), return codes,
 // process death, phase duration beyond DurationTolAbs/DurationTolRel, and
 // the time spent in each Mooncake call beyond scenarios.TimingTolerance of
-// the second engine's (real's: no process start in it). "" = they agree.
-func Diverges(a, b scenarios.Result) string {
+// the second engine's (real's: no process start in it). b ran at timeout
+// scale bScale (fake: its wall durations scaled back by 1/bScale, jitter
+// included; 1 = unscaled). "" = they agree.
+func DivergesAt(a, b scenarios.Result, bScale float64) string {
+	slack := 0.0
+	if bScale > 0 && bScale < 1 {
+		slack = float64(WallJitter.Milliseconds()) / bScale
+	}
 	var out []string
 	phase := func(name string, oa, ob *scenarios.Observed) {
 		if oa == nil || ob == nil {
@@ -37,12 +53,14 @@ func Diverges(a, b scenarios.Result) string {
 			return d == "verdict" || d == "duration" || strings.HasPrefix(d, "timing.")
 		})
 		host := hostCost(oa, ob) != ""
-		if durationDiffers(ea.DurationMS, eb.DurationMS) && !host {
+		if durationDiffers(ea.DurationMS, eb.DurationMS, slack) && !host {
 			diffs = append(diffs, "duration")
 		}
 		var calls []string
 		if !host {
-			calls = scenarios.TimingDiffs(eb.TimingsMS, ea.TimingsMS)
+			calls = slices.DeleteFunc(scenarios.TimingDiffs(eb.TimingsMS, ea.TimingsMS), func(m string) bool {
+				return math.Abs(ea.TimingsMS[m]-eb.TimingsMS[m]) <= slack+scenarios.TimingSlack(eb.TimingsMS[m])
+			})
 		}
 		if len(diffs) == 0 && len(calls) == 0 {
 			return
@@ -106,12 +124,9 @@ func hostCost(a, b *scenarios.Observed) string {
 	return ""
 }
 
-func durationDiffers(a, b float64) bool {
-	d := a - b
-	if d < 0 {
-		d = -d
-	}
-	return d > DurationTolAbs && d > DurationTolRel*max(a, b)
+func durationDiffers(a, b, slack float64) bool {
+	d := math.Abs(a - b)
+	return d > DurationTolAbs+slack && d > DurationTolRel*max(a, b)
 }
 
 func exc(e *scenarios.Exception) string {

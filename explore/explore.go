@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -130,6 +131,11 @@ func Explore(ctx context.Context, o Options) (Report, error) {
 	for _, e := range o.Engines {
 		if wallEngine(e) {
 			x.gen.Wall = true
+		}
+		if sc := x.scaleOf(e); sc < 1 {
+			x.gen.InitLag = int(math.Ceil(FakeInitLag.Seconds() / sc))
+			x.gen.StepLag = int(math.Ceil(FakeStepLag.Seconds() / sc))
+			x.gen.MinRPCTimeoutMS = int(math.Ceil(float64(FakeMinRPCTimeout.Milliseconds()) / sc))
 		}
 	}
 	x.sum.EngineRuns = map[string]uint64{}
@@ -274,10 +280,18 @@ func (x *explorer) one(ctx context.Context, seed uint64) {
 		if res.Verdict == scenarios.Skip || ores.Verdict == scenarios.Skip {
 			continue
 		}
-		if diff := Diverges(res, ores); diff != "" {
+		if diff := DivergesAt(res, ores, x.scaleOf(other)); diff != "" {
 			x.record(ctx, Finding{Seed: seed, Kind: KindDivergence, Invariant: InvDivergence, Engine: ref.Name() + "," + other.Name(), Version: version, Reason: diff}, doc, []engine.Engine{ref, other})
 		}
 	}
+}
+
+// scaleOf is the timeout scale e runs at (1 unless it honours TimeoutScale).
+func (x *explorer) scaleOf(e engine.Engine) float64 {
+	if ts, ok := e.(engine.TimeoutScaler); ok && ts.HonoursTimeoutScale() && x.o.TimeoutScale > 0 && x.o.TimeoutScale < 1 {
+		return x.o.TimeoutScale
+	}
+	return 1
 }
 
 func (x *explorer) count(engine string, r scenarios.Result) {
@@ -389,7 +403,7 @@ func (x *explorer) sameFailure(ctx context.Context, d *Doc, f Finding, engs []en
 		if len(rs) < 2 || rs[0].Verdict == scenarios.Skip || rs[1].Verdict == scenarios.Skip {
 			return false
 		}
-		return sameDiff(Diverges(rs[0], rs[1]), f.Reason)
+		return sameDiff(DivergesAt(rs[0], rs[1], x.scaleOf(engs[1])), f.Reason)
 	case KindViolation:
 		if f.Invariant == InvDeterministic {
 			again := scenarios.RunVersion(ctx, sc, engs[0], version, x.runOpts(f.Seed))

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -22,7 +23,27 @@ type GenOptions struct {
 	// in seconds: no RDMA hardware, no hugepages, small pools, short
 	// Mooncake timeouts and few setup retries, short sleeps.
 	Wall bool
+	// InitLag and StepLag: how much later than sim (whole seconds of
+	// Mooncake time) a wall engine's sleeps start after each init and each
+	// other step (0 = real's 3 s and 1 s). The fake engine's wall lag is
+	// scaled by 1/TimeoutScale (FakeInitLag, FakeStepLag).
+	InitLag, StepLag int
+	// MinRPCTimeoutMS floors the MC_RPC_* timeouts drawn (0 = none): on the
+	// fake engine FakeMinRPCTimeout of wall time, scaled by 1/TimeoutScale.
+	MinRPCTimeoutMS int
 }
+
+// Wall-time lag of the fake engine's steps on this shared 2-core machine
+// (process start, setup, an I/O step; sim,fake 2026-11-30: a fault 6 s into
+// a 13 s sleep landed inside init at scale 0.02, load average 9).
+const (
+	FakeInitLag = 200 * time.Millisecond
+	FakeStepLag = 40 * time.Millisecond
+	// FakeMinRPCTimeout: a 500 ms MC_RPC_TIMEOUT_MS is 10 ms of wall time at
+	// scale 0.02, which a healthy call misses under load (sim,fake seed 1:
+	// the remedy's fresh SGLang failed only with -j 2 at load average 9).
+	FakeMinRPCTimeout = 40 * time.Millisecond
+)
 
 // Theme is a documented failure the generator aims at (weights in themes).
 type Theme string
@@ -128,7 +149,8 @@ func (g *gen) doc(seed uint64) *Doc {
 // settle is how long Mooncake needs after faults clear before a fresh
 // process can succeed: a ping stuck in a blackholed or paused exchange ends
 // only at its RPC timeouts (connect + request), then the client remounts
-// on its next ping (1 s). The master forgets a silent client after
+// on its next ping (1 s); the same for a call slowed by a latency or a
+// slicer with a delay. The master forgets a silent client after
 // client_ttl, so the stuck ping must end first.
 func (g *gen) settle() string {
 	rt, ct := 30, 30
@@ -146,7 +168,9 @@ func (g *gen) settle() string {
 	}
 	stuck := false
 	for _, f := range g.d.Faults {
-		stuck = stuck || f.Mode == "blackhole" || f.Action == "pause" || f.Mode == "latency"
+		// A slicer with a delay stretches an RPC sent before the clear as
+		// latency does (sim seed 37077: 500 ms × 32 slices outlasted 2 s).
+		stuck = stuck || f.Mode == "blackhole" || f.Action == "pause" || f.Mode == "latency" || (f.Mode == "slicer" && f.Delay != "")
 	}
 	if !stuck {
 		return "2s"
@@ -287,8 +311,8 @@ func (g *gen) config() {
 	}
 	// Mooncake's timeouts and retry counts (env only: MC_* are process env).
 	if g.opts.Wall || g.chance(0.5) {
-		c["MC_RPC_TIMEOUT_MS"] = strconv.Itoa(pick(g, 500, 1000, 2000))
-		c["MC_RPC_CONNECT_TIMEOUT_MS"] = strconv.Itoa(pick(g, 500, 1000, 2000))
+		c["MC_RPC_TIMEOUT_MS"] = strconv.Itoa(max(pick(g, 500, 1000, 2000), g.opts.MinRPCTimeoutMS))
+		c["MC_RPC_CONNECT_TIMEOUT_MS"] = strconv.Itoa(max(pick(g, 500, 1000, 2000), g.opts.MinRPCTimeoutMS))
 	}
 	if g.opts.Wall {
 		c["MC_STORE_CLIENT_SETUP_RETRIES"] = strconv.Itoa(1 + g.intn(2))
@@ -535,12 +559,13 @@ func (g *gen) valid(d DocFault) bool {
 func (g *gen) sleepMidpoints() []int {
 	var out []int
 	t, lag := 0, 0
+	initLag, stepLag := cmp.Or(g.opts.InitLag, 3), cmp.Or(g.opts.StepLag, 1)
 	for _, s := range g.d.Steps {
 		switch {
 		case s.Init != "":
-			lag += 3
+			lag += initLag
 		case s.Sleep == "":
-			lag++
+			lag += stepLag
 		default:
 			d, _ := strconv.Atoi(strings.TrimSuffix(s.Sleep, "s"))
 			if !g.opts.Wall || lag+1 < d/2 {

@@ -21,6 +21,7 @@ type injector struct{ w *World }
 
 // Check implements schedule.Injector.
 func (in injector) Check(f faults.Fault) error {
+	f = clientDownAsProcess(f)
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -52,8 +53,18 @@ func (in injector) Check(f faults.Fault) error {
 	return nil
 }
 
+// clientDownAsProcess: client-down acts on the mooncake_client process, as on
+// the real engine and sim (faults.ClientDownAction).
+func clientDownAsProcess(f faults.Fault) faults.Fault {
+	if f.Kind != faults.ClientDown {
+		return f
+	}
+	return faults.Fault{At: f.At, For: f.For, Kind: faults.Process, Target: "client", Action: faults.ClientDownAction(f.Mode)}
+}
+
 // Inject implements schedule.Injector.
 func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Context) error, error) {
+	f = clientDownAsProcess(f)
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()

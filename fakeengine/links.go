@@ -43,6 +43,12 @@ func (w *World) linksTo(target string) []string {
 			out = append(out, linkName(n.Name, target))
 		}
 	}
+	// mooncake_client's own links (to master and metadata) go through the
+	// proxies too, as on the real engine: a master-down reaches it (sim's
+	// netsim faults every node's link; explore sim,fake seed 112).
+	if target != clientNode {
+		out = append(out, linkName(clientNode, target))
+	}
 	have := w.inj.Links()
 	out = slices.DeleteFunc(out, func(l string) bool { return !slices.Contains(have, l) })
 	return out

@@ -23,7 +23,7 @@ type downKind struct {
 func init() {
 	RegisterKind(downKind{MasterDown, "master", "the node→master link is down"})
 	RegisterKind(downKind{MetadataDown, "metadata", "the node→metadata (HTTP) link is down"})
-	RegisterKind(downKind{ClientDown, "client", "the dummy→mooncake_client link is down"})
+	RegisterKind(downKind{ClientDown, "client", "mooncake_client is down: refuse kills it (SIGKILL; started again when cleared, its segment stays mounted until client_ttl), blackhole pauses it (SIGSTOP)"})
 }
 
 func (k downKind) Kind() Kind  { return k.kind }
@@ -40,3 +40,15 @@ func (k downKind) Validate(f Fault) error {
 }
 
 func (k downKind) LinkTarget(Fault) string { return k.link }
+
+// ClientDownAction is the process action a client-down fault is on every
+// engine: the dummy→mooncake_client link cannot be proxied (the dummy derives
+// its IPC socket name from the port), so refuse stops mooncake_client
+// (SIGKILL: its segment stays mounted on the master until client_ttl) and
+// blackhole pauses it (SIGSTOP).
+func ClientDownAction(mode string) string {
+	if mode == ModeBlackhole {
+		return "pause"
+	}
+	return "stop"
+}

@@ -84,10 +84,7 @@ func (w *World) action(f faults.Fault) (inject, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f.Mode == faults.ModeRefuse {
-			return w.processAction(s, "stop"), nil
-		}
-		return w.processAction(s, "pause"), nil
+		return w.processAction(s, faults.ClientDownAction(f.Mode)), nil
 	case faults.Process:
 		if f.Target == faults.TargetMasterLeader {
 			return w.leaderAction(f), nil
@@ -215,6 +212,11 @@ func (w *World) stopServer(ctx context.Context, s *server) error {
 func (w *World) pause(s *server) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if s.p.stoppedOnPurpose() {
+		// SIGSTOP to a process a fault killed reaches nobody (ESRCH); the
+		// heal starts it again (sim does the same; corpus seed 20261130003440).
+		return nil
+	}
 	if err := s.p.signal(syscall.SIGSTOP); err != nil {
 		return err
 	}

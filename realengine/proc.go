@@ -305,6 +305,14 @@ func (p *proc) ExitDescription() string {
 	return "exited"
 }
 
+// stoppedOnPurpose reports whether stop was called (a fault or Close killed
+// it): its exit was expected.
+func (p *proc) stoppedOnPurpose() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stopped
+}
+
 // signal sends sig to the whole process group.
 func (p *proc) signal(sig syscall.Signal) error {
 	if p.Exited() {

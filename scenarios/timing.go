@@ -31,6 +31,11 @@ func timings(calls []Call) map[string]float64 {
 	return m
 }
 
+// TimingSlack is how far a time may be from the reference time r (ms).
+func TimingSlack(r float64) float64 {
+	return max(float64(TimingToleranceAbs.Milliseconds()), TimingTolerance*r)
+}
+
 // TimingDiffs lists the methods (sorted) whose time in got is outside the
 // tolerance of ref. Methods only one side called are codes' business.
 func TimingDiffs(ref, got map[string]float64) []string {
@@ -40,8 +45,7 @@ func TimingDiffs(ref, got map[string]float64) []string {
 		if !ok {
 			continue
 		}
-		tol := max(float64(TimingToleranceAbs.Milliseconds()), TimingTolerance*r)
-		if math.Abs(g-r) > tol {
+		if math.Abs(g-r) > TimingSlack(r) {
 			out = append(out, m)
 		}
 	}

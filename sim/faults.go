@@ -31,10 +31,20 @@ func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Conte
 	if f.Kind == faults.Container {
 		return w.containerInject(f)
 	}
+	if f.Kind == faults.ClientDown {
+		action := faults.ClientDownAction(f.Mode) // as on the real engine
+		w.process("client", action)
+		undo := faults.Undo(action)
+		return func(context.Context) error { w.process("client", undo); return nil }, nil
+	}
 	if to := f.LinkTarget(); to != "" {
 		id, err := w.net.Add(netsim.Any, to, f)
 		if err != nil {
 			return nil, err
+		}
+		if to == "master" && f.Mode == faults.ModeRefuse && w.ha == nil {
+			// toxiproxy disables the proxy: it closes the connections it carries.
+			w.masterConnsClosed()
 		}
 		return func(context.Context) error { w.net.Remove(id); return nil }, nil
 	}

@@ -63,6 +63,7 @@ func (w *World) beat(b *heartbeat) {
 			b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
 			return
 		}
+		poolOf(b.rc).taskTick()
 		stub := w.heartbeatStub(b.rc, dc)
 		resp, err := stub.Ping(ctx, b.rc.ID())
 		if err != nil && dc.elapsed > 0 {
@@ -103,8 +104,14 @@ func (w *World) beat(b *heartbeat) {
 // connection ("ping"), waits going to dc so the foreground does not block.
 func (w *World) pingDial(rc *client.RealClient, dc *detachedClock) func(addr string) master.Service {
 	return func(addr string) master.Service {
-		return masterTransport{w: w, from: rc.Node(), clock: dc, conn: "ping"}.Master(addr, rc.Timeouts())
+		return masterTransport{w: w, from: rc.Node(), clock: dc, conn: "ping", pool: poolOf(rc)}.Master(addr, rc.Timeouts())
 	}
+}
+
+// poolOf is rc's client pool to the master (nil when not this world's).
+func poolOf(rc *client.RealClient) *masterPool {
+	mt, _ := rc.Transport().(masterTransport)
+	return mt.pool
 }
 
 // heartbeatStub is the ping thread's stub for the master it pings.

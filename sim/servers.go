@@ -52,9 +52,26 @@ func (w *World) startStandalone(ctx context.Context) {
 		w.standalone, w.clientState = nil, stopped
 		return
 	}
-	w.standalone, w.clientState = sa, running
+	w.standalone, w.clientState, w.clientMem = sa, running, d.Mem
 	w.register(sa.RealClient, ClientNode, d.Mem)
 	w.watch(sa.RealClient, nil)
+}
+
+// killStandalone is SIGKILL of mooncake_client: its ping thread stops and
+// its transfer engine is gone, but nothing unmounts its segment, so the
+// master keeps allocating on it until client_ttl expires it. A replica placed
+// there fails to transfer (real 0.3.9, explore seed 2003: "Failed to open
+// segment for endpoint=...", -800). Which segment a put lands on is the
+// master's RandomAllocationStrategy (std::mt19937 seeded by
+// std::random_device on real; the master's seeded stream in sim).
+func (w *World) killStandalone() {
+	if w.standalone != nil {
+		w.standalone.RealClient.Kill()
+	}
+	if w.clientMem != nil {
+		w.unregister(w.clientMem)
+	}
+	w.clientState, w.standalone, w.clientMem = stopped, nil, nil
 }
 
 // metadataFor resolves an HTTP metadata host:port.
@@ -81,12 +98,18 @@ func (w *World) process(target, action string) {
 		}
 		switch action {
 		case "stop":
+			if w.masterState != stopped {
+				w.masterConnsClosed()
+			}
 			w.masterState = stopped
 		case "start":
 			if w.masterState == stopped {
 				w.startMaster()
 			}
 		case "restart":
+			if w.masterState != stopped {
+				w.masterConnsClosed()
+			}
 			w.startMaster() // all state lost
 		default:
 			w.masterState.pauseResume(action)
@@ -108,10 +131,8 @@ func (w *World) process(target, action string) {
 			}
 		case "restart":
 			w.metadata, w.metadataState = metadata.New(false), running
-		case "pause":
-			w.metadataState = paused
-		case "resume":
-			w.metadataState = running
+		default:
+			w.metadataState.pauseResume(action)
 		}
 	case "client":
 		if w.spec.Client == nil {
@@ -119,17 +140,16 @@ func (w *World) process(target, action string) {
 		}
 		switch action {
 		case "stop":
-			w.clientState, w.standalone = stopped, nil
+			w.killStandalone()
 		case "start":
 			if w.clientState == stopped {
 				w.startStandalone(ctx)
 			}
 		case "restart":
+			w.killStandalone()
 			w.startStandalone(ctx)
-		case "pause":
-			w.clientState = paused
-		case "resume":
-			w.clientState = running
+		default: // SIGSTOP/SIGCONT reach a running (or stopped) process only
+			w.clientState.pauseResume(action)
 		}
 	}
 }

@@ -95,6 +95,7 @@ type masterStub struct {
 	from  string
 	addr  string
 	conn  string
+	pool  *masterPool
 	t     client.Timeouts
 	clock engine.Clock
 }
@@ -109,6 +110,9 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 		}
 		st, m = s.w.ha.at(s.addr)
 	case s.w.master != nil && sameAddr(s.addr, s.w.masterAddr):
+		if s.pool.takeDead() {
+			return &master.RPCError{Kind: master.EOF, Op: op}
+		}
 		st, m = s.w.masterState, s.w.master
 	case s.w.master != nil && s.w.containers && (s.addr == s.w.masterIP || s.w.formerIPs[s.addr]):
 		if s.w.takeDirectEOF(s.from, s.conn, s.clock.Now()) {
@@ -126,6 +130,9 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 		return err
 	}
 	s.w.connUsed(s.from, s.conn, s.clock.Now())
+	if s.w.ha == nil {
+		s.pool.reached(s.conn)
+	}
 	return fn(m)
 }
 
@@ -153,10 +160,12 @@ type masterTransport struct {
 	// conn names the caller's pooled connection (HA: each reads EOF once
 	// after its master died): "" foreground, "ping", "monitor".
 	conn string
+	// pool is the process's client pool to a non-HA master (pool.go).
+	pool *masterPool
 }
 
 func (t masterTransport) Master(addr string, to client.Timeouts) master.Service {
-	s := &masterStub{w: t.w, from: t.from, addr: addr, conn: t.conn, t: to, clock: t.clock}
+	s := &masterStub{w: t.w, from: t.from, addr: addr, conn: t.conn, pool: t.pool, t: to, clock: t.clock}
 	s.Via = master.Via{Do: func(ctx context.Context, op string, call func(master.Service) error) error {
 		return s.call(ctx, op, func(m *master.Master) error { return call(m) })
 	}}

@@ -57,6 +57,7 @@ type World struct {
 	standalone  *client.Standalone
 	clientState procState
 	clientAddr  string
+	clientMem   *hostmem.Space // mooncake_client's address space (its TE endpoints)
 
 	ports     map[string]bool
 	endpoints []endpointReg
@@ -64,6 +65,7 @@ type World struct {
 	*schedule.Scheduler
 	procs  int
 	beats  []*heartbeat
+	pools  []*masterPool // every MasterClient's pool to the (non-HA) master
 	closed bool
 	// containers: a container world (containers.go).
 	containers bool
@@ -160,7 +162,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 	return client.Deps{
 		Node: node, Host: host, Profile: w.profile, Clock: clock,
 		Log: mlog.Trace{T: w.tr, Source: source}, Env: env, Rand: w.k.Stream(stream), Mem: mem,
-		Master:   masterTransport{w: w, from: node, clock: clock},
+		Master:   masterTransport{w: w, from: node, clock: clock, pool: w.newPool(w.profile.HeartbeatAfterMount)},
 		Metadata: metadataHTTP{w: w, from: node, clock: clock},
 		Etcd:     metadataEtcd{w: w, from: node, clock: clock},
 		Ports:    portBinder{w: w, node: node},

@@ -1,7 +1,8 @@
 // Package wire is the fake engine's RPC protocol: JSON lines over TCP, one
-// connection per call (as coro_io::client_pool behaves toward a master that
-// may be down). It stands in for coro_rpc/struct_pack; it is our own format,
-// not Mooncake's.
+// connection per call. It stands in for coro_rpc/struct_pack; it is our own
+// format, not Mooncake's. Unlike coro_io::client_pool it keeps no idle
+// connections, so a call after the server died never reads "End of file" on
+// a pooled connection (sim/pool.go models that; docs/ENGINES.md).
 //
 // A call:
 //

@@ -1033,6 +1033,9 @@ func (c *RealClient) teardown(ctx context.Context) {
 // Node is the host the client runs on.
 func (c *RealClient) Node() string { return c.d.Node }
 
+// Transport is the master transport the client was built with.
+func (c *RealClient) Transport() MasterTransport { return c.d.Master }
+
 // ID is the client_id the client pings the master with.
 func (c *RealClient) ID() master.UUID { return c.id }
 

@@ -1,0 +1,126 @@
+package sim_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/sim"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
+)
+
+// The client pool's idle connections to a master that died (pool.go;
+// real 0.3.12.post1, explore seed 2026: the first put after the master
+// went away read "End of file" in 1 ms, the next call dialled: 4.27 s).
+var _ = Describe("pooled master connections after the master died", func() {
+	until := func(e *env, t time.Duration) {
+		Expect(e.w.Clock().Sleep(ctx, t-e.now())).To(Succeed())
+	}
+	// timed runs a put and returns its code and the virtual time it took.
+	timed := func(e *env, key string) (int, time.Duration) {
+		start := e.now()
+		rc, err := e.store.Put(ctx, key, []byte("v"))
+		Expect(err).NotTo(HaveOccurred())
+		return rc, e.now() - start
+	}
+	count := func(e *env, text string) int {
+		n := 0
+		for _, l := range e.logs("mooncake:tp0") {
+			if l == text {
+				n++
+			}
+		}
+		return n
+	}
+
+	// eofAfterRefuse: a 0.3.12.post1 client set up at 0 s (its ping and
+	// task-poll threads tick at whole seconds), the master refused at 3.5 s,
+	// and a put at 3.6 s that reads End of file on a closed connection.
+	eofAfterRefuse := func(port string) *env {
+		e := launch(opts{version: "0.3.12.post1", seed: 5, faults: []faults.Fault{refused(3500 * time.Millisecond)}})
+		Expect(e.setup(setupArgs("127.0.0.1:"+port, "tcp", ""))).To(Equal(0))
+		until(e, 3600*time.Millisecond)
+		rc, took := timed(e, "a")
+		Expect(rc).To(Equal(-900))
+		Expect(took).To(Equal(time.Duration(0)))
+		Expect(count(e, "RPC call failed: End of file")).To(Equal(1))
+		return e
+	}
+
+	It("fails the first call at once with End of file, then dials (refused)", func() {
+		e := eofAfterRefuse("17811")
+		until(e, 4100*time.Millisecond) // the task-poll thread took the other one at 4 s
+		rc, took := timed(e, "b")
+		Expect(rc).To(Equal(-900))
+		Expect(took).To(Equal(client.RefusedPoolCost))
+		Expect(count(e, "Client not available")).To(Equal(2), "the put's and the ping's (dialling since 4 s)")
+	})
+
+	It("holds two connections: two calls in a row read End of file, the third dials", func() {
+		e := eofAfterRefuse("17815")
+		rc, took := timed(e, "b")
+		Expect(rc).To(Equal(-900))
+		Expect(took).To(Equal(time.Duration(0)))
+		rc, took = timed(e, "c")
+		Expect(rc).To(Equal(-900))
+		Expect(took).To(Equal(client.RefusedPoolCost))
+		Expect(count(e, "RPC call failed: End of file")).To(Equal(2))
+	})
+
+	It("gives the second closed connection to the task-poll thread (0.3.10.post1+), so the ping dials", func() {
+		e := eofAfterRefuse("17812")
+		until(e, 4100*time.Millisecond)
+		Expect(count(e, "RPC call failed: End of file")).To(Equal(1), "the put's; the task poll's is not logged by the model")
+		Expect(count(e, "Failed to ping master")).To(Equal(0), "the ping is dialling a refused master")
+		until(e, 4*time.Second+client.RefusedPoolCost+100*time.Millisecond)
+		Expect(count(e, "Failed to ping master")).To(Equal(1))
+	})
+
+	It("reads End of file once after a master restart, then works", func() {
+		restart := faults.Fault{At: 3500 * time.Millisecond, Kind: faults.Process, Target: "master", Action: "restart"}
+		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{restart}})
+		Expect(e.setup(setupArgs("127.0.0.1:17813", "tcp", ""))).To(Equal(0))
+		until(e, 3600*time.Millisecond)
+		rc, took := timed(e, "a")
+		Expect(rc).To(Equal(-900))
+		Expect(took).To(Equal(time.Duration(0)))
+		until(e, 4100*time.Millisecond)
+		Expect(timed(e, "b")).To(Equal(0))
+	})
+
+	It("has no pooled connection for a client that never reached the master", func() {
+		e := launch(opts{version: "0.3.12.post1", seed: 5, faults: []faults.Fault{refused(0)}})
+		Expect(e.setup(setupArgs("127.0.0.1:17814", "tcp", ""))).To(Equal(-600))
+		Expect(count(e, "RPC call failed: End of file")).To(Equal(0))
+	})
+})
+
+// client-down refuse is SIGKILL of mooncake_client, as on the real engine:
+// nothing unmounts its segment, so after the fault clears the master holds
+// the killed client's segment and the new one's, and RandomAllocationStrategy
+// places puts on either; one on the dead segment cannot be transferred (real
+// 0.3.9, scenarios/regressions/divergence-stale-segment-seed-2003.yaml: -800, then 0).
+var _ = Describe("mooncake_client killed by client-down", func() {
+	It("leaves its segment mounted and unreachable until client_ttl", func() {
+		down := faults.Fault{At: time.Second, Kind: faults.ClientDown, Mode: faults.ModeRefuse}
+		e := launch(opts{version: "0.3.9", metadata: "http", client: true, faults: []faults.Fault{down}})
+		Expect(e.w.Master().SegmentNames()).To(HaveLen(1))
+		Expect(e.w.Clock().Sleep(ctx, 2*time.Second)).To(Succeed())
+		Expect(e.w.ClearFaults(ctx)).To(Succeed())
+		Expect(e.w.Master().SegmentNames()).To(HaveLen(2), "the killed client's segment and the new one's")
+		Expect(e.store.SetupDummy(ctx, 64*MiB, 16*MiB, sim.ClientAddr)).To(Equal(0))
+		seen := map[int]int{}
+		for i := range 16 {
+			rc, err := e.store.Put(ctx, fmt.Sprintf("k%d", i), []byte("v"))
+			Expect(err).NotTo(HaveOccurred())
+			seen[rc]++
+		}
+		Expect(seen).To(HaveLen(2))
+		Expect(seen).To(HaveKey(-800))
+		Expect(seen).To(HaveKey(0))
+		Expect(e.logs("client")).To(ContainElement(MatchRegexp(`^Transfer failed for key: k\d+ with error: TRANSFER_FAIL$`)))
+	})
+})
