@@ -81,7 +81,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
 	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal, a heartbeat every 30 s otherwise), line, heartbeat, none")
-	cmd.Flags().BoolVar(&f.containers, "containers", false, "run every party in its own Docker container (real engine; images built locally)")
+	cmd.Flags().BoolVar(&f.containers, "containers", false, "run in Docker containers: real, every party; fake, its servers and toxiproxy (images built locally)")
 	return cmd
 }
 

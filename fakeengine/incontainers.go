@@ -1,0 +1,431 @@
+package fakeengine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/containers"
+	"github.com/mooncake-faultlab/faultlab/containers/images"
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
+)
+
+// Container worlds (Options.Containers): the master and the HTTP metadata
+// server each run `faultlab serve fake --control` in a container of the
+// faultlab/fake image on a network made for the world, and toxiproxy's own
+// server runs in its container in front of every link, as on the real
+// engine. The SGLang side — the Go model of SGLang and Mooncake's client
+// library, each node's transfer endpoint, and mooncake_client, which shares
+// the SGLang processes' memory (a memfd) as in a pod — stays in the harness
+// process, listening on the Docker host's address on the world network
+// (the network's gateway), so toxiproxy's container reaches it; etcd
+// (metadata: etcd) stays in the harness too. Models dial servers by their
+// role name (master:50051, http://metadata:8080/metadata) and every name
+// resolves to its proxy, advertised at toxiproxy's container address.
+//
+// A process fault on a served server stops, starts, pauses or resumes it
+// inside its container over the control channel, exactly as in processes
+// (no container start in a timed fault: at TimeoutScale 0.02 a 0.5 s
+// container start would be 25 s of Mooncake time); a container fault acts
+// on the container itself (containers.Party.Act; start and restart make a
+// new container, whose start-up wall time is Mooncake time as it is for a
+// real restarted container).
+
+// Ports the served servers listen on inside their containers (Mooncake's
+// defaults: mooncake_master's rpc_port, http_metadata_server_port).
+const (
+	servedMasterPort   = 50051
+	servedMetadataPort = 8080
+)
+
+// servedReadyTimeout bounds a served server's start-up (wall time).
+const servedReadyTimeout = 60 * time.Second
+
+// ctrWorld is the container side of a World.
+type ctrWorld struct {
+	cw      *containers.World
+	image   string // faultlab/fake:latest-<hash>
+	host    string // the harness's address on the world network
+	parties []*servedParty
+	served  map[string]*servedParty // role (master, metadata) → its container
+}
+
+// servedParty is one container running `faultlab serve fake --control`.
+type servedParty struct {
+	w     *World
+	name  string   // master or metadata: the container's alias
+	roles []string // the servers it serves (the master may embed metadata)
+	cmd   []string
+
+	mu     sync.Mutex // one action at a time
+	seq    int
+	p      *containers.Party
+	acks   chan serveEvent
+	down   bool // stopped or killed by a container fault
+	paused bool
+	parted bool
+}
+
+// images builds (or finds) faultlab/fake and faultlab/toxiproxy once per
+// engine: the fake image is the faultlab binary built from this tree.
+func (e *Engine) images(ctx context.Context, b *images.Builder) (fake, toxi string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fakeImage == "" {
+		f, err := b.Fake(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		t, err := b.Toxiproxy(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		e.fakeImage, e.toxiImage = f.Ref, t.Ref
+	}
+	return e.fakeImage, e.toxiImage, nil
+}
+
+// openContainers makes the world's network and toxiproxy, then starts the
+// served servers. On error nothing is left.
+func (e *Engine) openContainers(ctx context.Context, w *World) (err error) {
+	cw, err := containers.NewWorld(ctx, w.logger)
+	if err != nil {
+		return fmt.Errorf("fake engine: %w", err)
+	}
+	w.ctr = &ctrWorld{cw: cw, served: map[string]*servedParty{}}
+	defer func() {
+		if err != nil {
+			_ = cw.Close(context.WithoutCancel(ctx))
+			w.ctr = nil
+			err = fmt.Errorf("fake engine: containers: %w", err)
+		}
+	}()
+	fake, toxi, err := e.images(ctx, &images.Builder{Docker: cw.Docker, Logger: w.logger})
+	if err != nil {
+		return err
+	}
+	w.ctr.image = fake
+	if w.ctr.host, err = cw.Gateway(ctx); err != nil {
+		return err
+	}
+	if w.inj, err = cw.StartToxiproxyByIP(ctx, toxi, w.logger); err != nil {
+		return err
+	}
+	spec := w.spec
+	base := []string{"serve", "fake", "--control", "--version", spec.Version,
+		"--seed", strconv.FormatUint(spec.Seed, 10), "--scale", strconv.FormatFloat(float64(w.scale), 'g', -1, 64)}
+	var parties []*servedParty
+	if spec.Master != nil {
+		cmd := append(append([]string(nil), base...), "--master", fmt.Sprintf("0.0.0.0:%d", servedMasterPort))
+		for _, k := range sortedKeys(spec.Master.Flags) {
+			cmd = append(cmd, "--master-flag", k+"="+spec.Master.Flags[k])
+		}
+		sp := &servedParty{w: w, name: "master", roles: []string{"master"}}
+		if spec.Metadata == "master" {
+			cmd = append(cmd, "--metadata", fmt.Sprintf("0.0.0.0:%d", servedMetadataPort), "--metadata-kind", "master")
+			sp.roles = append(sp.roles, "metadata")
+		}
+		sp.cmd = cmd
+		parties = append(parties, sp)
+	}
+	if spec.Metadata == "http" {
+		cmd := append(append([]string(nil), base...), "--metadata", fmt.Sprintf("0.0.0.0:%d", servedMetadataPort))
+		parties = append(parties, &servedParty{w: w, name: "metadata", roles: []string{"metadata"}, cmd: cmd})
+	}
+	for _, sp := range parties {
+		if err := sp.start(ctx); err != nil {
+			return err
+		}
+		w.ctr.parties = append(w.ctr.parties, sp)
+		for _, r := range sp.roles {
+			w.ctr.served[r] = sp
+		}
+	}
+	return nil
+}
+
+// bindHost is the address the harness's own listeners (transfer
+// endpoints, mooncake_client, etcd) bind.
+func (w *World) bindHost() string {
+	if w.ctr != nil {
+		return w.ctr.host
+	}
+	return "127.0.0.1"
+}
+
+// servedAddr is the canonical address of a served role ("" = not served).
+func (w *World) servedAddr(role string) string {
+	if w.ctr == nil {
+		return ""
+	}
+	sp, ok := w.ctr.served[role]
+	if !ok {
+		return ""
+	}
+	port := servedMasterPort
+	if role == "metadata" {
+		port = servedMetadataPort
+	}
+	return fmt.Sprintf("%s:%d", sp.name, port)
+}
+
+// start runs a new container for the party and waits for its servers.
+func (sp *servedParty) start(ctx context.Context) error {
+	w := sp.w
+	sp.seq++
+	acks := make(chan serveEvent, 1)
+	ready := make(chan struct{})
+	p, err := w.ctr.cw.Start(ctx, containers.PartySpec{Name: fmt.Sprintf("%s-%d", sp.name, sp.seq), Alias: sp.name,
+		Image: w.ctr.image, Cmd: sp.cmd, Stdin: true})
+	if err != nil {
+		return err
+	}
+	sp.p, sp.acks, sp.down, sp.paused, sp.parted = p, acks, false, false, false
+	go sp.pump(p.Stdout(), ready, acks)
+	go func() {
+		sc := bufio.NewScanner(p.Stderr())
+		for sc.Scan() {
+			w.logger.Debug("served", "party", sp.name, "line", sc.Text())
+		}
+	}()
+	t := time.NewTimer(servedReadyTimeout)
+	defer t.Stop()
+	select {
+	case <-ready:
+		return nil
+	case <-p.Exited():
+		return fmt.Errorf("fake engine: %s container exited at start-up: %s", sp.name, p.Exit())
+	case <-t.C:
+		return fmt.Errorf("fake engine: %s container not ready after %s", sp.name, servedReadyTimeout)
+	case <-ctx.Done():
+		return fmt.Errorf("fake engine: start %s container: %w", sp.name, ctx.Err())
+	}
+}
+
+// pump reads the party's event lines: readiness, the master model's log
+// lines (into the world's trace, as in processes) and acknowledgements.
+func (sp *servedParty) pump(r io.Reader, ready chan struct{}, acks chan serveEvent) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var ev serveEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			sp.w.logger.Warn("served: bad event line", "party", sp.name, "line", sc.Text(), "err", err)
+			continue
+		}
+		switch {
+		case ev.Ready != nil:
+			close(ready)
+		case ev.Log != nil:
+			sp.w.trace.Log(ev.Log.Source, ev.Log.Level, ev.Log.Text)
+		case ev.Ack != "":
+			acks <- ev
+		}
+	}
+}
+
+// control runs a process action ("stop master") inside the container.
+func (sp *servedParty) control(ctx context.Context, action, role string) error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.down {
+		if action == "stop" || action == "pause" || action == "resume" {
+			return nil // its container is gone: nothing runs to act on
+		}
+		return fmt.Errorf("fake engine: process %s %s: its container is stopped (a container fault)", action, role)
+	}
+	cmd := action + " " + role
+	if _, err := io.WriteString(sp.p.Stdin(), cmd+"\n"); err != nil {
+		return fmt.Errorf("fake engine: %s: %w", cmd, err)
+	}
+	select {
+	case ev := <-sp.acks:
+		if ev.Err != "" {
+			return fmt.Errorf("fake engine: %s: %s", cmd, ev.Err)
+		}
+		return nil
+	case <-sp.p.Exited():
+		return fmt.Errorf("fake engine: %s: the %s container exited: %s", cmd, sp.name, sp.p.Exit())
+	case <-ctx.Done():
+		return fmt.Errorf("fake engine: %s: %w", cmd, ctx.Err())
+	}
+}
+
+// act is a container action on the party (faults.ContainerActions).
+func (sp *servedParty) act(ctx context.Context, action string, bytes int64) error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	switch action {
+	case "stop", "kill":
+		if sp.down {
+			return nil
+		}
+		sp.down = true
+		return sp.p.Act(ctx, action, 0)
+	case "start":
+		if !sp.down {
+			return nil
+		}
+		return sp.restartLocked(ctx)
+	case "restart":
+		if !sp.down {
+			if err := sp.p.Kill(ctx); err != nil {
+				return err
+			}
+		}
+		return sp.restartLocked(ctx)
+	}
+	if sp.down {
+		return fmt.Errorf("fake engine: container %s of %s: it is stopped", action, sp.name)
+	}
+	switch action {
+	case "pause", "unpause":
+		if sp.paused == (action == "pause") {
+			return nil
+		}
+		sp.paused = action == "pause"
+	case "partition", "reconnect":
+		if sp.parted == (action == "partition") {
+			return nil
+		}
+		sp.parted = action == "partition"
+	}
+	return sp.p.Act(ctx, action, bytes)
+}
+
+// restartLocked replaces the ended container by a new one (same alias, a
+// new address; the servers' state is lost).
+func (sp *servedParty) restartLocked(ctx context.Context) error {
+	old := sp.p
+	if err := sp.start(ctx); err != nil {
+		sp.down = true
+		return err
+	}
+	return old.Remove(ctx)
+}
+
+// heal undoes every container action still on the party (ClearFaults).
+func (sp *servedParty) heal(ctx context.Context) error {
+	sp.mu.Lock()
+	down, paused, parted := sp.down, sp.paused, sp.parted
+	sp.mu.Unlock()
+	switch {
+	case down:
+		return sp.act(ctx, "start", 0)
+	case paused:
+		if err := sp.act(ctx, "unpause", 0); err != nil {
+			return err
+		}
+	}
+	if parted {
+		return sp.act(ctx, "reconnect", 0)
+	}
+	return nil
+}
+
+// servedControl runs a process action on a served role; ok is false when
+// the role is not served in a container.
+func (w *World) servedControl(ctx context.Context, role, action string) (ok bool, err error) {
+	if w.ctr == nil {
+		return false, nil
+	}
+	sp, ok := w.ctr.served[role]
+	if !ok {
+		return false, nil
+	}
+	return true, sp.control(ctx, action, role)
+}
+
+// InContainers tells the scheduler container faults can be injected here.
+func (in injector) InContainers() bool { return in.w.ctr != nil }
+
+// containerParties are a container fault's parties, or why it cannot be
+// injected in this world.
+func (w *World) containerParties(f faults.Fault) ([]*servedParty, error) {
+	var out []*servedParty
+	for _, t := range faults.ContainerTargets(f) {
+		sp, ok := w.ctr.served[t]
+		if !ok {
+			switch {
+			case t == "master" || t == "metadata":
+				return nil, engine.Unsupportedf("fake engine: %s: the topology has no %s server", f, t)
+			case t == "client" || t == clientNode || w.hasNode(t):
+				return nil, engine.Unsupportedf("fake engine: %s: %s runs in the harness process with the SGLang model (only the master and metadata servers run in containers on fake)", f, t)
+			}
+			return nil, fmt.Errorf("fake engine: %s: no party %q (master, metadata, client or a node)", f, t)
+		}
+		if !containsParty(out, sp) {
+			out = append(out, sp)
+		}
+	}
+	return out, nil
+}
+
+func containsParty(list []*servedParty, sp *servedParty) bool {
+	for _, x := range list {
+		if x == sp {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) hasNode(name string) bool {
+	for _, n := range w.spec.Nodes {
+		if n.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// containerInject injects a container fault; its heal runs the undo.
+func (w *World) containerInject(ctx context.Context, f faults.Fault) (func(context.Context) error, error) {
+	ps, err := w.containerParties(f)
+	if err != nil {
+		return nil, err
+	}
+	do := func(ctx context.Context, action string) error {
+		var errs []error
+		for _, sp := range ps {
+			errs = append(errs, sp.act(ctx, action, f.Bytes))
+		}
+		return errors.Join(errs...)
+	}
+	if err := do(ctx, f.Action); err != nil {
+		return nil, err
+	}
+	undo := faults.ContainerUndo(f.Action)
+	if undo == "" {
+		return nil, nil
+	}
+	return func(ctx context.Context) error { return do(ctx, undo) }, nil
+}
+
+// clearContainers heals every container fault and starts or resumes every
+// served server (ClearFaults).
+func (w *World) clearContainers(ctx context.Context) error {
+	var errs []error
+	for _, sp := range w.ctr.parties {
+		errs = append(errs, sp.heal(ctx))
+		for _, r := range sp.roles {
+			errs = append(errs, sp.control(ctx, "start", r), sp.control(ctx, "resume", r))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// closeContainers removes the world's containers and network.
+func (w *World) closeContainers(ctx context.Context) error {
+	if w.ctr == nil {
+		return nil
+	}
+	return w.ctr.cw.Close(ctx)
+}
