@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -262,13 +263,19 @@ func (sp *servedParty) control(ctx context.Context, action, role string) error {
 func (sp *servedParty) act(ctx context.Context, action string, bytes int64) error {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
+	start := time.Now()
+	defer func() { sp.w.logger.Debug("container action", "party", sp.name, "action", action, "took", time.Since(start)) }()
 	switch action {
 	case "stop", "kill":
 		if sp.down {
 			return nil
 		}
 		sp.down = true
-		return sp.p.Act(ctx, action, 0)
+		// Its proxies refuse, as its closed port would (and as on real),
+		// from before it goes: toxiproxy dials upstream in its accept loop,
+		// and a name that has left the network waits ≈ 25 s on Docker's
+		// DNS, stalling the proxy and every API call on it.
+		return errors.Join(sp.hold(ctx, true), sp.p.Act(ctx, action, 0))
 	case "start":
 		if !sp.down {
 			return nil
@@ -276,7 +283,8 @@ func (sp *servedParty) act(ctx context.Context, action string, bytes int64) erro
 		return sp.restartLocked(ctx)
 	case "restart":
 		if !sp.down {
-			if err := sp.p.Kill(ctx); err != nil {
+			sp.down = true
+			if err := errors.Join(sp.hold(ctx, true), sp.p.Kill(ctx)); err != nil {
 				return err
 			}
 		}
@@ -300,15 +308,35 @@ func (sp *servedParty) act(ctx context.Context, action string, bytes int64) erro
 	return sp.p.Act(ctx, action, bytes)
 }
 
-// restartLocked replaces the ended container by a new one (same alias, a
-// new address; the servers' state is lost).
+// restartLocked replaces the ended container (its links held) by a new
+// one (same alias, a new address; the servers' state is lost), then lets
+// its links pass.
 func (sp *servedParty) restartLocked(ctx context.Context) error {
 	old := sp.p
 	if err := sp.start(ctx); err != nil {
 		sp.down = true
 		return err
 	}
-	return old.Remove(ctx)
+	return errors.Join(old.Remove(ctx), sp.hold(ctx, false))
+}
+
+// hold makes every link into the party's servers refuse (on) or pass again.
+func (sp *servedParty) hold(ctx context.Context, on bool) error {
+	w := sp.w
+	var errs []error
+	for _, l := range w.inj.Links() {
+		for _, r := range sp.roles {
+			if !strings.HasSuffix(l, linkName("", r)) {
+				continue
+			}
+			if on {
+				errs = append(errs, w.inj.Hold(ctx, l))
+			} else {
+				errs = append(errs, w.inj.Release(ctx, l))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // heal undoes every container action still on the party (ClearFaults).
@@ -427,5 +455,7 @@ func (w *World) closeContainers(ctx context.Context) error {
 	if w.ctr == nil {
 		return nil
 	}
+	start := time.Now()
+	defer func() { w.logger.Debug("containers closed", "took", time.Since(start)) }()
 	return w.ctr.cw.Close(ctx)
 }

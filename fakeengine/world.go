@@ -278,7 +278,9 @@ func (w *World) Close(ctx context.Context) error {
 		p.stop()
 	}
 	if w.inj != nil {
+		t := time.Now()
 		errs = append(errs, w.inj.Close())
+		w.logger.Debug("toxiproxy closed", "took", time.Since(t))
 	}
 	errs = append(errs, w.closeContainers(ctx))
 	w.mu.Lock()

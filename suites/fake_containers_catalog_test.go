@@ -1,0 +1,83 @@
+package suites_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/fakeengine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+// fakeContainerWorlds is how many fake container worlds run at once: the
+// catalog waits mostly on Docker (a world's containers start in ≈ 1 s)
+// while its scaled timeouts are short, so two per core keep 2 cores busy
+// without stretching a 0.02-scaled timeout.
+const fakeContainerWorlds = 4
+
+// The fake catalog again with its servers (master, metadata) and toxiproxy
+// in containers: the same verdicts, codes and messages as in processes
+// (agreement with sim, which the process catalog also meets), the container
+// scenarios too, and nothing labelled faultlab.world left. Without Docker
+// the suite skips with one line saying what is missing.
+var _ = catalogSuite(engineSuite{
+	name:       fakeengine.Name,
+	title:      " in containers",
+	labels:     []string{"containers"},
+	containers: true,
+	newEngine:  func() engine.Engine { return fakeengine.New(fakeengine.Options{Containers: true}) },
+	opts:       scenarios.Options{Seed: 1, TimeoutScale: fakeScale},
+	parallel:   fakeContainerWorlds,
+	available: func(ctx context.Context) error {
+		return fakeengine.New(fakeengine.Options{Containers: true}).Available(ctx, mooncake.Latest)
+	},
+	// The only skips: a container fault on the SGLang side (a node or
+	// mooncake_client), which on fake runs in the harness process, not in a
+	// container.
+	maySkip: func(sc *scenarios.Scenario, _ string) bool { return sglangSideContainerFault(sc) },
+	agree:   true,
+	after:   func() { Expect(leftoversOfThisProcess(context.Background())).To(BeEmpty()) },
+})
+
+// sglangSideContainerFault: sc has a container fault on a party other than
+// the master or the metadata server.
+func sglangSideContainerFault(sc *scenarios.Scenario) bool {
+	for _, f := range sc.Faults {
+		if f.Kind != "container" {
+			continue
+		}
+		for _, t := range strings.Split(f.Target, ",") {
+			if t = strings.TrimSpace(t); !slices.Contains([]string{"master", "metadata"}, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var _ = Describe("fake engine in containers interrupted", Label("containers", "fake"), func() {
+	It("removes the world's containers and network when the run's context is cancelled (Ctrl-C)", func(ctx SpecContext) {
+		eng := fakeengine.New(fakeengine.Options{Containers: true})
+		if err := eng.Available(ctx, mooncake.Latest); err != nil {
+			Skip(err.Error())
+		}
+		// Build the image first, so the cancel lands mid-run, not mid-build.
+		r := scenarios.RunVersion(ctx, catalogScenario("io/happy-path"), eng, mooncake.Latest, scenarios.Options{Seed: 1, TimeoutScale: fakeScale})
+		Expect(r.Verdict).To(Equal(scenarios.Pass), r.Reason)
+		run, cancel := context.WithCancel(ctx)
+		// 20 attempts × 30 s request timeout = 12 s at scale 0.02: cancel mid-setup.
+		time.AfterFunc(3*time.Second, cancel)
+		start := time.Now()
+		r = scenarios.RunVersion(run, catalogScenario("setup/master-blackholed"), eng, mooncake.Latest, scenarios.Options{Seed: 1, TimeoutScale: fakeScale})
+		Expect(time.Since(start)).To(BeNumerically("<", 15*time.Second))
+		Expect(r.Verdict).NotTo(Equal(scenarios.Pass))
+		Expect(leftoversOfThisProcess(ctx)).To(BeEmpty())
+	}, SpecTimeout(3*time.Minute))
+})
+
