@@ -264,7 +264,9 @@ func (sp *servedParty) act(ctx context.Context, action string, bytes int64) erro
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	start := time.Now()
-	defer func() { sp.w.logger.Debug("container action", "party", sp.name, "action", action, "took", time.Since(start)) }()
+	defer func() {
+		sp.w.logger.Debug("container action", "party", sp.name, "action", action, "took", time.Since(start))
+	}()
 	switch action {
 	case "stop", "kill":
 		if sp.down {

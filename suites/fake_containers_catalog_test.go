@@ -80,4 +80,3 @@ var _ = Describe("fake engine in containers interrupted", Label("containers", "f
 		Expect(leftoversOfThisProcess(ctx)).To(BeEmpty())
 	}, SpecTimeout(3*time.Minute))
 })
-
