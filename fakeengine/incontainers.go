@@ -83,6 +83,10 @@ type servedParty struct {
 	down   bool // stopped or killed by a container fault
 	paused bool
 	parted bool
+	// going is closed when the container a stop or kill ends has ended
+	// (nil: none pending); goneErr is that action's error.
+	going   chan struct{}
+	goneErr error
 }
 
 // images builds (or finds) faultlab/fake and faultlab/toxiproxy once per
@@ -278,6 +282,9 @@ func (sp *servedParty) act(ctx context.Context, action string, bytes int64) erro
 	defer func() {
 		sp.w.logger.Debug("container action", "party", sp.name, "action", action, "took", time.Since(start))
 	}()
+	if err := sp.settleLocked(ctx); err != nil {
+		return err
+	}
 	switch action {
 	case "stop", "kill":
 		if sp.down {
@@ -288,7 +295,24 @@ func (sp *servedParty) act(ctx context.Context, action string, bytes int64) erro
 		// from before it goes: toxiproxy dials upstream in its accept loop,
 		// and a name that has left the network waits ≈ 25 s on Docker's
 		// DNS, stalling the proxy and every API call on it.
-		return errors.Join(sp.hold(ctx, true), sp.p.Act(ctx, action, 0))
+		if err := sp.hold(ctx, true); err != nil {
+			return err
+		}
+		// Nothing reaches it from now on; Docker ends the container in the
+		// background, since a loaded dockerd takes seconds — at s = 0.02,
+		// minutes of Mooncake time the scenario would otherwise wait.
+		// Whatever acts on the party next waits for it (settleLocked).
+		going, p := make(chan struct{}), sp.p
+		sp.going, sp.goneErr = going, nil
+		go func() {
+			defer close(going)
+			actx, cancel := context.WithTimeout(context.Background(), servedReadyTimeout)
+			defer cancel()
+			if err := p.Act(actx, action, 0); err != nil {
+				sp.goneErr = err
+			}
+		}()
+		return nil
 	case "start":
 		if !sp.down {
 			return nil
@@ -319,6 +343,23 @@ func (sp *servedParty) act(ctx context.Context, action string, bytes int64) erro
 		sp.parted = action == "partition"
 	}
 	return sp.p.Act(ctx, action, bytes)
+}
+
+// settleLocked waits for a stop or kill still ending the container.
+func (sp *servedParty) settleLocked(ctx context.Context) error {
+	if sp.going == nil {
+		return nil
+	}
+	select {
+	case <-sp.going:
+	case <-ctx.Done():
+		return fmt.Errorf("fake engine: %s container still ending: %w", sp.name, ctx.Err())
+	}
+	sp.going = nil
+	if err := sp.goneErr; err != nil {
+		return fmt.Errorf("fake engine: end %s container: %w", sp.name, err)
+	}
+	return nil
 }
 
 // restartLocked replaces the ended container (its links held) by a new
@@ -470,5 +511,14 @@ func (w *World) closeContainers(ctx context.Context) error {
 	}
 	start := time.Now()
 	defer func() { w.logger.Debug("containers closed", "took", time.Since(start)) }()
-	return w.ctr.cw.Close(ctx)
+	err := w.ctr.cw.Close(ctx)
+	// Removing the containers ends every stop or kill still under way.
+	for _, sp := range w.ctr.parties {
+		sp.mu.Lock()
+		if sp.going != nil {
+			<-sp.going
+		}
+		sp.mu.Unlock()
+	}
+	return err
 }
