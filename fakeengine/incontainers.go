@@ -481,14 +481,7 @@ func (w *World) containerInject(ctx context.Context, f faults.Fault) (func(conte
 		}
 		return errors.Join(errs...)
 	}
-	if err := do(ctx, f.Action); err != nil {
-		return nil, err
-	}
-	undo := faults.ContainerUndo(f.Action)
-	if undo == "" {
-		return nil, nil
-	}
-	return func(ctx context.Context) error { return do(ctx, undo) }, nil
+	return faults.InjectContainer(ctx, f, do)
 }
 
 // clearContainers heals every container fault and starts or resumes every

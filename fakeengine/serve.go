@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -143,9 +144,7 @@ func newServed(cfg ServeConfig) (*served, error) {
 // do runs one control command: "<action> <server>".
 func (s *served) do(ctx context.Context, cmd string) error {
 	action, target, _ := strings.Cut(strings.TrimSpace(cmd), " ")
-	switch target {
-	case "master", "metadata":
-	default:
+	if !slices.Contains([]string{"stop", "start", "restart", "pause", "resume"}, action) || target != "master" && target != "metadata" {
 		return fmt.Errorf("fake serve: %q: want <stop|start|restart|pause|resume> <master|metadata>", cmd)
 	}
 	if target == "master" && s.cfg.Master == "" || target == "metadata" && s.cfg.Metadata == "" {
@@ -167,11 +166,9 @@ func (s *served) do(ctx context.Context, cmd string) error {
 			return err
 		}
 		return s.start(ctx, target)
-	case "pause", "resume":
-		s.pause(target, action == "pause")
-		return nil
 	}
-	return fmt.Errorf("fake serve: %q: want <stop|start|restart|pause|resume> <master|metadata>", cmd)
+	s.pause(target, action == "pause")
+	return nil
 }
 
 func (s *served) start(ctx context.Context, target string) error {

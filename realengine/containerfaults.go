@@ -59,14 +59,7 @@ func (w *World) containerAction(f faults.Fault) (inject, error) {
 		return errors.Join(errs...)
 	}
 	return func(ctx context.Context) (func(context.Context) error, error) {
-		if err := do(ctx, f.Action); err != nil {
-			return nil, err
-		}
-		undo := faults.ContainerUndo(f.Action)
-		if undo == "" {
-			return nil, nil
-		}
-		return func(ctx context.Context) error { return do(ctx, undo) }, nil
+		return faults.InjectContainer(ctx, f, do)
 	}, nil
 }
 
