@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,6 +80,7 @@ type servedParty struct {
 	mu     sync.Mutex // one action at a time
 	seq    int
 	p      *containers.Party
+	ip     string // the container's address on the world network
 	acks   chan serveEvent
 	down   bool // stopped or killed by a container fault
 	paused bool
@@ -185,11 +187,7 @@ func (w *World) servedAddr(role string) string {
 	if !ok {
 		return ""
 	}
-	port := servedMasterPort
-	if role == "metadata" {
-		port = servedMetadataPort
-	}
-	return fmt.Sprintf("%s:%d", sp.name, port)
+	return fmt.Sprintf("%s:%d", sp.name, servedPort(role))
 }
 
 // start runs a new container for the party and waits for its servers.
@@ -211,6 +209,9 @@ func (sp *servedParty) start(ctx context.Context) error {
 			w.logger.Debug("served", "party", sp.name, "line", sc.Text())
 		}
 	}()
+	if sp.ip, err = p.IP(ctx); err != nil {
+		return err
+	}
 	t := time.NewTimer(servedReadyTimeout)
 	defer t.Stop()
 	select {
@@ -371,7 +372,45 @@ func (sp *servedParty) restartLocked(ctx context.Context) error {
 		sp.down = true
 		return err
 	}
-	return errors.Join(old.Remove(ctx), sp.hold(ctx, false))
+	return errors.Join(old.Remove(ctx), sp.relink(ctx), sp.hold(ctx, false))
+}
+
+// servedPort is the port a served role listens on in its container.
+func servedPort(role string) int {
+	if role == "metadata" {
+		return servedMetadataPort
+	}
+	return servedMasterPort
+}
+
+// upstreamOf is what a proxy dials for a canonical address: a served
+// server's container address rather than its name, since every lookup of
+// a name goes to Docker's DNS, inside dockerd, which a busy machine slows
+// to milliseconds per connection (and one connection is made per RPC).
+func (w *World) upstreamOf(canonical string) string {
+	if w.ctr == nil {
+		return canonical
+	}
+	for _, r := range sortedKeys(w.ctr.served) {
+		if canonical == w.servedAddr(r) {
+			return net.JoinHostPort(w.ctr.served[r].ip, strconv.Itoa(servedPort(r)))
+		}
+	}
+	return canonical
+}
+
+// relink points every link into the party's servers at its new container.
+func (sp *servedParty) relink(ctx context.Context) error {
+	w := sp.w
+	var errs []error
+	for _, l := range w.inj.Links() {
+		for _, r := range sp.roles {
+			if strings.HasSuffix(l, linkName("", r)) {
+				errs = append(errs, w.inj.SetUpstream(ctx, l, net.JoinHostPort(sp.ip, strconv.Itoa(servedPort(r)))))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // hold makes every link into the party's servers refuse (on) or pass again.
