@@ -28,7 +28,14 @@ func (in injector) Check(f faults.Fault) error {
 		if w.ctr == nil {
 			return engine.Unsupportedf("%s needs a container world (faultlab run --containers)", f)
 		}
-		_, err := w.containerParties(f)
+		ps, err := w.containerParties(f)
+		if err == nil && faults.ContainerEnds(f.Action) {
+			for _, sp := range ps {
+				sp.mu.Lock()
+				sp.prepareSpareLocked()
+				sp.mu.Unlock()
+			}
+		}
 		return err
 	}
 	if f.Kind == faults.Process {

@@ -15,3 +15,13 @@ func InjectContainer(ctx context.Context, f Fault, do func(ctx context.Context, 
 	}
 	return func(ctx context.Context) error { return do(ctx, undo) }, nil
 }
+
+// ContainerEnds reports whether action ends the party's container, so a
+// start (its undo) or the action itself makes a new one.
+func ContainerEnds(action string) bool {
+	switch action {
+	case "stop", "kill", "restart", "start":
+		return true
+	}
+	return false
+}
