@@ -21,6 +21,13 @@ import (
 // without stretching a 0.02-scaled timeout.
 const fakeContainerWorlds = 4
 
+// fakeContainerScale is the fake engine's TimeoutScale in container
+// worlds: every link crosses the Docker bridge twice (harness → toxiproxy's
+// container → a server container or back to the harness), and on a loaded
+// 2-core machine that wall latency, × 1/s, pushed etcd's 5 s operations
+// (100 ms of wall time at 0.02) over their deadline now and then.
+const fakeContainerScale = 0.05
+
 // The fake catalog again with its servers (master, metadata) and toxiproxy
 // in containers: the same verdicts, codes and messages as in processes
 // (agreement with sim, which the process catalog also meets), the container
@@ -32,7 +39,7 @@ var _ = catalogSuite(engineSuite{
 	labels:     []string{"containers"},
 	containers: true,
 	newEngine:  func() engine.Engine { return fakeengine.New(fakeengine.Options{Containers: true}) },
-	opts:       scenarios.Options{Seed: 1, TimeoutScale: fakeScale},
+	opts:       scenarios.Options{Seed: 1, TimeoutScale: fakeContainerScale},
 	parallel:   fakeContainerWorlds,
 	available: func(ctx context.Context) error {
 		return fakeengine.New(fakeengine.Options{Containers: true}).Available(ctx, mooncake.Latest)
@@ -68,13 +75,13 @@ var _ = Describe("fake engine in containers interrupted", Label("containers", "f
 			Skip(err.Error())
 		}
 		// Build the image first, so the cancel lands mid-run, not mid-build.
-		r := scenarios.RunVersion(ctx, catalogScenario("io/happy-path"), eng, mooncake.Latest, scenarios.Options{Seed: 1, TimeoutScale: fakeScale})
+		r := scenarios.RunVersion(ctx, catalogScenario("io/happy-path"), eng, mooncake.Latest, scenarios.Options{Seed: 1, TimeoutScale: fakeContainerScale})
 		Expect(r.Verdict).To(Equal(scenarios.Pass), r.Reason)
 		run, cancel := context.WithCancel(ctx)
-		// 20 attempts × 30 s request timeout = 12 s at scale 0.02: cancel mid-setup.
+		// 20 attempts × 30 s request timeout = 30 s at scale 0.05: cancel mid-setup.
 		time.AfterFunc(3*time.Second, cancel)
 		start := time.Now()
-		r = scenarios.RunVersion(run, catalogScenario("setup/master-blackholed"), eng, mooncake.Latest, scenarios.Options{Seed: 1, TimeoutScale: fakeScale})
+		r = scenarios.RunVersion(run, catalogScenario("setup/master-blackholed"), eng, mooncake.Latest, scenarios.Options{Seed: 1, TimeoutScale: fakeContainerScale})
 		Expect(time.Since(start)).To(BeNumerically("<", 15*time.Second))
 		Expect(r.Verdict).NotTo(Equal(scenarios.Pass))
 		Expect(leftoversOfThisProcess(ctx)).To(BeEmpty())
