@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
@@ -200,6 +201,49 @@ type ClientSpec struct {
 	DeviceNames string
 	// RDMA is the RNIC inventory of mooncake_client's host; empty = none.
 	RDMA []RDMADevice
+	// OwnPod: mooncake_client is not a sidecar in SGLang's pod but in its
+	// own (network namespace), as only container worlds can place it;
+	// other worlds skip.
+	OwnPod bool
+	// ShmBytes is /dev/shm of its container (0 = a host's); container
+	// worlds only.
+	ShmBytes int64
+}
+
+// NeedsContainers says why a world of spec can only be built in a
+// container world ("" = it can anywhere): engines whose worlds are
+// processes on one host skip such a spec with the reason.
+func (s WorldSpec) NeedsContainers() string {
+	if s.Client != nil && s.Client.OwnPod {
+		return "mooncake_client in its own pod (mooncake_client.sidecar: false) needs a container world (faultlab run --containers)"
+	}
+	if s.Client != nil && s.Client.ShmBytes > 0 {
+		return "mooncake_client.shm (/dev/shm size) needs a container world (faultlab run --containers)"
+	}
+	for _, n := range s.Nodes {
+		if n.ShmBytes > 0 {
+			return fmt.Sprintf("node %s: shm (/dev/shm size) needs a container world (faultlab run --containers)", n.Name)
+		}
+	}
+	return ""
+}
+
+// LoopbackAcrossContainers: in a container world of several nodes, a
+// node whose env names its local_hostname on the loopback names its own
+// container, so transfers between nodes fail (real 0.3.9 in containers:
+// "Warmup put failed after 10 attempts"). A scenario that sets it so was
+// written for one host: a skip there, not the failure it never meant.
+// (SGLang's default, local_hostname unset, is that failure on purpose:
+// container/default-local-hostname-across-pods.)
+func LoopbackAcrossContainers(nodes int, node string, env map[string]string) error {
+	if nodes < 2 {
+		return nil
+	}
+	h := env["MOONCAKE_LOCAL_HOSTNAME"]
+	if h == "localhost" || strings.HasPrefix(h, "127.") || strings.HasPrefix(h, "localhost:") {
+		return Unsupportedf("node %s: local_hostname %s is each container's own loopback; nodes in different containers cannot reach it", node, h)
+	}
+	return nil
 }
 
 // NodeSpec is one host: its NICs and memory limits.
@@ -214,6 +258,9 @@ type NodeSpec struct {
 	// CapIPCLock: the process has CAP_IPC_LOCK (root does), so
 	// ib_umem_get ignores RLIMIT_MEMLOCK.
 	CapIPCLock bool
+	// ShmBytes is /dev/shm of the node's containers (0 = a host's);
+	// container worlds only.
+	ShmBytes int64
 }
 
 // RDMADevice is one RNIC as ibv_query_device reports it.

@@ -60,3 +60,7 @@ func (e *Engine) Available(ctx context.Context, version string) error {
 	}
 	return ctx.Err()
 }
+
+// InContainers implements scenarios.ContainerWorlds: with Containers the
+// servers of its worlds run in containers.
+func (e *Engine) InContainers() bool { return e.opts.Containers }

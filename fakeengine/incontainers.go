@@ -386,10 +386,16 @@ func (sp *servedParty) act(ctx context.Context, action string, bytes int64) erro
 			return nil
 		}
 		return sp.restartLocked(ctx)
-	case "restart":
+	case "restart", "replace":
+		// replace: as Kubernetes replaces a pod, the old container is
+		// frozen while the new one (the spare: another address) comes up.
 		if !sp.down {
 			sp.down = true
-			if err := errors.Join(sp.hold(ctx, true), sp.p.Kill(ctx)); err != nil {
+			end := sp.p.Kill
+			if action == "replace" {
+				end = sp.p.Pause
+			}
+			if err := errors.Join(sp.hold(ctx, true), end(ctx)); err != nil {
 				return err
 			}
 		}
@@ -633,4 +639,19 @@ func (w *World) closeContainers(ctx context.Context) error {
 		sp.mu.Unlock()
 	}
 	return err
+}
+
+// defaultHostnameAcrossPods: in a container world, nodes with SGLang's
+// default local_hostname ("localhost") in different pods each name their
+// own loopback, so transfers between them fail
+// (container/default-local-hostname-across-pods). The fake engine's nodes
+// all live in the harness process, one loopback: it cannot show that.
+func (w *World) defaultHostnameAcrossPods(node string, env map[string]string) error {
+	if w.ctr == nil || len(w.spec.Nodes) < 2 {
+		return nil
+	}
+	if h, set := env["MOONCAKE_LOCAL_HOSTNAME"]; !set || h == "localhost" {
+		return engine.Unsupportedf("fake engine: node %s: SGLang's default local_hostname across pods needs each node in its own container; the fake engine's nodes share the harness process (one loopback)", node)
+	}
+	return nil
 }

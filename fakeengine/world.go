@@ -76,6 +76,12 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		// election lives in sim (sim/hamaster.go) and on real.
 		return nil, engine.Unsupportedf("HA master pair (topology master.ha) is not served by the fake engine (one master process); it runs on sim and real")
 	}
+	if why := spec.NeedsContainers(); why != "" {
+		if e.opts.Containers {
+			return nil, engine.Unsupportedf("%s; on the fake engine mooncake_client and the SGLang side run in the harness process, not in containers of their own", why)
+		}
+		return nil, engine.Unsupportedf("%s", why)
+	}
 	if spec.Version == "" {
 		spec.Version = mooncake.Latest
 	}
@@ -217,7 +223,12 @@ func (w *World) Addr(role string) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch role {
-	case "master":
+	case "master", "master_ip": // no proxy in between either way; a restart keeps the address
+		if role == "master_ip" && w.ctr != nil {
+			// The proxies dial the current container (relink); an address
+			// pinned to the old one is not modelled.
+			return "", engine.Unsupportedf("fake engine: the master's container address ({{master_ip}}) is not modelled in containers: the SGLang model reaches the master through toxiproxy, which follows a replaced container")
+		}
 		if w.masterAddr == "" {
 			return "", fmt.Errorf("fake engine: the topology has no master")
 		}
@@ -243,7 +254,7 @@ func (w *World) Addr(role string) (string, error) {
 	case "master_metrics":
 		return "", engine.Unsupportedf("fake engine: the master admin HTTP server is not served")
 	}
-	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics)", role)
+	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics, master_ip)", role)
 }
 
 // Close implements engine.World: every process, heartbeat, timer, server

@@ -20,7 +20,7 @@ func InjectContainer(ctx context.Context, f Fault, do func(ctx context.Context, 
 // start (its undo) or the action itself makes a new one.
 func ContainerEnds(action string) bool {
 	switch action {
-	case "stop", "kill", "restart", "start":
+	case "stop", "kill", "restart", "replace", "start":
 		return true
 	}
 	return false

@@ -226,6 +226,12 @@ type Profile struct {
 	GenericTransportInstallError bool
 	LogsMissingLocalSegment      bool
 	HotCacheFdExchange           bool
+	// IPCConnectErrorLogged: a refused connect to mooncake_client's IPC
+	// socket logs "Failed to connect IPC socket '...': Failed to connect
+	// UDS socket '...': Connection refused" (UdsConnector, in the 0.3.12.post1
+	// and 0.3.13.post1 store.so, not in 0.3.11.post1's; earlier versions
+	// return -1 silently: dummy_client.cpp register_shm_via_ipc).
+	IPCConnectErrorLogged bool
 	// AutoPortRefusedCrashAttempt: the process dies (SIGSEGV in store.so)
 	// during this auto-port attempt when every attempt is refused by the
 	// master; 0 = never. Measured on the real 0.3.9 wheel: 3 of 3 runs die
@@ -336,6 +342,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.GenericTransportInstallError = at("0.3.13")
 	p.LogsMissingLocalSegment = at("0.3.13")
 	p.HotCacheFdExchange = at("0.3.13")
+	p.IPCConnectErrorLogged = at("0.3.12")
 	if v == MustVersion("0.3.9") {
 		p.AutoPortRefusedCrashAttempt = 8
 		// The 0.3.9 wheel's pybind11 prints int parameters as

@@ -40,7 +40,7 @@ func (w *World) containerAction(f faults.Fault) (inject, error) {
 		if !found {
 			return nil, fmt.Errorf("real engine: %s: no party %q (master, metadata, client or a node)", f, t)
 		}
-		if f.Action == "restart" || f.Action == "start" {
+		if f.Action == "restart" || f.Action == "start" || f.Action == "replace" {
 			return nil, fmt.Errorf("real engine: %s: a node's SGLang process is not restarted by a fault (start a new one with a step)", f)
 		}
 		ts = append(ts, target{node: t})
@@ -89,6 +89,11 @@ func (w *World) serverContainerAction(ctx context.Context, s *server, action str
 		return w.doProcess(ctx, s, "stop")
 	case "start", "restart", "pause":
 		return w.doProcess(ctx, s, action)
+	case "replace":
+		if down {
+			return w.doProcess(ctx, s, "start")
+		}
+		return w.replaceServer(ctx, s)
 	case "unpause":
 		return w.doProcess(ctx, s, "resume")
 	}
@@ -117,4 +122,20 @@ func (w *World) driverParties(node string) []*containers.Party {
 		}
 	}
 	return out
+}
+
+// replaceServer starts a new container for s before the old one is
+// removed, as Kubernetes replaces a pod: the old one, frozen meanwhile,
+// keeps its address, so the new one gets another (Docker hands out the
+// lowest free address). Then the old one is killed and removed.
+func (w *World) replaceServer(ctx context.Context, s *server) error {
+	w.mu.Lock()
+	old := s.p
+	w.mu.Unlock()
+	if err := old.ctr.Pause(ctx); err != nil {
+		return err
+	}
+	err := w.startServer(ctx, s)
+	_ = old.ctr.Kill(ctx)
+	return errors.Join(err, old.stop(ctx, 0))
 }

@@ -209,6 +209,9 @@ func rdmaSupported(party string, want []engine.RDMADevice, dir string, host []st
 	return ""
 }
 
+// InContainers: every party of its worlds runs in a container.
+func (e *Engine) InContainers() bool { return e.opts.Containers }
+
 // Launch implements engine.Engine.
 func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.World, error) {
 	l, in, err := e.install(ctx, spec.Version)
@@ -217,6 +220,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 	}
 	if e.opts.Containers && in.LDLibraryPath("") != "" {
 		return nil, engine.Unsupportedf("Mooncake %s needs a library fix (%s) the container image does not carry yet", spec.Version, in.LDLibraryPath(""))
+	}
+	if why := spec.NeedsContainers(); why != "" && !e.opts.Containers {
+		return nil, engine.Unsupportedf("%s", why)
 	}
 	if e.opts.Containers && spec.Metadata == "etcd" {
 		// etcd is Debian's /usr/bin/etcd on the host; the images do not

@@ -37,6 +37,14 @@ type ctrWorld struct {
 // 64 MiB is a field failure of its own).
 const containerShm = 2 << 30
 
+// shmSize is a party's /dev/shm: the topology's, else containerShm.
+func shmSize(topology int64) int64 {
+	if topology > 0 {
+		return topology
+	}
+	return containerShm
+}
+
 // containerDriverDir is where the world's temp files (driver.py) appear.
 const containerDriverDir = "/faultlab"
 
@@ -130,7 +138,7 @@ func (w *World) startIn(ctx context.Context, spec procSpec) (*proc, error) {
 	w.mu.Unlock()
 	ps := containers.PartySpec{Name: name, Alias: spec.Role, Image: w.ctr.image, Cmd: cmd, Env: env,
 		Stdin: spec.Protocol, Files: files, ShmSize: spec.ShmSize, Memlock: spec.MemlockHard}
-	if w.spec.Client != nil && (spec.Protocol || spec.Role == "client") {
+	if w.spec.Client != nil && !w.spec.Client.OwnPod && (spec.Protocol || spec.Role == "client") {
 		// A dummy client reaches mooncake_client over an abstract unix socket
 		// and a memfd: both live in one network namespace, held by a pod
 		// container (alias "client"), as in a Kubernetes pod, so stopping
@@ -199,18 +207,11 @@ func (w *World) pod(ctx context.Context) (*containers.Party, error) {
 	return pod, nil
 }
 
-// loopbackAcrossContainers: with several nodes, a local_hostname on the
-// loopback names each container itself, so transfers between nodes fail
-// (real 0.3.9 in containers: "Warmup put failed after 10 attempts, Transfer
-// Engine might not be ready"; docs/REAL-FINDINGS.md). A scenario written
-// for one host is a skip here, not a failure it never meant.
+// loopbackAcrossContainers: engine.LoopbackAcrossContainers in a
+// container world.
 func (w *World) loopbackAcrossContainers(node string, env map[string]string) error {
-	if w.ctr == nil || len(w.spec.Nodes) < 2 {
+	if w.ctr == nil {
 		return nil
 	}
-	h := env["MOONCAKE_LOCAL_HOSTNAME"]
-	if h == "localhost" || strings.HasPrefix(h, "127.") || strings.HasPrefix(h, "localhost:") {
-		return engine.Unsupportedf("node %s: local_hostname %s is each container's own loopback; nodes in different containers cannot reach it", node, h)
-	}
-	return nil
+	return engine.LoopbackAcrossContainers(len(w.spec.Nodes), node, env)
 }

@@ -296,7 +296,7 @@ func (w *World) launchClient(ctx context.Context) error {
 			Args: []string{"--host=" + w.dialHost("client"), "--port=" + strconv.Itoa(port), "--master_server_address=" + master,
 				"--metadata_server=" + meta, "--protocol=" + proto, "--device_names=" + w.spec.Client.DeviceNames,
 				"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
-			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: containerShm},
+			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: shmSize(w.spec.Client.ShmBytes)},
 		ready: func(ctx context.Context, p *proc) error {
 			if prof, _ := mooncake.ProfileFor(w.spec.Version); p.ctr != nil && prof.RealClientRPCLoopback {
 				return waitTCPInside(ctx, p, port)
@@ -499,7 +499,7 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("real engine: the topology has no mooncake_client")
 		}
 		host := w.dialHost("client")
-		if prof, _ := mooncake.ProfileFor(w.spec.Version); prof.RealClientRPCLoopback {
+		if prof, _ := mooncake.ProfileFor(w.spec.Version); prof.RealClientRPCLoopback && !(w.ctr != nil && w.spec.Client.OwnPod) {
 			// Its RPC service is on 127.0.0.1 only; in containers the
 			// drivers share its pod's namespace, as SGLang shares a pod's.
 			host = "127.0.0.1"
@@ -511,8 +511,21 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("real engine: the topology has no master")
 		}
 		return strconv.Itoa(m.ports["metrics"]), nil
+	case "master_ip":
+		m, ok := s["master"]
+		if !ok || w.spec.Master.HA {
+			return "", fmt.Errorf("real engine: role master_ip: the topology has no single master")
+		}
+		// The master's own address, not its proxy's: in a container world
+		// its container's address on the network, which a restart changes.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		w.mu.Lock()
+		p := m.p
+		w.mu.Unlock()
+		return w.probeAddr(ctx, p, m.ports["rpc"])
 	}
-	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics)", role)
+	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip)", role)
 }
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.
@@ -563,7 +576,7 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 	}
 	d, err := startDriver(ctx, node, procSpec{Name: "driver " + node, Source: "mooncake:" + node, Path: python,
 		Args: []string{"-u", script}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log, OnEvent: onEvent,
-		Role: node, ShmSize: containerShm}, w.startIn)
+		Role: node, ShmSize: shmSize(spec.ShmBytes)}, w.startIn)
 	if err != nil {
 		return nil, err
 	}

@@ -29,8 +29,10 @@ var (
 	placeholderRE = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
 	// Roles are the placeholders World.Addr resolves.
 	// "etcd" is the bare etcd endpoint (host:port) of topology metadata
-	// etcd; {{metadata}} is then etcd://host:port.
-	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd"}
+	// etcd; {{metadata}} is then etcd://host:port. "master_ip" is the
+	// master's own ip:port (no proxy in between), as a client configured
+	// with a pod's IP holds it.
+	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip"}
 )
 
 // Parse decodes and validates one scenario file's bytes. Every problem is
@@ -207,6 +209,9 @@ func (d *decoder) validate(sc *Scenario) {
 	}
 	if c := sc.Topology.Client; c != nil {
 		d.checkNIC(c.NIC)
+		if (c.Sidecar != nil || c.Shm != 0) && c.Present != nil && !*c.Present {
+			d.at(c.Pos, "topology.mooncake_client: sidecar or shm with present: false; there is no mooncake_client to place")
+		}
 	}
 	if m := sc.Topology.Master; m != nil && m.HA {
 		switch {

@@ -94,6 +94,10 @@ func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario applies to SGLang %s, not %s", strings.Join(sc.SGLang.Versions, ", "), side.SGLangVersion())
 		return res
 	}
+	if sc.HasLabel(ContainerLabel) && !InContainers(eng) {
+		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario labelled %s needs a container world (faultlab run --containers)", ContainerLabel)
+		return res
+	}
 	if err := eng.Available(ctx, version); err != nil {
 		res.Verdict, res.Reason = Skip, err.Error()
 		return res
@@ -367,10 +371,11 @@ func (r *run) worldSpec() engine.WorldSpec {
 		if size == 0 {
 			size = 4 << 30 // mooncake_client --global_segment_size default "4 GB"
 		}
-		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto, DeviceNames: c.DeviceNames, RDMA: c.NIC.devices()}
+		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto, DeviceNames: c.DeviceNames, RDMA: c.NIC.devices(),
+			OwnPod: c.Sidecar != nil && !*c.Sidecar, ShmBytes: int64(c.Shm)}
 	}
 	for _, n := range t.Nodes {
-		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), CapIPCLock: n.CapIPCLock}
+		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
 		ns.RDMA = n.NIC.devices()
 		spec.Nodes = append(spec.Nodes, ns)
 	}

@@ -85,6 +85,13 @@ type Client struct {
 	// DeviceNames is --device_names; NIC the RNICs of its host.
 	DeviceNames string `yaml:"device_names"`
 	NIC         NIC    `yaml:"nic"`
+	// Shm is /dev/shm of its container (container worlds only; absent =
+	// as large as a host's).
+	Shm ByteSize `yaml:"shm"`
+	// Sidecar (default true): mooncake_client runs in each SGLang pod,
+	// sharing its network namespace, where its IPC socket lives; false =
+	// its own pod (container worlds only: Mooncake #2937).
+	Sidecar *bool `yaml:"sidecar"`
 }
 
 // Node is one host running an SGLang scheduler.
@@ -100,6 +107,9 @@ type Node struct {
 	Env Env `yaml:"env"`
 	// CapIPCLock: the processes have CAP_IPC_LOCK (root): no memlock limit.
 	CapIPCLock bool `yaml:"cap_ipc_lock"`
+	// Shm is /dev/shm of the node's SGLang containers (container worlds
+	// only; absent = as large as a host's; Docker's default is 64MiB).
+	Shm ByteSize `yaml:"shm"`
 }
 
 // NIC is the node's RDMA inventory; no devices = no RDMA NIC.

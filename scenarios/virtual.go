@@ -12,3 +12,18 @@ func Wall(eng engine.Engine) bool {
 	v, ok := eng.(VirtualTimer)
 	return !ok || !v.VirtualTime()
 }
+
+// ContainerLabel marks a scenario written for container worlds (each
+// party in its own container): it runs only on an engine whose worlds
+// are container worlds, elsewhere it is a skip saying so.
+const ContainerLabel = "container"
+
+// ContainerWorlds is an engine whose worlds may be container worlds
+// (real and fake with --containers, sim's modelled one).
+type ContainerWorlds interface{ InContainers() bool }
+
+// InContainers reports whether eng builds container worlds.
+func InContainers(eng engine.Engine) bool {
+	c, ok := eng.(ContainerWorlds)
+	return ok && c.InContainers()
+}

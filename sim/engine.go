@@ -23,14 +23,28 @@ func init() {
 		New: func(*slog.Logger) engine.Engine { return New() }})
 }
 
-// Engine is the sim engine.
-type Engine struct{}
+// Options configure the sim engine.
+type Options struct {
+	// Containers models a container world (`faultlab run --engine sim
+	// --containers`; containers.go): container faults are injected, and
+	// a loopback local_hostname is each node's own.
+	Containers bool
+}
 
-// New returns the sim engine.
+// Engine is the sim engine.
+type Engine struct{ opts Options }
+
+// New returns the sim engine (parties as processes on one host).
 func New() engine.Engine { return Engine{} }
+
+// NewWith returns the sim engine with opts.
+func NewWith(opts Options) engine.Engine { return Engine{opts: opts} }
 
 // Name implements engine.Engine.
 func (Engine) Name() string { return Name }
+
+// InContainers: the engine models container worlds (Options.Containers).
+func (e Engine) InContainers() bool { return e.opts.Containers }
 
 // Available implements engine.Engine: every known version.
 func (Engine) Available(_ context.Context, version string) error {
@@ -39,6 +53,9 @@ func (Engine) Available(_ context.Context, version string) error {
 }
 
 // Launch implements engine.Engine.
-func (Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.World, error) {
-	return Launch(ctx, spec)
+func (e Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.World, error) {
+	if why := spec.NeedsContainers(); why != "" && !e.opts.Containers {
+		return nil, engine.Unsupportedf("%s", why)
+	}
+	return launch(ctx, spec, e.opts)
 }

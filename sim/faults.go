@@ -16,13 +16,21 @@ import (
 type injector struct{ w *World }
 
 // Check implements schedule.Injector: the sim can inject every fault.
-func (in injector) Check(f faults.Fault) error { return in.w.haCheck(f) }
+func (in injector) Check(f faults.Fault) error {
+	if f.Kind == faults.Container {
+		return in.w.containerCheck(f)
+	}
+	return in.w.haCheck(f)
+}
 
 // Inject implements schedule.Injector: a link fault is a netsim toxic on
 // every node's link to its target; a process fault acts on the server
 // model.
 func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Context) error, error) {
 	w := in.w
+	if f.Kind == faults.Container {
+		return w.containerInject(f)
+	}
 	if to := f.LinkTarget(); to != "" {
 		id, err := w.net.Add(netsim.Any, to, f)
 		if err != nil {

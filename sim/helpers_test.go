@@ -32,6 +32,8 @@ type opts struct {
 	procEnv  map[string]string
 	faults   []faults.Fault
 	flags    map[string]string
+	// containers: a modelled container world (sim.Options.Containers).
+	containers bool
 }
 
 func launch(o opts) *env {
@@ -50,8 +52,10 @@ func launch(o opts) *env {
 	if o.client {
 		spec.Client = &engine.ClientSpec{GlobalSegmentSize: 64 << 20, Protocol: "tcp"}
 	}
-	w, err := sim.Launch(ctx, spec)
+	eng := sim.NewWith(sim.Options{Containers: o.containers})
+	world, err := eng.Launch(ctx, spec)
 	Expect(err).NotTo(HaveOccurred())
+	w := world.(*sim.World)
 	Expect(w.Arm(ctx, o.faults)).To(Succeed())
 	p, err := w.StartProcess(ctx, o.node.Name, o.procEnv)
 	Expect(err).NotTo(HaveOccurred())

@@ -110,10 +110,22 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 		st, m = s.w.ha.at(s.addr)
 	case s.w.master != nil && sameAddr(s.addr, s.w.masterAddr):
 		st, m = s.w.masterState, s.w.master
+	case s.w.master != nil && s.w.containers && (s.addr == s.w.masterIP || s.w.formerIPs[s.addr]):
+		if s.w.takeDirectEOF(s.from, s.conn, s.clock.Now()) {
+			return &master.RPCError{Kind: master.EOF, Op: op}
+		}
+		if s.w.formerIPs[s.addr] {
+			return s.w.vanishedCall(ctx, s.clock, op)
+		}
+		st, m = s.w.masterState, s.w.master
+	}
+	if s.w.parts[s.from] {
+		return s.w.partitionedCall(ctx, s.clock, s.from, s.conn, op, s.t)
 	}
 	if err := s.w.exchange(ctx, s.clock, s.from, "master", op, st, s.t, 256, 256); err != nil {
 		return err
 	}
+	s.w.connUsed(s.from, s.conn, s.clock.Now())
 	return fn(m)
 }
 
@@ -211,6 +223,12 @@ type portBinder struct {
 
 func (p portBinder) Bind(_ context.Context, host string, port int) (func(), error) {
 	key := fmt.Sprintf("%s/%d", p.node, port)
+	if p.w.containers {
+		// Each container has its own ports, but Mooncake picks its TE port
+		// at random (findAvailableTcpPort), so two containers' ports differ:
+		// the model keeps them apart as on one host.
+		key = fmt.Sprint(port)
+	}
 	if p.w.ports[key] {
 		return nil, fmt.Errorf("bind %s:%d: Address already in use", host, port)
 	}
@@ -226,6 +244,9 @@ type dataPath struct {
 }
 
 func (d dataPath) route(ctx context.Context, endpoint string, n int64, write bool) (*hostmem.Space, error) {
+	if err := d.w.loopbackElsewhere(d.from, endpoint); err != nil {
+		return nil, err
+	}
 	ep := d.w.endpoint(d.from, endpoint)
 	if ep == nil {
 		return nil, fmt.Errorf("transfer to %s: no such endpoint", endpoint)
@@ -292,7 +313,7 @@ type standaloneStub struct {
 func (s *standaloneStub) call(ctx context.Context, op string, n int64, fn func(sa *client.Standalone) error) error {
 	st := stopped
 	var sa *client.Standalone
-	if s.w.standalone != nil && sameAddr(s.addr, s.w.clientAddr) {
+	if s.w.standalone != nil && sameAddr(s.addr, s.w.clientAddr) && !s.w.clientLoopbackOnlyFrom(s.from) {
 		st, sa = s.w.clientState, s.w.standalone
 	}
 	if err := s.w.exchange(ctx, s.clock, s.from, "client", op, st, s.t, n, 64); err != nil {
@@ -317,6 +338,9 @@ func (s *standaloneStub) ServiceReady(ctx context.Context) error {
 	return s.call(ctx, "service_ready", 64, func(sa *client.Standalone) error { return sa.ServiceReady(ctx) })
 }
 func (s *standaloneStub) RegisterShm(ctx context.Context, dummy string, shm hostmem.Shm, isLocal bool) (rc int, err error) {
+	if s.w.otherPod(s.from) {
+		return -1, client.IPCRefused{} // the abstract socket is in mooncake_client's namespace
+	}
 	err = s.call(ctx, "map_shm", 64, func(sa *client.Standalone) (e error) { rc, e = sa.RegisterShm(ctx, dummy, shm, isLocal); return })
 	return
 }

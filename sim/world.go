@@ -65,10 +65,28 @@ type World struct {
 	procs  int
 	beats  []*heartbeat
 	closed bool
+	// containers: a container world (containers.go).
+	containers bool
+	// masterIP is the master container's address ({{master_ip}});
+	// formerIPs the addresses of master containers replaced since.
+	masterIP  string
+	formerIPs map[string]bool
+	// directEOF: pooled connections (node/conn) straight to the master's
+	// container address that read end of file once, its process killed.
+	directEOF map[string]bool
+	// parts are the partitioned parties; conns the last answered master
+	// RPC of each pooled connection (node/conn) and whether it went
+	// silent in a partition (containers.go).
+	parts map[string]bool
+	conns map[string]pooledConn
 }
 
-// Launch builds a world at virtual time 0.
+// Launch builds a world of processes at virtual time 0.
 func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
+	return launch(ctx, spec, Options{})
+}
+
+func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, error) {
 	v := spec.Version
 	if v == "" {
 		v = mooncake.Latest
@@ -87,6 +105,7 @@ func Launch(ctx context.Context, spec engine.WorldSpec) (*World, error) {
 		spec: spec, profile: p, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
+		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
 	}
 	w.Scheduler = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
@@ -234,8 +253,16 @@ func (w *World) Addr(role string) (string, error) {
 		return ClientAddr, nil
 	case "master_metrics":
 		return MasterMetricsPort, nil
+	case "master_ip":
+		if w.ha != nil {
+			return "", fmt.Errorf("sim: role master_ip: topology master.ha has no single master")
+		}
+		if w.containers {
+			return w.masterIP, nil
+		}
+		return MasterAddr, nil // in processes the proxy's address is the master's port
 	}
-	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client or master_metrics", role)
+	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics or master_ip", role)
 }
 
 // StartProcess implements engine.World.
@@ -246,6 +273,11 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 	}
 	if !known {
 		return nil, fmt.Errorf("sim: no node %q in the topology", node)
+	}
+	if w.containers {
+		if err := engine.LoopbackAcrossContainers(len(w.nodes), node, env); err != nil {
+			return nil, err
+		}
 	}
 	var huge int64
 	host := 0

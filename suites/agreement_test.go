@@ -42,10 +42,12 @@ func sameText(a, b string) bool {
 // Mooncake method must agree too; a run whose times are off is measured up
 // to twice more and judged by the per-method median (a loaded machine
 // stretches single calls).
-func agreeWithSim(other map[string]scenarios.Result, otherName string, rerun func(*scenarios.Scenario, string) scenarios.Result) {
+//
+// A container world's results are compared with sim's container world.
+func agreeWithSim(other map[string]scenarios.Result, otherName string, containers bool, rerun func(*scenarios.Scenario, string) scenarios.Result) {
 	cat, err := scenarios.Catalog()
 	Expect(err).NotTo(HaveOccurred())
-	sim := simengine.New()
+	sim := simengine.NewWith(simengine.Options{Containers: containers})
 	var diffs []string
 	compared := 0
 	for _, sc := range cat {

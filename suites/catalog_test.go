@@ -116,7 +116,7 @@ func catalogSuite(s engineSuite) bool {
 						return scenarios.RunVersion(ctx, sc, s.newEngine(), v, s.opts)
 					}
 				}
-				agreeWithSim(results, s.name, rerun)
+				agreeWithSim(results, s.name, s.containers, rerun)
 			})
 		}
 		if s.explained != nil {

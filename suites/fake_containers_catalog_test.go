@@ -44,13 +44,41 @@ var _ = catalogSuite(engineSuite{
 	available: func(ctx context.Context) error {
 		return fakeengine.New(fakeengine.Options{Containers: true}).Available(ctx, mooncake.Latest)
 	},
-	// The only skips: a container fault on the SGLang side (a node or
-	// mooncake_client), which on fake runs in the harness process, not in a
-	// container.
-	maySkip: func(sc *scenarios.Scenario, _ string) bool { return sglangSideContainerFault(sc) },
+	// The only skips: container scenarios about where the SGLang side sits,
+	// which on fake runs in the harness process (fakeContainersMaySkip).
+	maySkip: func(sc *scenarios.Scenario, _ string) bool { return fakeContainersMaySkip(sc) },
 	agree:   true,
 	after:   func() { Expect(leftoversOfThisProcess(context.Background())).To(BeEmpty()) },
 })
+
+// fakeContainersMaySkip: sc needs the SGLang side or mooncake_client in
+// containers of their own, which the fake engine keeps in the harness: a
+// container fault on a node or the client, mooncake_client in its own pod
+// or a /dev/shm size, SGLang's default local_hostname across nodes' pods,
+// or the master's pinned container address ({{master_ip}}).
+func fakeContainersMaySkip(sc *scenarios.Scenario) bool {
+	t := sc.Topology
+	if c := t.Client; c != nil && (c.Shm > 0 || c.Sidecar != nil && !*c.Sidecar) {
+		return true
+	}
+	hostname := false
+	for _, n := range t.Nodes {
+		if n.Shm > 0 {
+			return true
+		}
+		_, set := n.Env["MOONCAKE_LOCAL_HOSTNAME"]
+		hostname = hostname || set
+	}
+	if _, set := sc.Config.Env["MOONCAKE_LOCAL_HOSTNAME"]; !set && !hostname && len(t.Nodes) > 1 {
+		return true
+	}
+	for _, v := range sc.Config.Env {
+		if v != nil && strings.Contains(*v, "{{master_ip}}") {
+			return true
+		}
+	}
+	return sglangSideContainerFault(sc)
+}
 
 // sglangSideContainerFault: sc has a container fault on a party other than
 // the master or the metadata server.

@@ -24,7 +24,7 @@ func execute(t *testing.T, args ...string) (string, error) {
 }
 
 func TestListJSON(t *testing.T) {
-	out, err := execute(t, "list", "--json", "--label", "standalone", "--label", "!register")
+	out, err := execute(t, "list", "--json", "--label", "standalone", "--label", "!register", "--label", "!container")
 	if err != nil {
 		t.Fatal(err)
 	}

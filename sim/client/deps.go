@@ -66,6 +66,14 @@ type RealClientService interface {
 	IsExist(ctx context.Context, key string) (int, error)
 }
 
+// IPCRefused is RegisterShm's error when the dummy's connect() to
+// mooncake_client's abstract unix socket is refused: no such socket in the
+// dummy's network namespace (mooncake_client in another pod, Mooncake
+// #2937).
+type IPCRefused struct{}
+
+func (IPCRefused) Error() string { return "Connection refused" }
+
 // RealClientTransport gives mooncake_client at addr (host:port) as an RPC
 // stub, with the same failure semantics as MasterTransport.
 type RealClientTransport interface {

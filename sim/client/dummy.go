@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -84,6 +85,18 @@ func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSi
 	}
 	c.logf(mlog.Info, "Connecting to IPC socket: @mooncake_client_%s.sock", port)
 	if rc, err := c.svc.RegisterShm(ctx, c.name, *shm, true); err != nil || rc != 0 {
+		var refused IPCRefused
+		if errors.As(err, &refused) {
+			if c.p.IPCConnectErrorLogged {
+				sock := fmt.Sprintf("@mooncake_client_%s.sock", port)
+				c.logf(mlog.Error, "Failed to connect IPC socket '%s': Failed to connect UDS socket '%s': %s", sock, sock, refused)
+			}
+			c.logf(mlog.Error, "Failed to register SHM via IPC")
+			// ShmHelper::free logs each segment it unmaps.
+			c.logf(mlog.Info, "Freed shared memory at %#x, size: %d", shm.Base, shm.Size)
+			_ = c.d.Mem.Free(buf.Ptr)
+			return -1, nil
+		}
 		c.logf(mlog.Error, "Failed to register SHM via IPC")
 		_ = c.d.Mem.Free(buf.Ptr)
 		return -1, nil

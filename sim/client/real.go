@@ -706,7 +706,16 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			return mooncake.TRANSFER_FAIL
 		}
 		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
-			c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
+			var hr *te.HandshakeRefused
+			if errors.As(err, &hr) {
+				// SocketHandShakePlugin, TransferEngine::openSegment, then the
+				// put's submit (real 0.3.13.post1 in containers).
+				c.logf(mlog.Error, "SocketHandShakePlugin: connect()%s: Connection refused [111]", hr.Connect)
+				c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", hr.Endpoint)
+				c.logf(mlog.Error, "Failed to submit transfer operation")
+			} else {
+				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
+			}
 			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
 				c.rpcLog(rerr)
 				c.logf(mlog.Error, "Failed to revoke put operation")

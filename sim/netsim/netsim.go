@@ -12,7 +12,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
 
-// Any matches every source node.
+// Any matches every source or destination.
 const Any = "*"
 
 // Verdict is what an exchange on a link meets (see faults.Verdict).
@@ -51,7 +51,7 @@ type Net struct {
 // New returns a healthy network; rng draws jitter.
 func New(rng *rand.Rand) *Net { return &Net{rng: rng} }
 
-// Add arms a link fault on from→to (from may be Any) and returns its id.
+// Add arms a link fault on from→to (either may be Any) and returns its id.
 func (n *Net) Add(from, to string, f faults.Fault) (int, error) {
 	if _, ok := faults.ModeOf(f.Mode); !ok {
 		return 0, fmt.Errorf("netsim: link %s→%s: unknown mode %q", from, to, f.Mode)
@@ -83,7 +83,7 @@ func (n *Net) Active() int { return len(n.toxics) }
 func (n *Net) Exchange(from, to string, reqBytes, respBytes int64) Outcome {
 	out := Outcome{Verdict: Pass}
 	for _, t := range n.toxics {
-		if t.to != to || (t.from != Any && t.from != from) {
+		if (t.to != Any && t.to != to) || (t.from != Any && t.from != from) {
 			continue
 		}
 		e := faults.Simulate(t.fault, n.rng, &t.sent, reqBytes, respBytes)

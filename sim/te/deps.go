@@ -49,6 +49,16 @@ func HostFromSpec(n engine.NodeSpec) Host {
 // (host:port); addr is an address inside a segment the owner registered.
 // Contents are symbolic (hostmem.Content: size + fingerprint), so a page
 // transfer copies no bytes.
+// HandshakeRefused is a DataPath error: the P2P handshake to the segment's
+// endpoint was refused, so the segment cannot be opened (an endpoint named
+// on the loopback, dialled from another container). Connect is the
+// address dialled.
+type HandshakeRefused struct{ Endpoint, Connect string }
+
+func (e *HandshakeRefused) Error() string {
+	return "handshake " + e.Connect + " for " + e.Endpoint + ": connection refused"
+}
+
 type DataPath interface {
 	Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error
 	Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error)

@@ -1,0 +1,380 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/sim/client"
+	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/netsim"
+	"github.com/mooncake-faultlab/faultlab/sim/te"
+)
+
+// A sim container world (Options.Containers, `faultlab run --engine sim
+// --containers`) models the real engine's: every party — master, metadata
+// server, mooncake_client, each node's SGLang process — in its own
+// container on one network, dialled by its role name; container faults act
+// on those parties in Mooncake terms (what real showed in containers,
+// docs/REAL-FINDINGS.md §23):
+//
+//   - stop, kill: the party's process is gone, its state with it (a master
+//     restarted after it has no objects); start: a fresh process.
+//   - restart: kill + start; a new container serves 2 s later (measured).
+//     Parties dial the master through toxiproxy, which resolves the role
+//     name on every connection; one given the master's own address
+//     ({{master_ip}}) reads end of file on its open connections and finds
+//     the new container at the old address (Docker gives the freed
+//     address back), so nobody is left dialling a dead address.
+//   - pause: every thread frozen; peers see silence (a paused server).
+//   - partition (a node's SGLang container off the world network): its
+//     links to other parties are silent both ways. Toward the master, a
+//     pooled connection still open (used within the pool's idle timeout)
+//     goes silent: its next RPC waits the request timeout (RPC_TIMEOUT);
+//     any other RPC needs a new connection, whose name lookup fails in a
+//     container with no network: "Client not available", RPC_FAIL (real
+//     0.3.13.post1: health_check 0 20 s after the partition, 2 after the
+//     first ping timed out at +30.7 s; batch calls -900).
+//     Partitioning master, metadata or mooncake_client is not modelled:
+//     toxiproxy in front of them accepts and drops, which real showed is
+//     no partition (§23).
+//   - memory: a limit below the party's usage is refused (cgroup v1, where
+//     real ran: runc "unable to set memory limit"); above it nothing
+//     happens, since no model party grows.
+//
+// Topology in containers: SGLang's pods and mooncake_client's (sidecar or
+// not, otherPod), a loopback local_hostname per pod (loopbackElsewhere),
+// /dev/shm sizes without effect (Mooncake's shared memory is a memfd).
+//
+// Outside a container world the scheduler makes a container fault a skip.
+
+// InContainers tells the scheduler container faults can be injected here.
+func (in injector) InContainers() bool { return in.w.containers }
+
+// masterRSS is mooncake_master's resident size right after start (real
+// 0.3.13.post1 in a container: 33.5 MiB, docs/REAL-FINDINGS.md §23).
+const masterRSS = 33_500 * 1024
+
+// dockerMinMemory is the smallest limit docker update accepts (6 MB).
+const dockerMinMemory = 6 * 1024 * 1024
+
+// containerCheck says which container faults this world cannot model.
+func (w *World) containerCheck(f faults.Fault) error {
+	for _, t := range faults.ContainerTargets(f) {
+		if err := w.containerTargetCheck(t, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *World) containerTargetCheck(t string, f faults.Fault) error {
+	if (f.Action == "partition" || f.Action == "reconnect") && (t == "master" || t == "metadata" || t == ClientNode) {
+		return engine.Unsupportedf("sim: partition of %s is not modelled: toxiproxy in front of it accepts and drops (real: not a partition, docs/REAL-FINDINGS.md §23); partition a node", t)
+	}
+	if f.Action == "memory" && t != "master" {
+		return engine.Unsupportedf("sim: memory limit on %s: its usage in a container was not measured (the master's was)", t)
+	}
+	switch t {
+	case "master":
+		if w.spec.Master == nil {
+			return fmt.Errorf("sim: %s: the topology has no master", f)
+		}
+		if w.ha != nil || w.spec.Master.HA {
+			return engine.Unsupportedf("sim: %s: HA masters in containers are not modelled", f)
+		}
+		return nil
+	case "metadata":
+		if w.spec.Metadata != "http" {
+			return fmt.Errorf("sim: %s: the topology has no metadata server of its own (metadata %q)", f, w.spec.Metadata)
+		}
+	case ClientNode:
+		if w.spec.Client == nil {
+			return fmt.Errorf("sim: %s: the topology has no mooncake_client", f)
+		}
+	default:
+		known := false
+		for _, n := range w.nodes {
+			known = known || n.Name == t
+		}
+		if !known {
+			return fmt.Errorf("sim: %s: no party %q (master, metadata, client or a node)", f, t)
+		}
+		switch f.Action {
+		case "partition", "reconnect":
+		case "start", "restart", "replace":
+			return fmt.Errorf("sim: %s: a node's SGLang process is not restarted by a fault (start a new one with a step)", f)
+		default:
+			return engine.Unsupportedf("sim: %s of a node's SGLang container is not modelled (partition is)", f.Action)
+		}
+	}
+	return nil
+}
+
+// containerInject injects a container fault on every target and returns
+// its undo on every target (faults.ContainerUndo).
+func (w *World) containerInject(f faults.Fault) (func(context.Context) error, error) {
+	ts := faults.ContainerTargets(f)
+	var undo []func()
+	for _, t := range ts {
+		u, err := w.containerAction(t, f.Action, f.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			undo = append(undo, u)
+		}
+	}
+	if len(undo) == 0 {
+		return nil, nil
+	}
+	return func(context.Context) error {
+		for _, u := range undo {
+			u()
+		}
+		return nil
+	}, nil
+}
+
+// containerAction acts on one party; the returned func is its undo.
+func (w *World) containerAction(t, action string, bytes int64) (func(), error) {
+	switch action {
+	case "partition":
+		if w.parts[t] {
+			return nil, nil
+		}
+		in, err := w.net.Add(netsim.Any, t, partition(t))
+		if err != nil {
+			return nil, err
+		}
+		out, err := w.net.Add(t, netsim.Any, partition(t))
+		if err != nil {
+			return nil, err
+		}
+		w.parts[t] = true
+		return func() {
+			w.net.Remove(in)
+			w.net.Remove(out)
+			delete(w.parts, t)
+		}, nil
+	case "reconnect":
+		return nil, nil // the partition's own heal reconnects
+	case "memory":
+		if bytes < dockerMinMemory {
+			return nil, fmt.Errorf("sim: docker update %s: Minimum memory limit allowed is 6MB", t)
+		}
+		if w.masterState != stopped && bytes < masterRSS {
+			return nil, fmt.Errorf("sim: docker update %s: unable to set memory limit to %d (current usage: %d)", t, bytes, masterRSS)
+		}
+		return nil, nil
+	}
+	// Process actions on a server: kill/stop = gone (state lost); a
+	// start is a new container, serving containerStartCost later.
+	switch action {
+	case "stop", "kill":
+		w.containerGone(t)
+		return func() { w.containerStart(t) }, nil
+	case "start":
+		w.containerStart(t)
+	case "restart":
+		w.containerGone(t)
+		w.containerStart(t)
+	case "replace":
+		w.containerGone(t)
+		if t == "master" {
+			w.formerIPs[w.masterIP] = true
+			w.masterIP = nextIP(w.masterIP)
+		}
+		w.containerStart(t)
+	case "pause":
+		w.process(t, "pause")
+		return func() { w.process(t, "resume") }, nil
+	case "unpause":
+		w.process(t, "resume")
+	default:
+		return nil, fmt.Errorf("sim: container action %q", action)
+	}
+	return nil, nil
+}
+
+// containerStartCost is from a container's creation to its server
+// serving (real 0.3.13.post1: master restarted at 30.002 s, "Master
+// service started" at 32.000 s).
+const containerStartCost = 2 * time.Second
+
+// MasterIP is the master container's first address in a container world
+// ({{master_ip}}). A restarted container gets it back: Docker (20.10)
+// hands out the lowest free address of the network, and the old
+// container's is free again (real: 172.27.0.3 to a container created
+// after the one holding it was removed). A replaced one (action replace:
+// the new container started while the old one holds its address) gets
+// the next (nextIP).
+const MasterIP = "172.18.0.3:50051"
+
+// nextIP is the address after ip:port on the network.
+func nextIP(addr string) string {
+	host, port, _ := strings.Cut(addr, ":")
+	i := strings.LastIndexByte(host, '.')
+	var last int
+	fmt.Sscan(host[i+1:], &last)
+	return fmt.Sprintf("%s.%d:%s", host[:i], last+1, port)
+}
+
+// vanishedCost is an RPC to the address of a replaced master container,
+// which nobody holds now: "Client not available", RPC_FAIL (real
+// 0.3.13.post1, master replaced, two runs: 12.276 to 12.322 s per call,
+// five measured).
+const vanishedCost = 12280 * time.Millisecond
+
+// vanishedCall is a master RPC to a vanished container address.
+func (w *World) vanishedCall(ctx context.Context, clock engine.Clock, op string) error {
+	if err := clock.Sleep(ctx, vanishedCost); err != nil {
+		return err
+	}
+	return &master.RPCError{Kind: master.Refused, Op: op, After: vanishedCost}
+}
+
+// containerGone: the server's process is killed with its container.
+// Connections straight to the master's container address (not through
+// toxiproxy) read end of file once each (real: "RPC call failed: End of
+// file" on the ping and the foreground connections).
+func (w *World) containerGone(t string) {
+	if t == "master" && w.masterState != stopped {
+		for _, b := range w.beats {
+			if b.rc != nil && b.rc.MasterAddr() == w.masterIP {
+				w.directEOF[connKey(b.rc.Node(), "ping")] = true
+				w.directEOF[connKey(b.rc.Node(), "")] = true
+			}
+		}
+	}
+	w.process(t, "stop")
+}
+
+// containerStart starts a stopped server in a new container.
+func (w *World) containerStart(t string) {
+	w.k.After(containerStartCost, "container start "+t, func() { w.process(t, "start") })
+}
+
+// takeDirectEOF reports (once) that node's pooled connection conn to the
+// master's container address saw the master die, unless the pool closed
+// it idle before (real: the foreground connection, idle 60 s, did not
+// read EOF; the new one it made reached the new master).
+func (w *World) takeDirectEOF(node, conn string, now time.Duration) bool {
+	k := connKey(node, conn)
+	if !w.directEOF[k] {
+		return false
+	}
+	delete(w.directEOF, k)
+	c, ok := w.conns[k]
+	return ok && now-c.last <= poolIdleTimeout
+}
+
+// partition is the link fault a network partition is on every link of a
+// party: silence both ways.
+func partition(t string) faults.Fault {
+	return faults.Fault{Kind: faults.Link, Target: t, Mode: faults.ModeBlackhole}
+}
+
+// otherPod: a process on node runs in another network namespace than
+// mooncake_client (topology mooncake_client.sidecar: false in a container
+// world), so mooncake_client's abstract IPC socket does not exist there:
+// the dummy's shm registration is refused (real 0.3.11.post1 and
+// 0.3.13.post1 in containers, Mooncake #2937).
+func (w *World) otherPod(node string) bool {
+	return w.containers && w.spec.Client != nil && w.spec.Client.OwnPod && node != ClientNode
+}
+
+// clientLoopbackOnlyFrom: mooncake_client ≤ 0.3.10.post1 serves its RPC on
+// 127.0.0.1 only, so a process in another pod is refused (real 0.3.9 in
+// containers: "client_id 1 failed:Connection refused", "Dummy Client not
+// available").
+func (w *World) clientLoopbackOnlyFrom(node string) bool {
+	return w.otherPod(node) && w.profile.RealClientRPCLoopback
+}
+
+// poolIdleTimeout is how long coro_rpc's client pool keeps an unused
+// connection (real 0.3.13.post1 partitioned: the foreground connection,
+// idle 90 s, was not reused — RPC_FAIL, not the RPC_TIMEOUT of the ping
+// connection in use every second).
+const poolIdleTimeout = 30 * time.Second
+
+// resolveFailCost is getaddrinfo's "Temporary failure in name resolution"
+// in a container disconnected from every network (measured: 10.0 s,
+// Docker's embedded DNS at 127.0.0.11 unanswered).
+const resolveFailCost = 10 * time.Second
+
+// partitionConnectCost is one RPC needing a new connection from a
+// partitioned container: the client pool's connects (RefusedPoolCost's
+// four), each after a failed name lookup. Real 0.3.13.post1 took 31 to
+// 71 s per such RPC (6 measured: 31, 40, 47, 70, 70, 71 s; lookups of
+// concurrent threads appear to queue); the model takes 44.3 s.
+const partitionConnectCost = 4*resolveFailCost + client.RefusedPoolCost
+
+// pooledConn is one pooled master connection of a node (conn "" the
+// foreground, "ping", "monitor").
+type pooledConn struct {
+	last   time.Duration // its last answered RPC
+	silent bool          // timed out in a partition: closed
+}
+
+func connKey(node, conn string) string { return node + "/" + conn }
+
+// connUsed records an answered RPC on a pooled connection.
+func (w *World) connUsed(node, conn string, now time.Duration) {
+	w.conns[connKey(node, conn)] = pooledConn{last: now}
+}
+
+// partitionedCall is a master RPC from a partitioned node.
+func (w *World) partitionedCall(ctx context.Context, clock engine.Clock, node, conn, op string, t client.Timeouts) error {
+	k := connKey(node, conn)
+	c, ok := w.conns[k]
+	if ok && !c.silent && clock.Now()-c.last <= poolIdleTimeout {
+		// The open connection: the request goes out, nothing comes back.
+		c.silent = true
+		w.conns[k] = c
+		if err := clock.Sleep(ctx, t.Request); err != nil {
+			return err
+		}
+		return &master.RPCError{Kind: master.RequestTimeout, Op: op, After: t.Request}
+	}
+	if err := clock.Sleep(ctx, partitionConnectCost); err != nil {
+		return err
+	}
+	return &master.RPCError{Kind: master.Refused, Op: op, After: partitionConnectCost}
+}
+
+// loopbackElsewhere: in a container world an endpoint named on the
+// loopback (SGLang's default local_hostname "localhost") is each
+// container's own, so from another node the handshake reaches the
+// caller's loopback, where nothing listens on that port (real 0.3.13.post1:
+// "SocketHandShakePlugin: connect()127.0.0.1:16941: Connection refused").
+func (w *World) loopbackElsewhere(from, endpoint string) error {
+	if !w.containers {
+		return nil
+	}
+	host, port, ok := strings.Cut(endpoint, ":")
+	if !ok || (host != "localhost" && !strings.HasPrefix(host, "127.")) {
+		return nil
+	}
+	if ep := w.endpoint(from, endpoint); ep != nil && w.netns(ep.node) == w.netns(from) {
+		return nil
+	}
+	connect := host
+	if host == "localhost" {
+		connect = "127.0.0.1"
+	}
+	return &te.HandshakeRefused{Endpoint: endpoint, Connect: connect + ":" + port}
+}
+
+// netns names a node's network namespace in a container world: with a
+// mooncake_client sidecar, the drivers and mooncake_client share the pod's
+// (realengine: World.pod); otherwise each node has its own container's.
+func (w *World) netns(node string) string {
+	if w.spec.Client != nil && !w.spec.Client.OwnPod {
+		return "pod"
+	}
+	return node
+}
