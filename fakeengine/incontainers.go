@@ -641,7 +641,7 @@ func (w *World) closeContainers(ctx context.Context) error {
 	return err
 }
 
-// defaultHostnameAcrossPods: in a container world, nodes with SGLang's
+// defaultHostnameAcrossPods: in a container world, nodes left at SGLang's
 // default local_hostname ("localhost") in different pods each name their
 // own loopback, so transfers between them fail
 // (container/default-local-hostname-across-pods). The fake engine's nodes
@@ -650,7 +650,7 @@ func (w *World) defaultHostnameAcrossPods(node string, env map[string]string) er
 	if w.ctr == nil || len(w.spec.Nodes) < 2 {
 		return nil
 	}
-	if h, set := env["MOONCAKE_LOCAL_HOSTNAME"]; !set || h == "localhost" {
+	if _, set := env["MOONCAKE_LOCAL_HOSTNAME"]; !set {
 		return engine.Unsupportedf("fake engine: node %s: SGLang's default local_hostname across pods needs each node in its own container; the fake engine's nodes share the harness process (one loopback)", node)
 	}
 	return nil
