@@ -383,3 +383,48 @@ func (p *Party) Remove(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Act is one container action (faults.ContainerActions) on a running
+// party: stop (SIGTERM, SIGKILL after 2 s), kill, pause, unpause,
+// partition, reconnect, memory (bytes). start and restart make a new
+// container: the engine that owns the party does those.
+func (p *Party) Act(ctx context.Context, action string, bytes int64) error {
+	switch action {
+	case "stop":
+		_ = p.Signal(ctx, syscall.SIGTERM)
+		select {
+		case <-p.Exited():
+			return nil
+		case <-time.After(2 * time.Second):
+		}
+		return p.Kill(ctx)
+	case "kill":
+		return p.Kill(ctx)
+	case "pause":
+		return p.Pause(ctx)
+	case "unpause":
+		return p.Unpause(ctx)
+	case "partition":
+		return p.Disconnect(ctx)
+	case "reconnect":
+		return p.Connect(ctx)
+	case "memory":
+		return p.SetMemory(ctx, bytes)
+	}
+	return fmt.Errorf("containers: action %q on %s: want stop, kill, pause, unpause, partition, reconnect or memory", action, p.Spec.Name)
+}
+
+// Gateway is the Docker host's address on the world network: where a
+// harness-side listener binds so the world's containers can dial it.
+func (w *World) Gateway(ctx context.Context) (string, error) {
+	in, err := w.Docker.NetworkInspect(ctx, w.net.ID, client.NetworkInspectOptions{})
+	if err != nil {
+		return "", fmt.Errorf("containers: inspect network %s: %w", w.net.Name, err)
+	}
+	for _, c := range in.Network.IPAM.Config {
+		if c.Gateway.IsValid() {
+			return c.Gateway.String(), nil
+		}
+	}
+	return "", fmt.Errorf("containers: network %s has no gateway", w.net.Name)
+}

@@ -23,6 +23,17 @@ const toxiproxyFirstPort = 20000
 // API, dialled at the container's address (nothing is published): proxies
 // listen inside it and parties dial toxiproxy:<port>.
 func (w *World) StartToxiproxy(ctx context.Context, image string, log *slog.Logger) (*toxiproxy.Injector, error) {
+	return w.startToxiproxy(ctx, image, log, false)
+}
+
+// StartToxiproxyByIP is StartToxiproxy for worlds whose clients run in the
+// harness (the fake engine's SGLang model): proxies are advertised at the
+// container's address, which the Docker host dials and parties can too.
+func (w *World) StartToxiproxyByIP(ctx context.Context, image string, log *slog.Logger) (*toxiproxy.Injector, error) {
+	return w.startToxiproxy(ctx, image, log, true)
+}
+
+func (w *World) startToxiproxy(ctx context.Context, image string, log *slog.Logger, byIP bool) (*toxiproxy.Injector, error) {
 	p, err := w.Start(ctx, PartySpec{Name: "toxiproxy", Image: image})
 	if err != nil {
 		return nil, err
@@ -34,9 +45,13 @@ func (w *World) StartToxiproxy(ctx context.Context, image string, log *slog.Logg
 		return nil, err
 	}
 	api := net.JoinHostPort(ip, strconv.Itoa(ToxiproxyAPIPort))
+	advertise := p.Host()
+	if byIP {
+		advertise = ip
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		inj, err := toxiproxy.NewRemote(ctx, api, p.Host(), toxiproxyFirstPort, log)
+		inj, err := toxiproxy.NewRemote(ctx, api, advertise, toxiproxyFirstPort, log)
 		if err == nil {
 			return inj, nil
 		}

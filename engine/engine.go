@@ -140,6 +140,12 @@ type StoreCalls interface {
 // wall-clock deadline.
 type TimeoutScaler interface{ HonoursTimeoutScale() bool }
 
+// LaunchAllower is an engine whose Launch takes wall time outside
+// Mooncake time (containers starting on a scaled clock): the runner adds
+// LaunchAllowance to a run's wall-clock deadline, so a slow start is not
+// taken out of the scenario's scaled within.
+type LaunchAllower interface{ LaunchAllowance() time.Duration }
+
 // Clock is the world's time, always Mooncake time: virtual in sim, wall
 // time divided by the timeout scale in fake, wall time in real. Scenario
 // durations, sleeps and fault times are all in this time.

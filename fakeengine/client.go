@@ -85,7 +85,7 @@ func (w *World) startClientLocked(ctx context.Context) error {
 	if !w.launched {
 		c.stream = "mooncake_client@0" // at Launch, as sim's virtual time 0
 	}
-	listen := "127.0.0.1:0"
+	listen := w.bindHost() + ":0"
 	if c.addr != "" {
 		listen = c.addr // same port again: every proxy's upstream stays valid
 	}

@@ -75,7 +75,7 @@ func (w *World) startDataServer(ctx context.Context, node string) error {
 		c, err := p.mem.ReadContent(r.Addr, r.Size)
 		return dataResp{Content: c, Pad: make([]byte, r.Size)}, err
 	})
-	if err := s.Listen(ctx, "127.0.0.1:0"); err != nil {
+	if err := s.Listen(ctx, w.bindHost()+":0"); err != nil {
 		return fmt.Errorf("fake engine: transfer endpoint of %s: %w", node, err)
 	}
 	w.netMu.Lock()

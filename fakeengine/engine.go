@@ -9,7 +9,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
+	"github.com/mooncake-faultlab/faultlab/containers"
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
@@ -26,10 +28,18 @@ func init() {
 // Options configure the engine.
 type Options struct {
 	Logger *slog.Logger
+	// Containers runs the master and metadata servers and toxiproxy each in
+	// its own container (incontainers.go); the SGLang side stays here.
+	Containers bool
 }
 
 // Engine builds fake worlds.
-type Engine struct{ opts Options }
+type Engine struct {
+	opts Options
+
+	mu                   sync.Mutex
+	fakeImage, toxiImage string // built once (Containers)
+}
 
 // New returns the fake engine.
 func New(opts Options) engine.Engine { return &Engine{opts: opts} }
@@ -38,10 +48,19 @@ func New(opts Options) engine.Engine { return &Engine{opts: opts} }
 func (e *Engine) Name() string { return Name }
 
 // Available implements engine.Engine: the fake engine needs only loopback
-// sockets and a version profile.
+// sockets and a version profile (and Docker, with Containers).
 func (e *Engine) Available(ctx context.Context, version string) error {
 	if _, err := mooncake.ProfileFor(version); err != nil {
 		return fmt.Errorf("fake engine: %w", err)
 	}
+	if e.opts.Containers {
+		if err := containers.Available(ctx); err != nil {
+			return fmt.Errorf("fake engine: %w", err)
+		}
+	}
 	return ctx.Err()
 }
+
+// InContainers implements scenarios.ContainerWorlds: with Containers the
+// servers of its worlds run in containers.
+func (e *Engine) InContainers() bool { return e.opts.Containers }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,15 +31,16 @@ type etcdServer struct {
 // in about a second).
 const etcdReadyTimeout = 30 * time.Second
 
-// newEtcdServer picks loopback ports and a data dir; Start serves.
-func newEtcdServer() (*etcdServer, error) {
+// newEtcdServer picks ports on host (loopback, or the harness's address on
+// a container world's network) and a data dir; Start serves.
+func newEtcdServer(host string) (*etcdServer, error) {
 	dir, err := os.MkdirTemp("", "faultlab-etcd-")
 	if err != nil {
 		return nil, fmt.Errorf("fake engine: etcd data dir: %w", err)
 	}
 	ports := make([]int, 2)
 	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, fmt.Errorf("fake engine: etcd port: %w", err)
@@ -46,7 +48,7 @@ func newEtcdServer() (*etcdServer, error) {
 		ports[i] = l.Addr().(*net.TCPAddr).Port
 		_ = l.Close()
 	}
-	u := func(p int) url.URL { return url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", p)} }
+	u := func(p int) url.URL { return url.URL{Scheme: "http", Host: net.JoinHostPort(host, strconv.Itoa(p))} }
 	return &etcdServer{dir: dir, client: u(ports[0]), peer: u(ports[1])}, nil
 }
 
@@ -169,7 +171,7 @@ func (c etcdClient) Delete(ctx context.Context, endpoints, key string) error {
 // launchEtcd starts the world's etcd; its client endpoint is the metadata
 // party every node's "metadata" link proxies.
 func (w *World) launchEtcd(ctx context.Context) error {
-	s, err := newEtcdServer()
+	s, err := newEtcdServer(w.bindHost())
 	if err != nil {
 		return err
 	}

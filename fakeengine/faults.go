@@ -25,6 +25,20 @@ func (in injector) Check(f faults.Fault) error {
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if f.Kind == faults.Container {
+		if w.ctr == nil {
+			return engine.Unsupportedf("%s needs a container world (faultlab run --containers)", f)
+		}
+		ps, err := w.containerParties(f)
+		if err == nil && faults.ContainerEnds(f.Action) {
+			for _, sp := range ps {
+				sp.mu.Lock()
+				sp.prepareSpareLocked()
+				sp.mu.Unlock()
+			}
+		}
+		return err
+	}
 	if f.Kind == faults.Process {
 		switch f.Target {
 		case "master":
@@ -70,6 +84,9 @@ func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Con
 	defer w.mu.Unlock()
 	if w.closed {
 		return nil, fmt.Errorf("fake engine: inject %s: world closed", f)
+	}
+	if f.Kind == faults.Container {
+		return w.containerInject(ctx, f)
 	}
 	if !f.IsLink() {
 		if err := w.processLocked(ctx, f.Target, f.Action); err != nil {
@@ -117,6 +134,9 @@ func (in injector) Clear(ctx context.Context) error {
 	}
 	var errs []error
 	errs = append(errs, w.inj.HealAll(ctx))
+	if w.ctr != nil {
+		errs = append(errs, w.clearContainers(ctx))
+	}
 	if w.masterSrv != nil {
 		if w.masterUp {
 			w.masterSrv.Resume()

@@ -7,8 +7,11 @@ import (
 
 func linkName(from, to string) string { return from + "→" + to }
 
+// link makes the proxy from → to; models name the party by upstream
+// (its canonical address), which the proxy dials (a served container's
+// address instead of its name: upstreamOf).
 func (w *World) link(from, to, upstream string) error {
-	listen, err := w.inj.Link(linkName(from, to), upstream)
+	listen, err := w.inj.Link(linkName(from, to), w.upstreamOf(upstream))
 	if err != nil {
 		return fmt.Errorf("fake engine: %w", err)
 	}

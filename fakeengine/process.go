@@ -53,6 +53,9 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 	if spec == nil {
 		return nil, fmt.Errorf("fake engine: no node %q in the topology", node)
 	}
+	if err := w.defaultHostnameAcrossPods(node, env); err != nil {
+		return nil, err
+	}
 	return w.newProcessLocked(*spec, env), nil
 }
 

@@ -15,6 +15,9 @@ import (
 // A started master is a fresh model (mooncake_master keeps no state
 // across restarts): clients get NEED_REMOUNT on their next ping.
 func (w *World) processLocked(ctx context.Context, target, action string) error {
+	if served, err := w.servedControl(ctx, target, action); served {
+		return err // in its container (incontainers.go)
+	}
 	switch target {
 	case "master":
 		if w.spec.Metadata == "master" {

@@ -65,6 +65,7 @@ type World struct {
 	launched bool // Launch finished
 	shms     servers.ShmRegistry
 	client   *clientProc // standalone mooncake_client; nil when absent
+	ctr      *ctrWorld   // the container side (Options.Containers); nil in processes
 }
 
 // Launch implements engine.Engine. Servers listen on 127.0.0.1:0; one
@@ -76,6 +77,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		return nil, engine.Unsupportedf("HA master pair (topology master.ha) is not served by the fake engine (one master process); it runs on sim and real")
 	}
 	if why := spec.NeedsContainers(); why != "" {
+		if e.opts.Containers {
+			return nil, engine.Unsupportedf("%s; on the fake engine mooncake_client and the SGLang side run in the harness process, not in containers of their own", why)
+		}
 		return nil, engine.Unsupportedf("%s", why)
 	}
 	if spec.Version == "" {
@@ -100,8 +104,18 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	if w.trace == nil {
 		w.trace = trace.New(nil)
 	}
-	w.trace.SetClock(modelClock{start: w.start, s: w.scale}.Now)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	if e.opts.Containers {
+		// Ctrl-C while containers start: their context fails and
+		// openContainers removes what it made.
+		if err := e.openContainers(ctx, w); err != nil {
+			w.cancel()
+			return nil, err
+		}
+		// Containers' start-up is not Mooncake time: the world starts now.
+		w.start = time.Now()
+	}
+	w.trace.SetClock(modelClock{start: w.start, s: w.scale}.Now)
 	w.Scheduler = schedule.New(w.ctx, injector{w}, wallTimer{start: w.start, s: w.scale}, w.trace)
 	defer func() {
 		if err != nil {
@@ -117,17 +131,23 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		stop()
 	}()
 
-	if w.inj, err = toxiproxy.New(ctx, logger); err != nil {
-		return nil, fmt.Errorf("fake engine: %w", err)
+	if w.inj == nil {
+		if w.inj, err = toxiproxy.New(ctx, logger); err != nil {
+			return nil, fmt.Errorf("fake engine: %w", err)
+		}
 	}
 	if spec.Master != nil {
 		cfg, err := master.ConfigFor(p, spec.Master.Flags)
 		if err != nil {
 			return nil, fmt.Errorf("fake engine: master flags: %w", err)
 		}
-		w.masterModel = w.newMaster(cfg)
-		if err := w.startMaster(ctx, "127.0.0.1:0"); err != nil {
-			return nil, err
+		if a := w.servedAddr("master"); a != "" {
+			w.masterAddr, w.masterUp = a, true
+		} else {
+			w.masterModel = w.newMaster(cfg)
+			if err := w.startMaster(ctx, "127.0.0.1:0"); err != nil {
+				return nil, err
+			}
 		}
 	}
 	switch spec.Metadata {
@@ -143,7 +163,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	default:
 		return nil, fmt.Errorf("fake engine: metadata %q: want P2PHANDSHAKE, http, master or etcd", spec.Metadata)
 	}
-	if spec.Metadata == "http" || spec.Metadata == "master" {
+	if a := w.servedAddr("metadata"); a != "" {
+		w.metaAddr, w.metaUp = a, true
+	} else if spec.Metadata == "http" || spec.Metadata == "master" {
 		w.metaHandler = servers.NewMetadataHandler(w.newMetadata())
 		if err := w.startMetadata(ctx, "127.0.0.1:0"); err != nil {
 			return nil, err
@@ -202,6 +224,11 @@ func (w *World) Addr(role string) (string, error) {
 	defer w.mu.Unlock()
 	switch role {
 	case "master", "master_ip": // no proxy in between either way; a restart keeps the address
+		if role == "master_ip" && w.ctr != nil {
+			// The proxies dial the current container (relink); an address
+			// pinned to the old one is not modelled.
+			return "", engine.Unsupportedf("fake engine: the master's container address ({{master_ip}}) is not modelled in containers: the SGLang model reaches the master through toxiproxy, which follows a replaced container")
+		}
 		if w.masterAddr == "" {
 			return "", fmt.Errorf("fake engine: the topology has no master")
 		}
@@ -262,8 +289,11 @@ func (w *World) Close(ctx context.Context) error {
 		p.stop()
 	}
 	if w.inj != nil {
+		t := time.Now()
 		errs = append(errs, w.inj.Close())
+		w.logger.Debug("toxiproxy closed", "took", time.Since(t))
 	}
+	errs = append(errs, w.closeContainers(ctx))
 	w.mu.Lock()
 	if w.masterSrv != nil {
 		w.masterSrv.Resume()

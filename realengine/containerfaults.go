@@ -59,14 +59,7 @@ func (w *World) containerAction(f faults.Fault) (inject, error) {
 		return errors.Join(errs...)
 	}
 	return func(ctx context.Context) (func(context.Context) error, error) {
-		if err := do(ctx, f.Action); err != nil {
-			return nil, err
-		}
-		undo := faults.ContainerUndo(f.Action)
-		if undo == "" {
-			return nil, nil
-		}
-		return func(ctx context.Context) error { return do(ctx, undo) }, nil
+		return faults.InjectContainer(ctx, f, do)
 	}, nil
 }
 
@@ -112,29 +105,10 @@ func (w *World) serverContainerAction(ctx context.Context, s *server, action str
 
 // partyAction is an action on one running container.
 func partyAction(ctx context.Context, p *containers.Party, action string, bytes int64) error {
-	switch action {
-	case "stop":
-		_ = p.Signal(ctx, syscall.SIGTERM)
-		select {
-		case <-p.Exited():
-			return nil
-		case <-time.After(2 * time.Second):
-		}
-		return p.Kill(ctx)
-	case "kill":
-		return p.Kill(ctx)
-	case "pause":
-		return p.Pause(ctx)
-	case "unpause":
-		return p.Unpause(ctx)
-	case "partition":
-		return p.Disconnect(ctx)
-	case "reconnect":
-		return p.Connect(ctx)
-	case "memory":
-		return p.SetMemory(ctx, bytes)
+	if err := p.Act(ctx, action, bytes); err != nil {
+		return fmt.Errorf("real engine: %w", err)
 	}
-	return fmt.Errorf("real engine: container action %q", action)
+	return nil
 }
 
 // driverParties are the containers of a node's SGLang processes.

@@ -150,7 +150,11 @@ func (r *run) bound() time.Duration {
 		}
 	}
 	if w > 0 {
-		return time.Duration(float64(w)*r.wallScale()) + 10*time.Second + r.startAllowance()
+		b := time.Duration(float64(w)*r.wallScale()) + 10*time.Second + r.startAllowance()
+		if la, ok := r.eng.(engine.LaunchAllower); ok {
+			b += la.LaunchAllowance()
+		}
+		return b
 	}
 	if r.opts.Bound > 0 {
 		return r.opts.Bound

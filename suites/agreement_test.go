@@ -21,10 +21,18 @@ import (
 // argument): the port is the one thing allowed to differ.
 var loopbackAddr = regexp.MustCompile(`(127\.0\.0\.1|localhost):\d+`)
 
-// sameText compares messages with loopback ports and object addresses
-// (pybind11 reprs: <... object at 0x7f...>) abstracted.
+// roleAddr matches a server's address in a container world, where parties
+// dial it by its role name (master:50051): the same party as sim's
+// 127.0.0.1:50051.
+var roleAddr = regexp.MustCompile(`\b(master|metadata):\d+`)
+
+// sameText compares messages with loopback ports, role addresses and
+// object addresses (pybind11 reprs: <... object at 0x7f...>) abstracted.
 func sameText(a, b string) bool {
-	norm := func(s string) string { return mooncake.NormalizeAddresses(loopbackAddr.ReplaceAllString(s, "$1:PORT")) }
+	norm := func(s string) string {
+		s = roleAddr.ReplaceAllString(s, "127.0.0.1:PORT")
+		return mooncake.NormalizeAddresses(loopbackAddr.ReplaceAllString(s, "$1:PORT"))
+	}
 	return norm(a) == norm(b)
 }
 

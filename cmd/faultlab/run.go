@@ -61,6 +61,9 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := interruptContext(cmd.Context())
 			defer stop()
+			if f.containers && !cmd.Flags().Changed("timeout-scale") {
+				f.timeoutScale = containersTimeoutScale
+			}
 			return runScenarios(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args)
 		},
 	}
@@ -74,14 +77,14 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
 	cmd.Flags().StringVar(&f.sglang, "sglang", "model", "who plays SGLang, comma-separated: model (the Go model), real (SGLang's own code; --engine real only)")
 	cmd.Flags().StringVar(&f.sglangVer, "sglang-version", "", "SGLang release to play (default: the newest; real: an installed one)")
-	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", defaultTimeoutScale, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back")
+	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", defaultTimeoutScale, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back (default 0.05 with --containers)")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "worlds run at once per engine (0 = per engine: a core each where time is virtual or scaled, three per core where Mooncake's own timeouts run)")
 	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n (i/n): every n-th run in catalog order, for splitting across machines")
 	cmd.Flags().BoolVar(&f.slow, "slow", false, "also run slow-wall scenarios on engines with real Mooncake timeouts (or set "+scenarios.SlowEnv+"=1)")
 	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
 	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal, a heartbeat every 30 s otherwise), line, heartbeat, none")
-	cmd.Flags().BoolVar(&f.containers, "containers", false, "run every party in its own Docker container (real engine; images built locally)")
+	cmd.Flags().BoolVar(&f.containers, "containers", false, "run in Docker containers: real, every party; fake, its servers and toxiproxy (images built locally)")
 	return cmd
 }
 
@@ -325,6 +328,11 @@ func codesString(m map[string]any) string {
 // defaultTimeoutScale is run's --timeout-scale (and replay's for a report
 // that does not record one).
 const defaultTimeoutScale = 0.02
+
+// containersTimeoutScale is --timeout-scale's default with --containers:
+// every fake link crosses the Docker bridge twice, and that latency counts
+// 1/s times (docs/ENGINES.md, "fake" → "In containers").
+const containersTimeoutScale = 0.05
 
 // plural is "1 run", "2 runs".
 func plural(n int, noun string) string {

@@ -26,6 +26,7 @@ type proxy interface {
 	addToxic(t toxicSpec) error
 	removeToxic(ctx context.Context, name string) error
 	resetToxics(ctx context.Context) error
+	setUpstream(upstream string) error // the same listener, a new upstream
 }
 
 // local is the in-process server: proxies listen on loopback, on ports
@@ -61,6 +62,13 @@ type localProxy struct{ p *tp.Proxy }
 func (p localProxy) listen() string { return p.p.Listen }
 func (p localProxy) stop() error    { p.p.Stop(); return nil }
 func (p localProxy) start() error   { return p.p.Start() }
+
+func (p localProxy) setUpstream(upstream string) error {
+	p.p.Lock()
+	in := &tp.Proxy{Listen: p.p.Listen, Upstream: upstream, Enabled: p.p.Enabled}
+	p.p.Unlock()
+	return p.p.Update(in)
+}
 
 func (p localProxy) addToxic(t toxicSpec) error {
 	body, err := jsonBody(t)

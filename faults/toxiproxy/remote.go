@@ -78,6 +78,11 @@ func (p *remoteProxy) listen() string { return p.addr }
 func (p *remoteProxy) stop() error    { return p.p.Disable() }
 func (p *remoteProxy) start() error   { return p.p.Enable() }
 
+func (p *remoteProxy) setUpstream(upstream string) error {
+	p.p.Upstream = upstream
+	return p.p.Save()
+}
+
 func (p *remoteProxy) addToxic(t toxicSpec) error {
 	if _, err := p.p.AddToxic(t.Name, t.Type, t.Stream, t.Toxicity, toxiclient.Attributes(t.Attributes)); err != nil {
 		return fmt.Errorf("add toxic %s: %w", t.Name, err)

@@ -251,6 +251,18 @@ func (i *Injector) restartLocked(name string, l *link) error {
 	return nil
 }
 
+// SetUpstream points a link at a new upstream (a server that came back at
+// another address); its listener, state and toxics stay.
+func (i *Injector) SetUpstream(_ context.Context, linkName, upstream string) error {
+	return i.onLink("set upstream", linkName, func(l *link) error {
+		if err := l.proxy.setUpstream(upstream); err != nil {
+			return fmt.Errorf("toxiproxy: %s upstream %s: %w", linkName, upstream, err)
+		}
+		i.logger.Debug("toxiproxy upstream", "link", linkName, "upstream", upstream)
+		return nil
+	})
+}
+
 // Hold makes the link refuse because the server behind it is down (a
 // stopped process), whatever faults come and go, until Release.
 func (i *Injector) Hold(ctx context.Context, linkName string) error {

@@ -154,6 +154,22 @@ var _ = Describe("Injector", func() {
 		Expect(healBlackhole(ctx)).To(Succeed(), "healing twice is a no-op")
 	})
 
+	It("SetUpstream: the same listener reaches the new upstream, a Hold stays", func() {
+		other := startEcho()
+		defer other.Close()
+		Expect(inj.Hold(ctx, "node→master")).To(Succeed())
+		Expect(inj.SetUpstream(ctx, "node→master", other.ln.Addr().String())).To(Succeed())
+		_, _, err := roundTrip(addr, msg, time.Second)
+		Expect(err).To(HaveOccurred(), "held: refused")
+		Expect(inj.Release(ctx, "node→master")).To(Succeed())
+		echo.Close() // the old upstream is gone: only the new one answers
+		got, _, err := roundTrip(addr, msg, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal(msg))
+		Expect(inj.Addr("node→master")).To(Equal(addr))
+		Expect(inj.SetUpstream(ctx, "nope", other.ln.Addr().String())).To(MatchError(ContainSubstring(`toxiproxy: set upstream: no link "nope"`)))
+	})
+
 	It("refuse cannot be one-way", func() {
 		// Validation rejects it for every engine; Apply too, for a caller that skipped it.
 		f := faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeRefuse, Stream: "upstream"}
