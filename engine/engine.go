@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"time"
 
@@ -226,6 +227,29 @@ func (s WorldSpec) NeedsContainers() string {
 		}
 	}
 	return ""
+}
+
+// NameOffNetwork: local_hostname h (host or host:port) is a name no DNS
+// on a container world's network knows — not an address, not the
+// loopback, not the name of a node (its container's alias) or of a server
+// role — so another container's transfer engine cannot resolve it (real
+// 0.3.13.post1: "SocketHandShakePlugin: failed to get IP address of peer
+// server", container/unresolvable-local-hostname). The pod's own hostname
+// is such a name.
+func NameOffNetwork(h string, nodes []string) bool {
+	host := h
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[:i], ":") {
+		host = h[:i]
+	}
+	if host == "" || host == "localhost" || net.ParseIP(host) != nil {
+		return false
+	}
+	for _, n := range append([]string{"master", "metadata", "client", "toxiproxy"}, nodes...) {
+		if host == n {
+			return false
+		}
+	}
+	return true
 }
 
 // LoopbackAcrossContainers: in a container world of several nodes, a

@@ -644,14 +644,27 @@ func (w *World) closeContainers(ctx context.Context) error {
 // defaultHostnameAcrossPods: in a container world, nodes left at SGLang's
 // default local_hostname ("localhost") in different pods each name their
 // own loopback, so transfers between them fail
-// (container/default-local-hostname-across-pods). The fake engine's nodes
-// all live in the harness process, one loopback: it cannot show that.
+// (container/default-local-hostname-across-pods); so do transfers to a
+// node named by a name only its own pod knows
+// (container/unresolvable-local-hostname). The fake engine's nodes all
+// live in the harness process, one loopback and the host's resolver: it
+// cannot show either.
 func (w *World) defaultHostnameAcrossPods(node string, env map[string]string) error {
 	if w.ctr == nil || len(w.spec.Nodes) < 2 {
 		return nil
 	}
-	if _, set := env["MOONCAKE_LOCAL_HOSTNAME"]; !set {
+	h, set := env["MOONCAKE_LOCAL_HOSTNAME"]
+	if !set {
 		return engine.Unsupportedf("fake engine: node %s: SGLang's default local_hostname across pods needs each node in its own container; the fake engine's nodes share the harness process (one loopback)", node)
+	}
+	var nodes []string
+	for _, n := range w.spec.Nodes {
+		nodes = append(nodes, n.Name)
+	}
+	if engine.NameOffNetwork(h, nodes) {
+		// container/unresolvable-local-hostname: the harness's resolver is
+		// not the world network's.
+		return engine.Unsupportedf("fake engine: node %s: local_hostname %s, a name no DNS on the world network knows, needs each node in its own container; the fake engine's nodes share the harness process", node, h)
 	}
 	return nil
 }

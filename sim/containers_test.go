@@ -10,6 +10,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sim"
+	"github.com/mooncake-faultlab/faultlab/trace"
 )
 
 func container(at time.Duration, target, action string) faults.Fault {
@@ -93,5 +94,45 @@ var _ = Describe("container faults in a modelled container world", func() {
 		Expect(e.store.IsExist(ctx, "k")).To(Equal(-900))
 		Expect(e.now() - start).To(Equal(12280 * time.Millisecond))
 		Expect(e.logs("mooncake:tp0")).To(ContainElements("RPC call failed: End of file", "Failed to ping master", "Client not available"))
+	})
+
+	It("a local_hostname no DNS on the network knows: other pods' puts fail at the handshake's lookup (-800); a pod's alias works", func() {
+		for _, c := range []struct {
+			name string
+			want int
+		}{{"sglang-tp1-0", -800}, {"tp1", 0}} {
+			tr := trace.New(nil)
+			world, err := sim.NewWith(sim.Options{Containers: true}).Launch(ctx, engine.WorldSpec{Version: "0.3.13.post1", Trace: tr,
+				Metadata: "P2PHANDSHAKE", Master: &engine.MasterSpec{}, Nodes: []engine.NodeSpec{{Name: "tp1"}, {Name: "tp0"}}})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { _ = world.Close(context.Background()) })
+			store := func(node, hostname string, segment int64) engine.Store {
+				p, err := world.StartProcess(ctx, node, nil)
+				Expect(err).NotTo(HaveOccurred())
+				s, err := p.NewStore(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				a := setupArgs(hostname, "tcp", "")
+				a.GlobalSegmentSize = segment
+				Expect(s.Setup(ctx, a)).To(Equal(0))
+				return s
+			}
+			tp1 := store("tp1", c.name, 16<<20)
+			Expect(tp1.Put(ctx, "own", []byte("v"))).To(Equal(0)) // its own segment: a local copy, no lookup
+			tp0 := store("tp0", "tp0", 0)
+			Expect(tp0.Put(ctx, "k", []byte("v"))).To(Equal(c.want), c.name)
+			var texts []string
+			for _, ev := range tr.Events() {
+				if ev.Kind == "log" && ev.Source == "mooncake:tp0" {
+					texts = append(texts, ev.Text)
+				}
+			}
+			dns := ContainElement(MatchRegexp(`^SocketHandShakePlugin: failed to get IP address of peer server sglang-tp1-0:\d+, check DNS and /etc/hosts, or use IPv4 address instead: Success \[0\]$`))
+			if c.want == 0 {
+				Expect(texts).NotTo(dns)
+				continue
+			}
+			Expect(texts).To(dns)
+			Expect(texts).To(ContainElements(MatchRegexp(`^Failed to open segment for endpoint='sglang-tp1-0:\d+'$`), "Failed to submit transfer operation"))
+		}
 	})
 })

@@ -256,6 +256,9 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 	if err := d.w.loopbackElsewhere(d.from, endpoint); err != nil {
 		return nil, err
 	}
+	if err := d.w.unresolvedElsewhere(d.from, endpoint); err != nil {
+		return nil, err
+	}
 	ep := d.w.endpoint(d.from, endpoint)
 	if ep == nil {
 		return nil, fmt.Errorf("transfer to %s: no such endpoint", endpoint)

@@ -54,7 +54,8 @@ var _ = catalogSuite(engineSuite{
 // fakeContainersMaySkip: sc needs the SGLang side or mooncake_client in
 // containers of their own, which the fake engine keeps in the harness: a
 // container fault on a node or the client, mooncake_client in its own pod
-// or a /dev/shm size, SGLang's default local_hostname across nodes' pods,
+// or a /dev/shm size, SGLang's default local_hostname across nodes' pods
+// or a local_hostname no DNS on the world network knows,
 // or the master's pinned container address ({{master_ip}}).
 func fakeContainersMaySkip(sc *scenarios.Scenario) bool {
 	t := sc.Topology
@@ -62,11 +63,18 @@ func fakeContainersMaySkip(sc *scenarios.Scenario) bool {
 		return true
 	}
 	hostname := false
+	var nodes []string
+	for _, n := range t.Nodes {
+		nodes = append(nodes, n.Name)
+	}
 	for _, n := range t.Nodes {
 		if n.Shm > 0 {
 			return true
 		}
-		_, set := n.Env["MOONCAKE_LOCAL_HOSTNAME"]
+		h, set := n.Env["MOONCAKE_LOCAL_HOSTNAME"]
+		if set && h != nil && len(t.Nodes) > 1 && engine.NameOffNetwork(*h, nodes) {
+			return true
+		}
 		hostname = hostname || set
 	}
 	if _, set := sc.Config.Env["MOONCAKE_LOCAL_HOSTNAME"]; !set && !hostname && len(t.Nodes) > 1 {

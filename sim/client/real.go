@@ -707,13 +707,23 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 		}
 		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
 			var hr *te.HandshakeRefused
-			if errors.As(err, &hr) {
+			var hu *te.HandshakeUnresolved
+			switch {
+			case errors.As(err, &hr):
 				// SocketHandShakePlugin, TransferEngine::openSegment, then the
 				// put's submit (real 0.3.13.post1 in containers).
 				c.logf(mlog.Error, "SocketHandShakePlugin: connect()%s: Connection refused [111]", hr.Connect)
 				c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", hr.Endpoint)
 				c.logf(mlog.Error, "Failed to submit transfer operation")
-			} else {
+			case errors.As(err, &hu):
+				// SocketHandShakePlugin::send's getaddrinfo failed (ERR_DNS);
+				// PLOG appends errno, 0 after a resolver failure (real
+				// 0.3.13.post1 in containers; the text at v0.3.7.post2 …
+				// v0.3.12.post1 transfer_metadata_plugin.cpp).
+				c.logf(mlog.Error, "SocketHandShakePlugin: failed to get IP address of peer server %s:%s, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]", hu.Host, hu.Port)
+				c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", hu.Endpoint)
+				c.logf(mlog.Error, "Failed to submit transfer operation")
+			default:
 				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
 			}
 			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {

@@ -59,6 +59,15 @@ func (e *HandshakeRefused) Error() string {
 	return "handshake " + e.Connect + " for " + e.Endpoint + ": connection refused"
 }
 
+// HandshakeUnresolved is a DataPath error: the segment's endpoint names a
+// host the caller's resolver does not know (getaddrinfo fails), so the
+// P2P handshake never dials and the segment cannot be opened.
+type HandshakeUnresolved struct{ Endpoint, Host, Port string }
+
+func (e *HandshakeUnresolved) Error() string {
+	return "handshake to " + e.Endpoint + ": cannot resolve " + e.Host
+}
+
 type DataPath interface {
 	Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error
 	Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error)

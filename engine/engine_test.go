@@ -1,0 +1,31 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+)
+
+func TestNameOffNetwork(t *testing.T) {
+	nodes := []string{"tp0", "tp1"}
+	for _, c := range []struct {
+		h    string
+		want bool
+	}{
+		{"sglang-tp1-0", true},
+		{"sglang-tp1-0:17777", true},
+		{"tp1", false},
+		{"tp0:17777", false},
+		{"master", false},
+		{"toxiproxy", false},
+		{"localhost", false},
+		{"127.0.0.1:17931", false},
+		{"172.18.0.5", false},
+		{"fe80::1", false},
+		{"", false},
+	} {
+		if got := engine.NameOffNetwork(c.h, nodes); got != c.want {
+			t.Errorf("NameOffNetwork(%q) = %v, want %v", c.h, got, c.want)
+		}
+	}
+}
