@@ -43,11 +43,13 @@ import (
 //     toxiproxy in front of them accepts and drops, which real showed is
 //     no partition (§23).
 //   - memory: a limit below the party's usage is refused (cgroup v1, where
-//     real ran: runc "unable to set memory limit"); above it nothing
-//     happens, since no model party grows.
+//     real ran: runc "unable to set memory limit"); above it the master
+//     grows with its objects and a put that takes it over the limit gets
+//     it OOM-killed (masterOOM).
 //
 // Topology in containers: SGLang's pods and mooncake_client's (sidecar or
 // not, otherPod), a loopback local_hostname per pod (loopbackElsewhere),
+// a local_hostname no DNS on the network knows (unresolvedElsewhere),
 // /dev/shm sizes without effect (Mooncake's shared memory is a memfd).
 //
 // Outside a container world the scheduler makes a container fault a skip.
@@ -58,6 +60,63 @@ func (in injector) InContainers() bool { return in.w.containers }
 // masterRSS is mooncake_master's resident size right after start (real
 // 0.3.13.post1 in a container: 33.5 MiB, docs/REAL-FINDINGS.md §23).
 const masterRSS = 33_500 * 1024
+
+// masterBytesPerKey is mooncake_master's growth per object (real
+// 0.3.13.post1 in a container, cgroup v1 memory.usage_in_bytes: 10,000
+// keys "page<i>_0_k" of 512 B put in one batch took it from 35.97 MB to
+// 46.26 MB, 1029 B each; the next 30,000 ≈ 720 B each).
+const masterBytesPerKey = 1029
+
+// masterUsage is the master's modelled memory use with extra objects
+// more: its size after start plus masterBytesPerKey per object (segments
+// and clients are not counted).
+func (w *World) masterUsage(extra int) int64 {
+	n := extra
+	if w.master != nil && w.masterState != stopped {
+		n += w.master.Objects()
+	}
+	return masterRSS + int64(n)*masterBytesPerKey
+}
+
+// masterOOM: a put RPC whose keys take the master over its container's
+// memory limit gets it OOM-killed while it handles the RPC — the process
+// gone, as kill — and the RPC reads end of file (real 0.3.13.post1, limit
+// 40 MiB set at 33.5 MiB, one BatchPutStart of 15,996 keys: "Batch RPC
+// call failed: End of file", every key -900; docker inspect
+// State.OOMKilled true, exit 137). A batch is judged once, on its first
+// key, with all its keys, as real's one RPC.
+func (w *World) masterOOM(ctx context.Context, m *master.Master) error {
+	if !w.containers || w.masterMemLimit == 0 {
+		return nil
+	}
+	n, op := 1, "PutStart"
+	if b := master.BatchOf(ctx); b != nil {
+		if b.Started {
+			return nil
+		}
+		b.Started = true
+		n, op = b.N, "BatchPutStart"
+	}
+	if w.masterUsage(n) <= w.masterMemLimit {
+		return nil
+	}
+	w.containerGone("master")
+	w.masterOOMKilled = true
+	return &master.RPCError{Kind: master.EOF, Op: op}
+}
+
+// oomKilledCall is a master RPC through toxiproxy after the kernel killed
+// the master: nobody told the proxy, so it accepts, fails to dial the
+// vanished upstream and resets the connection at once (real 0.3.13.post1:
+// "RPC call failed: Connection reset by peer", "Batch RPC call failed:
+// Connection reset by peer", batch calls -900 in 1.6–2.4 ms; unlike a
+// harness kill, whose proxies refuse).
+func (w *World) oomKilledCall(ctx context.Context, op string) error {
+	if op == "PutStart" && master.BatchOf(ctx) != nil {
+		op = "BatchPutStart"
+	}
+	return &master.RPCError{Kind: master.Reset, Op: op}
+}
 
 // dockerMinMemory is the smallest limit docker update accepts (6 MB).
 const dockerMinMemory = 6 * 1024 * 1024
@@ -167,9 +226,10 @@ func (w *World) containerAction(t, action string, bytes int64) (func(), error) {
 		if bytes < dockerMinMemory {
 			return nil, fmt.Errorf("sim: docker update %s: Minimum memory limit allowed is 6MB", t)
 		}
-		if w.masterState != stopped && bytes < masterRSS {
-			return nil, fmt.Errorf("sim: docker update %s: unable to set memory limit to %d (current usage: %d)", t, bytes, masterRSS)
+		if usage := w.masterUsage(0); w.masterState != stopped && bytes < usage {
+			return nil, fmt.Errorf("sim: docker update %s: unable to set memory limit to %d (current usage: %d)", t, bytes, usage)
 		}
+		w.masterMemLimit = bytes
 		return nil, nil
 	}
 	// Process actions on a server: kill/stop = gone (state lost); a
@@ -256,6 +316,11 @@ func (w *World) containerGone(t string) {
 
 // containerStart starts a stopped server in a new container.
 func (w *World) containerStart(t string) {
+	if t == "master" {
+		// A new container: no limit (realengine: startServer), and the
+		// harness holds the proxy while it starts.
+		w.masterMemLimit, w.masterOOMKilled = 0, false
+	}
 	w.k.After(containerStartCost, "container start "+t, func() { w.process(t, "start") })
 }
 

@@ -135,4 +135,25 @@ var _ = Describe("container faults in a modelled container world", func() {
 			Expect(texts).To(ContainElements(MatchRegexp(`^Failed to open segment for endpoint='sglang-tp1-0:\d+'$`), "Failed to submit transfer operation"))
 		}
 	})
+
+	It("a memory limit the master grows over: the put that crosses it gets the master OOM-killed, then toxiproxy resets", func() {
+		// 33.5 MiB after start, 1029 B per object (real 0.3.13.post1, docs/REAL-FINDINGS.md §23).
+		f := container(time.Second, "master", "memory")
+		f.Bytes = 33_500*1024 + 3*1029 + 500 // room for three objects
+		e := launch(opts{version: "0.3.13.post1", containers: true, faults: []faults.Fault{f}})
+		Expect(e.setup(setupArgs("localhost", "tcp", ""))).To(Equal(0))
+		Expect(e.w.Clock().Sleep(ctx, 2*time.Second)).To(Succeed())
+		for _, k := range []string{"a", "b", "c"} {
+			Expect(e.store.Put(ctx, k, []byte("v"))).To(Equal(0), k)
+		}
+		Expect(e.w.Master()).NotTo(BeNil())
+		Expect(e.store.Put(ctx, "d", []byte("v"))).To(Equal(-900))
+		Expect(e.w.Master()).To(BeNil())
+		Expect(e.w.Clock().Sleep(ctx, 3*time.Second)).To(Succeed()) // pooled connections read EOF once each
+		start := e.now()
+		Expect(e.store.IsExist(ctx, "a")).To(Equal(-900)) // accepted and reset at once, not refused
+		Expect(e.now()).To(Equal(start))
+		Expect(e.logs("mooncake:tp0")).To(ContainElements("RPC call failed: End of file", "Failed to start put operation for key=d: RPC_FAIL", "RPC call failed: Connection reset by peer"))
+		Expect(e.logs("mooncake:tp0")).NotTo(ContainElement("Client not available"))
+	})
 })

@@ -113,6 +113,9 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 		if s.pool.takeDead() {
 			return &master.RPCError{Kind: master.EOF, Op: op}
 		}
+		if s.w.masterOOMKilled && s.w.masterState == stopped {
+			return s.w.oomKilledCall(ctx, op)
+		}
 		st, m = s.w.masterState, s.w.master
 	case s.w.master != nil && s.w.containers && (s.addr == s.w.masterIP || s.w.formerIPs[s.addr]):
 		if s.w.takeDirectEOF(s.from, s.conn, s.clock.Now()) {
@@ -132,6 +135,11 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 	s.w.connUsed(s.from, s.conn, s.clock.Now())
 	if s.w.ha == nil {
 		s.pool.reached(s.conn)
+	}
+	if op == "PutStart" && m != nil && m == s.w.master {
+		if err := s.w.masterOOM(ctx, m); err != nil {
+			return err
+		}
 	}
 	return fn(m)
 }

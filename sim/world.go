@@ -76,6 +76,12 @@ type World struct {
 	// directEOF: pooled connections (node/conn) straight to the master's
 	// container address that read end of file once, its process killed.
 	directEOF map[string]bool
+	// masterMemLimit is the master container's memory limit (container
+	// action memory; 0 = none): a put over it OOM-kills the master.
+	masterMemLimit int64
+	// masterOOMKilled: the kernel killed the master (not the harness), so
+	// toxiproxy in front of it still accepts and resets (masterOOM).
+	masterOOMKilled bool
 	// parts are the partitioned parties; conns the last answered master
 	// RPC of each pooled connection (node/conn) and whether it went
 	// silent in a partition (containers.go).

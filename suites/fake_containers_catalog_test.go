@@ -89,11 +89,15 @@ func fakeContainersMaySkip(sc *scenarios.Scenario) bool {
 }
 
 // sglangSideContainerFault: sc has a container fault on a party other than
-// the master or the metadata server.
+// the master or the metadata server, or a memory limit (the fake servers'
+// memory is not Mooncake's).
 func sglangSideContainerFault(sc *scenarios.Scenario) bool {
 	for _, f := range sc.Faults {
 		if f.Kind != "container" {
 			continue
+		}
+		if f.Action == "memory" {
+			return true
 		}
 		for _, t := range strings.Split(f.Target, ",") {
 			if t = strings.TrimSpace(t); !slices.Contains([]string{"master", "metadata"}, t) {

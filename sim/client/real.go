@@ -129,7 +129,11 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 			log.Log(mlog.Error, "RPC call failed: Connection timed out")
 		}
 	case master.Reset:
-		log.Log(mlog.Error, "RPC call failed: Connection reset by peer")
+		if strings.HasPrefix(re.Op, "Batch") {
+			log.Log(mlog.Error, "Batch RPC call failed: Connection reset by peer")
+		} else {
+			log.Log(mlog.Error, "RPC call failed: Connection reset by peer")
+		}
 	case master.EOF:
 		// MasterClient::invoke_batch_rpc says "Batch RPC call failed".
 		if strings.HasPrefix(re.Op, "Batch") {
@@ -914,6 +918,7 @@ func (c *RealClient) batch(keys []string, ptrs []uint64, sizes []int64, op func(
 // BatchPutFrom is batch_put_from(keys, ptrs, sizes): the source buffers
 // must be registered.
 func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
+	ctx = master.WithBatch(ctx, len(keys))
 	out, err := c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
 		data, err := c.d.Mem.ReadContent(ptrs[i], sizes[i])
 		if err != nil {

@@ -185,3 +185,24 @@ const RPCVersion = "2.0.0"
 type OffloadService interface {
 	MountLocalDiskSegment(ctx context.Context, clientID UUID) error
 }
+
+type batchKey struct{}
+
+// Batch is one batch RPC (BatchPutStart) of N keys: the client model calls
+// PutStart per key, the transport sees what real's one RPC carries;
+// Started is set by the first key's call.
+type Batch struct {
+	N       int
+	Started bool
+}
+
+// WithBatch marks ctx as one batch RPC of n keys.
+func WithBatch(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, batchKey{}, &Batch{N: n})
+}
+
+// BatchOf is ctx's batch RPC; nil outside a batch.
+func BatchOf(ctx context.Context) *Batch {
+	b, _ := ctx.Value(batchKey{}).(*Batch)
+	return b
+}

@@ -535,6 +535,9 @@ func (m *Master) Stats() Stats {
 	return Stats{Segments: len(m.segments), Clients: len(m.okClients), Objects: len(m.objects), Used: used, Capacity: total}
 }
 
+// Objects is the number of objects (keys) the master holds, as they are.
+func (m *Master) Objects() int { return len(m.objects) }
+
 // SegmentNames lists mounted segment names in mount order (/get_all_segments).
 func (m *Master) SegmentNames() []string {
 	m.catchUp()
