@@ -30,10 +30,10 @@ var _ = catalogSuite(engineSuite{
 	// core (the CLI runs three; the suite keeps CPU headroom for the
 	// wall-duration bounds, e.g. the 0.3.9 crash within 45 s).
 	parallel: 2 * runtime.GOMAXPROCS(0),
-	// Real logs explain to their own scenario, but for the gap in
-	// docs/REAL-FINDINGS.md §18 (real prints a ping failure during a master
-	// restart that the model and the scenario do not).
-	explained: []string{"io/master-restart-between-steps@0.3.13.post1"},
+	// Real logs explain to their own scenario; the one gap of
+	// docs/REAL-FINDINGS.md §18 closed when sim modelled the client pool's
+	// dead connections (§21, seed 2026).
+	explained: []string{},
 	// Nothing installed (no PyPI): the whole suite skips with the engine's
 	// own reason ("Mooncake 0.3.13.post1 not installed ...; run `make real-engine`").
 	available: func(ctx context.Context) error {
