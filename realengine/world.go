@@ -298,7 +298,7 @@ func (w *World) launchClient(ctx context.Context) error {
 				"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
 			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: shmSize(w.spec.Client.ShmBytes)},
 		ready: func(ctx context.Context, p *proc) error {
-			if prof, _ := mooncake.ProfileFor(w.spec.Version); p.ctr != nil && prof.RealClientRPCLoopback {
+			if p.ctr != nil && w.clientRPCLoopback() {
 				return waitTCPInside(ctx, p, port)
 			}
 			probe, err := w.probeAddr(ctx, p, port)
@@ -343,6 +343,13 @@ func waitTCP(ctx context.Context, addr string, p *proc) error {
 			return fmt.Errorf("%s: %w", addr, err)
 		}
 	}
+}
+
+// clientRPCLoopback: this version's mooncake_client serves its RPC on
+// 127.0.0.1 only (mooncake.Profile.RealClientRPCLoopback).
+func (w *World) clientRPCLoopback() bool {
+	prof, _ := mooncake.ProfileFor(w.spec.Version) // the version was checked at Launch
+	return prof.RealClientRPCLoopback
 }
 
 // waitTCPInside polls from inside p's container until 127.0.0.1:port
@@ -499,7 +506,7 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("real engine: the topology has no mooncake_client")
 		}
 		host := w.dialHost("client")
-		if prof, _ := mooncake.ProfileFor(w.spec.Version); prof.RealClientRPCLoopback && !(w.ctr != nil && w.spec.Client.OwnPod) {
+		if w.clientRPCLoopback() && !(w.ctr != nil && w.spec.Client.OwnPod) {
 			// Its RPC service is on 127.0.0.1 only; in containers the
 			// drivers share its pod's namespace, as SGLang shares a pod's.
 			host = "127.0.0.1"
