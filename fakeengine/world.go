@@ -17,6 +17,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/netport"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
@@ -58,6 +59,7 @@ type World struct {
 	metaAddr    string
 	metaUp      bool
 	etcd        *etcdServer // topology metadata: etcd (metaAddr is its client endpoint)
+	netports    []int       // netport ports of the master and metadata listeners, released by Close
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	procs    []*Process
@@ -145,7 +147,11 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 			w.masterAddr, w.masterUp = a, true
 		} else {
 			w.masterModel = w.newMaster(cfg)
-			if err := w.startMaster(ctx, "127.0.0.1:0"); err != nil {
+			addr, err := w.reservedAddr()
+			if err != nil {
+				return nil, err
+			}
+			if err := w.startMaster(ctx, addr); err != nil {
 				return nil, err
 			}
 		}
@@ -167,7 +173,11 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		w.metaAddr, w.metaUp = a, true
 	} else if spec.Metadata == "http" || spec.Metadata == "master" {
 		w.metaHandler = servers.NewMetadataHandler(w.newMetadata())
-		if err := w.startMetadata(ctx, "127.0.0.1:0"); err != nil {
+		addr, err := w.reservedAddr()
+		if err != nil {
+			return nil, err
+		}
+		if err := w.startMetadata(ctx, addr); err != nil {
 			return nil, err
 		}
 	}
@@ -325,7 +335,20 @@ func (w *World) Close(ctx context.Context) error {
 	}
 	w.netMu.Unlock()
 	w.wg.Wait()
+	netport.Release(w.netports...)
 	return errors.Join(errs...)
+}
+
+// reservedAddr is a loopback address on a netport port: a master or
+// metadata server stopped by a fault restarts on it, and while it is down
+// nothing else (a :0 bind, a connection's source port) can take it.
+func (w *World) reservedAddr() (string, error) {
+	ports, err := netport.Take(1)
+	if err != nil {
+		return "", fmt.Errorf("fake engine: %w", err)
+	}
+	w.netports = append(w.netports, ports[0])
+	return fmt.Sprintf("127.0.0.1:%d", ports[0]), nil
 }
 
 // sortedKeys returns m's keys sorted, so iteration never decides behaviour.

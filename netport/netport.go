@@ -1,24 +1,43 @@
 // Package netport hands out loopback TCP ports that stay their owner's
 // until released, also while nothing listens on them: a proxy stopped to
-// refuse, a master stopped by a fault and started again on its port. A
-// port picked by binding :0 and closing is free for the next :0 bind of a
-// parallel world, which then serves where a refused client of this world
-// dials (seen: a refused SGLang reached another world's master).
+// refuse, a master stopped by a fault and started again on its port.
+//
+// The ports come from below the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range) and above Mooncake's own ranges
+// (12300-14300 for mooncake_client's auto port, 15000-17000 for the
+// transfer engine's RPC and TCP data ports). A port from the ephemeral
+// range is, while nothing listens on it, free for two things that no
+// registry can stop: any :0 bind in the process (a fake world's server,
+// seen: a refused SGLang reached another world's master), and the source
+// port of any outgoing connection on the machine, including a client
+// dialling that very port, which then connects to itself (TCP
+// simultaneous open) and talks to its own socket. Neither picks a port
+// below the ephemeral range.
 //
 // Ports are a host-wide resource, so the registry is one per process:
 // every world of every engine in this process takes its ports from it.
+// Processes (go test runs packages in parallel) start their scans at
+// different places and check each port by binding it.
 package netport
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 )
+
+// lowest is the first port handed out: above Mooncake's ranges.
+const lowest = 20000
 
 // registry is process-wide on purpose (see the package comment).
 var registry = struct {
 	sync.Mutex
 	owned map[int]bool
+	next  int // where the next scan starts; 0 = not yet chosen
 }{owned: map[int]bool{}}
 
 // Take reserves n distinct loopback ports that no other Take of this
@@ -26,32 +45,24 @@ var registry = struct {
 func Take(n int) ([]int, error) {
 	registry.Lock()
 	defer registry.Unlock()
-	// Listeners stay open until the end so the kernel hands out a new port
-	// on every bind, also past ports owned by someone else.
-	var open []net.Listener
-	defer func() {
-		for _, l := range open {
-			_ = l.Close()
-		}
-	}()
+	lo, hi := span()
+	if registry.next == 0 {
+		registry.next = lo + rand.IntN(hi-lo)
+	}
 	ports := make([]int, 0, n)
-	for tries := 0; len(ports) < n; tries++ {
-		if tries > 1000 {
-			return nil, fmt.Errorf("netport: no free loopback port after %d binds (%d owned)", tries, len(registry.owned))
+	for tried := 0; len(ports) < n; tried++ {
+		if tried >= hi-lo {
+			return nil, fmt.Errorf("netport: no free loopback port in %d-%d (%d owned by this process)", lo, hi-1, len(registry.owned))
 		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("netport: free port: %w", err)
+		p := registry.next
+		if registry.next++; registry.next >= hi {
+			registry.next = lo
 		}
-		open = append(open, l)
-		p := l.Addr().(*net.TCPAddr).Port
-		if registry.owned[p] {
+		if registry.owned[p] || !free(p) {
 			continue
 		}
-		ports = append(ports, p)
-	}
-	for _, p := range ports {
 		registry.owned[p] = true
+		ports = append(ports, p)
 	}
 	return ports, nil
 }
@@ -63,4 +74,43 @@ func Release(ports ...int) {
 	for _, p := range ports {
 		delete(registry.owned, p)
 	}
+}
+
+// free reports whether nothing on the machine holds p on loopback.
+func free(p int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+	if err != nil {
+		return false
+	}
+	_ = l.Close()
+	return true
+}
+
+// span is [lowest, first ephemeral port). A machine whose ephemeral range
+// starts too low for that gets the ports above the range instead.
+func span() (lo, hi int) {
+	first, last := ephemeralRange()
+	if first-lowest >= 1000 {
+		return lowest, first
+	}
+	return last + 1, 65536
+}
+
+// ephemeralRange is the kernel's, or Linux's default when unreadable.
+func ephemeralRange() (first, last int) {
+	first, last = 32768, 60999
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return first, last
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return first, last
+	}
+	a, err1 := strconv.Atoi(f[0])
+	z, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil || a > z {
+		return first, last
+	}
+	return a, z
 }

@@ -55,3 +55,48 @@ func TestReleaseMakesPortAvailable(t *testing.T) {
 		t.Fatalf("port %d still owned after Release", ps[0])
 	}
 }
+
+// Ports come from outside the kernel's ephemeral range, so no :0 bind and
+// no outgoing connection's source port can take one while it is not
+// listened on, and above Mooncake's own port ranges.
+func TestPortsOutsideEphemeralAndMooncakeRanges(t *testing.T) {
+	first, last := ephemeralRange()
+	ps, err := Take(50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Release(ps...)
+	for _, p := range ps {
+		if p >= first && p <= last {
+			t.Errorf("port %d is in the ephemeral range %d-%d", p, first, last)
+		}
+		if p < lowest {
+			t.Errorf("port %d is below %d (Mooncake's ranges end at 17000)", p, lowest)
+		}
+	}
+}
+
+// A port something else listens on is never handed out.
+func TestTakeSkipsPortsInUse(t *testing.T) {
+	ps, err := Take(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Release(ps...)
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(ps[0])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	registry.Lock()
+	registry.next = ps[0] // the next scan starts at the busy port
+	registry.Unlock()
+	again, err := Take(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Release(again...)
+	if again[0] == ps[0] {
+		t.Fatalf("Take handed out %d, which is listened on", ps[0])
+	}
+}

@@ -398,9 +398,8 @@ func waitTick(ctx context.Context, p *proc) error {
 
 // freePorts reserves n distinct loopback ports for this world until Close
 // (netport: a stopped server's port stays ours, so a restart gets it back
-// and no parallel world serves on it meanwhile). They come from the
-// kernel's ephemeral range, away from Mooncake's 12300-14300 auto-port
-// range and its TE ports.
+// and no parallel world serves on it meanwhile). They lie between
+// Mooncake's own port ranges and the kernel's ephemeral range.
 func (w *World) freePorts(n int) ([]int, error) {
 	ports, err := netport.Take(n)
 	if err != nil {
