@@ -194,6 +194,18 @@ type Profile struct {
 	// returns in 63 ms, no ping-thread join; explore seed 2005).
 	Heartbeat           bool
 	HeartbeatAfterMount bool
+	// FailedTransportFreed: MultiTransport::installTransport deletes a
+	// transport whose install() failed (multi_transport.cpp, v0.3.12+).
+	// Before, the `new`ed transport leaked and kept its shared_ptr to the
+	// TransferMetadata, so ~RdmaTransport's removeSegmentDesc never ran and
+	// the metadata (with the P2P handshake listener, which polls with a 1 s
+	// timeout) outlived the engine: a setup failing there returned without
+	// the 1 s listener join. Real, P2P, rdma with mlx5_0,mlx5_1 and no
+	// RNIC (docs/REAL-FINDINGS.md §21): setup 26–27 ms at 0.3.10.post1 and
+	// 0.3.11.post1 (nothing to join), 1.03–1.07 s at 0.3.12.post1 and
+	// 0.3.13.post1 (the listener; "removeSegmentDesc … not found" logged),
+	// 1.00–1.03 s at 0.3.7.post2–0.3.9 (the ping thread, see Heartbeat).
+	FailedTransportFreed bool
 	// MetadataSameValueOK: the master's embedded HTTP metadata server answers
 	// an identical rpc_meta PUT with 200 "metadata unchanged" (v0.3.12+).
 	MetadataSameValueOK bool
@@ -331,6 +343,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.HealthCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
+	p.FailedTransportFreed = at("0.3.12")
 	p.MetadataSameValueOK = at("0.3.12")
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")

@@ -146,6 +146,33 @@ var _ = Describe("setup()", func() {
 			Entry("0.3.10 (ping thread from connect)", "0.3.10", client.CreateCost+time.Second+time.Millisecond),
 			Entry("0.3.10.post1 (ping thread from mount)", "0.3.10.post1", client.CreateCost),
 		)
+		// P2P metadata, rdma with two named devices and no RNIC: destroying the
+		// failed engine joins the handshake listener (1 s poll) only where
+		// MultiTransport frees the failed transport (0.3.12+); before, the
+		// leaked transport keeps the metadata and its listener alive. Where
+		// the ping thread started at connect (< 0.3.10.post1) its join is
+		// the second. Real (REAL-FINDINGS §21): 1004/1024/1025 ms at
+		// 0.3.7.post2/0.3.8.post1/0.3.9, 27/26 ms at 0.3.10.post1/0.3.11.post1,
+		// 1067/1035 ms at 0.3.12.post1/0.3.13.post1.
+		DescribeTable("a failed RDMA install with P2P metadata joins the handshake listener only where the transport is freed",
+			func(version string, want time.Duration, removeLog bool) {
+				e := launch(opts{version: version})
+				a := setupArgs("127.0.0.1:44479", "rdma", "mlx5_0,mlx5_1")
+				Expect(e.setup(a)).To(Equal(-600))
+				Expect(e.now()).To(Equal(want))
+				line := "removeSegmentDesc 127.0.0.1:15000 not found, already removed maybe"
+				if removeLog {
+					Expect(e.logs("mooncake:tp0")).To(ContainElement(line))
+				} else {
+					Expect(e.logs("mooncake:tp0")).NotTo(ContainElement(line))
+				}
+			},
+			Entry("0.3.9 (ping thread from connect)", "0.3.9", client.CreateCost+time.Second+time.Millisecond, false),
+			Entry("0.3.10.post1 (transport leaked)", "0.3.10.post1", client.CreateCost, false),
+			Entry("0.3.11.post1 (transport leaked)", "0.3.11.post1", client.CreateCost, false),
+			Entry("0.3.12 (transport freed)", "0.3.12", client.CreateCost+time.Second, true),
+			Entry("0.3.13.post1 (transport freed)", "0.3.13.post1", client.CreateCost+time.Second, true),
+		)
 		It("falls back to TCP with an empty device list", func() {
 			e := launch(opts{version: "0.3.9"})
 			Expect(e.setup(setupArgs("localhost", "rdma", ""))).To(Equal(0))

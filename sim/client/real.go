@@ -348,21 +348,24 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		// Destroying the half-built Client joins its threads: the ping
 		// thread (started at connect before 0.3.11) sleeps out its current
 		// 1 s interval, and the P2P handshake listener polls with a 1 s
-		// timeout. Real runs: ~1 s per failed attempt in those cases
-		// (0.3.9 http 0.94 s, 0.3.9/0.3.13.post1 P2P rdma 1.05/1.1 s), ~0.1 s
-		// otherwise (0.3.13.post1 http). ~Client joins the ping thread
-		// before its TransferEngine member is destroyed (which removes
-		// rpc_meta). With etcd the failure comes 5 s after connect, at a
-		// ping wake-up: real 0.3.8.post1 / 0.3.9 waited 0–1 s there
-		// (10.0–11.1 s a failed attempt, REAL-FINDINGS §19).
-		join := c.pinging || a.MetadataServer == te.P2PHandshake
-		if join && c.pinging {
+		// timeout unless a leaked transport keeps it alive
+		// (Profile.FailedTransportFreed). Real runs: ~1 s per failed
+		// attempt in those cases (0.3.9 http 0.94 s, 0.3.7.post2–0.3.9 and
+		// 0.3.12.post1/0.3.13.post1 P2P rdma 1.0–1.1 s), ~0.03–0.1 s
+		// otherwise (0.3.13.post1 http, 0.3.10.post1/0.3.11.post1 P2P
+		// rdma). ~Client joins the ping thread before its TransferEngine
+		// member is destroyed (which removes rpc_meta). With etcd the
+		// failure comes 5 s after connect, at a ping wake-up: real
+		// 0.3.8.post1 / 0.3.9 waited 0–1 s there (10.0–11.1 s a failed
+		// attempt, REAL-FINDINGS §19).
+		listener := c.te.JoinsHandshakeListener()
+		if c.pinging {
 			if err := c.d.Clock.Sleep(ctx, c.pingJoinWait()); err != nil {
 				return false, err
 			}
 		}
 		c.te.Close(ctx)
-		if join && !c.pinging {
+		if listener && !c.pinging {
 			if err := c.d.Clock.Sleep(ctx, threadJoinCost); err != nil {
 				return false, err
 			}

@@ -76,6 +76,10 @@ type Engine struct {
 	regions    []region
 	release    []func()
 	pinned     int64 // process-wide RLIMIT_MEMLOCK accounting
+	// handshake: the P2P handshake listener runs (init bound its port).
+	// leaked: a failed transport install leaked its transport, which holds
+	// the metadata and so the listener (Profile.FailedTransportFreed).
+	handshake, leaked bool
 }
 
 // New returns an uninitialised engine.
@@ -98,6 +102,11 @@ func (e *Engine) env(k string) (string, bool) {
 // ServerName is the TE endpoint other parties reach (host:rpc_port in
 // P2PHANDSHAKE mode, local_hostname otherwise).
 func (e *Engine) ServerName() string { return e.serverName }
+
+// JoinsHandshakeListener reports whether destroying this engine joins the
+// P2P handshake listener (up to its 1 s poll): it runs, and no leaked
+// transport keeps the metadata that owns it alive.
+func (e *Engine) JoinsHandshakeListener() bool { return e.handshake && !e.leaked }
 
 // Transports lists installed transports ("rdma", "tcp").
 func (e *Engine) Transports() []string { return append([]string(nil), e.transports...) }
@@ -338,8 +347,13 @@ func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 	if len(opened) == 0 {
 		e.logf(mlog.Error, "RdmaTransport: No available RNIC")
 		e.logf(mlog.Error, "RdmaTransport: cannot initialize RDMA resources")
+		if !e.cfg.Profile.FailedTransportFreed {
+			e.leaked = true
+			return mooncake.ERR_DEVICE_NOT_FOUND
+		}
 		// MultiTransport deletes the failed transport; ~RdmaTransport calls
-		// removeSegmentDesc (real 0.3.13.post1 prints the P2P line here).
+		// removeSegmentDesc (real 0.3.12.post1 and 0.3.13.post1 print the
+		// P2P line here, 0.3.9–0.3.11.post1 do not).
 		e.removeSegmentDesc(context.Background(), false)
 		return mooncake.ERR_DEVICE_NOT_FOUND
 	}
@@ -362,6 +376,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		}
 		e.release = append(e.release, release)
 		e.rpcPort = p
+		e.handshake = true
 		e.serverName = host + ":" + strconv.Itoa(p)
 		e.logf(mlog.Info, "Transfer Engine RPC using P2P handshake, listening on %s:%d", host, p)
 	} else {
