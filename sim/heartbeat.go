@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
@@ -66,31 +67,14 @@ func (w *World) beat(b *heartbeat) {
 		poolOf(b.rc).taskTick()
 		stub := w.heartbeatStub(b.rc, dc)
 		resp, err := stub.Ping(ctx, b.rc.ID())
-		if err != nil && dc.elapsed > 0 {
-			// A failed ping is known when its RPC gives up, not when it is
-			// sent: until then is_ping_healthy() keeps its last value (real
-			// 0.3.12.post1, master blackholed: healthy until the 30 s request
-			// timeout). A refused one is decided at the pool's last
-			// reconnect (RefusedPoolCost): a master back by then answers it.
-			var rerr *master.RPCError
-			refused := errors.As(err, &rerr) && rerr.Kind == master.Refused
-			b.ev = w.k.After(dc.elapsed, "heartbeat ping outcome", func() {
-				b.ev = nil
-				if !b.rc.Pinging() {
-					return
-				}
-				dc := &detachedClock{base: w.k.Now}
-				stub := w.heartbeatStub(b.rc, dc)
-				if refused {
-					if r, again := stub.Ping(ctx, b.rc.ID()); again == nil {
-						resp, err, dc.elapsed = r, nil, 0
-					}
-				}
-				w.pingDone(b, stub, dc, resp, err)
-			})
+		var rerr *master.RPCError
+		if err != nil && dc.elapsed > 0 && errors.As(err, &rerr) && rerr.Kind == master.Refused {
+			// A refused ping reconnects (refusedConnects): the master may
+			// be back at one of its later connects.
+			w.pingReconnect(b, w.k.Now(), dc.elapsed, 1, resp, err)
 			return
 		}
-		w.pingDone(b, stub, dc, resp, err)
+		w.pingOutcome(b, stub, dc, resp, err)
 		return
 	}
 	if !b.dc.Pinging() {
@@ -117,6 +101,60 @@ func poolOf(rc *client.RealClient) *masterPool {
 // heartbeatStub is the ping thread's stub for the master it pings.
 func (w *World) heartbeatStub(rc *client.RealClient, dc *detachedClock) master.Service {
 	return w.pingDial(rc, dc)(rc.MasterAddr())
+}
+
+// pingOutcome finishes a ping whose RPC is under way: a failed ping is
+// known when its RPC gives up, not when it is sent; until then
+// is_ping_healthy() keeps its last value (real 0.3.12.post1, master
+// blackholed: healthy until the 30 s request timeout).
+func (w *World) pingOutcome(b *heartbeat, stub master.Service, dc *detachedClock, resp master.PingResponse, err error) {
+	if err == nil || dc.elapsed == 0 {
+		w.pingDone(b, stub, dc, resp, err)
+		return
+	}
+	b.ev = w.k.After(dc.elapsed, "heartbeat ping outcome", func() {
+		b.ev = nil
+		if !b.rc.Pinging() {
+			return
+		}
+		dc := &detachedClock{base: w.k.Now}
+		w.pingDone(b, w.heartbeatStub(b.rc, dc), dc, resp, err)
+	})
+}
+
+// pingReconnect is the refused ping's i-th later connect, poolConnectGap
+// after the previous one (the ping thread's time does not move the world,
+// so the connects are events): a master reachable then answers the ping
+// from there (real 0.3.8.post1, seed 184: the ping whose connect came
+// 0.3 s after the master was back succeeded and the client remounted);
+// after the last, the ping fails when the pool gives up (cost after start;
+// real seed 21: a ping whose last connect came before the clear failed
+// 0.4 s after it).
+func (w *World) pingReconnect(b *heartbeat, start, cost time.Duration, i int, resp master.PingResponse, err error) {
+	at := start + time.Duration(i)*poolConnectGap
+	final := i >= poolConnects || at >= start+cost
+	if final {
+		at = start + cost
+	}
+	b.ev = w.k.After(at-w.k.Now(), "heartbeat ping connect", func() {
+		b.ev = nil
+		if !b.rc.Pinging() {
+			return
+		}
+		dc := &detachedClock{base: w.k.Now}
+		stub := w.heartbeatStub(b.rc, dc)
+		if final {
+			w.pingDone(b, stub, dc, resp, err)
+			return
+		}
+		r, again := stub.Ping(context.Background(), b.rc.ID())
+		var rerr *master.RPCError
+		if again != nil && errors.As(again, &rerr) && rerr.Kind == master.Refused {
+			w.pingReconnect(b, start, cost, i+1, resp, err)
+			return
+		}
+		w.pingOutcome(b, stub, dc, r, again)
+	})
 }
 
 // pingDone finishes a ping-thread iteration whose ping outcome is known

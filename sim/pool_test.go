@@ -124,3 +124,54 @@ var _ = Describe("mooncake_client killed by client-down", func() {
 		Expect(e.logs("client")).To(ContainElement(MatchRegexp(`^Transfer failed for key: k\d+ with error: TRANSFER_FAIL$`)))
 	})
 })
+
+// A call to a refused master reconnects through coro_io::client_pool: four
+// connects poolConnectGap (RefusedPoolCost/4) apart, "out of max limit" one
+// gap after the last. A master back by one of those connects answers the
+// call there (client_pool.hpp reconnect; real 0.3.8.post1 and 0.3.13.post1,
+// seed 184: the ping whose next connect came after the clear succeeded and
+// mooncake_client remounted before the remedy's first put).
+var _ = Describe("a refused master call when the master comes back", func() {
+	gap := client.RefusedPoolCost / 4
+	setupTime := func(f []faults.Fault) (int, time.Duration, *env) {
+		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: f})
+		rc, err := e.setup(setupArgs("127.0.0.1:17820", "tcp", ""))
+		Expect(err).NotTo(HaveOccurred())
+		return rc, e.now(), e
+	}
+	It("goes on at the first connect that finds it back (the foreground's connect)", func() {
+		rc, healthy, _ := setupTime(nil)
+		Expect(rc).To(Equal(0))
+		back := faults.Fault{At: 0, For: 1500 * time.Millisecond, Kind: faults.MasterDown, Mode: faults.ModeRefuse}
+		rc, took, e := setupTime([]faults.Fault{back})
+		Expect(rc).To(Equal(0))
+		Expect(took).To(Equal(healthy+2*gap), "refused at +0 and +1.07 s, through at +2.13 s")
+		Expect(e.logs("mooncake:tp0")).NotTo(ContainElement("Client not available"))
+	})
+	It("fails one gap after the last connect when the master comes back after it", func() {
+		back := faults.Fault{At: 0, For: 3*gap + 100*time.Millisecond, Kind: faults.MasterDown, Mode: faults.ModeRefuse}
+		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{back}, procEnv: map[string]string{"MC_STORE_CLIENT_SETUP_RETRIES": "1"}})
+		Expect(e.setup(setupArgs("127.0.0.1:17821", "tcp", ""))).To(Equal(-600))
+		Expect(e.logs("mooncake:tp0")).To(ContainElement("Client not available"))
+	})
+	It("lets the ping thread's refused ping through at its next connect", func() {
+		refuse := faults.Fault{At: 1500 * time.Millisecond, For: 2500 * time.Millisecond, Kind: faults.MasterDown, Mode: faults.ModeRefuse}
+		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{refuse}})
+		Expect(e.setup(setupArgs("127.0.0.1:17822", "tcp", ""))).To(Equal(0))
+		Expect(e.w.Clock().Sleep(ctx, 5*time.Second-e.now())).To(Succeed())
+		// 2 s: the ping reads End of file on its closed connection; 3 s: it
+		// dials, refused; its next connect (3 s + gap = 4.07 s) comes after
+		// the clear at 4 s and succeeds.
+		Expect(e.store.HealthCheck(ctx)).To(Equal(0))
+		Expect(e.logs("mooncake:tp0")).To(HaveExactElements(
+			"Storage root directory is not set. persisting data is disabled.",
+			"Transfer Engine RPC using P2P handshake, listening on 127.0.0.1:15000",
+			"Transfer engine auto discovery is disabled for protocol: tcp",
+			"TcpTransport: listen on port 15001",
+			"Registering local memory: 16777216 bytes",
+			"Mounting segment: 16777216 bytes, 16777216 of 16777216",
+			"RPC call failed: End of file",
+			"Failed to ping master",
+		), "no Client not available: the ping dialling since 3 s got through at 3 s + gap")
+	})
+})

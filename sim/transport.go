@@ -51,20 +51,22 @@ func (c *detachedClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // exchange applies the link and the server's state to one RPC from node
 // to target. It returns nil when the request reaches a running server.
-func (w *World) exchange(ctx context.Context, clock engine.Clock, from, target, op string, st procState, t client.Timeouts, req, resp int64) error {
-	if st == stopped {
-		if err := clock.Sleep(ctx, client.RefusedPoolCost); err != nil {
-			return err
-		}
-		return &master.RPCError{Kind: master.Refused, Op: op, After: client.RefusedPoolCost}
+// redial (nil = the server never comes back within the call) is the
+// server's state at a later connect of the same call: a refused call
+// connects again (refusedConnects) and goes on if the server answers then.
+func (w *World) exchange(ctx context.Context, clock engine.Clock, from, target, op string, st procState, redial func() procState, t client.Timeouts, req, resp int64) error {
+	var out netsim.Outcome
+	if st != stopped {
+		out = w.net.Exchange(from, target, req, resp)
 	}
-	out := w.net.Exchange(from, target, req, resp)
-	switch out.Verdict {
-	case netsim.Refuse:
-		if err := clock.Sleep(ctx, client.RefusedPoolCost); err != nil {
+	if st == stopped || out.Verdict == netsim.Refuse {
+		back, err := w.refusedConnects(ctx, clock, from, target, op, redial)
+		if err != nil {
 			return err
 		}
-		return &master.RPCError{Kind: master.Refused, Op: op, After: client.RefusedPoolCost}
+		st, out = back, w.net.Exchange(from, target, req, resp)
+	}
+	switch out.Verdict {
 	case netsim.Blackhole:
 		// toxiproxy's timeout toxic: TCP connects, nothing comes back; the
 		// request timer fires.
@@ -85,6 +87,39 @@ func (w *World) exchange(ctx context.Context, clock engine.Clock, from, target, 
 		return &master.RPCError{Kind: master.RequestTimeout, Op: op, After: t.Request}
 	}
 	return clock.Sleep(ctx, out.Delay)
+}
+
+// poolConnects is how many connects coro_io::client_pool's reconnect makes
+// to a refusing server (client_pool.hpp: one, then connect_retry_count 3
+// more), each followed by a wait of reconnect_wait_time (1 s) × U(1, 1.2)
+// less the connect's cost; "out of max limit" comes one wait after the
+// last. Real 0.3.8.post1 (seed 184): refused connects at +0, 1.00, 2.03,
+// 3.18 s, given up at 4.27 s (RefusedPoolCost); the ping whose next connect
+// came after the master was back succeeded at that connect.
+const poolConnects = 4
+
+// poolConnectGap is the mean wait between two of those connects.
+const poolConnectGap = client.RefusedPoolCost / poolConnects
+
+// refusedConnects is one call's reconnect to a refusing target: at each
+// later connect the server may be back (redial gives its state, and the
+// link must not refuse); the call then goes on from there with that state.
+// Otherwise it fails with Refused after RefusedPoolCost. On a detached
+// clock (a background thread) nothing moves between the connects, so the
+// caller re-checks at the connect times itself (heartbeat.go).
+func (w *World) refusedConnects(ctx context.Context, clock engine.Clock, from, target, op string, redial func() procState) (procState, error) {
+	for i := 1; i <= poolConnects; i++ {
+		if err := clock.Sleep(ctx, poolConnectGap); err != nil {
+			return stopped, err
+		}
+		if i == poolConnects || redial == nil || w.net.Refuses(from, target) {
+			continue
+		}
+		if st := redial(); st != stopped {
+			return st, nil
+		}
+	}
+	return stopped, &master.RPCError{Kind: master.Refused, Op: op, After: client.RefusedPoolCost}
 }
 
 // masterStub is a node's coro_rpc stub for the master: every RPC crosses
@@ -129,7 +164,18 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 	if s.w.parts[s.from] {
 		return s.w.partitionedCall(ctx, s.clock, s.from, s.conn, op, s.t)
 	}
-	if err := s.w.exchange(ctx, s.clock, s.from, "master", op, st, s.t, 256, 256); err != nil {
+	redial := func() procState {
+		switch {
+		case s.w.ha != nil:
+			st, m = s.w.ha.at(s.addr)
+		case s.w.master != nil && sameAddr(s.addr, s.w.masterAddr) && !s.w.masterOOMKilled:
+			st, m = s.w.masterState, s.w.master
+		default:
+			st, m = stopped, nil
+		}
+		return st
+	}
+	if err := s.w.exchange(ctx, s.clock, s.from, "master", op, st, redial, s.t, 256, 256); err != nil {
 		return err
 	}
 	s.w.connUsed(s.from, s.conn, s.clock.Now())
@@ -336,7 +382,7 @@ func (s *standaloneStub) call(ctx context.Context, op string, n int64, fn func(s
 	if s.w.standalone != nil && sameAddr(s.addr, s.w.clientAddr) && !s.w.clientLoopbackOnlyFrom(s.from) {
 		st, sa = s.w.clientState, s.w.standalone
 	}
-	if err := s.w.exchange(ctx, s.clock, s.from, "client", op, st, s.t, n, 64); err != nil {
+	if err := s.w.exchange(ctx, s.clock, s.from, "client", op, st, nil, s.t, n, 64); err != nil {
 		return err
 	}
 	// The dummy's request deadline runs while mooncake_client works on the

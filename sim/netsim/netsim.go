@@ -94,3 +94,17 @@ func (n *Net) Exchange(from, to string, reqBytes, respBytes int64) Outcome {
 	}
 	return out
 }
+
+// Refuses reports, without drawing or counting anything, whether a connect
+// from→to is refused now (a refuse toxic is armed on the link).
+func (n *Net) Refuses(from, to string) bool {
+	for _, t := range n.toxics {
+		if (t.to != Any && t.to != to) || (t.from != Any && t.from != from) {
+			continue
+		}
+		if t.fault.Mode == faults.ModeRefuse {
+			return true
+		}
+	}
+	return false
+}
