@@ -56,7 +56,7 @@ func (n nodeNet) rescale(err error) error {
 func (n nodeNet) Master(addr string, t client.Timeouts) master.Service {
 	stub := servers.MasterStub{Addr: n.dialAddr(addr), T: n.wallTimeouts(t)}
 	// Every RPC releases the world gate while it waits on the socket.
-	return master.Via{Do: func(ctx context.Context, _ string, call func(master.Service) error) error {
+	return master.Via{Do: func(ctx context.Context, _ master.RPC, call func(master.Service) error) error {
 		return n.call(ctx, func() error { return call(stub) })
 	}}
 }

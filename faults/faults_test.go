@@ -89,7 +89,8 @@ func TestSimulate(t *testing.T) {
 		{faults.Fault{Mode: faults.ModeLatency, Latency: 10 * time.Millisecond}, faults.Effect{Delay: 20 * time.Millisecond}},
 		{faults.Fault{Mode: faults.ModeLatency, Latency: 10 * time.Millisecond, Stream: "downstream"}, faults.Effect{Delay: 10 * time.Millisecond}},
 		{faults.Fault{Mode: faults.ModeBandwidth, RateKBps: 1000, Stream: "upstream"}, faults.Effect{Delay: time.Second}},
-		{faults.Fault{Mode: faults.ModeSlicer, AverageSize: 500_000, Delay: time.Millisecond}, faults.Effect{Delay: 4 * time.Millisecond}},
+		// Two slices each way; the last slice's delay delays nothing.
+		{faults.Fault{Mode: faults.ModeSlicer, AverageSize: 500_000, Delay: time.Millisecond}, faults.Effect{Delay: 2 * time.Millisecond}},
 		{faults.Fault{Mode: faults.ModeLimitData, Bytes: 1_500_000, Stream: "upstream"}, faults.Effect{}},
 		{faults.Fault{Mode: faults.ModeLimitData, Bytes: 1_500_000, Stream: "upstream"}, faults.Effect{Verdict: faults.ResetPeer}},
 	}
@@ -97,5 +98,39 @@ func TestSimulate(t *testing.T) {
 		if got := faults.Simulate(c.f, rng, &sent, 1_000_000, 1_000_000); got != c.want {
 			t.Errorf("%d %s: %+v, want %+v", i, c.f.Mode, got, c.want)
 		}
+	}
+}
+
+// The slicer on one connection, against real 0.3.13.post1's master RPCs
+// through toxiproxy (average_size 64, delay 200 ms; REAL-FINDINGS §21):
+// setup's ServiceReady 20/33, GetStorageConfig 20/41 and MountSegment
+// 137/26 bytes took 1029 ms (5 delays), put's PutStart 195/126 and PutEnd
+// 137/26 1409 ms (7), get's GetReplicaList 105/140 804 ms (4), is_exist's
+// ExistKey 105/27 202 ms (1).
+func TestSlicerOnAConnection(t *testing.T) {
+	f := faults.Fault{Mode: faults.ModeSlicer, AverageSize: 64, Delay: 200 * time.Millisecond}
+	cases := []struct {
+		name string
+		rpcs [][2]int64
+		want time.Duration
+	}{
+		{"setup", [][2]int64{{20, 33}, {20, 41}, {137, 26}}, 1000 * time.Millisecond},
+		{"put", [][2]int64{{195, 126}, {137, 26}}, 1400 * time.Millisecond},
+		{"get", [][2]int64{{105, 140}}, 800 * time.Millisecond},
+		{"is_exist", [][2]int64{{105, 27}}, 200 * time.Millisecond},
+	}
+	for _, c := range cases {
+		var busy [2]time.Duration
+		var now time.Duration
+		for _, r := range c.rpcs {
+			now += faults.SimulateAt(f, nil, nil, now, &busy, r[0], r[1]).Delay
+		}
+		if now != c.want {
+			t.Errorf("%s: %v, want %v", c.name, now, c.want)
+		}
+	}
+	// Halving, not ceil(n/average_size): 300 bytes are 4 slices of 75, not 3.
+	if got := faults.Simulate(faults.Fault{Mode: faults.ModeSlicer, AverageSize: 100, Delay: time.Millisecond, Stream: "upstream"}, nil, nil, 300, 0).Delay; got != 3*time.Millisecond {
+		t.Errorf("300 B at 100: %v, want 3ms", got)
 	}
 }

@@ -75,6 +75,12 @@ type Exchange struct {
 	Rand *rand.Rand
 	// Sent counts the bytes this toxic has let through (limit_data).
 	Sent *int64
+	// Now is when the request is written; Busy (nil = an idle connection)
+	// is until when this toxic's pipe of the connection is busy, upstream
+	// and downstream, in the same clock: toxiproxy runs one toxic pipe per
+	// connection and direction (slicer).
+	Now  time.Duration
+	Busy *[2]time.Duration
 }
 
 // Bytes is what crosses the link in the fault's directions.
@@ -164,11 +170,17 @@ func Modes() []LinkMode {
 // Simulate is f's effect on one exchange of a simulated link; sent is the
 // toxic's byte counter.
 func Simulate(f Fault, rng *rand.Rand, sent *int64, reqBytes, respBytes int64) Effect {
+	return SimulateAt(f, rng, sent, 0, nil, reqBytes, respBytes)
+}
+
+// SimulateAt is Simulate on a connection whose toxic pipes are busy until
+// busy (nil = idle), the request written at now.
+func SimulateAt(f Fault, rng *rand.Rand, sent *int64, now time.Duration, busy *[2]time.Duration, reqBytes, respBytes int64) Effect {
 	m, ok := modes[f.Mode]
 	if !ok {
 		return Effect{}
 	}
-	x := &Exchange{Up: f.Stream != "downstream", Down: f.Stream != "upstream", ReqBytes: reqBytes, RespBytes: respBytes, Rand: rng, Sent: sent}
+	x := &Exchange{Up: f.Stream != "downstream", Down: f.Stream != "upstream", ReqBytes: reqBytes, RespBytes: respBytes, Rand: rng, Sent: sent, Now: now, Busy: busy}
 	return m.Simulate(f, x)
 }
 

@@ -154,3 +154,39 @@ func TestRegistrationGates(t *testing.T) {
 		}
 	}
 }
+
+// The master RPC sizes measured on real wheels (wire.go): the measured
+// calls come back exactly, keys size requests, versions between rows take
+// the row below.
+func TestMasterWire(t *testing.T) {
+	key64 := strings.Repeat("k", 64)
+	cases := []struct {
+		version, op string
+		keys        []string
+		req, resp   int64
+	}{
+		{"0.3.13.post1", "PutStart", []string{key64}, 195, 126},
+		{"0.3.13.post1", "PutEnd", []string{key64}, 137, 26},
+		{"0.3.13.post1", "ExistKey", []string{key64 + "zz"}, 107, 27},
+		{"0.3.13.post1", "GetReplicaList", []string{key64}, 105, 140},
+		{"0.3.13.post1", "BatchExistKey", []string{strings.Repeat("k", 68)}, 111, 29},
+		{"0.3.13.post1", "BatchExistKey", []string{strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68)}, 318, 35},
+		{"0.3.13.post1", "MountSegment", nil, 137, 26},
+		{"0.3.9", "PutStart", []string{key64}, 148, 108},
+		{"0.3.9", "BatchExistKey", []string{strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68)}, 306, 35},
+		{"0.3.10", "PutStart", []string{key64}, 148, 108}, // 0.3.9's row
+		{"0.3.11.post1", "PutStart", []string{key64}, 165, 118},
+		{"0.3.8.post1", "GetReplicaList", []string{key64}, 93, 104},
+		{"0.3.5", "PutEnd", []string{key64}, 100, 26}, // the oldest row (0.3.7.post2)
+		{"0.3.12.post1", "PutRevoke", []string{key64}, 132, 26},
+	}
+	for _, c := range cases {
+		req, resp, ok := MustProfile(c.version).MasterWire.Bytes(c.op, c.keys)
+		if !ok || req != c.req || resp != c.resp {
+			t.Errorf("%s %s: %d/%d ok=%v, want %d/%d", c.version, c.op, req, resp, ok, c.req, c.resp)
+		}
+	}
+	if _, _, ok := MustProfile("0.3.13.post1").MasterWire.Bytes("FetchTasks", nil); ok {
+		t.Error("FetchTasks: the model sends none; want ok=false")
+	}
+}

@@ -206,6 +206,9 @@ type Profile struct {
 	// 0.3.13.post1 (the listener; "removeSegmentDesc … not found" logged),
 	// 1.00–1.03 s at 0.3.7.post2–0.3.9 (the ping thread, see Heartbeat).
 	FailedTransportFreed bool
+	// MasterWire is the master RPCs' message sizes on the wire (wire.go,
+	// measured per release line).
+	MasterWire *WireTable
 	// MetadataSameValueOK: the master's embedded HTTP metadata server answers
 	// an identical rpc_meta PUT with 200 "metadata unchanged" (v0.3.12+).
 	MetadataSameValueOK bool
@@ -344,6 +347,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.FailedTransportFreed = at("0.3.12")
+	p.MasterWire = wireFor(v)
 	p.MetadataSameValueOK = at("0.3.12")
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")

@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // masterPool is one MasterClient's coro_io::client_pool to a single
 // (non-HA) master. A call takes an idle connection, or dials a new one
 // (refused: RefusedPoolCost), and gives it back when its answer came. When
@@ -27,6 +29,8 @@ type masterPool struct {
 	taskTook bool
 	// taskPoll: the client runs TaskPollThreadMain (0.3.10.post1+).
 	taskPoll bool
+	// turn counts calls: which open connection the next one takes.
+	turn int
 }
 
 // poolIdle is how many connections a pool holds open (see masterPool).
@@ -43,6 +47,24 @@ func (p *masterPool) reached(conn string) {
 	if p != nil {
 		p.used[conn] = true
 	}
+}
+
+// connKey names the connection a call travels on (for toxics that act per
+// connection: netsim.Conn). client_pool hands out idle connections first
+// in, first out, so once the pool holds two (the foreground's and the ping
+// thread's) consecutive calls alternate between them: real 0.3.13.post1
+// through a logging proxy sent a put's PutStart on one connection and its
+// PutEnd on the other (REAL-FINDINGS §21).
+func (p *masterPool) connKey(node, conn string) string {
+	if p == nil {
+		return node + "/" + conn
+	}
+	n := 1
+	if p.used[""] && p.used["ping"] {
+		n = poolIdle
+	}
+	p.turn++
+	return fmt.Sprintf("%s/%d", node, p.turn%n)
 }
 
 // takeDead reports (and consumes) a closed idle connection for the next call.

@@ -175,3 +175,20 @@ var _ = Describe("a refused master call when the master comes back", func() {
 		), "no Client not available: the ping dialling since 3 s got through at 3 s + gap")
 	})
 })
+
+// A slicer on the master link costs what real's message sizes cut into
+// slices cost (mooncake.Profile.MasterWire, faults' slicer): real
+// 0.3.13.post1 with 64-byte slices 200 ms apart, setup 1029 ms and a put
+// 1409 ms (PutStart and PutEnd on the pool's two connections in turn).
+var _ = Describe("a slicer on the master link", func() {
+	It("costs the real messages' slices", func() {
+		slicer := faults.Fault{At: 0, Kind: faults.Link, Target: "master", Mode: faults.ModeSlicer, AverageSize: 64, Delay: 200 * time.Millisecond}
+		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{slicer}})
+		Expect(e.setup(setupArgs("127.0.0.1:17830", "tcp", ""))).To(Equal(0))
+		Expect(e.now()).To(Equal(client.CreateCost + 1000*time.Millisecond))
+		Expect(e.w.Clock().Sleep(ctx, 2500*time.Millisecond-e.now())).To(Succeed())
+		start := e.now()
+		Expect(e.store.Put(ctx, "sglang_mooncake_store_warmup_key0123456789abcdef0123456789abcdef", []byte("v"))).To(Equal(0))
+		Expect(e.now() - start).To(Equal(1400 * time.Millisecond))
+	})
+})

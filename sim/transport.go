@@ -54,17 +54,24 @@ func (c *detachedClock) Sleep(ctx context.Context, d time.Duration) error {
 // redial (nil = the server never comes back within the call) is the
 // server's state at a later connect of the same call: a refused call
 // connects again (refusedConnects) and goes on if the server answers then.
-func (w *World) exchange(ctx context.Context, clock engine.Clock, from, target, op string, st procState, redial func() procState, t client.Timeouts, req, resp int64) error {
+// conn names the caller's connection ("" = a fresh one each call).
+func (w *World) exchange(ctx context.Context, clock engine.Clock, conn, from, target, op string, st procState, redial func() procState, t client.Timeouts, req, resp int64) error {
+	on := func() netsim.Outcome {
+		if conn == "" {
+			return w.net.Exchange(from, target, req, resp)
+		}
+		return w.net.ExchangeOn(netsim.Conn{Key: conn, Now: clock.Now()}, from, target, req, resp)
+	}
 	var out netsim.Outcome
 	if st != stopped {
-		out = w.net.Exchange(from, target, req, resp)
+		out = on()
 	}
 	if st == stopped || out.Verdict == netsim.Refuse {
 		back, err := w.refusedConnects(ctx, clock, from, target, op, redial)
 		if err != nil {
 			return err
 		}
-		st, out = back, w.net.Exchange(from, target, req, resp)
+		st, out = back, on()
 	}
 	switch out.Verdict {
 	case netsim.Blackhole:
@@ -122,6 +129,16 @@ func (w *World) refusedConnects(ctx context.Context, clock engine.Clock, from, t
 	return stopped, &master.RPCError{Kind: master.Refused, Op: op, After: client.RefusedPoolCost}
 }
 
+// masterBytes is rpc's request and response size on the wire at this
+// world's Mooncake version (mooncake.Profile.MasterWire); an RPC the table
+// does not know counts as 256 bytes each way.
+func (w *World) masterBytes(rpc master.RPC) (req, resp int64) {
+	if req, resp, ok := w.profile.MasterWire.Bytes(rpc.Op, rpc.Keys); ok {
+		return req, resp
+	}
+	return 256, 256
+}
+
 // masterStub is a node's coro_rpc stub for the master: every RPC crosses
 // the simulated link (master.Via's pass-throughs).
 type masterStub struct {
@@ -135,7 +152,8 @@ type masterStub struct {
 	clock engine.Clock
 }
 
-func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Master) error) error {
+func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master.Master) error) error {
+	op := rpc.Op
 	st := stopped
 	var m *master.Master
 	switch {
@@ -175,7 +193,8 @@ func (s *masterStub) call(ctx context.Context, op string, fn func(m *master.Mast
 		}
 		return st
 	}
-	if err := s.w.exchange(ctx, s.clock, s.from, "master", op, st, redial, s.t, 256, 256); err != nil {
+	req, resp := s.w.masterBytes(rpc)
+	if err := s.w.exchange(ctx, s.clock, s.pool.connKey(s.from, s.conn), s.from, "master", op, st, redial, s.t, req, resp); err != nil {
 		return err
 	}
 	s.w.connUsed(s.from, s.conn, s.clock.Now())
@@ -220,8 +239,8 @@ type masterTransport struct {
 
 func (t masterTransport) Master(addr string, to client.Timeouts) master.Service {
 	s := &masterStub{w: t.w, from: t.from, addr: addr, conn: t.conn, pool: t.pool, t: to, clock: t.clock}
-	s.Via = master.Via{Do: func(ctx context.Context, op string, call func(master.Service) error) error {
-		return s.call(ctx, op, func(m *master.Master) error { return call(m) })
+	s.Via = master.Via{Do: func(ctx context.Context, rpc master.RPC, call func(master.Service) error) error {
+		return s.call(ctx, rpc, func(m *master.Master) error { return call(m) })
 	}}
 	return s
 }
@@ -382,7 +401,7 @@ func (s *standaloneStub) call(ctx context.Context, op string, n int64, fn func(s
 	if s.w.standalone != nil && sameAddr(s.addr, s.w.clientAddr) && !s.w.clientLoopbackOnlyFrom(s.from) {
 		st, sa = s.w.clientState, s.w.standalone
 	}
-	if err := s.w.exchange(ctx, s.clock, s.from, "client", op, st, nil, s.t, n, 64); err != nil {
+	if err := s.w.exchange(ctx, s.clock, "", s.from, "client", op, st, nil, s.t, n, 64); err != nil {
 		return err
 	}
 	// The dummy's request deadline runs while mooncake_client works on the
@@ -429,7 +448,7 @@ func (s *standaloneStub) IsExist(ctx context.Context, key string) (rc int, err e
 // MountLocalDiskSegment is the SSD-offload RPC (master.OffloadService),
 // which only the model master answers.
 func (s *masterStub) MountLocalDiskSegment(ctx context.Context, id master.UUID) error {
-	return s.call(ctx, "MountLocalDiskSegment", func(m *master.Master) error { return m.MountLocalDiskSegment(ctx, id) })
+	return s.call(ctx, master.RPC{Op: "MountLocalDiskSegment"}, func(m *master.Master) error { return m.MountLocalDiskSegment(ctx, id) })
 }
 
 var _ master.OffloadService = (*masterStub)(nil)

@@ -38,6 +38,9 @@ type toxic struct {
 	to    string
 	fault faults.Fault
 	sent  int64 // bytes through a limit_data toxic
+	// busy: per connection, until when this toxic's pipes are busy
+	// (upstream, downstream; slicer). Looked up by key, never iterated.
+	busy map[string]*[2]time.Duration
 }
 
 // Net is the link table. Not safe for concurrent use (sim is single
@@ -81,12 +84,36 @@ func (n *Net) Active() int { return len(n.toxics) }
 // →to. Each toxic's effect is its mode's (faults.LinkMode.Simulate); the
 // worst verdict wins (refuse, blackhole, reset, pass) and delays add up.
 func (n *Net) Exchange(from, to string, reqBytes, respBytes int64) Outcome {
+	return n.ExchangeOn(Conn{}, from, to, reqBytes, respBytes)
+}
+
+// Conn names the connection an exchange travels on and when its request
+// is written: toxiproxy runs each toxic once per connection and direction,
+// so a toxic that holds its pipe (slicer) delays the connection's next
+// message. The zero Conn is a fresh connection.
+type Conn struct {
+	Key string
+	Now time.Duration
+}
+
+// ExchangeOn is Exchange on connection c.
+func (n *Net) ExchangeOn(c Conn, from, to string, reqBytes, respBytes int64) Outcome {
 	out := Outcome{Verdict: Pass}
 	for _, t := range n.toxics {
 		if (t.to != Any && t.to != to) || (t.from != Any && t.from != from) {
 			continue
 		}
-		e := faults.Simulate(t.fault, n.rng, &t.sent, reqBytes, respBytes)
+		var busy *[2]time.Duration
+		if c.Key != "" {
+			if t.busy == nil {
+				t.busy = map[string]*[2]time.Duration{}
+			}
+			if busy = t.busy[c.Key]; busy == nil {
+				busy = &[2]time.Duration{}
+				t.busy[c.Key] = busy
+			}
+		}
+		e := faults.SimulateAt(t.fault, n.rng, &t.sent, c.Now, busy, reqBytes, respBytes)
 		out.Delay += e.Delay
 		if e.Verdict.Rank() > out.Verdict.Rank() {
 			out.Verdict = e.Verdict
