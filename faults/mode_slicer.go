@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// ModeSlicer: the stream is cut into average_size ± size_variation byte
-// slices, delay apart.
+// ModeSlicer: each message is cut into pieces of about average_size ±
+// size_variation bytes, a delay after each (toxiproxy's slicer).
 const ModeSlicer = "slicer"
 
 type slicer struct{}
@@ -14,7 +14,9 @@ type slicer struct{}
 func init() { RegisterMode(slicer{}) }
 
 func (slicer) Name() string { return ModeSlicer }
-func (slicer) Doc() string  { return "stream cut into slices of average_size bytes, delay apart" }
+func (slicer) Doc() string {
+	return "each message halved into slices of about average_size bytes, delay after each (the connection waits)"
+}
 func (slicer) Fields() []Field {
 	return []Field{{"average_size", "bytes per slice (> 0)"}, {"size_variation", "± bytes"}, {"delay", "pause between slices"}}
 }
