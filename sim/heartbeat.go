@@ -67,8 +67,7 @@ func (w *World) beat(b *heartbeat) {
 		poolOf(b.rc).taskTick()
 		stub := w.heartbeatStub(b.rc, dc)
 		resp, err := stub.Ping(ctx, b.rc.ID())
-		var rerr *master.RPCError
-		if err != nil && dc.elapsed > 0 && errors.As(err, &rerr) && rerr.Kind == master.Refused {
+		if dc.elapsed > 0 && isRefused(err) {
 			// A refused ping reconnects (refusedConnects): the master may
 			// be back at one of its later connects.
 			w.pingReconnect(b, w.k.Now(), dc.elapsed, 1, resp, err)
@@ -122,46 +121,92 @@ func (w *World) pingOutcome(b *heartbeat, stub master.Service, dc *detachedClock
 	})
 }
 
-// pingReconnect is the refused ping's i-th later connect, poolConnectGap
-// after the previous one (the ping thread's time does not move the world,
-// so the connects are events): a master reachable then answers the ping
-// from there (real 0.3.8.post1, seed 184: the ping whose connect came
-// 0.3 s after the master was back succeeded and the client remounted);
-// after the last, the ping fails when the pool gives up (cost after start;
-// real seed 21: a ping whose last connect came before the clear failed
-// 0.4 s after it).
+// pingReconnect is the refused ping's reconnect (refusedConnects) on the
+// ping thread, whose waits do not move the world: its later connects are
+// events (poolConnects).
 func (w *World) pingReconnect(b *heartbeat, start, cost time.Duration, i int, resp master.PingResponse, err error) {
+	w.connectEvents(b, start, cost, i, func(dc *detachedClock) bool {
+		stub := w.heartbeatStub(b.rc, dc)
+		r, again := stub.Ping(context.Background(), b.rc.ID())
+		if isRefused(again) {
+			return true
+		}
+		w.pingOutcome(b, stub, dc, r, again)
+		return false
+	}, func(dc *detachedClock) {
+		w.pingDone(b, w.heartbeatStub(b.rc, dc), dc, resp, err)
+	})
+}
+
+// connectEvents runs a refused call of the ping thread's i-th later
+// connect, poolConnectGap after the previous one (start: the call's first):
+// retry makes the call again on a fresh detached clock and reports whether
+// it was refused again (otherwise it finished the iteration); after the
+// last connect, at start + cost, fail finishes it with the refusal. A
+// master reachable at one of those connects answers from there (real
+// 0.3.8.post1, seed 184: the ping whose connect came 0.3 s after the
+// master was back succeeded and the client remounted); one back only after
+// the last does not (real seed 21: the ping failed 0.4 s after the clear).
+func (w *World) connectEvents(b *heartbeat, start, cost time.Duration, i int, retry func(*detachedClock) bool, fail func(*detachedClock)) {
 	at := start + time.Duration(i)*poolConnectGap
 	final := i >= poolConnects || at >= start+cost
 	if final {
 		at = start + cost
 	}
-	b.ev = w.k.After(at-w.k.Now(), "heartbeat ping connect", func() {
+	b.ev = w.k.After(at-w.k.Now(), "heartbeat pool connect", func() {
 		b.ev = nil
 		if !b.rc.Pinging() {
 			return
 		}
 		dc := &detachedClock{base: w.k.Now}
-		stub := w.heartbeatStub(b.rc, dc)
 		if final {
-			w.pingDone(b, stub, dc, resp, err)
+			fail(dc)
 			return
 		}
-		r, again := stub.Ping(context.Background(), b.rc.ID())
-		var rerr *master.RPCError
-		if again != nil && errors.As(again, &rerr) && rerr.Kind == master.Refused {
-			w.pingReconnect(b, start, cost, i+1, resp, err)
-			return
+		if retry(dc) {
+			w.connectEvents(b, start, cost, i+1, retry, fail)
 		}
-		w.pingOutcome(b, stub, dc, r, again)
 	})
+}
+
+func isRefused(err error) bool {
+	var rerr *master.RPCError
+	return err != nil && errors.As(err, &rerr) && rerr.Kind == master.Refused
 }
 
 // pingDone finishes a ping-thread iteration whose ping outcome is known
 // and schedules the next one after the thread's waits.
+//
+// A failed ping that reconnects (non-HA) runs the reconnect's ServiceReady
+// here: a refused one is re-checked at the pool's later connects, as a
+// refused ping is (connectEvents).
 func (w *World) pingDone(b *heartbeat, stub master.Service, dc *detachedClock, resp master.PingResponse, err error) {
-	wait := b.rc.PingDone(context.Background(), stub, resp, err)
-	b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+	ctx := context.Background()
+	if err == nil || !b.rc.ReconnectPendingNonHA() {
+		wait := b.rc.PingDone(ctx, stub, resp, err)
+		b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+		return
+	}
+	b.rc.PingCounted(err)
+	start := dc.elapsed
+	v, rerr := stub.ServiceReady(ctx)
+	if !isRefused(rerr) || dc.elapsed == start {
+		wait := b.rc.ReconnectDone(v, rerr)
+		b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+		return
+	}
+	w.connectEvents(b, w.k.Now()+start, dc.elapsed-start, 1, func(dc *detachedClock) bool {
+		v, again := w.heartbeatStub(b.rc, dc).ServiceReady(ctx)
+		if isRefused(again) {
+			return true
+		}
+		wait := b.rc.ReconnectDone(v, again)
+		b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
+		return false
+	}, func(*detachedClock) {
+		wait := b.rc.ReconnectDone("", rerr)
+		b.ev = w.k.After(wait, "heartbeat", func() { w.beat(b) })
+	})
 }
 
 // joinPing implements client.Deps.JoinPing: the foreground waits while rc's

@@ -174,6 +174,20 @@ var _ = Describe("a refused master call when the master comes back", func() {
 			"Failed to ping master",
 		), "no Client not available: the ping dialling since 3 s got through at 3 s + gap")
 	})
+	It("lets the reconnect after the third failed ping through at its next connect", func() {
+		// 2 s: End of file (1); 3 s and 8.27 s: refused pings failing 4.27 s
+		// later (2, 3); the reconnect's ServiceReady from 12.53 s connects
+		// again at 13.6 and 14.66 s, after the clear at 14 s.
+		refuse := faults.Fault{At: 1500 * time.Millisecond, For: 12500 * time.Millisecond, Kind: faults.MasterDown, Mode: faults.ModeRefuse}
+		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{refuse}})
+		Expect(e.setup(setupArgs("127.0.0.1:17823", "tcp", ""))).To(Equal(0))
+		Expect(e.w.Clock().Sleep(ctx, 15*time.Second-e.now())).To(Succeed())
+		Expect(e.store.HealthCheck(ctx)).To(Equal(0))
+		logs := e.logs("mooncake:tp0")
+		Expect(logs).To(ContainElement(HavePrefix("Failed to ping master for 3 times (non-HA); reconnecting to ")))
+		Expect(logs).To(ContainElement(HavePrefix("Reconnected to master ")))
+		Expect(logs).NotTo(ContainElement(HavePrefix("Reconnect failed")))
+	})
 })
 
 // A slicer on the master link costs what real's message sizes cut into

@@ -610,6 +610,11 @@ func (c *RealClient) PingDone(ctx context.Context, ms master.Service, resp maste
 		}
 		return PingInterval
 	}
+	if c.ReconnectPendingNonHA() {
+		c.PingCounted(err)
+		v, err := ms.ServiceReady(ctx)
+		return c.ReconnectDone(v, err)
+	}
 	c.rpcLog(err)
 	c.pingOK = false
 	c.pingFails++
@@ -617,13 +622,32 @@ func (c *RealClient) PingDone(ctx context.Context, ms master.Service, resp maste
 		c.logf(mlog.Error, "Failed to ping master")
 		return PingInterval
 	}
-	if c.haEndpoints != "" {
-		c.logf(mlog.Error, "Failed to ping master for %d times; fetching latest master view and reconnecting", c.pingFails)
-		c.haReconnect = true
-		return 0
-	}
+	c.logf(mlog.Error, "Failed to ping master for %d times; fetching latest master view and reconnecting", c.pingFails)
+	c.haReconnect = true
+	return 0
+}
+
+// ReconnectPendingNonHA reports whether the next PingDone of a failed ping
+// reconnects (non-HA, the failure threshold reached): sim then runs the
+// reconnect's ServiceReady itself (PingCounted, ReconnectDone) so a
+// refused one can be re-checked at the client pool's later connects.
+func (c *RealClient) ReconnectPendingNonHA() bool {
+	return c.haEndpoints == "" && c.pingFails+1 >= MaxPingFailCount
+}
+
+// PingCounted is PingDone for a failed ping that reconnects
+// (ReconnectPendingNonHA): it counts the failure and logs; the caller
+// makes the ServiceReady call and finishes with ReconnectDone.
+func (c *RealClient) PingCounted(err error) {
+	c.rpcLog(err)
+	c.pingOK = false
+	c.pingFails++
 	c.logf(mlog.Error, "Failed to ping master for %d times (non-HA); reconnecting to %s", c.pingFails, c.msAddr)
-	v, err := ms.ServiceReady(ctx)
+}
+
+// ReconnectDone finishes the ping thread's non-HA reconnect once its
+// ServiceReady's outcome is known; it returns the thread's next sleep.
+func (c *RealClient) ReconnectDone(v string, err error) time.Duration {
 	if err != nil {
 		c.rpcLog(err)
 		c.logf(mlog.Error, "Reconnect failed to %s: %s", c.msAddr, master.Code(err, c.p).Name())
