@@ -1,7 +1,5 @@
 package sim
 
-import "fmt"
-
 // masterPool is one MasterClient's coro_io::client_pool to a single
 // (non-HA) master. A call takes an idle connection, or dials a new one
 // (refused: RefusedPoolCost), and gives it back when its answer came. When
@@ -64,8 +62,11 @@ func (p *masterPool) connKey(node, conn string) string {
 		n = poolIdle
 	}
 	p.turn++
-	return fmt.Sprintf("%s/%d", node, p.turn%n)
+	return node + poolConnNames[p.turn%n]
 }
+
+// poolConnNames name a pool's connections (connKey).
+var poolConnNames = [poolIdle]string{"/0", "/1"}
 
 // takeDead reports (and consumes) a closed idle connection for the next call.
 func (p *masterPool) takeDead() bool {
