@@ -172,6 +172,11 @@ func TestMasterWire(t *testing.T) {
 		{"0.3.13.post1", "BatchExistKey", []string{strings.Repeat("k", 68)}, 111, 29},
 		{"0.3.13.post1", "BatchExistKey", []string{strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68)}, 318, 35},
 		{"0.3.13.post1", "MountSegment", nil, 137, 26},
+		{"0.3.13.post1", "BatchPutStart", []string{strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68)}, 434, 281},
+		{"0.3.13.post1", "BatchPutStart", []string{strings.Repeat("k", 68)}, 203, 128},
+		{"0.3.13.post1", "BatchPutEnd", []string{strings.Repeat("k", 68)}, 143, 28},
+		{"0.3.13.post1", "BatchGetReplicaList", []string{strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68)}, 318, 322},
+		{"0.3.9", "BatchGetReplicaList", []string{strings.Repeat("k", 60)}, 91, 121},
 		{"0.3.9", "PutStart", []string{key64}, 148, 108},
 		{"0.3.9", "BatchExistKey", []string{strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68), strings.Repeat("k", 68)}, 306, 35},
 		{"0.3.10", "PutStart", []string{key64}, 148, 108}, // 0.3.9's row
@@ -184,6 +189,18 @@ func TestMasterWire(t *testing.T) {
 		req, resp, ok := MustProfile(c.version).MasterWire.Bytes(c.op, c.keys)
 		if !ok || req != c.req || resp != c.resp {
 			t.Errorf("%s %s: %d/%d ok=%v, want %d/%d", c.version, c.op, req, resp, ok, c.req, c.resp)
+		}
+	}
+	for i, r := range wireBatchRows {
+		// The batch rows belong to the same versions, and four keys minus one
+		// key splits into three whole per-key parts.
+		if r.version != wireRows[i].version {
+			t.Errorf("batch row %d is %s, single-key row %s", i, r.version, wireRows[i].version)
+		}
+		for j, m := range r.row {
+			if (m[2]-m[0])%3 != 0 || (m[3]-m[1])%3 != 0 {
+				t.Errorf("%s batch RPC %d: %v does not split per key", r.version, j, m)
+			}
 		}
 	}
 	if _, _, ok := MustProfile("0.3.13.post1").MasterWire.Bytes("FetchTasks", nil); ok {

@@ -9,10 +9,11 @@ package mooncake
 //
 // Each row was measured with: setup (P2PHANDSHAKE, tcp, segment name
 // "127.0.0.1:<5 digits>"), put / is_exist / get of a 64-character key with
-// a 4 KiB value, batch_is_exist of one 68-character key, close; the ping
-// thread's Ping. Keyed requests grow by one byte per key character (the
-// 66-character key's messages were 2 bytes longer at every version; one
-// and four keys fix the batch's per-key overhead). ReMountSegment is the
+// a 4 KiB value, batch_put_from / batch_is_exist / batch_get_into of one
+// and of four 68-character keys (BatchPutStart + BatchPutEnd,
+// BatchExistKey, BatchGetReplicaList), close; the ping thread's Ping.
+// Keyed requests grow by one byte per key character (the 66-character
+// key's messages were 2 bytes longer at every version). ReMountSegment is the
 // ping thread's remount right after setup: with no segment yet at
 // 0.3.7.post2 and 0.3.8.post1 (ping thread from connect), with one at
 // 0.3.9 and 0.3.13.post1 (0.3.10.post1 and 0.3.11.post1 sent none: 0.3.9's
@@ -37,7 +38,6 @@ const (
 	wPutEnd         // one 64-character key
 	wExistKey       // one 64-character key
 	wGetReplicaList // one 64-character key
-	wBatchExistKey  // one 68-character key
 	wN
 )
 
@@ -46,22 +46,38 @@ var wireRows = []struct {
 	version string
 	row     wireRow
 }{
-	{"0.3.7.post2", wireRow{{20, 26}, {20, 28}, {128, 26}, {66, 26}, {72, 26}, {48, 41}, {124, 84}, {100, 26}, {93, 27}, {93, 95}, {99, 29}}},
-	{"0.3.8.post1", wireRow{{20, 33}, {20, 41}, {128, 26}, {66, 26}, {72, 26}, {48, 41}, {148, 93}, {122, 26}, {93, 27}, {93, 104}, {99, 29}}},
-	{"0.3.9", wireRow{{20, 33}, {20, 41}, {134, 26}, {136, 26}, {72, 26}, {48, 41}, {148, 108}, {122, 26}, {93, 27}, {93, 119}, {99, 29}}},
-	{"0.3.10.post1", wireRow{{20, 33}, {20, 41}, {134, 26}, {136, 26}, {72, 26}, {48, 41}, {150, 108}, {122, 26}, {93, 27}, {93, 119}, {99, 29}}},
-	{"0.3.11.post1", wireRow{{20, 33}, {20, 41}, {134, 26}, {136, 26}, {72, 26}, {48, 41}, {165, 118}, {122, 26}, {93, 27}, {93, 129}, {99, 29}}},
-	{"0.3.12.post1", wireRow{{20, 33}, {20, 41}, {137, 26}, {139, 26}, {72, 26}, {48, 41}, {183, 118}, {132, 26}, {105, 27}, {105, 129}, {111, 29}}},
-	{"0.3.13.post1", wireRow{{20, 33}, {20, 41}, {137, 26}, {139, 26}, {72, 26}, {48, 41}, {195, 126}, {137, 26}, {105, 27}, {105, 140}, {111, 29}}},
+	{"0.3.7.post2", wireRow{{20, 26}, {20, 28}, {128, 26}, {66, 26}, {72, 26}, {48, 41}, {124, 84}, {100, 26}, {93, 27}, {93, 95}}},
+	{"0.3.8.post1", wireRow{{20, 33}, {20, 41}, {128, 26}, {66, 26}, {72, 26}, {48, 41}, {148, 93}, {122, 26}, {93, 27}, {93, 104}}},
+	{"0.3.9", wireRow{{20, 33}, {20, 41}, {134, 26}, {136, 26}, {72, 26}, {48, 41}, {148, 108}, {122, 26}, {93, 27}, {93, 119}}},
+	{"0.3.10.post1", wireRow{{20, 33}, {20, 41}, {134, 26}, {136, 26}, {72, 26}, {48, 41}, {150, 108}, {122, 26}, {93, 27}, {93, 119}}},
+	{"0.3.11.post1", wireRow{{20, 33}, {20, 41}, {134, 26}, {136, 26}, {72, 26}, {48, 41}, {165, 118}, {122, 26}, {93, 27}, {93, 129}}},
+	{"0.3.12.post1", wireRow{{20, 33}, {20, 41}, {137, 26}, {139, 26}, {72, 26}, {48, 41}, {183, 118}, {132, 26}, {105, 27}, {105, 129}}},
+	{"0.3.13.post1", wireRow{{20, 33}, {20, 41}, {137, 26}, {139, 26}, {72, 26}, {48, 41}, {195, 126}, {137, 26}, {105, 27}, {105, 140}}},
 }
+
+// wireBatchRows: each batch RPC measured with one and with four keys of
+// 68 characters, {req1, resp1, req4, resp4}: the difference is the per-key
+// part (the key's length and its framing), the rest the fixed part.
+var wireBatchRows = []struct {
+	version string
+	// BatchExistKey, BatchPutStart, BatchPutEnd, BatchGetReplicaList.
+	row [4][4]int64
+}{
+	{"0.3.7.post2", [4][4]int64{{99, 29, 306, 35}, {132, 86, 366, 206}, {99, 28, 306, 31}, {99, 97, 306, 241}}},
+	{"0.3.8.post1", [4][4]int64{{99, 29, 306, 35}, {156, 95, 387, 212}, {123, 28, 330, 31}, {99, 106, 306, 247}}},
+	{"0.3.9", [4][4]int64{{99, 29, 306, 35}, {156, 110, 387, 263}, {123, 28, 330, 31}, {99, 121, 306, 298}}},
+	{"0.3.10.post1", [4][4]int64{{99, 29, 306, 35}, {158, 110, 389, 263}, {123, 28, 330, 31}, {99, 121, 306, 298}}},
+	{"0.3.11.post1", [4][4]int64{{99, 29, 306, 35}, {173, 120, 404, 273}, {128, 28, 335, 31}, {99, 131, 306, 308}}},
+	{"0.3.12.post1", [4][4]int64{{111, 29, 318, 35}, {191, 120, 422, 273}, {138, 28, 345, 31}, {111, 131, 318, 308}}},
+	{"0.3.13.post1", [4][4]int64{{111, 29, 318, 35}, {203, 128, 434, 281}, {143, 28, 353, 31}, {111, 142, 318, 322}}},
+}
+
+// wireBatchOps index wireBatchRows' columns.
+var wireBatchOps = map[string]int{"BatchExistKey": 0, "BatchPutStart": 1, "BatchPutEnd": 2, "BatchGetReplicaList": 3}
 
 const (
 	wireKeyLen      = 64 // the key of the single-key RPCs measured
-	wireBatchKeyLen = 68 // the key of the batch RPC measured
-	// wireBatchPerKey: each key of BatchExistKey adds its length + 1 to the
-	// request and 2 to the reply (1 and 4 keys: 111/29 and 318/35 at
-	// 0.3.13.post1, 99/29 and 306/35 at 0.3.9).
-	wireBatchPerKey, wireBatchRespPerKey = 1, 2
+	wireBatchKeyLen = 68 // the keys of the batch RPCs measured
 )
 
 // The RPCs without keys, and with one key (unmeasured ones map to the
@@ -78,6 +94,7 @@ type WireTable struct {
 	// Measured is the row's version.
 	Measured string
 	row      wireRow
+	batch    [4][4]int64
 }
 
 // Bytes is the request and response size of op carrying keys; ok is false
@@ -100,13 +117,13 @@ func (t *WireTable) Bytes(op string, keys []string) (req, resp int64, ok bool) {
 	if i, ok := wireSingleKey[op]; ok {
 		return keyed(r[i])
 	}
-	if op == "BatchExistKey" {
-		m := r[wBatchExistKey]
-		req = m[0] - wireBatchKeyLen - wireBatchPerKey
-		resp = m[1] - wireBatchRespPerKey
+	if i, ok := wireBatchOps[op]; ok {
+		m := t.batch[i]
+		perReq, perResp := (m[2]-m[0])/3, (m[3]-m[1])/3
+		req, resp = m[0]-perReq, m[1]-perResp
 		for _, k := range keys {
-			req += int64(len(k)) + wireBatchPerKey
-			resp += wireBatchRespPerKey
+			req += perReq - wireBatchKeyLen + int64(len(k))
+			resp += perResp
 		}
 		return req, resp, true
 	}
@@ -121,5 +138,5 @@ func wireFor(v Version) *WireTable {
 			i = j
 		}
 	}
-	return &WireTable{Measured: wireRows[i].version, row: wireRows[i].row}
+	return &WireTable{Measured: wireRows[i].version, row: wireRows[i].row, batch: wireBatchRows[i].row}
 }

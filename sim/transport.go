@@ -54,10 +54,12 @@ func (c *detachedClock) Sleep(ctx context.Context, d time.Duration) error {
 // redial (nil = the server never comes back within the call) is the
 // server's state at a later connect of the same call: a refused call
 // connects again (refusedConnects) and goes on if the server answers then.
-// conn names the caller's connection ("" = a fresh one each call).
+// conn names the caller's connection ("" = a fresh one each call;
+// followerConn: a batch key whose bytes went with the first key's call, so
+// its link adds no delay of its own).
 func (w *World) exchange(ctx context.Context, clock engine.Clock, conn, from, target, op string, st procState, redial func() procState, t client.Timeouts, req, resp int64) error {
 	on := func() netsim.Outcome {
-		if conn == "" {
+		if conn == "" || conn == followerConn {
 			return w.net.Exchange(from, target, req, resp)
 		}
 		return w.net.ExchangeOn(netsim.Conn{Key: conn, Now: clock.Now()}, from, target, req, resp)
@@ -72,6 +74,9 @@ func (w *World) exchange(ctx context.Context, clock engine.Clock, conn, from, ta
 			return err
 		}
 		st, out = back, on()
+	}
+	if conn == followerConn {
+		out.Delay = 0
 	}
 	switch out.Verdict {
 	case netsim.Blackhole:
@@ -132,12 +137,32 @@ func (w *World) refusedConnects(ctx context.Context, clock engine.Clock, from, t
 // masterBytes is rpc's request and response size on the wire at this
 // world's Mooncake version (mooncake.Profile.MasterWire); an RPC the table
 // does not know counts as 256 bytes each way.
-func (w *World) masterBytes(rpc master.RPC) (req, resp int64) {
-	if req, resp, ok := w.profile.MasterWire.Bytes(rpc.Op, rpc.Keys); ok {
-		return req, resp
+//
+// In a batch call (master.BatchOf) the model calls PutStart, PutEnd and
+// GetReplicaList per key where real sends one BatchPutStart, BatchPutEnd,
+// BatchGetReplicaList with every key: the first key's call carries the
+// batch RPC's bytes, the others none (follower: their link delays are
+// real's one RPC's, already paid).
+func (w *World) masterBytes(ctx context.Context, rpc master.RPC) (req, resp int64, follower bool) {
+	if b := master.BatchOf(ctx); b != nil {
+		if op, ok := batchRPCs[rpc.Op]; ok {
+			if !b.First(op) {
+				return 0, 0, true
+			}
+			rpc = master.RPC{Op: op, Keys: b.Keys}
+		}
 	}
-	return 256, 256
+	if req, resp, ok := w.profile.MasterWire.Bytes(rpc.Op, rpc.Keys); ok {
+		return req, resp, false
+	}
+	return 256, 256, false
 }
+
+// followerConn is exchange's conn for a batch follower.
+const followerConn = "\x00batch"
+
+// batchRPCs: the per-key RPC the model makes → real's batch RPC.
+var batchRPCs = map[string]string{"PutStart": "BatchPutStart", "PutEnd": "BatchPutEnd", "GetReplicaList": "BatchGetReplicaList"}
 
 // masterStub is a node's coro_rpc stub for the master: every RPC crosses
 // the simulated link (master.Via's pass-throughs).
@@ -193,8 +218,12 @@ func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master
 		}
 		return st
 	}
-	req, resp := s.w.masterBytes(rpc)
-	if err := s.w.exchange(ctx, s.clock, s.pool.connKey(s.from, s.conn), s.from, "master", op, st, redial, s.t, req, resp); err != nil {
+	req, resp, follower := s.w.masterBytes(ctx, rpc)
+	conn := s.pool.connKey(s.from, s.conn)
+	if follower {
+		conn = followerConn
+	}
+	if err := s.w.exchange(ctx, s.clock, conn, s.from, "master", op, st, redial, s.t, req, resp); err != nil {
 		return err
 	}
 	s.w.connUsed(s.from, s.conn, s.clock.Now())

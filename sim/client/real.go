@@ -945,7 +945,7 @@ func (c *RealClient) batch(keys []string, ptrs []uint64, sizes []int64, op func(
 // BatchPutFrom is batch_put_from(keys, ptrs, sizes): the source buffers
 // must be registered.
 func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	ctx = master.WithBatch(ctx, len(keys))
+	ctx = master.WithBatch(ctx, keys)
 	out, err := c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
 		data, err := c.d.Mem.ReadContent(ptrs[i], sizes[i])
 		if err != nil {
@@ -983,6 +983,7 @@ func (c *RealClient) batchPutLog(keys []string, out []int) {
 // BatchGetInto is batch_get_into(keys, ptrs, sizes): bytes read or a
 // negative code per key.
 func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
+	ctx = master.WithBatch(ctx, keys)
 	return c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
 		data, code := c.getBytes(ctx, k)
 		if code != mooncake.OK {

@@ -188,17 +188,33 @@ type OffloadService interface {
 
 type batchKey struct{}
 
-// Batch is one batch RPC (BatchPutStart) of N keys: the client model calls
-// PutStart per key, the transport sees what real's one RPC carries;
-// Started is set by the first key's call.
+// Batch is one batch call (BatchPutStart … BatchPutEnd, or
+// BatchGetReplicaList) of N keys: the client model calls PutStart, PutEnd,
+// GetReplicaList per key, the transport sees what real's one RPC per kind
+// carries; Started is set by the first key's PutStart (master OOM).
 type Batch struct {
 	N       int
+	Keys    []string
 	Started bool
+	sent    map[string]bool
 }
 
-// WithBatch marks ctx as one batch RPC of n keys.
-func WithBatch(ctx context.Context, n int) context.Context {
-	return context.WithValue(ctx, batchKey{}, &Batch{N: n})
+// First reports whether op is this batch's first call of that RPC (which
+// carries every key on the wire), and marks it sent.
+func (b *Batch) First(op string) bool {
+	if b.sent == nil {
+		b.sent = map[string]bool{}
+	}
+	if b.sent[op] {
+		return false
+	}
+	b.sent[op] = true
+	return true
+}
+
+// WithBatch marks ctx as one batch call of these keys.
+func WithBatch(ctx context.Context, keys []string) context.Context {
+	return context.WithValue(ctx, batchKey{}, &Batch{N: len(keys), Keys: keys})
 }
 
 // BatchOf is ctx's batch RPC; nil outside a batch.
