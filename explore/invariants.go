@@ -289,25 +289,61 @@ func checkRecovery(ctx context.Context, sc *scenarios.Scenario, eng engine.Engin
 }
 
 // knownNonRecovery: failures that outlive their fault in Mooncake itself.
-// A transfer engine that exits while the metadata service is unreachable
-// cannot DELETE its rpc_meta key ("Failed to remove location of"); the HTTP
-// metadata server then rejects a new engine at the same host:port
-// (http_metadata_server.py: any existing rpc_meta key → 400 "Duplicate
-// rpc_meta key not allowed"; real 0.3.13.post1 run, docs/ENGINES.md) until
+// Only a transfer engine's own freeEngine deletes its rpc_meta key
+// (TransferMetadata::removeRpcMetaEntry, transfer_metadata.cpp at every tag;
+// the master's cleanup on client timeout exists from v0.3.12 behind
+// --enable_metadata_cleanup_on_timeout, default false). The key outlives
+// the process when that DELETE fails — it exits while the metadata service
+// is unreachable ("Failed to remove location of") — or never runs: the
+// SGLang process died, or its MooncakeStore raised during init after setup
+// had published the key (SGLang's scheduler then dies without the store's
+// destructor; real 0.3.7.post2 and 0.3.9 runs, docs/REAL-FINDINGS.md §21).
+// The HTTP metadata server then rejects a new engine at the same
+// local_hostname (http_metadata_server.cpp / .py: an existing rpc_meta key
+// → 400 "Duplicate rpc_meta key not allowed"; from v0.3.12 only an
+// identical value passes, and a new engine's RPC port differs) until
 // someone deletes the key.
 func knownNonRecovery(res *scenarios.Result) (string, bool) {
-	stale := false
-	for _, l := range res.Observed.Logs {
-		if strings.Contains(l, "Failed to remove location of") {
-			stale = true
-		}
+	if res.Remedy.Exception == nil || !leftRPCMeta(res.Observed) {
+		return "", false
 	}
-	if stale && res.Remedy.Exception != nil {
-		for _, l := range res.Remedy.Logs {
-			if strings.Contains(l, "Duplicate rpc_meta key") || strings.Contains(l, "Failed to set location of") {
-				return "stale rpc_meta key", true
-			}
+	for _, l := range res.Remedy.Logs {
+		if strings.Contains(l, "Duplicate rpc_meta key") || strings.Contains(l, "Failed to set location of") {
+			return "stale rpc_meta key", true
 		}
 	}
 	return "", false
+}
+
+// initRaised is the log line of SGLang's MooncakeStore.__init__ when the
+// store's setup or warmup raised (mooncake_store.py: logger.error, then
+// re-raise).
+const initRaised = "An error occurred while loading the configuration: "
+
+// leftRPCMeta: the main phase ended with a published rpc_meta key that its
+// process did not delete (see knownNonRecovery).
+func leftRPCMeta(o scenarios.Observed) bool {
+	for _, l := range o.Logs {
+		if strings.Contains(l, "Failed to remove location of") {
+			return true
+		}
+	}
+	published := false
+	for _, c := range o.Calls {
+		if c.Method == "setup" && c.Raised == nil && c.Code == 0 {
+			published = true
+		}
+	}
+	if !published {
+		return false
+	}
+	if o.Died != nil {
+		return true
+	}
+	for _, l := range o.SGLangLogs {
+		if strings.Contains(l, initRaised) {
+			return o.Exception != nil
+		}
+	}
+	return false
 }

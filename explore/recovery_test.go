@@ -1,0 +1,50 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+// The recovers exemption: a remedy refused for the rpc_meta key an earlier
+// process published and never deleted (docs/REAL-FINDINGS.md §21).
+func TestKnownNonRecovery(t *testing.T) {
+	dup := scenarios.Observed{
+		Exception: &scenarios.Exception{Class: "RuntimeError", Message: "Failed to setup Mooncake store, error code: -600"},
+		Logs: []string{
+			"PUT http://127.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F127.0.0.1%3A32821 http=400 body: Duplicate rpc_meta key not allowed",
+			"Failed to set location of 127.0.0.1:32821",
+		},
+	}
+	warmup := &scenarios.Exception{Class: "RuntimeError", Message: "[TP0] Warmup put failed after 10 attempts, Transfer Engine might not be ready"}
+	setupOK := []scenarios.Call{{Method: "setup", Code: 0}, {Method: "put", Code: -800}}
+	raisedInit := []string{"ERROR An error occurred while loading the configuration: [TP0] Warmup put failed after 10 attempts, Transfer Engine might not be ready"}
+	cases := []struct {
+		name   string
+		main   scenarios.Observed
+		remedy scenarios.Observed
+		want   bool
+	}{
+		{"init raised after setup published the key", scenarios.Observed{Exception: warmup, Calls: setupOK, SGLangLogs: raisedInit}, dup, true},
+		{"the process died after setup", scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV"}, Calls: setupOK}, dup, true},
+		{"its DELETE failed", scenarios.Observed{Logs: []string{"Failed to remove location of 127.0.0.1:32821"}}, dup, true},
+		{"setup never published", scenarios.Observed{Exception: warmup, Calls: []scenarios.Call{{Method: "setup", Code: -1}}, SGLangLogs: raisedInit}, dup, false},
+		{"raised after init (the store was closed)", scenarios.Observed{Exception: warmup, Calls: setupOK}, dup, false},
+		{"remedy failed for another reason", scenarios.Observed{Exception: warmup, Calls: setupOK, SGLangLogs: raisedInit},
+			scenarios.Observed{Exception: dup.Exception, Logs: []string{"Failed to initialize transfer engine"}}, false},
+		{"remedy passed", scenarios.Observed{Exception: warmup, Calls: setupOK, SGLangLogs: raisedInit}, scenarios.Observed{Logs: dup.Logs}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rem := c.remedy
+			res := &scenarios.Result{Observed: c.main, Remedy: &rem}
+			why, got := knownNonRecovery(res)
+			if got != c.want {
+				t.Fatalf("knownNonRecovery = %v (%q), want %v", got, why, c.want)
+			}
+			if got && why != "stale rpc_meta key" {
+				t.Errorf("reason = %q", why)
+			}
+		})
+	}
+}
