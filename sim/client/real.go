@@ -1077,9 +1077,18 @@ func (c *RealClient) ID() master.UUID { return c.id }
 func (c *RealClient) MasterAddr() string { return c.msAddr }
 
 // Kill is the process dying under the client: no RPC, no cleanup; the
-// heartbeat stops, so the master expires the client after client_ttl.
+// heartbeat stops, so the master expires the client after client_ttl, and
+// its rpc_meta key stays on an HTTP metadata server. Only its sockets go:
+// the kernel frees the ports it bound.
 func (c *RealClient) Kill() {
 	c.closed, c.pinging = true, false
+	if c.te != nil {
+		c.te.ReleasePorts()
+	}
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
 }
 
 // Engine exposes the transfer engine (tests, standalone client).

@@ -766,16 +766,22 @@ func (e *Engine) Close(ctx context.Context) {
 			e.logf(mlog.Error, "Failed to remove location of %s", e.serverName)
 		}
 	}
-	for _, r := range e.release {
-		r()
-	}
-	e.release = nil
+	e.ReleasePorts()
 	e.regions = nil
 	e.nics = nil
 	e.transports = nil
 	e.serverName = ""
 	e.etcd = ""
 	e.rpcMeta = nil
+}
+
+// ReleasePorts frees the engine's listening ports without a word to the
+// metadata service: its process died.
+func (e *Engine) ReleasePorts() {
+	for _, r := range e.release {
+		r()
+	}
+	e.release = nil
 }
 
 // RPCMetaEntry is TransferMetadata::getRpcMetaEntry for the segment a
