@@ -139,3 +139,28 @@ var _ = Describe("a process killed after setup", func() {
 		Expect(e.logs("mooncake:tp0")).NotTo(ContainElement("Transfer Engine RPC using new RPC mapping, listening on 127.0.0.1:15001"))
 	})
 })
+
+var _ = Describe("a re-publication that fails", func() {
+	It("is retried at later pings, the segment descriptor first (0.3.12.post1)", func() {
+		ctx := context.Background()
+		e := launch(opts{version: "0.3.12.post1", metadata: "master", faults: []faults.Fault{
+			{At: 5 * time.Second, Kind: faults.Process, Target: "master", Action: "restart"},
+			{At: 5 * time.Second, For: 20 * time.Second, Kind: faults.MetadataDown, Mode: faults.ModeBlackhole},
+		}})
+		a := setupArgs("127.0.0.1:48513", "tcp", "")
+		a.MetadataServer = sim.MetadataURL
+		Expect(e.setup(a)).To(Equal(0))
+		Expect(e.w.Clock().Sleep(ctx, 40*time.Second)).To(Succeed())
+		logs := e.logs("mooncake:tp0")
+		Expect(logs).To(ContainElements(
+			"Failed to re-publish segment descriptor to metadata server, rc=-200, will retry in next heartbeat cycle",
+			"Failed to re-publish RPC meta entry for 127.0.0.1:48513",
+			"Failed to re-publish RPC meta entry to metadata server, rc=-200, will retry in next heartbeat cycle",
+			"Retry: failed to re-publish segment descriptor to metadata server, rc=-200",
+			"Retry: successfully re-published segment descriptor to metadata server",
+			"Retry: successfully re-published RPC meta entry to metadata server"))
+		rc, err := e.store.Put(ctx, "k", []byte("v"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rc).To(Equal(0))
+	})
+})

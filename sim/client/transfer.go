@@ -45,6 +45,22 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	return false
 }
 
+// publication is one thing the remount writes to the metadata service
+// again, with its retry flag (segment_desc_publish_pending_,
+// rpc_meta_publish_pending_).
+type publication struct {
+	what    string
+	pending *bool
+	publish func(context.Context) int
+}
+
+func (c *RealClient) publications() []publication {
+	return []publication{
+		{"segment descriptor", &c.segPending, c.te.UpdateLocalSegmentDesc},
+		{"RPC meta entry", &c.rpcMetaPending, c.te.RePublishRpcMetaEntry},
+	}
+}
+
 // republish is the end of the ping thread's remount_segment (v0.3.12+,
 // client_service.cpp): whether or not ReMountSegment succeeded, the segment
 // descriptor and then the rpc_meta entry are written again, because a
@@ -54,17 +70,12 @@ func (c *RealClient) republish(ctx context.Context) {
 	if !c.p.RemountRepublish || c.te == nil {
 		return
 	}
-	if rc := c.te.UpdateLocalSegmentDesc(ctx); rc != 0 {
-		c.logf(mlog.Error, "Failed to re-publish segment descriptor to metadata server, rc=%d, will retry in next heartbeat cycle", rc)
-		c.segPending = true
-	} else {
-		c.segPending = false
-	}
-	if rc := c.te.RePublishRpcMetaEntry(ctx); rc != 0 {
-		c.logf(mlog.Error, "Failed to re-publish RPC meta entry to metadata server, rc=%d, will retry in next heartbeat cycle", rc)
-		c.rpcMetaPending = true
-	} else {
-		c.rpcMetaPending = false
+	for _, p := range c.publications() {
+		rc := p.publish(ctx)
+		*p.pending = rc != 0
+		if rc != 0 {
+			c.logf(mlog.Error, "Failed to re-publish %s to metadata server, rc=%d, will retry in next heartbeat cycle", p.what, rc)
+		}
 	}
 }
 
@@ -72,20 +83,19 @@ func (c *RealClient) republish(ctx context.Context) {
 // re-publication: the segment descriptor first, the rpc_meta entry at a
 // later ping once that succeeded.
 func (c *RealClient) retryRepublish(ctx context.Context) {
-	switch {
-	case c.segPending:
-		if rc := c.te.UpdateLocalSegmentDesc(ctx); rc != 0 {
-			c.logf(mlog.Error, "Retry: failed to re-publish segment descriptor to metadata server, rc=%d", rc)
+	if c.te == nil {
+		return
+	}
+	for _, p := range c.publications() {
+		if !*p.pending {
+			continue
+		}
+		if rc := p.publish(ctx); rc != 0 {
+			c.logf(mlog.Error, "Retry: failed to re-publish %s to metadata server, rc=%d", p.what, rc)
 			return
 		}
-		c.logf(mlog.Info, "Retry: successfully re-published segment descriptor to metadata server")
-		c.segPending = false
-	case c.rpcMetaPending:
-		if rc := c.te.RePublishRpcMetaEntry(ctx); rc != 0 {
-			c.logf(mlog.Error, "Retry: failed to re-publish RPC meta entry to metadata server, rc=%d", rc)
-			return
-		}
-		c.logf(mlog.Info, "Retry: successfully re-published RPC meta entry to metadata server")
-		c.rpcMetaPending = false
+		c.logf(mlog.Info, "Retry: successfully re-published %s to metadata server", p.what)
+		*p.pending = false
+		return
 	}
 }

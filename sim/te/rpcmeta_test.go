@@ -58,6 +58,14 @@ func newHTTPEngine(t *testing.T, version string, m *httpMeta) (*te.Engine, *[]st
 	return e, &logs
 }
 
+// wantLastLogs checks the engine's last log lines.
+func wantLastLogs(t *testing.T, logs []string, want ...string) {
+	t.Helper()
+	if len(logs) < len(want) || !slices.Equal(logs[len(logs)-len(want):], want) {
+		t.Errorf("logs = %q, want them to end with %q", logs, want)
+	}
+}
+
 const rpcMetaGET = "GET http://127.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F127.0.0.1%3A48513"
 
 func TestRPCMetaEntry(t *testing.T) {
@@ -85,13 +93,9 @@ func TestRPCMetaEntry(t *testing.T) {
 				t.Fatal("RPCMetaEntry = true with the service down")
 			}
 		}
-		want := []string{
-			rpcMetaGET + " curl: Timeout was reached err: Operation timed out after 3000 milliseconds with 0 bytes received",
-			"Failed to find location of 127.0.0.1:48513",
-		}
-		if got := (*logs)[len(*logs)-2:]; !slices.Equal(got, want) {
-			t.Errorf("last logs = %q, want %q", got, want)
-		}
+		wantLastLogs(t, *logs,
+			rpcMetaGET+" curl: Timeout was reached err: Operation timed out after 3000 milliseconds with 0 bytes received",
+			"Failed to find location of 127.0.0.1:48513")
 		m.down = false
 		if !e.RPCMetaEntry(ctx, "127.0.0.1:48513") {
 			t.Error("RPCMetaEntry = false once the service answers")
@@ -103,13 +107,9 @@ func TestRPCMetaEntry(t *testing.T) {
 		if e.RPCMetaEntry(ctx, "127.0.0.1:9") {
 			t.Fatal("RPCMetaEntry = true for a key nobody wrote")
 		}
-		want := []string{
+		wantLastLogs(t, *logs,
 			"GET http://127.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F127.0.0.1%3A9 http=404 body: metadata not found",
-			"Failed to find location of 127.0.0.1:9",
-		}
-		if got := (*logs)[len(*logs)-2:]; !slices.Equal(got, want) {
-			t.Errorf("last logs = %q, want %q", got, want)
-		}
+			"Failed to find location of 127.0.0.1:9")
 	})
 	t.Run("P2PHANDSHAKE parses the name", func(t *testing.T) {
 		e, _ := newEngine(t, "0.3.9", nil, nil)
