@@ -252,6 +252,11 @@ type Profile struct {
 	// remount_segment, v0.3.12+; Mooncake #2311). Before, a remount
 	// restores the master's side only.
 	RemountRepublish bool
+	// RegisterMetadataRollback: a registration whose segment-descriptor
+	// write fails is unregistered from each transport again, which writes
+	// the descriptor once more (transfer_engine_impl.cpp
+	// registerLocalMemory, v0.3.12+).
+	RegisterMetadataRollback bool
 	// DefaultKVLeaseTTLms and EvictionHighWatermark are mooncake_master defaults.
 	DefaultKVLeaseTTLms   int
 	EvictionHighWatermark float64
@@ -421,6 +426,7 @@ func ProfileFor(s string) (Profile, error) {
 	}
 	p.TransferBatchFailLogged = !at("0.3.11")
 	p.RemountRepublish = at("0.3.12")
+	p.RegisterMetadataRollback = at("0.3.12")
 	if v == MustVersion("0.3.9") {
 		p.AutoPortRefusedCrashAttempt = 8
 		// The 0.3.9 wheel's pybind11 prints int parameters as

@@ -376,6 +376,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		c.te, c.pinging = nil, false
 		return false, nil
 	}
+	c.logMemcpyChoice()
 	return true, nil
 }
 

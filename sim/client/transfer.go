@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
@@ -14,6 +16,35 @@ const transferStatusFailed = 6
 // prints a heap address (batch_id_), which differs per run anyway.
 const transferBatchBase = 94528297200000
 
+// tcpOnly is TransferEngine::isTcpOnly: TCP is the only transport.
+func (c *RealClient) tcpOnly() bool {
+	return len(c.te.Transports()) == 1 && c.te.SegmentProtocol() == "tcp"
+}
+
+// logMemcpyChoice is what TransferSubmitter's constructor says about
+// MC_STORE_MEMCPY (transfer_task.cpp): the auto-detection from
+// v0.3.10.post2 (real 0.3.11.post1 and 0.3.13.post1: "... TCP-only
+// environment, memcpy enabled"), a value it does not know from v0.3.4.
+func (c *RealClient) logMemcpyChoice() {
+	m := c.p.StoreMemcpy
+	if m == mooncake.MemcpyNever || m == mooncake.MemcpyLocal {
+		return
+	}
+	v, set := c.d.Env["MC_STORE_MEMCPY"]
+	switch {
+	case !set && m == mooncake.MemcpyTCPOnlyDefault && c.tcpOnly():
+		c.logf(mlog.Info, "MC_STORE_MEMCPY not set, auto-detected: TCP-only environment, memcpy enabled")
+	case !set && m == mooncake.MemcpyTCPOnlyDefault:
+		c.logf(mlog.Info, "MC_STORE_MEMCPY not set, auto-detected: non-TCP transport available, memcpy disabled")
+	case set:
+		switch v = strings.ToLower(v); v {
+		case "false", "0", "no", "off", "true", "1", "yes", "on":
+		default:
+			c.logf(mlog.Warning, "Invalid value for MC_STORE_MEMCPY: %s, defaulting to enabled", v)
+		}
+	}
+}
+
 // localMemcpy is TransferSubmitter's strategy choice for replica r: a copy
 // inside the process, no transfer engine (see mooncake.StoreMemcpy).
 func (c *RealClient) localMemcpy(r master.Replica) bool {
@@ -21,8 +52,7 @@ func (c *RealClient) localMemcpy(r master.Replica) bool {
 		return false
 	}
 	v, set := c.d.Env["MC_STORE_MEMCPY"]
-	tcpOnly := len(c.te.Transports()) == 1 && c.te.SegmentProtocol() == "tcp"
-	return c.p.StoreMemcpy.LocalMemcpy(v, set, tcpOnly)
+	return c.p.StoreMemcpy.LocalMemcpy(v, set, c.tcpOnly())
 }
 
 // transferMetadata is what the transfer engine reads from the metadata

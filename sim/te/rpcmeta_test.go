@@ -165,3 +165,40 @@ func TestRePublishRpcMetaEntry(t *testing.T) {
 		})
 	}
 }
+
+// transfer_engine_impl.cpp registerLocalMemory: from v0.3.12 a failed
+// descriptor write is rolled back through unregisterLocalMemory, which
+// writes the descriptor again (real 0.3.13.post1: two PUT timeouts).
+func TestRegisterMetadataRollback(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		version string
+		puts    int
+		warn    bool
+	}{{"0.3.11.post1", 1, false}, {"0.3.12.post1", 2, true}, {"0.3.13.post1", 2, true}} {
+		t.Run(c.version, func(t *testing.T) {
+			m := &httpMeta{s: metadata.New(true)}
+			e, logs := newHTTPEngine(t, c.version, m)
+			m.down = true
+			n := len(*logs)
+			if rc := e.RegisterLocalMemory(ctx, 0x1000, 4096, true); rc != mooncake.ERR_METADATA {
+				t.Fatalf("rc = %d, want ERR_METADATA", rc)
+			}
+			puts := 0
+			for _, l := range (*logs)[n:] {
+				if l == "Failed to register segment descriptor, name 127.0.0.1:48513 protocol tcp" {
+					puts++
+				}
+			}
+			if puts != c.puts {
+				t.Errorf("descriptor writes = %d, want %d (logs %q)", puts, c.puts, (*logs)[n:])
+			}
+			if got := slices.Contains(*logs, "Failed to roll back registration for tcp, ret=-200"); got != c.warn {
+				t.Errorf("rollback warning = %v, want %v", got, c.warn)
+			}
+			if e.IsRegistered(0x1000, 4096) {
+				t.Error("the region stayed registered")
+			}
+		})
+	}
+}

@@ -613,10 +613,27 @@ func (e *Engine) RegisterLocalMemory(ctx context.Context, addr uint64, length in
 		if rc := e.publishSegment(ctx); rc != 0 {
 			e.unpin(e.regions[len(e.regions)-1])
 			e.regions = e.regions[:len(e.regions)-1]
+			e.rollBackRegistration(ctx)
 			return rc
 		}
 	}
 	return 0
+}
+
+// rollBackRegistration is TransferEngineImpl::registerLocalMemory's
+// rollback (v0.3.12+, Mooncake #2869): every transport that took the region
+// unregisters it, newest first, and each unregister writes the segment
+// descriptor again; a failure there is a warning. Real 0.3.13.post1 with the
+// metadata blackholed: two PUT timeouts, register_buffer 6 s.
+func (e *Engine) rollBackRegistration(ctx context.Context) {
+	if !e.cfg.Profile.RegisterMetadataRollback {
+		return
+	}
+	for i := len(e.transports) - 1; i >= 0; i-- {
+		if rc := e.publishSegment(ctx); rc != 0 {
+			e.logf(mlog.Warning, "Failed to roll back registration for %s, ret=%d", e.transports[i], rc)
+		}
+	}
 }
 
 // ibv_reg_mr failures as PLOG prints them (strerror + errno).
