@@ -315,34 +315,23 @@ func knownNonRecovery(res *scenarios.Result) (string, bool) {
 	return "", false
 }
 
-// initRaised is the log line of SGLang's MooncakeStore.__init__ when the
-// store's setup or warmup raised (mooncake_store.py: logger.error, then
-// re-raise).
-const initRaised = "An error occurred while loading the configuration: "
-
 // leftRPCMeta: the main phase ended with a published rpc_meta key that its
-// process did not delete (see knownNonRecovery).
+// process did not delete (see knownNonRecovery): the DELETE failed, or a
+// setup had returned 0 and an init step then raised or died (a scheduler
+// that raises in init dies; one that raises later was started and is
+// closed before the remedy).
 func leftRPCMeta(o scenarios.Observed) bool {
 	for _, l := range o.Logs {
 		if strings.Contains(l, "Failed to remove location of") {
 			return true
 		}
 	}
-	published := false
-	for _, c := range o.Calls {
-		if c.Method == "setup" && c.Raised == nil && c.Code == 0 {
-			published = true
-		}
-	}
-	if !published {
+	if (o.Exception == nil && o.Died == nil) || !strings.HasPrefix(o.EndedIn, scenarios.StepInit+" ") {
 		return false
 	}
-	if o.Died != nil {
-		return true
-	}
-	for _, l := range o.SGLangLogs {
-		if strings.Contains(l, initRaised) {
-			return o.Exception != nil
+	for _, c := range o.Calls {
+		if c.Method == "setup" && c.Raised == nil && c.Code == 0 {
+			return true
 		}
 	}
 	return false

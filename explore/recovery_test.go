@@ -18,21 +18,22 @@ func TestKnownNonRecovery(t *testing.T) {
 	}
 	warmup := &scenarios.Exception{Class: "RuntimeError", Message: "[TP0] Warmup put failed after 10 attempts, Transfer Engine might not be ready"}
 	setupOK := []scenarios.Call{{Method: "setup", Code: 0}, {Method: "put", Code: -800}}
-	raisedInit := []string{"ERROR An error occurred while loading the configuration: [TP0] Warmup put failed after 10 attempts, Transfer Engine might not be ready"}
 	cases := []struct {
 		name   string
 		main   scenarios.Observed
 		remedy scenarios.Observed
 		want   bool
 	}{
-		{"init raised after setup published the key", scenarios.Observed{Exception: warmup, Calls: setupOK, SGLangLogs: raisedInit}, dup, true},
-		{"the process died after setup", scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV"}, Calls: setupOK}, dup, true},
+		{"init raised after setup published the key", scenarios.Observed{Exception: warmup, Calls: setupOK, EndedIn: "init tp0"}, dup, true},
+		{"register_mem_pool_host raised in init", scenarios.Observed{Exception: &scenarios.Exception{Class: "RuntimeError", Message: "Failed to register buffer to Mooncake Store, error code: -600"},
+			Calls: []scenarios.Call{{Method: "setup", Code: 0}, {Method: "register_buffer", Code: -600}}, EndedIn: "init tp0"}, dup, true},
+		{"the process died in init after setup", scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV"}, Calls: setupOK, EndedIn: "init tp0"}, dup, true},
 		{"its DELETE failed", scenarios.Observed{Logs: []string{"Failed to remove location of 127.0.0.1:32821"}}, dup, true},
-		{"setup never published", scenarios.Observed{Exception: warmup, Calls: []scenarios.Call{{Method: "setup", Code: -1}}, SGLangLogs: raisedInit}, dup, false},
-		{"raised after init (the store was closed)", scenarios.Observed{Exception: warmup, Calls: setupOK}, dup, false},
-		{"remedy failed for another reason", scenarios.Observed{Exception: warmup, Calls: setupOK, SGLangLogs: raisedInit},
+		{"setup never published", scenarios.Observed{Exception: warmup, Calls: []scenarios.Call{{Method: "setup", Code: -1}}, EndedIn: "init tp0"}, dup, false},
+		{"raised in a set step (the store was closed)", scenarios.Observed{Exception: warmup, Calls: setupOK, EndedIn: "set tp0 4 pages"}, dup, false},
+		{"remedy failed for another reason", scenarios.Observed{Exception: warmup, Calls: setupOK, EndedIn: "init tp0"},
 			scenarios.Observed{Exception: dup.Exception, Logs: []string{"Failed to initialize transfer engine"}}, false},
-		{"remedy passed", scenarios.Observed{Exception: warmup, Calls: setupOK, SGLangLogs: raisedInit}, scenarios.Observed{Logs: dup.Logs}, false},
+		{"remedy passed", scenarios.Observed{Exception: warmup, Calls: setupOK, EndedIn: "init tp0"}, scenarios.Observed{Logs: dup.Logs}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
