@@ -303,8 +303,22 @@ func checkRecovery(ctx context.Context, sc *scenarios.Scenario, eng engine.Engin
 // → 400 "Duplicate rpc_meta key not allowed"; from v0.3.12 only an
 // identical value passes, and a new engine's RPC port differs) until
 // someone deletes the key.
+//
+// The opposite loss: a master restarted with its embedded metadata server
+// forgets every rpc_meta key, and before v0.3.12 nothing writes them again
+// (the remount restores the master's side only; client_service.cpp), so a
+// process that had not yet read its own location fails every transfer
+// (getRpcMetaEntry: "GET …rpc_meta… http=404", "Failed to find location
+// of"; real 0.3.8.post1 standalone, explore seed 31222) for as long as it
+// lives.
 func knownNonRecovery(res *scenarios.Result) (string, bool) {
-	if res.Remedy.Exception == nil || !leftRPCMeta(res.Observed) {
+	if res.Remedy.Exception == nil {
+		return "", false
+	}
+	if lostRPCMeta(res) {
+		return "rpc_meta lost with the master", true
+	}
+	if !leftRPCMeta(res.Observed) {
 		return "", false
 	}
 	for _, l := range res.Remedy.Logs {
@@ -313,6 +327,25 @@ func knownNonRecovery(res *scenarios.Result) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// lostRPCMeta: the remedy's transfers found no rpc_meta key on a version
+// whose remount does not re-publish it (see knownNonRecovery).
+func lostRPCMeta(res *scenarios.Result) bool {
+	p, err := mooncake.ProfileFor(res.MooncakeVersion)
+	if err != nil || p.RemountRepublish {
+		return false
+	}
+	missing := false
+	for _, l := range res.Remedy.Logs {
+		if strings.Contains(l, "rpc_meta") && strings.Contains(l, "http=404") {
+			missing = true
+		}
+		if missing && strings.Contains(l, "Failed to find location of") {
+			return true
+		}
+	}
+	return false
 }
 
 // leftRPCMeta: the main phase ended with a published rpc_meta key that its

@@ -38,7 +38,7 @@ func TestKnownNonRecovery(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rem := c.remedy
-			res := &scenarios.Result{Observed: c.main, Remedy: &rem}
+			res := &scenarios.Result{MooncakeVersion: "0.3.9", Observed: c.main, Remedy: &rem}
 			why, got := knownNonRecovery(res)
 			if got != c.want {
 				t.Fatalf("knownNonRecovery = %v (%q), want %v", got, why, c.want)
@@ -47,5 +47,39 @@ func TestKnownNonRecovery(t *testing.T) {
 				t.Errorf("reason = %q", why)
 			}
 		})
+	}
+}
+
+// A master restarted with its embedded metadata loses every rpc_meta key;
+// before v0.3.12 nothing re-publishes them (real 0.3.8.post1, seed 31222).
+func TestKnownNonRecoveryLostRPCMeta(t *testing.T) {
+	lost := scenarios.Observed{
+		Exception: &scenarios.Exception{Class: "RuntimeError", Message: "[TP0] Warmup put failed after 10 attempts, Transfer Engine might not be ready"},
+		Logs: []string{
+			"GET http://127.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F127.0.0.1%3A12973 http=404 body: metadata not found",
+			"Failed to find location of 127.0.0.1:12973",
+		},
+	}
+	unreachable := lost
+	unreachable.Logs = []string{
+		"GET http://127.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F127.0.0.1%3A12973 curl: Timeout was reached err: Operation timed out after 3000 milliseconds with 0 bytes received",
+		"Failed to find location of 127.0.0.1:12973",
+	}
+	for _, c := range []struct {
+		version string
+		remedy  scenarios.Observed
+		want    bool
+	}{
+		{"0.3.8.post1", lost, true},
+		{"0.3.11.post1", lost, true},
+		{"0.3.12", lost, false},       // the remount re-publishes it
+		{"0.3.9", unreachable, false}, // the key may be there: the service did not answer
+		{"nonsense", lost, false},
+	} {
+		rem := c.remedy
+		why, got := knownNonRecovery(&scenarios.Result{MooncakeVersion: c.version, Remedy: &rem})
+		if got != c.want || (got && why != "rpc_meta lost with the master") {
+			t.Errorf("%s: knownNonRecovery = %v %q, want %v", c.version, got, why, c.want)
+		}
 	}
 }
