@@ -41,7 +41,12 @@ CI_LABELS ?=
 test: real-engine junit-xsd
 	$(GO) vet ./...
 	$(GO) test -p 1 -count=1 -timeout 85m $$($(GO) list ./... | grep -v /suites$$)
-	$(GO) test -count=1 -timeout 85m ./suites/ -args -ginkgo.label-filter='$(CI_LABELS)'
+	@# A failing run ends with each failed spec's message (suites/failures):
+	@# a CI log cut to its tail still says why, not only where.
+	@r=$$(mktemp -t faultlab-suites-XXXXXX.json); trap 'rm -f "$$r"' EXIT; \
+	echo "$(GO) test -count=1 -timeout 85m ./suites/ -args -ginkgo.label-filter='$(CI_LABELS)'"; \
+	$(GO) test -count=1 -timeout 85m ./suites/ -args -ginkgo.label-filter='$(CI_LABELS)' -ginkgo.json-report="$$r"; rc=$$?; \
+	if [ $$rc -ne 0 ] && [ -s "$$r" ]; then $(GO) run ./suites/failures "$$r"; fi; exit $$rc
 
 ## test-unit: models, sglang, loader — no real engine, no network faults.
 test-unit:

@@ -289,25 +289,83 @@ func checkRecovery(ctx context.Context, sc *scenarios.Scenario, eng engine.Engin
 }
 
 // knownNonRecovery: failures that outlive their fault in Mooncake itself.
-// A transfer engine that exits while the metadata service is unreachable
-// cannot DELETE its rpc_meta key ("Failed to remove location of"); the HTTP
-// metadata server then rejects a new engine at the same host:port
-// (http_metadata_server.py: any existing rpc_meta key → 400 "Duplicate
-// rpc_meta key not allowed"; real 0.3.13.post1 run, docs/ENGINES.md) until
+// Only a transfer engine's own freeEngine deletes its rpc_meta key
+// (TransferMetadata::removeRpcMetaEntry, transfer_metadata.cpp at every tag;
+// the master's cleanup on client timeout exists from v0.3.12 behind
+// --enable_metadata_cleanup_on_timeout, default false). The key outlives
+// the process when that DELETE fails — it exits while the metadata service
+// is unreachable ("Failed to remove location of") — or never runs: the
+// SGLang process died, or its MooncakeStore raised during init after setup
+// had published the key (SGLang's scheduler then dies without the store's
+// destructor; real 0.3.7.post2 and 0.3.9 runs, docs/REAL-FINDINGS.md §21).
+// The HTTP metadata server then rejects a new engine at the same
+// local_hostname (http_metadata_server.cpp / .py: an existing rpc_meta key
+// → 400 "Duplicate rpc_meta key not allowed"; from v0.3.12 only an
+// identical value passes, and a new engine's RPC port differs) until
 // someone deletes the key.
+//
+// The opposite loss: a master restarted with its embedded metadata server
+// forgets every rpc_meta key, and before v0.3.12 nothing writes them again
+// (the remount restores the master's side only; client_service.cpp), so a
+// process that had not yet read its own location fails every transfer
+// (getRpcMetaEntry: "GET …rpc_meta… http=404", "Failed to find location
+// of"; real 0.3.8.post1 standalone, explore seed 31222) for as long as it
+// lives.
 func knownNonRecovery(res *scenarios.Result) (string, bool) {
-	stale := false
-	for _, l := range res.Observed.Logs {
-		if strings.Contains(l, "Failed to remove location of") {
-			stale = true
-		}
+	if res.Remedy.Exception == nil {
+		return "", false
 	}
-	if stale && res.Remedy.Exception != nil {
-		for _, l := range res.Remedy.Logs {
-			if strings.Contains(l, "Duplicate rpc_meta key") || strings.Contains(l, "Failed to set location of") {
-				return "stale rpc_meta key", true
-			}
+	if lostRPCMeta(res) {
+		return "rpc_meta lost with the master", true
+	}
+	if !leftRPCMeta(res.Observed) {
+		return "", false
+	}
+	for _, l := range res.Remedy.Logs {
+		if strings.Contains(l, "Duplicate rpc_meta key") || strings.Contains(l, "Failed to set location of") {
+			return "stale rpc_meta key", true
 		}
 	}
 	return "", false
+}
+
+// lostRPCMeta: the remedy's transfers found no rpc_meta key on a version
+// whose remount does not re-publish it (see knownNonRecovery).
+func lostRPCMeta(res *scenarios.Result) bool {
+	p, err := mooncake.ProfileFor(res.MooncakeVersion)
+	if err != nil || p.RemountRepublish {
+		return false
+	}
+	missing := false
+	for _, l := range res.Remedy.Logs {
+		if strings.Contains(l, "rpc_meta") && strings.Contains(l, "http=404") {
+			missing = true
+		}
+		if missing && strings.Contains(l, "Failed to find location of") {
+			return true
+		}
+	}
+	return false
+}
+
+// leftRPCMeta: the main phase ended with a published rpc_meta key that its
+// process did not delete (see knownNonRecovery): the DELETE failed, or a
+// setup had returned 0 and an init step then raised or died (a scheduler
+// that raises in init dies; one that raises later was started and is
+// closed before the remedy).
+func leftRPCMeta(o scenarios.Observed) bool {
+	for _, l := range o.Logs {
+		if strings.Contains(l, "Failed to remove location of") {
+			return true
+		}
+	}
+	if (o.Exception == nil && o.Died == nil) || !strings.HasPrefix(o.EndedIn, scenarios.StepInit+" ") {
+		return false
+	}
+	for _, c := range o.Calls {
+		if c.Method == "setup" && c.Raised == nil && c.Code == 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -207,3 +207,39 @@ func TestMasterWire(t *testing.T) {
 		t.Error("FetchTasks: the model sends none; want ok=false")
 	}
 }
+
+// The store's local fast path and the remount's re-publication per tag
+// (transfer_task.cpp TransferSubmitter, client_service.cpp remount_segment).
+func TestStoreMemcpyAndRepublish(t *testing.T) {
+	for _, tc := range []struct {
+		version                string
+		env                    string
+		set, tcpOnly, memcpy   bool
+		batchLogged, republish bool
+	}{
+		{"0.3.0", "", false, true, false, true, false},
+		{"0.3.2.post1", "0", true, true, true, true, false}, // no switch yet
+		{"0.3.3.post2", "1", true, true, false, true, false},
+		{"0.3.4", "", false, false, true, true, false},
+		{"0.3.4.post2", "off", true, true, false, true, false},
+		{"0.3.7.post2", "", false, true, false, true, false},
+		{"0.3.7.post2", "Yes", true, false, true, true, false},
+		{"0.3.9", "bogus", true, true, true, true, false}, // "defaulting to enabled"
+		{"0.3.10.post1", "", false, true, false, true, false},
+		{"0.3.10.post2", "", false, true, true, true, false},
+		{"0.3.11", "", false, false, false, false, false},
+		{"0.3.12", "", false, true, true, false, true},
+		{"0.3.13.post1", "false", true, true, false, false, true},
+	} {
+		p, err := ProfileFor(tc.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.StoreMemcpy.LocalMemcpy(tc.env, tc.set, tc.tcpOnly); got != tc.memcpy {
+			t.Errorf("%s MC_STORE_MEMCPY=%q (set %v, tcp-only %v): memcpy %v, want %v", tc.version, tc.env, tc.set, tc.tcpOnly, got, tc.memcpy)
+		}
+		if p.TransferBatchFailLogged != tc.batchLogged || p.RemountRepublish != tc.republish {
+			t.Errorf("%s: TransferBatchFailLogged %v RemountRepublish %v, want %v %v", tc.version, p.TransferBatchFailLogged, p.RemountRepublish, tc.batchLogged, tc.republish)
+		}
+	}
+}

@@ -206,6 +206,13 @@ type Profile struct {
 	// 0.3.13.post1 (the listener; "removeSegmentDesc … not found" logged),
 	// 1.00–1.03 s at 0.3.7.post2–0.3.9 (the ping thread, see Heartbeat).
 	FailedTransportFreed bool
+	// LeaseExpiryCheck: Client::Get fails a read with LEASE_EXPIRED
+	// ("lease_expired_before_data_transfer_completed key=K") when the lease
+	// the master granted, counted from before the client sent
+	// GetReplicaList, ran out before the transfer finished (client.cpp /
+	// client_service.cpp Query + Get, v0.3.7+; real 0.3.9, a slicer on the
+	// master link: get 0, "Get failed … LEASE_EXPIRED", seed 94030).
+	LeaseExpiryCheck bool
 	// MasterWire is the master RPCs' message sizes on the wire (wire.go,
 	// measured per release line).
 	MasterWire *WireTable
@@ -253,6 +260,25 @@ type Profile struct {
 	// in attempt 8 (docs/REAL-FINDINGS.md §1); 0.3.13.post1 does not.
 	// Other versions unmeasured.
 	AutoPortRefusedCrashAttempt int
+	// StoreMemcpy is when a transfer to the process's own segment is a
+	// memcpy instead of a transfer-engine request (which, with an HTTP or
+	// etcd metadata service, first reads the segment's rpc_meta).
+	// TransferBatchFailLogged: a failed transfer task logs "Transfer failed
+	// for batch B task T with status S" at ERROR (transfer_task.cpp
+	// check_task_status; VLOG(1) from v0.3.11).
+	StoreMemcpy             StoreMemcpy
+	TransferBatchFailLogged bool
+	// RemountRepublish: the ping thread's remount also writes the segment
+	// descriptor and (if the stored one differs) the rpc_meta entry again,
+	// retried at later pings when that fails (client_service.cpp
+	// remount_segment, v0.3.12+; Mooncake #2311). Before, a remount
+	// restores the master's side only.
+	RemountRepublish bool
+	// RegisterMetadataRollback: a registration whose segment-descriptor
+	// write fails is unregistered from each transport again, which writes
+	// the descriptor once more (transfer_engine_impl.cpp
+	// registerLocalMemory, v0.3.12+).
+	RegisterMetadataRollback bool
 	// DefaultKVLeaseTTLms and EvictionHighWatermark are mooncake_master defaults.
 	DefaultKVLeaseTTLms   int
 	EvictionHighWatermark float64
@@ -291,6 +317,54 @@ func concat(ps ...[]Param) []Param {
 		out = append(out, p...)
 	}
 	return out
+}
+
+// StoreMemcpy is the store's local-transfer fast path at a version
+// (mooncake-store/src/client.cpp v0.3.1 … v0.3.2.post1, then
+// TransferSubmitter in transfer_task.cpp from v0.3.4).
+type StoreMemcpy int
+
+const (
+	// MemcpyNever: every transfer goes through the transfer engine
+	// (v0.3.0, v0.3.3 … v0.3.3.post2).
+	MemcpyNever StoreMemcpy = iota
+	// MemcpyLocal: a single-slice transfer to the own segment is a memcpy
+	// (v0.3.1 … v0.3.2.post1, no switch).
+	MemcpyLocal
+	// MemcpyEnvDefaultOn / Off: MC_STORE_MEMCPY ("false", "0", "no",
+	// "off" disable; anything else enables) with this default when unset
+	// (v0.3.4 … v0.3.4.post2 on; v0.3.5 … v0.3.10.post1 off).
+	MemcpyEnvDefaultOn
+	MemcpyEnvDefaultOff
+	// MemcpyTCPOnlyDefault: MC_STORE_MEMCPY, unset = on for a TCP-only
+	// transfer engine (v0.3.10.post2+: engine_.isTcpOnly()).
+	MemcpyTCPOnlyDefault
+)
+
+// LocalMemcpy reports whether a transfer to the own segment is a memcpy,
+// given MC_STORE_MEMCPY (set = present) and whether TCP is the engine's
+// only transport.
+func (m StoreMemcpy) LocalMemcpy(env string, set, tcpOnly bool) bool {
+	switch m {
+	case MemcpyNever:
+		return false
+	case MemcpyLocal:
+		return true
+	}
+	if !set {
+		switch m {
+		case MemcpyEnvDefaultOn:
+			return true
+		case MemcpyEnvDefaultOff:
+			return false
+		}
+		return tcpOnly
+	}
+	switch strings.ToLower(env) {
+	case "false", "0", "no", "off":
+		return false
+	}
+	return true
 }
 
 // ProfileFor returns the profile of a version, or an error naming the known versions.
@@ -348,6 +422,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.FailedTransportFreed = at("0.3.12")
 	p.MasterWire = wireFor(v)
+	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
@@ -360,6 +435,23 @@ func ProfileFor(s string) (Profile, error) {
 	p.LogsMissingLocalSegment = at("0.3.13")
 	p.HotCacheFdExchange = at("0.3.13")
 	p.IPCConnectErrorLogged = at("0.3.12")
+	switch {
+	case at("0.3.10.post2"):
+		p.StoreMemcpy = MemcpyTCPOnlyDefault
+	case at("0.3.5"):
+		p.StoreMemcpy = MemcpyEnvDefaultOff
+	case at("0.3.4"):
+		p.StoreMemcpy = MemcpyEnvDefaultOn
+	case at("0.3.3"):
+		p.StoreMemcpy = MemcpyNever
+	case at("0.3.1"):
+		p.StoreMemcpy = MemcpyLocal
+	default:
+		p.StoreMemcpy = MemcpyNever
+	}
+	p.TransferBatchFailLogged = !at("0.3.11")
+	p.RemountRepublish = at("0.3.12")
+	p.RegisterMetadataRollback = at("0.3.12")
 	if v == MustVersion("0.3.9") {
 		p.AutoPortRefusedCrashAttempt = 8
 		// The 0.3.9 wheel's pybind11 prints int parameters as

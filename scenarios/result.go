@@ -82,6 +82,9 @@ type Observed struct {
 	// Died is set when the SGLang process died inside Mooncake (Exception
 	// then stays nil: Python raised nothing).
 	Died *Death `json:"died,omitempty"`
+	// EndedIn is the step whose exception or death ended the phase
+	// (Step.String(), e.g. "init tp0"); "" when no step raised.
+	EndedIn string `json:"ended_in,omitempty"`
 	// Calls are every store call with a code, in order.
 	Calls []Call   `json:"calls"`
 	Logs  []string `json:"logs"`

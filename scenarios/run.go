@@ -596,11 +596,13 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			if d, ok := engine.AsProcessDied(err); ok {
 				// Like an exception, a death ends the phase; Python raised nothing.
 				obs.Died = &Death{Signal: d.Signal, Reason: d.Reason}
+				obs.EndedIn = s.String()
 				err = nil
 				break
 			}
 			if pe, ok := engine.AsPyError(err); ok {
 				obs.Exception = &Exception{Class: pe.Class, Message: pe.Message}
+				obs.EndedIn = s.String()
 				err = nil
 				break
 			}

@@ -168,6 +168,7 @@ var _ = Describe("a refused master call when the master comes back", func() {
 			"Transfer Engine RPC using P2P handshake, listening on 127.0.0.1:15000",
 			"Transfer engine auto discovery is disabled for protocol: tcp",
 			"TcpTransport: listen on port 15001",
+			"MC_STORE_MEMCPY not set, auto-detected: TCP-only environment, memcpy enabled",
 			"Registering local memory: 16777216 bytes",
 			"Mounting segment: 16777216 bytes, 16777216 of 16777216",
 			"RPC call failed: End of file",
@@ -204,5 +205,33 @@ var _ = Describe("a slicer on the master link", func() {
 		start := e.now()
 		Expect(e.store.Put(ctx, "sglang_mooncake_store_warmup_key0123456789abcdef0123456789abcdef", []byte("v"))).To(Equal(0))
 		Expect(e.now() - start).To(Equal(1400 * time.Millisecond))
+	})
+})
+
+// Client::Get's lease check (0.3.7+): the lease counts from before the
+// client sent GetReplicaList; a read finishing after it fails with
+// LEASE_EXPIRED (real 0.3.9, a 16-byte/500 ms slicer on the master link:
+// the get's GetReplicaList of a 64-character key took 7 s against the 5 s lease;
+// seed 94030). Here a 1-character key, slices 1 s apart: 8 s.
+var _ = Describe("a get slower than its lease", func() {
+	slow := faults.Fault{At: 0, Kind: faults.Link, Target: "master", Mode: faults.ModeSlicer, AverageSize: 16, Delay: time.Second}
+	get := func(version string) (int, []string) {
+		e := launch(opts{version: version, seed: 5})
+		Expect(e.setup(setupArgs("127.0.0.1:17840", "tcp", ""))).To(Equal(0))
+		Expect(e.store.Put(ctx, "k", []byte("v"))).To(Equal(0))
+		Expect(e.w.Arm(ctx, []faults.Fault{slow})).To(Succeed())
+		v, err := e.store.Get(ctx, "k")
+		Expect(err).NotTo(HaveOccurred())
+		return len(v), e.logs("mooncake:tp0")
+	}
+	It("fails with LEASE_EXPIRED from 0.3.7", func() {
+		n, logs := get("0.3.9")
+		Expect(n).To(Equal(0))
+		Expect(logs).To(ContainElement("lease_expired_before_data_transfer_completed key=k"))
+	})
+	It("reads the value before 0.3.7", func() {
+		n, logs := get("0.3.6.post1")
+		Expect(n).To(Equal(1))
+		Expect(logs).NotTo(ContainElement(HavePrefix("lease_expired")))
 	})
 })

@@ -74,6 +74,12 @@ type RealClient struct {
 	// the master view next (sim/client/ha.go).
 	haEndpoints string
 	haReconnect bool
+	// batches counts failed transfer batches (their log lines' ids).
+	batches int64
+	// segPending / rpcMetaPending: a remount's re-publication failed and
+	// the next plain ping retries it (segment_desc_publish_pending_,
+	// rpc_meta_publish_pending_, v0.3.12+).
+	segPending, rpcMetaPending bool
 }
 
 // NewRealClient is MooncakeDistributedStore() (nothing happens yet).
@@ -373,6 +379,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		c.te, c.pinging = nil, false
 		return false, nil
 	}
+	c.logMemcpyChoice()
 	return true, nil
 }
 
@@ -601,12 +608,14 @@ func (c *RealClient) PingDone(ctx context.Context, ms master.Service, resp maste
 	}
 	if err == nil {
 		c.pingFails, c.pingOK = 0, true
-		if resp.Status == master.NeedRemount {
+		switch {
+		case resp.Status == master.NeedRemount:
 			if err := ms.ReMountSegment(ctx, c.segments, c.id); err != nil {
 				c.logf(mlog.Error, "Failed to remount segments: %s", master.Code(err, c.p).Name())
-			} else if c.te != nil {
-				c.te.Republish(ctx)
 			}
+			c.republish(ctx)
+		default:
+			c.retryRepublish(ctx)
 		}
 		return PingInterval
 	}
@@ -736,6 +745,13 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			}
 			return mooncake.TRANSFER_FAIL
 		}
+		if !c.transferMetadata(ctx, r) {
+			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
+				c.rpcLog(rerr)
+				c.logf(mlog.Error, "Failed to revoke put operation")
+			}
+			return mooncake.TRANSFER_FAIL
+		}
 		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
 			var hr *te.HandshakeRefused
 			var hu *te.HandshakeUnresolved
@@ -786,6 +802,7 @@ func (c *RealClient) selectTransport(r master.Replica) bool {
 
 // getBytes is Client::Get: GetReplicaList → read the first complete replica.
 func (c *RealClient) getBytes(ctx context.Context, key string) (hostmem.Content, mooncake.ErrorCode) {
+	start := c.d.Clock.Now()
 	reps, err := c.ms.GetReplicaList(ctx, key)
 	if err != nil {
 		return hostmem.Content{}, c.code(err)
@@ -798,10 +815,20 @@ func (c *RealClient) getBytes(ctx context.Context, key string) (hostmem.Content,
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
+		if !c.transferMetadata(ctx, r) {
+			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
+			return hostmem.Content{}, mooncake.TRANSFER_FAIL
+		}
 		data, err := c.d.Data.Read(ctx, r.TEEndpoint, r.Addr, r.Size)
 		if err != nil {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
+		}
+		// Query's lease_timeout is the client's time before the request
+		// plus the granted TTL (QueryResult::IsLeaseExpired).
+		if c.p.LeaseExpiryCheck && r.LeaseTTL > 0 && c.d.Clock.Now() >= start+r.LeaseTTL {
+			c.logf(mlog.Warning, "lease_expired_before_data_transfer_completed key=%s", key)
+			return hostmem.Content{}, mooncake.LEASE_EXPIRED
 		}
 		return data, mooncake.OK
 	}
@@ -1086,9 +1113,18 @@ func (c *RealClient) ID() master.UUID { return c.id }
 func (c *RealClient) MasterAddr() string { return c.msAddr }
 
 // Kill is the process dying under the client: no RPC, no cleanup; the
-// heartbeat stops, so the master expires the client after client_ttl.
+// heartbeat stops, so the master expires the client after client_ttl, and
+// its rpc_meta key stays on an HTTP metadata server. Only its sockets go:
+// the kernel frees the ports it bound.
 func (c *RealClient) Kill() {
 	c.closed, c.pinging = true, false
+	if c.te != nil {
+		c.te.ReleasePorts()
+	}
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
 }
 
 // Engine exposes the transfer engine (tests, standalone client).

@@ -115,6 +115,9 @@ type Replica struct {
 	Addr        uint64
 	Size        int64
 	Complete    bool
+	// LeaseTTL is GetReplicaList's lease_ttl_ms (the master's
+	// default_kv_lease_ttl); 0 elsewhere.
+	LeaseTTL time.Duration
 }
 
 // RPCKind classifies a transport failure.

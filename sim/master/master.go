@@ -502,7 +502,11 @@ func (m *Master) GetReplicaList(_ context.Context, key string) ([]Replica, error
 	}
 	o.lease = max(o.lease, now+m.cfg.DefaultKVLeaseTTL)
 	o.lastTouch = now
-	return append([]Replica(nil), o.replicas...), nil
+	reps := append([]Replica(nil), o.replicas...)
+	for i := range reps {
+		reps[i].LeaseTTL = m.cfg.DefaultKVLeaseTTL
+	}
+	return reps, nil
 }
 
 // Remove implements Service.

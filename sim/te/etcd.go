@@ -39,3 +39,19 @@ func (e *Engine) etcdDelete(ctx context.Context, key string) bool {
 	}
 	return true
 }
+
+// etcdGet is EtcdStoragePlugin::get (libetcd_wrapper): a missing key is a
+// failure without a log line (json_data stays nullptr).
+func (e *Engine) etcdGet(ctx context.Context, key string) ([]byte, bool) {
+	err := errEtcdUnavailable
+	var v []byte
+	found := false
+	if e.cfg.Etcd != nil {
+		v, found, err = e.cfg.Etcd.Get(ctx, e.etcd, key)
+	}
+	if err != nil {
+		e.logf(mlog.Error, "EtcdStoragePlugin: unable to get %s in %s: %s", key, e.etcd, err)
+		return nil, false
+	}
+	return v, found
+}

@@ -80,6 +80,9 @@ type Engine struct {
 	// leaked: a failed transport install leaked its transport, which holds
 	// the metadata and so the listener (Profile.FailedTransportFreed).
 	handshake, leaked bool
+	// rpcMeta is TransferMetadata's rpc_meta_map_: the segments whose
+	// rpc_meta this process has read (getRpcMetaEntry).
+	rpcMeta map[string]bool
 }
 
 // New returns an uninitialised engine.
@@ -401,8 +404,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		// The real engine listens on the first active interface's IP; the
 		// sim host has one logical address.
 		e.logf(mlog.Info, "Transfer Engine RPC using new RPC mapping, listening on %s:%d", host, p)
-		body, _ := json.Marshal(map[string]any{"ip_or_host_name": host, "rpc_port": p})
-		if !e.put(ctx, "mooncake/rpc_meta/"+e.serverName, body) {
+		if !e.put(ctx, "mooncake/rpc_meta/"+e.serverName, e.rpcMetaBody()) {
 			e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
 			return mooncake.ERR_METADATA
 		}
@@ -476,7 +478,18 @@ func (e *Engine) put(ctx context.Context, key string, body []byte) bool {
 	if e.etcd != "" {
 		return e.etcdPut(ctx, key, body)
 	}
-	return e.metaDo(ctx, http.MethodPut, key, body)
+	ok, _ := e.metaDo(ctx, http.MethodPut, key, body)
+	return ok
+}
+
+// get is MetadataStoragePlugin::get: the value, or false (any HTTP status
+// but 200 is a failure, logged like curl's).
+func (e *Engine) get(ctx context.Context, key string) ([]byte, bool) {
+	if e.etcd != "" {
+		return e.etcdGet(ctx, key)
+	}
+	ok, v := e.metaDo(ctx, http.MethodGet, key, nil)
+	return v, ok
 }
 
 // del removes a key (freeEngine / unregister), best effort.
@@ -484,23 +497,24 @@ func (e *Engine) del(ctx context.Context, key string) bool {
 	if e.etcd != "" {
 		return e.etcdDelete(ctx, key)
 	}
-	return e.metaDo(ctx, http.MethodDelete, key, nil)
+	ok, _ := e.metaDo(ctx, http.MethodDelete, key, nil)
+	return ok
 }
 
 // metaDo is one HTTPStoragePlugin request, logging failures with curl's
-// texts; it reports 200 OK.
-func (e *Engine) metaDo(ctx context.Context, method, key string, body []byte) bool {
+// texts; it reports 200 OK and the answer's body.
+func (e *Engine) metaDo(ctx context.Context, method, key string, body []byte) (bool, []byte) {
 	u := e.metaURL + "?key=" + url.QueryEscape(key)
 	status, resp, err := e.cfg.Metadata.Do(ctx, method, u, body)
 	if err != nil {
 		e.logf(mlog.Error, "%s %s curl: %s", method, u, curlError(err))
-		return false
+		return false, nil
 	}
 	if status != http.StatusOK {
 		e.logf(mlog.Error, "%s %s http=%d body: %s", method, u, status, resp)
-		return false
+		return false, nil
 	}
-	return true
+	return true, resp
 }
 
 // CurlError is a metadata transport failure that knows its curl log text:
@@ -538,18 +552,51 @@ func (e *Engine) publishSegment(ctx context.Context) int {
 	return 0
 }
 
-// Republish re-publishes rpc_meta and the segment descriptor (after a
-// master restart, #2311).
-func (e *Engine) Republish(ctx context.Context) int {
-	if e.metaURL == "" {
-		return 0
-	}
+// rpcMetaBody is the rpc_meta value this engine publishes.
+func (e *Engine) rpcMetaBody() []byte {
 	host, _ := splitHostPort(e.serverName)
 	body, _ := json.Marshal(map[string]any{"ip_or_host_name": host, "rpc_port": e.rpcPort})
-	if !e.put(ctx, "mooncake/rpc_meta/"+e.serverName, body) {
+	return body
+}
+
+// UpdateLocalSegmentDesc is TransferMetadata::updateLocalSegmentDesc: the
+// segment descriptor written again (0 or ERR_METADATA).
+func (e *Engine) UpdateLocalSegmentDesc(ctx context.Context) int {
+	return e.publishSegment(ctx)
+}
+
+// RePublishRpcMetaEntry is TransferMetadata::rePublishRpcMetaEntry
+// (v0.3.12+, the remount after a master restart, Mooncake #2311): a GET of
+// the key first; the same location there is success without a write,
+// anything else (missing, unreadable, another location) is written.
+func (e *Engine) RePublishRpcMetaEntry(ctx context.Context) int {
+	if e.metaURL == "" && e.etcd == "" {
+		return 0
+	}
+	key := "mooncake/rpc_meta/" + e.serverName
+	body := e.rpcMetaBody()
+	if old, ok := e.get(ctx, key); ok && sameRPCMeta(old, body) {
+		return 0
+	}
+	e.logf(mlog.Info, "Re-publishing RPC meta entry for %s", e.serverName)
+	if !e.put(ctx, key, body) {
+		e.logf(mlog.Error, "Failed to re-publish RPC meta entry for %s", e.serverName)
 		return mooncake.ERR_METADATA
 	}
-	return e.publishSegment(ctx)
+	return 0
+}
+
+// sameRPCMeta compares two rpc_meta values' ip_or_host_name and rpc_port.
+func sameRPCMeta(a, b []byte) bool {
+	type loc struct {
+		Host string `json:"ip_or_host_name"`
+		Port uint64 `json:"rpc_port"`
+	}
+	var x, y loc
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return x == y
 }
 
 func overlap(a uint64, al int64, b uint64, bl int64) bool {
@@ -581,10 +628,27 @@ func (e *Engine) RegisterLocalMemory(ctx context.Context, addr uint64, length in
 		if rc := e.publishSegment(ctx); rc != 0 {
 			e.unpin(e.regions[len(e.regions)-1])
 			e.regions = e.regions[:len(e.regions)-1]
+			e.rollBackRegistration(ctx)
 			return rc
 		}
 	}
 	return 0
+}
+
+// rollBackRegistration is TransferEngineImpl::registerLocalMemory's
+// rollback (v0.3.12+, Mooncake #2869): every transport that took the region
+// unregisters it, newest first, and each unregister writes the segment
+// descriptor again; a failure there is a warning. Real 0.3.13.post1 with the
+// metadata blackholed: two PUT timeouts, register_buffer 6 s.
+func (e *Engine) rollBackRegistration(ctx context.Context) {
+	if !e.cfg.Profile.RegisterMetadataRollback {
+		return
+	}
+	for i := len(e.transports) - 1; i >= 0; i-- {
+		if rc := e.publishSegment(ctx); rc != 0 {
+			e.logf(mlog.Warning, "Failed to roll back registration for %s, ret=%d", e.transports[i], rc)
+		}
+	}
 }
 
 // ibv_reg_mr failures as PLOG prints them (strerror + errno).
@@ -734,13 +798,47 @@ func (e *Engine) Close(ctx context.Context) {
 			e.logf(mlog.Error, "Failed to remove location of %s", e.serverName)
 		}
 	}
-	for _, r := range e.release {
-		r()
-	}
-	e.release = nil
+	e.ReleasePorts()
 	e.regions = nil
 	e.nics = nil
 	e.transports = nil
 	e.serverName = ""
 	e.etcd = ""
+	e.rpcMeta = nil
+}
+
+// ReleasePorts frees the engine's listening ports without a word to the
+// metadata service: its process died.
+func (e *Engine) ReleasePorts() {
+	for _, r := range e.release {
+		r()
+	}
+	e.release = nil
+}
+
+// RPCMetaEntry is TransferMetadata::getRpcMetaEntry for the segment a
+// transfer targets (TcpTransport::startTransfer, v0.3.0 … v0.3.12.post1):
+// P2PHANDSHAKE parses the name; otherwise rpc_meta_map_ answers, or a GET
+// of mooncake/rpc_meta/<name> does and its answer is cached. Nothing puts
+// the process's own entry in the map (addRpcMetaEntry only writes the
+// store), so the first transfer to its own segment reads it back too, and
+// a failed read is not cached: every later transfer reads again. Real
+// 0.3.7.post2 with the metadata blackholed after setup: each warmup put
+// logs the GET's 3000 ms curl timeout and "Failed to find location of".
+func (e *Engine) RPCMetaEntry(ctx context.Context, name string) bool {
+	if e.metaURL == "" && e.etcd == "" {
+		return true
+	}
+	if e.rpcMeta[name] {
+		return true
+	}
+	if _, ok := e.get(ctx, "mooncake/rpc_meta/"+name); !ok {
+		e.logf(mlog.Error, "Failed to find location of %s", name)
+		return false
+	}
+	if e.rpcMeta == nil {
+		e.rpcMeta = map[string]bool{}
+	}
+	e.rpcMeta[name] = true
+	return true
 }

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+func TestDigestNamesEachFailureWithItsMessage(t *testing.T) {
+	reports := []types.Report{{SpecReports: types.SpecReports{
+		{LeafNodeText: "passes", State: types.SpecStatePassed},
+		{
+			ContainerHierarchyTexts: []string{"catalog on the real engine", "scenario"},
+			LeafNodeText:            "register/overlapping-region @0.3.9",
+			LeafNodeLabels:          []string{"real", "register"},
+			State:                   types.SpecStateFailed,
+			Failure: types.Failure{
+				Message:  "verdict fail\nreason: warmup put -800",
+				Location: types.CodeLocation{FileName: "suites/catalog_test.go", LineNumber: 108},
+			},
+		},
+	}}}
+	want := "1 failed spec(s), with their messages:\n" +
+		"--- failed: catalog on the real engine scenario register/overlapping-region @0.3.9 [real, register]\n" +
+		"    at suites/catalog_test.go:108\n" +
+		"    verdict fail\n" +
+		"    reason: warmup put -800\n"
+	if got := digest(reports); got != want {
+		t.Fatalf("digest:\n%s\nwant:\n%s", got, want)
+	}
+	if got := digest([]types.Report{{}}); got != "no failed specs in the report\n" {
+		t.Fatalf("empty digest = %q", got)
+	}
+}
