@@ -139,6 +139,15 @@ var _ = Describe("a refused master call when the master comes back", func() {
 		Expect(err).NotTo(HaveOccurred())
 		return rc, e.now(), e
 	}
+	// refusedAfterSetup: a 0.3.13.post1 client set up at 0 s, its master
+	// refused from 1.5 s for d, the world run until t.
+	refusedAfterSetup := func(port string, d, t time.Duration) *env {
+		refuse := faults.Fault{At: 1500 * time.Millisecond, For: d, Kind: faults.MasterDown, Mode: faults.ModeRefuse}
+		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{refuse}})
+		Expect(e.setup(setupArgs("127.0.0.1:"+port, "tcp", ""))).To(Equal(0))
+		Expect(e.w.Clock().Sleep(ctx, t-e.now())).To(Succeed())
+		return e
+	}
 	It("goes on at the first connect that finds it back (the foreground's connect)", func() {
 		rc, healthy, _ := setupTime(nil)
 		Expect(rc).To(Equal(0))
@@ -155,10 +164,7 @@ var _ = Describe("a refused master call when the master comes back", func() {
 		Expect(e.logs("mooncake:tp0")).To(ContainElement("Client not available"))
 	})
 	It("lets the ping thread's refused ping through at its next connect", func() {
-		refuse := faults.Fault{At: 1500 * time.Millisecond, For: 2500 * time.Millisecond, Kind: faults.MasterDown, Mode: faults.ModeRefuse}
-		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{refuse}})
-		Expect(e.setup(setupArgs("127.0.0.1:17822", "tcp", ""))).To(Equal(0))
-		Expect(e.w.Clock().Sleep(ctx, 5*time.Second-e.now())).To(Succeed())
+		e := refusedAfterSetup("17822", 2500*time.Millisecond, 5*time.Second)
 		// 2 s: the ping reads End of file on its closed connection; 3 s: it
 		// dials, refused; its next connect (3 s + gap = 4.07 s) comes after
 		// the clear at 4 s and succeeds.
@@ -179,10 +185,7 @@ var _ = Describe("a refused master call when the master comes back", func() {
 		// 2 s: End of file (1); 3 s and 8.27 s: refused pings failing 4.27 s
 		// later (2, 3); the reconnect's ServiceReady from 12.53 s connects
 		// again at 13.6 and 14.66 s, after the clear at 14 s.
-		refuse := faults.Fault{At: 1500 * time.Millisecond, For: 12500 * time.Millisecond, Kind: faults.MasterDown, Mode: faults.ModeRefuse}
-		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{refuse}})
-		Expect(e.setup(setupArgs("127.0.0.1:17823", "tcp", ""))).To(Equal(0))
-		Expect(e.w.Clock().Sleep(ctx, 15*time.Second-e.now())).To(Succeed())
+		e := refusedAfterSetup("17823", 12500*time.Millisecond, 15*time.Second)
 		Expect(e.store.HealthCheck(ctx)).To(Equal(0))
 		logs := e.logs("mooncake:tp0")
 		Expect(logs).To(ContainElement(HavePrefix("Failed to ping master for 3 times (non-HA); reconnecting to ")))
