@@ -29,6 +29,10 @@ func TestKnownNonRecovery(t *testing.T) {
 			Calls: []scenarios.Call{{Method: "setup", Code: 0}, {Method: "register_buffer", Code: -600}}, EndedIn: "init tp0"}, dup, true},
 		{"the process died in init after setup", scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV"}, Calls: setupOK, EndedIn: "init tp0"}, dup, true},
 		{"its DELETE failed", scenarios.Observed{Logs: []string{"Failed to remove location of 127.0.0.1:32821"}}, dup, true},
+		{"setup failed mounting its segment, after the engine published", scenarios.Observed{
+			Exception: &scenarios.Exception{Class: "RuntimeError", Message: "Failed to setup Mooncake store, error code: -900"},
+			Calls:     []scenarios.Call{{Method: "setup", Code: -900}}, EndedIn: "init tp0",
+			Logs: []string{"RPC call failed: End of file", "Failed to mount segment: RPC_FAIL"}}, dup, true},
 		{"setup never published", scenarios.Observed{Exception: warmup, Calls: []scenarios.Call{{Method: "setup", Code: -1}}, EndedIn: "init tp0"}, dup, false},
 		{"raised in a set step (the store was closed)", scenarios.Observed{Exception: warmup, Calls: setupOK, EndedIn: "set tp0 4 pages"}, dup, false},
 		{"remedy failed for another reason", scenarios.Observed{Exception: warmup, Calls: setupOK, EndedIn: "init tp0"},

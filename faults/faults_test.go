@@ -78,7 +78,6 @@ func TestEveryModeIsComplete(t *testing.T) {
 
 func TestSimulate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var sent int64
 	cases := []struct {
 		f    faults.Fault
 		want faults.Effect
@@ -92,10 +91,11 @@ func TestSimulate(t *testing.T) {
 		// Two slices each way; the last slice's delay delays nothing.
 		{faults.Fault{Mode: faults.ModeSlicer, AverageSize: 500_000, Delay: time.Millisecond}, faults.Effect{Delay: 2 * time.Millisecond}},
 		{faults.Fault{Mode: faults.ModeLimitData, Bytes: 1_500_000, Stream: "upstream"}, faults.Effect{}},
-		{faults.Fault{Mode: faults.ModeLimitData, Bytes: 1_500_000, Stream: "upstream"}, faults.Effect{Verdict: faults.ResetPeer}},
+		// Both directions: each pipe counts its own bytes.
+		{faults.Fault{Mode: faults.ModeLimitData, Bytes: 1_500_000}, faults.Effect{}},
 	}
 	for i, c := range cases {
-		if got := faults.Simulate(c.f, rng, &sent, 1_000_000, 1_000_000); got != c.want {
+		if got := faults.Simulate(c.f, rng, 1_000_000, 1_000_000); got != c.want {
 			t.Errorf("%d %s: %+v, want %+v", i, c.f.Mode, got, c.want)
 		}
 	}
@@ -120,17 +120,49 @@ func TestSlicerOnAConnection(t *testing.T) {
 		{"is_exist", [][2]int64{{105, 27}}, 200 * time.Millisecond},
 	}
 	for _, c := range cases {
-		var busy [2]time.Duration
+		var conn faults.ConnState
 		var now time.Duration
 		for _, r := range c.rpcs {
-			now += faults.SimulateAt(f, nil, nil, now, &busy, r[0], r[1]).Delay
+			now += faults.SimulateAt(f, nil, now, &conn, r[0], r[1]).Delay
 		}
 		if now != c.want {
 			t.Errorf("%s: %v, want %v", c.name, now, c.want)
 		}
 	}
 	// Halving, not ceil(n/average_size): 300 bytes are 4 slices of 75, not 3.
-	if got := faults.Simulate(faults.Fault{Mode: faults.ModeSlicer, AverageSize: 100, Delay: time.Millisecond, Stream: "upstream"}, nil, nil, 300, 0).Delay; got != 3*time.Millisecond {
+	if got := faults.Simulate(faults.Fault{Mode: faults.ModeSlicer, AverageSize: 100, Delay: time.Millisecond, Stream: "upstream"}, nil, 300, 0).Delay; got != 3*time.Millisecond {
 		t.Errorf("300 B at 100: %v, want 3ms", got)
+	}
+}
+
+// limit_data on one connection, as toxiproxy's LimitDataToxic counts: per
+// direction; a request that reaches the limit is closed without a reply, a
+// reply that crosses it arrives torn; a reply that ends exactly at the
+// limit arrives, and the connection is closed under the next call.
+func TestLimitDataOnAConnection(t *testing.T) {
+	f := faults.Fault{Mode: faults.ModeLimitData, Bytes: 100}
+	cases := []struct {
+		name string
+		rpcs [][2]int64
+		want []faults.Verdict
+	}{
+		// Real 0.3.12.post1's setup RPCs (20/33, 20/41, 137/26): MountSegment's
+		// request crosses 100 bytes upstream.
+		{"setup", [][2]int64{{20, 33}, {20, 41}, {137, 26}}, []faults.Verdict{faults.Pass, faults.Pass, faults.Closed}},
+		{"request reaches the limit", [][2]int64{{60, 10}, {40, 10}}, []faults.Verdict{faults.Pass, faults.Closed}},
+		{"reply crosses the limit", [][2]int64{{10, 60}, {10, 41}}, []faults.Verdict{faults.Pass, faults.Closed}},
+		{"reply ends at the limit", [][2]int64{{10, 60}, {10, 40}, {10, 1}}, []faults.Verdict{faults.Pass, faults.Pass, faults.Closed}},
+	}
+	for _, c := range cases {
+		var conn faults.ConnState
+		for i, r := range c.rpcs {
+			if got := faults.SimulateAt(f, nil, 0, &conn, r[0], r[1]).Verdict; got != c.want[i] {
+				t.Errorf("%s: rpc %d: %s, want %s", c.name, i, got, c.want[i])
+			}
+		}
+	}
+	// A fresh connection counts from zero.
+	if got := faults.Simulate(f, nil, 99, 100).Verdict; got != faults.Pass {
+		t.Errorf("fresh connection, 99/100 bytes: %s, want pass", got)
 	}
 }

@@ -40,10 +40,7 @@ func (slicer) Simulate(f Fault, x *Exchange) Effect {
 	if f.AverageSize <= 0 || f.Delay <= 0 {
 		return Effect{}
 	}
-	var busy [2]time.Duration
-	if x.Busy != nil {
-		busy = *x.Busy
-	}
+	busy := &x.Conn.Busy
 	t := x.Now
 	pipe := func(dir int, n int64) {
 		if n <= 0 {
@@ -59,9 +56,6 @@ func (slicer) Simulate(f Fault, x *Exchange) Effect {
 	}
 	if x.Down {
 		pipe(1, x.RespBytes)
-	}
-	if x.Busy != nil {
-		*x.Busy = busy
 	}
 	return Effect{Delay: t - x.Now}
 }

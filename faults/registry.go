@@ -55,15 +55,18 @@ const (
 	Blackhole
 	// ResetPeer: the connection is reset (ECONNRESET) after Delay.
 	ResetPeer
+	// Closed: the proxy closed the connection mid-exchange (limit_data):
+	// the reader sees end of file after Delay.
+	Closed
 )
 
 func (v Verdict) String() string {
-	return [...]string{"pass", "refuse", "blackhole", "reset_peer"}[v]
+	return [...]string{"pass", "refuse", "blackhole", "reset_peer", "closed"}[v]
 }
 
 // Rank orders verdicts when several toxics meet one exchange: refuse beats
-// blackhole beats reset beats pass.
-func (v Verdict) Rank() int { return [...]int{0, 3, 2, 1}[v] }
+// blackhole beats reset beats close beats pass.
+func (v Verdict) Rank() int { return [...]int{0, 4, 3, 2, 1}[v] }
 
 // Exchange is one request and reply crossing a simulated link with one
 // fault on it.
@@ -73,14 +76,21 @@ type Exchange struct {
 	ReqBytes, RespBytes int64
 	// Rand draws jitter (the world's netsim stream).
 	Rand *rand.Rand
-	// Sent counts the bytes this toxic has let through (limit_data).
-	Sent *int64
-	// Now is when the request is written; Busy (nil = an idle connection)
-	// is until when this toxic's pipe of the connection is busy, upstream
-	// and downstream, in the same clock: toxiproxy runs one toxic pipe per
-	// connection and direction (slicer).
-	Now  time.Duration
-	Busy *[2]time.Duration
+	// Now is when the request is written, in the clock of Conn.Busy.
+	Now time.Duration
+	// Conn is this toxic's state on the exchange's connection; never nil
+	// (a fresh connection has the zero state).
+	Conn *ConnState
+}
+
+// ConnState is one toxic's state on one connection: toxiproxy runs a
+// toxic's pipe per connection and direction (index 0 upstream, node to
+// server; 1 downstream), each with its own state.
+type ConnState struct {
+	// Busy is until when each pipe is busy (slicer).
+	Busy [2]time.Duration
+	// Sent counts the bytes each pipe has let through (limit_data).
+	Sent [2]int64
 }
 
 // Bytes is what crosses the link in the fault's directions.
@@ -167,20 +177,23 @@ func Modes() []LinkMode {
 	return out
 }
 
-// Simulate is f's effect on one exchange of a simulated link; sent is the
-// toxic's byte counter.
-func Simulate(f Fault, rng *rand.Rand, sent *int64, reqBytes, respBytes int64) Effect {
-	return SimulateAt(f, rng, sent, 0, nil, reqBytes, respBytes)
+// Simulate is f's effect on one exchange on a fresh connection.
+func Simulate(f Fault, rng *rand.Rand, reqBytes, respBytes int64) Effect {
+	return SimulateAt(f, rng, 0, nil, reqBytes, respBytes)
 }
 
-// SimulateAt is Simulate on a connection whose toxic pipes are busy until
-// busy (nil = idle), the request written at now.
-func SimulateAt(f Fault, rng *rand.Rand, sent *int64, now time.Duration, busy *[2]time.Duration, reqBytes, respBytes int64) Effect {
+// SimulateAt is f's effect on one exchange on a connection whose state in
+// this toxic is conn (nil = a fresh connection), the request written at
+// now. conn is updated.
+func SimulateAt(f Fault, rng *rand.Rand, now time.Duration, conn *ConnState, reqBytes, respBytes int64) Effect {
 	m, ok := modes[f.Mode]
 	if !ok {
 		return Effect{}
 	}
-	x := &Exchange{Up: f.Stream != "downstream", Down: f.Stream != "upstream", ReqBytes: reqBytes, RespBytes: respBytes, Rand: rng, Sent: sent, Now: now, Busy: busy}
+	if conn == nil {
+		conn = &ConnState{}
+	}
+	x := &Exchange{Up: f.Stream != "downstream", Down: f.Stream != "upstream", ReqBytes: reqBytes, RespBytes: respBytes, Rand: rng, Now: now, Conn: conn}
 	return m.Simulate(f, x)
 }
 

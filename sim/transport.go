@@ -86,11 +86,15 @@ func (w *World) exchange(ctx context.Context, clock engine.Clock, conn, from, ta
 			return err
 		}
 		return &master.RPCError{Kind: master.RequestTimeout, Op: op, After: t.Request}
-	case netsim.ResetPeer:
+	case netsim.ResetPeer, netsim.Closed:
 		if err := clock.Sleep(ctx, out.Delay); err != nil {
 			return err
 		}
-		return &master.RPCError{Kind: master.Reset, Op: op, After: out.Delay}
+		kind := master.Reset
+		if out.Verdict == netsim.Closed {
+			kind = master.EOF // the proxy closed it (limit_data): "End of file"
+		}
+		return &master.RPCError{Kind: kind, Op: op, After: out.Delay}
 	}
 	if st == paused || (t.Request > 0 && out.Delay >= t.Request) {
 		if err := clock.Sleep(ctx, t.Request); err != nil {
@@ -310,7 +314,9 @@ func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte) (
 		return 0, nil, refused
 	case netsim.Blackhole:
 		return timeout()
-	case netsim.ResetPeer:
+	case netsim.ResetPeer, netsim.Closed:
+		// Closed (limit_data on the metadata link) is not measured on
+		// real; curl's text for it is taken to be the reset's.
 		return 0, nil, &curlErr{text: "Failure when receiving data from the peer err: Recv failure: Connection reset by peer"}
 	}
 	if st == paused || out.Delay >= curlTimeout {
@@ -374,7 +380,7 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 	}
 	out := d.w.net.Exchange(d.from, ep.node, req, resp)
 	switch out.Verdict {
-	case netsim.Refuse, netsim.ResetPeer:
+	case netsim.Refuse, netsim.ResetPeer, netsim.Closed:
 		return nil, fmt.Errorf("transfer to %s: %s", endpoint, out.Verdict)
 	case netsim.Blackhole:
 		if err := d.clock.Sleep(ctx, transferTimeout); err != nil {

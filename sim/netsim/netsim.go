@@ -23,6 +23,7 @@ const (
 	Refuse    = faults.Refuse
 	Blackhole = faults.Blackhole
 	ResetPeer = faults.ResetPeer
+	Closed    = faults.Closed
 )
 
 // Outcome of one exchange (request + reply).
@@ -37,10 +38,9 @@ type toxic struct {
 	from  string
 	to    string
 	fault faults.Fault
-	sent  int64 // bytes through a limit_data toxic
-	// busy: per connection, until when this toxic's pipes are busy
-	// (upstream, downstream; slicer). Looked up by key, never iterated.
-	busy map[string]*[2]time.Duration
+	// conns: this toxic's state per pooled connection (slicer's busy
+	// pipes, limit_data's counts). Looked up by key, never iterated.
+	conns map[string]*faults.ConnState
 }
 
 // Net is the link table. Not safe for concurrent use (sim is single
@@ -90,33 +90,43 @@ func (n *Net) Exchange(from, to string, reqBytes, respBytes int64) Outcome {
 // Conn names the connection an exchange travels on and when its request
 // is written: toxiproxy runs each toxic once per connection and direction,
 // so a toxic that holds its pipe (slicer) delays the connection's next
-// message. The zero Conn is a fresh connection.
+// message, and limit_data counts per connection. The zero Conn is a fresh
+// connection, used once.
 type Conn struct {
 	Key string
 	Now time.Duration
 }
 
-// ExchangeOn is Exchange on connection c.
+// ExchangeOn is Exchange on connection c. A connection that an exchange
+// loses (reset or closed) is gone: the next exchange with its key is on a
+// new connection, with fresh toxic state.
 func (n *Net) ExchangeOn(c Conn, from, to string, reqBytes, respBytes int64) Outcome {
 	out := Outcome{Verdict: Pass}
+	var used []*toxic
 	for _, t := range n.toxics {
 		if (t.to != Any && t.to != to) || (t.from != Any && t.from != from) {
 			continue
 		}
-		var busy *[2]time.Duration
+		var st *faults.ConnState
 		if c.Key != "" {
-			if t.busy == nil {
-				t.busy = map[string]*[2]time.Duration{}
+			if t.conns == nil {
+				t.conns = map[string]*faults.ConnState{}
 			}
-			if busy = t.busy[c.Key]; busy == nil {
-				busy = &[2]time.Duration{}
-				t.busy[c.Key] = busy
+			if st = t.conns[c.Key]; st == nil {
+				st = &faults.ConnState{}
+				t.conns[c.Key] = st
 			}
+			used = append(used, t)
 		}
-		e := faults.SimulateAt(t.fault, n.rng, &t.sent, c.Now, busy, reqBytes, respBytes)
+		e := faults.SimulateAt(t.fault, n.rng, c.Now, st, reqBytes, respBytes)
 		out.Delay += e.Delay
 		if e.Verdict.Rank() > out.Verdict.Rank() {
 			out.Verdict = e.Verdict
+		}
+	}
+	if out.Verdict == ResetPeer || out.Verdict == Closed {
+		for _, t := range used {
+			delete(t.conns, c.Key)
 		}
 	}
 	return out

@@ -33,11 +33,16 @@ func TestExchange(t *testing.T) {
 	n.Remove(bh)
 	n.Remove(lat)
 	n.Add(netsim.Any, "tp1", faults.Fault{Kind: faults.Link, Target: "tp1", Mode: faults.ModeLimitData, Bytes: 100})
-	if out := n.Exchange("tp0", "tp1", 60, 0); out.Verdict != netsim.Pass {
-		t.Fatalf("under limit: %+v", out)
-	}
-	if out := n.Exchange("tp0", "tp1", 60, 0); out.Verdict != netsim.ResetPeer {
-		t.Fatalf("over limit: %+v", out)
+	// Counted per connection: fresh connections never add up; a pooled
+	// one does, is closed over the limit, and its successor starts at zero.
+	conn := netsim.Conn{Key: "fg"}
+	for i, want := range []netsim.Verdict{netsim.Pass, netsim.Closed, netsim.Pass} {
+		if out := n.Exchange("tp0", "tp1", 60, 0); out.Verdict != netsim.Pass {
+			t.Fatalf("fresh connection %d: %+v", i, out)
+		}
+		if out := n.ExchangeOn(conn, "tp0", "tp1", 60, 0); out.Verdict != want {
+			t.Fatalf("pooled connection, exchange %d: %+v, want %s", i, out, want)
+		}
 	}
 	n.Clear()
 	n.Add(netsim.Any, "tp1", faults.Fault{Kind: faults.Link, Target: "tp1", Mode: faults.ModeBandwidth, RateKBps: 1000, Stream: "upstream"})
