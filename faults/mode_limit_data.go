@@ -10,8 +10,10 @@ type limitData struct{}
 
 func init() { RegisterMode(limitData{}) }
 
-func (limitData) Name() string    { return ModeLimitData }
-func (limitData) Doc() string     { return "connection closed once bytes have crossed it, counted per connection and direction" }
+func (limitData) Name() string { return ModeLimitData }
+func (limitData) Doc() string {
+	return "connection closed once bytes have crossed it, counted per connection and direction"
+}
 func (limitData) Fields() []Field { return []Field{{"bytes", "bytes let through (> 0)"}} }
 
 func (limitData) Validate(f Fault) error {
