@@ -243,3 +243,18 @@ func TestStoreMemcpyAndRepublish(t *testing.T) {
 		}
 	}
 }
+
+// get_buffer_internal's GetLocalEndpoints (mounted_segments_mutex_) from
+// v0.3.11 (real_client.cpp); v0.3.10.post2's GetPreferredReplica returns a
+// single replica before locking.
+func TestGetLocksMountedSegments(t *testing.T) {
+	for v, want := range map[string]bool{"0.3.9": false, "0.3.10.post2": false, "0.3.11": true, "0.3.11.post1": true, "0.3.13.post1": true} {
+		p, err := ProfileFor(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.GetLocksMountedSegments != want {
+			t.Errorf("%s: GetLocksMountedSegments %v, want %v", v, p.GetLocksMountedSegments, want)
+		}
+	}
+}

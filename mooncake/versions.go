@@ -274,6 +274,13 @@ type Profile struct {
 	// remount_segment, v0.3.12+; Mooncake #2311). Before, a remount
 	// restores the master's side only.
 	RemountRepublish bool
+	// GetLocksMountedSegments: get (RealClient::get_buffer_internal) takes
+	// the client's mounted_segments_mutex_ after its Query
+	// (Client::GetLocalEndpoints, v0.3.11+), the lock the ping thread's
+	// remount holds through its master RPC and, from v0.3.12, its metadata
+	// writes. Before, a one-replica get picks it without the lock
+	// (GetPreferredReplica returns early).
+	GetLocksMountedSegments bool
 	// RegisterMetadataRollback: a registration whose segment-descriptor
 	// write fails is unregistered from each transport again, which writes
 	// the descriptor once more (transfer_engine_impl.cpp
@@ -451,6 +458,7 @@ func ProfileFor(s string) (Profile, error) {
 	}
 	p.TransferBatchFailLogged = !at("0.3.11")
 	p.RemountRepublish = at("0.3.12")
+	p.GetLocksMountedSegments = at("0.3.11")
 	p.RegisterMetadataRollback = at("0.3.12")
 	if v == MustVersion("0.3.9") {
 		p.AutoPortRefusedCrashAttempt = 8

@@ -34,7 +34,7 @@ var _ te.MetadataEtcd = metadataEtcd{}
 // connection is ready), as the real wheels do.
 func (m metadataEtcd) op(ctx context.Context, endpoints string, req int64, fn func(s *metadata.Etcd)) error {
 	deadline := func() error {
-		if err := m.clock.Sleep(ctx, te.EtcdOpTimeout); err != nil {
+		if err := clockFor(ctx, m.clock).Sleep(ctx, te.EtcdOpTimeout); err != nil {
 			return err
 		}
 		return errEtcdDeadline
@@ -46,7 +46,7 @@ func (m metadataEtcd) op(ctx context.Context, endpoints string, req int64, fn fu
 	if out.Verdict != netsim.Pass || m.w.metadataState == paused || out.Delay >= te.EtcdOpTimeout {
 		return deadline()
 	}
-	if err := m.clock.Sleep(ctx, out.Delay); err != nil {
+	if err := clockFor(ctx, m.clock).Sleep(ctx, out.Delay); err != nil {
 		return err
 	}
 	fn(m.w.etcd)

@@ -8,6 +8,8 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+	"github.com/mooncake-faultlab/faultlab/trace"
 )
 
 // heartbeat drives one client's ping thread as kernel events.
@@ -18,6 +20,10 @@ type heartbeat struct {
 	// stopping is ping_running_ = false: the iteration under way finishes,
 	// the next one does not start.
 	stopping bool
+	// remount: the steps of a remount_segment thread the last ping
+	// started (client.Deps.Remount); remountEv its next step.
+	remount   []client.RemountStep
+	remountEv *kernel.Event
 }
 
 // watch schedules heartbeats for a client whose ping thread runs.
@@ -64,6 +70,7 @@ func (w *World) beat(b *heartbeat) {
 			b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
 			return
 		}
+		b.rc.JoinRemount()
 		poolOf(b.rc).taskTick()
 		stub := w.heartbeatStub(b.rc, dc)
 		resp, err := stub.Ping(ctx, b.rc.ID())
@@ -183,7 +190,12 @@ func isRefused(err error) bool {
 func (w *World) pingDone(b *heartbeat, stub master.Service, dc *detachedClock, resp master.PingResponse, err error) {
 	ctx := context.Background()
 	if err == nil || !b.rc.ReconnectPendingNonHA() {
-		wait := b.rc.PingDone(ctx, stub, resp, err)
+		// A retried re-publication waits on the ping thread's clock; its
+		// lines come when its calls return.
+		var wait time.Duration
+		lines := w.takeLines(b.rc, func() { wait = b.rc.PingDone(onThread(ctx, dc), stub, resp, err) })
+		w.replayLines(b.rc, dc.elapsed, lines)
+		w.startRemount(b, dc.elapsed)
 		b.ev = w.k.After(dc.elapsed+wait, "heartbeat", func() { w.beat(b) })
 		return
 	}
@@ -209,6 +221,94 @@ func (w *World) pingDone(b *heartbeat, stub master.Service, dc *detachedClock, r
 	})
 }
 
+// remountOn implements client.Deps.Remount: the steps start when the ping
+// that asked for them has its answer (pingDone → startRemount).
+func (w *World) remountOn(rc *client.RealClient, steps []client.RemountStep) {
+	for _, b := range w.beats {
+		if b.rc == rc {
+			b.remount = steps
+			return
+		}
+	}
+	rc.RemountDone()
+}
+
+// startRemount runs b's pending remount thread from after (the ping's own
+// time) on: each step on a detached clock at its own time, so the ping
+// thread and the foreground go on while it waits (std::async).
+func (w *World) startRemount(b *heartbeat, after time.Duration) {
+	steps := b.remount
+	if steps == nil {
+		return
+	}
+	b.remount = nil
+	var step func(i int)
+	step = func(i int) {
+		b.remountEv = nil
+		if i == len(steps) || w.closed || !b.rc.Pinging() {
+			b.rc.RemountDone()
+			return
+		}
+		dc := &detachedClock{base: w.k.Now}
+		lines := w.takeLines(b.rc, func() { steps[i](onThread(context.Background(), dc), w.heartbeatStub(b.rc, dc)) })
+		b.remountEv = w.k.After(dc.elapsed, "remount", func() {
+			if b.rc.Pinging() {
+				w.tr.Replay(lines)
+			}
+			step(i + 1)
+		})
+	}
+	b.remountEv = w.k.After(after, "remount", func() { step(0) })
+}
+
+// takeLines runs f, one blocking stretch of a background thread on a
+// detached clock, and takes rc's log lines it made out of the trace: real
+// prints them when the calls return, after the stretch.
+func (w *World) takeLines(rc *client.RealClient, f func()) []trace.Event {
+	src, ok := rc.Logger().(mlog.Trace)
+	if !ok || src.T != w.tr {
+		f()
+		return nil
+	}
+	mark := w.tr.Len()
+	f()
+	return w.tr.Take(mark, src.Source)
+}
+
+// replayLines prints taken lines after d, unless the process is gone by
+// then (real: a retry whose curl timeout outlasts the process prints
+// nothing).
+func (w *World) replayLines(rc *client.RealClient, d time.Duration, lines []trace.Event) {
+	if len(lines) == 0 {
+		return
+	}
+	if d == 0 {
+		w.tr.Replay(lines)
+		return
+	}
+	w.k.After(d, "ping thread lines", func() {
+		if rc.Pinging() {
+			w.tr.Replay(lines)
+		}
+	})
+}
+
+// waitMountLock implements client.Deps.WaitMountLock: the foreground
+// waits until rc's remount thread releases mounted_segments_mutex_.
+func (w *World) waitMountLock(ctx context.Context, rc *client.RealClient) error {
+	for _, b := range w.beats {
+		if b.rc != rc {
+			continue
+		}
+		for b.remountEv != nil {
+			if err := w.Clock().Sleep(ctx, max(0, b.remountEv.At-w.k.Now())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // joinPing implements client.Deps.JoinPing: the foreground waits while rc's
 // ping thread runs its pending iteration (its events fire as time passes).
 func (w *World) joinPing(ctx context.Context, rc *client.RealClient) error {
@@ -221,6 +321,10 @@ func (w *World) joinPing(ctx context.Context, rc *client.RealClient) error {
 			if err := w.Clock().Sleep(ctx, max(0, b.ev.At-w.k.Now())); err != nil {
 				return err
 			}
+		}
+		// The thread then waits for its remount thread.
+		if err := w.waitMountLock(ctx, rc); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -41,6 +41,24 @@ type detachedClock struct {
 }
 
 func (c *detachedClock) Now() time.Duration { return c.base() + c.elapsed }
+
+// threadClock is the context key of a background thread's clock: the
+// remount thread's metadata writes go through the process's TE, whose
+// transports wait on the foreground clock unless the call says otherwise.
+type threadClock struct{}
+
+// onThread gives ctx a thread's own clock for the metadata transports.
+func onThread(ctx context.Context, c engine.Clock) context.Context {
+	return context.WithValue(ctx, threadClock{}, c)
+}
+
+// clockFor is ctx's thread clock, or def (the foreground's).
+func clockFor(ctx context.Context, def engine.Clock) engine.Clock {
+	if c, ok := ctx.Value(threadClock{}).(engine.Clock); ok {
+		return c
+	}
+	return def
+}
 func (c *detachedClock) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -304,7 +322,7 @@ func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte) (
 	}
 	out := m.w.net.Exchange(m.from, "metadata", int64(len(raw)+len(body)), 256)
 	timeout := func() (int, []byte, error) {
-		if err := m.clock.Sleep(ctx, curlTimeout); err != nil {
+		if err := clockFor(ctx, m.clock).Sleep(ctx, curlTimeout); err != nil {
 			return 0, nil, err
 		}
 		return 0, nil, &curlErr{text: fmt.Sprintf("Timeout was reached err: Operation timed out after %d milliseconds with 0 bytes received", curlTimeout.Milliseconds())}
@@ -322,7 +340,7 @@ func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte) (
 	if st == paused || out.Delay >= curlTimeout {
 		return timeout()
 	}
-	if err := m.clock.Sleep(ctx, out.Delay); err != nil {
+	if err := clockFor(ctx, m.clock).Sleep(ctx, out.Delay); err != nil {
 		return 0, nil, err
 	}
 	if u.Path != "/metadata" {

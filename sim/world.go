@@ -175,6 +175,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Data:     dataPath{w: w, from: node, clock: clock},
 		Clients:  clientTransport{w: w, from: node, clock: clock},
 		JoinPing: w.joinPing,
+		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,
 	}
 }
 

@@ -69,6 +69,38 @@ func (t *Trace) Record(source, kind, level, text string) {
 	t.events = append(t.events, Event{At: t.now(), Source: source, Kind: kind, Level: level, Text: text})
 }
 
+// Len is the number of events so far (a mark for Take).
+func (t *Trace) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.events)
+}
+
+// Take removes and returns the events from source recorded since mark (a
+// sim background thread's lines, printed again when its call returns).
+func (t *Trace) Take(mark int, source string) []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var taken []Event
+	kept := t.events[:mark]
+	for _, e := range t.events[mark:] {
+		if e.Source == source {
+			taken = append(taken, e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	t.events = kept
+	return taken
+}
+
+// Replay records taken events again, stamped now.
+func (t *Trace) Replay(evs []Event) {
+	for _, e := range evs {
+		t.Record(e.Source, e.Kind, e.Level, e.Text)
+	}
+}
+
 // Log records a log line.
 func (t *Trace) Log(source, level, text string) { t.Record(source, "log", level, text) }
 

@@ -110,6 +110,14 @@ type Deps struct {
 	// the iteration it is in (its RPCs, a reconnect, its sleep) and exits;
 	// nil = the thread is joined at once.
 	JoinPing func(ctx context.Context, c *RealClient) error
+	// Remount starts the ping thread's remount_segment on a thread of its
+	// own (std::async, client_service.cpp): the caller runs each step in
+	// turn, each with a master stub, then calls c.RemountDone. nil = the
+	// steps run inline in the ping iteration.
+	Remount func(c *RealClient, steps []RemountStep)
+	// WaitMountLock waits while c's remount holds mounted_segments_mutex_
+	// (RemountDone releases it); nil = it is never held across a wait.
+	WaitMountLock func(ctx context.Context, c *RealClient) error
 	// FileExists answers stat() for SSD-offload paths; nil = no file exists.
 	FileExists func(path string) bool
 }

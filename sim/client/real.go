@@ -80,6 +80,10 @@ type RealClient struct {
 	// the next plain ping retries it (segment_desc_publish_pending_,
 	// rpc_meta_publish_pending_, v0.3.12+).
 	segPending, rpcMetaPending bool
+	// remounting: a remount_segment thread's future is valid (until the
+	// ping loop's next top after it ends); mountLocked: it runs and holds
+	// mounted_segments_mutex_.
+	remounting, mountLocked bool
 }
 
 // NewRealClient is MooncakeDistributedStore() (nothing happens yet).
@@ -578,6 +582,37 @@ func (c *RealClient) mountSegment(ctx context.Context, buf engine.Buffer, protoc
 	return mooncake.OK
 }
 
+// RemountStep is one blocking call of remount_segment, made through ms.
+type RemountStep func(ctx context.Context, ms master.Service)
+
+// remountSteps is remount_segment (client_service.cpp): under
+// mounted_segments_mutex_, ReMountSegment of every mounted segment, then
+// (v0.3.12+) the re-publication of the TE metadata.
+func (c *RealClient) remountSteps() []RemountStep {
+	steps := []RemountStep{func(ctx context.Context, ms master.Service) {
+		if err := ms.ReMountSegment(ctx, c.segments, c.id); err != nil {
+			c.logf(mlog.Error, "Failed to remount segments: %s", master.Code(err, c.p).Name())
+		}
+	}}
+	return append(steps, c.republishSteps()...)
+}
+
+// RemountDone is the end of the remount thread: mounted_segments_mutex_ is
+// released.
+func (c *RealClient) RemountDone() { c.mountLocked = false }
+
+// JoinRemount is the top of a ping loop iteration: a remount thread that
+// has ended is joined (its future reset), so this iteration's ping may
+// start another or retry a failed re-publication.
+func (c *RealClient) JoinRemount() {
+	if !c.mountLocked {
+		c.remounting = false
+	}
+}
+
+// MountLocked reports whether a remount thread holds mounted_segments_mutex_.
+func (c *RealClient) MountLocked() bool { return c.mountLocked }
+
 // Pinging reports whether the heartbeat thread runs.
 func (c *RealClient) Pinging() bool { return c.pinging && !c.closed }
 
@@ -609,11 +644,18 @@ func (c *RealClient) PingDone(ctx context.Context, ms master.Service, resp maste
 	if err == nil {
 		c.pingFails, c.pingOK = 0, true
 		switch {
+		case c.remounting:
+			// At most one remount thread; no retry while it runs.
 		case resp.Status == master.NeedRemount:
-			if err := ms.ReMountSegment(ctx, c.segments, c.id); err != nil {
-				c.logf(mlog.Error, "Failed to remount segments: %s", master.Code(err, c.p).Name())
+			steps := c.remountSteps()
+			if c.d.Remount == nil {
+				for _, s := range steps {
+					s(ctx, ms)
+				}
+				break
 			}
-			c.republish(ctx)
+			c.remounting, c.mountLocked = true, true
+			c.d.Remount(c, steps)
 		default:
 			c.retryRepublish(ctx)
 		}
@@ -802,10 +844,23 @@ func (c *RealClient) selectTransport(r master.Replica) bool {
 
 // getBytes is Client::Get: GetReplicaList → read the first complete replica.
 func (c *RealClient) getBytes(ctx context.Context, key string) (hostmem.Content, mooncake.ErrorCode) {
+	return c.readObject(ctx, key, false)
+}
+
+// readObject is getBytes; localEndpoints: the call takes
+// mounted_segments_mutex_ between its Query and the transfer
+// (get_buffer_internal's GetLocalEndpoints, Profile.GetLocksMountedSegments),
+// so it waits for a remount that holds it.
+func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints bool) (hostmem.Content, mooncake.ErrorCode) {
 	start := c.d.Clock.Now()
 	reps, err := c.ms.GetReplicaList(ctx, key)
 	if err != nil {
 		return hostmem.Content{}, c.code(err)
+	}
+	if localEndpoints && c.p.GetLocksMountedSegments && c.mountLocked && c.d.WaitMountLock != nil {
+		if err := c.d.WaitMountLock(ctx, c); err != nil {
+			return hostmem.Content{}, mooncake.INTERNAL_ERROR
+		}
 	}
 	for _, r := range reps {
 		if !r.Complete {
@@ -857,7 +912,7 @@ func (c *RealClient) Get(ctx context.Context, key string) ([]byte, error) {
 	if !c.ready() {
 		return []byte{}, nil
 	}
-	data, code := c.getBytes(ctx, key)
+	data, code := c.readObject(ctx, key, true)
 	if code != mooncake.OK {
 		return []byte{}, nil
 	}
@@ -1102,6 +1157,9 @@ func (c *RealClient) teardown(ctx context.Context) {
 
 // Node is the host the client runs on.
 func (c *RealClient) Node() string { return c.d.Node }
+
+// Logger is where the process's Mooncake lines go.
+func (c *RealClient) Logger() mlog.Logger { return c.d.Log }
 
 // Transport is the master transport the client was built with.
 func (c *RealClient) Transport() MasterTransport { return c.d.Master }

@@ -91,22 +91,26 @@ func (c *RealClient) publications() []publication {
 	}
 }
 
-// republish is the end of the ping thread's remount_segment (v0.3.12+,
+// republishSteps is the end of the ping thread's remount_segment (v0.3.12+,
 // client_service.cpp): whether or not ReMountSegment succeeded, the segment
 // descriptor and then the rpc_meta entry are written again, because a
 // master restarted with its embedded metadata server lost both. Before
 // v0.3.12 a remount restores the master's allocation state only.
-func (c *RealClient) republish(ctx context.Context) {
+func (c *RealClient) republishSteps() []RemountStep {
 	if !c.p.RemountRepublish || c.te == nil {
-		return
+		return nil
 	}
+	var steps []RemountStep
 	for _, p := range c.publications() {
-		rc := p.publish(ctx)
-		*p.pending = rc != 0
-		if rc != 0 {
-			c.logf(mlog.Error, "Failed to re-publish %s to metadata server, rc=%d, will retry in next heartbeat cycle", p.what, rc)
-		}
+		steps = append(steps, func(ctx context.Context, _ master.Service) {
+			rc := p.publish(ctx)
+			*p.pending = rc != 0
+			if rc != 0 {
+				c.logf(mlog.Error, "Failed to re-publish %s to metadata server, rc=%d, will retry in next heartbeat cycle", p.what, rc)
+			}
+		})
 	}
+	return steps
 }
 
 // retryRepublish is a plain successful ping's retry of a failed

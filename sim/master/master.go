@@ -313,31 +313,53 @@ func (m *Master) touchClient(id UUID, now time.Duration) {
 	m.clientTTL[id] = now + m.cfg.ClientTTL
 }
 
-// MountSegment implements Service.
+// MountSegment implements Service. It does not make the client OK: only
+// ReMountSegment adds to ok_client_, so a client's first ping is answered
+// NEED_REMOUNT at every version (master_service.cpp v0.3.9 … v0.3.12.post1;
+// types.h: "Ping ttl expired, or the first time connect to master").
 func (m *Master) MountSegment(_ context.Context, seg Segment, clientID UUID) error {
 	now := m.catchUp()
 	m.touchClient(clientID, now)
 	m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=mount_segment, segment_name=%s", clientID, seg.Name))
+	_, err := m.mount(seg, clientID)
+	return err
+}
+
+// mount is ScopedSegmentAccess::MountSegment: an already mounted segment
+// id is SEGMENT_ALREADY_EXISTS, which both callers treat as success.
+func (m *Master) mount(seg Segment, clientID UUID) (exists bool, err error) {
 	for _, s := range m.segments {
 		if s.ID == seg.ID {
-			// SEGMENT_ALREADY_EXISTS is treated as success (idempotent mount).
-			m.okClients[clientID] = true
-			return nil
+			m.log.Log(mlog.Warning, fmt.Sprintf("segment_name=%s, warn=segment_already_exists", seg.Name))
+			return true, nil
 		}
 	}
 	if seg.Size <= 0 {
-		return mooncake.INVALID_PARAMS
+		return false, mooncake.INVALID_PARAMS
 	}
 	m.segments = append(m.segments, &segment{Segment: seg, client: clientID})
-	m.okClients[clientID] = true
-	return nil
+	return false, nil
 }
 
-// ReMountSegment implements Service.
-func (m *Master) ReMountSegment(ctx context.Context, segs []Segment, clientID UUID) error {
+// ReMountSegment implements Service (MasterService::ReMountSegment and
+// ScopedSegmentAccess::ReMountSegment): a client already OK is left alone;
+// otherwise each segment is mounted again (one already there logs
+// segment_already_exists twice, once per layer) and the client becomes OK.
+func (m *Master) ReMountSegment(_ context.Context, segs []Segment, clientID UUID) error {
+	now := m.catchUp()
+	if m.okClients[clientID] {
+		m.log.Log(mlog.Warning, fmt.Sprintf("client_id=%s, warn=client_already_remounted", clientID))
+		return nil
+	}
+	m.touchClient(clientID, now)
 	for _, s := range segs {
-		if err := m.MountSegment(ctx, s, clientID); err != nil {
-			return err
+		exists, err := m.mount(s, clientID)
+		switch {
+		case exists:
+			m.log.Log(mlog.Warning, fmt.Sprintf("segment_name=%s, warn=segment_already_exists", s.Name))
+		case err != nil:
+			// INVALID_PARAMS is ignored: a new remount cannot solve it.
+			m.log.Log(mlog.Warning, fmt.Sprintf("segment_name=%s, warn=invalid_params", s.Name))
 		}
 	}
 	m.okClients[clientID] = true
