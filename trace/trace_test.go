@@ -44,3 +44,24 @@ func sha256Hex(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
 }
+
+// A sim background thread's lines are taken out when its call starts and
+// recorded again, stamped then, when it returns; other sources stay.
+func TestTakeAndReplay(t *testing.T) {
+	now := time.Duration(0)
+	tr := New(func() time.Duration { return now })
+	tr.Log("sglang", "INFO", "before")
+	mark := tr.Len()
+	tr.Log("mooncake:tp0", "ERROR", "PUT timed out")
+	tr.Log("master", "WARNING", "segment_already_exists")
+	taken := tr.Take(mark, "mooncake:tp0")
+	if got := tr.Logs(); len(got) != 2 || got[0] != "before" || got[1] != "segment_already_exists" {
+		t.Fatalf("after Take: %q", got)
+	}
+	now = 3 * time.Second
+	tr.Replay(taken)
+	evs := tr.Events()
+	if len(evs) != 3 || evs[2].Text != "PUT timed out" || evs[2].Source != "mooncake:tp0" || evs[2].Level != "ERROR" || evs[2].At != 3*time.Second {
+		t.Fatalf("after Replay: %+v", evs)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 type clock struct{ now time.Duration }
@@ -110,5 +111,49 @@ func TestCode(t *testing.T) {
 	}
 	if master.Code(mooncake.OBJECT_NOT_FOUND, p12) != mooncake.OBJECT_NOT_FOUND {
 		t.Fatal("passthrough")
+	}
+}
+
+// Only ReMountSegment makes a client OK (master_service.cpp, v0.3.9 …
+// v0.3.12.post1): the first ping after a mount is NEED_REMOUNT; the remount
+// of a segment already there logs segment_already_exists in both layers.
+func TestFirstPingNeedsRemount(t *testing.T) {
+	ctx := context.Background()
+	p, _ := mooncake.ProfileFor("0.3.13.post1")
+	cfg, _ := master.ConfigFor(p, nil)
+	var lines []string
+	m := master.New(cfg, &clock{}, mlog.Func(func(level, text string) { lines = append(lines, level+" "+text) }), kernel.Stream(1, "master"))
+	id := master.UUID{Hi: 1, Lo: 2}
+	seg := master.Segment{ID: master.UUID{Lo: 9}, Name: "h:1", Base: 0x1000, Size: 100, TEEndpoint: "h:1"}
+	if err := m.MountSegment(ctx, seg, id); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := m.Ping(ctx, id); r.Status != master.NeedRemount {
+		t.Fatalf("first ping = %v, want NEED_REMOUNT", r.Status)
+	}
+	for range 2 {
+		if err := m.ReMountSegment(ctx, []master.Segment{seg}, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, _ := m.Ping(ctx, id); r.Status != master.ClientOK {
+		t.Fatalf("ping after remount = %v, want OK", r.Status)
+	}
+	want := []string{
+		"INFO client_id=" + id.String() + ", action=mount_segment, segment_name=h:1",
+		"WARNING segment_name=h:1, warn=segment_already_exists",
+		"WARNING segment_name=h:1, warn=segment_already_exists",
+		"WARNING client_id=" + id.String() + ", warn=client_already_remounted",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("lines %q, want %q", lines, want)
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d = %q, want %q", i, lines[i], want[i])
+		}
+	}
+	if s := m.Stats(); s.Segments != 1 || s.Clients != 1 {
+		t.Fatalf("stats: %+v", s)
 	}
 }
