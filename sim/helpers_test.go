@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -86,6 +88,20 @@ func (e *env) logs(source string) []string {
 		}
 	}
 	return out
+}
+
+// listenPort is the RPC port the process's transfer engine drew
+// (findAvailableTcpPort, seeded), from its "listening on" line.
+func listenPort(lines []string) int {
+	re := regexp.MustCompile(`^Transfer Engine RPC using .*, listening on [^ ]+:(\d+)$`)
+	for _, l := range lines {
+		if m := re.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
+	}
+	Expect(lines).To(ContainElement(MatchRegexp(re.String())), "no \"listening on\" line")
+	return 0
 }
 
 func refused(at time.Duration) faults.Fault {

@@ -116,28 +116,37 @@ var _ = Describe("the remount after a master restart", func() {
 // Only a transfer engine's own freeEngine deletes its rpc_meta key; a
 // process that dies (SGLang's scheduler after an init exception) keeps it
 // on the HTTP metadata server, which refuses the next engine at that
-// local_hostname. The kernel frees the dead process's ports (real 0.3.7.post2
-// and 0.3.9 remedies, docs/REAL-FINDINGS.md §21).
+// local_hostname: every key up to v0.3.11, from v0.3.12 any other value —
+// and the new engine's RPC port is a fresh draw (findAvailableTcpPort;
+// real 0.3.13.post1: 16817, then 15473). The kernel frees the dead
+// process's ports (real 0.3.7.post2, 0.3.9 and 0.3.13.post1 remedies,
+// docs/REAL-FINDINGS.md §21).
 var _ = Describe("a process killed after setup", func() {
-	It("leaves its rpc_meta key behind but frees its ports", func() {
-		ctx := context.Background()
-		e := launch(opts{version: "0.3.9", metadata: "master"})
-		a := setupArgs("127.0.0.1:32821", "tcp", "")
-		a.MetadataServer = sim.MetadataURL
-		Expect(e.setup(a)).To(Equal(0))
-		Expect(e.proc.Close(ctx)).To(Succeed())
+	DescribeTable("leaves its rpc_meta key behind, which refuses the next engine",
+		func(version string) {
+			ctx := context.Background()
+			e := launch(opts{version: version, metadata: "master"})
+			a := setupArgs("127.0.0.1:32821", "tcp", "")
+			a.MetadataServer = sim.MetadataURL
+			Expect(e.setup(a)).To(Equal(0))
+			first := listenPort(e.logs("mooncake:tp0"))
+			Expect(e.proc.Close(ctx)).To(Succeed())
+			mark := len(e.logs("mooncake:tp0"))
 
-		p, err := e.w.StartProcess(ctx, "tp0", nil)
-		Expect(err).NotTo(HaveOccurred())
-		s, err := p.NewStore(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(s.Setup(ctx, a)).To(Equal(-600))
-		Expect(e.logs("mooncake:tp0")).To(ContainElements(
-			"Transfer Engine RPC using new RPC mapping, listening on 127.0.0.1:15000",
-			"PUT http://127.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F127.0.0.1%3A32821 http=400 body: Duplicate rpc_meta key not allowed",
-			"Failed to set location of 127.0.0.1:32821"))
-		Expect(e.logs("mooncake:tp0")).NotTo(ContainElement("Transfer Engine RPC using new RPC mapping, listening on 127.0.0.1:15001"))
-	})
+			p, err := e.w.StartProcess(ctx, "tp0", nil)
+			Expect(err).NotTo(HaveOccurred())
+			s, err := p.NewStore(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.Setup(ctx, a)).To(Equal(-600))
+			second := e.logs("mooncake:tp0")[mark:]
+			Expect(listenPort(second)).NotTo(Equal(first))
+			Expect(second).To(ContainElements(
+				"PUT http://127.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F127.0.0.1%3A32821 http=400 body: Duplicate rpc_meta key not allowed",
+				"Failed to set location of 127.0.0.1:32821"))
+		},
+		Entry("0.3.9: any existing key", "0.3.9"),
+		Entry("0.3.13.post1: a key with another RPC port", "0.3.13.post1"),
+	)
 })
 
 var _ = Describe("a re-publication that fails", func() {

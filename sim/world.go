@@ -167,7 +167,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 	host.Name = node
 	return client.Deps{
 		Node: node, Host: host, Profile: w.profile, Clock: clock,
-		Log: mlog.Trace{T: w.tr, Source: source}, Env: env, Rand: w.k.Stream(stream), Mem: mem,
+		Log: mlog.Trace{T: w.tr, Source: source}, Env: env, Rand: w.k.Stream(stream), PortRand: w.k.Stream(stream + "/rpc_port"), Mem: mem,
 		Master:   masterTransport{w: w, from: node, clock: clock, pool: w.newPool(w.profile.HeartbeatAfterMount)},
 		Metadata: metadataHTTP{w: w, from: node, clock: clock},
 		Etcd:     metadataEtcd{w: w, from: node, clock: clock},

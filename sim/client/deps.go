@@ -94,6 +94,9 @@ type Deps struct {
 	Env map[string]string
 	// Rand is this process's seeded stream (auto-port choice).
 	Rand *rand.Rand
+	// PortRand draws the transfer engine's RPC port (findAvailableTcpPort);
+	// nil = the lowest free port from 15000.
+	PortRand *rand.Rand
 	// Mem is the process address space: segment/local buffer allocation,
 	// register_buffer validation, shm lookup.
 	Mem *hostmem.Space

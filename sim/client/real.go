@@ -348,7 +348,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 	} else if cfg.FSDir == "" {
 		c.logf(mlog.Info, "Storage root directory is not set. persisting data is disabled.")
 	}
-	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Etcd: c.d.Etcd, Ports: c.d.Ports})
+	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Etcd: c.d.Etcd, Ports: c.d.Ports, PortRand: c.d.PortRand})
 	if err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices); err != nil {
 		var ab *te.Abort
 		if errors.As(err, &ab) {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -44,6 +45,11 @@ type Config struct {
 	// process cannot reach any etcd.
 	Etcd  MetadataEtcd
 	Ports PortBinder
+	// PortRand: findAvailableTcpPort draws the RPC port uniformly from
+	// rpc_min_port … rpc_max_port (15000 … 17000) per engine, so a new
+	// process's port differs from a dead one's (real 0.3.13.post1: 16817,
+	// then 15473). nil = the lowest free port from 15000.
+	PortRand *rand.Rand
 }
 
 // nic is an opened RDMA context.
@@ -450,8 +456,14 @@ func (e *Engine) bindAny(ctx context.Context, host string) (int, func(), error) 
 	if e.cfg.Ports == nil {
 		return 15000, func() {}, nil
 	}
+	const lo, hi = 15000, 17000
+	start := lo
+	if e.cfg.PortRand != nil {
+		start = lo + e.cfg.PortRand.IntN(hi-lo+1)
+	}
 	var last error
-	for p := 15000; p < 15020; p++ {
+	for i := range 20 {
+		p := lo + (start-lo+i)%(hi-lo+1)
 		rel, err := e.cfg.Ports.Bind(ctx, host, p)
 		if err == nil {
 			return p, rel, nil
