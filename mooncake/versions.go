@@ -247,7 +247,13 @@ type Profile struct {
 	AutoDiscoveryLogsProtocol    bool
 	GenericTransportInstallError bool
 	LogsMissingLocalSegment      bool
-	HotCacheFdExchange           bool
+	// TCPInstallReadsOwnSegmentDesc: TcpTransport::allocateLocalSegmentID
+	// reads its own name's descriptor from the metadata service first
+	// (getSegmentDesc; v0.3.12 tcp_transport.cpp; real 0.3.12.post1 and
+	// 0.3.13.post1 log the 404 and "Failed to retrieve segment
+	// descriptor" on every fresh install with HTTP metadata).
+	TCPInstallReadsOwnSegmentDesc bool
+	HotCacheFdExchange            bool
 	// IPCConnectErrorLogged: a refused connect to mooncake_client's IPC
 	// socket logs "Failed to connect IPC socket '...': Failed to connect
 	// UDS socket '...': Connection refused" (UdsConnector, in the 0.3.12.post1
@@ -440,6 +446,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.AutoDiscoveryLogsProtocol = at("0.3.13")
 	p.GenericTransportInstallError = at("0.3.13")
 	p.LogsMissingLocalSegment = at("0.3.13")
+	p.TCPInstallReadsOwnSegmentDesc = at("0.3.12")
 	p.HotCacheFdExchange = at("0.3.13")
 	p.IPCConnectErrorLogged = at("0.3.12")
 	switch {

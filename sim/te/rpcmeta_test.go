@@ -145,12 +145,12 @@ func TestRePublishRpcMetaEntry(t *testing.T) {
 			m := &httpMeta{s: metadata.New(true)}
 			e, logs := newHTTPEngine(t, "0.3.12.post1", m)
 			c.prepare(m.s)
-			n := len(*logs)
+			n, gets := len(*logs), m.gets // the install read its own descriptor (0.3.12+)
 			if rc := e.RePublishRpcMetaEntry(ctx); rc != c.rc {
 				t.Errorf("rc = %d, want %d", rc, c.rc)
 			}
-			if m.gets != c.gets {
-				t.Errorf("GETs = %d, want %d", m.gets, c.gets)
+			if m.gets-gets != c.gets {
+				t.Errorf("GETs = %d, want %d", m.gets-gets, c.gets)
 			}
 			got := (*logs)[n:]
 			if c.log == "" && len(got) != 0 {
@@ -200,5 +200,27 @@ func TestRegisterMetadataRollback(t *testing.T) {
 				t.Error("the region stayed registered")
 			}
 		})
+	}
+}
+
+// From v0.3.12 the TCP install reads its own name's segment descriptor
+// first; on a fresh metadata service that is a 404 and a warning (real
+// 0.3.12.post1 and 0.3.13.post1, HTTP metadata). 0.3.11.post1 does not.
+func TestTCPInstallReadsOwnSegmentDesc(t *testing.T) {
+	const get404 = "GET http://127.0.0.1:8080/metadata?key=mooncake%2Fram%2F127.0.0.1%3A48513 http=404 body: metadata not found"
+	const warn = "Failed to retrieve segment descriptor, name 127.0.0.1:48513"
+	for _, c := range []struct {
+		version string
+		want    bool
+	}{{"0.3.11.post1", false}, {"0.3.12.post1", true}, {"0.3.13.post1", true}} {
+		m := &httpMeta{s: metadata.New(false)}
+		_, logs := newHTTPEngine(t, c.version, m)
+		got := slices.Contains(*logs, get404) && slices.Contains(*logs, warn)
+		if got != c.want || (!c.want && m.gets != 0) {
+			t.Errorf("%s: logs the read = %v (GETs %d), want %v; logs %q", c.version, got, m.gets, c.want, *logs)
+		}
+		if c.want && slices.Index(*logs, warn) != slices.Index(*logs, get404)+1 {
+			t.Errorf("%s: the warning should follow the 404: %q", c.version, *logs)
+		}
 	}
 }

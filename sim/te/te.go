@@ -250,7 +250,7 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		} else if devices != nil {
 			e.logf(mlog.Warning, "TCP protocol does not use device names, ignoring")
 		}
-		e.installTCP()
+		e.installTCP(ctx)
 		return nil
 	}
 	e.logf(mlog.Error, "unsupported_protocol protocol=%s", protocol)
@@ -441,12 +441,23 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		// Seen on real 0.3.13.post1 before the TCP fallback installs.
 		e.logf(mlog.Error, "Local segment descriptor not found")
 	}
-	e.installTCP()
+	e.installTCP(ctx)
 	return 0
 }
 
 // installTCP is TcpTransport::install; its listen port follows the RPC port.
-func (e *Engine) installTCP() {
+func (e *Engine) installTCP(ctx context.Context) {
+	if e.cfg.Profile.TCPInstallReadsOwnSegmentDesc && e.metaURL != "" && e.etcd == "" {
+		// allocateLocalSegmentID starts from the published descriptor of
+		// its own name (getSegmentDesc), which a fresh world does not have
+		// (real 0.3.12.post1 / 0.3.13.post1: "GET …mooncake%2Fram%2F<name>
+		// http=404 body: metadata not found", then this warning). A
+		// descriptor found (a dead process's) would be reused; sim starts
+		// a new one either way. etcd's not-found is not measured: HTTP only.
+		if _, ok := e.get(ctx, "mooncake/ram/"+e.serverName); !ok {
+			e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", e.serverName)
+		}
+	}
 	e.transports = append(e.transports, "tcp")
 	e.logf(mlog.Info, "TcpTransport: listen on port %d", e.rpcPort+1)
 }
