@@ -89,7 +89,48 @@ func (p *Process) deps(source, stream string) client.Deps {
 		Rand:   kernel.Stream(p.w.spec.Seed, stream),
 		Mem:    p.mem,
 		Master: n, Metadata: n, Etcd: etcdClient{n: n}, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
+		Remount: p.remount, WaitMountLock: p.waitMountLock,
 	}
+}
+
+// remount runs a ping thread's remount_segment on a goroutine of its own
+// (std::async in client_service.cpp): the ping thread goes on pinging
+// while the remount waits on the master and the metadata service.
+func (p *Process) remount(c *client.RealClient, steps []client.RemountStep) {
+	p.wg.Add(1) // the calling heartbeat goroutine is counted: never from zero
+	go func() {
+		defer p.wg.Done()
+		p.w.gate.Lock()
+		defer p.w.gate.Unlock()
+		for _, step := range steps {
+			if p.ctx.Err() != nil {
+				break
+			}
+			step(p.ctx, c.Transport().Master(c.MasterAddr(), c.Timeouts()))
+		}
+		c.RemountDone()
+	}()
+}
+
+// waitMountLock: a foreground call waits, the gate released, while c's
+// remount holds mounted_segments_mutex_.
+func (p *Process) waitMountLock(ctx context.Context, c *client.RealClient) error {
+	for c.MountLocked() {
+		var err error
+		p.w.gate.wait(func() {
+			t := time.NewTimer(idlePoll)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("fake engine: waiting for the remount's lock: %w", err)
+		}
+	}
+	return nil
 }
 
 // NewStore implements engine.Process: MooncakeDistributedStore().

@@ -69,9 +69,17 @@ func TestMasterRoundTrip(t *testing.T) {
 	if err := stub.MountSegment(ctx, seg, id); err != nil {
 		t.Fatalf("MountSegment: %v", err)
 	}
+	// MountSegment never marks the client OK (master_service.cpp): the
+	// first ping asks for a remount; ReMountSegment does.
 	pr, err := stub.Ping(ctx, id)
-	if err != nil || pr.Status != master.ClientOK {
-		t.Fatalf("Ping = %+v, %v", pr, err)
+	if err != nil || pr.Status != master.NeedRemount {
+		t.Fatalf("first Ping = %+v, %v; want NEED_REMOUNT", pr, err)
+	}
+	if err := stub.ReMountSegment(ctx, []master.Segment{seg}, id); err != nil {
+		t.Fatalf("ReMountSegment: %v", err)
+	}
+	if pr, err = stub.Ping(ctx, id); err != nil || pr.Status != master.ClientOK {
+		t.Fatalf("Ping after the remount = %+v, %v; want OK", pr, err)
 	}
 	reps, err := stub.PutStart(ctx, "k", 100, master.ReplicateConfig{ReplicaNum: 1})
 	if err != nil || len(reps) != 1 || reps[0].SegmentName != "localhost:12345" || reps[0].Size != 100 {

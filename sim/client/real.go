@@ -628,6 +628,7 @@ func (c *RealClient) Heartbeat(ctx context.Context, ms master.Service) time.Dura
 	if ms == nil {
 		ms = c.ms
 	}
+	c.JoinRemount()
 	resp, err := ms.Ping(ctx, c.id)
 	return c.PingDone(ctx, ms, resp, err)
 }

@@ -76,8 +76,9 @@ type ClientStatus int
 
 const (
 	ClientOK ClientStatus = iota
-	// NeedRemount: the master does not know the client (restarted, or
-	// client_ttl expired): remount segments.
+	// NeedRemount: the master does not know the client as OK (restarted,
+	// client_ttl expired, or only mounted: MountSegment never marks a
+	// client OK, ReMountSegment does): remount segments.
 	NeedRemount
 )
 
