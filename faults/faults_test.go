@@ -84,7 +84,9 @@ func TestSimulate(t *testing.T) {
 	}{
 		{faults.Fault{Mode: faults.ModeRefuse}, faults.Effect{Verdict: faults.Refuse}},
 		{faults.Fault{Mode: faults.ModeBlackhole}, faults.Effect{Verdict: faults.Blackhole}},
-		{faults.Fault{Mode: faults.ModeResetPeer, Delay: time.Second}, faults.Effect{Verdict: faults.ResetPeer, Delay: time.Second}},
+		// Both streams: the upstream's delay, then the downstream's (real: 2 × delay).
+		{faults.Fault{Mode: faults.ModeResetPeer, Delay: time.Second}, faults.Effect{Verdict: faults.ResetPeer, Delay: 2 * time.Second}},
+		{faults.Fault{Mode: faults.ModeResetPeer, Delay: time.Second, Stream: "downstream"}, faults.Effect{Verdict: faults.ResetPeer, Delay: time.Second}},
 		{faults.Fault{Mode: faults.ModeLatency, Latency: 10 * time.Millisecond}, faults.Effect{Delay: 20 * time.Millisecond}},
 		{faults.Fault{Mode: faults.ModeLatency, Latency: 10 * time.Millisecond, Stream: "downstream"}, faults.Effect{Delay: 10 * time.Millisecond}},
 		{faults.Fault{Mode: faults.ModeBandwidth, RateKBps: 1000, Stream: "upstream"}, faults.Effect{Delay: time.Second}},
