@@ -358,21 +358,21 @@ func lostRPCMeta(res *scenarios.Result) bool {
 // 0.3.12.post1 and 0.3.13.post1: MountSegment cut by limit_data, setup
 // -900, the remedy's PUT of the key refused as a duplicate).
 func leftRPCMeta(o scenarios.Observed) bool {
+	mountFailed := false
 	for _, l := range o.Logs {
 		if strings.Contains(l, "Failed to remove location of") {
 			return true
 		}
+		mountFailed = mountFailed || strings.Contains(l, "Failed to mount segment")
 	}
 	if (o.Exception == nil && o.Died == nil) || !strings.HasPrefix(o.EndedIn, scenarios.StepInit+" ") {
 		return false
 	}
+	if mountFailed {
+		return true
+	}
 	for _, c := range o.Calls {
 		if c.Method == "setup" && c.Raised == nil && c.Code == 0 {
-			return true
-		}
-	}
-	for _, l := range o.Logs {
-		if strings.Contains(l, "Failed to mount segment") {
 			return true
 		}
 	}

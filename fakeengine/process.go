@@ -117,15 +117,7 @@ func (p *Process) remount(c *client.RealClient, steps []client.RemountStep) {
 func (p *Process) waitMountLock(ctx context.Context, c *client.RealClient) error {
 	for c.MountLocked() {
 		var err error
-		p.w.gate.wait(func() {
-			t := time.NewTimer(idlePoll)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				err = ctx.Err()
-			}
-		})
+		p.w.gate.wait(func() { err = sleepWall(ctx, idlePoll) })
 		if err != nil {
 			return fmt.Errorf("fake engine: waiting for the remount's lock: %w", err)
 		}

@@ -410,7 +410,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		// The real engine listens on the first active interface's IP; the
 		// sim host has one logical address.
 		e.logf(mlog.Info, "Transfer Engine RPC using new RPC mapping, listening on %s:%d", host, p)
-		if !e.put(ctx, "mooncake/rpc_meta/"+e.serverName, e.rpcMetaBody()) {
+		if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
 			e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
 			return mooncake.ERR_METADATA
 		}
@@ -454,7 +454,7 @@ func (e *Engine) installTCP(ctx context.Context) {
 		// http=404 body: metadata not found", then this warning). A
 		// descriptor found (a dead process's) would be reused; sim starts
 		// a new one either way. etcd's not-found is not measured: HTTP only.
-		if _, ok := e.get(ctx, "mooncake/ram/"+e.serverName); !ok {
+		if _, ok := e.get(ctx, segmentKey(e.serverName)); !ok {
 			e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", e.serverName)
 		}
 	}
@@ -568,12 +568,17 @@ func (e *Engine) publishSegment(ctx context.Context) int {
 		proto = "rdma"
 	}
 	body, _ := json.Marshal(map[string]any{"name": e.serverName, "protocol": proto, "buffers": bufs})
-	if !e.put(ctx, "mooncake/ram/"+e.serverName, body) {
+	if !e.put(ctx, segmentKey(e.serverName), body) {
 		e.logf(mlog.Error, "Failed to register segment descriptor, name %s protocol %s", e.serverName, proto)
 		return mooncake.ERR_METADATA
 	}
 	return 0
 }
+
+// segmentKey and rpcMetaKey are a segment's descriptor and rpc_meta keys in
+// the metadata service (TransferMetadata::getFullMetadataKey, kRpcMetaPrefix).
+func segmentKey(name string) string { return "mooncake/ram/" + name }
+func rpcMetaKey(name string) string { return "mooncake/rpc_meta/" + name }
 
 // rpcMetaBody is the rpc_meta value this engine publishes.
 func (e *Engine) rpcMetaBody() []byte {
@@ -596,7 +601,7 @@ func (e *Engine) RePublishRpcMetaEntry(ctx context.Context) int {
 	if e.metaURL == "" && e.etcd == "" {
 		return 0
 	}
-	key := "mooncake/rpc_meta/" + e.serverName
+	key := rpcMetaKey(e.serverName)
 	body := e.rpcMetaBody()
 	if old, ok := e.get(ctx, key); ok && sameRPCMeta(old, body) {
 		return 0
@@ -772,7 +777,7 @@ func (e *Engine) removeSegmentDesc(ctx context.Context, exists bool) {
 		}
 		return
 	}
-	if !e.del(ctx, "mooncake/ram/"+e.serverName) {
+	if !e.del(ctx, segmentKey(e.serverName)) {
 		e.logf(mlog.Error, "Failed to unregister segment descriptor, name %s", e.serverName)
 	}
 }
@@ -817,7 +822,7 @@ func (e *Engine) Close(ctx context.Context) {
 		e.removeSegmentDesc(ctx, true)
 	}
 	if e.metaURL != "" && e.serverName != "" {
-		if !e.del(ctx, "mooncake/rpc_meta/"+e.serverName) {
+		if !e.del(ctx, rpcMetaKey(e.serverName)) {
 			e.logf(mlog.Error, "Failed to remove location of %s", e.serverName)
 		}
 	}
@@ -855,7 +860,7 @@ func (e *Engine) RPCMetaEntry(ctx context.Context, name string) bool {
 	if e.rpcMeta[name] {
 		return true
 	}
-	if _, ok := e.get(ctx, "mooncake/rpc_meta/"+name); !ok {
+	if _, ok := e.get(ctx, rpcMetaKey(name)); !ok {
 		e.logf(mlog.Error, "Failed to find location of %s", name)
 		return false
 	}
