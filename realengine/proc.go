@@ -40,6 +40,9 @@ type procSpec struct {
 	Role        string
 	ShmSize     int64
 	MemlockHard int64
+	// Fork: start the process as a child of this fork server (real SGLang
+	// with SGLang imported once) instead of executing Path.
+	Fork *forkServer
 }
 
 // proc is a running child in its own process group. Everything it prints
@@ -55,7 +58,7 @@ type proc struct {
 	exited  chan struct{} // closed when Wait returned
 	logs    sync.WaitGroup
 	mu      sync.Mutex
-	state   *os.ProcessState
+	status  *syscall.WaitStatus // how it ended, once it has
 	waitErr error
 	recent  []string // last lines, for crash reports
 	levels  []string // their levels
@@ -102,7 +105,7 @@ func startProc(spec procSpec) (*proc, error) {
 		return nil, err
 	}
 	cmd.Stdout = outW
-	var protoR *os.File
+	var protoR, protoW *os.File
 	if spec.Protocol {
 		inR, inW, err := os.Pipe()
 		if err != nil {
@@ -111,7 +114,6 @@ func startProc(spec procSpec) (*proc, error) {
 		closeAfterStart = append(closeAfterStart, inR)
 		cmd.Stdin = inR
 		// The protocol is fd 3 (FAULTLAB_PROTO_FD); stdout stays a log stream.
-		var protoW *os.File
 		if protoR, protoW, err = pipe(); err != nil {
 			return nil, err
 		}
@@ -121,7 +123,8 @@ func startProc(spec procSpec) (*proc, error) {
 	} else {
 		cmd.Stdin = nil // /dev/null
 	}
-	if err := cmd.Start(); err != nil {
+	wait, err := p.start(protoW)
+	if err != nil {
 		for _, c := range closeAfterStart {
 			_ = c.Close()
 		}
@@ -136,19 +139,54 @@ func startProc(spec procSpec) (*proc, error) {
 	for _, c := range closeAfterStart {
 		_ = c.Close()
 	}
-	p.pid = cmd.Process.Pid
 	p.logs.Add(2)
 	go p.pump(errR)
 	go p.pump(outR)
 	go func() {
-		err := cmd.Wait()
+		ws, err := wait()
 		p.mu.Lock()
-		p.state, p.waitErr = cmd.ProcessState, err
+		p.status, p.waitErr = ws, err
 		p.mu.Unlock()
 		close(p.exited)
 	}()
-	spec.logger().Debug("real engine: started", "proc", spec.Name, "pid", p.pid, "args", spec.Args)
+	spec.logger().Debug("real engine: started", "proc", spec.Name, "pid", p.pid, "args", spec.Args, "forked", spec.Fork != nil)
 	return p, nil
+}
+
+// start executes the command, or has the fork server fork it, and returns
+// how to wait for its end (nil status: it could not be waited for).
+func (p *proc) start(protoW *os.File) (func() (*syscall.WaitStatus, error), error) {
+	cmd := p.cmd
+	if z := p.spec.Fork; z != nil {
+		stdin, _ := cmd.Stdin.(*os.File)
+		if stdin == nil {
+			return nil, fmt.Errorf("a forked process speaks the driver protocol (stdin)")
+		}
+		if protoW == nil {
+			protoW = cmd.Stdout.(*os.File) // unused as fd 3 without the protocol
+		}
+		pid, wait, err := z.fork(procSpec{Name: p.spec.Name, Args: cmd.Args[1:], Env: cmd.Env, Dir: cmd.Dir},
+			[4]*os.File{stdin, cmd.Stdout.(*os.File), cmd.Stderr.(*os.File), protoW})
+		if err != nil {
+			return nil, err
+		}
+		p.pid = pid
+		return func() (*syscall.WaitStatus, error) {
+			ws, err := wait()
+			return &ws, err
+		}, nil
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p.pid = cmd.Process.Pid
+	return func() (*syscall.WaitStatus, error) {
+		err := cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+			return &ws, err
+		}
+		return nil, err
+	}, nil
 }
 
 func (s procSpec) logger() *slog.Logger {
@@ -262,13 +300,10 @@ func (p *proc) Signal() string {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.state == nil {
+	if p.status == nil || !p.status.Signaled() {
 		return ""
 	}
-	ws, ok := p.state.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() {
-		return ""
-	}
+	ws := *p.status
 	if n, ok := signalNames[ws.Signal()]; ok {
 		return n
 	}
@@ -296,13 +331,34 @@ func (p *proc) ExitDescription() string {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.state != nil {
-		return p.state.String()
+	if p.status != nil {
+		return describeWait(*p.status)
 	}
 	if p.waitErr != nil {
 		return p.waitErr.Error()
 	}
 	return "exited"
+}
+
+// describeWait says how a process ended in os.ProcessState.String's words
+// ("exit status 1", "signal: killed", "signal: aborted (core dumped)"),
+// for forked processes too, which have no ProcessState.
+func describeWait(ws syscall.WaitStatus) string {
+	var s string
+	switch {
+	case ws.Exited():
+		s = "exit status " + strconv.Itoa(ws.ExitStatus())
+	case ws.Signaled():
+		s = "signal: " + ws.Signal().String()
+	case ws.Stopped():
+		s = "stop signal: " + ws.StopSignal().String()
+	case ws.Continued():
+		s = "continued"
+	}
+	if ws.CoreDump() {
+		s += " (core dumped)"
+	}
+	return s
 }
 
 // stoppedOnPurpose reports whether stop was called (a fault or Close killed

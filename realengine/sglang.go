@@ -37,8 +37,21 @@ type SGLang struct {
 	// CacheDir overrides $FAULTLAB_CACHE / ~/.cache/faultlab.
 	CacheDir string
 
-	mu   sync.Mutex
-	warm map[*World]map[string]*realScheduler // Prepare's processes, not yet started
+	// Spawn: start every scheduler as a new interpreter that imports
+	// SGLang itself (≈ 7 s of CPU each) instead of forking it from a fork
+	// server that imported SGLang once (sglang_forkserver.py).
+	Spawn bool
+
+	mu    sync.Mutex
+	warm  map[*World]map[string]*realScheduler // Prepare's processes, not yet started
+	forks forkServers
+}
+
+// Close ends the fork servers this side started (and any scheduler they
+// still run). The side can be used again: a server starts on next use.
+func (s *SGLang) Close() error {
+	s.forks.close()
+	return nil
 }
 
 var _ sglang.Side = (*SGLang)(nil)
@@ -138,7 +151,14 @@ func (s *SGLang) spawn(ctx context.Context, w *World, node string, env map[strin
 	}
 	sc := &realScheduler{node: node, tr: w.spec.Trace}
 	t0 := time.Now()
-	p, err := w.launchDriver(ctx, node, full, sl.Python(), filepath.Join(w.dir, sglangDriverFile), sc.event)
+	var fork *forkServer
+	if !s.Spawn && w.ctr == nil { // a container world's scheduler runs in its container
+		if fork, err = s.forks.get(ctx, sl.Python()); err != nil {
+			w.log.Info("real SGLang: starting schedulers without the fork server", "sglang", sl.Version, "reason", err)
+			fork = nil
+		}
+	}
+	p, err := w.launchDriver(ctx, node, full, sl.Python(), filepath.Join(w.dir, sglangDriverFile), sc.event, fork)
 	if err != nil {
 		return nil, err
 	}

@@ -536,7 +536,7 @@ func (w *World) Addr(role string) (string, error) {
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.
 func (w *World) StartProcess(ctx context.Context, node string, env map[string]string) (engine.Process, error) {
-	p, err := w.launchDriver(ctx, node, env, w.l.Python(), w.drv, nil)
+	p, err := w.launchDriver(ctx, node, env, w.l.Python(), w.drv, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -546,7 +546,10 @@ func (w *World) StartProcess(ctx context.Context, node string, env map[string]st
 // launchDriver starts a driver script with python on a node (the Mooncake
 // venv's driver.py, or the SGLang venv's sglang_driver.py) and registers it
 // for Close.
-func (w *World) launchDriver(ctx context.Context, node string, env map[string]string, python, script string, onEvent func([]byte)) (*Process, error) {
+//
+// fork, when not nil, forks the process from that fork server (real
+// SGLang's, with SGLang imported) instead of starting python.
+func (w *World) launchDriver(ctx context.Context, node string, env map[string]string, python, script string, onEvent func([]byte), fork *forkServer) (*Process, error) {
 	var spec *engine.NodeSpec
 	for i := range w.spec.Nodes {
 		if w.spec.Nodes[i].Name == node {
@@ -582,7 +585,7 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 	}
 	d, err := startDriver(ctx, node, procSpec{Name: "driver " + node, Source: "mooncake:" + node, Path: python,
 		Args: []string{"-u", script}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log, OnEvent: onEvent,
-		Role: node, ShmSize: shmSize(spec.ShmBytes)}, w.startIn)
+		Role: node, ShmSize: shmSize(spec.ShmBytes), Fork: fork}, w.startIn)
 	if err != nil {
 		return nil, err
 	}

@@ -21,8 +21,8 @@ func excString(e *Exception) string {
 // Check compares one phase's observations with its expectation and returns
 // the first mismatch ("" = all met). Order: process death, exception,
 // codes, logs, no_logs, duration, step results. A death nobody expected is
-// always a mismatch.
-func Check(e Expect, o Observed, stepWants []stepWant) string {
+// always a mismatch. Durations are judged within the engine's band.
+func Check(e Expect, o Observed, stepWants []stepWant, band Band) string {
 	if d := e.Dies; d != nil {
 		switch {
 		case o.Died == nil:
@@ -98,15 +98,15 @@ func Check(e Expect, o Observed, stepWants []stepWant) string {
 	}
 	d := time.Duration(o.DurationMS * float64(time.Millisecond))
 	if r := e.Duration; r != nil {
-		if r.Min != nil && d < r.Min.D() {
-			return fmt.Sprintf("expected duration >= %s, observed %s", r.Min.D(), d)
+		if r.Min != nil && d < band.Min(r.Min.D()) {
+			return fmt.Sprintf("expected duration >= %s%s, observed %s", r.Min.D(), bandNote(band.Min(r.Min.D()), r.Min.D()), d)
 		}
-		if r.Max != nil && d > r.Max.D() {
-			return fmt.Sprintf("expected duration <= %s, observed %s", r.Max.D(), d)
+		if r.Max != nil && d > band.Max(r.Max.D()) {
+			return fmt.Sprintf("expected duration <= %s%s, observed %s", r.Max.D(), bandNote(band.Max(r.Max.D()), r.Max.D()), d)
 		}
 	}
-	if e.Within != nil && d > e.Within.D() {
-		return fmt.Sprintf("timed out after %s (phase took %s)", e.Within.D(), d)
+	if e.Within != nil && d > band.Max(e.Within.D()) {
+		return fmt.Sprintf("timed out after %s%s (phase took %s)", e.Within.D(), bandNote(band.Max(e.Within.D()), e.Within.D()), d)
 	}
 	for _, sw := range stepWants {
 		if !jsonEqual(sw.want, sw.got) {
@@ -114,6 +114,15 @@ func Check(e Expect, o Observed, stepWants []stepWant) string {
 		}
 	}
 	return ""
+}
+
+// bandNote names the wall-clock band's bound where it differs from the
+// scenario's own.
+func bandNote(bound, d time.Duration) string {
+	if bound == d {
+		return ""
+	}
+	return " (wall-clock band " + bound.String() + ")"
 }
 
 type stepWant struct {

@@ -129,6 +129,9 @@ type run struct {
 	pools map[string]HostPool
 }
 
+// band is how this engine's clock bends duration expectations.
+func (r *run) band() Band { return Band{Wall: engine.IsWallClock(r.eng.Name())} }
+
 // wallScale is how much wall time one unit of Mooncake time takes on this
 // engine: the timeout scale on engines that honour it, else 1 (real runs
 // Mooncake's own timeouts; sim's virtual time costs next to none).
@@ -146,7 +149,7 @@ func (r *run) bound() time.Duration {
 	var w time.Duration
 	for _, e := range []Expect{r.mainExpect(), r.remedyExpect()} {
 		if e.Within != nil {
-			w += e.Within.D()
+			w += r.band().Max(e.Within.D())
 		}
 	}
 	if w > 0 {
@@ -258,7 +261,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	if done := r.phaseErr(ctx, res, bound, err); done {
 		return
 	}
-	if reason := Check(exp, obs, wants); reason != "" {
+	if reason := Check(exp, obs, wants, r.band()); reason != "" {
 		res.Verdict, res.Reason = Fail, reason
 		return
 	}
@@ -308,7 +311,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		res.Verdict, res.Reason = Error, err.Error()
 		return
 	}
-	if reason := Check(rexp, robs, rwants); reason != "" {
+	if reason := Check(rexp, robs, rwants, r.band()); reason != "" {
 		res.Verdict, res.Reason = Fail, "remedy: "+reason
 	}
 }

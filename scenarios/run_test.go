@@ -214,7 +214,7 @@ func TestCheckMismatches(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := scenarios.Check(c.e, c.o, nil); got != c.want {
+			if got := scenarios.Check(c.e, c.o, nil, scenarios.Band{}); got != c.want {
 				t.Fatalf("got %q\nwant %q", got, c.want)
 			}
 		})

@@ -3,17 +3,8 @@ package scenarios
 import (
 	"math"
 	"sort"
-	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-)
-
-// Timing tolerance between engines (issue 9 item 6): a method's time on
-// one engine agrees with the reference (real when it ran) within 10 % or
-// 0.3 s, whichever is larger.
-const (
-	TimingTolerance    = 0.10
-	TimingToleranceAbs = 300 * time.Millisecond
 )
 
 // timings sums each method's call durations.
@@ -29,11 +20,6 @@ func timings(calls []Call) map[string]float64 {
 		m[k] = math.Round(v*1000) / 1000
 	}
 	return m
-}
-
-// TimingSlack is how far a time may be from the reference time r (ms).
-func TimingSlack(r float64) float64 {
-	return max(float64(TimingToleranceAbs.Milliseconds()), TimingTolerance*r)
 }
 
 // TimingDiffs lists the methods (sorted) whose time in got is outside the

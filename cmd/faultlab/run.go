@@ -154,6 +154,11 @@ func runScenarios(ctx context.Context, stdout, stderr io.Writer, f runFlags, arg
 	if err != nil {
 		return err
 	}
+	for _, side := range sides {
+		if c, ok := side.(io.Closer); ok { // real SGLang's fork servers
+			defer c.Close()
+		}
+	}
 	info := runInfo(engs, opts, f, args)
 	pr := newProgress(stderr, f.progress, len(jobs)*len(sides))
 	popts := scenarios.ParallelOptions{Jobs: map[string]int{}, Started: pr.started, Finished: pr.finished}
