@@ -28,9 +28,6 @@ type Registration struct {
 	// Reference: the engine runs the real system, so comparisons measure
 	// the other engines against it (e.g. phase timings).
 	Reference bool
-	// WallClock: the engine's time is the wall clock (scaled or not), so
-	// duration expectations are judged within scenarios.Band's tolerance.
-	WallClock bool
 }
 
 var (
@@ -81,13 +78,6 @@ func Lookup(name string) (Registration, bool) {
 func IsReference(name string) bool {
 	r, ok := Lookup(name)
 	return ok && r.Reference
-}
-
-// IsWallClock reports whether the named engine's time is the wall clock
-// (Registration.WallClock).
-func IsWallClock(name string) bool {
-	r, ok := Lookup(name)
-	return ok && r.WallClock
 }
 
 // Build parses a comma-separated list of engine names ("sim,fake") and

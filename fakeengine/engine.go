@@ -22,7 +22,7 @@ const Name = "fake"
 func init() {
 	engine.Register(engine.Registration{Name: Name,
 		Doc: "the sim models on loopback sockets in scaled wall time, faults through toxiproxy",
-		New: func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) }, WallClock: true})
+		New: func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) }})
 }
 
 // Options configure the engine.

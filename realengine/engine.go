@@ -47,7 +47,7 @@ func init() {
 	engine.Register(engine.Registration{Name: Name,
 		Doc:       "real Mooncake wheels and SGLang's own code, faults through toxiproxy and signals",
 		New:       func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) },
-		Reference: true, WallClock: true})
+		Reference: true})
 }
 
 // Engine is the "real" engine.

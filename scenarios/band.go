@@ -47,7 +47,7 @@ func TimingSlack(r float64) float64 {
 
 // Band is how an engine's clock bends duration expectations.
 type Band struct {
-	// Wall: the engine's time is the wall clock (engine.Registration.WallClock).
+	// Wall: the engine's time is the wall clock (Wall).
 	Wall bool
 }
 

@@ -62,6 +62,22 @@ type engineSuite struct {
 	// title and labels add to the suite's name and labels.
 	title  string
 	labels []string
+	// nightly says which entries only `make nightly` / `make test-all`
+	// run (label nightly; `make test` filters !nightly); nil = none.
+	nightly func(sc *scenarios.Scenario, version string) bool
+}
+
+// nightlyLabel marks specs `make test` leaves to `make nightly` and
+// `make test-all` (the Makefile's CI_LABELS).
+const nightlyLabel = "nightly"
+
+// containerActionsOnly keeps, of a catalog in containers, one world per
+// container scenario at its newest version for `make test`: every
+// container action once. The rest of the catalog in containers repeats
+// what the process catalog checks and runs nightly.
+func containerActionsOnly(sc *scenarios.Scenario, version string) bool {
+	vs, _ := sc.Versions("")
+	return !sc.HasLabel("container") || version != vs[len(vs)-1]
 }
 
 // catalogKey names one scenario × version.
@@ -156,8 +172,18 @@ func prerun(ctx context.Context, s engineSuite, results map[string]scenarios.Res
 
 // entryLabels are the labels ginkgo filters an entry of sc by: the
 // suite's (its Describe's) and the scenario's.
-func entryLabels(s engineSuite, sc *scenarios.Scenario) Labels {
-	return append(append(Labels{s.name}, s.labels...), sc.Labels...)
+func entryLabels(s engineSuite, sc *scenarios.Scenario, version string) Labels {
+	return append(append(Labels{s.name}, s.labels...), versionLabels(s, sc, version)...)
+}
+
+// versionLabels are an entry's own labels: the scenario's, and nightly
+// where the suite leaves it to the nightly run.
+func versionLabels(s engineSuite, sc *scenarios.Scenario, version string) Labels {
+	l := Labels(slices.Clone(sc.Labels))
+	if s.nightly != nil && s.nightly(sc, version) {
+		l = append(l, nightlyLabel)
+	}
+	return l
 }
 
 // selected: whether ginkgo will run the entry of sc at version.
@@ -165,7 +191,7 @@ func selected(s engineSuite, sc *scenarios.Scenario, version string) bool {
 	cfg, _ := GinkgoConfiguration()
 	if cfg.LabelFilter != "" {
 		f, err := types.ParseLabelFilter(cfg.LabelFilter)
-		if err == nil && !f(entryLabels(s, sc)) {
+		if err == nil && !f(entryLabels(s, sc, version)) {
 			return false
 		}
 	}
@@ -211,7 +237,7 @@ func catalogEntries(s engineSuite) []TableEntry {
 		}
 		vs, _ := sc.Versions("")
 		for _, v := range vs {
-			out = append(out, Entry(sc.Name+" @"+v, Labels(sc.Labels), sc.Name, v, nil))
+			out = append(out, Entry(sc.Name+" @"+v, versionLabels(s, sc, v), sc.Name, v, nil))
 		}
 	}
 	return out

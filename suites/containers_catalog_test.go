@@ -26,6 +26,7 @@ var _ = catalogSuite(engineSuite{
 	title:      " in containers",
 	labels:     []string{"containers"},
 	containers: true,
+	nightly:    containerActionsOnly,
 	newEngine:  func() engine.Engine { return realengine.New(realengine.Options{Containers: true}) },
 	opts:       scenarios.Options{Seed: 1},
 	// Slow-wall scenarios only with FAULTLAB_SLOW=1, as on real; one world

@@ -38,6 +38,7 @@ var _ = catalogSuite(engineSuite{
 	title:      " in containers",
 	labels:     []string{"containers"},
 	containers: true,
+	nightly:    containerActionsOnly,
 	newEngine:  func() engine.Engine { return fakeengine.New(fakeengine.Options{Containers: true}) },
 	opts:       scenarios.Options{Seed: 1, TimeoutScale: fakeContainerScale},
 	parallel:   fakeContainerWorlds,

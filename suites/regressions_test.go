@@ -8,6 +8,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/explore"
+	"github.com/mooncake-faultlab/faultlab/fakeengine"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sim"
@@ -50,7 +51,7 @@ func corpusScenario(name string) *scenarios.Scenario {
 // does where the model still disagrees (its expectations come from real):
 // on sim it must still FAIL, so the spec flips when the model is fixed and
 // says to drop the label.
-func replayCorpus(eng engine.Engine, name string, skipOK bool) {
+func replayCorpus(eng engine.Engine, opts scenarios.Options, name string, skipOK bool) {
 	sc := corpusScenario(name)
 	if !sc.RunsOn(eng.Name()) {
 		Skip("scenario does not list " + eng.Name())
@@ -60,7 +61,11 @@ func replayCorpus(eng engine.Engine, name string, skipOK bool) {
 	}
 	vs, _ := sc.Versions("")
 	Expect(vs).To(HaveLen(1))
-	r := scenarios.RunVersion(context.Background(), sc, eng, vs[0], scenarios.Options{Seed: 1, Invariants: explore.Check})
+	opts.Seed, opts.Invariants = 1, explore.Check
+	if why, slow := scenarios.SlowSkip(sc, eng, opts); slow {
+		Skip(why) // the nightly's FAULTLAB_SLOW=1 runs it
+	}
+	r := scenarios.RunVersion(context.Background(), sc, eng, vs[0], opts)
 	if r.Verdict == scenarios.Skip && skipOK {
 		Skip(r.Reason)
 	}
@@ -79,11 +84,22 @@ const (
 var _ = Describe("regression corpus", Label("regressions"), func() {
 	DescribeTable("on sim", Label("sim"), func(name string, loadErr error) {
 		Expect(loadErr).NotTo(HaveOccurred())
-		replayCorpus(sim.New(), name, false) // sim has every capability: no skip
+		replayCorpus(sim.New(), scenarios.Options{}, name, false) // sim has every capability: no skip
 	}, corpusEntries())
 
-	DescribeTable("on real", Label("real"), func(name string, loadErr error) {
+	// Each file already ran on real when it was added (expectations from
+	// real); replaying all of them on real takes ≈ 13 minutes, so nightly.
+	// `make test` replays on real only the wall-clock bands under load
+	// (bands_test.go).
+	DescribeTable("on real", Label("real", nightlyLabel), func(name string, loadErr error) {
 		Expect(loadErr).NotTo(HaveOccurred())
-		replayCorpus(realengine.New(realengine.Options{}), name, true)
+		replayCorpus(realengine.New(realengine.Options{}), scenarios.Options{}, name, true)
+	}, corpusEntries())
+
+	// fake skips what its headers say it cannot run (message sizes, its
+	// start lag at timeout scale 0.02): those files list [sim, real].
+	DescribeTable("on fake", Label("fake"), func(name string, loadErr error) {
+		Expect(loadErr).NotTo(HaveOccurred())
+		replayCorpus(fakeengine.New(fakeengine.Options{}), scenarios.Options{TimeoutScale: fakeScale}, name, false)
 	}, corpusEntries())
 })
