@@ -59,6 +59,9 @@ type engineSuite struct {
 	// are injected; elsewhere a scenario labelled container must skip
 	// saying it needs a container world.
 	containers bool
+	// memo shares this suite's runs with other suites that need the same
+	// run (nil = none): runs found there are not run again.
+	memo *runMemo
 	// title and labels add to the suite's name and labels.
 	title  string
 	labels []string
@@ -161,12 +164,18 @@ func prerun(ctx context.Context, s engineSuite, results map[string]scenarios.Res
 	eng := s.newEngine()
 	var jobs []scenarios.Job
 	for _, j := range scenarios.Jobs(cat, []engine.Engine{eng}, s.opts) {
-		if included(s, j.Scenario, eng) && selected(s, j.Scenario, j.Version) {
-			jobs = append(jobs, j)
+		if !included(s, j.Scenario, eng) || !selected(s, j.Scenario, j.Version) {
+			continue
 		}
+		if r, ok := s.memo.get(catalogKey(j.Scenario.Name, j.Version)); ok {
+			results[catalogKey(j.Scenario.Name, j.Version)] = r
+			continue
+		}
+		jobs = append(jobs, j)
 	}
 	for _, r := range scenarios.RunParallel(ctx, jobs, s.opts, scenarios.ParallelOptions{Jobs: map[string]int{eng.Name(): s.parallel}}) {
 		results[catalogKey(r.Scenario, r.MooncakeVersion)] = r
+		s.memo.put(catalogKey(r.Scenario, r.MooncakeVersion), r)
 	}
 }
 

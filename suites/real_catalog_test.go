@@ -44,6 +44,7 @@ var _ = catalogSuite(engineSuite{
 	},
 	agree:   true,
 	timings: true,
+	memo:    realRuns,
 	after:   func() { Expect(mooncakeProcesses()).To(BeEmpty()) },
 })
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 )
@@ -30,5 +31,25 @@ func TestDigestNamesEachFailureWithItsMessage(t *testing.T) {
 	}
 	if got := digest([]types.Report{{}}); got != "no failed specs in the report\n" {
 		t.Fatalf("empty digest = %q", got)
+	}
+}
+
+func TestTimingsListsSlowestSpecsAndLabelTotals(t *testing.T) {
+	reports := []types.Report{{SpecReports: types.SpecReports{
+		{LeafNodeText: "a", LeafNodeLabels: []string{"real", "x"}, State: types.SpecStatePassed, RunTime: 90 * time.Second},
+		{LeafNodeText: "b", LeafNodeLabels: []string{"sim"}, State: types.SpecStatePassed, RunTime: 1500 * time.Millisecond},
+		{LeafNodeText: "c", LeafNodeLabels: []string{"real"}, State: types.SpecStateFailed, RunTime: 30 * time.Second},
+		{LeafNodeText: "skipped", LeafNodeLabels: []string{"real"}, State: types.SpecStateSkipped},
+	}}}
+	want := "suite time: 2m2s in 3 specs; the slowest:\n" +
+		"     1m30s  a\n" +
+		"       30s  c\n" +
+		"      1.5s  b\n" +
+		"time by label (a spec counts for each of its labels):\n" +
+		"      2m0s  real\n" +
+		"     1m30s  x\n" +
+		"      1.5s  sim\n"
+	if got := timings(reports, 3); got != want {
+		t.Fatalf("timings:\n%s\nwant:\n%s", got, want)
 	}
 }
