@@ -66,9 +66,12 @@ test-scenarios:
 
 ## real-engine: venvs with real Mooncake wheels and real SGLang (idempotent;
 ## skipped without PyPI).
+## Both installs run at once: they mostly wait on PyPI and unpacking.
 real-engine:
-	$(GO) run ./cmd/faultlab install real --versions $(REAL_VERSIONS) --if-reachable
-	$(GO) run ./cmd/faultlab install sglang --versions $(SGLANG_VERSIONS) --if-reachable
+	$(GO) build -o bin/.faultlab-install ./cmd/faultlab
+	@bin/.faultlab-install install real --versions $(REAL_VERSIONS) --if-reachable & mc=$$!; \
+	bin/.faultlab-install install sglang --versions $(SGLANG_VERSIONS) --if-reachable; rc=$$?; \
+	wait $$mc || rc=1; exit $$rc
 
 ## images: the container worlds' images, built here (mmdebstrap base, Mooncake
 ## wheel installed offline, static fake and toxiproxy); cached by input hash.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -146,21 +148,38 @@ func InstallSGLang(ctx context.Context, versions []string, opts InstallOptions) 
 		return fmt.Errorf("real SGLang install: %w", err)
 	}
 	defer unlock()
+	var todo []SGLangLayout
 	for _, v := range versions {
 		l, _ := SGLangLayoutFor(cache, v)
 		if _, err := l.ReadInstalled(); err == nil {
 			log.Info("real SGLang: already installed", "version", v, "dir", l.Dir)
 			continue
 		}
-		if err := installSGLangVersion(ctx, log, l, opts); err != nil {
-			// No half-made venv: the next run starts from nothing.
-			if rerr := os.RemoveAll(l.Dir); rerr != nil {
-				log.Warn("real SGLang: could not remove the failed install", "dir", l.Dir, "err", rerr)
-			}
-			return err
+		todo = append(todo, l)
+	}
+	if len(todo) > 1 {
+		if err := checkDisk(cache, int64(len(todo))*SGLangDiskBytes); err != nil {
+			return fmt.Errorf("real SGLang install of %d versions: %w", len(todo), err)
 		}
 	}
-	return nil
+	// The versions install side by side: pip spends most of an install
+	// waiting on downloads and unpacking one package at a time.
+	errs := make([]error, len(todo))
+	var wg sync.WaitGroup
+	for i, l := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[i] = installSGLangVersion(ctx, log, l, opts); errs[i] != nil {
+				// No half-made venv: the next run starts from nothing.
+				if rerr := os.RemoveAll(l.Dir); rerr != nil {
+					log.Warn("real SGLang: could not remove the failed install", "dir", l.Dir, "err", rerr)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func installSGLangVersion(ctx context.Context, log *slog.Logger, l SGLangLayout, opts InstallOptions) error {
