@@ -197,7 +197,9 @@ func (s *SGLang) Start(ctx context.Context, l sglang.Launch) (sglang.Scheduler, 
 			return nil, err
 		}
 	}
-	sc.tr = l.Trace
+	sc.mu.Lock()
+	sc.tr, sc.onReturn = l.Trace, l.OnReturn
+	sc.mu.Unlock()
 	sc.embedding = l.Backend == sglang.BackendEmbedding
 	var r struct {
 		Raised *engine.PyError `json:"raised"`
@@ -263,9 +265,10 @@ type realScheduler struct {
 	// embedding: MooncakeEmbeddingStore, which has no HiCache page I/O.
 	embedding bool
 
-	mu     sync.Mutex
-	calls  []sglang.MooncakeCall
-	closed bool
+	mu       sync.Mutex
+	calls    []sglang.MooncakeCall
+	closed   bool
+	onReturn func(method string) // sglang.Launch.OnReturn
 }
 
 // modelledLoggers are the SGLang loggers whose code the Go model
@@ -325,7 +328,11 @@ func (s *realScheduler) event(data []byte) {
 		}
 		s.mu.Lock()
 		s.calls = append(s.calls, c)
+		onReturn := s.onReturn
 		s.mu.Unlock()
+		if onReturn != nil {
+			onReturn(ev.Method)
+		}
 	}
 }
 

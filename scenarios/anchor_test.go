@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,10 @@ func TestAnchoredFaultStartsAfterItsStep(t *testing.T) {
 func TestAnchorErrors(t *testing.T) {
 	for _, tc := range []struct{ after, want string }{
 		{"step 9", `a.yaml:4:5: faults: after "step 9": the main phase has steps 1 to 4`},
-		{"later", `a.yaml:4:5: faults: after "later": want "step N" (N = a main-phase step, from 1)`},
+		{"later", `a.yaml:4:5: faults: after "later": want "step N" (N = a main-phase step, from 1) or "call M" (M = a Mooncake method: ` +
+			`setup, setup_dummy, register_buffer, put, get, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check)`},
+		{"call sput", `a.yaml:4:5: faults: after "call sput": no Mooncake method "sput"; anchors: ` +
+			`setup, setup_dummy, register_buffer, put, get, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check`},
 		{"step 0", `a.yaml:4:5: faults: after "step 0": the main phase has steps 1 to 4`},
 	} {
 		_, err := Parse("a.yaml", []byte(strings.Replace(anchored, "step 2", tc.after, 1)))
@@ -80,5 +84,50 @@ func TestDidYouMean(t *testing.T) {
 	}
 	if Suggest("zzzzzz", []string{"init", "sleep"}) != "" {
 		t.Error("far-off word got a suggestion")
+	}
+}
+
+// A fault anchored to a call is armed once, when the main phase's first
+// return of that call is seen, inside the init step: here the master goes
+// down right after setup, so SGLang's warmup put (in the same init) fails.
+func TestCallAnchoredFaultArmsAtFirstReturn(t *testing.T) {
+	y := `name: t/call
+config: {env: {MOONCAKE_MASTER: "{{master}}", MOONCAKE_PROTOCOL: tcp}}
+faults:
+  - {after: call setup, at: 0s, kind: master-down, mode: refuse}
+steps:
+  - init: tp0
+expect: {raises: {class: RuntimeError}}
+`
+	sc, err := Parse("c.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := RunVersion(context.Background(), sc, sim.New(), "0.3.13.post1", Options{Seed: 1})
+	if r.Verdict != Pass {
+		t.Fatalf("%s: %s", r.Verdict, r.Reason)
+	}
+	var setupAt, anchorAt time.Duration = -1, -1
+	anchors := 0
+	for _, e := range r.Trace.Events() {
+		if e.Kind == "return" && strings.HasPrefix(e.Text, "setup -> ") && setupAt < 0 {
+			setupAt = e.At
+		}
+		if e.Kind == "anchor" {
+			anchors++
+			anchorAt = e.At
+			if e.Text != "arm 1 fault(s) after call setup" {
+				t.Errorf("anchor line %q", e.Text)
+			}
+		}
+	}
+	if anchors != 1 || anchorAt != setupAt || setupAt < 0 {
+		t.Fatalf("%d anchors at %s, setup returned at %s", anchors, anchorAt, setupAt)
+	}
+	if got := fmt.Sprint(r.Observed.Codes()["setup"]); got != "0" {
+		t.Errorf("setup codes %s, want 0: the fault came after it", got)
+	}
+	if r.Observed.Exception == nil || !strings.Contains(r.Observed.Exception.Message, "Warmup put failed") {
+		t.Errorf("exception %+v, want the warmup's", r.Observed.Exception)
 	}
 }

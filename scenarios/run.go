@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -127,6 +128,12 @@ type run struct {
 	procs   int
 	// pools override nodes' host pools (the remedy's hostpools).
 	pools map[string]HostPool
+	// Call anchors (anchor.go): the main phase's context while it runs
+	// (nil otherwise), the calls whose faults are armed, arming errors.
+	mainCtx   context.Context
+	anchorMu  sync.Mutex
+	callsSeen map[string]bool
+	anchorErr error
 }
 
 // band is how this engine's clock bends duration expectations.
@@ -503,6 +510,9 @@ func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (s
 		// Each process gets its own stream of the run's seed.
 		Seed: r.opts.Seed*1000003 + uint64(r.procs), MooncakeVersion: r.version, SGLangVersion: r.opts.sglangSide().SGLangVersion(),
 	}
+	if ctx := r.mainCtx; ctx != nil && r.hasCallAnchors() {
+		l.OnReturn = func(method string) { r.onReturn(ctx, method) }
+	}
 	env = r.nodeEnv(node, env)
 	for _, k := range sortedKeys(env) {
 		if env[k] == nil {
@@ -580,6 +590,10 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	var wants []stepWant
 	var err error
 	done := make(chan struct{})
+	if name == "main" {
+		r.mainCtx = ctx
+		defer func() { r.mainCtx = nil }()
+	}
 	// The steps run on their own goroutine only so that a wall engine that
 	// ignores ctx cannot wedge the runner; the runner waits for it, so one
 	// goroutine at a time drives the world.
@@ -594,7 +608,7 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			var got any
 			got, err = r.step(ctx, s, env, file, extra)
 			if err == nil && name == "main" {
-				err = r.armAnchored(ctx, i+1)
+				err = r.armAnchored(ctx, anchor{Step: i + 1})
 			}
 			if d, ok := engine.AsProcessDied(err); ok {
 				// Like an exception, a death ends the phase; Python raised nothing.
@@ -649,6 +663,9 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	obs.TimingsMS = timings(obs.Calls)
 	r.started = nil
 	obs.DurationMS = ms(d)
+	if aerr := r.takeAnchorErr(); aerr != nil && err == nil {
+		err = aerr // a fault anchored to a call could not be armed: the harness broke
+	}
 	return obs, wants, err
 }
 

@@ -96,4 +96,8 @@ type Launch struct {
 	// SGLangVersion is the SGLang release the model follows where releases
 	// differ ("" = LatestVersion); see VersionAtLeast.
 	SGLangVersion string
+	// OnReturn, when set, is called with the Mooncake method's name after
+	// each Mooncake call of this process returns (the runner arms faults
+	// anchored to a call); sides may call it from any goroutine.
+	OnReturn func(method string)
 }

@@ -716,6 +716,9 @@ func (s *MooncakeStore) observe(method string, code int, codes []int, err error)
 		s.record("return", fmt.Sprintf("%s -> %d", method, code))
 	}
 	s.calls = append(s.calls, c)
+	if s.l.OnReturn != nil {
+		s.l.OnReturn(method)
+	}
 }
 
 func (s *MooncakeStore) log(level, text string) {
