@@ -57,7 +57,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
   faultlab run --engine fake,real -j 6 --junit out.xml
   faultlab run setup/ --json | jq .summary
   faultlab run ./my-bug.yaml --emit-expect --timeline t.html
-  faultlab run --engine real --shard 2/4         # the 2nd quarter, on another machine`,
+  faultlab run --engine real --shard 1/4         # the 2nd quarter (0-based), on another machine`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := interruptContext(cmd.Context())
 			defer stop()
@@ -79,7 +79,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().StringVar(&f.sglangVer, "sglang-version", "", "SGLang release to play (default: the newest; real: an installed one)")
 	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", defaultTimeoutScale, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back (default 0.05 with --containers)")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "worlds run at once per engine (0 = per engine: a core each where time is virtual or scaled, three per core where Mooncake's own timeouts run)")
-	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n (i/n): every n-th run in catalog order, for splitting across machines")
+	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard K of N: every N-th run in catalog order from the K-th, for splitting across machines; "+scenarios.ShardHelp)
 	cmd.Flags().BoolVar(&f.slow, "slow", false, "also run slow-wall scenarios on engines with real Mooncake timeouts (or set "+scenarios.SlowEnv+"=1)")
 	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
 	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
@@ -106,7 +106,7 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 	if f.jobs < 0 {
 		return nil, nil, nil, opts, usageErr(fmt.Errorf("-j %d: want a positive number of worlds (0 = the engine's default)", f.jobs))
 	}
-	si, sn := 1, 1
+	si, sn := 0, 1
 	if f.shard != "" {
 		var err error
 		if si, sn, err = scenarios.ParseShard(f.shard); err != nil {
