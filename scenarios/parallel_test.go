@@ -1,8 +1,8 @@
 package scenarios
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
