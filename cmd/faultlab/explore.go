@@ -74,6 +74,10 @@ shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
 	fl.IntVar(&f.shrinkBudget, "shrink-budget", 0, "runs one shrink may make (0 = 200 on sim, 20 with a wall engine)")
 	fl.StringVar(&f.emit, "emit", "", "write the generated scenarios as YAML into this directory (seed-N.yaml) instead of running them")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every finding and engine logs")
+	markOutput(cmd, "report", outputFile)
+	markOutput(cmd, "junit", outputFile)
+	markOutput(cmd, "corpus", outputDir)
+	markOutput(cmd, "emit", outputDir)
 	return cmd
 }
 

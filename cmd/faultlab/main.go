@@ -134,6 +134,10 @@ func wrapArgs(c *cobra.Command) {
 		if err := cmd.ValidateFlagGroups(); err != nil {
 			return usageErr(err)
 		}
+		// Output paths are checked before anything runs (exit 2).
+		if err := checkOutputs(cmd); err != nil {
+			return err
+		}
 		if pre != nil {
 			return pre(cmd, args)
 		}

@@ -85,6 +85,9 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal, a heartbeat every 30 s otherwise), line, heartbeat, none")
 	cmd.Flags().BoolVar(&f.containers, "containers", false, "run in Docker containers: real, every party; fake, its servers and toxiproxy (images built locally)")
+	for _, o := range []string{"report", "junit", "timeline"} {
+		markOutput(cmd, o, outputFile)
+	}
 	return cmd
 }
 
