@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,4 +62,33 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 	if err := checkDir(filepath.Join(tmp, "a", "b")); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// list and run agree on --label: an unknown label is a usage error naming
+// the known ones; an exclusion of an unknown label excludes nothing.
+func TestLabelAgreement(t *testing.T) {
+	for _, cmd := range []string{"list", "run"} {
+		_, _, err := executeIn(t, "", cmd, "--label", "contaner")
+		if exitCode(err) != exitUsage || err == nil ||
+			!strings.HasPrefix(err.Error(), `--label contaner: no scenario has label "contaner" (did you mean "container"?); known labels: allocator, blackhole, `) {
+			t.Errorf("%s --label contaner: exit %d, %v", cmd, exitCode(err), err)
+		}
+		_, _, err = executeIn(t, "", cmd, "--label", "container", "--label", "!container")
+		if exitCode(err) != exitUsage || err == nil || err.Error() != "no scenario selected: none has every label of --label container,!container" {
+			t.Errorf("%s: exit %d, %v", cmd, exitCode(err), err)
+		}
+	}
+	out, _, err := executeIn(t, "", "list", "--label", "!nosuch")
+	if err != nil || !strings.HasSuffix(out, fmt.Sprintf("%d scenarios\n", catalogSize(t))) {
+		t.Fatalf("list --label '!nosuch': %v\n%s", err, out)
+	}
+}
+
+func catalogSize(t *testing.T) int {
+	t.Helper()
+	scs, err := scenarios.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(scs)
 }

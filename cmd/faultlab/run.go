@@ -139,7 +139,9 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 			return nil, nil, nil, opts, usageErr(err)
 		}
 	}
-	scs = f.filter(scs)
+	if scs, err = f.filter(catalog, scs); err != nil {
+		return nil, nil, nil, opts, err
+	}
 	if len(scs) == 0 {
 		return nil, nil, nil, opts, usageErr(fmt.Errorf("no scenario selected"))
 	}
