@@ -74,7 +74,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file (- = stdout)")
 	cmd.Flags().StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file (one testcase per scenario × engine × version)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the JSON report on stdout (the table goes to stderr)")
-	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
+	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons whole, observed logs of failures, and engine logs")
 	cmd.Flags().StringVar(&f.sglang, "sglang", "model", "who plays SGLang, comma-separated: model (the Go model), real (SGLang's own code; --engine real only)")
 	cmd.Flags().StringVar(&f.sglangVer, "sglang-version", "", "SGLang release to play (default: the newest; real: an installed one)")
 	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", defaultTimeoutScale, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back (default 0.05 with --containers)")
@@ -291,6 +291,20 @@ func printResults(w io.Writer, rs []scenarios.Result, verbose bool) {
 			outcome(r.Observed), fmtMS(r.VirtualMS), fmtMS(r.WallMS))
 	}
 	_ = tw.Flush()
+	// A skip's reason in one short line each (-v: whole, with the others).
+	if !verbose {
+		first := true
+		for _, r := range rs {
+			if r.Verdict != scenarios.Skip {
+				continue
+			}
+			if first {
+				fmt.Fprintln(w)
+				first = false
+			}
+			fmt.Fprintln(w, short(fmt.Sprintf("SKIP %s @%s on %s: %s", r.Scenario, r.MooncakeVersion, r.Engine, r.Reason), skipLineWidth))
+		}
+	}
 	for _, r := range rs {
 		if r.Verdict == scenarios.Pass || (r.Verdict == scenarios.Skip && !verbose) {
 			continue
@@ -306,6 +320,10 @@ func printResults(w io.Writer, rs []scenarios.Result, verbose bool) {
 		}
 	}
 }
+
+// skipLineWidth is a skip line's length without -v: one terminal line of
+// the usual width, enough for the reason's first clause.
+const skipLineWidth = 160
 
 // outcome is the table's CODE/EXCEPTION cell.
 func outcome(o scenarios.Observed) string {
