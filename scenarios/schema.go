@@ -6,6 +6,7 @@ package scenarios
 
 import (
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 	"gopkg.in/yaml.v3"
 )
 
@@ -203,6 +204,8 @@ func (e *Env) decodeNode(d *decoder, n *yaml.Node) {
 		switch {
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
 			m[k.Value] = nil
+		case v.Kind == yaml.ScalarNode && sglang.BeyondInt64(k.Value, v.Value):
+			d.errorf(v, "env.%s: %q: %s", k.Value, v.Value, beyondInt64)
 		case v.Kind == yaml.ScalarNode:
 			s := v.Value
 			m[k.Value] = &s
