@@ -263,6 +263,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 			d.errorf(n.Content[i], "%s: keys must be scalars", field)
 			continue
 		}
+		if field == "" && strings.HasPrefix(k.Value, ExtensionPrefix) {
+			continue // a place for anchors (<<: *defaults), as compose's x- keys
+		}
 		idx := slices.IndexFunc(fields, func(f structField) bool { return f.key == k.Value })
 		if idx < 0 {
 			keys := make([]string, len(fields))
