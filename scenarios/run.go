@@ -95,8 +95,12 @@ func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 		return res
 	}
 	if sc.HasLabel(ContainerLabel) && !InContainers(eng) {
-		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario labelled %s needs a container world (faultlab run --containers)", ContainerLabel)
-		return res
+		m, ok := eng.(ContainerModel)
+		if !ok {
+			res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario labelled %s needs a container world (faultlab run --containers)", ContainerLabel)
+			return res
+		}
+		eng = m.ContainerWorld()
 	}
 	if err := eng.Available(ctx, version); err != nil {
 		res.Verdict, res.Reason = Skip, err.Error()
