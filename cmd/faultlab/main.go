@@ -110,6 +110,7 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(listCmd(), runCmd(), replayCmd(), installCmd(), serveCmd(), explainCmd(), newCmd(), showCmd(), schemaCmd(), exploreCmd(), mergeCmd(), imagesCmd())
 	wrapArgs(root) // also the root's "unknown command" (with cobra's did-you-mean)
+	addCompletions(root)
 	return root
 }
 
