@@ -379,7 +379,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 			OwnPod: c.Sidecar != nil && !*c.Sidecar, ShmBytes: int64(c.Shm)}
 	}
 	for _, n := range t.Nodes {
-		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
+		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), RAMBytes: int64(n.RAM), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
 		ns.RDMA = n.NIC.devices()
 		spec.Nodes = append(spec.Nodes, ns)
 	}

@@ -102,7 +102,11 @@ type Node struct {
 	NIC       NIC      `yaml:"nic"`
 	Memlock   ByteSize `yaml:"memlock"`
 	Hugepages ByteSize `yaml:"hugepages"`
-	HostPool  HostPool `yaml:"hostpool"`
+	// RAM is the host's memory (no swap; default 64GiB, never the
+	// machine's: sim is deterministic). A host pool beyond it fails as
+	// Linux's overcommit heuristic makes it fail.
+	RAM      ByteSize `yaml:"ram"`
+	HostPool HostPool `yaml:"hostpool"`
 	// Env is merged over config.env for this node's SGLang processes (a
 	// null unsets), so one party can run another protocol.
 	Env Env `yaml:"env"`
