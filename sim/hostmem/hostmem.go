@@ -150,7 +150,7 @@ type Space struct {
 	ram      int64
 	next     map[string]uint64
 	end      map[string]uint64 // each arena's first address past it
-	regions  []Region // sorted by Base
+	regions  []Region          // sorted by Base
 	shmCount int
 	data     map[uint64]*Bytes // by region base
 }
