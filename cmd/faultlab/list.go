@@ -22,7 +22,7 @@ type catalogFlags struct {
 
 func (c *catalogFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.dir, "catalog", "", "load the catalog from this directory instead of the built-in one")
-	cmd.Flags().StringSliceVar(&c.labels, "label", nil, "only scenarios with this label (repeatable; all must match; !L excludes)")
+	cmd.Flags().StringSliceVar(&c.labels, "label", nil, "only scenarios with this label (repeatable; all must match; !L excludes; an unknown label is a usage error)")
 }
 
 func (c *catalogFlags) load() ([]*scenarios.Scenario, error) {

@@ -50,7 +50,9 @@ func runCmd() *cobra.Command {
 		Short: "Run scenarios (default: the whole catalog on sim)",
 		Long: `Run scenarios by catalog name, name prefix ending in "/" (setup/), or path to a
 YAML file or directory. With no argument, runs the whole catalog (filtered by
---label). Prints a verdict table and a summary, in catalog order whatever -j.
+--label). On sim, scenarios labelled container run in sim's modelled container
+world. Prints a verdict table, one line per skip with its reason and a summary,
+in catalog order whatever -j. Output paths are checked before anything runs.
 
 ` + exitCodesHelp,
 		Example: `  faultlab run                                   # the catalog on sim
