@@ -55,6 +55,8 @@ var Texts = []Text{
 	// Host memory (torch / Mooncake allocator).
 	{"OSError", regexp.QuoteMeta("[Errno 12] Cannot allocate memory"), "torch pinned/hugepage allocation failure"},
 	{"RuntimeError", regexp.QuoteMeta("Failed to create anonymous shared memory (Check /proc/sys/vm/nr_hugepages?)"), "Mooncake MooncakeHostMemAllocator (memfd with MFD_HUGETLB)"},
+	{"RuntimeError", regexp.QuoteMeta("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate ") + num + regexp.QuoteMeta(" bytes. Error code 12 (Cannot allocate memory)"), "torch.empty beyond RAM (overcommit heuristic; real torch, SGLang 0.5.23 venv)"},
+	{"RuntimeError", regexp.QuoteMeta("Failed to map shared memory: Cannot allocate memory"), "Mooncake shm_helper.cpp ShmHelper::allocate mmap beyond the address space"},
 	// The embedding cache's store (mooncake_embedding_store.py).
 	{"RuntimeError", `Failed to setup Mooncake Embedding Store: ` + num, "sglang mooncake_embedding_store.py"},
 }

@@ -65,7 +65,7 @@ func (w *World) newProcessLocked(spec engine.NodeSpec, env map[string]string) *P
 		w.nextPID++
 		id = w.nextPID
 	}
-	p := &Process{w: w, id: id, node: spec.Name, spec: spec, env: maps.Clone(env), mem: hostmem.New(w.profile, spec.HugepagesBytes)}
+	p := &Process{w: w, id: id, node: spec.Name, spec: spec, env: maps.Clone(env), mem: hostmem.New(w.profile, spec.HugepagesBytes).WithRAM(spec.RAMBytes)}
 	p.ctx, p.cancel = context.WithCancel(w.ctx)
 	w.procs = append(w.procs, p)
 	return p
@@ -227,6 +227,9 @@ func (p *Process) Alloc(ctx context.Context, allocator string, size int64) (engi
 		// The same exceptions as sim (a hugepage pool too small was a harness
 		// error here; found by faultlab explore --engine sim,fake, seed 10).
 		if pe := hostmem.PyAllocError(allocator, err); pe != nil {
+			if d, ok := engine.AsProcessDied(pe); ok {
+				p.dead = d // the OOM killer took the process
+			}
 			return b, pe
 		}
 		return b, fmt.Errorf("fake engine: alloc %s on %s: %w", allocator, p.node, err)

@@ -268,6 +268,9 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 		if n.HugepagesBytes > 0 {
 			return engine.Unsupportedf("node %s: needs a HugeTLB pool of %d bytes; the real engine does not reserve host hugepages", n.Name, n.HugepagesBytes)
 		}
+		if n.RAMBytes > 0 {
+			return engine.Unsupportedf("node %s: ram %d bytes: the real engine runs on this machine's RAM and cannot set a host's", n.Name, n.RAMBytes)
+		}
 	}
 	switch spec.Metadata {
 	case "P2PHANDSHAKE", "http":

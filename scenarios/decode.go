@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 )
 
 // Pos is where a value sits in its scenario file. Structs that embed a Pos
@@ -151,6 +153,9 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field, enum string) {
 		}
 		v.Set(m)
 	case reflect.Interface:
+		if !d.checkInts(n, field, 0) {
+			return
+		}
 		var x any
 		if err := n.Decode(&x); err != nil {
 			d.errorf(n, "%s: %v", field, err)
@@ -258,6 +263,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 			d.errorf(n.Content[i], "%s: keys must be scalars", field)
 			continue
 		}
+		if field == "" && strings.HasPrefix(k.Value, ExtensionPrefix) {
+			continue // a place for anchors (<<: *defaults), as compose's x- keys
+		}
 		idx := slices.IndexFunc(fields, func(f structField) bool { return f.key == k.Value })
 		if idx < 0 {
 			keys := make([]string, len(fields))
@@ -286,6 +294,53 @@ func prefix(field string) string {
 		return ""
 	}
 	return field + ": "
+}
+
+// beyondInt64 is the message for an integer the models cannot hold.
+const beyondInt64 = "beyond int64, the largest integer faultlab models (Python's int is unbounded; Mooncake's sizes are size_t)"
+
+var intLiteral = regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`)
+
+// checkInts reports, at their lines, integers in a free-form value (a
+// config file, extra_config) that do not fit int64: yaml.v3 would make
+// them floats (or wrap a uint64), and SGLang's parse of a size string
+// (global_segment_size: "…gb") would overflow the model. depth bounds
+// the walk (aliases).
+func (d *decoder) checkInts(n *yaml.Node, field string, depth int) bool {
+	n = resolve(n)
+	if n == nil || depth > 64 {
+		return true
+	}
+	ok := true
+	switch n.Kind {
+	case yaml.ScalarNode:
+		// yaml.v3 tags an integer literal beyond uint64 !!float.
+		if n.Tag == "!!int" || (n.Tag == "!!float" && intLiteral.MatchString(n.Value)) {
+			if _, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err != nil {
+				d.errorf(n, "%s: %s: %s", field, n.Value, beyondInt64)
+				ok = false
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			ok = d.checkInts(c, fmt.Sprintf("%s[%d]", field, i), depth+1) && ok
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
+			if k == nil || v == nil {
+				continue
+			}
+			sub := field + "." + k.Value
+			if v.Kind == yaml.ScalarNode && v.Tag == "!!str" && sglang.BeyondInt64(k.Value, v.Value) {
+				d.errorf(v, "%s: %q: %s", sub, v.Value, beyondInt64)
+				ok = false
+				continue
+			}
+			ok = d.checkInts(v, sub, depth+1) && ok
+		}
+	}
+	return ok
 }
 
 // normalizeYAML turns yaml.v3's generic values into JSON-compatible ones

@@ -157,6 +157,7 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 			def := map[string]any{"type": "object", "additionalProperties": false, "properties": props}
 			if t == reflect.TypeFor[Scenario]() {
 				def["required"] = []any{"name", "steps", "expect"}
+				def["patternProperties"] = map[string]any{"^" + ExtensionPrefix: map[string]any{"description": "ignored by the loader: a place for anchors that merge keys (<<: *name) refer to"}}
 			}
 			if t == reflect.TypeFor[FaultSpec]() {
 				// Each kind with actions takes only its own.

@@ -52,6 +52,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
+	d.expandMerges(root)
 	sc := &Scenario{Source: file}
 	d.decodeStruct(root, reflectValue(sc), "")
 	// Validate even after decode errors, so one run reports everything;

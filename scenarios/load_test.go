@@ -70,6 +70,20 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:7:5: faults: link: the topology has no metadata server (topology.metadata P2PHANDSHAKE)`}},
 		{"bad size unit", validScenario + "topology:\n  nodes:\n    - name: tp0\n      hostpool: {size: 1GX}\n",
 			[]string{`f.yaml:9:24: bad size "1GX": want an integer with a unit, one of B, KiB, MiB, GiB, TiB, KB, MB, GB, TB (e.g. 1GiB)`}},
+		// Beyond int64: a load error at the value, never a run that skips.
+		{"segment size beyond int64", validScenario + "config:\n  env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: \"99999999999999999999999\", MOONCAKE_MASTER_METRICS_PORT: \"9_223_372_036_854_775_808\"}\n",
+			[]string{
+				`f.yaml:7:39: env.MOONCAKE_GLOBAL_SEGMENT_SIZE: "99999999999999999999999": ` + beyondInt64,
+				`f.yaml:7:96: env.MOONCAKE_MASTER_METRICS_PORT: "9_223_372_036_854_775_808": ` + beyondInt64,
+			}},
+		{"segment size beyond int64 in GB", validScenario + "remedy:\n  env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: 9999999999gb}\n  expect: {ok: true}\n",
+			[]string{`f.yaml:7:39: env.MOONCAKE_GLOBAL_SEGMENT_SIZE: "9999999999gb": ` + beyondInt64}},
+		{"integers beyond int64 in extra_config and file", validScenario + "config:\n  extra_config: {global_segment_size: 99999999999999999999999}\n  file: {a: [18446744073709551615], global_segment_size: \"9999999999 GB\", master_metrics_port: 9223372036854775807}\n",
+			[]string{
+				`f.yaml:7:39: config.extra_config.global_segment_size: 99999999999999999999999: ` + beyondInt64,
+				`f.yaml:8:14: config.file.a[0]: 18446744073709551615: ` + beyondInt64,
+				`f.yaml:8:58: config.file.global_segment_size: "9999999999 GB": ` + beyondInt64,
+			}},
 		{"duration without unit", validScenario + "  within: 30\n",
 			[]string{`f.yaml:6:11: bad duration "30": want a number with a unit, one of ns, us, ms, s, m, h (e.g. 30s, 100ms)`}},
 		{"unknown version", validScenario + "mooncake: {versions: [\"0.3.99\"]}\n",

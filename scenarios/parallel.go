@@ -112,28 +112,32 @@ func SlowSkip(sc *Scenario, eng engine.Engine, opts Options) (string, bool) {
 	return fmt.Sprintf("%s: minutes of Mooncake time on a wall-clock engine; run with --slow or %s=1", SlowLabel, SlowEnv), true
 }
 
-// Shard keeps the jobs of shard i of n (1-based): every n-th job in
-// catalog order, so shards are balanced and disjoint and their union is
-// the whole run.
+// Shard keeps the jobs of shard i of n (0-based, as `explore --shard`):
+// every n-th job in catalog order, so shards are balanced and disjoint and
+// their union is the whole run.
 func Shard(jobs []Job, i, n int) []Job {
 	if n <= 1 {
 		return jobs
 	}
 	var out []Job
 	for k, j := range jobs {
-		if k%n == i-1 {
+		if k%n == i {
 			out = append(out, j)
 		}
 	}
 	return out
 }
 
-// ParseShard parses "i/n" (1 <= i <= n).
-func ParseShard(s string) (i, n int, err error) {
-	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || i < 1 || n < 1 || i > n || fmt.Sprintf("%d/%d", i, n) != s {
-		return 0, 0, fmt.Errorf("--shard %q: want i/n with 1 <= i <= n (e.g. 2/4)", s)
+// ShardHelp is the one description of --shard K/N, for run and explore.
+const ShardHelp = "K/N with 0 <= K < N, 0-based like GitHub's matrix index and Kubernetes' JOB_COMPLETION_INDEX (GitLab's 1-based CI_NODE_INDEX: $((CI_NODE_INDEX-1))/$CI_NODE_TOTAL)"
+
+// ParseShard parses "K/N" (0 <= K < N), the one syntax of run's and
+// explore's --shard.
+func ParseShard(s string) (k, n int, err error) {
+	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || k < 0 || n < 1 || k >= n || fmt.Sprintf("%d/%d", k, n) != s {
+		return 0, 0, fmt.Errorf("--shard %q: want %s, e.g. 0/4 … 3/4", s, ShardHelp)
 	}
-	return i, n, nil
+	return k, n, nil
 }
 
 // RunParallel runs jobs, each engine's in up to its Jobs worlds at once,

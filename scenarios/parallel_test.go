@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -40,7 +41,7 @@ func TestShardSplitsDisjointly(t *testing.T) {
 		jobs = append(jobs, Job{Index: i})
 	}
 	seen := map[int]int{}
-	for i := 1; i <= 3; i++ {
+	for i := 0; i < 3; i++ {
 		for _, j := range Shard(jobs, i, 3) {
 			seen[j.Index]++
 		}
@@ -53,9 +54,22 @@ func TestShardSplitsDisjointly(t *testing.T) {
 			t.Fatalf("job %d in %d shards", k, n)
 		}
 	}
-	for _, bad := range []string{"0/3", "4/3", "1/0", "a/b", "1/3x", "1-3"} {
+	for _, bad := range []string{"3/3", "4/3", "-1/3", "1/0", "0/0", "a/b", "1/3x", "1-3", "01/3"} {
 		if _, _, err := ParseShard(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	// 0-based, as explore's --shard: shard 0/3 starts at the first job.
+	var first []int
+	for _, j := range Shard(jobs, 0, 3) {
+		first = append(first, j.Index)
+	}
+	if fmt.Sprint(first) != "[0 3 6 9]" {
+		t.Fatalf("shard 0/3: %v", first)
+	}
+	for _, ok := range []string{"0/1", "0/3", "2/3"} {
+		if _, _, err := ParseShard(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
 		}
 	}
 }

@@ -96,8 +96,12 @@ func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 		return res
 	}
 	if sc.HasLabel(ContainerLabel) && !InContainers(eng) {
-		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario labelled %s needs a container world (faultlab run --containers)", ContainerLabel)
-		return res
+		m, ok := eng.(ContainerModel)
+		if !ok {
+			res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario labelled %s needs a container world (faultlab run --containers)", ContainerLabel)
+			return res
+		}
+		eng = m.ContainerWorld()
 	}
 	if err := eng.Available(ctx, version); err != nil {
 		res.Verdict, res.Reason = Skip, err.Error()
@@ -385,7 +389,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 			OwnPod: c.Sidecar != nil && !*c.Sidecar, ShmBytes: int64(c.Shm)}
 	}
 	for _, n := range t.Nodes {
-		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
+		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), RAMBytes: int64(n.RAM), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
 		ns.RDMA = n.NIC.devices()
 		spec.Nodes = append(spec.Nodes, ns)
 	}

@@ -6,6 +6,7 @@ package scenarios
 
 import (
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 	"gopkg.in/yaml.v3"
 )
 
@@ -101,7 +102,11 @@ type Node struct {
 	NIC       NIC      `yaml:"nic"`
 	Memlock   ByteSize `yaml:"memlock"`
 	Hugepages ByteSize `yaml:"hugepages"`
-	HostPool  HostPool `yaml:"hostpool"`
+	// RAM is the host's memory (no swap; default 64GiB, never the
+	// machine's: sim is deterministic). A host pool beyond it fails as
+	// Linux's overcommit heuristic makes it fail.
+	RAM      ByteSize `yaml:"ram"`
+	HostPool HostPool `yaml:"hostpool"`
 	// Env is merged over config.env for this node's SGLang processes (a
 	// null unsets), so one party can run another protocol.
 	Env Env `yaml:"env"`
@@ -203,6 +208,8 @@ func (e *Env) decodeNode(d *decoder, n *yaml.Node) {
 		switch {
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
 			m[k.Value] = nil
+		case v.Kind == yaml.ScalarNode && sglang.BeyondInt64(k.Value, v.Value):
+			d.errorf(v, "env.%s: %q: %s", k.Value, v.Value, beyondInt64)
 		case v.Kind == yaml.ScalarNode:
 			s := v.Value
 			m[k.Value] = &s

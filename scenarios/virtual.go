@@ -22,6 +22,12 @@ const ContainerLabel = "container"
 // (real and fake with --containers, sim's modelled one).
 type ContainerWorlds interface{ InContainers() bool }
 
+// ContainerModel is an engine that models a container world without
+// Docker (sim): a scenario labelled container runs in ContainerWorld()
+// instead of being skipped, so the default run skips nothing the engine
+// can model (issue 17).
+type ContainerModel interface{ ContainerWorld() engine.Engine }
+
 // InContainers reports whether eng builds container worlds.
 func InContainers(eng engine.Engine) bool {
 	c, ok := eng.(ContainerWorlds)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
 )
 
 // DefaultTenantID is mooncake_store.py's DEFAULT_TENANT_ID.
@@ -121,7 +123,7 @@ func ParseGlobalSegmentSize(v any) (int64, error) {
 				return 0, err
 			}
 			if n > math.MaxInt64>>30 || n < math.MinInt64>>30 {
-				return 0, fmt.Errorf("sglang: global_segment_size %q exceeds int64", x)
+				return 0, engine.Unsupportedf("sglang: global_segment_size %q exceeds int64", x)
 			}
 			return n << 30, nil
 		}

@@ -46,6 +46,15 @@ func (Engine) Name() string { return Name }
 // InContainers: the engine models container worlds (Options.Containers).
 func (e Engine) InContainers() bool { return e.opts.Containers }
 
+// ContainerWorld implements scenarios.ContainerModel: a scenario labelled
+// container runs in the modelled container world even without
+// --containers; every other scenario keeps the world of processes.
+func (e Engine) ContainerWorld() engine.Engine {
+	o := e.opts
+	o.Containers = true
+	return Engine{opts: o}
+}
+
 // Available implements engine.Engine: every known version.
 func (Engine) Available(_ context.Context, version string) error {
 	_, err := mooncake.ProfileFor(version)

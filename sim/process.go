@@ -55,6 +55,9 @@ func (p *Process) Alloc(_ context.Context, allocator string, size int64) (engine
 	b, err := p.mem.Alloc(allocator, size)
 	if err != nil {
 		if pe := hostmem.PyAllocError(allocator, err); pe != nil {
+			if d, ok := engine.AsProcessDied(pe); ok {
+				p.dead = d // the OOM killer took the process
+			}
 			return b, pe
 		}
 		return b, fmt.Errorf("sim: alloc %s on %s: %w", allocator, p.node, err)

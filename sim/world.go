@@ -288,11 +288,11 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 			return nil, err
 		}
 	}
-	var huge int64
+	var huge, ram int64
 	host := 0
 	for i, n := range w.nodes {
 		if n.Name == node {
-			huge, host = n.HugepagesBytes, i
+			huge, ram, host = n.HugepagesBytes, n.RAMBytes, i
 		}
 	}
 	w.procs++
@@ -300,7 +300,7 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 	for k, v := range env {
 		e[k] = v
 	}
-	return &Process{w: w, node: node, id: w.procs, env: e, mem: hostmem.NewOnHost(w.profile, huge, host)}, nil
+	return &Process{w: w, node: node, id: w.procs, env: e, mem: hostmem.NewOnHost(w.profile, huge, host).WithRAM(ram)}, nil
 }
 
 // Close implements engine.World.

@@ -32,9 +32,10 @@ func simEntries(body func(name, version string) TableEntry) []TableEntry {
 	return out
 }
 
-// sim has every capability the catalog needs: nothing may skip (the
-// container scenarios must, with the reason: this world is processes).
-var _ = catalogSuite(engineSuite{name: sim.Name, newEngine: sim.New, opts: scenarios.Options{Seed: 1}})
+// sim has every capability the catalog needs: nothing may skip. The
+// container scenarios run in its modelled container world
+// (scenarios.ContainerModel), as `faultlab run` runs them by default.
+var _ = catalogSuite(engineSuite{name: sim.Name, newEngine: sim.New, opts: scenarios.Options{Seed: 1}, modelsContainers: true})
 
 // The catalog on sim's container world (sim/containers.go), as real runs it
 // with --containers: the container scenarios pass, and only what real in
@@ -54,10 +55,7 @@ var _ = Describe("sim determinism", Label("sim", "determinism"), func() {
 		for _, procs := range []int{1, 2} {
 			runtime.GOMAXPROCS(procs)
 			for range 2 {
-				eng := sim.New()
-				if sc.HasLabel("container") {
-					eng = sim.NewWith(sim.Options{Containers: true})
-				}
+				eng := sim.New() // container scenarios: its modelled container world
 				r := scenarios.RunVersion(context.Background(), sc, eng, version, scenarios.Options{Seed: 7})
 				Expect(r.Verdict).To(Or(Equal(scenarios.Pass), Equal(scenarios.Fail)), r.Reason)
 				Expect(r.TraceHash).To(HavePrefix("sha256:"))

@@ -114,7 +114,9 @@ func bad(e trace.Event) bool {
 
 // Build lays out one result.
 func Build(r scenarios.Result) Run {
-	run := Run{Title: fmt.Sprintf("%s @%s on %s (seed %d)", r.Scenario, r.MooncakeVersion, r.Engine, r.Seed), Verdict: r.Verdict, Reason: r.Reason}
+	// The run's own addresses, as the report has them: a person reads
+	// this page (placeholders are for scenarios and comparisons).
+	run := Run{Title: fmt.Sprintf("%s @%s on %s (seed %d)", r.Scenario, r.MooncakeVersion, r.Engine, r.Seed), Verdict: r.Verdict, Reason: scenarios.ExpandAddrs(r.Reason, r.Addrs)}
 	var evs []trace.Event
 	if r.Trace != nil {
 		evs = r.Trace.Events()
@@ -152,7 +154,7 @@ func Build(r scenarios.Result) Run {
 		if e.Level != "" {
 			kind = e.Level
 		}
-		text := scenarios.AbstractAddrs(e.Text, r.Addrs)
+		text := scenarios.ExpandAddrs(e.Text, r.Addrs)
 		m := Mark{Left: 100 * float64(e.At) / float64(span), At: fmtAt(e.At), Kind: kind, Text: text, Bad: bad(e), Fault: e.Source == "fault"}
 		if f, ok := strings.CutPrefix(e.Text, "start "); ok && m.Fault {
 			m.Width = 100 * float64(faultEnd(evs, f, e.At, end)-e.At) / float64(span)

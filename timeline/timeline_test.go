@@ -118,3 +118,30 @@ func TestChromium(t *testing.T) {
 		}
 	}
 }
+
+// The page shows the run's own addresses, never {{placeholders}}.
+func TestAddressesNotPlaceholders(t *testing.T) {
+	r := runs(t)[0] // io/master-down-after-init: the master's address in its log lines
+	master := r.Addrs["master"]
+	if master == "" {
+		t.Fatalf("no master address in %v", r.Addrs)
+	}
+	run := timeline.Build(r)
+	seen := false
+	for _, e := range run.Events {
+		if strings.Contains(e.Text, "{{") {
+			t.Errorf("placeholder in %q", e.Text)
+		}
+		seen = seen || strings.Contains(e.Text, master)
+	}
+	if !seen {
+		t.Fatalf("no event names the master's address %s", master)
+	}
+	var b bytes.Buffer
+	if err := timeline.Write(&b, "t", []scenarios.Result{r}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "{{") {
+		t.Fatal("placeholder in the page")
+	}
+}

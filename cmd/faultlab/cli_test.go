@@ -104,6 +104,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--bogus"}, exitUsage},
 		{[]string{"run", "no/such"}, exitUsage},
 		{[]string{"run", "--shard", "3/2"}, exitUsage},
+		{[]string{"run", "--shard", "2/2"}, exitUsage},
+		{[]string{"explore", "--seeds", "1", "--shard", "2/2"}, exitUsage},
 		{[]string{"run", "--catalog", "/missing"}, exitUsage},
 		{[]string{"show"}, exitUsage},
 		{[]string{"replay", "--report", "/missing.json", "--scenario", "x"}, exitUsage},
@@ -150,8 +152,8 @@ func TestRunJSON(t *testing.T) {
 // whatever -j.
 func TestShardAndOrder(t *testing.T) {
 	var all []string
-	for i := 1; i <= 3; i++ {
-		out, _, err := executeIn(t, "", "run", "setup/", "--json", "--shard", []string{"", "1/3", "2/3", "3/3"}[i], "-j", "4")
+	for _, shard := range []string{"0/3", "1/3", "2/3"} {
+		out, _, err := executeIn(t, "", "run", "setup/", "--json", "--shard", shard, "-j", "4")
 		if err != nil && exitCode(err) != exitNothing {
 			t.Fatal(err)
 		}

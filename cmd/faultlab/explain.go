@@ -115,6 +115,8 @@ that the scenario expects or prints, minus those it does not account for.
 }
 
 func printExplain(w io.Writer, res explain.Result, version string) {
+	// Scenario texts hold placeholders ({{master}}); a person gets words.
+	say := scenarios.DescribePlaceholders
 	at := ""
 	if version != "" {
 		at = " at Mooncake " + version
@@ -131,8 +133,8 @@ func printExplain(w io.Writer, res explain.Result, version string) {
 			tie = "  (the log cannot tell this from the one above)"
 		}
 		fmt.Fprintf(w, "\n%d. %s @%s  score %.2f%s\n", i+1, c.Scenario, c.Version, c.Score, tie)
-		fmt.Fprintf(w, "   ends in: %s\n", c.Outcome)
-		fmt.Fprintf(w, "   cause:   %s\n", c.Cause)
+		fmt.Fprintf(w, "   ends in: %s\n", say(c.Outcome))
+		fmt.Fprintf(w, "   cause:   %s\n", say(c.Cause))
 		if len(c.Telltale) > 0 || len(c.ModelLogs) > 0 {
 			fmt.Fprintf(w, "   lines that tell it apart (+ in your log, - not):\n")
 			for _, l := range c.Telltale {
@@ -140,16 +142,16 @@ func printExplain(w io.Writer, res explain.Result, version string) {
 				if slices.Contains(c.MatchedLogs, l) {
 					mark = "+"
 				}
-				fmt.Fprintf(w, "     %s %s\n", mark, l)
+				fmt.Fprintf(w, "     %s %s\n", mark, say(l))
 			}
 			for _, l := range c.ModelLogs {
-				fmt.Fprintf(w, "     + %s   (modelled)\n", short(l, 100))
+				fmt.Fprintf(w, "     + %s   (modelled)\n", short(say(l), 100))
 			}
 		}
 		for _, l := range c.Contradicting {
-			fmt.Fprintf(w, "     ! %s   (this cause never prints it)\n", l)
+			fmt.Fprintf(w, "     ! %s   (this cause never prints it)\n", say(l))
 		}
-		fmt.Fprintf(w, "   remedy:  %s\n", c.Remedy)
+		fmt.Fprintf(w, "   remedy:  %s\n", say(c.Remedy))
 		fmt.Fprintf(w, "   see:     faultlab show %s; faultlab run %s --mooncake-version %s --timeline t.html\n", c.Scenario, c.Scenario, c.Version)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/explore"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -67,24 +67,28 @@ shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
 	fl.StringVar(&f.report, "report", "", "write the JSON report to this file")
 	fl.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file")
 	fl.BoolVar(&f.json, "json", false, "print the JSON report on stdout")
-	fl.StringVar(&f.shard, "shard", "0/1", "run shard i of n (0-based): seeds s with (s-seed) mod n == i")
+	fl.StringVar(&f.shard, "shard", "0/1", "run shard K of N: seeds s with (s-seed) mod N == K; "+scenarios.ShardHelp)
 	fl.IntVarP(&f.jobs, "jobs", "j", 2, "scenarios run at once")
 	fl.Uint64Var(&f.repeat, "repeat-every", 50, "re-run every k-th seed and require the same trace hash")
 	fl.Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "fake engine: scale Mooncake timeouts by this factor")
 	fl.IntVar(&f.shrinkBudget, "shrink-budget", 0, "runs one shrink may make (0 = 200 on sim, 20 with a wall engine)")
 	fl.StringVar(&f.emit, "emit", "", "write the generated scenarios as YAML into this directory (seed-N.yaml) instead of running them")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every finding and engine logs")
+	markOutput(cmd, "report", outputFile)
+	markOutput(cmd, "junit", outputFile)
+	markOutput(cmd, "corpus", outputDir)
+	markOutput(cmd, "emit", outputDir)
 	return cmd
 }
 
+// parseShard is scenarios.ParseShard, the one --shard syntax of run and
+// explore, as explore's unsigned seed offsets.
 func parseShard(s string) (uint64, uint64, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.ParseUint(a, 10, 64)
-	n, err2 := strconv.ParseUint(b, 10, 64)
-	if !ok || err1 != nil || err2 != nil || n == 0 || i >= n {
-		return 0, 0, usageErr(fmt.Errorf("--shard %q: want i/n with 0 <= i < n, e.g. 0/4", s))
+	k, n, err := scenarios.ParseShard(s)
+	if err != nil {
+		return 0, 0, usageErr(err)
 	}
-	return i, n, nil
+	return uint64(k), uint64(n), nil
 }
 
 func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) error {

@@ -77,7 +77,7 @@ func TestExploreBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"explore", "--seeds", "5", "--shard", "2/2"}, `--shard "2/2": want i/n with 0 <= i < n`},
+		{[]string{"explore", "--seeds", "5", "--shard", "2/2"}, `--shard "2/2": want K/N with 0 <= K < N, 0-based`},
 		{[]string{"explore"}, "give --seeds N or --time-budget D"},
 		{[]string{"explore", "--seeds", "5", "--engine", "real,sim"}, "the first engine is the model and must be sim"},
 		{[]string{"explore", "--seeds", "5", "--mooncake-version", "9.9"}, "--mooncake-version"},

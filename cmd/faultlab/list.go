@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -20,7 +22,7 @@ type catalogFlags struct {
 
 func (c *catalogFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.dir, "catalog", "", "load the catalog from this directory instead of the built-in one")
-	cmd.Flags().StringSliceVar(&c.labels, "label", nil, "only scenarios with this label (repeatable; all must match; !L excludes)")
+	cmd.Flags().StringSliceVar(&c.labels, "label", nil, "only scenarios with this label (repeatable; all must match; !L excludes; an unknown label is a usage error)")
 }
 
 func (c *catalogFlags) load() ([]*scenarios.Scenario, error) {
@@ -33,14 +35,38 @@ func (c *catalogFlags) load() ([]*scenarios.Scenario, error) {
 	return scenarios.Catalog()
 }
 
-func (c *catalogFlags) filter(scs []*scenarios.Scenario) []*scenarios.Scenario {
+// filter keeps the scenarios of scs that match every --label. A label
+// that no scenario of catalog or scs has, or a selection left empty, is
+// the user's mistake (exit 2 in list and run alike), naming the labels
+// there are. An exclusion (!L) of an unknown label is accepted: CI files
+// exclude defensively (the nightly's '!open-harness' on a corpus that may
+// have none).
+func (c *catalogFlags) filter(catalog, scs []*scenarios.Scenario) ([]*scenarios.Scenario, error) {
+	known := map[string]bool{}
+	for _, sc := range append(slices.Clip(catalog), scs...) {
+		for _, l := range sc.Labels {
+			known[l] = true
+		}
+	}
+	for _, name := range c.labels {
+		if strings.HasPrefix(name, "!") {
+			continue
+		}
+		if !known[name] {
+			names := slices.Sorted(maps.Keys(known))
+			return nil, usageErr(fmt.Errorf("--label %s: no scenario has label %q%s; known labels: %s", name, name, suggestion(name, names), strings.Join(names, ", ")))
+		}
+	}
 	var out []*scenarios.Scenario
 	for _, sc := range scs {
 		if matchLabels(sc, c.labels) {
 			out = append(out, sc)
 		}
 	}
-	return out
+	if len(out) == 0 && len(c.labels) > 0 {
+		return nil, usageErr(fmt.Errorf("no scenario selected: none has every label of --label %s", strings.Join(c.labels, ",")))
+	}
+	return out, nil
 }
 
 func matchLabels(sc *scenarios.Scenario, labels []string) bool {
@@ -85,7 +111,9 @@ func listCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			scs = cf.filter(scs)
+			if scs, err = cf.filter(scs, scs); err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				entries := make([]listEntry, 0, len(scs))

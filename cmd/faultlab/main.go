@@ -110,6 +110,7 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(listCmd(), runCmd(), replayCmd(), installCmd(), serveCmd(), explainCmd(), newCmd(), showCmd(), schemaCmd(), exploreCmd(), mergeCmd(), imagesCmd())
 	wrapArgs(root) // also the root's "unknown command" (with cobra's did-you-mean)
+	addCompletions(root)
 	return root
 }
 
@@ -133,6 +134,10 @@ func wrapArgs(c *cobra.Command) {
 		}
 		if err := cmd.ValidateFlagGroups(); err != nil {
 			return usageErr(err)
+		}
+		// Output paths are checked before anything runs (exit 2).
+		if err := checkOutputs(cmd); err != nil {
+			return err
 		}
 		if pre != nil {
 			return pre(cmd, args)

@@ -31,6 +31,9 @@ merged report has findings.`,
 	cmd.Flags().StringVar(&junit, "junit", "", "write the merged JUnit XML here")
 	cmd.Flags().StringVar(&corpus, "corpus", "", "copy the kept findings' scenario files into this directory")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged JSON report on stdout")
+	markOutput(cmd, "report", outputFile)
+	markOutput(cmd, "junit", outputFile)
+	markOutput(cmd, "corpus", outputDir)
 	return cmd
 }
 

@@ -268,6 +268,7 @@ starts with a modeline for editors' YAML language server (the JSON Schema).
 	cmd.Flags().StringVar(&name, "name", "field/from-log", "the new scenario's name")
 	cmd.Flags().StringVar(&version, "mooncake-version", "", "the Mooncake version of the log (default: the best match's)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the YAML to this file (default: stdout)")
+	markOutput(cmd, "output", outputFile)
 	cmd.Flags().StringVar(&cf.dir, "catalog", "", "load the catalog from this directory instead of the built-in one")
 	_ = cmd.MarkFlagRequired("from-log")
 	return cmd

@@ -128,6 +128,7 @@ compared instead, and the output says so.
 	cmd.Flags().StringVar(&catalogDir, "catalog", "", "load the catalog from this directory instead of the built-in one")
 	cmd.Flags().Float64Var(&timeoutScale, "timeout-scale", 0, "wall-clock engines: timeout scale, 0 < s <= 1 (default: the report's; 0.02 if it has none)")
 	cmd.Flags().StringVar(&timelinePath, "timeline", "", "write the replay's HTML timeline to this file")
+	markOutput(cmd, "timeline", outputFile)
 	_ = cmd.MarkFlagRequired("report")
 	_ = cmd.MarkFlagRequired("scenario")
 	return cmd

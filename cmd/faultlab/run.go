@@ -50,14 +50,16 @@ func runCmd() *cobra.Command {
 		Short: "Run scenarios (default: the whole catalog on sim)",
 		Long: `Run scenarios by catalog name, name prefix ending in "/" (setup/), or path to a
 YAML file or directory. With no argument, runs the whole catalog (filtered by
---label). Prints a verdict table and a summary, in catalog order whatever -j.
+--label). On sim, scenarios labelled container run in sim's modelled container
+world. Prints a verdict table, one line per skip with its reason and a summary,
+in catalog order whatever -j. Output paths are checked before anything runs.
 
 ` + exitCodesHelp,
 		Example: `  faultlab run                                   # the catalog on sim
   faultlab run --engine fake,real -j 6 --junit out.xml
   faultlab run setup/ --json | jq .summary
   faultlab run ./my-bug.yaml --emit-expect --timeline t.html
-  faultlab run --engine real --shard 2/4         # the 2nd quarter, on another machine`,
+  faultlab run --engine real --shard 1/4         # the 2nd quarter (0-based), on another machine`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := interruptContext(cmd.Context())
 			defer stop()
@@ -74,17 +76,20 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file (- = stdout)")
 	cmd.Flags().StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file (one testcase per scenario × engine × version)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the JSON report on stdout (the table goes to stderr)")
-	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons, observed logs of failures, and engine logs")
+	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print skip reasons whole, observed logs of failures, and engine logs")
 	cmd.Flags().StringVar(&f.sglang, "sglang", "model", "who plays SGLang, comma-separated: model (the Go model), real (SGLang's own code; --engine real only)")
 	cmd.Flags().StringVar(&f.sglangVer, "sglang-version", "", "SGLang release to play (default: the newest; real: an installed one)")
 	cmd.Flags().Float64Var(&f.timeoutScale, "timeout-scale", defaultTimeoutScale, "engines that scale time (fake): run Mooncake timeouts and sleeps at this factor, 0 < s <= 1; durations are reported scaled back (default 0.05 with --containers)")
 	cmd.Flags().IntVarP(&f.jobs, "jobs", "j", 0, "worlds run at once per engine (0 = per engine: a core each where time is virtual or scaled, three per core where Mooncake's own timeouts run)")
-	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n (i/n): every n-th run in catalog order, for splitting across machines")
+	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard K of N: every N-th run in catalog order from the K-th, for splitting across machines; "+scenarios.ShardHelp)
 	cmd.Flags().BoolVar(&f.slow, "slow", false, "also run slow-wall scenarios on engines with real Mooncake timeouts (or set "+scenarios.SlowEnv+"=1)")
 	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
 	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal, a heartbeat every 30 s otherwise), line, heartbeat, none")
 	cmd.Flags().BoolVar(&f.containers, "containers", false, "run in Docker containers: real, every party; fake, its servers and toxiproxy (images built locally)")
+	for _, o := range []string{"report", "junit", "timeline"} {
+		markOutput(cmd, o, outputFile)
+	}
 	return cmd
 }
 
@@ -106,7 +111,7 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 	if f.jobs < 0 {
 		return nil, nil, nil, opts, usageErr(fmt.Errorf("-j %d: want a positive number of worlds (0 = the engine's default)", f.jobs))
 	}
-	si, sn := 1, 1
+	si, sn := 0, 1
 	if f.shard != "" {
 		var err error
 		if si, sn, err = scenarios.ParseShard(f.shard); err != nil {
@@ -136,7 +141,9 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 			return nil, nil, nil, opts, usageErr(err)
 		}
 	}
-	scs = f.filter(scs)
+	if scs, err = f.filter(catalog, scs); err != nil {
+		return nil, nil, nil, opts, err
+	}
 	if len(scs) == 0 {
 		return nil, nil, nil, opts, usageErr(fmt.Errorf("no scenario selected"))
 	}
@@ -291,6 +298,20 @@ func printResults(w io.Writer, rs []scenarios.Result, verbose bool) {
 			outcome(r.Observed), fmtMS(r.VirtualMS), fmtMS(r.WallMS))
 	}
 	_ = tw.Flush()
+	// A skip's reason in one short line each (-v: whole, with the others).
+	if !verbose {
+		first := true
+		for _, r := range rs {
+			if r.Verdict != scenarios.Skip {
+				continue
+			}
+			if first {
+				fmt.Fprintln(w)
+				first = false
+			}
+			fmt.Fprintln(w, short(fmt.Sprintf("SKIP %s @%s on %s: %s", r.Scenario, r.MooncakeVersion, r.Engine, r.Reason), skipLineWidth))
+		}
+	}
 	for _, r := range rs {
 		if r.Verdict == scenarios.Pass || (r.Verdict == scenarios.Skip && !verbose) {
 			continue
@@ -306,6 +327,10 @@ func printResults(w io.Writer, rs []scenarios.Result, verbose bool) {
 		}
 	}
 }
+
+// skipLineWidth is a skip line's length without -v: one terminal line of
+// the usual width, enough for the reason's first clause.
+const skipLineWidth = 160
 
 // outcome is the table's CODE/EXCEPTION cell.
 func outcome(o scenarios.Observed) string {

@@ -28,8 +28,15 @@ func showCmd() *cobra.Command {
 					if err != nil {
 						return err
 					}
-					_, err = cmd.OutOrStdout().Write(b)
-					return err
+					if _, err = cmd.OutOrStdout().Write(b); err != nil {
+						return err
+					}
+					// stdout stays the file to copy; its placeholders are
+					// explained to the person on stderr.
+					for _, l := range scenarios.PlaceholdersIn(string(b)) {
+						fmt.Fprintf(cmd.ErrOrStderr(), "# %s, filled in when the scenario runs\n", l)
+					}
+					return nil
 				}
 			}
 			return usageErr(fmt.Errorf("no scenario named %q in the catalog%s (see `faultlab list`)", args[0], suggestion(args[0], scenarios.Names(catalog))))

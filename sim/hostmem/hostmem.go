@@ -5,6 +5,7 @@
 package hostmem
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -146,45 +147,75 @@ func (b *Bytes) ReadContent(off uint64, size int64) Content {
 type Space struct {
 	profile  mooncake.Profile
 	hugeFree int64
+	ram      int64
 	next     map[string]uint64
-	regions  []Region // sorted by Base
+	end      map[string]uint64 // each arena's first address past it
+	regions  []Region          // sorted by Base
 	shmCount int
 	data     map[uint64]*Bytes // by region base
 }
 
-// Arena bases: far apart so regions of different allocators never touch.
+// Arenas: each allocator of each host has its own window of arenaSpan
+// bytes, the whole user address space of an x86-64 process (47 bits,
+// 128 TiB): whatever one host could map fits in one window, so regions of
+// different allocators never overlap (1 TiB apart they did: a 1 TiB
+// global segment ran into the host pool's shm, a spurious "overlapped
+// memory region", issue 17). The default allocator of the first host
+// keeps the usual 0x7f0000000000.
 const (
 	defaultArena = 0x7f0000000000
-	hugeArena    = 0x7e0000000000
-	shmArena     = 0x7d0000000000
-	// segmentArena hosts the client's own global segment / local buffer.
-	segmentArena = 0x7c0000000000
+	arenaSpan    = 1 << 47
 	align        = 4096
 	hugeAlign    = 2 << 20
 )
 
+// arenaOrder places the allocators' windows on a host; segment hosts the
+// client's own global segment / local buffer, shm-map shm segments mapped
+// from another process.
+var arenaOrder = []string{engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm, "segment", "shm-map"}
+
+// DefaultRAM is a host's RAM when the topology does not say (a fixed
+// size, never the machine's: sim is deterministic).
+const DefaultRAM = 64 << 30
+
 // New returns an empty space; hugepagesBytes is the HugeTLB pool.
 func New(p mooncake.Profile, hugepagesBytes int64) *Space { return NewOnHost(p, hugepagesBytes, 0) }
-
-// hostShift separates the arenas of different hosts (64 GiB apart, far
-// below the 1 TiB between arenas).
-const hostShift = 0x1000000000
 
 // NewOnHost is New for the host-th host of a world: its addresses differ
 // from every other host's, as two machines' address spaces do, so a
 // transfer routed to the wrong host cannot land in a valid buffer by
 // coincidence (it fails, as Mooncake's does).
 func NewOnHost(p mooncake.Profile, hugepagesBytes int64, host int) *Space {
-	off := uint64(host) * hostShift
-	return &Space{
-		profile:  p,
-		hugeFree: hugepagesBytes,
-		next: map[string]uint64{
-			engine.AllocDefault: defaultArena + off, engine.AllocHugepage: hugeArena + off,
-			engine.AllocMooncakeShm: shmArena + off, "segment": segmentArena + off,
-		},
-		data: map[uint64]*Bytes{},
+	s := &Space{profile: p, hugeFree: hugepagesBytes, ram: DefaultRAM, next: map[string]uint64{}, end: map[string]uint64{}, data: map[uint64]*Bytes{}}
+	for k, a := range arenaOrder {
+		base := defaultArena + uint64(host*len(arenaOrder)+k)*arenaSpan
+		s.next[a], s.end[a] = base, base+arenaSpan
 	}
+	return s
+}
+
+// WithRAM sets the host's RAM (0 keeps DefaultRAM) and returns s.
+func (s *Space) WithRAM(bytes int64) *Space {
+	if bytes > 0 {
+		s.ram = bytes
+	}
+	return s
+}
+
+// RAM is the host's RAM in bytes.
+func (s *Space) RAM() int64 { return s.ram }
+
+// OutOfMemory is an allocation the host cannot back: Linux's overcommit
+// heuristic (vm.overcommit_memory=0, mm/util.c __vm_enough_memory) refuses
+// a private mapping larger than RAM + swap (no swap here) with ENOMEM,
+// and an address space that is full refuses any mapping.
+type OutOfMemory struct {
+	Allocator string
+	Size, RAM int64
+}
+
+func (e *OutOfMemory) Error() string {
+	return fmt.Sprintf("alloc %s %d bytes on a host with %d bytes of RAM: Cannot allocate memory", e.Allocator, e.Size, e.RAM)
 }
 
 // ErrNoHugepages is the mmap(MAP_HUGETLB) failure when the pool is short.
@@ -200,12 +231,32 @@ func (s *Space) Alloc(allocator string, size int64) (engine.Buffer, error) {
 		return engine.Buffer{}, fmt.Errorf("alloc %s: size %d must be positive", allocator, size)
 	}
 	base, ok := s.next[allocator]
-	if !ok {
+	if !ok || allocator == "shm-map" {
 		return engine.Buffer{}, fmt.Errorf("alloc: unknown allocator %q (want %s, %s or %s)", allocator,
 			engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm)
 	}
+	if allocator == engine.AllocMooncakeShm && s.profile.HostMemAllocator && roundUp(size, align) > arenaSpan {
+		// No room in the address space: mmap fails before anything is
+		// faulted in (shm_helper.cpp:125).
+		return engine.Buffer{}, &engine.PyError{Class: "RuntimeError", Message: "Failed to map shared memory: Cannot allocate memory"}
+	}
+	if allocator == engine.AllocMooncakeShm && s.profile.HostMemAllocator && size > s.ram {
+		// ShmHelper::allocate maps its memfd MAP_SHARED|MAP_POPULATE
+		// (v0.3.12.post1 mooncake-store/src/shm_helper.cpp:123): shared
+		// memory escapes the overcommit check and is faulted in at once,
+		// so past RAM the OOM killer takes the process (real, 24 GiB
+		// host, no swap, 32 GiB: SIGKILL, docs/REAL-FINDINGS.md).
+		return engine.Buffer{}, &engine.ProcessDied{Signal: "SIGKILL", Reason: fmt.Sprintf(
+			"Out of memory: Killed process (MooncakeHostMemAllocator.alloc(%d): memfd MAP_POPULATE on a host with %d bytes of RAM)", size, s.ram)}
+	}
+	if allocator == engine.AllocDefault && size > s.ram {
+		return engine.Buffer{}, &OutOfMemory{Allocator: allocator, Size: size, RAM: s.ram}
+	}
 	r := Region{Base: base, Size: size, Allocator: allocator}
 	step := roundUp(size, align)
+	if base+uint64(step)+align > s.end[allocator] {
+		return engine.Buffer{}, &OutOfMemory{Allocator: allocator, Size: size, RAM: s.ram}
+	}
 	switch allocator {
 	case engine.AllocHugepage:
 		step = roundUp(size, hugeAlign)
@@ -236,6 +287,14 @@ func PyAllocError(allocator string, err error) error {
 	if pe, ok := engine.AsPyError(err); ok {
 		return pe
 	}
+	if d, ok := engine.AsProcessDied(err); ok {
+		return d // killed: Python sees nothing
+	}
+	var oom *OutOfMemory
+	switch {
+	case errors.As(err, &oom) && allocator == engine.AllocDefault:
+		return &engine.PyError{Class: "RuntimeError", Message: TorchOOMText(oom.Size)}
+	}
 	switch allocator {
 	case engine.AllocHugepage:
 		// SGLang's mmap(MAP_HUGETLB) without a HugeTLB pool (real run).
@@ -245,6 +304,13 @@ func PyAllocError(allocator string, err error) error {
 		return &engine.PyError{Class: "RuntimeError", Message: "Failed to create anonymous shared memory (Check /proc/sys/vm/nr_hugepages?)"}
 	}
 	return nil
+}
+
+// TorchOOMText is torch.empty's RuntimeError when the host cannot back
+// the pool (SGLang's default host pool is torch.empty; real torch in the
+// SGLang 0.5.23 venv, 24 GiB host, no swap, 32 GiB: docs/REAL-FINDINGS.md).
+func TorchOOMText(size int64) string {
+	return fmt.Sprintf("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate %d bytes. Error code 12 (Cannot allocate memory)", size)
 }
 
 // ImportErrorText is Python's message for `from mooncake.store import
@@ -333,16 +399,10 @@ func (s *Space) ReadContent(ptr uint64, size int64) (Content, error) {
 // Regions returns the allocations, by address.
 func (s *Space) Regions() []Region { return append([]Region(nil), s.regions...) }
 
-// mapArena hosts shm segments mapped from another process.
-const mapArena = 0x7b0000000000
-
 // MapShm maps another process's shm segment into this space (the real
 // client's mmap of the dummy's memfd): a new address, the same bytes.
 func (s *Space) MapShm(shm Shm) uint64 {
-	base, ok := s.next["shm-map"]
-	if !ok {
-		base = mapArena
-	}
+	base := s.next["shm-map"]
 	r := Region{Base: base, Size: shm.Size, Allocator: "shm-map", Shm: &shm}
 	s.next["shm-map"] = base + uint64(roundUp(shm.Size, align)) + align
 	s.insert(r)

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Completion through cobra's __complete, as a shell asks for it: the
+// candidates (one a line, a description after a tab) and the directive.
+func TestCompletion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // the candidates' values, joined by spaces
+		dir  string // the directive line
+	}{
+		{[]string{"run", "setup/tenant"}, "setup/tenant-unsupported", ":0"},
+		{[]string{"run", "contain"}, "container/", ":2"},
+		{[]string{"run", ""}, "container/ etcd/ io/ register/ setup/ standalone/", ":2"},
+		{[]string{"show", "standalone/"}, "standalone/default-allocator standalone/mha-pool-halves standalone/mooncake-without-host-allocator standalone/no-client-listening", ":4"},
+		{[]string{"show", "standalone/d"}, "standalone/default-allocator", ":4"},
+		{[]string{"show", "setup/tenant-unsupported", ""}, "", ":4"},
+		{[]string{"list", "--label", "contai"}, "container", ":4"},
+		{[]string{"run", "--label", "!need"}, "!needs-rdma-hw", ":4"},
+		{[]string{"run", "--engine", ""}, "sim fake real", ":6"},
+		{[]string{"run", "--engine", "sim,f"}, "sim,fake", ":6"},
+		{[]string{"run", "--engine", "sim,"}, "sim,fake sim,real", ":6"},
+		{[]string{"explore", "--engine", "sim,r"}, "sim,real", ":6"},
+		{[]string{"run", "--mooncake-version", "0.3.13"}, "0.3.13 0.3.13.post1", ":4"},
+		{[]string{"explain", "--mooncake-version", "0.3.9"}, "0.3.9", ":4"},
+		{[]string{"run", "--sglang-version", "0.5.2"}, "0.5.23", ":4"},
+		{[]string{"run", "--sglang", "model,"}, "model,real", ":6"},
+		{[]string{"replay", "--scenario", "io/happy"}, "io/happy-path", ":4"},
+	} {
+		out, _, err := executeIn(t, "", append([]string{"__complete"}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		var vals []string
+		for _, l := range lines[:len(lines)-1] {
+			v, _, _ := strings.Cut(l, "\t")
+			vals = append(vals, v)
+		}
+		if got := strings.Join(vals, " "); got != c.want || lines[len(lines)-1] != c.dir {
+			t.Errorf("__complete %v: %q %s, want %q %s", c.args, got, lines[len(lines)-1], c.want, c.dir)
+		}
+	}
+}
