@@ -1,0 +1,204 @@
+package explain
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+// Threshold is the fewest points a cause needs before explain names it;
+// below it explain says no cause fits and lists the nearest. Calibrated
+// on the field corpus's tuning split (fieldlogs, docs/FIELD.md): every
+// tuning case whose right cause scored below it had no line only that
+// cause prints, and no wrong top cause scored above it with less.
+const Threshold = 4.0
+
+// OutcomePoints is what ending in a catalog scenario's exact outcome (its
+// exception message and code, or its death) is worth: the catalog run
+// verified that this cause ends so.
+const OutcomePoints = 4.0
+
+// Cause is one explanation of a field log. Its JSON is part of the
+// `faultlab explain --json` contract.
+type Cause struct {
+	// Kind: "scenario" (a catalog scenario: reproducible with faultlab
+	// run) or "class" (a field cause explain knows from its lines only).
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Version is the Mooncake version a scenario matched at.
+	Version string `json:"mooncake_version,omitempty"`
+	Cause   string `json:"cause"`
+	// Outcome is the scenario's outcome the log ends in, if it does.
+	Outcome string  `json:"outcome,omitempty"`
+	Points  float64 `json:"points"`
+	// Evidence: the log's lines (with glog's file:line) and derived facts
+	// that support the cause; Against: those that argue against it.
+	Evidence []string `json:"evidence"`
+	Against  []string `json:"against,omitempty"`
+	Remedy   string   `json:"remedy"`
+	Refs     []string `json:"refs,omitempty"`
+	// Match is the catalog match behind a scenario cause.
+	Match *Candidate `json:"scenario_match,omitempty"`
+	order int
+}
+
+// Diagnosis is explain's answer for a field log.
+type Diagnosis struct {
+	// Verdict: "cause" (Causes names at least one at or above Threshold)
+	// or "no-fit" (none does; Nearest lists the closest).
+	Verdict string `json:"verdict"`
+	// MooncakeVersion is the version the catalog was matched at and
+	// VersionFrom where it came from: "given" (--mooncake-version), "log"
+	// (pip show / freeze / banner in the log), "" (each scenario's own).
+	MooncakeVersion string   `json:"mooncake_version,omitempty"`
+	VersionFrom     string   `json:"mooncake_version_from,omitempty"`
+	Evidence        Evidence `json:"evidence"`
+	Causes          []Cause  `json:"causes"`
+	Nearest         []Cause  `json:"nearest,omitempty"`
+	Threshold       float64  `json:"threshold"`
+}
+
+// Top is the best cause, or the nearest when none fits ("" when there is
+// nothing at all).
+func (d Diagnosis) Top() (Cause, bool) {
+	if len(d.Causes) > 0 {
+		return d.Causes[0], true
+	}
+	return Cause{}, false
+}
+
+// Diagnose explains a field log: the catalog scenarios that end in its
+// outcome (Explain) and the cause classes its lines show (Classes), each
+// scored in points - the outcome, the rarity of the catalog lines it has,
+// the weights of class lines - and ranked; causes under Threshold are only
+// the nearest. version, when not empty, is the Mooncake version the user
+// gives; otherwise the one the log states is used when faultlab models it.
+func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Diagnosis, error) {
+	ev := ParseLog(log)
+	d := Diagnosis{Evidence: ev, Causes: []Cause{}, Threshold: Threshold}
+	if version != "" {
+		d.MooncakeVersion, d.VersionFrom = version, "given"
+	} else if v := KnownMooncakeVersion(ev.MooncakeVersion); v != "" {
+		d.MooncakeVersion, d.VersionFrom = v, "log"
+	}
+	cls, err := Classes()
+	if err != nil {
+		return d, err
+	}
+	// The raw log keeps multi-line messages whole (a pybind11 TypeError);
+	// the stripped lines let a glog-prefixed line match an expected text.
+	res, err := Explain(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion)
+	if err != nil {
+		return d, err
+	}
+	byName := map[string]int{}
+	var all []Cause
+	for i, c := range res.Candidates {
+		pts := OutcomePoints + math.Max(-2, math.Min(6, c.Score)) - 3*float64(c.bad)
+		evid := []string{"ends in: " + c.Outcome}
+		for _, l := range c.MatchedLogs {
+			evid = append(evid, "expected line: "+Humanize(l))
+		}
+		for _, l := range c.ModelLogs {
+			evid = append(evid, "modelled line: "+short(l, 120))
+		}
+		var against []string
+		for _, l := range c.Contradicting {
+			against = append(against, "this cause never prints: "+Humanize(l))
+		}
+		m := c
+		byName[c.Scenario] = len(all)
+		all = append(all, Cause{Kind: "scenario", Name: c.Scenario, Version: c.Version, Cause: Humanize(c.Cause), Outcome: c.Outcome,
+			Points: pts, Evidence: evid, Against: against, Remedy: Humanize(c.Remedy), Match: &m, order: i})
+	}
+	facts := ev.Facts()
+	for i, cl := range cls {
+		pts, evid, against := cl.match(ev.Lines, facts)
+		if pts <= 0 && len(evid) == 0 {
+			continue
+		}
+		if j, ok := byName[cl.Name]; ok {
+			all[j].Points += pts
+			all[j].Evidence = append(all[j].Evidence, evid...)
+			all[j].Against = append(all[j].Against, against...)
+			continue
+		}
+		c := Cause{Kind: "class", Name: cl.Name, Cause: cl.Cause, Points: pts, Evidence: evid, Against: against,
+			Remedy: cl.Remedy, Refs: cl.Refs, order: len(res.Candidates) + i}
+		if sc := find(catalog, cl.Name); sc != nil {
+			// A catalog scenario's signature when the log was cut before
+			// the outcome: its cause and verified remedy.
+			c.Kind, c.Cause, c.Remedy = "scenario", Humanize(cause(sc.Summary)), Humanize(Remedy(sc))
+			c.Evidence = append([]string{"outcome not in the log (cut short?)"}, c.Evidence...)
+		}
+		all = append(all, c)
+	}
+	for i := range all {
+		all[i].Points = math.Round(all[i].Points*100) / 100
+	}
+	slices.SortStableFunc(all, func(a, b Cause) int {
+		if a.Points != b.Points {
+			if a.Points > b.Points {
+				return -1
+			}
+			return 1
+		}
+		return a.order - b.order
+	})
+	for _, c := range all {
+		switch {
+		case c.Points >= Threshold:
+			d.Causes = append(d.Causes, c)
+		case c.Points > 0 && len(d.Nearest) < 3:
+			d.Nearest = append(d.Nearest, c)
+		}
+	}
+	d.Verdict = "no-fit"
+	if len(d.Causes) > 0 {
+		d.Verdict = "cause"
+	}
+	return d, nil
+}
+
+func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {
+	for _, sc := range catalog {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	return nil
+}
+
+// roles names what a scenario's {{placeholder}} stands for, for people:
+// a run substitutes its own addresses, a person reads the role.
+var roles = map[string]string{
+	"master":         "the master's address",
+	"master_ip":      "the master's IP",
+	"master_metrics": "the master's metrics address",
+	"metadata":       "the metadata server's address",
+	"etcd":           "etcd's address",
+	"client":         "mooncake_client's address",
+}
+
+var rePlaceholder = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
+
+// Humanize replaces {{role}} placeholders with the role they stand for
+// ("the master's address"), so person-facing output never shows them.
+func Humanize(s string) string {
+	return rePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
+		name := rePlaceholder.FindStringSubmatch(m)[1]
+		if r, ok := roles[name]; ok {
+			return "<" + r + ">"
+		}
+		return "<" + strings.ReplaceAll(name, "_", " ") + ">"
+	})
+}
+
+// String is a one-line summary, for logs and test failures.
+func (c Cause) String() string {
+	return fmt.Sprintf("%s %s (%.2f)", c.Kind, c.Name, c.Points)
+}
