@@ -24,7 +24,7 @@ type Line struct {
 	// which Mooncake code printed it.
 	Source string `json:"source,omitempty"`
 	// At is the time of day the line carries (0 when none).
-	At time.Duration `json:"-"`
+	At    time.Duration `json:"-"`
 	timed bool
 }
 
