@@ -138,6 +138,27 @@ func (c Class) match(lines []Line, facts []string) (points float64, evidence, ag
 	return points, evidence, against
 }
 
+// TelltaleWeight is the weight from which a pattern is a telltale: a
+// line only this cause prints.
+const TelltaleWeight = 5
+
+// telltales are the log's lines that match the class's telltale patterns.
+func (c Class) telltales(lines []Line) []Line {
+	var out []Line
+	for _, p := range c.Patterns {
+		if p.Weight < TelltaleWeight {
+			continue
+		}
+		for _, l := range lines {
+			if p.re.MatchString(l.Text) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Cite is the line as evidence: where Mooncake printed it, and what.
 func (l Line) Cite() string {
 	if l.Source != "" {

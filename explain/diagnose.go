@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
@@ -115,9 +116,29 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		all = append(all, Cause{Kind: "scenario", Name: c.Scenario, Version: c.Version, Cause: Humanize(c.Cause), Outcome: c.Outcome,
 			Points: pts, Evidence: evid, Against: against, Remedy: Humanize(c.Remedy), Match: &m, order: i})
 	}
+	if !raised.MatchString(log) {
+		// Cut before the outcome (or never reaching one): the catalog
+		// scenarios by their lines alone.
+		for i, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, byName) {
+			c.order = len(res.Candidates) + len(all) + i
+			byName[c.Name] = len(all)
+			all = append(all, c)
+		}
+	}
 	facts := ev.Facts()
 	for i, cl := range cls {
 		pts, evid, against := cl.match(ev.Lines, facts)
+		// A telltale of another cause (a line only it prints) that a
+		// scenario's model never prints counts against the scenario.
+		for _, l := range cl.telltales(ev.Lines) {
+			for j := range all {
+				if all[j].Kind != "scenario" || all[j].Name == cl.Name || prints(fp, all[j], l.Text) {
+					continue
+				}
+				all[j].Points -= TelltaleAgainst
+				all[j].Against = append(all[j].Against, fmt.Sprintf("%s - a sign of %s, which this cause never prints", l.Cite(), cl.Name))
+			}
+		}
 		if pts <= 0 && len(evid) == 0 {
 			continue
 		}
@@ -162,6 +183,97 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		d.Verdict = "cause"
 	}
 	return d, nil
+}
+
+// PartialWeight scales the rarity of a catalog line found in a log that
+// lacks the scenario's outcome: the line alone says less than the line
+// with the outcome it leads to.
+const PartialWeight = 0.5
+
+// partial scores the catalog scenarios a log does not end like, by the
+// rare lines they expect or print at a version that the log has (IDF over
+// the catalog, times PartialWeight), less those they say never appear.
+// Lines most scenarios print (servers starting) say nothing of a cause.
+func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, skip map[string]int) []Cause {
+	df, n := docFreq(catalog, fp, version)
+	text, masked := mooncake.NormalizeAddresses(log), norm(log)
+	var out []Cause
+	for _, sc := range catalog {
+		if _, ok := skip[sc.Name]; ok {
+			continue
+		}
+		vs, ok := sc.Versions(version)
+		if !ok {
+			continue
+		}
+		var best *Cause
+		for _, v := range vs {
+			exp := scenarios.ExpectFor(sc.Expect, sc.ByVersion, v)
+			pts := 0.0
+			var evid, against []string
+			seen := map[string]bool{}
+			add := func(l, kind string) {
+				if seen[l] || 4*df[l] > n {
+					return
+				}
+				seen[l] = true
+				pts += PartialWeight * math.Log(1+float64(n)/float64(max(1, df[l])))
+				evid = append(evid, kind+": "+short(Humanize(l), 120))
+			}
+			for _, l := range exp.Logs {
+				if pattern(l).MatchString(text) {
+					add(l, "expected line")
+				}
+			}
+			for _, l := range fp[Key{sc.Name, v}] {
+				if strings.Contains(masked, l) {
+					add(l, "modelled line")
+				}
+			}
+			for _, l := range exp.NoLogs {
+				if pattern(l).MatchString(text) {
+					pts -= 3
+					against = append(against, "this cause never prints: "+Humanize(l))
+				}
+			}
+			if len(evid) == 0 || (best != nil && pts <= best.Points) {
+				continue
+			}
+			best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts,
+				Evidence: append([]string{"outcome not in the log (cut short?)"}, evid...), Against: against, Remedy: Humanize(Remedy(sc))}
+		}
+		if best != nil {
+			out = append(out, *best)
+		}
+	}
+	return out
+}
+
+// TelltaleAgainst is what a telltale line of another cause that a
+// scenario never prints costs the scenario.
+const TelltaleAgainst = 3.0
+
+// prints reports whether a scenario cause's run prints (or expects) line.
+func prints(fp Fingerprints, c Cause, line string) bool {
+	masked := norm(line)
+	for k, ls := range fp {
+		if k.Scenario != c.Name || (c.Version != "" && k.Version != c.Version) {
+			continue
+		}
+		for _, l := range ls {
+			if strings.Contains(masked, l) || strings.Contains(l, masked) {
+				return true
+			}
+		}
+	}
+	if c.Match != nil {
+		for _, l := range append(append([]string{}, c.Match.MatchedLogs...), c.Match.MissingLogs...) {
+			if pattern(l).MatchString(line) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {

@@ -94,9 +94,11 @@ func TestFieldCorpus(t *testing.T) {
 		if rank >= 0 && rank < 3 {
 			tl.top3++
 		}
+		repro := ""
 		dr := explain.DraftFromLog(context.Background(), cat, fp, sim.New(), c.Log, explain.DraftOptions{Name: "field/" + c.ID})
 		if dr.Written() {
 			tl.reproduced++
+			repro = " (reproduced from " + dr.Based + " @" + dr.Version + ")"
 			sc, err := scenarios.Parse(c.ID+".yaml", dr.YAML)
 			if err != nil {
 				t.Fatalf("%s: the draft does not load: %v", c.File, err)
@@ -114,7 +116,7 @@ func TestFieldCorpus(t *testing.T) {
 		if c.Heldout {
 			split = "held"
 		}
-		detail = append(detail, fmt.Sprintf("%s %-5s %-40s want %-36s got %s", split, mark, c.ID, c.Class, top))
+		detail = append(detail, fmt.Sprintf("%s %-5s %-40s want %-36s got %s%s", split, mark, c.ID, c.Class, top, repro))
 	}
 	t.Log("per case:\n" + strings.Join(detail, "\n"))
 	t.Logf("\n| split    | cases | top-1      | top-3      | no cause   | wrong top  | reproduced | false greens |\n|---|---|---|---|---|---|---|---|\n%s\n%s", tun.row("tuning"), held.row("held-out"))
@@ -124,17 +126,20 @@ func TestFieldCorpus(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		{"tuning top-1", tun.top1, 0},
-		{"tuning top-3", tun.top3, 0},
-		{"held-out top-1", held.top1, 0},
-		{"held-out top-3", held.top3, 0},
+		{"tuning top-1", tun.top1, 25},
+		{"tuning top-3", tun.top3, 27},
+		{"tuning reproduced", tun.reproduced, 1},
+		{"held-out top-1", held.top1, 2},
+		{"held-out top-3", held.top3, 6},
 	}
 	for _, f := range floors {
 		if f.got < f.want {
 			t.Errorf("%s: %d, floor %d", f.name, f.got, f.want)
 		}
 	}
-	if tun.wrong > 99 || held.wrong > 99 {
+	// Ceilings on confident wrong answers: an honest "no cause fits" beats
+	// them.
+	if tun.wrong > 0 || held.wrong > 2 {
 		t.Errorf("confident wrong answers: tuning %d, held-out %d", tun.wrong, held.wrong)
 	}
 }
