@@ -61,6 +61,9 @@ type Diagnosis struct {
 	Causes          []Cause  `json:"causes"`
 	Nearest         []Cause  `json:"nearest,omitempty"`
 	Threshold       float64  `json:"threshold"`
+	// Candidates are the catalog scenarios that end in the log's outcome
+	// (Explain's answer; the JSON contract before causes existed).
+	Candidates []Candidate `json:"candidates"`
 }
 
 // Top is the best cause, or the nearest when none fits ("" when there is
@@ -96,6 +99,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 	if err != nil {
 		return d, err
 	}
+	d.Candidates = res.Candidates
 	byName := map[string]int{}
 	var all []Cause
 	for i, c := range res.Candidates {

@@ -60,6 +60,8 @@ var (
 	// glog: "E1201 12:00:00.123456 12345 file.cpp:123] text"; the date is
 	// MMDD or, from newer glog, YYYYMMDD.
 	reGlog = regexp.MustCompile(`^([IWEF])(?:\d{4}|\d{8}) (\d\d):(\d\d):(\d\d)\.(\d{6})\s+\d+ ([\w.\-]+:\d+)\] ?(.*)$`)
+	// glog without time or thread, as people trim it: "E1130 file.cpp:123] text".
+	reGlogBare = regexp.MustCompile(`^([IWEF])(?:\d{4}|\d{8}) ([\w.\-]+:\d+)\] ?(.*)$`)
 	// SGLang: "[2026-01-16 07:02:59 TP4] text" or "[2025-04-14 03:55:21] text".
 	reSGLang = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d)(?: [^\]]*)?\] ?(.*)$`)
 	// vLLM/LMCache: "(Worker ...) ERROR 06-12 13:12:27 [file.py:97] text"
@@ -101,6 +103,8 @@ func ParseLog(log string) Evidence {
 		if m := reGlog.FindStringSubmatch(t); m != nil {
 			l.Level, l.Source, l.Text = m[1], m[6], strings.TrimSpace(m[7])
 			l.At, l.timed = clock(m[2], m[3], m[4]), true
+		} else if m := reGlogBare.FindStringSubmatch(t); m != nil {
+			l.Level, l.Source, l.Text = m[1], m[2], strings.TrimSpace(m[3])
 		} else if m := reEasylog.FindStringSubmatch(t); m != nil {
 			l.Level, l.Source, l.Text = m[4][:1], m[5], strings.TrimSpace(m[6])
 			l.At, l.timed = clock(m[1], m[2], m[3]), true
