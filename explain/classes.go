@@ -58,6 +58,13 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 	seen := map[string]int{}
 	for _, n := range doc.Classes.Content {
 		var c Class
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			switch k := n.Content[i]; k.Value {
+			case "name", "cause", "remedy", "refs", "patterns", "against":
+			default:
+				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, patterns, against)", file, k.Line, k.Value)
+			}
+		}
 		if err := n.Decode(&c); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", file, n.Line, err)
 		}

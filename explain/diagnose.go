@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -129,6 +130,19 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			all = append(all, c)
 		}
 	}
+	// What the log states about the world agrees with a scenario's config
+	// or not.
+	stated := settingsFromLog(ev)
+	for k, v := range ev.Env {
+		if strings.HasPrefix(k, "MC_") {
+			stated[k] = v
+		}
+	}
+	for j := range all {
+		if sc := find(catalog, all[j].Name); sc != nil {
+			envAgreement(&all[j], sc, stated)
+		}
+	}
 	facts := ev.Facts()
 	for i, cl := range cls {
 		pts, evid, against := cl.match(ev.Lines, facts)
@@ -251,6 +265,46 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 		}
 	}
 	return out
+}
+
+// EnvAgrees and EnvDisagrees are what a setting the log states is worth
+// to a scenario whose config sets it alike, or otherwise: small, they
+// order causes the lines cannot tell apart.
+const (
+	EnvAgrees    = 0.5
+	EnvDisagrees = 1.0
+)
+
+// envAgreement scores the settings the log states (protocol, devices,
+// standalone storage, MC_* switches; not addresses or sizes, which differ
+// between any two worlds) against the scenario's config env.
+func envAgreement(c *Cause, sc *scenarios.Scenario, stated map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(stated)) {
+		if k == "MOONCAKE_GLOBAL_SEGMENT_SIZE" || k == "MOONCAKE_LOCAL_BUFFER_SIZE" {
+			continue
+		}
+		v := stated[k]
+		sv, ok := sc.Config.Env[k]
+		same := func(a, b string) bool {
+			if k == "MOONCAKE_DEVICE" {
+				// Device names are the host's; naming some or none is
+				// what a cause turns on.
+				return (a == "") == (b == "")
+			}
+			return strings.EqualFold(a, b)
+		}
+		switch {
+		case ok && sv != nil && same(*sv, v):
+			c.Points += EnvAgrees
+			c.Evidence = append(c.Evidence, fmt.Sprintf("the log sets %s=%s, as this scenario does", k, v))
+		case ok && sv != nil:
+			c.Points -= EnvDisagrees
+			c.Against = append(c.Against, fmt.Sprintf("the log sets %s=%s, this scenario %q", k, v, *sv))
+		case !ok && strings.HasPrefix(k, "MC_"):
+			c.Points -= EnvDisagrees
+			c.Against = append(c.Against, fmt.Sprintf("the log sets %s=%s, this scenario does not", k, v))
+		}
+	}
 }
 
 // TelltaleAgainst is what a telltale line of another cause that a

@@ -153,15 +153,16 @@ func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerp
 		return dr
 	}
 	ev := diag.Evidence
-	var based *Cause
+	// The scenario causes in rank order: the best first; one the model
+	// cannot run (a container world) or does not reproduce gives way to
+	// the next.
+	var tried []Cause
 	for _, c := range append(append([]Cause{}, diag.Causes...), diag.Nearest...) {
-		if c.Kind == "scenario" {
-			c := c
-			based = &c
-			break
+		if c.Kind == "scenario" && len(tried) < MaxDraftTries {
+			tried = append(tried, c)
 		}
 	}
-	if based == nil {
+	if len(tried) == 0 {
 		dr.Missing = []string{"no catalog scenario explains this log, so there is no world to start from"}
 		if top, ok := diag.Top(); ok {
 			dr.Missing = append(dr.Missing, fmt.Sprintf("explain's best cause is the field class %s: %s", top.Name, top.Cause))
@@ -171,35 +172,45 @@ func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerp
 		}
 		return dr
 	}
-	sc := find(catalog, based.Name)
-	dr.Based = sc.Name
-	// The version: the user's or the log's; else the one the catalog
-	// match was at; else each of the scenario's, newest first, until the
-	// model reproduces the log.
-	versions := []string{diag.MooncakeVersion}
-	if diag.MooncakeVersion == "" {
-		versions = []string{based.Version}
-		if based.Version == "" {
-			vs, _ := sc.Versions("")
-			versions = slices.Clone(vs)
-			slices.Reverse(versions)
+	for _, based := range tried {
+		sc := find(catalog, based.Name)
+		// The version: the user's or the log's; else the one the catalog
+		// match was at; else each of the scenario's, newest first, until
+		// the model reproduces the log.
+		versions := []string{diag.MooncakeVersion}
+		if diag.MooncakeVersion == "" {
+			versions = []string{based.Version}
+			if based.Version == "" {
+				vs, _ := sc.Versions("")
+				versions = slices.Clone(vs)
+				slices.Reverse(versions)
+			}
 		}
-	}
-	for _, v := range versions {
-		out, missing := draftAt(ctx, sc, based, eng, log, ev, opt.Name, v)
-		if out != nil {
-			dr.YAML, dr.Version, dr.Missing = out, v, nil
-			return dr
+		var first []string
+		for _, v := range versions {
+			out, missing := draftAt(ctx, sc, &based, eng, log, ev, opt.Name, v)
+			if out != nil {
+				dr.YAML, dr.Based, dr.Version, dr.Missing = out, sc.Name, v, nil
+				return dr
+			}
+			if first == nil {
+				first = missing
+			}
 		}
-		if dr.Missing == nil {
-			dr.Version, dr.Missing = v, missing
+		if dr.Based == "" {
+			dr.Based, dr.Version = sc.Name, versions[0]
 		}
-	}
-	if len(versions) > 1 {
-		dr.Missing = append(dr.Missing, fmt.Sprintf("(also tried %s at %s: none reproduced the log)", sc.Name, strings.Join(versions[1:], ", ")))
+		dr.Missing = append(dr.Missing, first...)
+		if len(versions) > 1 {
+			dr.Missing = append(dr.Missing, fmt.Sprintf("(also tried %s at %s: none reproduced the log)", sc.Name, strings.Join(versions[1:], ", ")))
+		}
 	}
 	return dr
 }
+
+// MaxDraftTries is how many of explain's scenario causes new tries, best
+// first, before it gives up.
+const MaxDraftTries = 3
 
 // draftAt builds the draft at one version and runs it; the YAML when the
 // run ends in the log's error, else what it did not reproduce.
@@ -286,8 +297,13 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 	switch {
 	case len(ms) > 0:
 		m := ms[len(ms)-1]
-		kv = append(kv, "raises", mapping("class", m[1], "message", strings.TrimSpace(m[2])))
-		if c := reCode.FindStringSubmatch(m[2]); c != nil {
+		msg := strings.TrimSpace(m[2])
+		kv = append(kv, "raises", mapping("class", m[1], "message", msg))
+		if r := base.Raises; r != nil && r.Class == m[1] && r.Message != nil && *r.Message == msg && len(base.Codes) > 0 {
+			// The scenario's own outcome: its codes say which call
+			// returned it (setup_dummy in standalone storage, not setup).
+			kv = append(kv, "codes", codesNode(base.Codes))
+		} else if c := reCode.FindStringSubmatch(m[2]); c != nil {
 			method := map[string]string{"setup": "setup", "register buffer": "register_buffer"}[c[1]]
 			var code int
 			fmt.Sscan(c[2], &code)
@@ -301,6 +317,9 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 			setKey(r, "message", scalar(*base.Raises.Message))
 		}
 		kv = append(kv, "raises", r)
+		if len(base.Codes) > 0 {
+			kv = append(kv, "codes", codesNode(base.Codes))
+		}
 	case base.Dies != nil:
 		kv = append(kv, "dies", mapping("signal", base.Dies.Signal))
 	case len(quoted) > 0:
@@ -328,6 +347,22 @@ func firstLine(log string) string {
 		}
 	}
 	return "(empty log)"
+}
+
+// codesNode writes expected codes as the scenario format has them.
+func codesNode(codes map[string]scenarios.CodeExpect) *yaml.Node {
+	n := mapping()
+	for _, k := range slices.Sorted(maps.Keys(codes)) {
+		if c := codes[k]; c.Every != nil {
+			setKey(n, k, node(*c.Every))
+		} else {
+			seq := node(c.Seq)
+			seq.Style = yaml.FlowStyle
+			setKey(n, k, seq)
+		}
+	}
+	n.Style = yaml.FlowStyle
+	return n
 }
 
 // mapping builds a YAML mapping node in the given key order.
