@@ -111,9 +111,11 @@ func errorLine(l Line) bool {
 	return l.Level == "E" || l.Level == "F" || reErrorWords.MatchString(l.Text)
 }
 
-// quotedErrors are the Mooncake error lines a log quotes, as fragments a
-// run's log can contain: each line's words up to the first that carries
-// an address, a number or an id (the field's, not the model's).
+// quotedErrors are the error lines a log quotes, as fragments a run's
+// log can contain: each line's longest run of words without an address, a
+// number or an id (the field's, not the model's); an errno ("[12]") stays,
+// it names the error, and a run ending in one wins ("...: Cannot allocate
+// memory [12]"); else the longest, the later on a tie.
 func quotedErrors(ev Evidence) []string {
 	var out []string
 	for _, l := range ev.Lines {
@@ -121,20 +123,34 @@ func quotedErrors(ev Evidence) []string {
 		if !errorLine(l) || raised.MatchString(l.Text) || strings.HasPrefix(l.Text, "File \"") || strings.HasPrefix(l.Text, "Traceback") {
 			continue
 		}
-		var words []string
-		for _, w := range strings.Fields(l.Text) {
-			if strings.ContainsAny(w, "0123456789") {
-				break
+		best, bestErrno := "", false
+		var run []string
+		flush := func() {
+			f := strings.Trim(strings.Join(run, " "), ":,;=() ")
+			// A warning's errno is whatever the last failed call left
+			// (PLOG(WARNING) after a size check); an error's is its own.
+			errno := l.Level != "W" && l.Level != "I" && len(run) > 1 && reErrno.MatchString(run[len(run)-1]) && len(f) >= 12
+			if (errno && !bestErrno) || (errno == bestErrno && len(f) >= len(best)) {
+				best, bestErrno = f, errno
 			}
-			words = append(words, w)
+			run = nil
 		}
-		f := strings.TrimRight(strings.Join(words, " "), ":,")
-		if len(f) >= 12 && !slices.Contains(out, f) {
-			out = append(out, f)
+		for _, w := range strings.Fields(l.Text) {
+			if strings.ContainsAny(w, "0123456789") && !reErrno.MatchString(w) {
+				flush()
+				continue
+			}
+			run = append(run, w)
+		}
+		flush()
+		if len(best) >= 12 && !slices.Contains(out, best) {
+			out = append(out, best)
 		}
 	}
 	return out
 }
+
+var reErrno = regexp.MustCompile(`^\[\d+\]$`)
 
 // DraftFromLog drafts a scenario for a field log: the whole scenario of
 // the best catalog cause (topology, config, env, storage, SGLang side,
