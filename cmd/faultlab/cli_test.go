@@ -91,6 +91,11 @@ func TestShowPrintsEmbeddedYAML(t *testing.T) {
 	if _, err := scenarios.Parse("x.yaml", []byte(out)); err != nil {
 		t.Fatal(err)
 	}
+	// For people: roles, not placeholders.
+	out, _, err = executeIn(t, "", "show", "setup/http-metadata-unreachable", "--roles")
+	if err != nil || strings.Contains(out, "{{") || !strings.Contains(out, "MOONCAKE_MASTER: \"<the master's address>\"") {
+		t.Fatalf("%v\n%s", err, out)
+	}
 	_, _, err = executeIn(t, "", "show", "setup/http-metadata-unreachabel")
 	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), `(did you mean "setup/http-metadata-unreachable"?)`) {
 		t.Fatalf("%v", err)
