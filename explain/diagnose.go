@@ -130,11 +130,13 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			all = append(all, c)
 		}
 	}
-	// What the log states about the world agrees with a scenario's config
-	// or not.
-	stated := settingsFromLog(ev)
+	// What the operator's env dump or command line sets agrees with a
+	// scenario's config or not. (Settings read off Mooncake's lines may
+	// come from any process of the world - mooncake_client's devices - so
+	// they only shape new's draft.)
+	stated := map[string]string{}
 	for k, v := range ev.Env {
-		if strings.HasPrefix(k, "MC_") {
+		if strings.HasPrefix(k, "MC_") || slices.Contains(logSettings, k) {
 			stated[k] = v
 		}
 	}
@@ -182,6 +184,14 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 	slices.SortStableFunc(all, func(a, b Cause) int {
 		if a.Points != b.Points {
 			if a.Points > b.Points {
+				return -1
+			}
+			return 1
+		}
+		// Equal points: the catalog's own ranking (its rarity score, then
+		// its order), which the cap on it in points hides.
+		if a.Match != nil && b.Match != nil && math.Abs(a.Match.Score-b.Match.Score) > 1e-9 {
+			if a.Match.Score > b.Match.Score {
 				return -1
 			}
 			return 1
@@ -275,16 +285,26 @@ const (
 	EnvDisagrees = 1.0
 )
 
-// envAgreement scores the settings the log states (protocol, devices,
-// standalone storage, MC_* switches; not addresses or sizes, which differ
-// between any two worlds) against the scenario's config env.
+// envAgreement scores the settings the log's env states (protocol,
+// devices, standalone storage, MC_* switches; not addresses or sizes, which
+// differ between any two worlds) against the scenario's config env.
 func envAgreement(c *Cause, sc *scenarios.Scenario, stated map[string]string) {
 	for _, k := range slices.Sorted(maps.Keys(stated)) {
 		if k == "MOONCAKE_GLOBAL_SEGMENT_SIZE" || k == "MOONCAKE_LOCAL_BUFFER_SIZE" {
 			continue
 		}
 		v := stated[k]
-		sv, ok := sc.Config.Env[k]
+		// The values the scenario's processes see: config.env, and each
+		// node's env merged over it (one party may run another protocol).
+		var svs []string
+		if x, ok := sc.Config.Env[k]; ok && x != nil {
+			svs = append(svs, *x)
+		}
+		for _, n := range sc.Topology.Nodes {
+			if x, ok := n.Env[k]; ok && x != nil {
+				svs = append(svs, *x)
+			}
+		}
 		same := func(a, b string) bool {
 			if k == "MOONCAKE_DEVICE" {
 				// Device names are the host's; naming some or none is
@@ -294,13 +314,13 @@ func envAgreement(c *Cause, sc *scenarios.Scenario, stated map[string]string) {
 			return strings.EqualFold(a, b)
 		}
 		switch {
-		case ok && sv != nil && same(*sv, v):
+		case slices.ContainsFunc(svs, func(sv string) bool { return same(sv, v) }):
 			c.Points += EnvAgrees
 			c.Evidence = append(c.Evidence, fmt.Sprintf("the log sets %s=%s, as this scenario does", k, v))
-		case ok && sv != nil:
+		case len(svs) > 0:
 			c.Points -= EnvDisagrees
-			c.Against = append(c.Against, fmt.Sprintf("the log sets %s=%s, this scenario %q", k, v, *sv))
-		case !ok && strings.HasPrefix(k, "MC_"):
+			c.Against = append(c.Against, fmt.Sprintf("the log sets %s=%s, this scenario %q", k, v, strings.Join(svs, ", ")))
+		case strings.HasPrefix(k, "MC_"):
 			c.Points -= EnvDisagrees
 			c.Against = append(c.Against, fmt.Sprintf("the log sets %s=%s, this scenario does not", k, v))
 		}

@@ -64,7 +64,8 @@ var (
 )
 
 // settingsFromLog reads the settings a log states: env dumps and command
-// lines first, then the lines Mooncake prints about them.
+// lines first, then the lines Mooncake prints about them - only when they
+// all say the same (a log of several nodes may show several protocols).
 func settingsFromLog(ev Evidence) map[string]string {
 	s := map[string]string{}
 	for _, k := range logSettings {
@@ -73,19 +74,16 @@ func settingsFromLog(ev Evidence) map[string]string {
 		}
 	}
 	text := ev.Text()
-	if _, ok := s["MOONCAKE_DEVICE"]; !ok {
-		if m := reDevicesLine.FindStringSubmatch(text); m != nil {
-			s["MOONCAKE_DEVICE"] = m[1]
+	for k, re := range map[string]*regexp.Regexp{"MOONCAKE_DEVICE": reDevicesLine, "MOONCAKE_GLOBAL_SEGMENT_SIZE": reSegmentLine, "MOONCAKE_PROTOCOL": reProtoLine} {
+		if _, ok := s[k]; ok {
+			continue
 		}
-	}
-	if _, ok := s["MOONCAKE_GLOBAL_SEGMENT_SIZE"]; !ok {
-		if m := reSegmentLine.FindStringSubmatch(text); m != nil {
-			s["MOONCAKE_GLOBAL_SEGMENT_SIZE"] = m[1]
+		var vs []string
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			vs = append(vs, m[1])
 		}
-	}
-	if _, ok := s["MOONCAKE_PROTOCOL"]; !ok {
-		if m := reProtoLine.FindStringSubmatch(text); m != nil {
-			s["MOONCAKE_PROTOCOL"] = m[1]
+		if vs = slices.Compact(slices.Sorted(slices.Values(vs))); len(vs) == 1 {
+			s[k] = vs[0]
 		}
 	}
 	return s
