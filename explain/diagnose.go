@@ -170,7 +170,11 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		}
 		c := Cause{Kind: "class", Name: cl.Name, Cause: cl.Cause, Points: pts, Evidence: evid, Against: against,
 			Remedy: cl.Remedy, Refs: cl.Refs, order: len(res.Candidates) + i}
-		if sc := find(catalog, cl.Name); sc != nil {
+		sc := find(catalog, cl.Name)
+		if sc == nil && cl.Cause == "" {
+			continue // the signature of a scenario this catalog (--catalog DIR) lacks
+		}
+		if sc != nil {
 			// A catalog scenario's signature when the log was cut before
 			// the outcome: its cause and verified remedy.
 			c.Kind, c.Cause, c.Remedy = "scenario", Humanize(cause(sc.Summary)), Humanize(Remedy(sc))
