@@ -103,7 +103,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 	d.Candidates = res.Candidates
 	byName := map[string]int{}
 	var all []Cause
-	for i, c := range res.Candidates {
+	for _, c := range res.Candidates {
 		pts := OutcomePoints + math.Max(-2, math.Min(6, c.Score)) - 3*float64(c.bad)
 		evid := []string{"ends in: " + c.Outcome}
 		for _, l := range c.MatchedLogs {
@@ -119,13 +119,13 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		m := c
 		byName[c.Scenario] = len(all)
 		all = append(all, Cause{Kind: "scenario", Name: c.Scenario, Version: c.Version, Cause: Humanize(c.Cause), Outcome: c.Outcome,
-			Points: pts, Evidence: evid, Against: against, Remedy: Humanize(c.Remedy), Match: &m, order: i})
+			Points: pts, Evidence: evid, Against: against, Remedy: Humanize(c.Remedy), Match: &m, order: len(all)})
 	}
 	if !raised.MatchString(log) {
 		// Cut before the outcome (or never reaching one): the catalog
 		// scenarios by their lines alone.
-		for i, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, byName) {
-			c.order = len(res.Candidates) + len(all) + i
+		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, byName) {
+			c.order = len(all)
 			byName[c.Name] = len(all)
 			all = append(all, c)
 		}
@@ -146,7 +146,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		}
 	}
 	facts := ev.Facts()
-	for i, cl := range cls {
+	for _, cl := range cls {
 		pts, evid, against := cl.match(ev.Lines, facts)
 		// A telltale of another cause (a line only it prints) that a
 		// scenario's model never prints counts against the scenario.
@@ -169,7 +169,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			continue
 		}
 		c := Cause{Kind: "class", Name: cl.Name, Cause: cl.Cause, Points: pts, Evidence: evid, Against: against,
-			Remedy: cl.Remedy, Refs: cl.Refs, order: len(res.Candidates) + i}
+			Remedy: cl.Remedy, Refs: cl.Refs, order: len(all)}
 		sc := find(catalog, cl.Name)
 		if sc == nil && cl.Cause == "" {
 			continue // the signature of a scenario this catalog (--catalog DIR) lacks

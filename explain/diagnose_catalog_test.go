@@ -43,3 +43,28 @@ func TestDiagnoseCatalogLogs(t *testing.T) {
 	}
 	t.Logf("%d catalog runs, %d not first", n, misses)
 }
+
+// A wait of ten minutes before the failure is the blackholed master's 20
+// attempts x 30 s; five seconds is not.
+func TestDiagnoseGapNamesTimeout(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	log := func(end string) string {
+		return "[2026-01-01 10:00:00 TP0] Mooncake Configuration loaded from env successfully.\n" +
+			"[2026-01-01 " + end + " TP0] An error occurred while loading the configuration: Failed to setup Mooncake store, error code: -1\n"
+	}
+	d, err := explain.Diagnose(cat, fp, log("10:10:02"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Evidence.Gaps) != 1 || d.Evidence.Gaps[0].Seconds != 602 || d.Causes[0].Name != "setup/master-blackholed" ||
+		!slices.Contains(d.Causes[0].Evidence, "gap 602s before an error") {
+		t.Fatalf("%+v %v", d.Evidence.Gaps, d.Causes[:3])
+	}
+	d, err = explain.Diagnose(cat, fp, log("10:00:05"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Evidence.Gaps) != 0 || d.Causes[0].Name == "setup/master-blackholed" {
+		t.Fatalf("%+v %v", d.Evidence.Gaps, d.Causes[:3])
+	}
+}

@@ -194,7 +194,7 @@ func gaps(lines []Line) []Gap {
 }
 
 func isError(l Line) bool {
-	return l.Level == "E" || l.Level == "F" || raised.MatchString(l.Text) || strings.Contains(l.Text, "failed") || strings.Contains(l.Text, "timeout")
+	return errorLine(l) || raised.MatchString(l.Text)
 }
 
 // KnownMooncakeVersion maps a stated version to one faultlab models:
