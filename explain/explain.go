@@ -66,7 +66,16 @@ type Fingerprints map[Key][]string
 // what an operator's log of that cause would hold.
 func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.Engine, version string) Fingerprints {
 	opts := scenarios.Options{Seed: 1, Version: version}
-	jobs := scenarios.Jobs(catalog, []engine.Engine{eng}, opts)
+	// A container scenario's modelled run prints what the same fault does
+	// to processes: its model lines cannot tell it from the process
+	// scenario, the simpler cause. It is matched on its expectations.
+	var procs []*scenarios.Scenario
+	for _, sc := range catalog {
+		if !sc.HasLabel(scenarios.ContainerLabel) {
+			procs = append(procs, sc)
+		}
+	}
+	jobs := scenarios.Jobs(procs, []engine.Engine{eng}, opts)
 	fp := Fingerprints{}
 	for _, r := range scenarios.RunParallel(ctx, jobs, opts, scenarios.ParallelOptions{}) {
 		if r.Verdict != scenarios.Pass && r.Verdict != scenarios.Fail {

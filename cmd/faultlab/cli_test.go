@@ -58,11 +58,15 @@ func TestExplainNothing(t *testing.T) {
 	}
 }
 
-// new --from-log writes a scenario that run accepts and passes.
+// new --from-log writes a scenario that run accepts and passes. The
+// Mooncake line is as transfer_metadata.cpp prints it (field corpus case
+// mooncake-391): the draft must print it too.
 func TestNewFromLogRuns(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "field.log")
-	if err := os.WriteFile(log, []byte(metadataLog), 0o644); err != nil {
+	field := "E1130 12:00:00.123456 77 transfer_metadata.cpp:453] Failed to set location of localhost:12345\n" +
+		"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
+	if err := os.WriteFile(log, []byte(field), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	y := filepath.Join(dir, "bug.yaml")
@@ -86,6 +90,11 @@ func TestShowPrintsEmbeddedYAML(t *testing.T) {
 	}
 	if _, err := scenarios.Parse("x.yaml", []byte(out)); err != nil {
 		t.Fatal(err)
+	}
+	// For people: roles, not placeholders.
+	out, _, err = executeIn(t, "", "show", "setup/http-metadata-unreachable", "--roles")
+	if err != nil || strings.Contains(out, "{{") || !strings.Contains(out, "MOONCAKE_MASTER: \"<the master's address>\"") {
+		t.Fatalf("%v\n%s", err, out)
 	}
 	_, _, err = executeIn(t, "", "show", "setup/http-metadata-unreachabel")
 	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), `(did you mean "setup/http-metadata-unreachable"?)`) {
@@ -321,18 +330,44 @@ func TestNewFromLogWithoutTraceback(t *testing.T) {
 	}
 }
 
-// A log no catalog scenario explains still gives a file run accepts.
+// A log with an error no catalog scenario reproduces: new says what it
+// could not reproduce, writes nothing and exits 1.
 func TestNewFromUnknownLog(t *testing.T) {
-	out, _, err := executeIn(t, "ValueError: something odd happened\n", "new", "--from-log", "-", "--name", "field/odd")
-	if err != nil {
-		t.Fatal(err)
+	y := filepath.Join(t.TempDir(), "odd.yaml")
+	out, errOut, err := executeIn(t, "ValueError: something odd happened\n", "new", "--from-log", "-", "--name", "field/odd", "-o", y)
+	if exitCode(err) != exitFail || out != "" || !strings.Contains(errOut, "nothing written: no draft reproduced this log's error on the model.\n") ||
+		!strings.Contains(errOut, "no catalog scenario explains this log") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", exitCode(err), out, errOut)
 	}
-	sc, err := scenarios.Parse("odd.yaml", []byte(out))
-	if err != nil || sc.Expect.Raises == nil || sc.Expect.Raises.Class != "ValueError" || len(sc.Steps) != 1 || len(sc.Faults) != 0 {
+	if _, err := os.Stat(y); !os.IsNotExist(err) {
+		t.Fatalf("%s written: %v", y, err)
+	}
+}
+
+// A log whose error the best catalog scenario does not reproduce on the
+// model (the Mooncake lines it quotes never appear): nothing written.
+func TestNewFromLogNotReproduced(t *testing.T) {
+	log := "E0425 16:20:48.827250 169774 client.cpp:219] register_local_memory_failed segment_name=172.30.11.146:13062\n" +
+		"Failed to register memory 0x7fa3ce000000: Input/output error [5]\n"
+	out, errOut, err := executeIn(t, log, "new", "--from-log", "-")
+	if exitCode(err) != exitFail || out != "" || !strings.Contains(errOut, "the log quotes: register_local_memory_failed") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", exitCode(err), out, errOut)
+	}
+}
+
+// explain names a field class the catalog has no scenario for, and says
+// when nothing fits, never printing a {{placeholder}}.
+func TestExplainFieldClass(t *testing.T) {
+	log := "W0302 09:15:07.980530     7 rdma_context.cpp:581] No suitable GID found on mlx5_bond_1/\n" +
+		"E0302 09:15:07.980787     7 rdma_context.cpp:81] Failed to open device mlx5_bond_1 on port  with GID -1\n"
+	out, _, err := executeIn(t, log, "explain")
+	if err != nil || !strings.Contains(out, "\n1. class roce-gid-no-rnic  9.0 points\n") ||
+		!strings.Contains(out, "+ line 1 (rdma_context.cpp:581): No suitable GID found on mlx5_bond_1/") || strings.Contains(out, "{{") {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(out, "# no catalog scenario ends like this log: add the faults that reproduce it") {
-		t.Fatalf("%s", out)
+	out, _, err = executeIn(t, metadataLog, "explain", "--mooncake-version", "0.3.13.post1")
+	if err != nil || strings.Contains(out, "{{") || !strings.Contains(out, "scenario setup/http-metadata-unreachable @0.3.13.post1") {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
 
@@ -396,8 +431,8 @@ func TestExitStatusHelp(t *testing.T) {
 	for cmd, want := range map[string]string{
 		"run":     "  4  nothing ran: every selected run was skipped\n",
 		"replay":  "  1  it differs\n",
-		"explain": "  4  no catalog scenario ends in what the log shows\n",
-		"new":     "  0  the scenario was written\n",
+		"explain": "  4  no cause fits the log (the nearest are listed)\n",
+		"new":     "  1  nothing written: no draft reproduced the log's error (what did not is printed)\n",
 	} {
 		out, _, err := executeIn(t, "", cmd, "--help")
 		if err != nil || !strings.Contains(out, want) {

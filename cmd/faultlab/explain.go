@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,23 +43,31 @@ func readLog(cmd *cobra.Command, args []string) (string, error) {
 	return string(b), nil
 }
 
-// explainLog ranks the catalog against log.
-func explainLog(cmd *cobra.Command, cf catalogFlags, log, version string) (explain.Result, error) {
+// fieldContext is what explain and new need for a field log: the catalog,
+// what each scenario prints on the model, and the model engine.
+type fieldContext struct {
+	catalog []*scenarios.Scenario
+	fp      explain.Fingerprints
+	model   engine.Engine
+}
+
+// loadField loads the catalog and runs it on the model at version (every
+// scenario's versions when version is "": the log may state its own).
+func loadField(cmd *cobra.Command, cf catalogFlags, version string) (fieldContext, error) {
 	if version != "" {
 		if _, err := mooncake.ProfileFor(version); err != nil {
-			return explain.Result{}, usageErr(fmt.Errorf("--mooncake-version: %w", err))
+			return fieldContext{}, usageErr(fmt.Errorf("--mooncake-version: %w", err))
 		}
 	}
 	catalog, err := cf.load()
 	if err != nil {
-		return explain.Result{}, usageErr(err)
+		return fieldContext{}, usageErr(err)
 	}
 	model, err := modelEngine()
 	if err != nil {
-		return explain.Result{}, err
+		return fieldContext{}, err
 	}
-	fp := explain.Fingerprint(cmd.Context(), catalog, model, version)
-	return explain.Explain(catalog, fp, log, version)
+	return fieldContext{catalog, explain.Fingerprint(cmd.Context(), catalog, model, version), model}, nil
 }
 
 func explainCmd() *cobra.Command {
@@ -68,19 +76,29 @@ func explainCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "explain [LOGFILE|-]",
-		Short: "Which catalog scenarios end in the error of a field log, ranked, with cause and verified remedy",
-		Long: `Read an SGLang log (a file, or stdin for - or no argument; a pasted error
-message is enough) and list the catalog scenarios that end in that exact
-outcome (exception message and code, or process death) at that Mooncake
-version, best first: each with its cause, the log lines that tell the causes
-apart (marked + when the log has them), and the remedy the scenario verified.
+		Short: "Which causes explain a field log, ranked, with the evidence and the remedy",
+		Long: `Read a field log (a file, or stdin for - or no argument) as operators paste
+it: SGLang logs and tracebacks (complete or cut short), Mooncake's glog
+lines and mooncake_master logs, vLLM/LMCache logs, pip show / pip freeze /
+version banners, env dumps and command lines. Name the causes that explain
+it, best first, each with the log lines that support it (with the
+file:line Mooncake printed them from), those against it, and the remedy:
 
-Ranking: a scenario that expects a line the log lacks, or forbids one it has,
-comes last; then by the rarity across the catalog of the lines the log has
-that the scenario expects or prints, minus those it does not account for.
+  scenario  a catalog scenario that ends in the log's outcome at that
+            Mooncake version, or whose rare lines the log has when it was
+            cut before the outcome (faultlab run reproduces it)
+  class     a field cause the catalog has no scenario for, known by the
+            lines only it prints (explain/classes.yaml)
+
+Scoring, in points: ending in a scenario's exact outcome, the rarity across
+the catalog of the lines it expects or prints on the model, the weights of
+a class's lines; a line a cause never prints counts against it. Below the
+threshold explain names no cause: it says so and lists the nearest. The
+Mooncake version is --mooncake-version, else the one the log states.
 
 ` + explainExitHelp,
-		Example: `  faultlab explain sglang.log --mooncake-version 0.3.13.post1
+		Example: `  faultlab explain sglang.log
+  faultlab explain master.log --mooncake-version 0.3.13.post1
   echo "RuntimeError: Failed to setup Mooncake store, error code: -1" | faultlab explain --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,7 +106,11 @@ that the scenario expects or prints, minus those it does not account for.
 			if err != nil {
 				return err
 			}
-			res, err := explainLog(cmd, cf, log, version)
+			fc, err := loadField(cmd, cf, version)
+			if err != nil {
+				return err
+			}
+			d, err := explain.Diagnose(fc.catalog, fc.fp, log, version)
 			if err != nil {
 				return err
 			}
@@ -96,62 +118,89 @@ that the scenario expects or prints, minus those it does not account for.
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
+				if err := enc.Encode(d); err != nil {
 					return err
 				}
 			} else {
-				printExplain(out, res, version)
+				printDiagnosis(out, d)
 			}
-			if len(res.Candidates) == 0 {
+			if d.Verdict != "cause" {
 				return silent(exitNothing)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&cf.dir, "catalog", "", "load the catalog from this directory instead of the built-in one")
-	cmd.Flags().StringVar(&version, "mooncake-version", "", "the Mooncake version the log came from (default: try each scenario's versions)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"candidates": [{"scenario", "cause", "matched_logs", "remedy", ...}]}, best first`)
+	cmd.Flags().StringVar(&version, "mooncake-version", "", "the Mooncake version the log came from (default: the one the log states, else each scenario's)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"verdict", "causes": [{"kind", "name", "cause", "points", "evidence", "remedy", ...}], "nearest", "evidence", "candidates"}`)
 	return cmd
 }
 
-func printExplain(w io.Writer, res explain.Result, version string) {
-	// Scenario texts hold placeholders ({{master}}); a person gets words.
-	say := scenarios.DescribePlaceholders
-	at := ""
-	if version != "" {
-		at = " at Mooncake " + version
+func printDiagnosis(w io.Writer, d explain.Diagnosis) {
+	if v := d.MooncakeVersion; v != "" {
+		from := map[string]string{"given": "as given", "log": "as the log states"}[d.VersionFrom]
+		fmt.Fprintf(w, "Mooncake %s (%s)", v, from)
+	} else if d.Evidence.MooncakeVersion != "" {
+		fmt.Fprintf(w, "Mooncake %s (the log states it; faultlab models no such release: every version tried)", d.Evidence.MooncakeVersion)
+	} else {
+		fmt.Fprint(w, "Mooncake version not stated: each scenario's versions tried")
 	}
-	if len(res.Candidates) == 0 {
-		fmt.Fprintf(w, "no catalog scenario ends in an outcome this log shows%s.\n"+
-			"Turn it into one: faultlab new --from-log LOG > my-bug.yaml\n", at)
+	if d.Evidence.SGLangVersion != "" {
+		fmt.Fprintf(w, ", SGLang %s", d.Evidence.SGLangVersion)
+	}
+	fmt.Fprintln(w)
+	if facts := d.Evidence.Facts(); len(facts) > 0 {
+		fmt.Fprintf(w, "the log also states: %s\n", strings.Join(facts, "; "))
+	}
+	if len(d.Causes) == 0 {
+		fmt.Fprintf(w, "\nno cause fits this log (none reaches %.0f points).\n", d.Threshold)
+		if len(d.Nearest) > 0 {
+			fmt.Fprintln(w, "nearest:")
+			for i, c := range d.Nearest {
+				printCause(w, i+1, c)
+			}
+		}
+		fmt.Fprintln(w, "\nA new cause? Add the log to the field corpus (docs/FIELD.md), or write the scenario that reproduces it.")
 		return
 	}
-	fmt.Fprintf(w, "%d catalog scenarios end in what this log shows%s, best first:\n", len(res.Candidates), at)
-	for i, c := range res.Candidates {
-		tie := ""
-		if c.Tied {
-			tie = "  (the log cannot tell this from the one above)"
+	fmt.Fprintf(w, "\n%d causes fit, best first:\n", len(d.Causes))
+	for i, c := range d.Causes {
+		printCause(w, i+1, c)
+	}
+	if len(d.Nearest) > 0 {
+		var ns []string
+		for _, c := range d.Nearest {
+			ns = append(ns, c.String())
 		}
-		fmt.Fprintf(w, "\n%d. %s @%s  score %.2f%s\n", i+1, c.Scenario, c.Version, c.Score, tie)
-		fmt.Fprintf(w, "   ends in: %s\n", say(c.Outcome))
-		fmt.Fprintf(w, "   cause:   %s\n", say(c.Cause))
-		if len(c.Telltale) > 0 || len(c.ModelLogs) > 0 {
-			fmt.Fprintf(w, "   lines that tell it apart (+ in your log, - not):\n")
-			for _, l := range c.Telltale {
-				mark := "-"
-				if slices.Contains(c.MatchedLogs, l) {
-					mark = "+"
-				}
-				fmt.Fprintf(w, "     %s %s\n", mark, say(l))
-			}
-			for _, l := range c.ModelLogs {
-				fmt.Fprintf(w, "     + %s   (modelled)\n", short(say(l), 100))
-			}
+		fmt.Fprintf(w, "\nbelow the threshold: %s\n", strings.Join(ns, ", "))
+	}
+}
+
+func printCause(w io.Writer, i int, c explain.Cause) {
+	at := ""
+	if c.Version != "" {
+		at = " @" + c.Version
+	}
+	fmt.Fprintf(w, "\n%d. %s %s%s  %.1f points\n", i, c.Kind, c.Name, at, c.Points)
+	fmt.Fprintf(w, "   cause:   %s\n", c.Cause)
+	if c.Outcome != "" {
+		fmt.Fprintf(w, "   ends in: %s\n", c.Outcome)
+	}
+	for _, e := range c.Evidence {
+		fmt.Fprintf(w, "     + %s\n", short(explain.Humanize(e), 150))
+	}
+	for _, e := range c.Against {
+		fmt.Fprintf(w, "     - %s\n", short(explain.Humanize(e), 150))
+	}
+	fmt.Fprintf(w, "   remedy:  %s\n", explain.Humanize(c.Remedy))
+	if len(c.Refs) > 0 {
+		fmt.Fprintf(w, "   see:     %s\n", strings.Join(c.Refs, ", "))
+	}
+	if c.Kind == "scenario" {
+		v := c.Version
+		if v == "" {
+			v = "VERSION"
 		}
-		for _, l := range c.Contradicting {
-			fmt.Fprintf(w, "     ! %s   (this cause never prints it)\n", say(l))
-		}
-		fmt.Fprintf(w, "   remedy:  %s\n", say(c.Remedy))
-		fmt.Fprintf(w, "   see:     faultlab show %s; faultlab run %s --mooncake-version %s --timeline t.html\n", c.Scenario, c.Scenario, c.Version)
+		fmt.Fprintf(w, "   run it:  faultlab show %s; faultlab run %s --mooncake-version %s --timeline t.html\n", c.Name, c.Name, v)
 	}
 }

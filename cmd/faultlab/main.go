@@ -37,12 +37,13 @@ const (
   3  harness error, or interrupted (SIGINT, SIGTERM)
   4  the result was a skip: nothing to replay`
 	explainExitHelp = `Exit status:
-  0  at least one catalog scenario ends in what the log shows
+  0  at least one cause fits the log
   2  usage error: bad flag or argument, a log that cannot be read
   3  harness error
-  4  no catalog scenario ends in what the log shows`
+  4  no cause fits the log (the nearest are listed)`
 	newExitHelp = `Exit status:
-  0  the scenario was written
+  0  the scenario was written (its run on the model ends in the log's error)
+  1  nothing written: no draft reproduced the log's error (what did not is printed)
   2  usage error: bad flag or argument, a log that cannot be read
   3  harness error`
 )

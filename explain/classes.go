@@ -1,0 +1,182 @@
+package explain
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Class is a cause explain can name from a field log's lines: a field
+// cause the catalog has no scenario for, or the log-line signature of a
+// catalog scenario (Name is then the scenario's name).
+type Class struct {
+	Name     string    `yaml:"name"`
+	Cause    string    `yaml:"cause"`
+	Remedy   string    `yaml:"remedy"`
+	Refs     []string  `yaml:"refs"`
+	Patterns []Pattern `yaml:"patterns"`
+	Against  []Pattern `yaml:"against"`
+}
+
+// Pattern is a regular expression over one log line (or derived fact) and
+// the weight of its evidence.
+type Pattern struct {
+	RE     string  `yaml:"re"`
+	Weight float64 `yaml:"weight"`
+	re     *regexp.Regexp
+	line   int
+}
+
+//go:embed classes.yaml
+var classesYAML []byte
+
+var (
+	classesOnce sync.Once
+	classes     []Class
+	classesErr  error
+)
+
+// Classes returns the cause classes of explain/classes.yaml.
+func Classes() ([]Class, error) {
+	classesOnce.Do(func() { classes, classesErr = ParseClasses("explain/classes.yaml", classesYAML) })
+	return classes, classesErr
+}
+
+// ParseClasses reads a class table strictly; errors name file:line.
+func ParseClasses(file string, data []byte) ([]Class, error) {
+	var doc struct {
+		Classes yaml.Node `yaml:"classes"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var out []Class
+	seen := map[string]int{}
+	for _, n := range doc.Classes.Content {
+		var c Class
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			switch k := n.Content[i]; k.Value {
+			case "name", "cause", "remedy", "refs", "patterns", "against":
+			default:
+				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, patterns, against)", file, k.Line, k.Value)
+			}
+		}
+		if err := n.Decode(&c); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", file, n.Line, err)
+		}
+		if c.Name == "" {
+			return nil, fmt.Errorf("%s:%d: a class without a name", file, n.Line)
+		}
+		if l, ok := seen[c.Name]; ok {
+			return nil, fmt.Errorf("%s:%d: class %q already defined at line %d", file, n.Line, c.Name, l)
+		}
+		seen[c.Name] = n.Line
+		if !strings.Contains(c.Name, "/") && (c.Cause == "" || c.Remedy == "") {
+			return nil, fmt.Errorf("%s:%d: class %q needs a cause and a remedy (only a catalog scenario's signature takes them from the scenario)", file, n.Line, c.Name)
+		}
+		// Line numbers of the patterns, for errors.
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i].Value
+			if key != "patterns" && key != "against" {
+				continue
+			}
+			ps := &c.Patterns
+			if key == "against" {
+				ps = &c.Against
+			}
+			for j, pn := range n.Content[i+1].Content {
+				if j < len(*ps) {
+					(*ps)[j].line = pn.Line
+				}
+			}
+		}
+		for _, ps := range [][]Pattern{c.Patterns, c.Against} {
+			for j := range ps {
+				re, err := regexp.Compile(ps[j].RE)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: class %q: %w", file, ps[j].line, c.Name, err)
+				}
+				if ps[j].Weight <= 0 {
+					return nil, fmt.Errorf("%s:%d: class %q: pattern %q: weight must be positive", file, ps[j].line, c.Name, ps[j].RE)
+				}
+				ps[j].re = re
+			}
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no classes", file)
+	}
+	return out, nil
+}
+
+// match returns the points a class earns on the log's lines and facts,
+// the lines that earned them and the lines that argue against it.
+func (c Class) match(lines []Line, facts []string) (points float64, evidence, against []string) {
+	find := func(p Pattern) (string, bool) {
+		for _, l := range lines {
+			if p.re.MatchString(l.Text) {
+				return l.Cite(), true
+			}
+		}
+		for _, f := range facts {
+			if p.re.MatchString(f) {
+				return f, true
+			}
+		}
+		return "", false
+	}
+	for _, p := range c.Patterns {
+		if s, ok := find(p); ok {
+			points += p.Weight
+			evidence = append(evidence, s)
+		}
+	}
+	for _, p := range c.Against {
+		if s, ok := find(p); ok {
+			points -= p.Weight
+			against = append(against, s)
+		}
+	}
+	return points, evidence, against
+}
+
+// TelltaleWeight is the weight from which a pattern is a telltale: a
+// line only this cause prints.
+const TelltaleWeight = 5
+
+// telltales are the log's lines that match the class's telltale patterns.
+func (c Class) telltales(lines []Line) []Line {
+	var out []Line
+	for _, p := range c.Patterns {
+		if p.Weight < TelltaleWeight {
+			continue
+		}
+		for _, l := range lines {
+			if p.re.MatchString(l.Text) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Cite is the line as evidence: where Mooncake printed it, and what.
+func (l Line) Cite() string {
+	if l.Source != "" {
+		return fmt.Sprintf("line %d (%s): %s", l.N, l.Source, short(l.Text, 160))
+	}
+	return fmt.Sprintf("line %d: %s", l.N, short(l.Text, 160))
+}
+
+func short(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,398 @@
+package explain
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+// Threshold is the fewest points a cause needs before explain names it;
+// below it explain says no cause fits and lists the nearest. Calibrated
+// on the field corpus's tuning split (fieldlogs, docs/FIELD.md): every
+// tuning case whose right cause scored below it had no line only that
+// cause prints, and no wrong top cause scored above it with less.
+const Threshold = 4.0
+
+// OutcomePoints is what ending in a catalog scenario's exact outcome (its
+// exception message and code, or its death) is worth: the catalog run
+// verified that this cause ends so.
+const OutcomePoints = 4.0
+
+// Cause is one explanation of a field log. Its JSON is part of the
+// `faultlab explain --json` contract.
+type Cause struct {
+	// Kind: "scenario" (a catalog scenario: reproducible with faultlab
+	// run) or "class" (a field cause explain knows from its lines only).
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Version is the Mooncake version a scenario matched at.
+	Version string `json:"mooncake_version,omitempty"`
+	Cause   string `json:"cause"`
+	// Outcome is the scenario's outcome the log ends in, if it does.
+	Outcome string  `json:"outcome,omitempty"`
+	Points  float64 `json:"points"`
+	// Evidence: the log's lines (with glog's file:line) and derived facts
+	// that support the cause; Against: those that argue against it.
+	Evidence []string `json:"evidence"`
+	Against  []string `json:"against,omitempty"`
+	Remedy   string   `json:"remedy"`
+	Refs     []string `json:"refs,omitempty"`
+	// Match is the catalog match behind a scenario cause.
+	Match *Candidate `json:"scenario_match,omitempty"`
+	order int
+}
+
+// Diagnosis is explain's answer for a field log.
+type Diagnosis struct {
+	// Verdict: "cause" (Causes names at least one at or above Threshold)
+	// or "no-fit" (none does; Nearest lists the closest).
+	Verdict string `json:"verdict"`
+	// MooncakeVersion is the version the catalog was matched at and
+	// VersionFrom where it came from: "given" (--mooncake-version), "log"
+	// (pip show / freeze / banner in the log), "" (each scenario's own).
+	MooncakeVersion string   `json:"mooncake_version,omitempty"`
+	VersionFrom     string   `json:"mooncake_version_from,omitempty"`
+	Evidence        Evidence `json:"evidence"`
+	Causes          []Cause  `json:"causes"`
+	Nearest         []Cause  `json:"nearest,omitempty"`
+	Threshold       float64  `json:"threshold"`
+	// Candidates are the catalog scenarios that end in the log's outcome
+	// (Explain's answer; the JSON contract before causes existed).
+	Candidates []Candidate `json:"candidates"`
+}
+
+// Top is the best cause, or the nearest when none fits ("" when there is
+// nothing at all).
+func (d Diagnosis) Top() (Cause, bool) {
+	if len(d.Causes) > 0 {
+		return d.Causes[0], true
+	}
+	return Cause{}, false
+}
+
+// Diagnose explains a field log: the catalog scenarios that end in its
+// outcome (Explain) and the cause classes its lines show (Classes), each
+// scored in points - the outcome, the rarity of the catalog lines it has,
+// the weights of class lines - and ranked; causes under Threshold are only
+// the nearest. version, when not empty, is the Mooncake version the user
+// gives; otherwise the one the log states is used when faultlab models it.
+func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Diagnosis, error) {
+	ev := ParseLog(log)
+	d := Diagnosis{Evidence: ev, Causes: []Cause{}, Threshold: Threshold}
+	if version != "" {
+		d.MooncakeVersion, d.VersionFrom = version, "given"
+	} else if v := KnownMooncakeVersion(ev.MooncakeVersion); v != "" {
+		d.MooncakeVersion, d.VersionFrom = v, "log"
+	}
+	cls, err := Classes()
+	if err != nil {
+		return d, err
+	}
+	// The raw log keeps multi-line messages whole (a pybind11 TypeError);
+	// the stripped lines let a glog-prefixed line match an expected text.
+	res, err := Explain(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion)
+	if err != nil {
+		return d, err
+	}
+	d.Candidates = res.Candidates
+	byName := map[string]int{}
+	var all []Cause
+	for _, c := range res.Candidates {
+		pts := OutcomePoints + math.Max(-2, math.Min(6, c.Score)) - 3*float64(c.bad)
+		evid := []string{"ends in: " + c.Outcome}
+		for _, l := range c.MatchedLogs {
+			evid = append(evid, "expected line: "+Humanize(l))
+		}
+		for _, l := range c.ModelLogs {
+			evid = append(evid, "modelled line: "+short(l, 120))
+		}
+		var against []string
+		for _, l := range c.Contradicting {
+			against = append(against, "this cause never prints: "+Humanize(l))
+		}
+		m := c
+		byName[c.Scenario] = len(all)
+		all = append(all, Cause{Kind: "scenario", Name: c.Scenario, Version: c.Version, Cause: Humanize(c.Cause), Outcome: c.Outcome,
+			Points: pts, Evidence: evid, Against: against, Remedy: Humanize(c.Remedy), Match: &m, order: len(all)})
+	}
+	if !raised.MatchString(log) {
+		// Cut before the outcome (or never reaching one): the catalog
+		// scenarios by their lines alone.
+		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, byName) {
+			c.order = len(all)
+			byName[c.Name] = len(all)
+			all = append(all, c)
+		}
+	}
+	// What the operator's env dump or command line sets agrees with a
+	// scenario's config or not. (Settings read off Mooncake's lines may
+	// come from any process of the world - mooncake_client's devices - so
+	// they only shape new's draft.)
+	stated := map[string]string{}
+	for k, v := range ev.Env {
+		if strings.HasPrefix(k, "MC_") || slices.Contains(logSettings, k) {
+			stated[k] = v
+		}
+	}
+	for j := range all {
+		if sc := find(catalog, all[j].Name); sc != nil {
+			envAgreement(&all[j], sc, stated)
+		}
+	}
+	facts := ev.Facts()
+	for _, cl := range cls {
+		pts, evid, against := cl.match(ev.Lines, facts)
+		// A telltale of another cause (a line only it prints) that a
+		// scenario's model never prints counts against the scenario.
+		for _, l := range cl.telltales(ev.Lines) {
+			for j := range all {
+				if all[j].Kind != "scenario" || all[j].Name == cl.Name || prints(fp, all[j], l.Text) {
+					continue
+				}
+				all[j].Points -= TelltaleAgainst
+				all[j].Against = append(all[j].Against, fmt.Sprintf("%s - a sign of %s, which this cause never prints", l.Cite(), cl.Name))
+			}
+		}
+		if pts <= 0 && len(evid) == 0 {
+			continue
+		}
+		if j, ok := byName[cl.Name]; ok {
+			all[j].Points += pts
+			all[j].Evidence = append(all[j].Evidence, evid...)
+			all[j].Against = append(all[j].Against, against...)
+			continue
+		}
+		c := Cause{Kind: "class", Name: cl.Name, Cause: cl.Cause, Points: pts, Evidence: evid, Against: against,
+			Remedy: cl.Remedy, Refs: cl.Refs, order: len(all)}
+		sc := find(catalog, cl.Name)
+		if sc == nil && cl.Cause == "" {
+			continue // the signature of a scenario this catalog (--catalog DIR) lacks
+		}
+		if sc != nil {
+			// A catalog scenario's signature when the log was cut before
+			// the outcome: its cause and verified remedy.
+			c.Kind, c.Cause, c.Remedy = "scenario", Humanize(cause(sc.Summary)), Humanize(Remedy(sc))
+			c.Evidence = append([]string{"outcome not in the log (cut short?)"}, c.Evidence...)
+		}
+		all = append(all, c)
+	}
+	for i := range all {
+		all[i].Points = math.Round(all[i].Points*100) / 100
+	}
+	slices.SortStableFunc(all, func(a, b Cause) int {
+		if a.Points != b.Points {
+			if a.Points > b.Points {
+				return -1
+			}
+			return 1
+		}
+		// Equal points: the catalog's own ranking (its rarity score, then
+		// its order), which the cap on it in points hides.
+		if a.Match != nil && b.Match != nil && math.Abs(a.Match.Score-b.Match.Score) > 1e-9 {
+			if a.Match.Score > b.Match.Score {
+				return -1
+			}
+			return 1
+		}
+		return a.order - b.order
+	})
+	for _, c := range all {
+		switch {
+		case c.Points >= Threshold:
+			d.Causes = append(d.Causes, c)
+		case c.Points > 0 && len(d.Nearest) < 3:
+			d.Nearest = append(d.Nearest, c)
+		}
+	}
+	d.Verdict = "no-fit"
+	if len(d.Causes) > 0 {
+		d.Verdict = "cause"
+	}
+	return d, nil
+}
+
+// PartialWeight scales the rarity of a catalog line found in a log that
+// lacks the scenario's outcome: the line alone says less than the line
+// with the outcome it leads to.
+const PartialWeight = 0.5
+
+// partial scores the catalog scenarios a log does not end like, by the
+// rare lines they expect or print at a version that the log has (IDF over
+// the catalog, times PartialWeight), less those they say never appear.
+// Lines most scenarios print (servers starting) say nothing of a cause.
+func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, skip map[string]int) []Cause {
+	df, n := docFreq(catalog, fp, version)
+	text, masked := mooncake.NormalizeAddresses(log), norm(log)
+	var out []Cause
+	for _, sc := range catalog {
+		if _, ok := skip[sc.Name]; ok {
+			continue
+		}
+		vs, ok := sc.Versions(version)
+		if !ok {
+			continue
+		}
+		var best *Cause
+		for _, v := range vs {
+			exp := scenarios.ExpectFor(sc.Expect, sc.ByVersion, v)
+			pts := 0.0
+			var evid, against []string
+			seen := map[string]bool{}
+			add := func(l, kind string) {
+				if seen[l] || 4*df[l] > n {
+					return
+				}
+				seen[l] = true
+				pts += PartialWeight * math.Log(1+float64(n)/float64(max(1, df[l])))
+				evid = append(evid, kind+": "+short(Humanize(l), 120))
+			}
+			for _, l := range exp.Logs {
+				if pattern(l).MatchString(text) {
+					add(l, "expected line")
+				}
+			}
+			for _, l := range fp[Key{sc.Name, v}] {
+				if strings.Contains(masked, l) {
+					add(l, "modelled line")
+				}
+			}
+			for _, l := range exp.NoLogs {
+				if pattern(l).MatchString(text) {
+					pts -= 3
+					against = append(against, "this cause never prints: "+Humanize(l))
+				}
+			}
+			if len(evid) == 0 || (best != nil && pts <= best.Points) {
+				continue
+			}
+			best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts,
+				Evidence: append([]string{"outcome not in the log (cut short?)"}, evid...), Against: against, Remedy: Humanize(Remedy(sc))}
+		}
+		if best != nil {
+			out = append(out, *best)
+		}
+	}
+	return out
+}
+
+// EnvAgrees and EnvDisagrees are what a setting the log states is worth
+// to a scenario whose config sets it alike, or otherwise: small, they
+// order causes the lines cannot tell apart.
+const (
+	EnvAgrees    = 0.5
+	EnvDisagrees = 1.0
+)
+
+// envAgreement scores the settings the log's env states (protocol,
+// devices, standalone storage, MC_* switches; not addresses or sizes, which
+// differ between any two worlds) against the scenario's config env.
+func envAgreement(c *Cause, sc *scenarios.Scenario, stated map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(stated)) {
+		if k == "MOONCAKE_GLOBAL_SEGMENT_SIZE" || k == "MOONCAKE_LOCAL_BUFFER_SIZE" {
+			continue
+		}
+		v := stated[k]
+		// The values the scenario's processes see: config.env, and each
+		// node's env merged over it (one party may run another protocol).
+		var svs []string
+		if x, ok := sc.Config.Env[k]; ok && x != nil {
+			svs = append(svs, *x)
+		}
+		for _, n := range sc.Topology.Nodes {
+			if x, ok := n.Env[k]; ok && x != nil {
+				svs = append(svs, *x)
+			}
+		}
+		same := func(a, b string) bool {
+			if k == "MOONCAKE_DEVICE" {
+				// Device names are the host's; naming some or none is
+				// what a cause turns on.
+				return (a == "") == (b == "")
+			}
+			return strings.EqualFold(a, b)
+		}
+		switch {
+		case slices.ContainsFunc(svs, func(sv string) bool { return same(sv, v) }):
+			c.Points += EnvAgrees
+			c.Evidence = append(c.Evidence, fmt.Sprintf("the log sets %s=%s, as this scenario does", k, v))
+		case len(svs) > 0:
+			c.Points -= EnvDisagrees
+			c.Against = append(c.Against, fmt.Sprintf("the log sets %s=%s, this scenario %q", k, v, strings.Join(svs, ", ")))
+		case strings.HasPrefix(k, "MC_"):
+			c.Points -= EnvDisagrees
+			c.Against = append(c.Against, fmt.Sprintf("the log sets %s=%s, this scenario does not", k, v))
+		}
+	}
+}
+
+// TelltaleAgainst is what a telltale line of another cause that a
+// scenario never prints costs the scenario.
+const TelltaleAgainst = 3.0
+
+// prints reports whether a scenario cause's run prints (or expects) line.
+func prints(fp Fingerprints, c Cause, line string) bool {
+	masked := norm(line)
+	for k, ls := range fp {
+		if k.Scenario != c.Name || (c.Version != "" && k.Version != c.Version) {
+			continue
+		}
+		for _, l := range ls {
+			if strings.Contains(masked, l) || strings.Contains(l, masked) {
+				return true
+			}
+		}
+	}
+	if c.Match != nil {
+		for _, l := range append(append([]string{}, c.Match.MatchedLogs...), c.Match.MissingLogs...) {
+			if pattern(l).MatchString(line) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {
+	for _, sc := range catalog {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	return nil
+}
+
+// roles names what a scenario's {{placeholder}} stands for, for people:
+// a run substitutes its own addresses, a person reads the role.
+var roles = map[string]string{
+	"master":         "the master's address",
+	"master_ip":      "the master's IP",
+	"master_metrics": "the master's metrics address",
+	"metadata":       "the metadata server's address",
+	"etcd":           "etcd's address",
+	"client":         "mooncake_client's address",
+}
+
+var rePlaceholder = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
+
+// Humanize replaces {{role}} placeholders with the role they stand for
+// ("the master's address"), so person-facing output never shows them.
+func Humanize(s string) string {
+	return rePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
+		name := rePlaceholder.FindStringSubmatch(m)[1]
+		if r, ok := roles[name]; ok {
+			return "<" + r + ">"
+		}
+		return "<" + strings.ReplaceAll(name, "_", " ") + ">"
+	})
+}
+
+// String is a one-line summary, for logs and test failures.
+func (c Cause) String() string {
+	return fmt.Sprintf("%s %s (%.2f)", c.Kind, c.Name, c.Points)
+}

@@ -1,0 +1,70 @@
+package explain_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/explain"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/sim"
+)
+
+// TestDiagnoseCatalogLogs feeds every catalog run's own log (as
+// TestEveryScenarioExplainsItsOwnLog does for Explain) to Diagnose, the
+// CLI's answer: the scenario must be a cause, first or tied on points
+// with the first; field classes must not push it out.
+func TestDiagnoseCatalogLogs(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	n, misses := 0, 0
+	for _, sc := range cat {
+		if !sc.RunsOn(sim.Name) || sc.HasLabel("container") {
+			continue
+		}
+		for _, r := range scenarios.Run(context.Background(), sc, sim.New(), scenarios.Options{Seed: 1}) {
+			if r.Verdict != scenarios.Pass {
+				continue
+			}
+			n++
+			d, err := explain.Diagnose(cat, fp, fieldLog(r), r.MooncakeVersion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(d.Causes, func(c explain.Cause) bool { return c.Name == sc.Name })
+			if i < 0 || d.Causes[i].Points < d.Causes[0].Points {
+				misses++
+				var got []string
+				for _, c := range d.Causes[:min(3, len(d.Causes))] {
+					got = append(got, c.String())
+				}
+				t.Errorf("%s @%s: rank %d, causes %v", sc.Name, r.MooncakeVersion, i, got)
+			}
+		}
+	}
+	t.Logf("%d catalog runs, %d not first", n, misses)
+}
+
+// A wait of ten minutes before the failure is the blackholed master's 20
+// attempts x 30 s; five seconds is not.
+func TestDiagnoseGapNamesTimeout(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	log := func(end string) string {
+		return "[2026-01-01 10:00:00 TP0] Mooncake Configuration loaded from env successfully.\n" +
+			"[2026-01-01 " + end + " TP0] An error occurred while loading the configuration: Failed to setup Mooncake store, error code: -1\n"
+	}
+	d, err := explain.Diagnose(cat, fp, log("10:10:02"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Evidence.Gaps) != 1 || d.Evidence.Gaps[0].Seconds != 602 || d.Causes[0].Name != "setup/master-blackholed" ||
+		!slices.Contains(d.Causes[0].Evidence, "gap 602s before an error") {
+		t.Fatalf("%+v %v", d.Evidence.Gaps, d.Causes[:3])
+	}
+	d, err = explain.Diagnose(cat, fp, log("10:00:05"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Evidence.Gaps) != 0 || d.Causes[0].Name == "setup/master-blackholed" {
+		t.Fatalf("%+v %v", d.Evidence.Gaps, d.Causes[:3])
+	}
+}

@@ -1,0 +1,161 @@
+package explain_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/explain"
+	"github.com/mooncake-faultlab/faultlab/fieldlogs"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/sim"
+)
+
+// draft drafts log and, when written, loads the YAML and runs it again
+// on sim: what new writes, run must pass.
+func draft(t *testing.T, log string) (explain.Draft, *scenarios.Scenario) {
+	t.Helper()
+	cat, fp := allFingerprints(t)
+	dr := explain.DraftFromLog(context.Background(), cat, fp, sim.New(), log, explain.DraftOptions{Name: "field/t"})
+	if !dr.Written() {
+		return dr, nil
+	}
+	sc, err := scenarios.Parse("t.yaml", dr.YAML)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, dr.YAML)
+	}
+	for _, r := range scenarios.Run(context.Background(), sc, sim.New(), scenarios.Options{Seed: 1}) {
+		if r.Verdict != scenarios.Pass {
+			t.Fatalf("rerun: %s %s\n%s", r.Verdict, r.Reason, dr.YAML)
+		}
+	}
+	if !strings.HasPrefix(string(dr.YAML), explain.SchemaModeline+"\n") {
+		t.Fatalf("no modeline:\n%s", dr.YAML)
+	}
+	return dr, sc
+}
+
+// A corpus case the model reproduces: the max_mr_size shrink warning of
+// Mooncake 640, found at a version that shrinks (< 0.3.5).
+func TestDraftCorpusCaseReproduces(t *testing.T) {
+	cs, err := fieldlogs.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(cs, func(c fieldlogs.Case) bool { return c.ID == "mooncake-640-segment-over-max-mr-size" })
+	dr, sc := draft(t, cs[i].Log)
+	if sc == nil {
+		t.Fatalf("not written: %q", dr.Missing)
+	}
+	if dr.Based != "register/segment-vs-max-mr-size" || dr.Version != "0.3.4.post2" || sc.Expect.OK != nil ||
+		!slices.Equal(sc.Expect.Logs, []string{"The buffer length exceeds device max_mr_size, shrink it to"}) {
+		t.Fatalf("%s @%s %+v\n%s", dr.Based, dr.Version, sc.Expect, dr.YAML)
+	}
+}
+
+// A log with an error nothing in the catalog ends in: nothing written,
+// and the reason names explain's answer.
+func TestDraftNoCandidate(t *testing.T) {
+	dr, sc := draft(t, "ValueError: something odd happened\n")
+	if sc != nil || len(dr.Missing) == 0 || !strings.HasPrefix(dr.Missing[0], "no catalog scenario explains this log") {
+		t.Fatalf("%q %s", dr.Missing, dr.YAML)
+	}
+	// A field class is named, still nothing written: no world to start from.
+	dr, sc = draft(t, "E0302 09:15:07.980530 7 rdma_context.cpp:581] No suitable GID found on mlx5_bond_1/\n")
+	if sc != nil || len(dr.Missing) < 2 || !strings.Contains(dr.Missing[1], "field class roce-gid-no-rnic") {
+		t.Fatalf("%q", dr.Missing)
+	}
+}
+
+// The log quotes a Mooncake line the best scenario's model never prints:
+// not reproduced, nothing written, the line named.
+func TestDraftQuotedLineNotReproduced(t *testing.T) {
+	log := "E1130 12:00:00.000001 77 transfer_metadata.cpp:453] Failed to set location of segment localhost:12345\n" +
+		"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
+	dr, sc := draft(t, log)
+	if sc != nil || !slices.Contains(dr.Missing, "the log quotes: Failed to set location of segment") {
+		t.Fatalf("%q\n%s", dr.Missing, dr.YAML)
+	}
+}
+
+// The constructed cases of issue 15: what the log states about the world
+// survives into the draft (the earlier new replaced the env with its own
+// and lost them).
+func TestDraftKeepsStatedSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name, log string
+		based     string
+		env       map[string]string
+	}{
+		{
+			name: "standalone storage kept",
+			log: "export MOONCAKE_STANDALONE_STORAGE=true\nexport MOONCAKE_CLIENT=10.0.0.5:50052\nexport MOONCAKE_GLOBAL_SEGMENT_SIZE=1gb\n" +
+				"E1201 10:00:00.000001 42 dummy_client.cpp:100] Failed to connect to real client\n" +
+				"RuntimeError: Failed to setup Mooncake store, error code: -1\n",
+			based: "standalone/no-client-listening",
+			env:   map[string]string{"MOONCAKE_STANDALONE_STORAGE": "true", "MOONCAKE_GLOBAL_SEGMENT_SIZE": "1gb", "MOONCAKE_CLIENT": "{{client}}"},
+		},
+		{
+			name: "rdma and device from the env",
+			log: "MOONCAKE_PROTOCOL=rdma MOONCAKE_DEVICE=mlx5_3 python -m sglang.launch_server --enable-hierarchical-cache --hicache-storage-backend mooncake\n" +
+				"E1201 10:00:00.000001 42 topology.cpp:1] No RDMA devices found, check your device installation\n" +
+				"E1201 10:00:00.000002 42 rdma_transport.cpp:1] RdmaTransport: No available RNIC\n" +
+				"RuntimeError: Failed to setup Mooncake store, error code: -1\n",
+			based: "setup/rdma-named-devices-no-nic",
+			env:   map[string]string{"MOONCAKE_PROTOCOL": "rdma", "MOONCAKE_DEVICE": "mlx5_3"},
+		},
+		{
+			name: "rdma and device from Mooncake's lines",
+			log: "I1201 10:00:00.000001 42 client.cpp:268] Transfer engine auto discovery is disabled for protocol: rdma\n" +
+				"I1201 10:00:00.000002 42 client.cpp:280] Using specified RDMA devices: mlx5_1\n" +
+				"E1201 10:00:00.000003 42 topology.cpp:1] No RDMA devices found, check your device installation\n" +
+				"E1201 10:00:00.000004 42 rdma_transport.cpp:1] RdmaTransport: No available RNIC\n" +
+				"RuntimeError: Failed to setup Mooncake store, error code: -1\n",
+			based: "setup/rdma-named-devices-no-nic setup/rdma-force-hca-no-nic",
+			env:   map[string]string{"MOONCAKE_PROTOCOL": "rdma", "MOONCAKE_DEVICE": "mlx5_1"},
+		},
+	} {
+		dr, sc := draft(t, tc.log)
+		if sc == nil {
+			t.Errorf("%s: not written: %q", tc.name, dr.Missing)
+			continue
+		}
+		if !strings.Contains(tc.based, dr.Based) || sc.Expect.Raises == nil || sc.Expect.OK != nil {
+			t.Errorf("%s: based on %s, expect %+v", tc.name, dr.Based, sc.Expect)
+		}
+		for k, v := range tc.env {
+			if got := sc.Config.Env[k]; got == nil || *got != v {
+				t.Errorf("%s: %s = %v, want %q\n%s", tc.name, k, got, v, dr.YAML)
+			}
+		}
+	}
+}
+
+// BenchmarkDiagnose is explain on one field log with the catalog's
+// fingerprints computed (what `faultlab explain` does per log).
+func BenchmarkDiagnose(b *testing.B) {
+	cat, fp := allFingerprints(b)
+	cs, err := fieldlogs.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := explain.Diagnose(cat, fp, cs[i%len(cs)].Log, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFingerprintAll is the one-off cost per explain invocation:
+// the catalog at every version on sim.
+func BenchmarkFingerprintAll(b *testing.B) {
+	cat, err := scenarios.Catalog()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		explain.Fingerprint(context.Background(), cat, sim.New(), "")
+	}
+}

@@ -1,0 +1,245 @@
+package explain
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// Line is one line of a field log with the prefix its logger added
+// stripped: what Mooncake or SGLang printed, and where.
+type Line struct {
+	// N is the line's number in the pasted log (1-based).
+	N    int    `json:"n"`
+	Text string `json:"text"`
+	// Level is glog's severity letter (I, W, E, F) or SGLang's level
+	// word's first letter; "" when the line has none.
+	Level string `json:"level,omitempty"`
+	// Source is glog's file:line ("rdma_context.cpp:581"): evidence of
+	// which Mooncake code printed it.
+	Source string `json:"source,omitempty"`
+	// At is the time of day the line carries (0 when none).
+	At    time.Duration `json:"-"`
+	timed bool
+}
+
+// Evidence is what a pasted field log states: its lines, the versions and
+// configuration it shows, and how long it waited before failing.
+type Evidence struct {
+	Lines []Line `json:"-"`
+	// MooncakeVersion / SGLangVersion as the log states them (pip show,
+	// pip freeze, pip list, check_env banners); "" when it does not.
+	MooncakeVersion string `json:"mooncake_version,omitempty"`
+	SGLangVersion   string `json:"sglang_version,omitempty"`
+	// Env holds MOONCAKE_* and MC_* settings from env dumps and command
+	// lines; Flags the SGLang flags that select the storage backend.
+	Env   map[string]string `json:"env,omitempty"`
+	Flags map[string]string `json:"flags,omitempty"`
+	// Gaps are the waits of at least GapEvidence before an error line:
+	// a timeout or a retry loop.
+	Gaps []Gap `json:"gaps,omitempty"`
+}
+
+// Gap is a wait before an error line.
+type Gap struct {
+	Seconds int  `json:"seconds"`
+	Before  Line `json:"before"`
+}
+
+// GapEvidence is the shortest wait before a failure that explain reads as
+// a timeout or retry loop: above the few seconds a refused connect or a
+// quick retry takes, below Mooncake's 30 s RPC and 60 s transfer timeouts.
+const GapEvidence = 20 * time.Second
+
+var (
+	// glog: "E1201 12:00:00.123456 12345 file.cpp:123] text"; the date is
+	// MMDD or, from newer glog, YYYYMMDD.
+	reGlog = regexp.MustCompile(`^([IWEF])(?:\d{4}|\d{8}) (\d\d):(\d\d):(\d\d)\.(\d{6})\s+\d+ ([\w.\-]+:\d+)\] ?(.*)$`)
+	// glog without time or thread, as people trim it: "E1130 file.cpp:123] text".
+	reGlogBare = regexp.MustCompile(`^([IWEF])(?:\d{4}|\d{8}) ([\w.\-]+:\d+)\] ?(.*)$`)
+	// SGLang: "[2026-01-16 07:02:59 TP4] text" or "[2025-04-14 03:55:21] text".
+	reSGLang = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d)(?: [^\]]*)?\] ?(.*)$`)
+	// vLLM/LMCache: "(Worker ...) ERROR 06-12 13:12:27 [file.py:97] text"
+	reVLLM = regexp.MustCompile(`^(?:\([^)]*\)\s*)*(INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d (\d\d):(\d\d):(\d\d) \[([\w.\-]+:\d+)\] ?(.*)$`)
+	// coro_rpc's easylog: "2025-06-06 09:39:00.285457 ERROR    [382] [file.hpp:923] text"
+	reEasylog = regexp.MustCompile(`^\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d)\.\d+ (ERROR|WARN|WARNING|INFO|DEBUG)\s+\[\d+\] \[([\w.\-]+:\d+)\] ?(.*)$`)
+
+	reEnv      = regexp.MustCompile(`(?:^|[\s;'"])((?:MOONCAKE|MC)_[A-Z0-9_]+)=("[^"]*"|'[^']*'|[^\s;'"]+)`)
+	reEnvColon = regexp.MustCompile(`^\s*-?\s*name:\s*((?:MOONCAKE|MC)_[A-Z0-9_]+)\s*$`)
+	reValue    = regexp.MustCompile(`^\s*value:\s*"?([^"]*)"?\s*$`)
+	reFlag     = regexp.MustCompile(`(--hicache-storage-backend(?:-extra-config)?|--disaggregation-transfer-backend|--enable-hierarchical-cache)(?:[ =]+('[^']*'|"[^"]*"|[^\s\\-][^\s\\]*))?`)
+
+	// Versions: pip show (Name/Version), pip freeze/list, check_env, prose.
+	reMooncakeVer = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_]non[-_]cuda)?(?:==|\s+|:\s*|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)`),
+		regexp.MustCompile(`(?i)\bmooncake(?: version)?[:\s]+v?(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)\b`),
+	}
+	reSGLangVer = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\bsglang(?:==|:\s*|\s+v?|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)`),
+	}
+	rePipName = regexp.MustCompile(`^Name: (\S+)$`)
+	rePipVer  = regexp.MustCompile(`^Version: (\S+)$`)
+)
+
+// ParseLog reads what operators paste: glog lines (prefix stripped,
+// file:line kept), SGLang and vLLM log lines, tracebacks (complete or cut
+// short: their lines are kept as they are), mooncake_master logs (glog),
+// pip show / pip freeze / version banners, env dumps and command lines.
+func ParseLog(log string) Evidence {
+	ev := Evidence{Env: map[string]string{}, Flags: map[string]string{}}
+	raw := strings.Split(strings.ReplaceAll(log, "\r\n", "\n"), "\n")
+	pipName := ""
+	pendingEnv := ""
+	for i, s := range raw {
+		s = strings.TrimRight(s, " \t")
+		// Quoted replies ("> E0414 ...") are the same log.
+		t := strings.TrimLeft(s, "> ")
+		l := Line{N: i + 1, Text: strings.TrimSpace(t)}
+		if m := reGlog.FindStringSubmatch(t); m != nil {
+			l.Level, l.Source, l.Text = m[1], m[6], strings.TrimSpace(m[7])
+			l.At, l.timed = clock(m[2], m[3], m[4]), true
+		} else if m := reGlogBare.FindStringSubmatch(t); m != nil {
+			l.Level, l.Source, l.Text = m[1], m[2], strings.TrimSpace(m[3])
+		} else if m := reEasylog.FindStringSubmatch(t); m != nil {
+			l.Level, l.Source, l.Text = m[4][:1], m[5], strings.TrimSpace(m[6])
+			l.At, l.timed = clock(m[1], m[2], m[3]), true
+		} else if m := reVLLM.FindStringSubmatch(t); m != nil {
+			l.Level, l.Source, l.Text = m[1][:1], m[5], strings.TrimSpace(m[6])
+			l.At, l.timed = clock(m[2], m[3], m[4]), true
+		} else if m := reSGLang.FindStringSubmatch(t); m != nil {
+			l.Text = strings.TrimSpace(m[4])
+			l.At, l.timed = clock(m[1], m[2], m[3]), true
+		}
+		if l.Text == "" {
+			continue
+		}
+		ev.Lines = append(ev.Lines, l)
+		for _, m := range reEnv.FindAllStringSubmatch(l.Text, -1) {
+			ev.Env[m[1]] = strings.Trim(m[2], `"'`)
+		}
+		// Kubernetes env lists: "- name: MOONCAKE_X" then "value: ...".
+		if m := reEnvColon.FindStringSubmatch(l.Text); m != nil {
+			pendingEnv = m[1]
+		} else if m := reValue.FindStringSubmatch(l.Text); m != nil && pendingEnv != "" {
+			ev.Env[pendingEnv] = m[1]
+			pendingEnv = ""
+		}
+		for _, m := range reFlag.FindAllStringSubmatch(l.Text, -1) {
+			ev.Flags[m[1]] = strings.Trim(m[2], `"'`)
+		}
+		if m := rePipName.FindStringSubmatch(l.Text); m != nil {
+			pipName = strings.ToLower(m[1])
+		} else if m := rePipVer.FindStringSubmatch(l.Text); m != nil {
+			switch {
+			case strings.HasPrefix(pipName, "mooncake-transfer-engine") || strings.HasPrefix(pipName, "mooncake_transfer_engine"):
+				ev.MooncakeVersion = m[1]
+			case pipName == "sglang":
+				ev.SGLangVersion = m[1]
+			}
+		}
+		if ev.MooncakeVersion == "" {
+			ev.MooncakeVersion = firstMatch(reMooncakeVer, l.Text)
+		}
+		if ev.SGLangVersion == "" {
+			ev.SGLangVersion = firstMatch(reSGLangVer, l.Text)
+		}
+	}
+	ev.Gaps = gaps(ev.Lines)
+	return ev
+}
+
+func firstMatch(res []*regexp.Regexp, s string) string {
+	for _, re := range res {
+		if m := re.FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+func clock(h, m, s string) time.Duration {
+	hh, _ := strconv.Atoi(h)
+	mm, _ := strconv.Atoi(m)
+	ss, _ := strconv.Atoi(s)
+	return time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute + time.Duration(ss)*time.Second
+}
+
+// gaps finds waits of at least GapEvidence between a timed line and the
+// next timed error line (glog E/F, an ERROR level, a traceback's end).
+func gaps(lines []Line) []Gap {
+	var out []Gap
+	var prev *Line
+	for i := range lines {
+		l := &lines[i]
+		if !l.timed {
+			continue
+		}
+		if prev != nil && isError(*l) {
+			d := l.At - prev.At
+			if d < 0 {
+				d += 24 * time.Hour // past midnight
+			}
+			if d >= GapEvidence {
+				out = append(out, Gap{Seconds: int(d / time.Second), Before: *l})
+			}
+		}
+		prev = l
+	}
+	return out
+}
+
+func isError(l Line) bool {
+	return errorLine(l) || raised.MatchString(l.Text)
+}
+
+// KnownMooncakeVersion maps a stated version to one faultlab models:
+// itself when known, else "" (a version the log states but no profile
+// covers, e.g. a build from main, restricts nothing).
+func KnownMooncakeVersion(v string) string {
+	v = strings.TrimPrefix(v, "v")
+	if slices.Contains(mooncake.Versions, v) {
+		return v
+	}
+	return ""
+}
+
+// Facts are the evidence the parser derived, as lines class patterns can
+// match ("env MOONCAKE_PROTOCOL=rdma", "gap 33s before an error").
+func (ev Evidence) Facts() []string {
+	var out []string
+	for _, k := range sortedKeys(ev.Env) {
+		out = append(out, fmt.Sprintf("env %s=%s", k, ev.Env[k]))
+	}
+	for _, k := range sortedKeys(ev.Flags) {
+		out = append(out, fmt.Sprintf("flag %s=%s", k, ev.Flags[k]))
+	}
+	for _, g := range ev.Gaps {
+		out = append(out, fmt.Sprintf("gap %ds before an error", g.Seconds))
+	}
+	return out
+}
+
+// Text is the log's lines with their logger prefixes stripped, one per
+// line: what the catalog's expectations are matched against.
+func (ev Evidence) Text() string {
+	var b strings.Builder
+	for _, l := range ev.Lines {
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

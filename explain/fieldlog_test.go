@@ -1,0 +1,102 @@
+package explain_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/explain"
+)
+
+func TestParseLogLines(t *testing.T) {
+	for _, tc := range []struct {
+		in, level, source, text string
+	}{
+		{"E0302 09:15:07.980787     7 rdma_context.cpp:81] Failed to open device mlx5_bond_1", "E", "rdma_context.cpp:81", "Failed to open device mlx5_bond_1"},
+		{"I20251222 18:59:04.417019 281473495854048 client_metric.cpp:76] Client metrics enabled", "I", "client_metric.cpp:76", "Client metrics enabled"},
+		{"E1130 transfer_metadata.cpp:123] Failed to set location of x", "E", "transfer_metadata.cpp:123", "Failed to set location of x"},
+		{"> E0414 03:56:41.856248 77969 transfer_metadata_plugin.cpp:173] Unexpected code", "E", "transfer_metadata_plugin.cpp:173", "Unexpected code"},
+		{"[2026-01-16 07:02:59 TP4] Mooncake store setup successfully.", "", "", "Mooncake store setup successfully."},
+		{"(Worker_TP1 pid=113078) ERROR 11-10 20:25:57 [mooncake_connector.py:329] Failed to transfer", "E", "mooncake_connector.py:329", "Failed to transfer"},
+		{"2025-06-06 09:39:00.285457 ERROR    [382] [coro_rpc_client.hpp:923] client has been closed", "E", "coro_rpc_client.hpp:923", "client has been closed"},
+		{"RuntimeError: Failed to setup Mooncake store, error code: -1", "", "", "RuntimeError: Failed to setup Mooncake store, error code: -1"},
+		{`  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2297, in run`, "", "", `File "/sgl/python/sglang/srt/managers/scheduler.py", line 2297, in run`},
+	} {
+		ev := explain.ParseLog(tc.in)
+		if len(ev.Lines) != 1 {
+			t.Fatalf("%q: %d lines", tc.in, len(ev.Lines))
+		}
+		l := ev.Lines[0]
+		if l.Level != tc.level || l.Source != tc.source || l.Text != tc.text || l.N != 1 {
+			t.Errorf("%q: got %+v", tc.in, l)
+		}
+	}
+}
+
+func TestParseLogVersionsEnvGaps(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, mooncake, sglang string
+	}{
+		{"pip show", "Name: mooncake-transfer-engine\nVersion: 0.3.7.post2\nSummary: x\n", "0.3.7.post2", ""},
+		{"pip freeze", "sglang==0.5.21\nmooncake-transfer-engine==0.3.13.post1\n", "0.3.13.post1", "0.5.21"},
+		{"pip list", "mooncake-transfer-engine                 0.3.0b5\nsglang                                   0.4.5.post2         /sgl-workspace/sglang/python\n", "0.3.0b5", "0.4.5.post2"},
+		{"check_env", "sglang: 0.4.6.post2\nsgl_kernel: 0.1.1\n", "", "0.4.6.post2"},
+		{"prose", "SGLang v0.5.10 with mooncake transfer-engine v0.3.11\n", "", "0.5.10"},
+		{"prose version", "vLLM version: 0.8.4, Mooncake version: 0.3.5.\n", "0.3.5", ""},
+	} {
+		ev := explain.ParseLog(tc.in)
+		if ev.MooncakeVersion != tc.mooncake || ev.SGLangVersion != tc.sglang {
+			t.Errorf("%s: mooncake %q sglang %q", tc.name, ev.MooncakeVersion, ev.SGLangVersion)
+		}
+	}
+	ev := explain.ParseLog("export MOONCAKE_PROTOCOL=rdma\nMOONCAKE_DEVICE=\"mlx5_0,mlx5_1\" \\\n" +
+		"        - name: MOONCAKE_GLOBAL_SEGMENT_SIZE\n          value: \"0\"\n" +
+		"MC_GID_INDEX=3 python -m sglang.launch_server --enable-hierarchical-cache --hicache-storage-backend mooncake\n" +
+		"I0331 02:48:57.801054 803278 transport.cpp:1119] Connected to segment\n" +
+		"I0331 02:49:30.617945 803444 transfer_engine_py.cpp:454] Sync batch data transfer timeout after 33061142969ns\n" +
+		"E0331 02:49:31.000000 803444 x.cpp:1] Transfer failed\n")
+	want := map[string]string{"MOONCAKE_PROTOCOL": "rdma", "MOONCAKE_DEVICE": "mlx5_0,mlx5_1", "MOONCAKE_GLOBAL_SEGMENT_SIZE": "0", "MC_GID_INDEX": "3"}
+	if !reflect.DeepEqual(ev.Env, want) {
+		t.Errorf("env %v", ev.Env)
+	}
+	if ev.Flags["--hicache-storage-backend"] != "mooncake" {
+		t.Errorf("flags %v", ev.Flags)
+	}
+	// 33 s between "Connected" and the timeout line (an I line saying
+	// timeout); the E line a second later is no gap.
+	if len(ev.Gaps) != 1 || ev.Gaps[0].Seconds != 33 || ev.Gaps[0].Before.N != 7 {
+		t.Errorf("gaps %+v", ev.Gaps)
+	}
+	facts := strings.Join(ev.Facts(), "\n")
+	for _, f := range []string{"env MOONCAKE_PROTOCOL=rdma", "flag --hicache-storage-backend=mooncake", "gap 33s before an error"} {
+		if !strings.Contains(facts, f) {
+			t.Errorf("no fact %q in\n%s", f, facts)
+		}
+	}
+}
+
+func TestParseClassesErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"classes:\n  - name: a\n    cause: c\n    remedy: r\n    patterns:\n      - {re: '(', weight: 1}\n", `t.yaml:6: class "a": error parsing regexp`},
+		{"classes:\n  - name: a\n    cause: c\n    remedy: r\n  - name: a\n    cause: c\n    remedy: r\n", `t.yaml:5: class "a" already defined at line 2`},
+		{"classes:\n  - name: a\n    patterns: []\n", `t.yaml:2: class "a" needs a cause and a remedy`},
+		{"classes:\n  - name: a\n    cause: c\n    remedy: r\n    patterns:\n      - {re: 'x', weight: 0}\n", `t.yaml:6: class "a": pattern "x": weight must be positive`},
+		{"classes:\n  - name: a\n    bogus: 1\n", `t.yaml:3: unknown key "bogus"`},
+	} {
+		_, err := explain.ParseClasses("t.yaml", []byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want %q", err, tc.want)
+		}
+	}
+	if _, err := explain.Classes(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestHumanize(t *testing.T) {
+	got := explain.Humanize(`unable to set mooncake/rpc_meta/x in {{etcd}}; MOONCAKE_MASTER={{ master }}, {{other_role}}`)
+	want := `unable to set mooncake/rpc_meta/x in <etcd's address>; MOONCAKE_MASTER=<the master's address>, <other role>`
+	if got != want {
+		t.Fatalf("%q", got)
+	}
+}

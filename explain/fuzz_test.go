@@ -1,0 +1,45 @@
+package explain_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/explain"
+	"github.com/mooncake-faultlab/faultlab/fieldlogs"
+)
+
+// FuzzDiagnose: whatever is pasted, explain answers without panicking
+// and its answer is consistent (causes at or above the threshold, nearest
+// below it).
+func FuzzDiagnose(f *testing.F) {
+	cs, err := fieldlogs.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range cs {
+		f.Add(c.Log)
+	}
+	f.Add("")
+	f.Add("\x00\xff[2026-01-01 00:00:00 TP0]\nE0101 99:99:99.999999 1 x.cpp:1]\n")
+	f.Add(strings.Repeat("E0101 00:00:00.000000 1 a.cpp:1] Failed ", 1000))
+	cat, fp := allFingerprints(f)
+	f.Fuzz(func(t *testing.T, log string) {
+		d, err := explain.Diagnose(cat, fp, log, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range d.Causes {
+			if c.Points < d.Threshold {
+				t.Fatalf("cause %s below the threshold", c)
+			}
+		}
+		for _, c := range d.Nearest {
+			if c.Points >= d.Threshold {
+				t.Fatalf("nearest %s at or above the threshold", c)
+			}
+		}
+		if (d.Verdict == "cause") != (len(d.Causes) > 0) {
+			t.Fatalf("verdict %s with %d causes", d.Verdict, len(d.Causes))
+		}
+	})
+}
