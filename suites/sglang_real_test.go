@@ -19,9 +19,10 @@ import (
 )
 
 // sglangAgreementWorlds is how many real worlds the agreement suite runs at
-// once: they mostly wait on Mooncake (refused RPCs, timeouts); SGLang's
-// import (≈ 7 s of CPU) is what the two cores share.
-const sglangAgreementWorlds = 4
+// once: they mostly wait on Mooncake (refused RPCs, timeouts), and with
+// SGLang imported once per release (the fork server) a scheduler costs
+// little CPU to start.
+const sglangAgreementWorlds = 6
 
 // hostMemoryRefusal is SGLang's ValueError when the host has less than the
 // pool plus its 10 GiB reserve available.
@@ -83,11 +84,16 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 			if _, slow := scenarios.SlowSkip(sc, eng, scenarios.Options{}); !sc.RunsOn(realengine.Name) || slow {
 				continue
 			}
-			vs, _ := sc.Versions("")
-			if !full {
-				vs = representativeVersions(sc, vs)
-			}
+			all, _ := sc.Versions("")
 			for _, sv := range versions {
+				vs := all
+				switch {
+				case full:
+				case sv == sglang.LatestVersion:
+					vs = representativeVersions(all)
+				default: // an older release: its own code paths, at the newest Mooncake
+					vs = all[len(all)-1:]
+				}
 				for _, v := range vs {
 					jobs = append(jobs, job{sc: sc, version: v, sglang: sv, idx: len(jobs)})
 				}
@@ -208,30 +214,25 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 	})
 })
 
-// fullAgreement: every scenario at every Mooncake version it runs at
-// (FAULTLAB_FULL_AGREEMENT=1: make nightly, make test-all); else
-// representativeVersions, which is what `make test` runs.
+// fullAgreement: every scenario at every Mooncake version it runs at, at
+// every SGLang release (FAULTLAB_FULL_AGREEMENT=1: make nightly, make
+// test-all). `make test` runs the newest release at representativeVersions
+// and older releases at each scenario's newest Mooncake version.
 func fullAgreement() bool { return os.Getenv("FAULTLAB_FULL_AGREEMENT") != "" }
 
 // representativeVersions keeps, of the Mooncake versions a scenario runs
-// at, the newest of each class that can make SGLang's code take another
-// path: the scenario's own by_version entries that match (main and
-// remedy), and the setup() signature SGLang's kwarg fallback meets.
-func representativeVersions(sc *scenarios.Scenario, vs []string) []string {
+// at, the newest of each class of Mooncake API that SGLang's code sees: the
+// setup() signature its kwarg fallback meets, the dict overload, the
+// dummy client and MooncakeHostMemAllocator its allocator selection
+// checks. What Mooncake itself does per version is the real catalog's to
+// check, at every version.
+func representativeVersions(vs []string) []string {
 	class := func(v string) string {
-		var b strings.Builder
-		pv, _ := mooncake.ParseVersion(v)
-		for _, bv := range [][]scenarios.VersionExpect{sc.ByVersion, remedyByVersion(sc)} {
-			for _, e := range bv {
-				ok, _ := mooncake.Constraint(e.Constraint).Match(pv)
-				fmt.Fprintf(&b, "%t,", ok)
-			}
-			b.WriteString("|")
+		p, err := mooncake.ProfileFor(v)
+		if err != nil {
+			return v
 		}
-		if p, err := mooncake.ProfileFor(v); err == nil {
-			fmt.Fprintf(&b, "%v %t", p.SetupParams, p.SetupDictOverload)
-		}
-		return b.String()
+		return fmt.Sprintf("%v %t %t %t", p.SetupParams, p.SetupDictOverload, p.DummyClient, p.HostMemAllocator)
 	}
 	newest := map[string]string{}
 	for _, v := range vs { // oldest first: the last of a class is its newest
@@ -244,13 +245,6 @@ func representativeVersions(sc *scenarios.Scenario, vs []string) []string {
 		}
 	}
 	return out
-}
-
-func remedyByVersion(sc *scenarios.Scenario) scenarios.ByVersion {
-	if sc.Remedy == nil {
-		return nil
-	}
-	return sc.Remedy.ByVersion
 }
 
 // sglangDiffs lists where the two SGLang sides' runs differ. Not compared:
