@@ -221,8 +221,9 @@ type Profile struct {
 	MetadataSameValueOK bool
 	// HAClient: a master_server_addr of "etcd://<endpoints>" is read from
 	// the HA master view in etcd (client.cpp ConnectToMaster, v0.3.3+).
-	// HABackend: the v0.3.10 HA backend rewrite (texts "No master is
-	// available in HA backend", "Failed to read current master view: …").
+	// HABackend: the HA backend rewrite (texts "No master is available in
+	// HA backend", "Failed to read current master view: …"), first in
+	// v0.3.10.post1's client_service.cpp (absent at v0.3.10).
 	// MasterViewKey is the view's etcd key with the default cluster id:
 	// namespace "mooncake" up to v0.3.11.post1, DEFAULT_CLUSTER_ID
 	// "mooncake_cluster" from v0.3.12 (etcd_leader_coordinator.cpp; real
@@ -271,7 +272,8 @@ type Profile struct {
 	// etcd metadata service, first reads the segment's rpc_meta).
 	// TransferBatchFailLogged: a failed transfer task logs "Transfer failed
 	// for batch B task T with status S" at ERROR (transfer_task.cpp
-	// check_task_status; VLOG(1) from v0.3.11).
+	// check_task_status:249 at v0.3.10.post1; VLOG(1) from v0.3.10.post2,
+	// transfer_task.cpp:255).
 	StoreMemcpy             StoreMemcpy
 	TransferBatchFailLogged bool
 	// RemountRepublish: the ping thread's remount also writes the segment
@@ -437,7 +439,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.MasterWire = wireFor(v)
 	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")
-	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10")
+	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10.post1")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
 	p.MasterViewKey = "mooncake-store/mooncake/master_view"
 	if at("0.3.12") {
@@ -463,7 +465,7 @@ func ProfileFor(s string) (Profile, error) {
 	default:
 		p.StoreMemcpy = MemcpyNever
 	}
-	p.TransferBatchFailLogged = !at("0.3.11")
+	p.TransferBatchFailLogged = !at("0.3.10.post2")
 	p.RemountRepublish = at("0.3.12")
 	p.GetLocksMountedSegments = at("0.3.11")
 	p.RegisterMetadataRollback = at("0.3.12")

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
@@ -59,7 +60,10 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			n, err = strconv.ParseInt(v, 10, 64)
 			c.ClientTTL = time.Duration(n) * time.Second
 		case "default_kv_lease_ttl":
-			c.DefaultKVLeaseTTL, err = parseLeaseTTL(v)
+			c.DefaultKVLeaseTTL, err = parseLeaseTTL(p, v)
+			if err != nil {
+				return c, err
+			}
 		case "eviction_high_watermark_ratio":
 			c.EvictionHighWatermarkRatio, err = strconv.ParseFloat(v, 64)
 		case "eviction_ratio":
@@ -87,17 +91,22 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 	return c, nil
 }
 
-// parseLeaseTTL reads --default_kv_lease_ttl: milliseconds, or (0.3.13's
-// string flag) a number with ms/s/m/h.
-func parseLeaseTTL(v string) (time.Duration, error) {
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return time.Duration(n) * time.Millisecond, nil
+// parseLeaseTTL reads --default_kv_lease_ttl as version p does
+// (mooncake.Knobs): a uint64 gflag of milliseconds up to 0.3.10, a
+// duration string (ms|s|m|h) from 0.3.10.post1. A value the version
+// rejects is mooncake_master's exit, with its words (real 0.3.9: "illegal
+// value '5s' specified for uint64 flag"; real 0.3.11.post1 and
+// 0.3.13.post1 for "5sec": "Invalid value for --default_kv_lease_ttl: …").
+func parseLeaseTTL(p mooncake.Profile, v string) (time.Duration, error) {
+	pv := mooncake.ParseKnob(p.Version, "default_kv_lease_ttl", v, true)
+	if pv.Exit != "" {
+		msg := pv.Exit
+		if strings.HasPrefix(msg, "Invalid value") {
+			msg += fmt.Sprintf(" ERROR: failed validation of new value '%s' for flag 'default_kv_lease_ttl'", v)
+		}
+		return 0, fmt.Errorf("mooncake_master exited (exit status 1): %s", msg)
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, fmt.Errorf("want milliseconds or a duration with ms/s/m/h: %w", err)
-	}
-	return d, nil
+	return time.Duration(pv.Uint) * time.Millisecond, nil
 }
 
 type segment struct {
