@@ -67,40 +67,42 @@ const (
 // until the next rule's From. A version added to Versions later inherits
 // the last rule.
 type Rule struct {
-	From  string // first version; "" = the knob's Since
-	Parse Parse
+	From  string `json:"from,omitempty"` // first version; "" = the knob's Since
+	Parse Parse  `json:"parse"`
 	// Default is the value when unset (or when a fallback keeps it), as text.
-	Default string
+	Default string `json:"default,omitempty"`
 	// Min, Max bound the accepted values (inclusive; both 0 = unbounded);
 	// Exclude is a hole in that range (ValidatePortRange's ephemeral ports).
-	Min, Max   int64
-	ExcludeLo  int64
-	ExcludeHi  int64
-	PortRange  bool // a min/max pair checked together (min <= max)
-	Invalid    string
-	InvalidLog string // the log line an invalid value prints (a substring)
-	Source     string // tag and file:line the rule was read at
+	Min        int64  `json:"min,omitempty"`
+	Max        int64  `json:"max,omitempty"`
+	ExcludeLo  int64  `json:"exclude_lo,omitempty"`
+	ExcludeHi  int64  `json:"exclude_hi,omitempty"`
+	PortRange  bool   `json:"port_range,omitempty"` // a min/max pair checked together (min <= max)
+	Invalid    string `json:"invalid"`
+	InvalidLog string `json:"invalid_log,omitempty"` // the log line an invalid value prints (a substring)
+	Source     string `json:"source"`                // tag and file:line the rule was read at
 }
 
 // Knob is one setting Mooncake (or SGLang on its behalf) reads.
 type Knob struct {
-	Name  string
-	Scope Scope
+	Name  string `json:"name"`
+	Scope Scope  `json:"scope"`
 	// Reader is the component: "store client", "transfer engine",
 	// "mooncake_master", "SGLang".
-	Reader string
-	Type   string // int, uint64, bool, string, duration, size, port, float
-	Doc    string
+	Reader string `json:"reader"`
+	Type   string `json:"type"` // int, uint64, bool, string, duration, size, port, float
+	Doc    string `json:"doc"`
 	// Since is the first version that reads it ("" = every version);
 	// Until the first that no longer does ("" = still read).
-	Since, Until string
-	Rules        []Rule
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
+	Rules []Rule `json:"rules"`
 	// Samples are values the generator draws, by class: "valid",
 	// "boundary", "invalid".
-	Samples map[string][]string
+	Samples map[string][]string `json:"samples"`
 	// Modelled: the simulator reads this knob (the others are documented
 	// and drawn, but have no effect in the model yet).
-	Modelled bool
+	Modelled bool `json:"modelled"`
 }
 
 // ValueClasses are the sample classes, in the order coverage prints them.
