@@ -52,8 +52,8 @@ var Knobs = []Knob{
 		}},
 		Samples: map[string][]string{
 			"valid":    {"13000"},
-			"boundary": {"1024", "14300"},
-			"invalid":  {"14000", "80", "40000", "port"},
+			"boundary": {"1024"},
+			"invalid":  {"80", "40000", "70000", "port"},
 		},
 	},
 	{
@@ -68,8 +68,8 @@ var Knobs = []Knob{
 		}},
 		Samples: map[string][]string{
 			"valid":    {"14000"},
-			"boundary": {"12300", "32767"},
-			"invalid":  {"13000", "70000", "50000"},
+			"boundary": {"32767", "65535"},
+			"invalid":  {"12000", "70000", "50000"},
 		},
 	},
 	{
@@ -178,8 +178,8 @@ var Knobs = []Knob{
 		}},
 		Samples: map[string][]string{
 			"valid":    {"15500"},
-			"boundary": {"17000"},
-			"invalid":  {"16000", "0"},
+			"boundary": {"1024"},
+			"invalid":  {"18000", "0", "abc"},
 		},
 	},
 	{
@@ -194,8 +194,8 @@ var Knobs = []Knob{
 		}},
 		Samples: map[string][]string{
 			"valid":    {"16500"},
-			"boundary": {"15000"},
-			"invalid":  {"15000x", "99999"},
+			"boundary": {"65535"},
+			"invalid":  {"14000", "99999"},
 		},
 	},
 	{
@@ -441,7 +441,7 @@ var Knobs = []Knob{
 	// SGLang's side: mooncake_store.py reads these (env, config file or
 	// extra_config) and passes them to setup(); parsing in sglang/config.go.
 	sglangKnob("MOONCAKE_GLOBAL_SEGMENT_SIZE", "size", "bytes this process contributes to the pool: an int, or \"<n>gb\"; anything else is a ValueError in SGLang",
-		[]string{"16777216", "1gb"}, []string{"0", "4gb"}, []string{"64mb", "1.5gb", "abc"}),
+		[]string{"16777216", "1gb"}, []string{"0", "1", "4gb", "64gb"}, []string{"64mb", "1.5gb", "abc", "-1"}),
 	sglangKnob("MOONCAKE_LOCAL_HOSTNAME", "string", "host[:port] of this process's transfer engine (default localhost: auto-port)",
 		[]string{"127.0.0.1", "127.0.0.1:20001"}, []string{"localhost", "[::1]"}, []string{"", "127.0.0.1:99999", "127.0.0.1:abc"}),
 	sglangKnob("MOONCAKE_PROTOCOL", "string", "tcp or rdma (default rdma)",

@@ -56,18 +56,26 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 		var err error
 		switch k {
 		case "client_ttl":
-			var n int64
-			n, err = strconv.ParseInt(v, 10, 64)
-			c.ClientTTL = time.Duration(n) * time.Second
+			pv, ferr := gflag(p, k, v)
+			if ferr != nil {
+				return c, ferr
+			}
+			c.ClientTTL = time.Duration(pv.Int) * time.Second
 		case "default_kv_lease_ttl":
 			c.DefaultKVLeaseTTL, err = parseLeaseTTL(p, v)
 			if err != nil {
 				return c, err
 			}
-		case "eviction_high_watermark_ratio":
-			c.EvictionHighWatermarkRatio, err = strconv.ParseFloat(v, 64)
-		case "eviction_ratio":
-			c.EvictionRatio, err = strconv.ParseFloat(v, 64)
+		case "eviction_high_watermark_ratio", "eviction_ratio":
+			if _, ferr := gflag(p, k, v); ferr != nil {
+				return c, ferr
+			}
+			f, _ := strconv.ParseFloat(v, 64)
+			if k == "eviction_ratio" {
+				c.EvictionRatio = f
+			} else {
+				c.EvictionHighWatermarkRatio = f
+			}
 		case "put_start_discard_timeout_sec":
 			var n int64
 			n, err = strconv.ParseInt(v, 10, 64)
@@ -89,6 +97,16 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// gflag is a flag as mooncake_master's release parses it (mooncake.Knobs):
+// a value gflags rejects is the process's exit, in gflags' words.
+func gflag(p mooncake.Profile, name, v string) (mooncake.Value, error) {
+	pv := mooncake.ParseKnob(p.Version, name, v, true)
+	if pv.Exit != "" {
+		return pv, fmt.Errorf("mooncake_master exited (exit status 1): %s", pv.Exit)
+	}
+	return pv, nil
 }
 
 // parseLeaseTTL reads --default_kv_lease_ttl as version p does
