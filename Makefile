@@ -84,13 +84,15 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./explore/... ./suites/...
 
 ## nightly: a time-budgeted sim exploration from today's seed, a fake and a
-## real differential sample, then the regression corpus on sim and real.
+## real differential sample, then the regression corpus on sim and real;
+## first the knob table's coverage (every knob drawn in every value class).
 ## New minimal failing scenarios land in scenarios/regressions/; reports
 ## (JSON + JUnit) in $(NIGHTLY_DIR)/ (NIGHTLY_CORPUS: where new findings go).
 ## Exits non-zero when anything was found.
 nightly: build real-engine
 	mkdir -p $(NIGHTLY_DIR)
 	rc=0; \
+	./bin/faultlab explore --coverage --seeds 3000 --seed $(NIGHTLY_SEED) --json > $(NIGHTLY_DIR)/coverage.json || rc=1; \
 	./bin/faultlab explore --time-budget $(NIGHTLY_BUDGET) --seed $(NIGHTLY_SEED) -j 2 --corpus $(NIGHTLY_CORPUS) \
 	  --report $(NIGHTLY_DIR)/sim.json --junit $(NIGHTLY_DIR)/sim.xml || rc=1; \
 	./bin/faultlab explore --engine sim,fake --seeds $(NIGHTLY_FAKE_SEEDS) --seed $(NIGHTLY_SEED) -j 2 --corpus $(NIGHTLY_CORPUS) \

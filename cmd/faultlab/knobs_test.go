@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -35,5 +36,32 @@ func TestListKnobs(t *testing.T) {
 	// MC_MS_AUTO_DISC: two release ranges.
 	if !strings.Contains(out, "<0.3.12") || !strings.Contains(out, ">=0.3.12") {
 		t.Fatalf("MC_MS_AUTO_DISC's ranges missing:\n%s", out)
+	}
+}
+
+func TestExploreCoverage(t *testing.T) {
+	out, err := execute(t, "explore", "--coverage", "--seeds", "3000", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var c struct {
+		Seeds   uint64                    `json:"seeds"`
+		Counts  map[string]map[string]int `json:"counts"`
+		Missing []string                  `json:"missing"`
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Seeds != 3000 || len(c.Counts) != len(mooncake.Knobs) || len(c.Missing) != 0 || c.Counts["MC_MAX_MR_SIZE"]["invalid"] == 0 {
+		t.Fatalf("coverage %+v", c)
+	}
+	// Too few seeds to draw everything: exit 1, and the missing pairs named.
+	_, err = execute(t, "explore", "--coverage", "--seeds", "3")
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 1 || !strings.Contains(err.Error(), "never drawn: ") {
+		t.Fatalf("3 seeds: %v", err)
+	}
+	if _, err := execute(t, "explore", "--coverage"); err == nil {
+		t.Fatal("--coverage without --seeds accepted")
 	}
 }
