@@ -185,6 +185,10 @@ type Profile struct {
 	AutoPortRangeEnv bool
 	// HealthCheck: MooncakeDistributedStore.health_check exists (v0.3.10+).
 	HealthCheck bool
+	// EmptyHostnameCheck: setup_internal rejects an empty local_hostname
+	// ("local_hostname is empty", INVALID_PARAMS; real_client.cpp:215 at
+	// v0.3.10, :678 at v0.3.12.post1; real 0.3.13.post1: setup -600).
+	EmptyHostnameCheck bool
 	// Heartbeat: non-HA clients ping the master every second and the master
 	// runs ClientMonitorFunc (client_ttl expiry) in every mode (v0.3.6.post1+;
 	// before, both only in HA mode). HeartbeatAfterMount: the ping thread
@@ -433,6 +437,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.RPCTimeoutEnv = at("0.3.12")
 	p.AutoPortRangeEnv = at("0.3.11")
 	p.HealthCheck = at("0.3.10")
+	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.FailedTransportFreed = at("0.3.12")

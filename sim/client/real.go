@@ -200,6 +200,10 @@ func (c *RealClient) Setup(ctx context.Context, a engine.SetupArgs) (int, error)
 }
 
 func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
+	if a.LocalHostname == "" && c.p.EmptyHostnameCheck {
+		c.logf(mlog.Error, "local_hostname is empty")
+		return mooncake.INVALID_PARAMS, nil
+	}
 	var devices *string
 	if a.RDMADevices != "" && a.RDMADevices != "auto-discovery" {
 		devices = &a.RDMADevices
