@@ -486,6 +486,10 @@ func (c *RealClient) allocSegmentMemory(size int64) (engine.Buffer, error) {
 	return c.d.Mem.Alloc("segment", size)
 }
 
+// minSegmentAlloc is the smallest global-segment piece Mooncake allocates
+// without hugepages: one cachelib slab (16 MiB).
+const minSegmentAlloc = 16 << 20
+
 // afterCreate: local buffer registration and the MountSegment loop.
 func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
 	if err := c.d.Clock.Sleep(ctx, SetupCost); err != nil {
@@ -521,6 +525,15 @@ func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (moonc
 			// The log came with the split loop (v0.3.5); store_py.cpp
 			// before it mounts silently.
 			c.logf(mlog.Info, "Mounting segment: %d bytes, %d of %d", size, mounted, total)
+		}
+		if size < minSegmentAlloc && !c.useHugepage() {
+			// allocate_buffer_allocator_memory: a piece below the slab
+			// size (cachelib Slab::kSize, kNumSlabBits 24 at every tag;
+			// utils.cpp:10 at v0.3.0, :119 at v0.3.12.post1) is refused
+			// (real 0.3.12.post1: tp_size 2 of a 16 MiB segment).
+			c.logf(mlog.Error, "Total size must be at least %d", minSegmentAlloc)
+			c.logf(mlog.Error, "Failed to allocate segment memory")
+			return mooncake.INVALID_PARAMS, nil
 		}
 		buf, err := c.allocSegmentMemory(size)
 		if err != nil {
