@@ -29,6 +29,10 @@ var sglangKey = func() map[string]string {
 // faults anchored to a step (after:).
 func (g *gen) vary(seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 0x76617279)) // "vary"
+	if g.cfg["client_server_address"] == "{{client}}" {
+		// topology() drew the sidecar's address: a valid MOONCAKE_CLIENT.
+		g.d.Knobs = append(g.d.Knobs, KnobDraw{Knob: "MOONCAKE_CLIENT", Class: "valid", Value: "{{client}}"})
+	}
 	g.knobs(r)
 	if r.Float64() < 0.1 {
 		size := []int{2, 4, 8}[r.IntN(3)]
@@ -118,7 +122,11 @@ func (g *gen) knobs(r *rand.Rand) {
 			}
 			t.Master.Flags[k.Name] = v
 		case mooncake.ScopeSGLang:
-			g.cfg[sglangKey[k.Name]] = v
+			if key, ok := sglangKey[k.Name]; ok {
+				g.cfg[key] = v
+			} else {
+				g.cfg[k.Name] = v // read from the env only (MOONCAKE_CHECK_SERVER…)
+			}
 		default:
 			g.cfg[k.Name] = v
 		}
@@ -131,7 +139,12 @@ func (g *gen) knobs(r *rand.Rand) {
 // and not the timeouts and retries the wall generator fixed.
 func (g *gen) usable(k mooncake.Knob, v string) bool {
 	t := g.d.Topology
+	if k.Scope == mooncake.ScopeMasterFlag && !k.ReadAt(g.ver) {
+		return false // gflags: an unknown flag is fatal; nothing to learn
+	}
 	switch {
+	case strings.Contains(v, "{{client}}"):
+		return t.Client != nil
 	case strings.Contains(v, "{{etcd}}"):
 		return false // an HA master pair is drawn in vary, not by a knob
 	case strings.Contains(v, "{{metadata}}"):

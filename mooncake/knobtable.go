@@ -438,6 +438,17 @@ var Knobs = []Knob{
 		}},
 		Samples: map[string][]string{"valid": {"0.05"}, "boundary": {"0.0"}, "invalid": {"five"}},
 	},
+	{
+		Name: "put_start_discard_timeout_sec", Scope: ScopeMasterFlag, Reader: "mooncake_master", Type: "int", Modelled: true,
+		Doc:   "seconds after which an unfinished put's space is reclaimed (default 30)",
+		Since: "0.3.8",
+		Rules: []Rule{{
+			Parse: ParseGflagUint64, Default: "30",
+			Invalid: "gflags uint64: a unit or a sign makes mooncake_master exit 1; before 0.3.8 the flag is unknown, also exit 1",
+			Source:  "v0.3.8 mooncake-store/src/master.cpp:91; v0.3.12.post1 master.cpp:311",
+		}},
+		Samples: map[string][]string{"valid": {"30"}, "boundary": {"0"}, "invalid": {"30s", "-1"}},
+	},
 	// SGLang's side: mooncake_store.py reads these (env, config file or
 	// extra_config) and passes them to setup(); parsing in sglang/config.go.
 	sglangKnob("MOONCAKE_GLOBAL_SEGMENT_SIZE", "size", "bytes this process contributes to the pool: an int, or \"<n>gb\"; anything else is a ValueError in SGLang",
@@ -454,6 +465,16 @@ var Knobs = []Knob{
 		[]string{"P2PHANDSHAKE", "{{metadata}}"}, []string{"p2phandshake"}, []string{"http://127.0.0.1:59998/metadata"}),
 	sglangKnob("MOONCAKE_STANDALONE_STORAGE", "bool", "use a mooncake_client sidecar (dummy client); needs MOONCAKE_CLIENT",
 		[]string{"true"}, []string{"false"}, []string{"maybe"}),
+	sglangKnob("MOONCAKE_CLIENT", "string", "client_server_address: the mooncake_client sidecar (standalone storage)",
+		[]string{"{{client}}"}, []string{"127.0.0.1:50099"}, []string{"no-port"}),
+	sglangKnob("MOONCAKE_ENABLE_SSD_OFFLOAD", "bool", "enable_ssd_offload setup kwarg (0.3.10.post2+); true/1/yes/y, false/0/no/n, else a warning and the default",
+		[]string{"false"}, []string{"1"}, []string{"on"}),
+	sglangKnob("MOONCAKE_OFFLOAD_FILE_STORAGE_PATH", "string", "ssd_offload_path with MOONCAKE_ENABLE_SSD_OFFLOAD",
+		[]string{"/tmp/faultlab-ssd"}, []string{""}, []string{"/nonexistent/dir"}),
+	sglangKnob("MOONCAKE_MASTER_METRICS_PORT", "int", "the master's metrics port SGLang's health probe uses (default 9003)",
+		[]string{"9003"}, []string{"65535"}, []string{"http"}),
+	sglangKnob("MOONCAKE_CHECK_SERVER", "bool", "probe the master before setup; true/1/yes/y, false/0/no/n, else a warning and the default",
+		[]string{"false"}, []string{"0"}, []string{"maybe"}),
 	sglangKnob("MOONCAKE_TENANT_ID", "string", "tenant of the store client (0.3.12+ setup kwarg)",
 		[]string{"default", "tenant-a"}, []string{""}, []string{"a b"}),
 }

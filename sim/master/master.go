@@ -77,9 +77,11 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 				c.EvictionHighWatermarkRatio = f
 			}
 		case "put_start_discard_timeout_sec":
-			var n int64
-			n, err = strconv.ParseInt(v, 10, 64)
-			c.PutStartDiscardTimeout = time.Duration(n) * time.Second
+			pv, ferr := gflag(p, k, v)
+			if ferr != nil {
+				return c, ferr
+			}
+			c.PutStartDiscardTimeout = time.Duration(pv.Uint) * time.Second
 		case "rpc_version": // sim-only: a master built from another tree
 			c.RPCVersion = v
 		case "enable_offload":
