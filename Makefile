@@ -97,13 +97,15 @@ bench:
 ## nightly: a time-budgeted sim exploration from today's seed, a fake and a
 ## real differential sample, the regression corpus on sim and real, then
 ## the suites' nightly-labelled specs and the SGLang agreement at every
-## Mooncake version. New minimal failing scenarios land in
+## Mooncake version; first the knob table's coverage (every knob drawn in
+## every value class). New minimal failing scenarios land in
 ## scenarios/regressions/; reports (JSON + JUnit) in $(NIGHTLY_DIR)/
 ## (NIGHTLY_CORPUS: where new findings go). Exits non-zero when anything
 ## was found.
 nightly: build real-engine
 	mkdir -p $(NIGHTLY_DIR)
 	rc=0; \
+	./bin/faultlab explore --coverage --seeds 3000 --seed $(NIGHTLY_SEED) --json > $(NIGHTLY_DIR)/coverage.json || rc=1; \
 	./bin/faultlab explore --time-budget $(NIGHTLY_BUDGET) --seed $(NIGHTLY_SEED) -j 2 --corpus $(NIGHTLY_CORPUS) \
 	  --report $(NIGHTLY_DIR)/sim.json --junit $(NIGHTLY_DIR)/sim.xml || rc=1; \
 	./bin/faultlab explore --engine sim,fake --seeds $(NIGHTLY_FAKE_SEEDS) --seed $(NIGHTLY_SEED) -j 2 --corpus $(NIGHTLY_CORPUS) \

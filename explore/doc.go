@@ -29,6 +29,9 @@ type Doc struct {
 	Steps    []DocStep  `yaml:"steps" json:"steps"`
 	Expect   DocExpect  `yaml:"expect" json:"expect"`
 	Remedy   *DocRemedy `yaml:"remedy,omitempty" json:"remedy,omitempty"`
+	// Knobs are the knob values the generator drew (for --coverage); not
+	// part of the scenario.
+	Knobs []KnobDraw `yaml:"-" json:"-"`
 }
 
 type DocVersion struct {
@@ -45,6 +48,7 @@ type DocTopo struct {
 type DocMaster struct {
 	Present *bool             `yaml:"present,omitempty" json:"present,omitempty"`
 	Flags   map[string]string `yaml:"flags,omitempty" json:"flags,omitempty"`
+	HA      bool              `yaml:"ha,omitempty" json:"ha,omitempty"`
 }
 
 type DocClient struct {
@@ -94,6 +98,7 @@ type DocConfig struct {
 }
 
 type DocFault struct {
+	After   string `yaml:"after,omitempty" json:"after,omitempty"`
 	At      string `yaml:"at" json:"at"`
 	For     string `yaml:"for,omitempty" json:"for,omitempty"`
 	Kind    string `yaml:"kind" json:"kind"`

@@ -139,6 +139,7 @@ func (g *gen) doc(seed uint64) *Doc {
 	g.config()
 	g.steps()
 	g.faults()
+	g.vary(seed)
 	g.writeConfig()
 	// After the faults clear, a fresh SGLang process must initialise
 	// (unless the config itself is invalid): the recovery invariant.
@@ -157,13 +158,12 @@ func (g *gen) settle() string {
 	// mooncake_client runs with its own (default) timeouts: SGLang's MC_*
 	// env is not its env.
 	if g.ver.AtLeast("0.3.12") && g.d.Topology.Client == nil { // MC_RPC_TIMEOUT_MS / MC_RPC_CONNECT_TIMEOUT_MS exist
+		// atoll, as Mooncake reads them (mooncake.Knobs): "1000ms" is 1000.
 		if v, ok := g.cfg["MC_RPC_TIMEOUT_MS"].(string); ok {
-			n, _ := strconv.Atoi(v)
-			rt = (n + 999) / 1000
+			rt = int((max(mooncake.Atoll(v), 0) + 999) / 1000)
 		}
 		if v, ok := g.cfg["MC_RPC_CONNECT_TIMEOUT_MS"].(string); ok {
-			n, _ := strconv.Atoi(v)
-			ct = (n + 999) / 1000
+			ct = int((max(mooncake.Atoll(v), 0) + 999) / 1000)
 		}
 	}
 	stuck := false

@@ -3,7 +3,6 @@ package explore
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -130,8 +129,9 @@ func PhaseBound(sc *scenarios.Scenario, version string, steps []scenarios.Step) 
 	attempts := 1
 	if p.AutoPortRetry {
 		attempts = p.SetupRetries
-		if n, err := strconv.Atoi(strings.TrimSpace(env["MC_STORE_CLIENT_SETUP_RETRIES"])); err == nil && n > 0 {
-			attempts = n
+		v, set := env["MC_STORE_CLIENT_SETUP_RETRIES"]
+		if pv := mooncake.ParseKnob(p.Version, "MC_STORE_CLIENT_SETUP_RETRIES", v, set); pv.Read && !pv.Fallback && pv.Int > 0 {
+			attempts = int(int32(pv.Int))
 		}
 	}
 	attempt := rpcsPerAttempt*rpc + 4*curlTotal + attemptPause + setupSlack
@@ -155,14 +155,11 @@ func PhaseBound(sc *scenarios.Scenario, version string, steps []scenarios.Step) 
 }
 
 func envMS(env map[string]string, k string, def time.Duration) time.Duration {
-	n, err := strconv.ParseInt(strings.TrimSpace(env[k]), 10, 64)
-	if err != nil {
-		if _, ok := env[k]; ok {
-			return 0 // std::atoll: garbage is 0
-		}
+	v, ok := env[k]
+	if !ok {
 		return def
 	}
-	return time.Duration(n) * time.Millisecond
+	return time.Duration(mooncake.Atoll(v)) * time.Millisecond // atoll: "2s" is 2 ms, garbage 0
 }
 
 // checkData: a page is found (get true, or inside an exists prefix) only

@@ -50,6 +50,7 @@ var Texts = []Text{
 	{"TypeError", `(?s)register_buffer\(\): incompatible function arguments\..*`, "pybind11 + Mooncake store_py.cpp register_buffer()"},
 	{"AttributeError", `'(mooncake\.store\.)?MooncakeDistributedStore' object has no attribute '[a-z_]+'`, "pybind11: a method the installed Mooncake lacks (health_check < 0.3.10, setup_dummy < 0.3.8)"},
 	{"ImportError", `cannot import name 'MooncakeHostMemAllocator' from 'mooncake\.store' .*`, "Python import of MooncakeHostMemAllocator on Mooncake < 0.3.8"},
+	{"ValueError", `stoi`, "Mooncake client_service.cpp get_auto_discover: std::stoi's invalid_argument through pybind11, MC_MS_AUTO_DISC not a number (v0.3.0 … v0.3.11.post1; real 0.3.11.post1)"},
 	{"ValueError", `Invalid FileStorage configuration`, "Mooncake real_client.cpp: enable_ssd_offload with a bad path"},
 	{"RuntimeError", `Key and value size mismatch`, "Mooncake store_py.cpp batch_put_from/batch_get_into length check"},
 	// Host memory (torch / Mooncake allocator).

@@ -226,7 +226,7 @@ func TestStoreMemcpyAndRepublish(t *testing.T) {
 		{"0.3.7.post2", "Yes", true, false, true, true, false},
 		{"0.3.9", "bogus", true, true, true, true, false}, // "defaulting to enabled"
 		{"0.3.10.post1", "", false, true, false, true, false},
-		{"0.3.10.post2", "", false, true, true, true, false},
+		{"0.3.10.post2", "", false, true, true, false, false}, // VLOG(1) from v0.3.10.post2 transfer_task.cpp:255
 		{"0.3.11", "", false, false, false, false, false},
 		{"0.3.12", "", false, true, true, false, true},
 		{"0.3.13.post1", "false", true, true, false, false, true},
@@ -255,6 +255,32 @@ func TestGetLocksMountedSegments(t *testing.T) {
 		}
 		if p.GetLocksMountedSegments != want {
 			t.Errorf("%s: GetLocksMountedSegments %v, want %v", v, p.GetLocksMountedSegments, want)
+		}
+	}
+}
+
+// Three version facts read at the tags (issue 18): the batch-failure line
+// drops to VLOG(1) at v0.3.10.post2 (transfer_task.cpp:255; ERROR at
+// v0.3.10.post1:249), the HA backend texts first appear at v0.3.10.post1
+// (client_service.cpp), and duration strings for default_kv_lease_ttl
+// arrive at v0.3.10.post1 (master.cpp:68; real 0.3.9 exits on "5s").
+func TestVersionFactsIssue18(t *testing.T) {
+	for _, c := range []struct {
+		v                   string
+		batchLogged, haBack bool
+		leaseDuration       bool
+	}{
+		{"0.3.10", true, false, false},
+		{"0.3.10.post1", true, true, true},
+		{"0.3.10.post2", false, true, true},
+		{"0.3.11", false, true, true},
+	} {
+		p := MustProfile(c.v)
+		k, _ := KnobByName("default_kv_lease_ttl")
+		r, _ := k.RuleAt(p.Version)
+		if p.TransferBatchFailLogged != c.batchLogged || p.HABackend != c.haBack || (r.Parse == ParseDuration) != c.leaseDuration {
+			t.Errorf("%s: TransferBatchFailLogged %v HABackend %v duration lease %v, want %v %v %v",
+				c.v, p.TransferBatchFailLogged, p.HABackend, r.Parse == ParseDuration, c.batchLogged, c.haBack, c.leaseDuration)
 		}
 	}
 }

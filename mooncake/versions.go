@@ -185,6 +185,10 @@ type Profile struct {
 	AutoPortRangeEnv bool
 	// HealthCheck: MooncakeDistributedStore.health_check exists (v0.3.10+).
 	HealthCheck bool
+	// EmptyHostnameCheck: setup_internal rejects an empty local_hostname
+	// ("local_hostname is empty", INVALID_PARAMS; real_client.cpp:215 at
+	// v0.3.10, :678 at v0.3.12.post1; real 0.3.13.post1: setup -600).
+	EmptyHostnameCheck bool
 	// Heartbeat: non-HA clients ping the master every second and the master
 	// runs ClientMonitorFunc (client_ttl expiry) in every mode (v0.3.6.post1+;
 	// before, both only in HA mode). HeartbeatAfterMount: the ping thread
@@ -221,8 +225,9 @@ type Profile struct {
 	MetadataSameValueOK bool
 	// HAClient: a master_server_addr of "etcd://<endpoints>" is read from
 	// the HA master view in etcd (client.cpp ConnectToMaster, v0.3.3+).
-	// HABackend: the v0.3.10 HA backend rewrite (texts "No master is
-	// available in HA backend", "Failed to read current master view: …").
+	// HABackend: the HA backend rewrite (texts "No master is available in
+	// HA backend", "Failed to read current master view: …"), first in
+	// v0.3.10.post1's client_service.cpp (absent at v0.3.10).
 	// MasterViewKey is the view's etcd key with the default cluster id:
 	// namespace "mooncake" up to v0.3.11.post1, DEFAULT_CLUSTER_ID
 	// "mooncake_cluster" from v0.3.12 (etcd_leader_coordinator.cpp; real
@@ -271,7 +276,8 @@ type Profile struct {
 	// etcd metadata service, first reads the segment's rpc_meta).
 	// TransferBatchFailLogged: a failed transfer task logs "Transfer failed
 	// for batch B task T with status S" at ERROR (transfer_task.cpp
-	// check_task_status; VLOG(1) from v0.3.11).
+	// check_task_status:249 at v0.3.10.post1; VLOG(1) from v0.3.10.post2,
+	// transfer_task.cpp:255).
 	StoreMemcpy             StoreMemcpy
 	TransferBatchFailLogged bool
 	// RemountRepublish: the ping thread's remount also writes the segment
@@ -431,13 +437,14 @@ func ProfileFor(s string) (Profile, error) {
 	p.RPCTimeoutEnv = at("0.3.12")
 	p.AutoPortRangeEnv = at("0.3.11")
 	p.HealthCheck = at("0.3.10")
+	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.FailedTransportFreed = at("0.3.12")
 	p.MasterWire = wireFor(v)
 	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")
-	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10")
+	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10.post1")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
 	p.MasterViewKey = "mooncake-store/mooncake/master_view"
 	if at("0.3.12") {
@@ -463,7 +470,7 @@ func ProfileFor(s string) (Profile, error) {
 	default:
 		p.StoreMemcpy = MemcpyNever
 	}
-	p.TransferBatchFailLogged = !at("0.3.11")
+	p.TransferBatchFailLogged = !at("0.3.10.post2")
 	p.RemountRepublish = at("0.3.12")
 	p.GetLocksMountedSegments = at("0.3.11")
 	p.RegisterMetadataRollback = at("0.3.12")

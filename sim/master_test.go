@@ -38,9 +38,9 @@ var _ = Describe("master and data path", func() {
 	It("runs out of space with NO_AVAILABLE_HANDLE and evicts on the next tick", func() {
 		e := launch(opts{version: "0.3.13.post1"})
 		a := setupArgs("localhost", "tcp", "")
-		a.GlobalSegmentSize = 4 * MiB
+		a.GlobalSegmentSize = 16 * MiB // one slab: the smallest segment Mooncake allocates
 		Expect(e.setup(a)).To(Equal(0))
-		val := make([]byte, MiB)
+		val := make([]byte, 4*MiB)
 		for i := range 4 {
 			Expect(e.store.Put(ctx, string(rune('a'+i)), val)).To(Equal(0))
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -36,6 +37,7 @@ type exploreFlags struct {
 	verbose      bool
 	shrinkBudget int
 	emit         string
+	coverage     bool
 }
 
 func exploreCmd() *cobra.Command {
@@ -73,6 +75,7 @@ shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
 	fl.Float64Var(&f.timeoutScale, "timeout-scale", 0.02, "fake engine: scale Mooncake timeouts by this factor")
 	fl.IntVar(&f.shrinkBudget, "shrink-budget", 0, "runs one shrink may make (0 = 200 on sim, 20 with a wall engine)")
 	fl.StringVar(&f.emit, "emit", "", "write the generated scenarios as YAML into this directory (seed-N.yaml) instead of running them")
+	fl.BoolVar(&f.coverage, "coverage", false, "generate the seeds without running them and print, per knob of the knob table and value class (valid, boundary, invalid), how many scenarios drew it; exits 1 if a knob/class was never drawn")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every finding and engine logs")
 	markOutput(cmd, "report", outputFile)
 	markOutput(cmd, "junit", outputFile)
@@ -111,6 +114,9 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 	}
 	if f.emit != "" {
 		return emitScenarios(f, engs, shard, shards)
+	}
+	if f.coverage {
+		return printCoverage(stdout, f, engs)
 	}
 	if engs[0].Name() != explore.Model {
 		return usageErr(fmt.Errorf("--engine %s: the first engine is the model and must be %s (e.g. %s,%s)", f.engines, explore.Model, explore.Model, engine.Known[len(engine.Known)-1]))
@@ -269,6 +275,40 @@ func emitScenarios(f exploreFlags, engs []engine.Engine, shard, shards uint64) e
 		if err := os.WriteFile(filepath.Join(f.emit, fmt.Sprintf("seed-%d.yaml", f.seed+i)), d.Marshal(), 0o644); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// printCoverage is `faultlab explore --coverage`: the knob table's draws
+// over the seeds, generation only.
+func printCoverage(out io.Writer, f exploreFlags, engs []engine.Engine) error {
+	if f.seeds == 0 {
+		return usageErr(fmt.Errorf("--coverage needs --seeds"))
+	}
+	c := explore.KnobCoverage(f.seed, f.seeds, explore.GenOptions{Versions: f.versions, Wall: len(engs) > 1})
+	if f.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(c); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "KNOB\t%s\t\n", strings.ToUpper(strings.Join(mooncake.ValueClasses, "\t")))
+		for _, k := range mooncake.Knobs {
+			fmt.Fprintf(tw, "%s\t", k.Name)
+			for _, cl := range mooncake.ValueClasses {
+				fmt.Fprintf(tw, "%d\t", c.Counts[k.Name][cl])
+			}
+			fmt.Fprintln(tw)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%d seeds; %d knobs × %d classes; never drawn: %d\n", c.Seeds, len(mooncake.Knobs), len(mooncake.ValueClasses), len(c.Missing))
+	}
+	if len(c.Missing) > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("never drawn: %s", strings.Join(c.Missing, ", "))}
 	}
 	return nil
 }

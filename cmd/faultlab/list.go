@@ -97,12 +97,15 @@ type listEntry struct {
 
 func listCmd() *cobra.Command {
 	var cf catalogFlags
-	var asJSON, faultKinds bool
+	var asJSON, faultKinds, knobs bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the scenario catalog (or, with --faults, the fault kinds and link modes)",
+		Short: "List the scenario catalog (or, with --faults, the fault kinds and link modes; with --knobs, the knob table)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if knobs {
+				return printKnobs(cmd.OutOrStdout(), asJSON)
+			}
 			if faultKinds {
 				_, err := fmt.Fprint(cmd.OutOrStdout(), faults.Markdown())
 				return err
@@ -152,6 +155,7 @@ func listCmd() *cobra.Command {
 	}
 	cf.add(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON")
+	cmd.Flags().BoolVar(&knobs, "knobs", false, "print the knob table: every env variable and flag Mooncake reads, how each release parses it, what an invalid value does (--json for JSON)")
 	cmd.Flags().BoolVar(&faultKinds, "faults", false, "print the registered fault kinds, link modes and process actions (Markdown tables)")
 	return cmd
 }

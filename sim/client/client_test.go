@@ -65,7 +65,7 @@ func deps(t *testing.T, version string, clock *manualClock, mt client.MasterTran
 }
 
 func args(host string) engine.SetupArgs {
-	return engine.SetupArgs{LocalHostname: host, MetadataServer: "P2PHANDSHAKE", GlobalSegmentSize: 1 << 20,
+	return engine.SetupArgs{LocalHostname: host, MetadataServer: "P2PHANDSHAKE", GlobalSegmentSize: 16 << 20,
 		LocalBufferSize: 1 << 20, Protocol: "tcp", MasterServerAddr: "m:1"}
 }
 

@@ -99,14 +99,12 @@ func timeoutsFromEnv(p mooncake.Profile, env map[string]string) Timeouts {
 	if !p.RPCTimeoutEnv {
 		return t
 	}
-	// std::atoll semantics: garbage parses as 0.
+	// atoll (mooncake.Knobs): "2s" is 2 ms, garbage is 0.
 	if v, ok := env["MC_RPC_TIMEOUT_MS"]; ok {
-		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		t.Request = time.Duration(n) * time.Millisecond
+		t.Request = time.Duration(mooncake.ParseKnob(p.Version, "MC_RPC_TIMEOUT_MS", v, true).Int) * time.Millisecond
 	}
 	if v, ok := env["MC_RPC_CONNECT_TIMEOUT_MS"]; ok {
-		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		t.Connect = time.Duration(n) * time.Millisecond
+		t.Connect = time.Duration(mooncake.ParseKnob(p.Version, "MC_RPC_CONNECT_TIMEOUT_MS", v, true).Int) * time.Millisecond
 	}
 	return t
 }
@@ -202,6 +200,10 @@ func (c *RealClient) Setup(ctx context.Context, a engine.SetupArgs) (int, error)
 }
 
 func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
+	if a.LocalHostname == "" && c.p.EmptyHostnameCheck {
+		c.logf(mlog.Error, "local_hostname is empty")
+		return mooncake.INVALID_PARAMS, nil
+	}
 	var devices *string
 	if a.RDMADevices != "" && a.RDMADevices != "auto-discovery" {
 		devices = &a.RDMADevices
@@ -261,25 +263,32 @@ func (c *RealClient) bindPort(ctx context.Context, host string, lo, hi int) (int
 	return 0, nil, false
 }
 
-func envInt(env map[string]string, k string, def int) int {
+// envInt is knob k as version p parses it (mooncake.Knobs), def when it
+// is unset, not read at p, or falls back.
+func envInt(p mooncake.Profile, env map[string]string, k string, def int) int {
 	v, ok := env[k]
-	if !ok || v == "" {
+	pv := mooncake.ParseKnob(p.Version, k, v, ok)
+	if !pv.Read || pv.Fallback {
 		return def
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		return def
-	}
-	return n
+	return int(int32(pv.Int)) // GetEnvOr<int>: static_cast<int> of the long long
 }
 
 // autoPortLoop is RealClient::setup_internal's port-less branch (v0.3.9+).
 func (c *RealClient) autoPortLoop(ctx context.Context, a engine.SetupArgs, host string, devices *string) (bool, error) {
-	retries := envInt(c.d.Env, "MC_STORE_CLIENT_SETUP_RETRIES", c.p.SetupRetries)
+	retries := envInt(c.p, c.d.Env, "MC_STORE_CLIENT_SETUP_RETRIES", c.p.SetupRetries)
 	lo, hi := 12300, 14300
 	if c.p.AutoPortRangeEnv {
-		lo = envInt(c.d.Env, "MC_STORE_CLIENT_MIN_PORT", lo)
-		hi = envInt(c.d.Env, "MC_STORE_CLIENT_MAX_PORT", hi)
+		// GetEnvOr, then ValidatePortRange on the pair: an invalid pair
+		// (reversed, privileged, ephemeral) warns and falls back to the
+		// defaults (real 0.3.11.post1 and 0.3.13.post1).
+		l, h, warn := mooncake.ValidatePortRange(
+			int64(envInt(c.p, c.d.Env, "MC_STORE_CLIENT_MIN_PORT", lo)),
+			int64(envInt(c.p, c.d.Env, "MC_STORE_CLIENT_MAX_PORT", hi)), int64(lo), int64(hi))
+		if warn != "" {
+			c.logf(mlog.Warning, "%s", warn)
+		}
+		lo, hi = int(l), int(h)
 	}
 	for retry := 0; retry < retries; retry++ {
 		port, release, ok := c.bindPort(ctx, host, lo, hi)
@@ -353,6 +362,21 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		var ab *te.Abort
 		if errors.As(err, &ab) {
 			return false, abort(ab.Message)
+		}
+		var cx *te.CppException
+		if errors.As(err, &cx) {
+			// Thrown out of setup through pybind11 (real 0.3.11.post1,
+			// MC_MS_AUTO_DISC=true: ValueError "stoi", nothing logged);
+			// the half-built Client is destroyed while unwinding, joining
+			// its ping thread where one runs (as below).
+			if c.pinging {
+				if err := c.d.Clock.Sleep(ctx, c.pingJoinWait()); err != nil {
+					return false, err
+				}
+			}
+			c.te.Close(ctx)
+			c.te, c.pinging = nil, false
+			return false, &engine.PyError{Class: cx.Class, Message: cx.What}
 		}
 		c.logf(mlog.Error, "Failed to initialize transfer engine")
 		// Destroying the half-built Client joins its threads: the ping
@@ -462,6 +486,10 @@ func (c *RealClient) allocSegmentMemory(size int64) (engine.Buffer, error) {
 	return c.d.Mem.Alloc("segment", size)
 }
 
+// minSegmentAlloc is the smallest global-segment piece Mooncake allocates
+// without hugepages: one cachelib slab (16 MiB).
+const minSegmentAlloc = 16 << 20
+
 // afterCreate: local buffer registration and the MountSegment loop.
 func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
 	if err := c.d.Clock.Sleep(ctx, SetupCost); err != nil {
@@ -497,6 +525,15 @@ func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (moonc
 			// The log came with the split loop (v0.3.5); store_py.cpp
 			// before it mounts silently.
 			c.logf(mlog.Info, "Mounting segment: %d bytes, %d of %d", size, mounted, total)
+		}
+		if size < minSegmentAlloc && !c.useHugepage() {
+			// allocate_buffer_allocator_memory: a piece below the slab
+			// size (cachelib Slab::kSize, kNumSlabBits 24 at every tag;
+			// utils.cpp:10 at v0.3.0, :119 at v0.3.12.post1) is refused
+			// (real 0.3.12.post1: tp_size 2 of a 16 MiB segment).
+			c.logf(mlog.Error, "Total size must be at least %d", minSegmentAlloc)
+			c.logf(mlog.Error, "Failed to allocate segment memory")
+			return mooncake.INVALID_PARAMS, nil
 		}
 		buf, err := c.allocSegmentMemory(size)
 		if err != nil {

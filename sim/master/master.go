@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
@@ -55,19 +56,32 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 		var err error
 		switch k {
 		case "client_ttl":
-			var n int64
-			n, err = strconv.ParseInt(v, 10, 64)
-			c.ClientTTL = time.Duration(n) * time.Second
+			pv, ferr := gflag(p, k, v)
+			if ferr != nil {
+				return c, ferr
+			}
+			c.ClientTTL = time.Duration(pv.Int) * time.Second
 		case "default_kv_lease_ttl":
-			c.DefaultKVLeaseTTL, err = parseLeaseTTL(v)
-		case "eviction_high_watermark_ratio":
-			c.EvictionHighWatermarkRatio, err = strconv.ParseFloat(v, 64)
-		case "eviction_ratio":
-			c.EvictionRatio, err = strconv.ParseFloat(v, 64)
+			c.DefaultKVLeaseTTL, err = parseLeaseTTL(p, v)
+			if err != nil {
+				return c, err
+			}
+		case "eviction_high_watermark_ratio", "eviction_ratio":
+			if _, ferr := gflag(p, k, v); ferr != nil {
+				return c, ferr
+			}
+			f, _ := strconv.ParseFloat(v, 64)
+			if k == "eviction_ratio" {
+				c.EvictionRatio = f
+			} else {
+				c.EvictionHighWatermarkRatio = f
+			}
 		case "put_start_discard_timeout_sec":
-			var n int64
-			n, err = strconv.ParseInt(v, 10, 64)
-			c.PutStartDiscardTimeout = time.Duration(n) * time.Second
+			pv, ferr := gflag(p, k, v)
+			if ferr != nil {
+				return c, ferr
+			}
+			c.PutStartDiscardTimeout = time.Duration(pv.Uint) * time.Second
 		case "rpc_version": // sim-only: a master built from another tree
 			c.RPCVersion = v
 		case "enable_offload":
@@ -87,17 +101,32 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 	return c, nil
 }
 
-// parseLeaseTTL reads --default_kv_lease_ttl: milliseconds, or (0.3.13's
-// string flag) a number with ms/s/m/h.
-func parseLeaseTTL(v string) (time.Duration, error) {
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return time.Duration(n) * time.Millisecond, nil
+// gflag is a flag as mooncake_master's release parses it (mooncake.Knobs):
+// a value gflags rejects is the process's exit, in gflags' words.
+func gflag(p mooncake.Profile, name, v string) (mooncake.Value, error) {
+	pv := mooncake.ParseKnob(p.Version, name, v, true)
+	if pv.Exit != "" {
+		return pv, fmt.Errorf("mooncake_master exited (exit status 1): %s", pv.Exit)
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, fmt.Errorf("want milliseconds or a duration with ms/s/m/h: %w", err)
+	return pv, nil
+}
+
+// parseLeaseTTL reads --default_kv_lease_ttl as version p does
+// (mooncake.Knobs): a uint64 gflag of milliseconds up to 0.3.10, a
+// duration string (ms|s|m|h) from 0.3.10.post1. A value the version
+// rejects is mooncake_master's exit, with its words (real 0.3.9: "illegal
+// value '5s' specified for uint64 flag"; real 0.3.11.post1 and
+// 0.3.13.post1 for "5sec": "Invalid value for --default_kv_lease_ttl: …").
+func parseLeaseTTL(p mooncake.Profile, v string) (time.Duration, error) {
+	pv := mooncake.ParseKnob(p.Version, "default_kv_lease_ttl", v, true)
+	if pv.Exit != "" {
+		msg := pv.Exit
+		if strings.HasPrefix(msg, "Invalid value") {
+			msg += fmt.Sprintf(" ERROR: failed validation of new value '%s' for flag 'default_kv_lease_ttl'", v)
+		}
+		return 0, fmt.Errorf("mooncake_master exited (exit status 1): %s", msg)
 	}
-	return d, nil
+	return time.Duration(pv.Uint) * time.Millisecond, nil
 }
 
 type segment struct {

@@ -157,3 +157,30 @@ func TestFirstPingNeedsRemount(t *testing.T) {
 		t.Fatalf("stats: %+v", s)
 	}
 }
+
+// --default_kv_lease_ttl as each release parses it: a uint64 of
+// milliseconds up to 0.3.10 ("5s" is fatal: real 0.3.9), a duration from
+// 0.3.10.post1 ("5sec" is fatal: real 0.3.11.post1 and 0.3.13.post1).
+func TestLeaseTTLFlagByVersion(t *testing.T) {
+	for _, c := range []struct {
+		version, value string
+		want           time.Duration
+		err            string
+	}{
+		{"0.3.9", "5000", 5 * time.Second, ""},
+		{"0.3.9", "5s", 0, "mooncake_master exited (exit status 1): ERROR: illegal value '5s' specified for uint64 flag 'default_kv_lease_ttl'"},
+		{"0.3.10", "5s", 0, "mooncake_master exited (exit status 1): ERROR: illegal value '5s' specified for uint64 flag 'default_kv_lease_ttl'"},
+		{"0.3.10.post1", "5s", 5 * time.Second, ""},
+		{"0.3.13.post1", "2m", 2 * time.Minute, ""},
+		{"0.3.11.post1", "5sec", 0, "mooncake_master exited (exit status 1): Invalid value for --default_kv_lease_ttl: 5sec. unsupported duration unit 'sec'; supported units are ms, s, m, and h ERROR: failed validation of new value '5sec' for flag 'default_kv_lease_ttl'"},
+	} {
+		c2, err := master.ConfigFor(mooncake.MustProfile(c.version), map[string]string{"default_kv_lease_ttl": c.value})
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.err || (err == nil && c2.DefaultKVLeaseTTL != c.want) {
+			t.Errorf("%s %q: ttl %v err %q, want %v %q", c.version, c.value, c2.DefaultKVLeaseTTL, got, c.want, c.err)
+		}
+	}
+}

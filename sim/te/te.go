@@ -73,7 +73,9 @@ type Engine struct {
 	cfg        Config
 	serverName string // local_server_name_ (rpc_meta key)
 	rpcPort    int
-	metaURL    string // "" for P2PHANDSHAKE
+	// rpcLo, rpcHi: findAvailableTcpPort's range (loadGlobalConfig).
+	rpcLo, rpcHi int
+	metaURL      string // "" for P2PHANDSHAKE
 	// etcd is the endpoint list of an etcd metadata service ("" = HTTP or
 	// P2PHANDSHAKE).
 	etcd       string
@@ -154,36 +156,54 @@ func (e *Engine) MaxMRSize() int64 {
 	return m
 }
 
-// envMaxMRSize is loadGlobalConfig's MC_MAX_MR_SIZE: atoll, so hex and
-// garbage parse to 0 and are ignored; a leading decimal prefix counts.
+// envMaxMRSize is loadGlobalConfig's MC_MAX_MR_SIZE as the version parses
+// it (mooncake.Knobs: atoll into a uint64, so "1GB" is 1, hex and garbage
+// are 0 and ignored, a negative number wraps to a huge accepted value).
 func envMaxMRSize(p mooncake.Profile, env map[string]string) (int64, bool) {
 	v, ok := env["MC_MAX_MR_SIZE"]
-	if !ok || !p.MaxMRSizeEnv {
+	pv := mooncake.ParseKnob(p.Version, "MC_MAX_MR_SIZE", v, ok)
+	if !pv.Read || pv.Fallback {
 		return 0, false
 	}
-	n := atoll(v)
-	return n, n > 0
+	return pv.Int, true
 }
 
-// atoll is C's atoll: leading space, optional sign, leading digits.
-func atoll(s string) int64 {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	var n int64
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			break
+// CppException is a C++ exception thrown out of setup, which pybind11
+// turns into a Python exception (std::invalid_argument → ValueError).
+type CppException struct{ Class, What string }
+
+func (e *CppException) Error() string { return e.Class + ": " + e.What }
+
+// loadGlobalConfig is the transfer engine's one-time read of its env
+// (config.cpp, at the first globalConfig()): the warnings it logs, and
+// the RPC port range.
+func (e *Engine) loadGlobalConfig() {
+	p := e.cfg.Profile
+	if v, set := e.env("MC_MAX_MR_SIZE"); set {
+		// real 0.3.10.post1: logged before the client exists.
+		if pv := mooncake.ParseKnob(p.Version, "MC_MAX_MR_SIZE", v, true); pv.Read && pv.Fallback {
+			e.logf(mlog.Warning, "%s", pv.Log)
 		}
-		n = n*10 + int64(c-'0')
 	}
-	if neg {
-		n = -n
+	e.rpcLo, e.rpcHi = 15000, 17000
+	lo, loSet := e.env("MC_MIN_RPC_PORT")
+	hi, hiSet := e.env("MC_MAX_RPC_PORT")
+	if (loSet || hiSet) && mooncake.ParseKnob(p.Version, "MC_MIN_RPC_PORT", lo, true).Read {
+		l, h := int64(e.rpcLo), int64(e.rpcHi)
+		if loSet {
+			l = mooncake.ParseKnob(p.Version, "MC_MIN_RPC_PORT", lo, true).Int
+		}
+		if hiSet {
+			h = mooncake.ParseKnob(p.Version, "MC_MAX_RPC_PORT", hi, true).Int
+		}
+		// real 0.3.11.post1 / 0.3.13.post1: "Invalid port range [16000,
+		// 15000], falling back to default [15000, 17000]".
+		l, h, warn := mooncake.ValidatePortRange(l, h, 15000, 17000)
+		if warn != "" {
+			e.logf(mlog.Warning, "%s", warn)
+		}
+		e.rpcLo, e.rpcHi = int(l), int(h)
 	}
-	return n
 }
 
 // InitStore is Client::InitTransferEngine for the store's protocol and
@@ -192,14 +212,11 @@ func atoll(s string) int64 {
 // CHECK-fail.
 func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, protocol string, devices *string) error {
 	p := e.cfg.Profile
-	if _, set := e.env("MC_MAX_MR_SIZE"); set && p.MaxMRSizeEnv {
-		if _, ok := envMaxMRSize(p, e.cfg.Env); !ok {
-			// loadGlobalConfig runs once per process, at the first
-			// globalConfig() (real 0.3.10.post1: before the client exists).
-			e.logf(mlog.Warning, "Ignore value from environment variable MC_MAX_MR_SIZE")
-		}
+	e.loadGlobalConfig()
+	auto, err := e.autoDiscover(protocol, devices)
+	if err != nil {
+		return err
 	}
-	auto := e.autoDiscover(protocol, devices)
 	if auto {
 		e.logf(mlog.Info, "Transfer engine auto discovery is enabled for protocol: %s", protocol)
 	}
@@ -268,26 +285,32 @@ func splitDevices(s string) []string {
 }
 
 // autoDiscover is get_auto_discover() plus the per-version default.
-func (e *Engine) autoDiscover(protocol string, devices *string) bool {
+func (e *Engine) autoDiscover(protocol string, devices *string) (bool, error) {
 	p := e.cfg.Profile
 	if v, ok := e.env("MC_MS_AUTO_DISC"); ok {
-		iv, err := strconv.Atoi(strings.TrimSpace(v))
+		// std::stoi: a leading number counts ("1x" is 1); none throws,
+		// uncaught up to 0.3.11.post1 (real 0.3.11.post1: setup raises
+		// ValueError "stoi"), caught with a warning from 0.3.12.
+		pv := mooncake.ParseKnob(p.Version, "MC_MS_AUTO_DISC", v, true)
+		if pv.Raise != "" {
+			return false, &CppException{Class: "ValueError", What: "stoi"}
+		}
 		switch {
-		case err == nil && iv == 1:
+		case !pv.Fallback && pv.Int == 1:
 			e.logf(mlog.Info, "auto discovery set by env MC_MS_AUTO_DISC")
-			return true
-		case err == nil && iv == 0 && !p.AbortOnTransportFailure:
+			return true, nil
+		case !pv.Fallback && pv.Int == 0 && !p.AbortOnTransportFailure:
 			e.logf(mlog.Info, "auto discovery not set by env MC_MS_AUTO_DISC")
-			return false
+			return false, nil
 		case !p.AbortOnTransportFailure:
 			e.logf(mlog.Warning, "invalid MC_MS_AUTO_DISC value: %s, should be 0 or 1, using default: auto discovery not set", v)
 		}
 	}
 	switch {
 	case p.AbortOnTransportFailure: // ≤ 0.3.5: off unless MC_MS_AUTO_DISC=1
-		return false
+		return false, nil
 	case p.AutoDiscoveryAllProtocols: // 0.3.6, 0.3.6.post1 (Mooncake#898)
-		return true
+		return true, nil
 	case protocol == "rdma" && devices == nil:
 		// 0.3.13 prints the protocol variable (lower case); before, "RDMA"
 		// (client_service.cpp; real runs of 0.3.9 and 0.3.13.post1).
@@ -296,9 +319,9 @@ func (e *Engine) autoDiscover(protocol string, devices *string) bool {
 			name = protocol
 		}
 		e.logf(mlog.Info, "Set auto discovery ON by default for %s protocol, since no device names provided", name)
-		return true
+		return true, nil
 	}
-	return false
+	return false, nil
 }
 
 // discover is Topology::discover(filter): the devices ibv lists.
@@ -462,12 +485,16 @@ func (e *Engine) installTCP(ctx context.Context) {
 	e.logf(mlog.Info, "TcpTransport: listen on port %d", e.rpcPort+1)
 }
 
-// bindAny picks the TE's own RPC port (findAvailableTcpPort: 15000..17000).
+// bindAny picks the TE's own RPC port (findAvailableTcpPort: 15000..17000,
+// or MC_MIN_RPC_PORT..MC_MAX_RPC_PORT from 0.3.11).
 func (e *Engine) bindAny(ctx context.Context, host string) (int, func(), error) {
 	if e.cfg.Ports == nil {
 		return 15000, func() {}, nil
 	}
-	const lo, hi = 15000, 17000
+	lo, hi := e.rpcLo, e.rpcHi
+	if hi == 0 { // not through InitStore (tests that install directly)
+		lo, hi = 15000, 17000
+	}
 	start := lo
 	if e.cfg.PortRand != nil {
 		start = lo + e.cfg.PortRand.IntN(hi-lo+1)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+func TestListKnobs(t *testing.T) {
+	out, err := execute(t, "list", "--knobs", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ks []mooncake.Knob
+	if err := json.Unmarshal([]byte(out), &ks); err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != len(mooncake.Knobs) || ks[0].Name != "MC_MAX_MR_SIZE" || ks[0].Rules[0].Parse != mooncake.ParseUAtol {
+		t.Fatalf("%d knobs, first %+v", len(ks), ks[0])
+	}
+	out, err = execute(t, "list", "--knobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	rules := 0
+	for _, k := range mooncake.Knobs {
+		rules += len(k.Rules)
+	}
+	if len(lines) != 1+rules || !strings.HasPrefix(lines[0], "KNOB") {
+		t.Fatalf("%d lines for %d rules:\n%s", len(lines), rules, out)
+	}
+	// MC_MS_AUTO_DISC: two release ranges.
+	if !strings.Contains(out, "<0.3.12") || !strings.Contains(out, ">=0.3.12") {
+		t.Fatalf("MC_MS_AUTO_DISC's ranges missing:\n%s", out)
+	}
+}
+
+func TestExploreCoverage(t *testing.T) {
+	out, err := execute(t, "explore", "--coverage", "--seeds", "3000", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var c struct {
+		Seeds   uint64                    `json:"seeds"`
+		Counts  map[string]map[string]int `json:"counts"`
+		Missing []string                  `json:"missing"`
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Seeds != 3000 || len(c.Counts) != len(mooncake.Knobs) || len(c.Missing) != 0 || c.Counts["MC_MAX_MR_SIZE"]["invalid"] == 0 {
+		t.Fatalf("coverage %+v", c)
+	}
+	// Too few seeds to draw everything: exit 1, and the missing pairs named.
+	_, err = execute(t, "explore", "--coverage", "--seeds", "3")
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 1 || !strings.Contains(err.Error(), "never drawn: ") {
+		t.Fatalf("3 seeds: %v", err)
+	}
+	if _, err := execute(t, "explore", "--coverage"); err == nil {
+		t.Fatal("--coverage without --seeds accepted")
+	}
+}

@@ -1,0 +1,375 @@
+package mooncake
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Scope is who reads a knob and where an operator sets it.
+type Scope string
+
+const (
+	// ScopeEnv: a process environment variable read by the store client or
+	// the transfer engine inside SGLang's process (or mooncake_client's).
+	ScopeEnv Scope = "env"
+	// ScopeMasterFlag: a mooncake_master command-line flag (gflags).
+	ScopeMasterFlag Scope = "master-flag"
+	// ScopeSGLang: a MOONCAKE_* variable / config key SGLang's
+	// mooncake_store.py reads and passes to setup(); its parsing is
+	// sglang/config.go's.
+	ScopeSGLang Scope = "sglang"
+)
+
+// Parse is how a release turns a knob's text into a value.
+type Parse string
+
+const (
+	// ParseAtoi / ParseAtoll: C's atoi/atoll — leading space, sign, the
+	// leading digits; the rest is ignored and no digits read 0 ("1GB" is 1,
+	// "0x10" is 0, "abc" is 0). Unsigned: the value is then stored in a
+	// uint64, so a negative number wraps to a huge one.
+	ParseAtoi  Parse = "atoi"
+	ParseAtoll Parse = "atoll"
+	ParseUAtol Parse = "atoll→uint64"
+	// ParseStoll: GetEnvOr<T> (mooncake-store utils.h): empty → default;
+	// std::stoll reads a leading number ("3abc" is 3) and throws on none,
+	// which GetEnvOr catches → default, silently.
+	ParseStoll Parse = "GetEnvOr/stoll"
+	// ParseStoi: std::stoi without a catch: a value with no leading number
+	// throws std::invalid_argument out of setup (pybind11: ValueError
+	// "stoi"); with ParseStoiCaught the caller logs and keeps its default.
+	ParseStoi       Parse = "stoi (uncaught)"
+	ParseStoiCaught Parse = "stoi (caught)"
+	// ParsePresence: getenv(...) != nullptr — any value, "0" and "false"
+	// included, turns it on.
+	ParsePresence Parse = "presence"
+	// ParseWords: "false", "0", "no", "off" (any case) off, anything else on.
+	ParseWords Parse = "words"
+	// ParseString: the text as is.
+	ParseString Parse = "string"
+	// ParseGflagUint64 / ParseGflagInt64 / ParseGflagDouble: gflags'
+	// strict parse of the whole value; anything else makes mooncake_master
+	// exit 1 with "ERROR: illegal value 'V' specified for <type> flag 'F'".
+	ParseGflagUint64 Parse = "gflags uint64"
+	ParseGflagInt64  Parse = "gflags int64"
+	ParseGflagDouble Parse = "gflags double"
+	// ParseDuration: ParseDurationMs (mooncake-common duration_utils.h):
+	// trimmed digits then an optional ms/s/m/h (any case); anything else
+	// fails the flag's validator: mooncake_master exits 1.
+	ParseDuration Parse = "duration ms|s|m|h"
+	// ParseSGLang: SGLang's own parsing (sglang/config.go).
+	ParseSGLang Parse = "sglang"
+)
+
+// Rule is how one range of releases reads a knob: from From (inclusive)
+// until the next rule's From. A version added to Versions later inherits
+// the last rule.
+type Rule struct {
+	From  string `json:"from,omitempty"` // first version; "" = the knob's Since
+	Parse Parse  `json:"parse"`
+	// Default is the value when unset (or when a fallback keeps it), as text.
+	Default string `json:"default,omitempty"`
+	// Min, Max bound the accepted values (inclusive; both 0 = unbounded);
+	// Exclude is a hole in that range (ValidatePortRange's ephemeral ports).
+	Min        int64  `json:"min,omitempty"`
+	Max        int64  `json:"max,omitempty"`
+	ExcludeLo  int64  `json:"exclude_lo,omitempty"`
+	ExcludeHi  int64  `json:"exclude_hi,omitempty"`
+	PortRange  bool   `json:"port_range,omitempty"` // a min/max pair checked together (min <= max)
+	Invalid    string `json:"invalid"`
+	InvalidLog string `json:"invalid_log,omitempty"` // the log line an invalid value prints (a substring)
+	Source     string `json:"source"`                // tag and file:line the rule was read at
+}
+
+// Knob is one setting Mooncake (or SGLang on its behalf) reads.
+type Knob struct {
+	Name  string `json:"name"`
+	Scope Scope  `json:"scope"`
+	// Reader is the component: "store client", "transfer engine",
+	// "mooncake_master", "SGLang".
+	Reader string `json:"reader"`
+	Type   string `json:"type"` // int, uint64, bool, string, duration, size, port, float
+	Doc    string `json:"doc"`
+	// Since is the first version that reads it ("" = every version);
+	// Until the first that no longer does ("" = still read).
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
+	Rules []Rule `json:"rules"`
+	// Samples are values the generator draws, by class: "valid",
+	// "boundary", "invalid".
+	Samples map[string][]string `json:"samples"`
+	// Modelled: the simulator reads this knob (the others are documented
+	// and drawn, but have no effect in the model yet).
+	Modelled bool `json:"modelled"`
+}
+
+// ValueClasses are the sample classes, in the order coverage prints them.
+var ValueClasses = []string{"valid", "boundary", "invalid"}
+
+// ReadAt reports whether version v reads the knob.
+func (k Knob) ReadAt(v Version) bool {
+	if k.Since != "" && !v.AtLeast(k.Since) {
+		return false
+	}
+	return k.Until == "" || !v.AtLeast(k.Until)
+}
+
+// RuleAt is the rule of version v (false when v does not read the knob).
+func (k Knob) RuleAt(v Version) (Rule, bool) {
+	if !k.ReadAt(v) || len(k.Rules) == 0 {
+		return Rule{}, false
+	}
+	r := k.Rules[0]
+	for _, x := range k.Rules[1:] {
+		if x.From == "" || v.AtLeast(x.From) {
+			r = x
+		}
+	}
+	return r, true
+}
+
+// Value is what one release made of a knob's text.
+type Value struct {
+	// Read: the version reads the knob and it was set.
+	Read bool
+	Int  int64
+	Uint uint64
+	Str  string
+	On   bool
+	// Fallback: the text was not accepted and the default is kept.
+	Fallback bool
+	// Log is the line Mooncake prints about it ("" = none).
+	Log string
+	// Raise is the exception setup() raises (a C++ exception through
+	// pybind11); Exit the message a process exits with.
+	Raise, Exit string
+}
+
+// KnobByName finds a knob of the table.
+func KnobByName(name string) (Knob, bool) {
+	for _, k := range Knobs {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Knob{}, false
+}
+
+// ParseKnob is what version v makes of knob name set to raw (set=false:
+// unset). Unknown knobs and versions that do not read it give Value{}.
+func ParseKnob(v Version, name, raw string, set bool) Value {
+	k, ok := KnobByName(name)
+	if !ok {
+		return Value{}
+	}
+	r, ok := k.RuleAt(v)
+	if !ok || !set {
+		return Value{}
+	}
+	return r.parse(k.Name, raw)
+}
+
+func (r Rule) parse(name, raw string) Value {
+	out := Value{Read: true, Str: raw}
+	def := func(why string) Value {
+		out.Fallback = true
+		out.Log = why
+		n, _ := strconv.ParseInt(r.Default, 10, 64)
+		out.Int, out.Uint = n, uint64(n)
+		return out
+	}
+	switch r.Parse {
+	case ParsePresence:
+		out.On = true
+		return out
+	case ParseWords:
+		switch strings.ToLower(raw) {
+		case "false", "0", "no", "off":
+		default:
+			out.On = true
+		}
+		return out
+	case ParseString, ParseSGLang:
+		return out
+	case ParseAtoi, ParseAtoll, ParseUAtol:
+		n := Atoll(raw)
+		if r.Parse == ParseAtoi {
+			n = int64(int32(n))
+		}
+		out.Int, out.Uint = n, uint64(n)
+		if r.Parse == ParseUAtol && n < 0 {
+			out.Int = math.MaxInt64 // wrapped: far above any device limit
+		}
+	case ParseStoll, ParseStoi, ParseStoiCaught:
+		n, ok := stoll(raw)
+		if !ok {
+			switch r.Parse {
+			case ParseStoi:
+				out.Raise = "ValueError: stoi"
+				return out
+			case ParseStoiCaught:
+				return def(r.InvalidLog)
+			}
+			return def("")
+		}
+		if r.Parse != ParseStoll {
+			n = int64(int32(n))
+		}
+		out.Int, out.Uint = n, uint64(n)
+	case ParseGflagUint64, ParseGflagInt64, ParseGflagDouble:
+		var err error
+		kind := "uint64"
+		switch r.Parse {
+		case ParseGflagUint64:
+			if strings.HasPrefix(strings.TrimSpace(raw), "-") {
+				err = fmt.Errorf("negative")
+			} else {
+				out.Uint, err = strconv.ParseUint(gflagDigits(raw))
+				out.Int = int64(out.Uint)
+			}
+		case ParseGflagInt64:
+			kind = "int64"
+			out.Int, err = strconv.ParseInt(gflagDigits(raw))
+		default:
+			kind = "double"
+			var f float64
+			f, err = strconv.ParseFloat(raw, 64)
+			out.Str = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		if err != nil {
+			out.Exit = fmt.Sprintf("ERROR: illegal value '%s' specified for %s flag '%s'", raw, kind, name)
+		}
+		return out
+	case ParseDuration:
+		ms, why := ParseDurationMs(raw)
+		if why != "" {
+			out.Exit = fmt.Sprintf("Invalid value for --%s: %s. %s", name, raw, why)
+			return out
+		}
+		out.Int, out.Uint = int64(ms), ms
+		return out
+	}
+	// A port pair is checked together by its reader (ValidatePortRange).
+	if !r.PortRange && !r.inRange(out.Int) {
+		return def(r.InvalidLog)
+	}
+	return out
+}
+
+// gflagDigits: gflags reads base 16 after "0x", else base 10 (so "010"
+// is ten), the whole value.
+func gflagDigits(raw string) (string, int, int) {
+	t := strings.TrimSpace(raw)
+	neg := strings.HasPrefix(t, "-")
+	u := strings.TrimPrefix(t, "-")
+	if strings.HasPrefix(u, "0x") || strings.HasPrefix(u, "0X") {
+		if neg {
+			return "-" + u[2:], 16, 64
+		}
+		return u[2:], 16, 64
+	}
+	return t, 10, 64
+}
+
+func (r Rule) inRange(n int64) bool {
+	if r.Min == 0 && r.Max == 0 {
+		return true
+	}
+	if n < r.Min || n > r.Max {
+		return false
+	}
+	return r.ExcludeHi == 0 || n < r.ExcludeLo || n > r.ExcludeHi
+}
+
+// ValidatePortRange is Mooncake's check of a configured port pair
+// (mooncake-transfer-engine config.cpp ValidatePortRange, v0.3.11:435,
+// v0.3.12.post1:737): both in 1024..65535, neither in the ephemeral
+// 32768..60999, min <= max; else a warning and the defaults.
+func ValidatePortRange(lo, hi, defLo, defHi int64) (int64, int64, string) {
+	ok := func(p int64) bool { return p >= 1024 && p <= 65535 && !(p >= 32768 && p <= 60999) }
+	if !ok(lo) || !ok(hi) || lo > hi {
+		return defLo, defHi, fmt.Sprintf("Invalid port range [%d, %d], falling back to default [%d, %d]", lo, hi, defLo, defHi)
+	}
+	return lo, hi, ""
+}
+
+// Atoll is C's atoll: leading white space, an optional sign, the leading
+// decimal digits (saturating, as glibc's strtoll does).
+func Atoll(s string) int64 {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			break
+		}
+		if n > (math.MaxInt64-int64(c-'0'))/10 {
+			if neg {
+				return math.MinInt64
+			}
+			return math.MaxInt64
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n
+}
+
+// stoll is std::stoll: like Atoll but no leading digits is an error
+// (std::invalid_argument), and so is overflow (std::out_of_range).
+func stoll(s string) (int64, bool) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		t = t[1:]
+	}
+	if t == "" || t[0] < '0' || t[0] > '9' {
+		return 0, false
+	}
+	n := Atoll(s)
+	if n == math.MaxInt64 || n == math.MinInt64 {
+		return 0, false
+	}
+	return n, true
+}
+
+// ParseDurationMs is mooncake-common/include/duration_utils.h
+// ParseDurationMs (v0.3.10.post1): the error text "" when it parses.
+func ParseDurationMs(v string) (uint64, string) {
+	t := strings.TrimSpace(v)
+	if t == "" {
+		return 0, "duration is empty; expected a non-negative integer optionally followed by ms, s, m, or h"
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, "duration must start with a non-negative integer and may use ms, s, m, or h as the unit suffix"
+	}
+	var n uint64
+	for _, c := range t[:i] {
+		d := uint64(c - '0')
+		if n > (math.MaxUint64-d)/10 {
+			return 0, "duration value is too large"
+		}
+		n = n*10 + d
+	}
+	mult := map[string]uint64{"": 1, "ms": 1, "s": 1000, "m": 60 * 1000, "h": 60 * 60 * 1000}
+	suffix := strings.ToLower(strings.TrimSpace(t[i:]))
+	m, ok := mult[suffix]
+	if !ok {
+		return 0, "unsupported duration unit '" + suffix + "'; supported units are ms, s, m, and h"
+	}
+	if n > math.MaxUint64/m {
+		return 0, "duration value is too large after unit conversion"
+	}
+	return n * m, ""
+}

@@ -1,0 +1,491 @@
+package mooncake
+
+// Knobs is every setting the project knows Mooncake (and SGLang on its
+// behalf) to read, with how each release parses it. Data only; the parse
+// functions are in knobs.go. Sources: kvcache-ai/Mooncake at the tag named
+// (0.3.13.x: main@3b5a59413, the mirror has no v0.3.13 tags), SGLang's
+// python/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py.
+// A version added to Versions later inherits each knob's last rule.
+//
+// Operators' knobs (the catalog and corpus set them) come first.
+var Knobs = []Knob{
+	{
+		Name: "MC_MAX_MR_SIZE", Scope: ScopeEnv, Reader: "transfer engine", Type: "uint64", Modelled: true,
+		Doc:   "largest memory region the transfer engine registers (default 1 TiB, clamped to the device's max_mr_size)",
+		Since: "0.3.10.post1",
+		Rules: []Rule{{
+			Parse: ParseUAtol, Default: "1099511627776", Min: 1, Max: 1<<63 - 1,
+			Invalid:    "atoll: a unit suffix is ignored (1GB is 1 byte); no leading digits (hex, words) reads 0, which is ignored with a warning and the default kept; a negative number wraps to a huge uint64, accepted silently",
+			InvalidLog: "Ignore value from environment variable MC_MAX_MR_SIZE",
+			Source:     "v0.3.10.post1 mooncake-transfer-engine/src/config.cpp:184; v0.3.12.post1 config.cpp:283",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"16777216", "1073741824"},
+			"boundary": {"1", "1099511627776"},
+			"invalid":  {"1GB", "0x1000000", "-1", "abc"},
+		},
+	},
+	{
+		Name: "MC_STORE_CLIENT_SETUP_RETRIES", Scope: ScopeEnv, Reader: "store client", Type: "int", Modelled: true,
+		Doc:   "auto-port attempts of a port-less local_hostname (default 20)",
+		Since: "0.3.9",
+		Rules: []Rule{{
+			Parse: ParseStoll, Default: "20",
+			Invalid: "GetEnvOr: empty or no leading number → 20 silently; a leading number counts (\"3x\" is 3); 0 or less makes no attempt: \"Failed to create client after 0 retries\", setup -1",
+			Source:  "v0.3.9 mooncake-store/src/real_client.cpp:201; v0.3.12.post1 real_client.cpp:703; GetEnvOr v0.3.9 include/utils.h:384",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"1", "3"},
+			"boundary": {"0"},
+			"invalid":  {"two", "2x", ""},
+		},
+	},
+	{
+		Name: "MC_STORE_CLIENT_MIN_PORT", Scope: ScopeEnv, Reader: "store client", Type: "port", Modelled: true,
+		Doc:   "lowest auto-port of a port-less local_hostname (default 12300), checked with MC_STORE_CLIENT_MAX_PORT",
+		Since: "0.3.11",
+		Rules: []Rule{{
+			Parse: ParseStoll, Default: "12300", Min: 1024, Max: 65535, ExcludeLo: 32768, ExcludeHi: 60999, PortRange: true,
+			Invalid:    "ValidatePortRange: outside 1024..65535, inside 32768..60999 or above MAX → both ports fall back to 12300..14300 with a warning (real 0.3.11.post1, 0.3.13.post1)",
+			InvalidLog: "falling back to default [12300, 14300]",
+			Source:     "v0.3.11 mooncake-store/src/real_client.cpp:671; v0.3.11 mooncake-transfer-engine/src/config.cpp:435",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"13000"},
+			"boundary": {"1024"},
+			"invalid":  {"80", "40000", "70000", "port"},
+		},
+	},
+	{
+		Name: "MC_STORE_CLIENT_MAX_PORT", Scope: ScopeEnv, Reader: "store client", Type: "port", Modelled: true,
+		Doc:   "highest auto-port of a port-less local_hostname (default 14300)",
+		Since: "0.3.11",
+		Rules: []Rule{{
+			Parse: ParseStoll, Default: "14300", Min: 1024, Max: 65535, ExcludeLo: 32768, ExcludeHi: 60999, PortRange: true,
+			Invalid:    "as MC_STORE_CLIENT_MIN_PORT",
+			InvalidLog: "falling back to default [12300, 14300]",
+			Source:     "v0.3.11 mooncake-store/src/real_client.cpp:672",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"14000"},
+			"boundary": {"32767", "65535"},
+			"invalid":  {"12000", "70000", "50000"},
+		},
+	},
+	{
+		Name: "MC_RPC_TIMEOUT_MS", Scope: ScopeEnv, Reader: "store client", Type: "int", Modelled: true,
+		Doc:   "request timeout of every client→master RPC (default 30 s)",
+		Since: "0.3.12",
+		Rules: []Rule{{
+			Parse: ParseAtoll, Default: "30000",
+			Invalid: "atoll: a unit is ignored (\"2s\" is 2 ms), no digits is 0; a negative value arms no timer",
+			Source:  "v0.3.12 mooncake-store/include/master_client.h:79; main master_client.h:55",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"1000", "2000"},
+			"boundary": {"500"},
+			"invalid":  {"1000ms", "2s"},
+		},
+	},
+	{
+		Name: "MC_RPC_CONNECT_TIMEOUT_MS", Scope: ScopeEnv, Reader: "store client", Type: "int", Modelled: true,
+		Doc:   "connect timeout of client→master RPCs (default 30 s)",
+		Since: "0.3.12",
+		Rules: []Rule{{
+			Parse: ParseAtoll, Default: "30000",
+			Invalid: "as MC_RPC_TIMEOUT_MS",
+			Source:  "v0.3.12 mooncake-store/include/master_client.h:84",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"1000", "2000"},
+			"boundary": {"500"},
+			"invalid":  {"1500ms"},
+		},
+	},
+	{
+		Name: "MC_MS_AUTO_DISC", Scope: ScopeEnv, Reader: "store client", Type: "bool", Modelled: true,
+		Doc: "1/0 forces RDMA device auto-discovery on/off",
+		Rules: []Rule{{
+			Parse: ParseStoi, Min: 0, Max: 1, InvalidLog: "invalid MC_MS_AUTO_DISC value",
+			Invalid: "std::stoi without a catch: a value with no leading number (\"true\") throws out of setup: ValueError \"stoi\" (real 0.3.11.post1); a number other than 0/1 warns (0.3.6+) and keeps the default",
+			Source:  "v0.3.0 mooncake-store/src/client.cpp:52; v0.3.11 client_service.cpp:175",
+		}, {
+			From: "0.3.12", Parse: ParseStoiCaught, Min: 0, Max: 1,
+			Invalid:    "stoi's exception is caught: a warning and the default (real 0.3.12.post1)",
+			InvalidLog: "invalid MC_MS_AUTO_DISC value",
+			Source:     "v0.3.12 mooncake-store/src/client_service.cpp:404",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"0", "1"},
+			"boundary": {"2"},
+			"invalid":  {"true", "yes"},
+		},
+	},
+	{
+		Name: "MC_STORE_MEMCPY", Scope: ScopeEnv, Reader: "store client", Type: "bool", Modelled: true,
+		Doc:   "a transfer to the process's own segment is a memcpy",
+		Since: "0.3.4",
+		Rules: []Rule{{
+			Parse: ParseWords, Default: "version default (Profile.StoreMemcpy)",
+			Invalid: "false/0/no/off (any case) off, anything else on",
+			Source:  "v0.3.4 mooncake-store/src/transfer_task.cpp:255; v0.3.12.post1 transfer_task.cpp:952",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"1", "false"},
+			"boundary": {"OFF"},
+			"invalid":  {"disabled"},
+		},
+	},
+	{
+		Name: "MC_FORCE_TCP", Scope: ScopeEnv, Reader: "transfer engine", Type: "bool", Modelled: true,
+		Doc:   "install TCP only, whatever the protocol",
+		Since: "0.3.6",
+		Rules: []Rule{{
+			Parse:   ParsePresence,
+			Invalid: "getenv presence: MC_FORCE_TCP=0 forces TCP too",
+			Source:  "v0.3.6 mooncake-transfer-engine/src/transfer_engine.cpp:229; v0.3.12.post1 transfer_engine_impl.cpp:209",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"1"},
+			"boundary": {""},
+			"invalid":  {"0"},
+		},
+	},
+	{
+		Name: "MC_FORCE_HCA", Scope: ScopeEnv, Reader: "transfer engine", Type: "bool", Modelled: true,
+		Doc:   "RDMA auto-discovery finding no HCA fails instead of falling back to TCP",
+		Since: "0.3.8",
+		Rules: []Rule{{
+			Parse:   ParsePresence,
+			Invalid: "getenv presence: MC_FORCE_HCA=0 forces it too",
+			Source:  "v0.3.8 mooncake-transfer-engine/src/transfer_engine.cpp:269; v0.3.12.post1 transfer_engine_impl.cpp:297",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"1"},
+			"boundary": {""},
+			"invalid":  {"0"},
+		},
+	},
+	{
+		Name: "MC_MIN_RPC_PORT", Scope: ScopeEnv, Reader: "transfer engine", Type: "port", Modelled: true,
+		Doc:   "lowest port findAvailableTcpPort picks for the TE's RPC (default 15000; also MC_MIN_PRC_PORT)",
+		Since: "0.3.11",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "15000", Min: 1024, Max: 65535, ExcludeLo: 32768, ExcludeHi: 60999, PortRange: true,
+			Invalid:    "atoi, then ValidatePortRange: an invalid pair falls back to 15000..17000 with a warning",
+			InvalidLog: "falling back to default [15000, 17000]",
+			Source:     "v0.3.11 mooncake-transfer-engine/src/config.cpp:288; v0.3.12.post1 config.cpp:460",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"15500"},
+			"boundary": {"1024"},
+			"invalid":  {"18000", "0", "abc"},
+		},
+	},
+	{
+		Name: "MC_MAX_RPC_PORT", Scope: ScopeEnv, Reader: "transfer engine", Type: "port", Modelled: true,
+		Doc:   "highest TE RPC port (default 17000; also MC_MAX_PRC_PORT)",
+		Since: "0.3.11",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "17000", Min: 1024, Max: 65535, ExcludeLo: 32768, ExcludeHi: 60999, PortRange: true,
+			Invalid:    "as MC_MIN_RPC_PORT",
+			InvalidLog: "falling back to default [15000, 17000]",
+			Source:     "v0.3.11 mooncake-transfer-engine/src/config.cpp:290; v0.3.12.post1 config.cpp:462",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"16500"},
+			"boundary": {"65535"},
+			"invalid":  {"14000", "99999"},
+		},
+	},
+	{
+		Name: "MC_TCP_BIND_ADDRESS", Scope: ScopeEnv, Reader: "transfer engine", Type: "string",
+		Doc: "the address the TE publishes in its rpc_meta with HTTP/etcd metadata (new RPC mapping; not P2P, not MC_LEGACY_RPC_PORT_BINDING)",
+		Rules: []Rule{{
+			Parse:   ParseString,
+			Invalid: "used as is, unchecked: a wrong address is published and peers fail to connect",
+			Source:  "v0.3.0 mooncake-transfer-engine/src/transfer_engine.cpp:68; v0.3.12.post1 transfer_engine_impl.cpp:159",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"127.0.0.1"},
+			"boundary": {"::1"},
+			"invalid":  {"not-an-ip"},
+		},
+	},
+	{
+		Name: "MC_LEGACY_RPC_PORT_BINDING", Scope: ScopeEnv, Reader: "transfer engine", Type: "bool",
+		Doc: "publish local_hostname's own host:port as the rpc_meta instead of a random port",
+		Rules: []Rule{{
+			Parse: ParsePresence, Invalid: "getenv presence: =0 turns it on too",
+			Source: "v0.3.0 mooncake-integration/transfer_engine/transfer_engine_py.cpp:96; v0.3.12.post1 transfer_engine_impl.cpp:120",
+		}},
+		Samples: map[string][]string{"valid": {"1"}, "boundary": {""}, "invalid": {"0"}},
+	},
+	{
+		Name: "MC_STORE_USE_HUGEPAGE", Scope: ScopeEnv, Reader: "store client", Type: "bool", Modelled: true,
+		Doc:   "allocate segments and buffers on hugepages",
+		Since: "0.3.8.post1",
+		Rules: []Rule{{
+			Parse: ParsePresence, Invalid: "getenv presence: =0 turns it on too",
+			Source: "v0.3.8.post1 mooncake-store/include/utils.h:275; v0.3.12.post1 utils.h:332",
+		}},
+		Samples: map[string][]string{"valid": {"1"}, "boundary": {""}, "invalid": {"0"}},
+	},
+	{
+		Name: "MC_STORE_HUGEPAGE_SIZE", Scope: ScopeEnv, Reader: "store client", Type: "size",
+		Doc:   "hugepage size with MC_STORE_USE_HUGEPAGE: 2MB or 1GB",
+		Since: "0.3.8.post1",
+		Rules: []Rule{{
+			Parse: ParseString, Default: "2MB",
+			Invalid:    "anything but 2 MiB or 1 GiB after string_to_byte_size: a warning and 2 MiB",
+			InvalidLog: "Supported: 2MB, 1GB. Fallback to 2MB.",
+			Source:     "v0.3.8.post1 mooncake-store/include/utils.h:285; v0.3.12.post1 utils.h:339",
+		}},
+		Samples: map[string][]string{"valid": {"2MB", "1GB"}, "boundary": {"2097152"}, "invalid": {"4MB"}},
+	},
+	{
+		Name: "MC_HANDSHAKE_CONNECT_TIMEOUT", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Doc:   "seconds a P2P handshake connect waits (default 5)",
+		Since: "0.3.12",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "5", Min: 1, Max: 3599,
+			Invalid:    "atoi; outside 1..3599 ignored with a warning",
+			InvalidLog: "Ignore value from environment variable MC_HANDSHAKE_CONNECT_TIMEOUT",
+			Source:     "v0.3.12 mooncake-transfer-engine/src/config.cpp:361",
+		}},
+		Samples: map[string][]string{"valid": {"5"}, "boundary": {"1", "3599"}, "invalid": {"0", "3600"}},
+	},
+	{
+		Name: "MC_RETRY_CNT", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Doc: "RDMA work-request retries (default 9)",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "9", Min: 1, Max: 127,
+			Invalid:    "atoi; outside 1..127 ignored with a warning",
+			InvalidLog: "Ignore value from environment variable MC_RETRY_CNT",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:167; v0.3.12.post1 config.cpp:294",
+		}},
+		Samples: map[string][]string{"valid": {"9"}, "boundary": {"1", "127"}, "invalid": {"128", "0"}},
+	},
+	{
+		Name: "MC_GID_INDEX", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Doc: "RoCE GID index (default 3 / auto; NCCL_IB_GID_INDEX as a fallback name)",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "3", Min: 0, Max: 255,
+			Invalid:    "atoi; outside 0..255 ignored with a warning",
+			InvalidLog: "Ignore value from environment variable MC_GID_INDEX",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:49; v0.3.12.post1 config.cpp:137",
+		}},
+		Samples: map[string][]string{"valid": {"3"}, "boundary": {"0", "255"}, "invalid": {"256", "-1"}},
+	},
+	{
+		Name: "MC_IB_PORT", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Doc: "the RNIC port (default 1)",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "1", Min: 0, Max: 255,
+			Invalid:    "atoi; outside 0..255 ignored with a warning",
+			InvalidLog: "Ignore value from environment variable MC_IB_PORT",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:40; v0.3.12.post1 config.cpp:128",
+		}},
+		Samples: map[string][]string{"valid": {"1"}, "boundary": {"0", "255"}, "invalid": {"256"}},
+	},
+	{
+		Name: "MC_MTU", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Doc: "RDMA path MTU: 512, 1024, 2048 or 4096 (default 4096)",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "4096",
+			Invalid:    "atoi; anything but 512|1024|2048|4096 logged at ERROR and ignored",
+			InvalidLog: "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:119; v0.3.12.post1 config.cpp:225",
+		}},
+		Samples: map[string][]string{"valid": {"4096", "1024"}, "boundary": {"512"}, "invalid": {"1500", "9000"}},
+	},
+	{
+		Name: "MC_SLICE_SIZE", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Doc: "bytes per transfer slice (default 65536)",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "65536", Min: 1, Max: 1<<31 - 1,
+			Invalid:    "atoi; 0 or less ignored with a warning",
+			InvalidLog: "Ignore value from environment variable MC_SLICE_SIZE",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:157; v0.3.12.post1 config.cpp:262",
+		}},
+		Samples: map[string][]string{"valid": {"65536"}, "boundary": {"1"}, "invalid": {"64KB", "0"}},
+	},
+	{
+		Name: "MC_WORKERS_PER_CTX", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Doc: "RDMA worker threads per device context (default 2)",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "2", Min: 1, Max: 8,
+			Invalid:    "atoi; outside 1..8 ignored with a warning",
+			InvalidLog: "Ignore value from environment variable MC_WORKERS_PER_CTX",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:147; v0.3.12.post1 config.cpp:252",
+		}},
+		Samples: map[string][]string{"valid": {"2"}, "boundary": {"1", "8"}, "invalid": {"16"}},
+	},
+	{
+		Name: "MC_HANDSHAKE_PORT", Scope: ScopeEnv, Reader: "transfer engine", Type: "port",
+		Doc: "the P2P handshake listener's port (default 12001)",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "12001", Min: 1, Max: 65535,
+			Invalid:    "atoi; outside 1..65535 ignored with a warning",
+			InvalidLog: "Ignore value from environment variable MC_HANDSHAKE_PORT",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:137; v0.3.12.post1 config.cpp:242",
+		}},
+		Samples: map[string][]string{"valid": {"12001"}, "boundary": {"65535"}, "invalid": {"65536"}},
+	},
+	{
+		Name: "MC_LOG_LEVEL", Scope: ScopeEnv, Reader: "transfer engine", Type: "string",
+		Doc: "TRACE, INFO, WARNING or ERROR",
+		Rules: []Rule{{
+			Parse: ParseString, Default: "INFO",
+			Invalid: "exact, case-sensitive match; anything else (\"debug\", \"info\") silently keeps INFO",
+			Source:  "v0.3.0 mooncake-transfer-engine/src/config.cpp:182; v0.3.12.post1 config.cpp:389",
+		}},
+		Samples: map[string][]string{"valid": {"INFO"}, "boundary": {"TRACE"}, "invalid": {"info"}},
+	},
+	{
+		Name: "MC_USE_IPV6", Scope: ScopeEnv, Reader: "transfer engine", Type: "bool",
+		Doc:   "resolve and publish IPv6 addresses",
+		Since: "0.3.3",
+		Rules: []Rule{{
+			Parse: ParsePresence, Invalid: "getenv presence: =0 turns it on too",
+			Source: "v0.3.3 mooncake-transfer-engine/src/config.cpp:242; v0.3.12.post1 config.cpp:473",
+		}},
+		Samples: map[string][]string{"valid": {"1"}, "boundary": {""}, "invalid": {"0"}},
+	},
+	{
+		Name: "MC_METADATA_CLUSTER_ID", Scope: ScopeEnv, Reader: "transfer engine", Type: "string",
+		Doc:   "prefix of the TE's metadata keys (mooncake/<id>/…)",
+		Since: "0.3.7.post1",
+		Rules: []Rule{{
+			Parse:   ParseString,
+			Invalid: "used as is; processes with different ids do not see each other's segments",
+			Source:  "v0.3.7.post1 mooncake-transfer-engine/src/transfer_metadata.cpp:81; v0.3.12.post1 transfer_metadata.cpp:153",
+		}},
+		Samples: map[string][]string{"valid": {"cluster-a"}, "boundary": {""}, "invalid": {"a/b"}},
+	},
+	{
+		Name: "MC_RPC_PROTOCOL", Scope: ScopeEnv, Reader: "store client", Type: "string",
+		Doc:   "\"rdma\" runs client→master RPCs over ibverbs; anything else TCP",
+		Since: "0.3.6",
+		Rules: []Rule{{
+			Parse: ParseString, Default: "tcp", Invalid: "anything but exactly \"rdma\" is TCP",
+			Source: "v0.3.6 mooncake-store/include/master_client.h:26; v0.3.12.post1 master_client.h:68",
+		}},
+		Samples: map[string][]string{"valid": {"tcp"}, "boundary": {"RDMA"}, "invalid": {"udp"}},
+	},
+	{
+		Name: "MC_TCP_ENABLE_CONNECTION_POOL", Scope: ScopeEnv, Reader: "transfer engine", Type: "bool",
+		Doc:   "reuse TCP transport connections",
+		Since: "0.3.10",
+		Rules: []Rule{{
+			Parse: ParseWords, Invalid: "compared as text after getenv",
+			Source: "v0.3.10 mooncake-transfer-engine/src/transport/tcp_transport/tcp_transport.cpp:458; v0.3.12.post1 tcp_transport.cpp:844",
+		}},
+		Samples: map[string][]string{"valid": {"1"}, "boundary": {"0"}, "invalid": {"maybe"}},
+	},
+	{
+		Name: "MC_TRANSFER_TIMEOUT", Scope: ScopeEnv, Reader: "transfer engine (Python TransferEngine)", Type: "int",
+		Doc:   "seconds the Python TransferEngine waits for a transfer (default 30, at least 5)",
+		Since: "0.3.2",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "30", Invalid: "atoi, then max(5, n): 0, garbage and anything under 5 are 5",
+			Source: "v0.3.2 mooncake-integration/transfer_engine/transfer_engine_py.cpp:22; v0.3.12.post1 transfer_engine_py.cpp:107",
+		}},
+		Samples: map[string][]string{"valid": {"30"}, "boundary": {"5"}, "invalid": {"1"}},
+	},
+	// mooncake_master flags (gflags).
+	{
+		Name: "default_kv_lease_ttl", Scope: ScopeMasterFlag, Reader: "mooncake_master", Type: "duration", Modelled: true,
+		Doc: "lease an object's readers hold (default 5 s; 10 s from 0.3.12)",
+		Rules: []Rule{{
+			Parse: ParseGflagUint64, Default: "5000",
+			Invalid: "uint64 milliseconds only: \"5s\" makes mooncake_master exit 1 (checked on the 0.3.9 wheel)",
+			Source:  "v0.3.9 mooncake-store/src/master.cpp:31; v0.3.10 master.cpp:31",
+		}, {
+			From: "0.3.10.post1", Parse: ParseDuration, Default: "5000",
+			Invalid: "ParseDurationMs: digits then ms|s|m|h (any case, spaces allowed); anything else fails the flag's validator and mooncake_master exits 1",
+			Source:  "v0.3.10.post1 mooncake-store/src/master.cpp:68,77; mooncake-common/include/duration_utils.h:23",
+		}},
+		Samples: map[string][]string{"valid": {"1000", "5000"}, "boundary": {"100", "5s"}, "invalid": {"5sec", "-1"}},
+	},
+	{
+		Name: "client_ttl", Scope: ScopeMasterFlag, Reader: "mooncake_master", Type: "int", Modelled: true,
+		Doc: "seconds without a ping before the master drops a client (default 10)",
+		Rules: []Rule{{
+			Parse: ParseGflagInt64, Default: "10",
+			Invalid: "gflags int64: anything but a whole number makes mooncake_master exit 1",
+			Source:  "v0.3.9 mooncake-store/src/master.cpp:70; v0.3.10.post1 master.cpp:116",
+		}},
+		Samples: map[string][]string{"valid": {"5", "10"}, "boundary": {"2"}, "invalid": {"10s"}},
+	},
+	{
+		Name: "eviction_high_watermark_ratio", Scope: ScopeMasterFlag, Reader: "mooncake_master", Type: "float", Modelled: true,
+		Doc: "pool use that starts eviction",
+		Rules: []Rule{{
+			Parse: ParseGflagDouble, Default: "0.95",
+			Invalid: "gflags double: not a number makes mooncake_master exit 1",
+			Source:  "v0.3.9 mooncake-store/src/master.cpp:40; v0.3.12.post1 master.cpp:134",
+		}},
+		Samples: map[string][]string{"valid": {"0.9"}, "boundary": {"1.0"}, "invalid": {"90%"}},
+	},
+	{
+		Name: "eviction_ratio", Scope: ScopeMasterFlag, Reader: "mooncake_master", Type: "float", Modelled: true,
+		Doc: "share of objects one eviction removes; the validator requires 0.0..1.0",
+		Rules: []Rule{{
+			Parse: ParseGflagDouble, Default: "0.05",
+			Invalid: "gflags double; outside 0.0..1.0 the validator LOG(FATAL)s: mooncake_master aborts",
+			Source:  "v0.3.9 mooncake-store/src/master.cpp:38,57; v0.3.12.post1 master.cpp:132,159",
+		}},
+		Samples: map[string][]string{"valid": {"0.05"}, "boundary": {"0.0"}, "invalid": {"five"}},
+	},
+	{
+		Name: "put_start_discard_timeout_sec", Scope: ScopeMasterFlag, Reader: "mooncake_master", Type: "int", Modelled: true,
+		Doc:   "seconds after which an unfinished put's space is reclaimed (default 30)",
+		Since: "0.3.8",
+		Rules: []Rule{{
+			Parse: ParseGflagUint64, Default: "30",
+			Invalid: "gflags uint64: a unit or a sign makes mooncake_master exit 1; before 0.3.8 the flag is unknown, also exit 1",
+			Source:  "v0.3.8 mooncake-store/src/master.cpp:91; v0.3.12.post1 master.cpp:311",
+		}},
+		Samples: map[string][]string{"valid": {"30"}, "boundary": {"0"}, "invalid": {"30s", "-1"}},
+	},
+	// SGLang's side: mooncake_store.py reads these (env, config file or
+	// extra_config) and passes them to setup(); parsing in sglang/config.go.
+	sglangKnob("MOONCAKE_GLOBAL_SEGMENT_SIZE", "size", "bytes this process contributes to the pool: an int, or \"<n>gb\"; anything else is a ValueError in SGLang",
+		[]string{"16777216", "1gb"}, []string{"0", "1", "4gb", "64gb"}, []string{"64mb", "1.5gb", "abc", "-1"}),
+	sglangKnob("MOONCAKE_LOCAL_HOSTNAME", "string", "host[:port] of this process's transfer engine (default localhost: auto-port)",
+		[]string{"127.0.0.1", "127.0.0.1:20001"}, []string{"localhost", "[::1]"}, []string{"", "127.0.0.1:99999", "127.0.0.1:abc"}),
+	sglangKnob("MOONCAKE_PROTOCOL", "string", "tcp or rdma (default rdma)",
+		[]string{"tcp", "rdma"}, []string{"TCP"}, []string{"udp"}),
+	sglangKnob("MOONCAKE_DEVICE", "string", "RDMA devices: a comma list or a per-rank JSON dict",
+		[]string{"mlx5_0", "mlx5_0,mlx5_1"}, []string{""}, []string{`{"0": "mlx5_0"}`}),
+	sglangKnob("MOONCAKE_MASTER", "string", "master_server_address: host:port or etcd://…",
+		[]string{"{{master}}"}, []string{"etcd://{{etcd}}"}, []string{"127.0.0.1:59999"}),
+	sglangKnob("MOONCAKE_TE_META_DATA_SERVER", "string", "metadata_server: P2PHANDSHAKE, http://… or etcd://…",
+		[]string{"P2PHANDSHAKE", "{{metadata}}"}, []string{"p2phandshake"}, []string{"http://127.0.0.1:59998/metadata"}),
+	sglangKnob("MOONCAKE_STANDALONE_STORAGE", "bool", "use a mooncake_client sidecar (dummy client); needs MOONCAKE_CLIENT",
+		[]string{"true"}, []string{"false"}, []string{"maybe"}),
+	sglangKnob("MOONCAKE_CLIENT", "string", "client_server_address: the mooncake_client sidecar (standalone storage)",
+		[]string{"{{client}}"}, []string{"127.0.0.1:50099"}, []string{"no-port"}),
+	sglangKnob("MOONCAKE_ENABLE_SSD_OFFLOAD", "bool", "enable_ssd_offload setup kwarg (0.3.10.post2+); true/1/yes/y, false/0/no/n, else a warning and the default",
+		[]string{"false"}, []string{"1"}, []string{"on"}),
+	sglangKnob("MOONCAKE_OFFLOAD_FILE_STORAGE_PATH", "string", "ssd_offload_path with MOONCAKE_ENABLE_SSD_OFFLOAD",
+		[]string{"/tmp/faultlab-ssd"}, []string{""}, []string{"/nonexistent/dir"}),
+	sglangKnob("MOONCAKE_MASTER_METRICS_PORT", "int", "the master's metrics port SGLang's health probe uses (default 9003)",
+		[]string{"9003"}, []string{"65535"}, []string{"http"}),
+	sglangKnob("MOONCAKE_CHECK_SERVER", "bool", "probe the master before setup; true/1/yes/y, false/0/no/n, else a warning and the default",
+		[]string{"false"}, []string{"0"}, []string{"maybe"}),
+	sglangKnob("MOONCAKE_TENANT_ID", "string", "tenant of the store client (0.3.12+ setup kwarg)",
+		[]string{"default", "tenant-a"}, []string{""}, []string{"a b"}),
+}
+
+func sglangKnob(name, typ, doc string, valid, boundary, invalid []string) Knob {
+	return Knob{
+		Name: name, Scope: ScopeSGLang, Reader: "SGLang", Type: typ, Doc: doc, Modelled: true,
+		Rules: []Rule{{
+			Parse: ParseSGLang, Invalid: "SGLang's own parsing and errors (sglang/config.go)",
+			Source: "sgl-project/sglang python/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py (MooncakeStoreConfig)",
+		}},
+		Samples: map[string][]string{"valid": valid, "boundary": boundary, "invalid": invalid},
+	}
+}
