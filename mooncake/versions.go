@@ -74,13 +74,15 @@ func (v Version) Compare(o Version) int {
 func (v Version) AtLeast(s string) bool { return v.Compare(MustVersion(s)) >= 0 }
 
 // Versions lists every released mooncake-transfer-engine version, oldest
-// first (PyPI; the -non-cuda wheel exists from 0.3.7.post1).
+// first (PyPI; the -non-cuda wheel exists from 0.3.7.post1 to 0.3.13.post1,
+// 0.3.14 is on PyPI as -cuda13 only).
 var Versions = []string{
 	"0.3.0", "0.3.1", "0.3.2", "0.3.2.post1", "0.3.3", "0.3.3.post1", "0.3.3.post2",
 	"0.3.4", "0.3.4.post1", "0.3.4.post2", "0.3.5", "0.3.6", "0.3.6.post1",
 	"0.3.7", "0.3.7.post1", "0.3.7.post2", "0.3.8", "0.3.8.post1", "0.3.9",
 	"0.3.10", "0.3.10.post1", "0.3.10.post2", "0.3.11", "0.3.11.post1",
 	"0.3.12", "0.3.12.post1", "0.3.13", "0.3.13.post1",
+	"0.3.14", // mooncake-transfer-engine-cuda13 only (November 2026)
 }
 
 // Latest is the newest version (the last of Versions); engines default to

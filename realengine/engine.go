@@ -218,6 +218,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 	if err != nil {
 		return nil, err
 	}
+	if r, err := RecipeFor(spec.Version); e.opts.Containers && err == nil && !r.ImageReady() {
+		return nil, engine.Unsupportedf("Mooncake %s is installed from %s; the container images carry only %s", spec.Version, r.Package, Package)
+	}
 	if e.opts.Containers && in.LDLibraryPath("") != "" {
 		return nil, engine.Unsupportedf("Mooncake %s needs a library fix (%s) the container image does not carry yet", spec.Version, in.LDLibraryPath(""))
 	}
