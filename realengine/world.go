@@ -577,6 +577,9 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 			extra["FAULTLAB_DROP_CAP_IPC_LOCK"] = "1"
 		}
 	}
+	if w.in.Package != "" {
+		extra["FAULTLAB_MOONCAKE_PACKAGE"] = w.in.Package
+	}
 	for k, v := range env {
 		extra[k] = v
 	}
