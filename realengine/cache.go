@@ -117,6 +117,10 @@ type Installed struct {
 	// Mooncake process (e.g. nvidia-cuda-runtime-cu12's lib dir for wheels
 	// that link libcudart.so.12).
 	LibraryPath []string `json:"library_path,omitempty"`
+	// Derives and WheelVersion are set for a build (InstallBuild): the
+	// release it runs as, and the version its wheel reports.
+	Derives      string `json:"derives,omitempty"`
+	WheelVersion string `json:"wheel_version,omitempty"`
 	// Fixes says, for people, what the installer did beyond pip install.
 	Fixes       []string `json:"fixes,omitempty"`
 	InstallSecs float64  `json:"install_secs"`
@@ -149,4 +153,13 @@ func (in Installed) LDLibraryPath(base string) string {
 		parts = append(parts, base)
 	}
 	return strings.Join(parts, ":")
+}
+
+// RunsVersion is the version the driver must report: the wheel's own for
+// a build, else the release's.
+func (in Installed) RunsVersion() string {
+	if in.WheelVersion != "" {
+		return in.WheelVersion
+	}
+	return in.Version
 }

@@ -378,6 +378,19 @@ func lddMissing(ctx context.Context, l Layout, ldPath string) ([]string, error) 
 
 // verifyImport imports mooncake.store in the venv and checks the version.
 func verifyImport(ctx context.Context, l Layout, in Installed) (string, error) {
+	py, ver, err := importVersion(ctx, l, in)
+	if err != nil {
+		return "", err
+	}
+	if ver != l.Version {
+		return "", fmt.Errorf("real engine install %s: venv reports %s %s", l.Version, in.Package, ver)
+	}
+	return py, nil
+}
+
+// importVersion imports mooncake.store in the venv and returns the
+// Python version and the installed distribution's.
+func importVersion(ctx context.Context, l Layout, in Installed) (py, version string, err error) {
 	pkg := in.Package
 	if pkg == "" {
 		pkg = Package
@@ -389,13 +402,13 @@ func verifyImport(ctx context.Context, l Layout, in Installed) (string, error) {
 	out, err := run(ctx, env, l.Python(), "-c",
 		"import sys, importlib.metadata as m, mooncake.store; print(sys.version.split()[0], m.version('"+pkg+"'))")
 	if err != nil {
-		return "", fmt.Errorf("real engine install %s: import mooncake.store failed: %w\n%s", l.Version, err, tail(out, 8))
+		return "", "", fmt.Errorf("real engine install %s: import mooncake.store failed: %w\n%s", l.Version, err, tail(out, 8))
 	}
 	f := strings.Fields(lastLine(out))
-	if len(f) != 2 || f[1] != l.Version {
-		return "", fmt.Errorf("real engine install %s: venv reports %q", l.Version, lastLine(out))
+	if len(f) != 2 {
+		return "", "", fmt.Errorf("real engine install %s: venv reports %q", l.Version, lastLine(out))
 	}
-	return f[0], nil
+	return f[0], f[1], nil
 }
 
 // run executes a command in its own process group (killed whole on ctx

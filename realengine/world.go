@@ -589,9 +589,9 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 	if err != nil {
 		return nil, err
 	}
-	if d.hello.MooncakeVersion != w.spec.Version {
+	if want := w.in.RunsVersion(); d.hello.MooncakeVersion != want {
 		_ = d.close(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("real engine: node %s runs Mooncake %q, want %s", node, d.hello.MooncakeVersion, w.spec.Version)
+		return nil, fmt.Errorf("real engine: node %s runs Mooncake %q, want %s", node, d.hello.MooncakeVersion, want)
 	}
 	p := &Process{node: node, d: d}
 	w.mu.Lock()
