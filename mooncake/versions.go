@@ -276,6 +276,12 @@ type Profile struct {
 	// "Failed to discover a ready master view: " and no longer
 	// "Failed to read current master view: ").
 	HAMasterReadyWaitSeconds int
+	// MasterConnectDirect: MasterClient::Connect is one coro_rpc_client
+	// connect (v0.3.4.post2, v0.3.5 master_client.cpp; client pools from
+	// v0.3.6): a refused master fails at once with "Failed to connect to
+	// master: not connected" (real 0.3.4: 4 ms), not after the pool's
+	// reconnects and "Client not available".
+	MasterConnectDirect bool
 	// IPCConnectErrorLogged: a refused connect to mooncake_client's IPC
 	// socket logs "Failed to connect IPC socket '...': Failed to connect
 	// UDS socket '...': Connection refused" (UdsConnector, in the 0.3.12.post1
@@ -472,6 +478,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.GenericTransportInstallError = at("0.3.13") && !at("0.3.14")
 	p.DummyRegisterOutsideShm = at("0.3.14")
 	p.RDMAInstallErrorUntyped = at("0.3.14")
+	p.MasterConnectDirect = !at("0.3.6")
 	if at("0.3.14") {
 		p.HAMasterReadyWaitSeconds = 30
 	}

@@ -213,6 +213,15 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 	if known["metrics_host"] {
 		flags["metrics_host"] = w.bindHost()
 	}
+	// Before --rpc_port/--rpc_address (0.3.4's master: --port, bound on
+	// every address) the port flag had its short name.
+	if !known["rpc_port"] && known["port"] {
+		flags["port"] = flags["rpc_port"]
+		delete(flags, "rpc_port")
+	}
+	if !known["rpc_address"] {
+		delete(flags, "rpc_address")
+	}
 	if w.spec.Metadata == "master" {
 		flags["enable_http_metadata_server"] = "true"
 		flags["http_metadata_server_port"] = strconv.Itoa(meta)
