@@ -67,12 +67,14 @@ var cuda13Wheel = Recipe{
 // CPU-only machine: `pip download --no-deps`, venv, import and setup()
 // against an absent master (2026-12-01; docs/ENGINES.md lists the others
 // and why they are left out).
-// Checked: 0.3.1, 0.3.2.post1, 0.3.3.post2, 0.3.4, 0.3.4.post1 and
-// 0.3.4.post2 return 1, 0.3.6.post1 returns -900. Left out: 0.3.5 (store.so
-// imports torch: the process aborts), 0.3.7 and 0.3.7.post2 (link libtorch
-// and libcudart.so.12; 0.3.7.post2 also libcuda.so.1).
+// Checked: 0.3.1, 0.3.2, 0.3.2.post1, 0.3.3.post1, 0.3.3.post2, 0.3.4,
+// 0.3.4.post1 and 0.3.4.post2 return 1, 0.3.6.post1 returns -900. Left
+// out: 0.3.0 (no wheel pip can install), 0.3.3 (an ASan build: "ASan
+// runtime does not come first"), 0.3.5 and 0.3.6 (store.so imports torch:
+// the process aborts), 0.3.7 and 0.3.7.post2 (link libtorch and
+// libcudart.so.12; 0.3.7.post2 also libcuda.so.1).
 var oldCUDAWheels = map[string]bool{
-	"0.3.1": true, "0.3.2.post1": true, "0.3.3.post2": true,
+	"0.3.1": true, "0.3.2": true, "0.3.2.post1": true, "0.3.3.post1": true, "0.3.3.post2": true,
 	"0.3.4": true, "0.3.4.post1": true, "0.3.4.post2": true,
 	"0.3.6.post1": true,
 }
