@@ -259,20 +259,20 @@ type Profile struct {
 	// DummyRegisterOutsideShm: DummyClient::register_buffer of a buffer
 	// outside every shared memory it mapped returns 0 and logs nothing
 	// (0.3.14: real run of register/standalone-draft-default-allocator,
-	// docs/REAL-FINDINGS.md §22; the text "Buffer is not in any registered
+	// docs/REAL-FINDINGS.md §24; the text "Buffer is not in any registered
 	// shared memory" is gone from 0.3.14's _store.so). Before, -1 with
 	// that text.
 	DummyRegisterOutsideShm bool
 	// RDMAInstallErrorUntyped: a failed RDMA install under MC_FORCE_HCA
 	// logs "Failed to install RDMA transport" without ", type=rdma"
 	// (0.3.14 cuda13 wheel, real run: 20 of 20 attempts; the same text is
-	// in 0.3.13.post1's cuda13 _store, docs/REAL-FINDINGS.md §22).
+	// in 0.3.13.post1's cuda13 _store, docs/REAL-FINDINGS.md §24).
 	RDMAInstallErrorUntyped bool
 	// HAMasterReadyWaitSeconds: an etcd:// master_server_addr without a
 	// master view waits this long for a ready master, then logs "No master
 	// became ready within N seconds" and Client::Create fails (0 = fails
 	// at once with "No master is available[ in HA backend]"). Real 0.3.14:
-	// 30 s, -600 (docs/REAL-FINDINGS.md §22; the 0.3.14 _store.so has
+	// 30 s, -600 (docs/REAL-FINDINGS.md §24; the 0.3.14 _store.so has
 	// "Failed to discover a ready master view: " and no longer
 	// "Failed to read current master view: ").
 	HAMasterReadyWaitSeconds int
@@ -474,7 +474,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.AutoDiscoveryLogsProtocol = at("0.3.13")
 	// 0.3.14 exists only as the cuda13 wheel, whose build says "Failed to
 	// install RDMA transport" (so does 0.3.13.post1's cuda13 wheel: the
-	// text follows the build, not the release; docs/REAL-FINDINGS.md §22).
+	// text follows the build, not the release; docs/REAL-FINDINGS.md §24).
 	p.GenericTransportInstallError = at("0.3.13") && !at("0.3.14")
 	p.DummyRegisterOutsideShm = at("0.3.14")
 	p.RDMAInstallErrorUntyped = at("0.3.14")
