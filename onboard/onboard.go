@@ -207,9 +207,10 @@ func (b Build) label() string {
 	return fmt.Sprintf("%s (as %s)", b.Name, b.Derives)
 }
 
-// Diff lists the scenarios whose verdict or observed outcome differ, in
-// the order of after (then those only in before), and how many ran in
-// both. A scenario skipped in both is not a change.
+// Diff lists the scenarios that ran in both and whose verdict or observed
+// outcome differ, in the order of after (then those only in before), and
+// how many ran in both. A skip on either side (a versions list, a missing
+// capability) says nothing about the release: not a change.
 func Diff(before, after []Outcome) ([]Change, int) {
 	prev := map[string]Outcome{}
 	for _, o := range before {
@@ -221,7 +222,10 @@ func Diff(before, after []Outcome) ([]Change, int) {
 	for _, a := range after {
 		seen[a.Scenario] = true
 		b, ok := prev[a.Scenario]
-		if ok && b.Verdict != "skip" && a.Verdict != "skip" {
+		if ok && (b.Verdict == "skip" || a.Verdict == "skip") {
+			continue
+		}
+		if ok {
 			n++
 		}
 		if ok && b.Verdict == a.Verdict && b.Observed == a.Observed {

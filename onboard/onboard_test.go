@@ -72,9 +72,11 @@ func TestResolve(t *testing.T) {
 func TestDiff(t *testing.T) {
 	before := []Outcome{
 		{"a", "pass", "setup=-1"}, {"b", "pass", "setup=0"}, {"c", "skip", ""}, {"gone", "pass", "setup=0"}, {"d", "fail", "x"},
+		{"e", "pass", "setup=0"},
 	}
 	after := []Outcome{
 		{"a", "pass", "setup=-1"}, {"b", "fail", "setup=-600"}, {"c", "skip", ""}, {"new", "pass", "setup=0"}, {"d", "fail", "y"},
+		{"e", "skip", ""},
 	}
 	ch, n := Diff(before, after)
 	want := []Change{
