@@ -113,6 +113,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"new"}, exitUsage},
 		{[]string{"runn"}, exitUsage},
 		{[]string{"install", "reel"}, exitUsage},
+		{[]string{"versions", "list"}, exitOK},
+		{[]string{"versions", "add"}, exitUsage},
+		{[]string{"versions", "add", "mybranch"}, exitUsage},
+		{[]string{"versions", "add", "mybranch", "--derives", "0.3.14"}, exitUsage},
+		{[]string{"versions", "add", "0.3.14", "--wheel", "x.whl"}, exitUsage},
+		{[]string{"run", "--build", "mybranch"}, exitUsage},
 		{[]string{}, exitOK},
 	} {
 		_, _, err := executeIn(t, "", tc.args...)

@@ -17,6 +17,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/explore"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/report/junit"
+	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sglang"
 	"github.com/spf13/cobra"
@@ -41,6 +42,7 @@ type runFlags struct {
 	sglang       string
 	sglangVer    string
 	containers   bool
+	build        string
 }
 
 func runCmd() *cobra.Command {
@@ -84,6 +86,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
 	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal, a heartbeat every 30 s otherwise), line, heartbeat, none")
+	cmd.Flags().StringVar(&f.build, "build", "", "real runs this build (installed by `faultlab versions add NAME --wheel ...`) as the release it derives from; use with --mooncake-version RELEASE")
 	cmd.Flags().BoolVar(&f.containers, "containers", false, "run in Docker containers: real, every party; fake, its servers and toxiproxy (images built locally)")
 	return cmd
 }
@@ -116,6 +119,16 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 	engs, err := buildEngines(f.engines, logger(f.verbose))
 	if err != nil {
 		return nil, nil, nil, opts, usageErr(err)
+	}
+	if f.build != "" {
+		if !slices.ContainsFunc(engs, func(e engine.Engine) bool { return e.Name() == realengine.Name }) {
+			return nil, nil, nil, opts, usageErr(fmt.Errorf("--build %s: runs on the real engine; add --engine real", f.build))
+		}
+		for i, e := range engs {
+			if e.Name() == realengine.Name {
+				engs[i] = realengine.New(realengine.Options{Logger: logger(f.verbose), Build: f.build})
+			}
+		}
 	}
 	sides, err := buildSides(f.sglang, f.sglangVer, engs)
 	if err != nil {
