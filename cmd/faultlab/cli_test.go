@@ -28,7 +28,7 @@ const metadataLog = "E1130 transfer_metadata.cpp:123] Failed to set location of 
 	"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
 
 func TestExplainJSON(t *testing.T) {
-	out, _, err := executeIn(t, metadataLog, "explain", "-", "--mooncake-version", "0.3.13.post1", "--json")
+	out, _, err := executeIn(t, metadataLog, "explain", "-", "--mooncake-version", "0.3.14", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestRunJUnitAndEmitExpect(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(j)
-	if !strings.Contains(string(b), `<testcase name="setup/http-metadata-unreachable @0.3.13.post1" classname="faultlab.sim.setup"`) {
+	if !strings.Contains(string(b), `<testcase name="setup/http-metadata-unreachable @0.3.14" classname="faultlab.sim.setup"`) {
 		t.Fatalf("%s", b)
 	}
 	want := "expect:\n  raises:\n    class: RuntimeError\n    message: 'Failed to setup Mooncake store, error code: -1'\n  codes:\n    setup: -1\n"
