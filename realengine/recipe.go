@@ -181,3 +181,14 @@ func ImageReady(version string) bool {
 	r, err := RecipeFor(version)
 	return err == nil && r.ImageReady() && !NeedsLibraryFix(version)
 }
+
+// LatestImageReady is the newest release the container images can carry
+// (0.3.13.post1 while 0.3.14 is a cuda13 wheel only).
+func LatestImageReady() string {
+	for i := len(mooncake.Versions) - 1; i >= 0; i-- {
+		if r, err := RecipeFor(mooncake.Versions[i]); err == nil && r.ImageReady() {
+			return mooncake.Versions[i]
+		}
+	}
+	return ""
+}

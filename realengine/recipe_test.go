@@ -85,3 +85,9 @@ func TestLibcudaStub(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestLatestImageReady(t *testing.T) {
+	if got := LatestImageReady(); got != "0.3.13.post1" {
+		t.Errorf("LatestImageReady() = %q, want 0.3.13.post1", got)
+	}
+}
