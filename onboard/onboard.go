@@ -32,9 +32,6 @@ type Build struct {
 	// Package overrides the PyPI distribution of a new release ("" = the
 	// recipe's guess: the non-CUDA wheel).
 	Package string
-	// SGLangDir is an SGLang checkout whose python/ tree replaces the
-	// installed SGLang's (a changed mooncake_store.py); "" = none.
-	SGLangDir string
 }
 
 // Modelled reports whether the build is a release the models know (sim
