@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,6 +37,11 @@ type SGLang struct {
 	Version string
 	// CacheDir overrides $FAULTLAB_CACHE / ~/.cache/faultlab.
 	CacheDir string
+	// Checkout is an SGLang source tree (e.g. a branch with a changed
+	// mooncake_store.py) whose python/sglang replaces the release's
+	// package; everything else comes from Version's venv, the release it
+	// derives from.
+	Checkout string
 
 	mu   sync.Mutex
 	warm map[*World]map[string]*realScheduler // Prepare's processes, not yet started
@@ -62,6 +68,11 @@ func (s *SGLang) Available() error {
 	}
 	if _, err := sglangRequirements(l.Version); err != nil {
 		return fmt.Errorf("real SGLang: %w", err)
+	}
+	if s.Checkout != "" {
+		if _, err := os.Stat(filepath.Join(s.Checkout, "python", "sglang", "__init__.py")); err != nil {
+			return fmt.Errorf("real SGLang: checkout %s has no python/sglang package: %w", s.Checkout, err)
+		}
 	}
 	_, err = l.ReadInstalled()
 	return err
@@ -133,6 +144,13 @@ func (s *SGLang) spawn(ctx context.Context, w *World, node string, env map[strin
 		return nil, err
 	}
 	full := map[string]string{"FAULTLAB_MOONCAKE_SITE": filepath.Dir(pkg)}
+	if s.Checkout != "" {
+		abs, err := filepath.Abs(filepath.Join(s.Checkout, "python"))
+		if err != nil {
+			return nil, err
+		}
+		full["FAULTLAB_SGLANG_CHECKOUT"] = abs
+	}
 	for k, v := range env {
 		full[k] = v
 	}
@@ -144,7 +162,8 @@ func (s *SGLang) spawn(ctx context.Context, w *World, node string, env map[strin
 	}
 	sc.p = p
 	sc.startup = time.Since(t0)
-	if v := p.d.hello.SGLangVersion; v != sl.Version {
+	// A checkout reports its own version (whatever its branch says).
+	if v := p.d.hello.SGLangVersion; v != sl.Version && s.Checkout == "" {
 		_ = p.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("real SGLang: node %s runs SGLang %q, want %s", node, v, sl.Version)
 	}

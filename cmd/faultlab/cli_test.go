@@ -119,6 +119,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"versions", "add", "mybranch", "--derives", "0.3.14"}, exitUsage},
 		{[]string{"versions", "add", "0.3.14", "--wheel", "x.whl"}, exitUsage},
 		{[]string{"run", "--build", "mybranch"}, exitUsage},
+		{[]string{"run", "--sglang-checkout", "/tmp/x"}, exitUsage},
 		{[]string{}, exitOK},
 	} {
 		_, _, err := executeIn(t, "", tc.args...)

@@ -43,6 +43,8 @@ type runFlags struct {
 	sglangVer    string
 	containers   bool
 	build        string
+	// sglangCheckout: an SGLang source tree run as --sglang-version.
+	sglangCheckout string
 }
 
 func runCmd() *cobra.Command {
@@ -86,6 +88,7 @@ YAML file or directory. With no argument, runs the whole catalog (filtered by
 	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
 	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal, a heartbeat every 30 s otherwise), line, heartbeat, none")
+	cmd.Flags().StringVar(&f.sglangCheckout, "sglang-checkout", "", "with --sglang real: run SGLang's code from this source tree (its python/sglang, e.g. a branch with a changed mooncake_store.py) in the venv of --sglang-version, the release it derives from")
 	cmd.Flags().StringVar(&f.build, "build", "", "real runs this build (installed by `faultlab versions add NAME --wheel ...`) as the release it derives from; use with --mooncake-version RELEASE")
 	cmd.Flags().BoolVar(&f.containers, "containers", false, "run in Docker containers: real, every party; fake, its servers and toxiproxy (images built locally)")
 	return cmd
@@ -130,7 +133,10 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 			}
 		}
 	}
-	sides, err := buildSides(f.sglang, f.sglangVer, engs)
+	if f.sglangCheckout != "" && !strings.Contains(f.sglang, realengine.SGLangSide) {
+		return nil, nil, nil, opts, usageErr(fmt.Errorf("--sglang-checkout runs SGLang's own code: add --sglang real (or model,real)"))
+	}
+	sides, err := buildSides(f.sglang, f.sglangVer, f.sglangCheckout, engs)
 	if err != nil {
 		return nil, nil, nil, opts, usageErr(err)
 	}
