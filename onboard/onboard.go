@@ -32,6 +32,13 @@ type Build struct {
 	// Package overrides the PyPI distribution of a new release ("" = the
 	// recipe's guess: the non-CUDA wheel).
 	Package string
+	// SGLangCheckout is an SGLang source tree (a changed
+	// mooncake_store.py) to run instead of the SGLang release; the build
+	// then plays SGLang with real code at Derives, against the release's
+	// own SGLang code. RealSGLang: SGLang's own code plays SGLang (set for
+	// a checkout and for the release it is compared with).
+	SGLangCheckout string
+	RealSGLang     bool
 }
 
 // Modelled reports whether the build is a release the models know (sim
@@ -125,8 +132,15 @@ func Resolve(b Build) (Build, error) {
 			return b, fmt.Errorf("versions add %s: a modelled release installs by its recipe; give a build of your own a name of its own (--wheel needs a name that is not a release)", b.Name)
 		}
 	}
+	if b.SGLangCheckout != "" {
+		if known || b.Wheel != "" || b.Package != "" {
+			return b, fmt.Errorf("versions add %s: an SGLang checkout runs under a name of its own with Mooncake --derives RELEASE; give no --wheel or --package", b.Name)
+		}
+		b.RealSGLang = true
+		return b, nil
+	}
 	if verr != nil && b.Wheel == "" {
-		return b, fmt.Errorf("versions add %s: a build that is not a release needs --wheel PATH", b.Name)
+		return b, fmt.Errorf("versions add %s: a build that is not a release needs --wheel PATH (or --sglang-checkout DIR)", b.Name)
 	}
 	return b, nil
 }
@@ -168,14 +182,16 @@ func Onboard(ctx context.Context, d Deps, b Build, o Options) (Report, error) {
 		against = b.Derives
 	}
 	rep := Report{Build: b, Against: against}
-	base := Build{Name: against, Derives: against}
+	base := Build{Name: against, Derives: against, RealSGLang: b.RealSGLang}
 
 	fmt.Fprintf(out, "install %s (and %s)\n", b.Name, against)
 	if err := d.Install(ctx, base); err != nil {
 		return rep, fmt.Errorf("versions add %s: install %s: %w", b.Name, against, err)
 	}
-	if err := d.Install(ctx, b); err != nil {
-		return rep, fmt.Errorf("versions add %s: install: %w", b.Name, err)
+	if b.SGLangCheckout == "" { // a checkout installs nothing: it runs in the release's SGLang venv
+		if err := d.Install(ctx, b); err != nil {
+			return rep, fmt.Errorf("versions add %s: install: %w", b.Name, err)
+		}
 	}
 	fmt.Fprintf(out, "catalog on real at %s\n", against)
 	before, err := d.Catalog(ctx, base)
@@ -188,7 +204,9 @@ func Onboard(ctx context.Context, d Deps, b Build, o Options) (Report, error) {
 		return rep, fmt.Errorf("versions add %s: catalog: %w", b.Name, err)
 	}
 	rep.Changed, rep.Compared = Diff(before, after)
-	if o.Seeds > 0 {
+	if o.Seeds > 0 && b.SGLangCheckout != "" {
+		fmt.Fprintf(out, "no differential sample: explore plays SGLang with the Go model, not a checkout\n")
+	} else if o.Seeds > 0 {
 		fmt.Fprintf(out, "differential sample: %d seeds, sim at %s against real %s\n", o.Seeds, b.Derives, b.Name)
 		if rep.Sample, err = d.Explore(ctx, b, o.Seeds); err != nil {
 			return rep, fmt.Errorf("versions add %s: differential sample: %w", b.Name, err)
@@ -198,6 +216,9 @@ func Onboard(ctx context.Context, d Deps, b Build, o Options) (Report, error) {
 }
 
 func (b Build) label() string {
+	if b.SGLangCheckout != "" {
+		return fmt.Sprintf("%s (SGLang from %s, Mooncake %s)", b.Name, b.SGLangCheckout, b.Derives)
+	}
 	if b.Modelled() {
 		return b.Name
 	}

@@ -26,7 +26,11 @@ func (f *fakeDeps) Install(_ context.Context, b Build) error {
 }
 
 func (f *fakeDeps) Catalog(_ context.Context, b Build) ([]Outcome, error) {
-	f.calls = append(f.calls, "catalog "+b.Name+" as "+b.Derives)
+	side := ""
+	if b.RealSGLang {
+		side = " sglang=real" + b.SGLangCheckout
+	}
+	f.calls = append(f.calls, "catalog "+b.Name+" as "+b.Derives+side)
 	return f.catalogs[b.Name], nil
 }
 
@@ -55,6 +59,9 @@ func TestResolve(t *testing.T) {
 		{in: Build{Name: "0.3.14", Wheel: "/w/x.whl"}, wantErr: "give a build of your own a name of its own"},
 		{in: Build{Name: "0.3.14", Derives: prev}, wantErr: "derives from itself"},
 		{in: Build{Name: "../etc"}, wantErr: "a name is 1–64 letters"},
+		{in: Build{Name: "sglbranch", SGLangCheckout: "/src/sglang", Derives: "0.3.14"}, want: Build{Name: "sglbranch", SGLangCheckout: "/src/sglang", Derives: "0.3.14", RealSGLang: true}},
+		{in: Build{Name: "sglbranch", SGLangCheckout: "/src/sglang", Derives: "0.3.14", Wheel: "/w/x.whl"}, wantErr: "give no --wheel or --package"},
+		{in: Build{Name: "0.3.14", SGLangCheckout: "/src/sglang"}, wantErr: "runs under a name of its own"},
 	} {
 		got, err := Resolve(tc.in)
 		if tc.wantErr != "" {
@@ -160,5 +167,28 @@ func TestOnboardInstallFails(t *testing.T) {
 	}
 	if len(f.calls) != 2 {
 		t.Errorf("ran on after a failed install: %q", f.calls)
+	}
+}
+
+func TestOnboardSGLangCheckout(t *testing.T) {
+	f := &fakeDeps{catalogs: map[string][]Outcome{
+		"0.3.14":    {{"io/happy-path", "pass", "setup=0"}},
+		"sglbranch": {{"io/happy-path", "fail", "setup=0"}},
+	}}
+	var log bytes.Buffer
+	rep, err := Onboard(context.Background(), f, Build{Name: "sglbranch", SGLangCheckout: "/src/sglang", Derives: "0.3.14"}, Options{Seeds: 4, Out: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCalls := []string{
+		"install 0.3.14 as 0.3.14 wheel=",
+		"catalog 0.3.14 as 0.3.14 sglang=real",
+		"catalog sglbranch as 0.3.14 sglang=real/src/sglang",
+	}
+	if !reflect.DeepEqual(f.calls, wantCalls) || len(rep.Changed) != 1 || rep.Sample != (Sample{}) {
+		t.Errorf("calls %q, report %+v", f.calls, rep)
+	}
+	if !strings.Contains(log.String(), "no differential sample: explore plays SGLang with the Go model") {
+		t.Errorf("log %q", log.String())
 	}
 }

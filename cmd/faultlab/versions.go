@@ -48,6 +48,7 @@ func versionsListCmd() *cobra.Command {
 type versionsAddFlags struct {
 	catalogFlags
 	wheel, derives, pkg, against string
+	sglangCheckout, sglangVer    string
 	seeds, jobs                  int
 	seed                         uint64
 	timeout                      time.Duration
@@ -71,10 +72,11 @@ scenarios on sim (at the modelled release) against real (NAME).
 ` + exitCodesHelp,
 		Example: `  faultlab versions add 0.3.14
   faultlab versions add 0.3.15 --package mooncake-transfer-engine-cuda13
-  faultlab versions add mybranch --wheel dist/mooncake_transfer_engine-0.3.14-cp311-cp311-manylinux_2_28_x86_64.whl --derives 0.3.14`,
+  faultlab versions add mybranch --wheel dist/mooncake_transfer_engine-0.3.14-cp311-cp311-manylinux_2_28_x86_64.whl --derives 0.3.14
+  faultlab versions add sglbranch --sglang-checkout ~/src/sglang --sglang-version 0.5.23 --derives 0.3.14`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := onboard.Resolve(onboard.Build{Name: args[0], Wheel: f.wheel, Derives: f.derives, Package: f.pkg})
+			b, err := onboard.Resolve(onboard.Build{Name: args[0], Wheel: f.wheel, Derives: f.derives, Package: f.pkg, SGLangCheckout: f.sglangCheckout})
 			if err != nil {
 				return usageErr(err)
 			}
@@ -96,6 +98,8 @@ scenarios on sim (at the modelled release) against real (NAME).
 	c.Flags().StringVar(&f.wheel, "wheel", "", "a wheel file you built (NAME is then a name of your own; needs --derives)")
 	c.Flags().StringVar(&f.derives, "derives", "", "the release the build runs as: its scenarios, its model on sim (default: NAME if modelled, else the newest release)")
 	c.Flags().StringVar(&f.pkg, "package", "", "PyPI distribution of a release the recipes do not know (default "+realengine.Package+")")
+	c.Flags().StringVar(&f.sglangCheckout, "sglang-checkout", "", "an SGLang source tree (a changed mooncake_store.py): NAME runs its code (--sglang real) at Mooncake --derives, against the SGLang release's own code")
+	c.Flags().StringVar(&f.sglangVer, "sglang-version", "", "the SGLang release a checkout derives from (default: the newest installed)")
 	c.Flags().StringVar(&f.against, "against", "", "release to compare with (default: the one before NAME, or --derives)")
 	c.Flags().IntVar(&f.seeds, "seeds", 10, "generated scenarios in the differential sample (0 = none)")
 	c.Flags().Uint64Var(&f.seed, "seed", 20261201, "first seed of the differential sample")
@@ -113,7 +117,7 @@ type realDeps struct {
 
 func (d *realDeps) real(b onboard.Build) engine.Engine {
 	o := realengine.Options{Logger: d.log}
-	if !b.Modelled() {
+	if !b.Modelled() && b.SGLangCheckout == "" {
 		o.Build = b.Name
 	}
 	return realengine.New(o)
@@ -135,6 +139,13 @@ func (d *realDeps) Catalog(ctx context.Context, b onboard.Build) ([]onboard.Outc
 	scs = d.f.filter(scs)
 	eng := d.real(b)
 	opts := scenarios.Options{Seed: 1, Version: b.Derives, TimeoutScale: defaultTimeoutScale, Logger: d.log, Invariants: explore.Check}
+	if b.RealSGLang {
+		side := &realengine.SGLang{Version: d.f.sglangVer, Checkout: b.SGLangCheckout}
+		if err := side.Available(); err != nil {
+			return nil, err
+		}
+		opts.SGLang = side
+	}
 	jobs := scenarios.Jobs(scs, []engine.Engine{eng}, opts)
 	rs := scenarios.RunParallel(ctx, jobs, opts, scenarios.ParallelOptions{Jobs: map[string]int{eng.Name(): d.f.jobs}})
 	if ctx.Err() != nil {
