@@ -52,6 +52,8 @@ type Outcome struct {
 	// Observed is the outcome the catalog table prints (codes or the
 	// exception), with addresses abstracted.
 	Observed string
+	// Reason says why a run failed or skipped (not compared).
+	Reason string
 }
 
 // Change is a scenario whose outcome differs between the two runs.
@@ -262,8 +264,12 @@ func Diff(before, after []Outcome) ([]Change, int) {
 // Print writes the report for people.
 func (r Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "\n%s against %s on real: %d scenarios ran in both, %d changed\n", r.Build.label(), r.Against, r.Compared, len(r.Changed))
+	wd := max(len(r.Against), len(r.Build.Name)) + 1
 	for _, c := range r.Changed {
-		fmt.Fprintf(w, "  %s\n    %-8s %s\n    %-8s %s\n", c.Scenario, r.Against+":", cell(c.Before), r.Build.Name+":", cell(c.After))
+		fmt.Fprintf(w, "  %s\n    %-*s %s\n    %-*s %s\n", c.Scenario, wd, r.Against+":", cell(c.Before), wd, r.Build.Name+":", cell(c.After))
+		if why := c.After.Reason; why != "" && (c.After.Verdict == "fail" || c.After.Verdict == "error") {
+			fmt.Fprintf(w, "    %-*s %s\n", wd, "why:", why)
+		}
 	}
 	if s := r.Sample; s.Seeds > 0 {
 		fmt.Fprintf(w, "differential sample: %d seeds, real ran %d: %d divergences, %d violations, %d errors\n",

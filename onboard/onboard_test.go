@@ -78,12 +78,12 @@ func TestResolve(t *testing.T) {
 
 func TestDiff(t *testing.T) {
 	before := []Outcome{
-		{"a", "pass", "setup=-1"}, {"b", "pass", "setup=0"}, {"c", "skip", ""}, {"gone", "pass", "setup=0"}, {"d", "fail", "x"},
-		{"e", "pass", "setup=0"},
+		{"a", "pass", "setup=-1", ""}, {"b", "pass", "setup=0", ""}, {"c", "skip", "", ""}, {"gone", "pass", "setup=0", ""}, {"d", "fail", "x", ""},
+		{"e", "pass", "setup=0", ""},
 	}
 	after := []Outcome{
-		{"a", "pass", "setup=-1"}, {"b", "fail", "setup=-600"}, {"c", "skip", ""}, {"new", "pass", "setup=0"}, {"d", "fail", "y"},
-		{"e", "skip", ""},
+		{"a", "pass", "setup=-1", ""}, {"b", "fail", "setup=-600", ""}, {"c", "skip", "", ""}, {"new", "pass", "setup=0", ""}, {"d", "fail", "y", ""},
+		{"e", "skip", "", ""},
 	}
 	ch, n := Diff(before, after)
 	want := []Change{
@@ -100,8 +100,8 @@ func TestDiff(t *testing.T) {
 func TestOnboardRelease(t *testing.T) {
 	prev := mooncake.Versions[len(mooncake.Versions)-2]
 	f := &fakeDeps{catalogs: map[string][]Outcome{
-		prev:            {{"setup/x", "pass", "setup=-1"}, {"setup/y", "pass", "setup=0"}},
-		mooncake.Latest: {{"setup/x", "pass", "setup=-1"}, {"setup/y", "fail", "setup=-800"}},
+		prev:            {{"setup/x", "pass", "setup=-1", ""}, {"setup/y", "pass", "setup=0", ""}},
+		mooncake.Latest: {{"setup/x", "pass", "setup=-1", ""}, {"setup/y", "fail", "setup=-800", "expected setup -1"}},
 	}, sample: Sample{Ran: 4, Divergences: 1}}
 	var log bytes.Buffer
 	rep, err := Onboard(context.Background(), f, Build{Name: mooncake.Latest}, Options{Seeds: 5, Out: &log})
@@ -126,14 +126,16 @@ func TestOnboardRelease(t *testing.T) {
 	rep.Print(&w)
 	want := "\n" + mooncake.Latest + " against " + prev + " on real: 2 scenarios ran in both, 1 changed\n" +
 		"  setup/y\n    " + pad(prev+":") + " pass  setup=0\n    " + pad(mooncake.Latest+":") + " fail  setup=-800\n" +
+		"    " + pad("why:") + " expected setup -1\n" +
 		"differential sample: 5 seeds, real ran 4: 1 divergences, 0 violations, 0 errors\n"
 	if w.String() != want {
 		t.Errorf("Print:\n%s\nwant:\n%s", w.String(), want)
 	}
 }
 
+// pad pads to Print's label width: the longer version name and a colon.
 func pad(s string) string {
-	for len(s) < 8 {
+	for len(s) < max(len(mooncake.Latest), len(mooncake.Versions[len(mooncake.Versions)-2]))+1 {
 		s += " "
 	}
 	return s
@@ -141,8 +143,8 @@ func pad(s string) string {
 
 func TestOnboardBuild(t *testing.T) {
 	f := &fakeDeps{catalogs: map[string][]Outcome{
-		"0.3.14":   {{"setup/x", "pass", "setup=-1"}},
-		"mybranch": {{"setup/x", "pass", "setup=-1"}},
+		"0.3.14":   {{"setup/x", "pass", "setup=-1", ""}},
+		"mybranch": {{"setup/x", "pass", "setup=-1", ""}},
 	}}
 	rep, err := Onboard(context.Background(), f, Build{Name: "mybranch", Wheel: "/w/mc.whl", Derives: "0.3.14"}, Options{})
 	if err != nil {
@@ -172,8 +174,8 @@ func TestOnboardInstallFails(t *testing.T) {
 
 func TestOnboardSGLangCheckout(t *testing.T) {
 	f := &fakeDeps{catalogs: map[string][]Outcome{
-		"0.3.14":    {{"io/happy-path", "pass", "setup=0"}},
-		"sglbranch": {{"io/happy-path", "fail", "setup=0"}},
+		"0.3.14":    {{"io/happy-path", "pass", "setup=0", ""}},
+		"sglbranch": {{"io/happy-path", "fail", "setup=0", ""}},
 	}}
 	var log bytes.Buffer
 	rep, err := Onboard(context.Background(), f, Build{Name: "sglbranch", SGLangCheckout: "/src/sglang", Derives: "0.3.14"}, Options{Seeds: 4, Out: &log})

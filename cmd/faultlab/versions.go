@@ -153,7 +153,7 @@ func (d *realDeps) Catalog(ctx context.Context, b onboard.Build) ([]onboard.Outc
 	}
 	out := make([]onboard.Outcome, 0, len(rs))
 	for _, r := range rs {
-		o := onboard.Outcome{Scenario: r.Scenario, Verdict: r.Verdict}
+		o := onboard.Outcome{Scenario: r.Scenario, Verdict: r.Verdict, Reason: abstractAddrs(r.Reason, r.Addrs)}
 		if r.Verdict != "skip" {
 			o.Observed = abstractAddrs(outcome(r.Observed), r.Addrs)
 		}
