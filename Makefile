@@ -3,9 +3,12 @@ GO            ?= go
 GINKGO_FLAGS  ?=
 # Mooncake versions the real engine installs. "catalog" = derived from the
 # catalog and mooncake.Versions: every version a catalog scenario runs at on
-# real (scenarios labelled needs-rdma-hw aside) that has a non-CUDA wheel
-# (PyPI has them from 0.3.7.post1). The real catalog suite may skip nothing
-# else.
+# real (scenarios labelled needs-rdma-hw aside) that has a wheel recipe
+# (realengine/recipe.go: the non-CUDA wheel from 0.3.7.post1, 0.3.14's cuda13
+# wheel with a stub libcuda, the old CUDA wheels that load on CPU; `faultlab
+# versions list`). Each version costs its install (18–34 s, once) and its
+# scenarios' real runs (docs/RELEASES.md). The real catalog suite may skip
+# nothing else.
 REAL_VERSIONS ?= catalog
 # SGLang releases for --sglang real (one pinned venv of about 6 GB each, every
 # Mooncake venv combines with each): the newest, and the oldest release that

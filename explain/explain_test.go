@@ -99,7 +99,7 @@ func TestMetadataServerExample(t *testing.T) {
 	}
 	log := "E1130 transfer_metadata.cpp:123] Failed to set location of segment localhost:12345\n" +
 		"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
-	res, err := explain.Explain(cat, explain.Fingerprint(context.Background(), cat, sim.New(), "0.3.13.post1"), log, "0.3.13.post1")
+	res, err := explain.Explain(cat, explain.Fingerprint(context.Background(), cat, sim.New(), "0.3.14"), log, "0.3.14")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,18 +74,26 @@ func (v Version) Compare(o Version) int {
 func (v Version) AtLeast(s string) bool { return v.Compare(MustVersion(s)) >= 0 }
 
 // Versions lists every released mooncake-transfer-engine version, oldest
-// first (PyPI; the -non-cuda wheel exists from 0.3.7.post1).
+// first (PyPI; the -non-cuda wheel exists from 0.3.7.post1 to 0.3.13.post1,
+// 0.3.14 is on PyPI as -cuda13 only).
 var Versions = []string{
 	"0.3.0", "0.3.1", "0.3.2", "0.3.2.post1", "0.3.3", "0.3.3.post1", "0.3.3.post2",
 	"0.3.4", "0.3.4.post1", "0.3.4.post2", "0.3.5", "0.3.6", "0.3.6.post1",
 	"0.3.7", "0.3.7.post1", "0.3.7.post2", "0.3.8", "0.3.8.post1", "0.3.9",
 	"0.3.10", "0.3.10.post1", "0.3.10.post2", "0.3.11", "0.3.11.post1",
 	"0.3.12", "0.3.12.post1", "0.3.13", "0.3.13.post1",
+	"0.3.14", // mooncake-transfer-engine-cuda13 only (November 2026)
 }
 
 // Latest is the newest version (the last of Versions); engines default to
 // it.
 var Latest = Versions[len(Versions)-1]
+
+// Defaults are the versions a scenario without mooncake.versions runs at:
+// the newest release and the one before it, so the release most field logs
+// come from stays covered (explain, run --mooncake-version) when a new one
+// lands, and a behaviour that changed between them needs a by_version.
+var Defaults = []string{Versions[len(Versions)-2], Latest}
 
 // Param is one parameter of a pybind11 signature as its TypeError shows it.
 type Param struct {
@@ -259,6 +267,32 @@ type Profile struct {
 	// descriptor" on every fresh install with HTTP metadata).
 	TCPInstallReadsOwnSegmentDesc bool
 	HotCacheFdExchange            bool
+	// DummyRegisterOutsideShm: DummyClient::register_buffer of a buffer
+	// outside every shared memory it mapped returns 0 and logs nothing
+	// (0.3.14: real run of register/standalone-draft-default-allocator,
+	// docs/REAL-FINDINGS.md §27; the text "Buffer is not in any registered
+	// shared memory" is gone from 0.3.14's _store.so). Before, -1 with
+	// that text.
+	DummyRegisterOutsideShm bool
+	// RDMAInstallErrorUntyped: a failed RDMA install under MC_FORCE_HCA
+	// logs "Failed to install RDMA transport" without ", type=rdma"
+	// (0.3.14 cuda13 wheel, real run: 20 of 20 attempts; the same text is
+	// in 0.3.13.post1's cuda13 _store, docs/REAL-FINDINGS.md §27).
+	RDMAInstallErrorUntyped bool
+	// HAMasterReadyWaitSeconds: an etcd:// master_server_addr without a
+	// master view waits this long for a ready master, then logs "No master
+	// became ready within N seconds" and Client::Create fails (0 = fails
+	// at once with "No master is available[ in HA backend]"). Real 0.3.14:
+	// 30 s, -600 (docs/REAL-FINDINGS.md §27; the 0.3.14 _store.so has
+	// "Failed to discover a ready master view: " and no longer
+	// "Failed to read current master view: ").
+	HAMasterReadyWaitSeconds int
+	// MasterConnectDirect: MasterClient::Connect is one coro_rpc_client
+	// connect (v0.3.4.post2, v0.3.5 master_client.cpp; client pools from
+	// v0.3.6): a refused master fails at once with "Failed to connect to
+	// master: not connected" (real 0.3.4: 4 ms), not after the pool's
+	// reconnects and "Client not available".
+	MasterConnectDirect bool
 	// IPCConnectErrorLogged: a refused connect to mooncake_client's IPC
 	// socket logs "Failed to connect IPC socket '...': Failed to connect
 	// UDS socket '...': Connection refused" (UdsConnector, in the 0.3.12.post1
@@ -451,7 +485,16 @@ func ProfileFor(s string) (Profile, error) {
 		p.MasterViewKey = "mooncake-store/mooncake_cluster/master_view"
 	}
 	p.AutoDiscoveryLogsProtocol = at("0.3.13")
-	p.GenericTransportInstallError = at("0.3.13")
+	// 0.3.14 exists only as the cuda13 wheel, whose build says "Failed to
+	// install RDMA transport" (so does 0.3.13.post1's cuda13 wheel: the
+	// text follows the build, not the release; docs/REAL-FINDINGS.md §27).
+	p.GenericTransportInstallError = at("0.3.13") && !at("0.3.14")
+	p.DummyRegisterOutsideShm = at("0.3.14")
+	p.RDMAInstallErrorUntyped = at("0.3.14")
+	p.MasterConnectDirect = !at("0.3.6")
+	if at("0.3.14") {
+		p.HAMasterReadyWaitSeconds = 30
+	}
 	p.LogsMissingLocalSegment = at("0.3.13")
 	p.TCPInstallReadsOwnSegmentDesc = at("0.3.12")
 	p.HotCacheFdExchange = at("0.3.13")

@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // Package is the PyPI distribution the engine installs: the CPU-only wheel
@@ -19,22 +17,17 @@ import (
 const Package = "mooncake-transfer-engine-non-cuda"
 
 // FirstCPUWheel is the oldest version PyPI has a CPU-only wheel for.
-// Older versions exist only as the CUDA wheel, whose store.so imports torch
-// when it loads (checked with 0.3.5), so the engine does not offer them.
+// Older versions exist only as the CUDA wheel; RecipeFor lists those that
+// load on a CPU-only machine (others import torch when store.so loads,
+// checked with 0.3.5).
 const FirstCPUWheel = "0.3.7.post1"
 
-// HasCPUWheel says whether PyPI has a CPU-only (non-CUDA) wheel of
-// version, which is what the real engine installs; the error says why not.
+// HasCPUWheel says whether the real engine can install version on a
+// CPU-only machine (RecipeFor: the non-CUDA wheel, or a CUDA wheel that
+// loads here); the error says why not.
 func HasCPUWheel(version string) error {
-	v, err := mooncake.ParseVersion(version)
-	if err != nil {
-		return err
-	}
-	if !v.AtLeast(FirstCPUWheel) {
-		return fmt.Errorf("Mooncake %s has no CPU-only wheel: %s starts at %s (the CUDA wheels before it import torch when store.so loads)",
-			version, Package, FirstCPUWheel)
-	}
-	return nil
+	_, err := RecipeFor(version)
+	return err
 }
 
 // DebianPackages provide the shared libraries the wheels link but do not
@@ -48,6 +41,7 @@ var systemLibs = map[string]string{
 	"libcurl.so.4":         "libcurl4",
 	"libnl-3.so.200":       "libnl-3-200",
 	"libnl-route-3.so.200": "libnl-route-3-200",
+	"libmlx5.so.1":         "ibverbs-providers",
 }
 
 // CacheDir is $FAULTLAB_CACHE, else ~/.cache/faultlab.
@@ -123,6 +117,10 @@ type Installed struct {
 	// Mooncake process (e.g. nvidia-cuda-runtime-cu12's lib dir for wheels
 	// that link libcudart.so.12).
 	LibraryPath []string `json:"library_path,omitempty"`
+	// Derives and WheelVersion are set for a build (InstallBuild): the
+	// release it runs as, and the version its wheel reports.
+	Derives      string `json:"derives,omitempty"`
+	WheelVersion string `json:"wheel_version,omitempty"`
 	// Fixes says, for people, what the installer did beyond pip install.
 	Fixes       []string `json:"fixes,omitempty"`
 	InstallSecs float64  `json:"install_secs"`
@@ -155,4 +153,13 @@ func (in Installed) LDLibraryPath(base string) string {
 		parts = append(parts, base)
 	}
 	return strings.Join(parts, ":")
+}
+
+// RunsVersion is the version the driver must report: the wheel's own for
+// a build, else the release's.
+func (in Installed) RunsVersion() string {
+	if in.WheelVersion != "" {
+		return in.WheelVersion
+	}
+	return in.Version
 }

@@ -31,6 +31,10 @@ type Options struct {
 	// Containers runs every party in its own container (testcontainers-go,
 	// images from containers/images): `faultlab run --containers`.
 	Containers bool
+	// Build runs a build installed by InstallBuild (`faultlab versions
+	// add NAME`) instead of the release: every world at the build's
+	// Derives release uses the build's venv.
+	Build string
 }
 
 // Name is the real engine's CLI name.
@@ -91,16 +95,25 @@ func (e *Engine) install(ctx context.Context, version string) (Layout, Installed
 	if _, err := mooncake.ProfileFor(version); err != nil {
 		return Layout{}, Installed{}, fmt.Errorf("real engine: %w", err)
 	}
-	if err := HasCPUWheel(version); err != nil {
-		return Layout{}, Installed{}, fmt.Errorf("real engine: %w", err)
-	}
-	l, err := LayoutFor(e.opts.CacheDir, version)
-	if err != nil {
-		return l, Installed{}, err
-	}
-	in, err := l.ReadInstalled()
-	if err != nil {
-		return l, in, fmt.Errorf("real engine: Mooncake %s not installed in %s; run `make real-engine` (or `faultlab install real --versions %s`)", version, l.Dir, version)
+	var (
+		l   Layout
+		in  Installed
+		err error
+	)
+	if e.opts.Build != "" {
+		if l, in, err = e.installedBuild(version); err != nil {
+			return l, in, err
+		}
+	} else {
+		if err := HasCPUWheel(version); err != nil {
+			return Layout{}, Installed{}, fmt.Errorf("real engine: %w", err)
+		}
+		if l, err = LayoutFor(e.opts.CacheDir, version); err != nil {
+			return l, Installed{}, err
+		}
+		if in, err = l.ReadInstalled(); err != nil {
+			return l, in, fmt.Errorf("real engine: Mooncake %s not installed in %s; run `make real-engine` (or `faultlab install real --versions %s`)", version, l.Dir, version)
+		}
 	}
 	// mooncake_client exists from 0.3.8 only; Launch asks for it when the
 	// topology has one.
@@ -217,6 +230,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 	l, in, err := e.install(ctx, spec.Version)
 	if err != nil {
 		return nil, err
+	}
+	if r, err := RecipeFor(spec.Version); e.opts.Containers && err == nil && !r.ImageReady() {
+		return nil, engine.Unsupportedf("Mooncake %s is installed from %s; the container images carry only %s", spec.Version, r.Package, Package)
 	}
 	if e.opts.Containers && in.LDLibraryPath("") != "" {
 		return nil, engine.Unsupportedf("Mooncake %s needs a library fix (%s) the container image does not carry yet", spec.Version, in.LDLibraryPath(""))

@@ -105,14 +105,21 @@ func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts Instal
 	if err := freshVenv(ctx, opts, l.Dir, l.Venv(), 0); err != nil {
 		return fmt.Errorf("real engine install %s: %w", l.Version, err)
 	}
-	log.Info("real engine: pip install", "package", Package+"=="+l.Version)
+	r, err := RecipeFor(l.Version)
+	if err != nil {
+		return fmt.Errorf("real engine install: %w", err)
+	}
+	log.Info("real engine: pip install", "package", r.Package+"=="+l.Version, "recipe", r.Flavour())
 	t := time.Now()
-	if err := pipInstall(ctx, l, opts, Package+"=="+l.Version); err != nil {
+	if err := pipInstall(ctx, l, opts, r.Package+"=="+l.Version); err != nil {
 		return err
 	}
 	log.Info("real engine: pip install done", "version", l.Version, "secs", secs(time.Since(t)))
 
-	in := Installed{Package: Package, Version: l.Version}
+	in := Installed{Package: r.Package, Version: l.Version}
+	if err := applyRecipe(ctx, log, l, r, opts, &in); err != nil {
+		return err
+	}
 	if err := fixLibraries(ctx, log, l, opts, &in); err != nil {
 		return err
 	}
@@ -346,10 +353,11 @@ func lddMissing(ctx context.Context, l Layout, ldPath string) ([]string, error) 
 		return nil, err
 	}
 	var files []string
-	for _, n := range []string{"store.so", "engine.so", "mooncake_master", "mooncake_client"} {
-		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
-			files = append(files, filepath.Join(dir, n))
-		}
+	// store.so up to 0.3.13.post1; _store.cpython-*.so from 0.3.14 (the
+	// mooncake.store package picks it).
+	for _, n := range []string{"store.so", "_store.cpython-*.so", "engine.so", "mooncake_master", "mooncake_client"} {
+		m, _ := filepath.Glob(filepath.Join(dir, n))
+		files = append(files, m...)
 	}
 	var env []string
 	if ldPath != "" {
@@ -370,20 +378,37 @@ func lddMissing(ctx context.Context, l Layout, ldPath string) ([]string, error) 
 
 // verifyImport imports mooncake.store in the venv and checks the version.
 func verifyImport(ctx context.Context, l Layout, in Installed) (string, error) {
+	py, ver, err := importVersion(ctx, l, in)
+	if err != nil {
+		return "", err
+	}
+	if ver != l.Version {
+		return "", fmt.Errorf("real engine install %s: venv reports %s %s", l.Version, in.Package, ver)
+	}
+	return py, nil
+}
+
+// importVersion imports mooncake.store in the venv and returns the
+// Python version and the installed distribution's.
+func importVersion(ctx context.Context, l Layout, in Installed) (py, version string, err error) {
+	pkg := in.Package
+	if pkg == "" {
+		pkg = Package
+	}
 	var env []string
 	if p := in.LDLibraryPath(""); p != "" {
 		env = []string{"LD_LIBRARY_PATH=" + p}
 	}
 	out, err := run(ctx, env, l.Python(), "-c",
-		"import sys, importlib.metadata as m, mooncake.store; print(sys.version.split()[0], m.version('"+Package+"'))")
+		"import sys, importlib.metadata as m, mooncake.store; print(sys.version.split()[0], m.version('"+pkg+"'))")
 	if err != nil {
-		return "", fmt.Errorf("real engine install %s: import mooncake.store failed: %w\n%s", l.Version, err, tail(out, 8))
+		return "", "", fmt.Errorf("real engine install %s: import mooncake.store failed: %w\n%s", l.Version, err, tail(out, 8))
 	}
 	f := strings.Fields(lastLine(out))
-	if len(f) != 2 || f[1] != l.Version {
-		return "", fmt.Errorf("real engine install %s: venv reports %q", l.Version, lastLine(out))
+	if len(f) != 2 {
+		return "", "", fmt.Errorf("real engine install %s: venv reports %q", l.Version, lastLine(out))
 	}
-	return f[0], nil
+	return f[0], f[1], nil
 }
 
 // run executes a command in its own process group (killed whole on ctx

@@ -54,10 +54,10 @@ func NewInstallCommand(log *slog.Logger, catalog func() ([]string, error)) *cobr
 			return err
 		},
 	}
-	real.Flags().StringVar(&versions, "versions", mooncake.Latest, "comma-separated Mooncake versions, or \"catalog\": every version a catalog scenario runs at on this engine (RDMA-hardware scenarios aside) that has a CPU-only wheel")
+	real.Flags().StringVar(&versions, "versions", mooncake.Latest, "comma-separated Mooncake versions, or \"catalog\": every version a catalog scenario runs at on this engine (RDMA-hardware scenarios aside) that has a wheel recipe (faultlab versions list)")
 	real.Flags().StringVar(&cache, "cache", "", "cache dir (default $FAULTLAB_CACHE or ~/.cache/faultlab)")
 	real.Flags().BoolVar(&ifReachable, "if-reachable", false, "exit 0 with a notice when PyPI cannot be reached")
-	real.Flags().BoolVar(&sysPkgs, "system-packages", true, "apt-get install missing Debian libraries (libibverbs1 libnuma1 libcurl4) when root")
+	real.Flags().BoolVar(&sysPkgs, "system-packages", true, "apt-get install missing Debian packages (libibverbs1 libnuma1 libcurl4; ibverbs-providers for 0.3.14) when root")
 	real.Flags().DurationVar(&timeout, "timeout", 15*time.Minute, "overall time limit")
 	return real
 }

@@ -49,8 +49,8 @@ var _ = Describe("Available", func() {
 		Expect(err.Error()).To(HaveSuffix("; run `make real-engine` (or `faultlab install real --versions 0.3.9`)"))
 	})
 	It("rejects versions without a CPU-only wheel", func() {
-		Expect(eng.Available(context.Background(), "0.3.5")).To(MatchError("real engine: Mooncake 0.3.5 has no CPU-only wheel: " +
-			"mooncake-transfer-engine-non-cuda starts at 0.3.7.post1 (the CUDA wheels before it import torch when store.so loads)"))
+		Expect(eng.Available(context.Background(), "0.3.5")).To(MatchError("real engine: Mooncake 0.3.5 has no wheel recipe for a CPU-only machine: " +
+			"mooncake-transfer-engine-non-cuda starts at 0.3.7.post1; of the older CUDA wheels only 0.3.1, 0.3.2, 0.3.2.post1, 0.3.3.post1, 0.3.3.post2, 0.3.4, 0.3.4.post1, 0.3.4.post2, 0.3.6.post1 load here (docs/ENGINES.md)"))
 	})
 	It("rejects unknown versions", func() {
 		Expect(eng.Available(context.Background(), "0.3.99")).To(MatchError(ContainSubstring(`unknown Mooncake version "0.3.99"`)))

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,6 +37,11 @@ type SGLang struct {
 	Version string
 	// CacheDir overrides $FAULTLAB_CACHE / ~/.cache/faultlab.
 	CacheDir string
+	// Checkout is an SGLang source tree (e.g. a branch with a changed
+	// mooncake_store.py) whose python/sglang replaces the release's
+	// package; everything else comes from Version's venv, the release it
+	// derives from.
+	Checkout string
 
 	// Spawn: start every scheduler as a new interpreter that imports
 	// SGLang itself (≈ 7 s of CPU each) instead of forking it from a fork
@@ -75,6 +81,11 @@ func (s *SGLang) Available() error {
 	}
 	if _, err := sglangRequirements(l.Version); err != nil {
 		return fmt.Errorf("real SGLang: %w", err)
+	}
+	if s.Checkout != "" {
+		if _, err := os.Stat(filepath.Join(s.Checkout, "python", "sglang", "__init__.py")); err != nil {
+			return fmt.Errorf("real SGLang: checkout %s has no python/sglang package: %w", s.Checkout, err)
+		}
 	}
 	_, err = l.ReadInstalled()
 	return err
@@ -146,13 +157,22 @@ func (s *SGLang) spawn(ctx context.Context, w *World, node string, env map[strin
 		return nil, err
 	}
 	full := map[string]string{"FAULTLAB_MOONCAKE_SITE": filepath.Dir(pkg)}
+	if s.Checkout != "" {
+		abs, err := filepath.Abs(filepath.Join(s.Checkout, "python"))
+		if err != nil {
+			return nil, err
+		}
+		full["FAULTLAB_SGLANG_CHECKOUT"] = abs
+	}
 	for k, v := range env {
 		full[k] = v
 	}
 	sc := &realScheduler{node: node, tr: w.spec.Trace}
 	t0 := time.Now()
 	var fork *forkServer
-	if !s.Spawn && w.ctr == nil { // a container world's scheduler runs in its container
+	// A container world's scheduler runs in its container; a checkout's
+	// SGLang is not the one a fork server imported.
+	if !s.Spawn && s.Checkout == "" && w.ctr == nil {
 		if fork, err = s.forks.get(ctx, sl.Python()); err != nil {
 			w.log.Info("real SGLang: starting schedulers without the fork server", "sglang", sl.Version, "reason", err)
 			fork = nil
@@ -164,7 +184,8 @@ func (s *SGLang) spawn(ctx context.Context, w *World, node string, env map[strin
 	}
 	sc.p = p
 	sc.startup = time.Since(t0)
-	if v := p.d.hello.SGLangVersion; v != sl.Version {
+	// A checkout reports its own version (whatever its branch says).
+	if v := p.d.hello.SGLangVersion; v != sl.Version && s.Checkout == "" {
 		_ = p.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("real SGLang: node %s runs SGLang %q, want %s", node, v, sl.Version)
 	}

@@ -213,6 +213,15 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 	if known["metrics_host"] {
 		flags["metrics_host"] = w.bindHost()
 	}
+	// Before --rpc_port/--rpc_address (0.3.4's master: --port, bound on
+	// every address) the port flag had its short name.
+	if !known["rpc_port"] && known["port"] {
+		flags["port"] = flags["rpc_port"]
+		delete(flags, "rpc_port")
+	}
+	if !known["rpc_address"] {
+		delete(flags, "rpc_address")
+	}
 	if w.spec.Metadata == "master" {
 		flags["enable_http_metadata_server"] = "true"
 		flags["http_metadata_server_port"] = strconv.Itoa(meta)
@@ -580,6 +589,9 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 			extra["FAULTLAB_DROP_CAP_IPC_LOCK"] = "1"
 		}
 	}
+	if w.in.Package != "" {
+		extra["FAULTLAB_MOONCAKE_PACKAGE"] = w.in.Package
+	}
 	for k, v := range env {
 		extra[k] = v
 	}
@@ -589,9 +601,9 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 	if err != nil {
 		return nil, err
 	}
-	if d.hello.MooncakeVersion != w.spec.Version {
+	if want := w.in.RunsVersion(); d.hello.MooncakeVersion != want {
 		_ = d.close(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("real engine: node %s runs Mooncake %q, want %s", node, d.hello.MooncakeVersion, w.spec.Version)
+		return nil, fmt.Errorf("real engine: node %s runs Mooncake %q, want %s", node, d.hello.MooncakeVersion, want)
 	}
 	p := &Process{node: node, d: d}
 	w.mu.Lock()

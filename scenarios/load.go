@@ -590,7 +590,7 @@ func (sc *Scenario) RunsOn(e string) bool { return slices.Contains(sc.Engines, e
 func (sc *Scenario) Versions(override string) (vs []string, ok bool) {
 	exprs := sc.Mooncake.Versions
 	if len(exprs) == 0 {
-		exprs = []string{mooncake.Latest}
+		exprs = mooncake.Defaults
 	}
 	if override != "" {
 		v, err := mooncake.ParseVersion(override)

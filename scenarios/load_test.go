@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestParseValid(t *testing.T) {
 		sc.Topology.Nodes[0].HostPool.Size != 1<<30 || sc.Storage.TPSize != 1 || *sc.Storage.IsMLA {
 		t.Fatalf("defaults: %+v", sc.Topology)
 	}
-	if vs, ok := sc.Versions(""); !ok || len(vs) != 1 || vs[0] != mooncake.Latest {
+	if vs, ok := sc.Versions(""); !ok || !slices.Equal(vs, mooncake.Defaults) || vs[1] != mooncake.Latest {
 		t.Fatalf("versions %v", vs)
 	}
 }

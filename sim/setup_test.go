@@ -34,7 +34,8 @@ var _ = Describe("setup()", func() {
 			Expect(rc).To(Equal(want))
 			n := 0
 			for _, l := range e.logs("mooncake:tp0") {
-				if l == "Client not available" {
+				// ≤ 0.3.5: one direct connect (MasterConnectDirect).
+				if l == "Client not available" || l == "Failed to connect to master: not connected" {
 					n++
 				}
 			}
@@ -44,8 +45,8 @@ var _ = Describe("setup()", func() {
 		Entry("0.3.13.post1 port-less: 20 attempts → -1", "0.3.13.post1", "localhost", -1, 20, 20*(client.CreateCost+client.RefusedPoolCost+100*time.Millisecond)),
 		Entry("0.3.13.post1 explicit port: one attempt → -600", "0.3.13.post1", "127.0.0.1:17777", -600, 1, client.CreateCost+client.RefusedPoolCost),
 		Entry("0.3.8.post1 port-less: one attempt → -600", "0.3.8.post1", "localhost", -600, 1, client.CreateCost+client.RefusedPoolCost),
-		Entry("0.3.5 port-less: one attempt → -600", "0.3.5", "localhost", -600, 1, client.CreateCost+client.RefusedPoolCost),
-		Entry("0.3.4 → +1", "0.3.4", "localhost", 1, 1, client.CreateCost+client.RefusedPoolCost),
+		Entry("0.3.5 port-less: one attempt, refused at once → -600", "0.3.5", "localhost", -600, 1, client.CreateCost),
+		Entry("0.3.4 → +1, refused at once (real 0.3.4)", "0.3.4", "localhost", 1, 1, client.CreateCost),
 		Entry("0.3.9 explicit port → -600", "0.3.9", "127.0.0.1:17777", -600, 1, client.CreateCost+client.RefusedPoolCost),
 	)
 

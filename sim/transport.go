@@ -240,6 +240,12 @@ func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master
 		}
 		return st
 	}
+	if op == "ServiceReady" && s.w.profile.MasterConnectDirect && (st == stopped || s.w.net.Refuses(s.from, "master")) {
+		// Up to 0.3.5 MasterClient::Connect is one coro_rpc_client
+		// connect, no pool to reconnect: refused at once (v0.3.4.post2
+		// master_client.cpp:27; real 0.3.4: 4 ms).
+		return &master.RPCError{Kind: master.Refused, Op: op}
+	}
 	req, resp, follower := s.w.masterBytes(ctx, rpc)
 	conn := s.pool.connKey(s.from, s.conn)
 	if follower {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/containers"
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
@@ -36,12 +35,12 @@ var _ = catalogSuite(engineSuite{
 		if err := containers.Available(ctx); err != nil {
 			return err
 		}
-		return realengine.New(realengine.Options{}).Available(ctx, mooncake.Latest)
+		return realengine.New(realengine.Options{}).Available(ctx, realengine.LatestImageReady())
 	},
 	// As on real, plus etcd metadata (realengine.ContainersNoEtcd: no etcd
 	// image yet) and several nodes named on the loopback.
 	maySkip: func(sc *scenarios.Scenario, version string) bool {
-		return sc.HasLabel(realengine.NeedsRDMAHardware) || realengine.HasCPUWheel(version) != nil || sc.Topology.Metadata == "etcd" || realengine.NeedsLibraryFix(version) ||
+		return sc.HasLabel(realengine.NeedsRDMAHardware) || !realengine.ImageReady(version) || sc.Topology.Metadata == "etcd" || realengine.NeedsLibraryFix(version) ||
 			len(sc.Topology.Nodes) > 1 // a loopback local_hostname across containers (World.loopbackAcrossContainers)
 	},
 	agree: true,
@@ -54,14 +53,15 @@ var _ = Describe("real engine in containers interrupted", Label("containers", "r
 			Skip(err.Error())
 		}
 		eng := realengine.New(realengine.Options{Containers: true})
-		if err := eng.Available(ctx, mooncake.Latest); err != nil {
+		v := realengine.LatestImageReady() // 0.3.14's cuda13 wheel is in no image
+		if err := eng.Available(ctx, v); err != nil {
 			Skip(err.Error())
 		}
 		run, cancel := context.WithCancel(ctx)
 		// The refused master costs ≈ 90 s of retries; cancel after 8 s, mid-setup.
 		time.AfterFunc(8*time.Second, cancel)
 		start := time.Now()
-		r := scenarios.RunVersion(run, catalogScenario("setup/master-down-refused"), eng, mooncake.Latest, scenarios.Options{Seed: 1})
+		r := scenarios.RunVersion(run, catalogScenario("setup/master-down-refused"), eng, v, scenarios.Options{Seed: 1})
 		Expect(time.Since(start)).To(BeNumerically("<", 40*time.Second))
 		Expect(r.Verdict).NotTo(Equal(scenarios.Pass))
 		Expect(leftoversOfThisProcess(ctx)).To(BeEmpty())

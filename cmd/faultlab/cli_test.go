@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
@@ -28,7 +29,7 @@ const metadataLog = "E1130 transfer_metadata.cpp:123] Failed to set location of 
 	"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
 
 func TestExplainJSON(t *testing.T) {
-	out, _, err := executeIn(t, metadataLog, "explain", "-", "--mooncake-version", "0.3.13.post1", "--json")
+	out, _, err := executeIn(t, metadataLog, "explain", "-", "--mooncake-version", "0.3.14", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,6 +125,13 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"new"}, exitUsage},
 		{[]string{"runn"}, exitUsage},
 		{[]string{"install", "reel"}, exitUsage},
+		{[]string{"versions", "list"}, exitOK},
+		{[]string{"versions", "add"}, exitUsage},
+		{[]string{"versions", "add", "mybranch"}, exitUsage},
+		{[]string{"versions", "add", "mybranch", "--derives", "0.3.14"}, exitUsage},
+		{[]string{"versions", "add", "0.3.14", "--wheel", "x.whl"}, exitUsage},
+		{[]string{"run", "--build", "mybranch"}, exitUsage},
+		{[]string{"run", "--sglang-checkout", "/tmp/x"}, exitUsage},
 		{[]string{}, exitOK},
 	} {
 		_, _, err := executeIn(t, "", tc.args...)
@@ -258,7 +266,7 @@ func TestRunJUnitAndEmitExpect(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(j)
-	if !strings.Contains(string(b), `<testcase name="setup/http-metadata-unreachable @0.3.13.post1" classname="faultlab.sim.setup"`) {
+	if !strings.Contains(string(b), `<testcase name="setup/http-metadata-unreachable @0.3.14" classname="faultlab.sim.setup"`) {
 		t.Fatalf("%s", b)
 	}
 	want := "expect:\n  raises:\n    class: RuntimeError\n    message: 'Failed to setup Mooncake store, error code: -1'\n  codes:\n    setup: -1\n"
@@ -394,7 +402,7 @@ expect: {ok: true}
 		t.Fatalf("%v\n%s", err, out)
 	}
 	var rep scenarios.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Summary.Pass != 1 {
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Summary.Pass != len(mooncake.Defaults) || rep.Summary.Fail != 0 {
 		t.Fatalf("%v %s", err, out)
 	}
 }

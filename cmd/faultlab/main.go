@@ -109,7 +109,7 @@ func newRoot() *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}\n")
 	// Flag and argument mistakes are usage errors (exit 2) everywhere.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
-	root.AddCommand(listCmd(), runCmd(), replayCmd(), installCmd(), serveCmd(), explainCmd(), newCmd(), showCmd(), schemaCmd(), exploreCmd(), mergeCmd(), imagesCmd())
+	root.AddCommand(listCmd(), runCmd(), replayCmd(), installCmd(), serveCmd(), explainCmd(), newCmd(), showCmd(), schemaCmd(), exploreCmd(), mergeCmd(), imagesCmd(), versionsCmd())
 	wrapArgs(root) // also the root's "unknown command" (with cobra's did-you-mean)
 	addCompletions(root)
 	return root

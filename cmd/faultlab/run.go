@@ -16,6 +16,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/explore"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/report/junit"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sglang"
@@ -41,6 +42,9 @@ type runFlags struct {
 	sglang       string
 	sglangVer    string
 	containers   bool
+	build        string
+	// sglangCheckout: an SGLang source tree run as --sglang-version.
+	sglangCheckout string
 }
 
 func runCmd() *cobra.Command {
@@ -86,6 +90,8 @@ in catalog order whatever -j. Output paths are checked before anything runs.
 	cmd.Flags().BoolVar(&f.emitExpect, "emit-expect", false, "print each run's observed outcome as an expect: block to paste into the scenario")
 	cmd.Flags().StringVar(&f.timeline, "timeline", "", "write an HTML timeline of every run (one lane per party) to this file")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal, a heartbeat every 30 s otherwise), line, heartbeat, none")
+	cmd.Flags().StringVar(&f.sglangCheckout, "sglang-checkout", "", "with --sglang real: run SGLang's code from this source tree (its python/sglang, e.g. a branch with a changed mooncake_store.py) in the venv of --sglang-version, the release it derives from")
+	cmd.Flags().StringVar(&f.build, "build", "", "real runs this build (installed by `faultlab versions add NAME --wheel ...`) as the release it derives from; use with --mooncake-version RELEASE")
 	cmd.Flags().BoolVar(&f.containers, "containers", false, "run in Docker containers: real, every party; fake, its servers and toxiproxy (images built locally)")
 	for _, o := range []string{"report", "junit", "timeline"} {
 		markOutput(cmd, o, outputFile)
@@ -122,7 +128,20 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 	if err != nil {
 		return nil, nil, nil, opts, usageErr(err)
 	}
-	sides, err := buildSides(f.sglang, f.sglangVer, engs)
+	if f.build != "" {
+		if !slices.ContainsFunc(engs, func(e engine.Engine) bool { return e.Name() == realengine.Name }) {
+			return nil, nil, nil, opts, usageErr(fmt.Errorf("--build %s: runs on the real engine; add --engine real", f.build))
+		}
+		for i, e := range engs {
+			if e.Name() == realengine.Name {
+				engs[i] = realengine.New(realengine.Options{Logger: logger(f.verbose), Build: f.build})
+			}
+		}
+	}
+	if f.sglangCheckout != "" && !strings.Contains(f.sglang, realengine.SGLangSide) {
+		return nil, nil, nil, opts, usageErr(fmt.Errorf("--sglang-checkout runs SGLang's own code: add --sglang real (or model,real)"))
+	}
+	sides, err := buildSides(f.sglang, f.sglangVer, f.sglangCheckout, engs)
 	if err != nil {
 		return nil, nil, nil, opts, usageErr(err)
 	}

@@ -16,7 +16,7 @@ var sglangSideNames = []string{sglang.ModelSide, realengine.SGLangSide}
 // buildSides parses --sglang ("model", "real" or "model,real") and
 // --sglang-version. Real SGLang needs the real engine (its processes run in
 // real worlds) and an installed venv; both are checked before anything runs.
-func buildSides(list, version string, engs []engine.Engine) ([]sglang.Side, error) {
+func buildSides(list, version, checkout string, engs []engine.Engine) ([]sglang.Side, error) {
 	var out []sglang.Side
 	seen := map[string]bool{}
 	for _, n := range strings.Split(list, ",") {
@@ -37,7 +37,7 @@ func buildSides(list, version string, engs []engine.Engine) ([]sglang.Side, erro
 					return nil, fmt.Errorf("--sglang real runs SGLang's own code in real worlds only: use --engine real (not %s)", e.Name())
 				}
 			}
-			s := &realengine.SGLang{Version: version}
+			s := &realengine.SGLang{Version: version, Checkout: checkout}
 			if err := s.Available(); err != nil {
 				return nil, fmt.Errorf("--sglang real: %w", err)
 			}

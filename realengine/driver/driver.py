@@ -128,11 +128,17 @@ def _store(req):
 
 
 def _mooncake_version():
-    try:
-        from importlib import metadata
-        return metadata.version(PACKAGE)
-    except Exception:  # the package may be installed under another name
-        return ""
+    # The installer records which distribution it installed (the non-CUDA
+    # wheel, or a CUDA wheel for versions without one: realengine/recipe.go).
+    from importlib import metadata
+    for name in (os.environ.get("FAULTLAB_MOONCAKE_PACKAGE", ""), PACKAGE):
+        if not name:
+            continue
+        try:
+            return metadata.version(name)
+        except Exception:  # not installed under this name
+            pass
+    return ""
 
 
 def op_hello(req):

@@ -29,6 +29,10 @@ import warnings
 
 if os.environ.get("FAULTLAB_MOONCAKE_SITE"):
     sys.path.append(os.environ["FAULTLAB_MOONCAKE_SITE"])
+# An SGLang checkout (its python/ dir) shadows the venv's sglang package;
+# its dependencies still come from the venv of the release it derives from.
+if os.environ.get("FAULTLAB_SGLANG_CHECKOUT"):
+    sys.path.insert(0, os.environ["FAULTLAB_SGLANG_CHECKOUT"])
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import driver  # noqa: E402  protocol fds, rlimits, the op table and serve()

@@ -186,6 +186,11 @@ func (c *DummyClient) Pinging() bool { return c.up && !c.closed }
 
 // RegisterBuffer is DummyClient::register_buffer.
 func (c *DummyClient) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error) {
+	if c.p.DummyRegisterOutsideShm && ptr != 0 {
+		if _, in := c.d.Mem.FindShm(ptr); !in {
+			return 0, nil
+		}
+	}
 	shm, ok := c.findShm(ptr)
 	if !ok {
 		return -1, nil

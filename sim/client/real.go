@@ -442,6 +442,11 @@ func (c *RealClient) connect(ctx context.Context) bool {
 	v, err := c.ms.ServiceReady(ctx)
 	re, isRPC := master.AsRPCError(err)
 	c.refused = isRPC && re.Kind == master.Refused
+	if err != nil && c.refused && c.p.MasterConnectDirect {
+		// v0.3.4.post2 master_client.cpp:29 (real 0.3.4).
+		c.logf(mlog.Error, "Failed to connect to master: not connected")
+		return false
+	}
 	if err != nil {
 		c.rpcLog(err)
 		return false

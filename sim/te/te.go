@@ -450,9 +450,12 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 	if (len(hcas) > 0 && !forceTCP) || forceHCA {
 		if e.openContexts(hcas) != 0 {
 			// transfer_engine_impl.cpp: generic text from 0.3.13 (real runs).
-			if e.cfg.Profile.GenericTransportInstallError {
+			switch {
+			case e.cfg.Profile.GenericTransportInstallError:
 				e.logf(mlog.Error, "Failed to install transport, type=rdma")
-			} else {
+			case e.cfg.Profile.RDMAInstallErrorUntyped:
+				e.logf(mlog.Error, "Failed to install RDMA transport")
+			default:
 				e.logf(mlog.Error, "Failed to install RDMA transport, type=rdma")
 			}
 			return -1
