@@ -44,9 +44,13 @@ build:
 ## (the container catalogs beyond one world per container scenario, the
 ## corpus on real) are left to `make nightly` and `make test-all`.
 CI_LABELS ?= !nightly
+# Packages whose tests run real Mooncake, the fake engine's scaled timeouts
+# or containers: one at a time, after the others ran in parallel.
+SERIAL_PKGS := /realengine$$|/fakeengine$$|/containers|/cmd/faultlab$$
 test: real-engine junit-xsd
 	$(GO) vet ./...
-	$(GO) test -p 1 -count=1 -timeout 85m $$($(GO) list ./... | grep -v /suites$$)
+	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /suites$$ | grep -Ev '$(SERIAL_PKGS)')
+	$(GO) test -p 1 -count=1 -timeout 85m $$($(GO) list ./... | grep -E '$(SERIAL_PKGS)')
 	@# The run ends with where its time went and each failed spec's message
 	@# (suites/failures): a CI log cut to its tail still says why, not only where.
 	@r=$$(mktemp -t faultlab-suites-XXXXXX.json); trap 'rm -f "$$r"' EXIT; \
