@@ -23,7 +23,7 @@ import (
 // they mostly wait on Mooncake (refused RPCs, timeouts), and with SGLang
 // imported once per release (the fork server) a scheduler costs little CPU
 // to start. Measured: 2,200 world-seconds in make test.
-const sglangAgreementPairs = 4
+const sglangAgreementPairs = 5
 
 // hostMemoryRefusal is SGLang's ValueError when the host has less than the
 // pool plus its 10 GiB reserve available.
