@@ -27,15 +27,18 @@ func runs(t *testing.T) []scenarios.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One run each, at the scenario's newest version: [0], [1], then the wrong one [2].
 	var out []scenarios.Result
 	for _, sc := range scs {
-		out = append(out, scenarios.Run(context.Background(), sc, sim.New(), scenarios.Options{Seed: 1})...)
+		vs, _ := sc.Versions("")
+		out = append(out, scenarios.RunVersion(context.Background(), sc, sim.New(), vs[len(vs)-1], scenarios.Options{Seed: 1}))
 	}
 	bad, err := scenarios.Parse("bad.yaml", []byte("name: t/wrong\nsteps: [{init: tp0}]\nconfig: {env: {MOONCAKE_MASTER: \"{{master}}\", MOONCAKE_PROTOCOL: tcp}}\nfaults: [{at: 0s, kind: master-down, mode: refuse}]\nexpect: {ok: true}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(out, scenarios.Run(context.Background(), bad, sim.New(), scenarios.Options{Seed: 1})...)
+	vs, _ := bad.Versions("")
+	return append(out, scenarios.RunVersion(context.Background(), bad, sim.New(), vs[len(vs)-1], scenarios.Options{Seed: 1}))
 }
 
 func TestLanes(t *testing.T) {
