@@ -49,6 +49,18 @@ func TimingSlack(r float64) float64 {
 type Band struct {
 	// Wall: the engine's time is the wall clock (Wall).
 	Wall bool
+	// Scale is how much wall time one unit of Mooncake time takes (the
+	// fake engine's timeout scale; 0 or 1: real). WallEarly and WallStart
+	// are wall time, so in Mooncake time they are that much larger.
+	Scale float64
+}
+
+// wall converts a wall-clock allowance to Mooncake time.
+func (b Band) wall(d time.Duration) time.Duration {
+	if b.Scale <= 0 || b.Scale >= 1 {
+		return d
+	}
+	return time.Duration(math.Round(float64(d) / b.Scale))
 }
 
 // Min is the least duration a run may observe where the scenario expects
@@ -57,7 +69,7 @@ func (b Band) Min(d time.Duration) time.Duration {
 	if !b.Wall {
 		return d
 	}
-	return max(0, d-WallEarly)
+	return max(0, d-b.wall(WallEarly))
 }
 
 // Max is the most a run may observe where the scenario expects at most d.
@@ -65,5 +77,5 @@ func (b Band) Max(d time.Duration) time.Duration {
 	if !b.Wall {
 		return d
 	}
-	return d + time.Duration(math.Round(float64(d)*WallLoad)) + WallStart
+	return d + time.Duration(math.Round(float64(d)*WallLoad)) + b.wall(WallStart)
 }

@@ -19,6 +19,8 @@ func TestBand(t *testing.T) {
 		{wall, 1200 * time.Millisecond, 1150 * time.Millisecond, 3500 * time.Millisecond},
 		{wall, 600 * time.Second, 600*time.Second - 50*time.Millisecond, 752 * time.Second},
 		{wall, 20 * time.Millisecond, 0, 2025 * time.Millisecond},
+		// fake at timeout scale 0.02: the wall allowances are 50× in Mooncake time.
+		{scenarios.Band{Wall: true, Scale: 0.02}, 120 * time.Second, 117500 * time.Millisecond, 250 * time.Second},
 	} {
 		if got := c.band.Min(c.d); got != c.min {
 			t.Errorf("%+v.Min(%s) = %s, want %s", c.band, c.d, got, c.min)

@@ -141,7 +141,7 @@ type run struct {
 }
 
 // band is how this engine's clock bends duration expectations.
-func (r *run) band() Band { return Band{Wall: Wall(r.eng)} }
+func (r *run) band() Band { return Band{Wall: Wall(r.eng), Scale: r.wallScale()} }
 
 // wallScale is how much wall time one unit of Mooncake time takes on this
 // engine: the timeout scale on engines that honour it, else 1 (real runs
