@@ -38,7 +38,11 @@ type forkServer struct {
 
 // startForkServer starts a fork server with python and waits until SGLang
 // is imported (bounded by ctx). The error says why it could not serve.
-func startForkServer(ctx context.Context, python string) (*forkServer, error) {
+// ldPath is its LD_LIBRARY_PATH: the dynamic loader reads it when a process
+// starts, so a forked child loads Mooncake's libraries (a CUDA wheel's
+// runtime, its stub libcuda) from its server's path, never from its own
+// environment.
+func startForkServer(ctx context.Context, python, ldPath string) (*forkServer, error) {
 	dir, err := os.MkdirTemp("", "faultlab-sglang-fork-")
 	if err != nil {
 		return nil, fmt.Errorf("sglang fork server: %w", err)
@@ -50,7 +54,11 @@ func startForkServer(ctx context.Context, python string) (*forkServer, error) {
 	}
 	z := &forkServer{dir: dir, sock: filepath.Join(dir, "fork.sock"), done: make(chan struct{})}
 	z.cmd = exec.Command(python, "-u", script, z.sock)
-	z.cmd.Env = mergeEnv(baseEnv(), map[string]string{"PYTHONUNBUFFERED": "1"})
+	env := map[string]string{"PYTHONUNBUFFERED": "1"}
+	if ldPath != "" {
+		env["LD_LIBRARY_PATH"] = ldPath
+	}
+	z.cmd.Env = mergeEnv(baseEnv(), env)
 	z.cmd.Dir = dir
 	// As every child of the harness: its own group, and gone with the harness.
 	z.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -170,43 +178,45 @@ func (z *forkServer) close() {
 	_ = os.RemoveAll(z.dir)
 }
 
-// forkServers keeps one fork server per SGLang interpreter for an SGLang
-// side's lifetime. A server that cannot serve is remembered, and spawning
-// takes over.
+// forkServers keeps one fork server per SGLang interpreter and
+// LD_LIBRARY_PATH for an SGLang side's lifetime. A server that cannot
+// serve is remembered, and spawning takes over.
 type forkServers struct {
 	mu      sync.Mutex
 	servers map[string]*forkServer
 	failed  map[string]error
 }
 
-// get returns the running server of python, starting it on first use.
-func (f *forkServers) get(ctx context.Context, python string) (*forkServer, error) {
+// get returns the running server of python with ldPath, starting it on
+// first use.
+func (f *forkServers) get(ctx context.Context, python, ldPath string) (*forkServer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if z := f.servers[python]; z != nil {
+	key := python + "\x00" + ldPath
+	if z := f.servers[key]; z != nil {
 		select {
 		case <-z.done: // died: start another
 		default:
 			return z, nil
 		}
 	}
-	if err := f.failed[python]; err != nil {
+	if err := f.failed[key]; err != nil {
 		return nil, err
 	}
-	z, err := startForkServer(ctx, python)
+	z, err := startForkServer(ctx, python, ldPath)
 	if err != nil {
 		if ctx.Err() == nil {
 			if f.failed == nil {
 				f.failed = map[string]error{}
 			}
-			f.failed[python] = err
+			f.failed[key] = err
 		}
 		return nil, err
 	}
 	if f.servers == nil {
 		f.servers = map[string]*forkServer{}
 	}
-	f.servers[python] = z
+	f.servers[key] = z
 	return z, nil
 }
 

@@ -27,7 +27,7 @@ func TestForkServer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	z, err := startForkServer(ctx, l.Python())
+	z, err := startForkServer(ctx, l.Python(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
