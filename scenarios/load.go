@@ -58,22 +58,8 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	// Validate even after decode errors, so one run reports everything;
 	// then order the messages by position.
 	d.root = d.pos(root)
-	d.validate(sc)
-	if len(d.errs) > 0 {
-		// Causes before consequences: a missing field is often the knock-on
-		// of a misspelt key, so it is reported after the misspelling.
-		sort.SliceStable(d.errs, func(i, j int) bool {
-			a, b := d.errs[i], d.errs[j]
-			if a.derived != b.derived {
-				return !a.derived
-			}
-			return a.Pos.Line < b.Pos.Line || (a.Pos.Line == b.Pos.Line && a.Pos.Col < b.Pos.Col)
-		})
-		return nil, &LoadError{Errs: d.errs}
-	}
-	applyDefaults(sc)
-	if errs := checkPageCapacity(sc); len(errs) > 0 {
-		return nil, &LoadError{Errs: errs}
+	if err := d.finish(sc); err != nil {
+		return nil, err
 	}
 	return sc, nil
 }
