@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/sglang"
@@ -89,7 +90,11 @@ func (d *decoder) checkBuilt(v reflect.Value, field string) {
 			d.at(Pos{File: d.file}, "%s: bad duration %q: must not be negative", field, time.Duration(v.Int()))
 		}
 	case reflect.Struct:
-		fields, posIdx := fieldsOf(v.Type())
+		tf, ok := builtFields()[v.Type()]
+		if !ok {
+			tf.fields, tf.pos = fieldsOf(v.Type())
+		}
+		fields, posIdx := tf.fields, tf.pos
 		p := Pos{File: d.file}
 		if posIdx >= 0 {
 			p = v.Field(posIdx).Interface().(Pos)
@@ -108,6 +113,35 @@ func (d *decoder) checkBuilt(v reflect.Value, field string) {
 		}
 	}
 }
+
+type typeFields struct {
+	fields []structField
+	pos    int
+}
+
+// builtFields is fieldsOf of every struct type a Scenario holds, computed
+// once (read-only after): checkBuilt runs on every generated scenario.
+var builtFields = sync.OnceValue(func() map[reflect.Type]typeFields {
+	m := map[reflect.Type]typeFields{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+			walk(t.Elem())
+		case reflect.Struct:
+			if _, ok := m[t]; ok {
+				return
+			}
+			fs, pos := fieldsOf(t)
+			m[t] = typeFields{fs, pos}
+			for _, f := range fs {
+				walk(t.Field(f.index).Type)
+			}
+		}
+	}
+	walk(reflect.TypeFor[Scenario]())
+	return m
+})
 
 func (d *decoder) checkEnum(p Pos, v reflect.Value, field, enum string) {
 	var vals []string

@@ -9,9 +9,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Event is one observation.
@@ -29,8 +31,41 @@ type Event struct {
 }
 
 // Line is the event's canonical form.
-func (e Event) Line() string {
-	return fmt.Sprintf("%013.3fms %-16s %-6s %-7s %q", float64(e.At)/float64(time.Millisecond), e.Source, e.Kind, e.Level, e.Text)
+func (e Event) Line() string { return string(e.appendLine(nil)) }
+
+// lineFormat is the canonical form; appendLine writes it without fmt (it
+// was most of a generated sim run's trace hash), and TestAppendLine holds
+// the two byte-equal.
+const lineFormat = "%013.3fms %-16s %-6s %-7s %q"
+
+func (e Event) appendLine(b []byte) []byte {
+	ms := float64(e.At) / float64(time.Millisecond)
+	if e.At < 0 {
+		return fmt.Appendf(b, lineFormat, ms, e.Source, e.Kind, e.Level, e.Text)
+	}
+	var num [32]byte
+	f := strconv.AppendFloat(num[:0], ms, 'f', 3, 64)
+	for n := len(f); n < 13; n++ { // %013: zeros on the left
+		b = append(b, '0')
+	}
+	b = append(b, f...)
+	b = append(b, "ms "...)
+	b = appendPadded(b, e.Source, 16)
+	b = append(b, ' ')
+	b = appendPadded(b, e.Kind, 6)
+	b = append(b, ' ')
+	b = appendPadded(b, e.Level, 7)
+	b = append(b, ' ')
+	return strconv.AppendQuote(b, e.Text)
+}
+
+// appendPadded is %-<w>s: fmt's width counts runes.
+func appendPadded(b []byte, s string, w int) []byte {
+	b = append(b, s...)
+	for n := utf8.RuneCountInString(s); n < w; n++ {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // Trace is safe for concurrent use (wall-clock engines log from goroutines).
@@ -125,8 +160,10 @@ func (t *Trace) Logs() []string {
 // WriteTo writes the canonical text, one line per event.
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	var n int64
+	var buf []byte
 	for _, e := range t.Events() {
-		k, err := io.WriteString(w, e.Line()+"\n")
+		buf = append(e.appendLine(buf[:0]), '\n')
+		k, err := w.Write(buf)
 		n += int64(k)
 		if err != nil {
 			return n, err
