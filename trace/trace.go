@@ -56,7 +56,20 @@ func (e Event) appendLine(b []byte) []byte {
 	b = append(b, ' ')
 	b = appendPadded(b, e.Level, 7)
 	b = append(b, ' ')
-	return strconv.AppendQuote(b, e.Text)
+	return appendQuote(b, e.Text)
+}
+
+// appendQuote is strconv.AppendQuote, copying printable ASCII without
+// quote or backslash (nearly every line) as is.
+func appendQuote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // appendPadded is %-<w>s: fmt's width counts runes.
@@ -146,6 +159,13 @@ func (t *Trace) Events() []Event {
 	return append([]Event(nil), t.events...)
 }
 
+// EventsFrom returns a copy of the events from mark (a Len) on.
+func (t *Trace) EventsFrom(mark int) []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Event(nil), t.events[min(mark, len(t.events)):]...)
+}
+
 // Logs returns the text of every log event, in order.
 func (t *Trace) Logs() []string {
 	var out []string
@@ -161,7 +181,10 @@ func (t *Trace) Logs() []string {
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	var n int64
 	var buf []byte
-	for _, e := range t.Events() {
+	// Under the lock, not on a copy: w is a hash or a buffer.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.events {
 		buf = append(e.appendLine(buf[:0]), '\n')
 		k, err := w.Write(buf)
 		n += int64(k)

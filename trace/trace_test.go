@@ -74,6 +74,8 @@ func TestAppendLine(t *testing.T) {
 		{At: 1500 * time.Microsecond, Source: "tp0/sglang", Kind: "log", Level: "info", Text: "plain"},
 		{At: 123456789 * time.Second, Source: "a-source-longer-than-sixteen", Kind: "kindlong", Level: "warning!", Text: "quote \" tab \t nl \n é \x00"},
 		{At: 7, Source: "é", Kind: "ü", Level: "ß", Text: "🙂"},
+		{At: 7, Text: "back\\slash ~ del \x7f"},
+		{At: 7, Text: "printable ascii: {}[]~!@#$%^&*()_+`'"},
 		{At: -3 * time.Millisecond, Source: "s", Kind: "k", Level: "l", Text: "negative"},
 	} {
 		want := fmt.Sprintf(lineFormat, float64(e.At)/float64(time.Millisecond), e.Source, e.Kind, e.Level, e.Text)
