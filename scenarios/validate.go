@@ -2,10 +2,10 @@ package scenarios
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,7 +21,7 @@ import (
 // it is valid.
 func Validate(file string, sc *Scenario) error {
 	d := &decoder{file: file, root: Pos{File: file}}
-	d.checkBuilt(reflect.ValueOf(sc).Elem(), "")
+	d.checkBuilt(reflect.ValueOf(sc).Elem(), make([]string, 0, 8))
 	err := d.finish(sc)
 	var le *LoadError
 	if errors.As(err, &le) {
@@ -60,90 +60,115 @@ func (d *decoder) finish(sc *Scenario) error {
 var (
 	envType      = reflect.TypeFor[Env]()
 	durationType = reflect.TypeFor[Duration]()
+	stepType     = reflect.TypeFor[Step]()
 )
 
 // checkBuilt makes the decoder's value checks on a struct no decoder
 // filled: `enum` tags, env values (Env.decodeNode), negative durations
-// (Duration.decodeNode).
-func (d *decoder) checkBuilt(v reflect.Value, field string) {
+// (Duration.decodeNode). path is the field's (joined only for a message).
+func (d *decoder) checkBuilt(v reflect.Value, path []string) {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
-			d.checkBuilt(v.Elem(), field)
+			d.checkBuilt(v.Elem(), path)
 		}
 	case reflect.Slice:
+		if !builtTypes().checked[v.Type().Elem()] {
+			return
+		}
 		for i := range v.Len() {
-			d.checkBuilt(v.Index(i), fmt.Sprintf("%s[%d]", field, i))
+			d.checkBuilt(v.Index(i), append(path, "["+strconv.Itoa(i)+"]"))
 		}
 	case reflect.Map:
 		if v.Type() == envType {
-			d.checkEnv(v.Interface().(Env), field)
+			d.checkEnv(v.Interface().(Env), path)
 			return
 		}
-		if v.Type().Elem().Kind() == reflect.Struct {
+		if builtTypes().checked[v.Type().Elem()] {
 			for _, k := range v.MapKeys() {
-				d.checkBuilt(v.MapIndex(k), field+"."+k.String())
+				d.checkBuilt(v.MapIndex(k), append(path, "."+k.String()))
 			}
 		}
 	case reflect.Int64:
 		if v.Type() == durationType && v.Int() < 0 {
-			d.at(Pos{File: d.file}, "%s: bad duration %q: must not be negative", field, time.Duration(v.Int()))
+			d.at(Pos{File: d.file}, "%s: bad duration %q: must not be negative", joinPath(path), time.Duration(v.Int()))
 		}
 	case reflect.Struct:
-		tf, ok := builtFields()[v.Type()]
+		tf, ok := builtTypes().fields[v.Type()]
 		if !ok {
 			tf.fields, tf.pos = fieldsOf(v.Type())
 		}
-		fields, posIdx := tf.fields, tf.pos
-		p := Pos{File: d.file}
-		if posIdx >= 0 {
-			p = v.Field(posIdx).Interface().(Pos)
+		if v.Type() == stepType { // decoded by Step.decodeNode: no tags
+			d.checkBuilt(v.FieldByName("Sleep"), append(path, ".sleep"))
+			return
 		}
-		for _, f := range fields {
+		p := Pos{File: d.file}
+		if tf.pos >= 0 {
+			p = v.Field(tf.pos).Interface().(Pos)
+		}
+		for _, f := range tf.fields {
 			fv := v.Field(f.index)
-			sub := f.key
-			if field != "" {
-				sub = field + "." + f.key
-			}
+			sub := append(path, "."+f.key)
 			if f.enum != "" {
 				d.checkEnum(p, fv, sub, f.enum)
 				continue
 			}
-			d.checkBuilt(fv, sub)
+			if builtTypes().checked[fv.Type()] {
+				d.checkBuilt(fv, sub)
+			}
 		}
 	}
 }
+
+func joinPath(path []string) string { return strings.TrimPrefix(strings.Join(path, ""), ".") }
 
 type typeFields struct {
 	fields []structField
 	pos    int
 }
 
-// builtFields is fieldsOf of every struct type a Scenario holds, computed
-// once (read-only after): checkBuilt runs on every generated scenario.
-var builtFields = sync.OnceValue(func() map[reflect.Type]typeFields {
-	m := map[reflect.Type]typeFields{}
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		switch t.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map:
-			walk(t.Elem())
-		case reflect.Struct:
-			if _, ok := m[t]; ok {
-				return
+// builtTypes is, for every type a Scenario holds, computed once (read-only
+// after; checkBuilt runs on every generated scenario): a struct's
+// fieldsOf, and whether checkBuilt has anything to check in the type.
+var builtTypes = sync.OnceValue(func() (b struct {
+	fields  map[reflect.Type]typeFields
+	checked map[reflect.Type]bool
+}) {
+	b.fields = map[reflect.Type]typeFields{}
+	b.checked = map[reflect.Type]bool{}
+	// To a fixed point: a recursive type (HostPool.Draft) is asked while it
+	// is being walked.
+	for changed := true; changed; {
+		changed = false
+		seen := map[reflect.Type]bool{}
+		var walk func(t reflect.Type) bool
+		walk = func(t reflect.Type) bool {
+			if seen[t] {
+				return b.checked[t]
 			}
-			fs, pos := fieldsOf(t)
-			m[t] = typeFields{fs, pos}
-			for _, f := range fs {
-				walk(t.Field(f.index).Type)
+			seen[t] = true
+			c := t == envType || t == durationType || t == stepType
+			switch t.Kind() {
+			case reflect.Pointer, reflect.Slice, reflect.Map:
+				c = walk(t.Elem()) || c
+			case reflect.Struct:
+				fs, pos := fieldsOf(t)
+				b.fields[t] = typeFields{fs, pos}
+				for _, f := range fs {
+					c = walk(t.Field(f.index).Type) || f.enum != "" || c
+				}
 			}
+			if c && !b.checked[t] {
+				b.checked[t], changed = true, true
+			}
+			return c
 		}
+		walk(reflect.TypeFor[Scenario]())
 	}
-	walk(reflect.TypeFor[Scenario]())
-	return m
+	return b
 })
 
-func (d *decoder) checkEnum(p Pos, v reflect.Value, field, enum string) {
+func (d *decoder) checkEnum(p Pos, v reflect.Value, path []string, enum string) {
 	var vals []string
 	switch v.Kind() {
 	case reflect.String:
@@ -155,15 +180,15 @@ func (d *decoder) checkEnum(p Pos, v reflect.Value, field, enum string) {
 	for _, s := range vals {
 		// "" is an absent field (the default applies), as in a file.
 		if s != "" && !slices.Contains(valid, s) {
-			d.at(p, "%s: %q is not one of %s%s", field, s, strings.Join(valid, ", "), didYouMean(s, valid))
+			d.at(p, "%s: %q is not one of %s%s", joinPath(path), s, strings.Join(valid, ", "), didYouMean(s, valid))
 		}
 	}
 }
 
-func (d *decoder) checkEnv(e Env, field string) {
+func (d *decoder) checkEnv(e Env, path []string) {
 	for _, k := range sortedKeys(e) {
 		if v := e[k]; v != nil && sglang.BeyondInt64(k, *v) {
-			d.at(Pos{File: d.file}, "%s.%s: %q: %s", field, k, *v, beyondInt64)
+			d.at(Pos{File: d.file}, "%s.%s: %q: %s", joinPath(path), k, *v, beyondInt64)
 		}
 	}
 }
