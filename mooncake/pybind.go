@@ -54,15 +54,22 @@ func signature(params []Param) string {
 	return "(" + strings.Join(parts, ", ") + ") -> int"
 }
 
+var dictSignature = signature([]Param{{"config", "dict", ""}})
+
 // SetupTypeError is the exact str() of the TypeError pybind11 raises when
 // no setup() overload of profile p matches the call: every overload's
 // signature, then the positional reprs and every passed kwarg.
 func SetupTypeError(p Profile, positional []any, kwargs []KV) string {
 	var b strings.Builder
+	b.Grow(1024)
 	b.WriteString("setup(): incompatible function arguments. The following argument types are supported:\n")
-	fmt.Fprintf(&b, "    1. %s\n", signature(p.SetupParams))
+	sig := p.setupSignature
+	if sig == "" { // a Profile not from ProfileFor
+		sig = signature(p.SetupParams)
+	}
+	b.WriteString("    1. " + sig + "\n")
 	if p.SetupDictOverload {
-		fmt.Fprintf(&b, "    2. %s\n", signature([]Param{{"config", "dict", ""}}))
+		b.WriteString("    2. " + dictSignature + "\n")
 	}
 	args := []string{fmt.Sprintf("<%s object at %s>", StoreClass, SimObjectAddr)}
 	for _, a := range positional {

@@ -140,6 +140,9 @@ type Profile struct {
 	Version Version
 	// SetupParams is the first setup() overload after self, in order.
 	SetupParams []Param
+	// setupSignature is signature(SetupParams), built once with the profile
+	// (every kwargs TypeError of a generated run printed it).
+	setupSignature string
 	// SetupDictOverload: setup(config: dict) exists (0.3.9+).
 	SetupDictOverload bool
 	// SetupFailurePositive: setup returns +1 for every failure (<= 0.3.4.post2).
@@ -574,6 +577,7 @@ func profileOf(v Version) Profile {
 	if !at("0.3.6.post1") { // DEFAULT_EVICTION_RATIO 0.1 through v0.3.6, 0.05 from v0.3.6.post1 (verified)
 		p.EvictionRatio = 0.1
 	}
+	p.setupSignature = signature(p.SetupParams)
 	return p
 }
 
