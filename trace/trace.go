@@ -93,7 +93,8 @@ func New(now func() time.Duration) *Trace {
 	if now == nil {
 		now = func() time.Duration { return 0 }
 	}
-	return &Trace{now: now}
+	// A sim run records tens to a hundred-odd events: no doubling from one.
+	return &Trace{now: now, events: make([]Event, 0, 64)}
 }
 
 // SetClock replaces the time source (a world installs its clock).
