@@ -420,6 +420,9 @@ func matchingVersions(c string) []string {
 
 func (d *decoder) checkPlaceholders(sc *Scenario) {
 	check := func(p Pos, s string) {
+		if !strings.Contains(s, "{{") {
+			return
+		}
 		for _, m := range placeholderRE.FindAllStringSubmatch(s, -1) {
 			if !slices.Contains(Roles, m[1]) {
 				d.at(p, "unknown placeholder {{%s}}; valid placeholders: {{%s}}", m[1], strings.Join(Roles, "}}, {{"))

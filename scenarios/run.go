@@ -440,6 +440,9 @@ func (r *run) extraConfig(over map[string]any) map[string]any {
 
 // expand replaces {{role}} with World.Addr(role).
 func (r *run) expand(s string) (string, error) {
+	if !strings.Contains(s, "{{") { // every placeholder starts so: no regexp pass
+		return s, nil
+	}
 	var firstErr error
 	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
 		role := placeholderRE.FindStringSubmatch(m)[1]
