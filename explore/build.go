@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -81,10 +80,18 @@ func (d *Doc) build() (*scenarios.Scenario, error) {
 		}
 	}
 	if d.Config.File != nil {
-		sc.Config.File = jsonValue(d.Config.File)
+		f, ok := jsonValue(d.Config.File)
+		if !ok {
+			return nil, errNotBuilt
+		}
+		sc.Config.File = f
 	}
 	if d.Config.ExtraConfig != nil {
-		sc.Config.ExtraConfig = jsonValue(d.Config.ExtraConfig).(map[string]any)
+		x, ok := jsonValue(d.Config.ExtraConfig)
+		if !ok {
+			return nil, errNotBuilt
+		}
+		sc.Config.ExtraConfig = x.(map[string]any)
 	}
 	if d.Faults != nil {
 		sc.Faults = make([]scenarios.FaultSpec, len(d.Faults))
@@ -169,29 +176,30 @@ func (e DocExpect) build() (scenarios.Expect, error) {
 }
 
 // jsonValue is x as the loader decodes it from the doc's JSON: maps,
-// lists, int64, float64, bool, string.
-func jsonValue(x any) any {
+// lists, int64, float64, bool, string; ok is false for any other type
+// (never drawn today), which then takes the loader's path.
+func jsonValue(x any) (v any, ok bool) {
 	switch t := x.(type) {
 	case map[string]any:
 		m := make(map[string]any, len(t))
-		for k, v := range t {
-			m[k] = jsonValue(v)
+		for k, e := range t {
+			if m[k], ok = jsonValue(e); !ok {
+				return nil, false
+			}
 		}
-		return m
+		return m, true
 	case []any:
 		l := make([]any, len(t))
-		for i, v := range t {
-			l[i] = jsonValue(v)
+		for i, e := range t {
+			if l[i], ok = jsonValue(e); !ok {
+				return nil, false
+			}
 		}
-		return l
+		return l, true
 	case int:
-		return int64(t)
+		return int64(t), true
 	case int64, float64, bool, string, nil:
-		return t
+		return t, true
 	}
-	// Anything else (never drawn today) takes the JSON path's form.
-	b, _ := json.Marshal(x)
-	var v any
-	_ = json.Unmarshal(b, &v)
-	return v
+	return nil, false
 }

@@ -75,6 +75,15 @@ func TestScenarioFallbackAndValidation(t *testing.T) {
 	if got := sc.Expect.Codes["setup"].Seq; !reflect.DeepEqual(got, []int{0}) {
 		t.Fatalf("codes = %v, want [0]", got)
 	}
+	// A value type build does not convert: the loader's reading of it.
+	d = Generate(1, GenOptions{})
+	d.Config.ExtraConfig = map[string]any{"global_segment_size": uint32(16 << 20)}
+	if sc, err = d.Scenario(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Config.ExtraConfig["global_segment_size"]; got != int64(16<<20) {
+		t.Fatalf("extra_config value = %#v, want int64(16777216)", got)
+	}
 	d = Generate(1, GenOptions{})
 	d.Topology.Metadata = "zookeeper"
 	_, err = d.Scenario()
