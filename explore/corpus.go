@@ -60,7 +60,7 @@ func WriteCorpus(dir string, d *Doc, f Finding, engs []engine.Engine) (string, e
 // expectFrom runs the doc on eng and writes its observation (exception or
 // ok, return codes, death) into the doc's expectations.
 func expectFrom(d *Doc, eng engine.Engine, seed uint64) error {
-	sc, _, err := d.Scenario()
+	sc, err := d.Scenario()
 	if err != nil {
 		return err
 	}

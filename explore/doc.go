@@ -6,6 +6,7 @@ package explore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mooncake-faultlab/faultlab/scenarios"
@@ -160,16 +161,38 @@ func (d *Doc) Marshal() []byte {
 	return b
 }
 
-// Scenario parses the doc with the ordinary loader. It is encoded as JSON
-// (which is YAML, and ten times faster to write than yaml.v3's output); the
-// returned bytes are that encoding, hashed into generated_hash.
-func (d *Doc) Scenario() (*scenarios.Scenario, []byte, error) {
+// Scenario is the doc as a validated scenario: built directly (build)
+// and checked by scenarios.Validate, the loader's own checks; a doc build
+// does not convert (a corpus finding's codes) goes through the loader.
+func (d *Doc) Scenario() (*scenarios.Scenario, error) {
+	sc, err := d.build()
+	if errors.Is(err, errNotBuilt) {
+		return d.load()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := scenarios.Validate(sc.Source, sc); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// load parses the doc's canonical encoding with the ordinary loader.
+func (d *Doc) load() (*scenarios.Scenario, error) {
+	return scenarios.Parse(d.Name+".yaml", d.Canonical())
+}
+
+// Canonical is the doc encoded as JSON (which is YAML): map keys sorted,
+// fields in declaration order, so a pure function of the doc. Its SHA-256
+// is the seed's share of generated_hash.
+func (d *Doc) Canonical() []byte {
 	b, err := json.Marshal(d)
 	if err != nil {
-		return nil, nil, fmt.Errorf("explore: encode generated scenario: %w", err)
+		// Doc holds only strings, ints, bools, maps and slices of them.
+		panic(fmt.Sprintf("explore: encode generated scenario: %v", err))
 	}
-	sc, err := scenarios.Parse(d.Name+".yaml", b)
-	return sc, b, err
+	return b
 }
 
 // Clone deep-copies the doc (the shrinker mutates copies).

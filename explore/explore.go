@@ -238,9 +238,10 @@ func (x *explorer) runOpts(seed uint64) scenarios.Options {
 // one generates, runs and judges one seed on every engine.
 func (x *explorer) one(ctx context.Context, seed uint64) {
 	doc := Generate(seed, x.gen)
-	sc, y, err := doc.Scenario()
+	sc, err := doc.Scenario()
+	h := sha256.Sum256(doc.Canonical())
 	x.mu.Lock()
-	x.hashes = append(x.hashes, seedHash{seed, sha256.Sum256(y)})
+	x.hashes = append(x.hashes, seedHash{seed, h})
 	x.mu.Unlock()
 	if err != nil {
 		x.record(ctx, Finding{Seed: seed, Kind: KindError, Invariant: InvHarness, Reason: "generated scenario does not load: " + err.Error()}, doc, nil)
@@ -391,7 +392,7 @@ func signature(f Finding) string {
 
 // sameFailure runs a candidate and reports whether it fails as f did.
 func (x *explorer) sameFailure(ctx context.Context, d *Doc, f Finding, engs []engine.Engine) bool {
-	sc, _, err := d.Scenario()
+	sc, err := d.Scenario()
 	if err != nil {
 		return false
 	}

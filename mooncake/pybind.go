@@ -17,7 +17,12 @@ var addrRE = regexp.MustCompile(`0x[0-9a-fA-F]+`)
 
 // NormalizeAddresses replaces every hex address with 0x…, so a message from
 // a real run compares equal to the simulator's.
-func NormalizeAddresses(s string) string { return addrRE.ReplaceAllString(s, "0x…") }
+func NormalizeAddresses(s string) string {
+	if !strings.Contains(s, "0x") { // most messages: no regexp pass
+		return s
+	}
+	return addrRE.ReplaceAllString(s, "0x…")
+}
 
 // PyRepr is Python's repr() of a kwarg or argument value.
 func PyRepr(v any) string {
@@ -54,15 +59,22 @@ func signature(params []Param) string {
 	return "(" + strings.Join(parts, ", ") + ") -> int"
 }
 
+var dictSignature = signature([]Param{{"config", "dict", ""}})
+
 // SetupTypeError is the exact str() of the TypeError pybind11 raises when
 // no setup() overload of profile p matches the call: every overload's
 // signature, then the positional reprs and every passed kwarg.
 func SetupTypeError(p Profile, positional []any, kwargs []KV) string {
 	var b strings.Builder
+	b.Grow(1024)
 	b.WriteString("setup(): incompatible function arguments. The following argument types are supported:\n")
-	fmt.Fprintf(&b, "    1. %s\n", signature(p.SetupParams))
+	sig := p.setupSignature
+	if sig == "" { // a Profile not from ProfileFor
+		sig = signature(p.SetupParams)
+	}
+	b.WriteString("    1. " + sig + "\n")
 	if p.SetupDictOverload {
-		fmt.Fprintf(&b, "    2. %s\n", signature([]Param{{"config", "dict", ""}}))
+		b.WriteString("    2. " + dictSignature + "\n")
 	}
 	args := []string{fmt.Sprintf("<%s object at %s>", StoreClass, SimObjectAddr)}
 	for _, a := range positional {

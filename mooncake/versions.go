@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Version is a Mooncake release such as 0.3.10.post1.
@@ -13,6 +14,38 @@ type Version struct {
 
 // ParseVersion parses "0.3.10", "0.3.10.post1" or "v0.3.10.post1".
 func ParseVersion(s string) (Version, error) {
+	// Every profile flag asks AtLeast("0.3.x"): the released versions are
+	// parsed once (exploration setup called this ~60 times a run).
+	if v, ok := known()[s]; ok {
+		return v, nil
+	}
+	return parseVersion(s)
+}
+
+// known maps each of Versions to its parse; built once, read-only after.
+var known = sync.OnceValue(func() map[string]Version {
+	m := make(map[string]Version, len(Versions))
+	for _, s := range Versions {
+		v, err := parseVersion(s)
+		if err != nil {
+			panic(err)
+		}
+		m[s] = v
+	}
+	return m
+})
+
+// profiles holds each known version's profile, built once: a profile is
+// a pure function of the version (its slices are shared, never written).
+var profiles = sync.OnceValue(func() map[Version]Profile {
+	m := make(map[Version]Profile, len(Versions))
+	for _, v := range known() {
+		m[v] = profileOf(v)
+	}
+	return m
+})
+
+func parseVersion(s string) (Version, error) {
 	orig := s
 	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
 	var v Version
@@ -107,6 +140,9 @@ type Profile struct {
 	Version Version
 	// SetupParams is the first setup() overload after self, in order.
 	SetupParams []Param
+	// setupSignature is signature(SetupParams), built once with the profile
+	// (every kwargs TypeError of a generated run printed it).
+	setupSignature string
 	// SetupDictOverload: setup(config: dict) exists (0.3.9+).
 	SetupDictOverload bool
 	// SetupFailurePositive: setup returns +1 for every failure (<= 0.3.4.post2).
@@ -426,16 +462,14 @@ func ProfileFor(s string) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
-	known := false
-	for _, k := range Versions {
-		if MustVersion(k) == v {
-			known = true
-			break
-		}
-	}
-	if !known {
+	p, ok := profiles()[v]
+	if !ok {
 		return Profile{}, fmt.Errorf("unknown Mooncake version %q: known versions are %s", s, strings.Join(Versions, ", "))
 	}
+	return p, nil
+}
+
+func profileOf(v Version) Profile {
 	at := v.AtLeast
 	p := Profile{Version: v, SetupRetries: 20, ClientTTLSeconds: 10, EvictionRatio: 0.05}
 	switch {
@@ -543,7 +577,8 @@ func ProfileFor(s string) (Profile, error) {
 	if !at("0.3.6.post1") { // DEFAULT_EVICTION_RATIO 0.1 through v0.3.6, 0.05 from v0.3.6.post1 (verified)
 		p.EvictionRatio = 0.1
 	}
-	return p, nil
+	p.setupSignature = signature(p.SetupParams)
+	return p
 }
 
 // Constraint is a version range expression: ">=0.3.9", "<0.3.5",

@@ -58,22 +58,8 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	// Validate even after decode errors, so one run reports everything;
 	// then order the messages by position.
 	d.root = d.pos(root)
-	d.validate(sc)
-	if len(d.errs) > 0 {
-		// Causes before consequences: a missing field is often the knock-on
-		// of a misspelt key, so it is reported after the misspelling.
-		sort.SliceStable(d.errs, func(i, j int) bool {
-			a, b := d.errs[i], d.errs[j]
-			if a.derived != b.derived {
-				return !a.derived
-			}
-			return a.Pos.Line < b.Pos.Line || (a.Pos.Line == b.Pos.Line && a.Pos.Col < b.Pos.Col)
-		})
-		return nil, &LoadError{Errs: d.errs}
-	}
-	applyDefaults(sc)
-	if errs := checkPageCapacity(sc); len(errs) > 0 {
-		return nil, &LoadError{Errs: errs}
+	if err := d.finish(sc); err != nil {
+		return nil, err
 	}
 	return sc, nil
 }
@@ -434,6 +420,9 @@ func matchingVersions(c string) []string {
 
 func (d *decoder) checkPlaceholders(sc *Scenario) {
 	check := func(p Pos, s string) {
+		if !strings.Contains(s, "{{") {
+			return
+		}
 		for _, m := range placeholderRE.FindAllStringSubmatch(s, -1) {
 			if !slices.Contains(Roles, m[1]) {
 				d.at(p, "unknown placeholder {{%s}}; valid placeholders: {{%s}}", m[1], strings.Join(Roles, "}}, {{"))

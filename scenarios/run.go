@@ -440,6 +440,9 @@ func (r *run) extraConfig(over map[string]any) map[string]any {
 
 // expand replaces {{role}} with World.Addr(role).
 func (r *run) expand(s string) (string, error) {
+	if !strings.Contains(s, "{{") { // every placeholder starts so: no regexp pass
+		return s, nil
+	}
 	var firstErr error
 	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
 		role := placeholderRE.FindStringSubmatch(m)[1]
@@ -588,7 +591,7 @@ func poolSpec(h HostPool) sglang.HostPoolSpec {
 func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, file any, extra map[string]any) (Observed, []stepWant, error) {
 	clock := r.world.Clock()
 	r.tr.Record("harness", "phase", "", name)
-	from := len(r.tr.Events())
+	from := r.tr.Len()
 	t0 := clock.Now()
 	var obs Observed
 	var wants []stepWant
@@ -648,7 +651,7 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			return obs, wants, fmt.Errorf("%s phase: %w", name, context.DeadlineExceeded)
 		}
 	}
-	events := r.tr.Events()[from:]
+	events := r.tr.EventsFrom(from)
 	for _, e := range events {
 		if e.Kind == "log" {
 			obs.Logs = append(obs.Logs, e.Text)

@@ -21,16 +21,24 @@ func (x *Duration) decodeNode(d *decoder, n *yaml.Node) {
 	if !d.scalar(n, "duration") {
 		return
 	}
-	v, err := time.ParseDuration(n.Value)
+	v, err := ParseDuration(n.Value)
 	if err != nil {
-		d.errorf(n, "bad duration %q: want a number with a unit, one of ns, us, ms, s, m, h (e.g. 30s, 100ms)", n.Value)
+		d.errorf(n, "%v", err)
 		return
+	}
+	*x = v
+}
+
+// ParseDuration parses "30s", "100ms": a non-negative Go duration with a unit.
+func ParseDuration(s string) (Duration, error) {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("bad duration %q: want a number with a unit, one of ns, us, ms, s, m, h (e.g. 30s, 100ms)", s)
 	}
 	if v < 0 {
-		d.errorf(n, "bad duration %q: must not be negative", n.Value)
-		return
+		return 0, fmt.Errorf("bad duration %q: must not be negative", s)
 	}
-	*x = Duration(v)
+	return Duration(v), nil
 }
 
 func (x Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(x).String()) }

@@ -9,9 +9,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Event is one observation.
@@ -29,8 +31,54 @@ type Event struct {
 }
 
 // Line is the event's canonical form.
-func (e Event) Line() string {
-	return fmt.Sprintf("%013.3fms %-16s %-6s %-7s %q", float64(e.At)/float64(time.Millisecond), e.Source, e.Kind, e.Level, e.Text)
+func (e Event) Line() string { return string(e.appendLine(nil)) }
+
+// lineFormat is the canonical form; appendLine writes it without fmt (it
+// was most of a generated sim run's trace hash), and TestAppendLine holds
+// the two byte-equal.
+const lineFormat = "%013.3fms %-16s %-6s %-7s %q"
+
+func (e Event) appendLine(b []byte) []byte {
+	ms := float64(e.At) / float64(time.Millisecond)
+	if e.At < 0 {
+		return fmt.Appendf(b, lineFormat, ms, e.Source, e.Kind, e.Level, e.Text)
+	}
+	var num [32]byte
+	f := strconv.AppendFloat(num[:0], ms, 'f', 3, 64)
+	for n := len(f); n < 13; n++ { // %013: zeros on the left
+		b = append(b, '0')
+	}
+	b = append(b, f...)
+	b = append(b, "ms "...)
+	b = appendPadded(b, e.Source, 16)
+	b = append(b, ' ')
+	b = appendPadded(b, e.Kind, 6)
+	b = append(b, ' ')
+	b = appendPadded(b, e.Level, 7)
+	b = append(b, ' ')
+	return appendQuote(b, e.Text)
+}
+
+// appendQuote is strconv.AppendQuote, copying printable ASCII without
+// quote or backslash (nearly every line) as is.
+func appendQuote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendPadded is %-<w>s: fmt's width counts runes.
+func appendPadded(b []byte, s string, w int) []byte {
+	b = append(b, s...)
+	for n := utf8.RuneCountInString(s); n < w; n++ {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // Trace is safe for concurrent use (wall-clock engines log from goroutines).
@@ -45,7 +93,8 @@ func New(now func() time.Duration) *Trace {
 	if now == nil {
 		now = func() time.Duration { return 0 }
 	}
-	return &Trace{now: now}
+	// A sim run records tens to a hundred-odd events: no doubling from one.
+	return &Trace{now: now, events: make([]Event, 0, 64)}
 }
 
 // SetClock replaces the time source (a world installs its clock).
@@ -111,6 +160,13 @@ func (t *Trace) Events() []Event {
 	return append([]Event(nil), t.events...)
 }
 
+// EventsFrom returns a copy of the events from mark (a Len) on.
+func (t *Trace) EventsFrom(mark int) []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Event(nil), t.events[min(mark, len(t.events)):]...)
+}
+
 // Logs returns the text of every log event, in order.
 func (t *Trace) Logs() []string {
 	var out []string
@@ -125,8 +181,13 @@ func (t *Trace) Logs() []string {
 // WriteTo writes the canonical text, one line per event.
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	var n int64
-	for _, e := range t.Events() {
-		k, err := io.WriteString(w, e.Line()+"\n")
+	var buf []byte
+	// Under the lock, not on a copy: w is a hash or a buffer.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.events {
+		buf = append(e.appendLine(buf[:0]), '\n')
+		k, err := w.Write(buf)
 		n += int64(k)
 		if err != nil {
 			return n, err

@@ -3,6 +3,7 @@ package trace
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -63,5 +64,23 @@ func TestTakeAndReplay(t *testing.T) {
 	evs := tr.Events()
 	if len(evs) != 3 || evs[2].Text != "PUT timed out" || evs[2].Source != "mooncake:tp0" || evs[2].Level != "ERROR" || evs[2].At != 3*time.Second {
 		t.Fatalf("after Replay: %+v", evs)
+	}
+}
+
+// appendLine writes exactly what lineFormat does through fmt.
+func TestAppendLine(t *testing.T) {
+	for _, e := range []Event{
+		{},
+		{At: 1500 * time.Microsecond, Source: "tp0/sglang", Kind: "log", Level: "info", Text: "plain"},
+		{At: 123456789 * time.Second, Source: "a-source-longer-than-sixteen", Kind: "kindlong", Level: "warning!", Text: "quote \" tab \t nl \n é \x00"},
+		{At: 7, Source: "é", Kind: "ü", Level: "ß", Text: "🙂"},
+		{At: 7, Text: "back\\slash ~ del \x7f"},
+		{At: 7, Text: "printable ascii: {}[]~!@#$%^&*()_+`'"},
+		{At: -3 * time.Millisecond, Source: "s", Kind: "k", Level: "l", Text: "negative"},
+	} {
+		want := fmt.Sprintf(lineFormat, float64(e.At)/float64(time.Millisecond), e.Source, e.Kind, e.Level, e.Text)
+		if got := e.Line(); got != want {
+			t.Errorf("Line() = %q, want %q", got, want)
+		}
 	}
 }

@@ -143,6 +143,7 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 		TimeoutScale: f.timeoutScale, Logger: log, ShrinkBudget: f.shrinkBudget,
 		Progress: progressPrinter(stderr),
 	}
+	defer explore.TuneGC()()
 	rep, err := explore.Explore(ctx, opts)
 	if err != nil {
 		return err

@@ -589,20 +589,35 @@ func (e *Engine) publishSegment(ctx context.Context) int {
 	if e.metaURL == "" {
 		return 0
 	}
-	bufs := make([]map[string]any, len(e.regions))
+	bufs := make([]segmentBuffer, len(e.regions))
 	for i, r := range e.regions {
-		bufs[i] = map[string]any{"name": "cpu:0", "addr": r.addr, "length": r.length}
+		bufs[i] = segmentBuffer{Addr: r.addr, Length: r.length, Name: "cpu:0"}
 	}
 	proto := "tcp"
 	if len(e.nics) > 0 {
 		proto = "rdma"
 	}
-	body, _ := json.Marshal(map[string]any{"name": e.serverName, "protocol": proto, "buffers": bufs})
+	body, _ := json.Marshal(segmentDesc{Buffers: bufs, Name: e.serverName, Protocol: proto})
 	if !e.put(ctx, segmentKey(e.serverName), body) {
 		e.logf(mlog.Error, "Failed to register segment descriptor, name %s protocol %s", e.serverName, proto)
 		return mooncake.ERR_METADATA
 	}
 	return 0
+}
+
+// segmentDesc is the published segment descriptor. Fields in key order:
+// the bytes are those of the map json.Marshal sorted before (the trace
+// hashes stay the same), without a map per buffer.
+type segmentDesc struct {
+	Buffers  []segmentBuffer `json:"buffers"`
+	Name     string          `json:"name"`
+	Protocol string          `json:"protocol"`
+}
+
+type segmentBuffer struct {
+	Addr   uint64 `json:"addr"`
+	Length int64  `json:"length"`
+	Name   string `json:"name"`
 }
 
 // segmentKey and rpcMetaKey are a segment's descriptor and rpc_meta keys in
