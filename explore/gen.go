@@ -189,6 +189,9 @@ func (g *gen) topology() {
 	if g.has(ThemeMetadataDown) && t.Metadata == "P2PHANDSHAKE" {
 		t.Metadata = pick(g, "http", "master")
 	}
+	if t.Metadata == "master" && !g.ver.AtLeast(mooncake.EmbeddedMetadataSince) {
+		t.Metadata = "http" // no embedded metadata server yet (no draw: later draws unchanged)
+	}
 	if g.chance(0.15) {
 		t.Master = &DocMaster{Flags: map[string]string{}}
 		t.Master.Flags["client_ttl"] = strconv.Itoa(pick(g, 2, 5, 10))

@@ -132,3 +132,21 @@ func tableDraws(d *Doc) int {
 	}
 	return n
 }
+
+// No metadata: master below mooncake.EmbeddedMetadataSince (seed 30037).
+func TestGeneratorEmbeddedMetadataVersions(t *testing.T) {
+	master := 0
+	for s := uint64(1); s <= 3000; s++ {
+		d := Generate(s, GenOptions{Config: true})
+		if d.Topology.Metadata != "master" {
+			continue
+		}
+		master++
+		if v := d.Mooncake.Versions[0]; !mooncake.MustVersion(v).AtLeast(mooncake.EmbeddedMetadataSince) {
+			t.Fatalf("seed %d: metadata master at %s", s, v)
+		}
+	}
+	if master == 0 {
+		t.Fatal("no seed drew metadata master")
+	}
+}

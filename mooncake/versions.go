@@ -607,3 +607,10 @@ func MustProfile(s string) Profile {
 	}
 	return p
 }
+
+// EmbeddedMetadataSince is the first release whose mooncake_master serves
+// the HTTP metadata (--enable_http_metadata_server; v0.3.6
+// mooncake-store/src/master.cpp; real 0.3.4.post2's master exits 1 with
+// "unknown command line flag", sim,real seed 30037): topology metadata:
+// master needs it.
+const EmbeddedMetadataSince = "0.3.6"
