@@ -218,6 +218,13 @@ type Profile struct {
 	// 0.3.13.post1 (the listener; "removeSegmentDesc … not found" logged),
 	// 1.00–1.03 s at 0.3.7.post2–0.3.9 (the ping thread, see Heartbeat).
 	FailedTransportFreed bool
+	// ExplicitPortIPv6: the store client's "does local_hostname carry a
+	// port" is hasExplicitPort (common.h, v0.3.12+): "[::1]" and a bare
+	// IPv6 address carry none, so the AutoPortBinder appends one. Before,
+	// any ':' was a port (real_client.cpp v0.3.11.post1:651). Real
+	// 0.3.13.post1, "[::1]" (seed 30143): "server_name: ::1 port: 13678",
+	// setup retried, -1 with the metadata down (sim said -600).
+	ExplicitPortIPv6 bool
 	// LeaseExpiryCheck: Client::Get fails a read with LEASE_EXPIRED
 	// ("lease_expired_before_data_transfer_completed key=K") when the lease
 	// the master granted, counted from before the client sent
@@ -475,6 +482,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.FailedTransportFreed = at("0.3.12")
+	p.ExplicitPortIPv6 = at("0.3.12")
 	p.MasterWire = wireFor(v)
 	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")
