@@ -225,6 +225,11 @@ type Profile struct {
 	// 0.3.13.post1, "[::1]" (seed 30143): "server_name: ::1 port: 13678",
 	// setup retried, -1 with the metadata down (sim said -600).
 	ExplicitPortIPv6 bool
+	// TCPDualStack: TcpTransport listens on an IPv6 dual-stack socket
+	// (tcp_transport.cpp v0.3.9+); before, on IPv4 only, so a peer
+	// published at an IPv6 address (MC_TCP_BIND_ADDRESS=::1) is never
+	// reached (real 0.3.7.post2, seed 30141: every put -800).
+	TCPDualStack bool
 	// LeaseExpiryCheck: Client::Get fails a read with LEASE_EXPIRED
 	// ("lease_expired_before_data_transfer_completed key=K") when the lease
 	// the master granted, counted from before the client sent
@@ -483,6 +488,7 @@ func ProfileFor(s string) (Profile, error) {
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.FailedTransportFreed = at("0.3.12")
 	p.ExplicitPortIPv6 = at("0.3.12")
+	p.TCPDualStack = at("0.3.9")
 	p.MasterWire = wireFor(v)
 	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")
