@@ -100,7 +100,7 @@ func observedExpect(o scenarios.Observed, addrs map[string]string) DocExpect {
 // placeholders puts {{master}} etc. back where a message quotes a world address.
 func placeholders(s string, addrs map[string]string) string {
 	for _, role := range []string{"metadata", "master_metrics", "master", "client"} {
-		if a := addrs[role]; a != "" {
+		if a := addrs[role]; !scenarios.LiteralAddr(a) {
 			s = strings.ReplaceAll(s, a, "{{"+role+"}}")
 		}
 	}

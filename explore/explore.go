@@ -29,6 +29,8 @@ type Options struct {
 	Engines []engine.Engine
 	// Versions restrict the generator's Mooncake versions.
 	Versions []string
+	// Config weights the generator to configuration (GenOptions.Config).
+	Config bool
 	// Shard i of n: this process runs the seeds s with (s-Seed) % n == i.
 	Shard, Shards uint64
 	// Jobs is how many scenarios run at once.
@@ -127,7 +129,7 @@ func Explore(ctx context.Context, o Options) (Report, error) {
 		ctx, cancel = context.WithTimeout(ctx, o.Budget)
 		defer cancel()
 	}
-	x := &explorer{o: o, gen: GenOptions{Versions: o.Versions}, start: time.Now()}
+	x := &explorer{o: o, gen: GenOptions{Versions: o.Versions, Config: o.Config}, start: time.Now()}
 	for _, e := range o.Engines {
 		if wallEngine(e) {
 			x.gen.Wall = true

@@ -31,6 +31,9 @@ type GenOptions struct {
 	// MinRPCTimeoutMS floors the MC_RPC_* timeouts drawn (0 = none): on the
 	// fake engine FakeMinRPCTimeout of wall time, scaled by 1/TimeoutScale.
 	MinRPCTimeoutMS int
+	// Config weights the draw to configuration (--weight config): every
+	// scenario carries 1–3 knob draws of the knob table instead of 0–3.
+	Config bool
 }
 
 // Wall-time lag of the fake engine's steps on this shared 2-core machine
@@ -185,6 +188,9 @@ func (g *gen) topology() {
 	t.Metadata = pick(g, "P2PHANDSHAKE", "P2PHANDSHAKE", "http", "master")
 	if g.has(ThemeMetadataDown) && t.Metadata == "P2PHANDSHAKE" {
 		t.Metadata = pick(g, "http", "master")
+	}
+	if t.Metadata == "master" && !g.ver.AtLeast(mooncake.EmbeddedMetadataSince) {
+		t.Metadata = "http" // no embedded metadata server yet (no draw: later draws unchanged)
 	}
 	if g.chance(0.15) {
 		t.Master = &DocMaster{Flags: map[string]string{}}

@@ -93,12 +93,23 @@ func (g *gen) targets(p string) bool {
 // knobs draws 0–3 knobs of the table, each at a value of a class drawn
 // uniformly, so every knob is drawn in every class within a few thousand
 // seeds (TestGeneratorCoversKnobTable).
+//
+// With GenOptions.Config every scenario carries 1–3 draws: the skip draw is
+// still made (a seed's other draws stay those of the unweighted generator)
+// but ignored, and a knob with no usable value is redrawn.
 func (g *gen) knobs(r *rand.Rand) {
-	if r.Float64() < 0.4 {
+	if r.Float64() < 0.4 && !g.opts.Config {
 		return
 	}
 	n := 1 + r.IntN(3)
-	for range n {
+	tries := n
+	if g.opts.Config {
+		tries += 20 // redraws for knobs with no usable value
+	}
+	for drawn := 0; drawn < n && tries > 0; tries-- {
+		if !g.opts.Config {
+			drawn++ // unweighted: a knob with no usable value is a lost draw
+		}
 		k := mooncake.Knobs[r.IntN(len(mooncake.Knobs))]
 		class := mooncake.ValueClasses[r.IntN(len(mooncake.ValueClasses))]
 		var vals []string
@@ -131,6 +142,9 @@ func (g *gen) knobs(r *rand.Rand) {
 			g.cfg[k.Name] = v
 		}
 		g.d.Knobs = append(g.d.Knobs, KnobDraw{Knob: k.Name, Class: class, Value: v})
+		if g.opts.Config {
+			drawn++
+		}
 	}
 }
 

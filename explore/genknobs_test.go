@@ -101,3 +101,52 @@ func TestMasterRejectsFlag(t *testing.T) {
 		}
 	}
 }
+
+// --weight config: every scenario carries 1–3 draws of the knob table (the
+// unweighted generator leaves about 40% without any).
+func TestWeightConfigDrawsEveryScenario(t *testing.T) {
+	for _, wall := range []bool{false, true} {
+		none := 0
+		for s := uint64(1); s <= 1000; s++ {
+			if tableDraws(Generate(s, GenOptions{Wall: wall})) == 0 {
+				none++
+			}
+			if n := tableDraws(Generate(s, GenOptions{Wall: wall, Config: true})); n < 1 || n > 3 {
+				t.Errorf("wall=%v seed %d: %d knob draws with Config, want 1–3", wall, s, n)
+			}
+		}
+		if none < 300 {
+			t.Errorf("wall=%v: %d of 1000 unweighted seeds drew no knob, want >= 300 (the weight must change something)", wall, none)
+		}
+	}
+}
+
+// tableDraws counts the draws knobs() made: not the sidecar's
+// MOONCAKE_CLIENT nor the HA pair's MOONCAKE_MASTER, which vary draws.
+func tableDraws(d *Doc) int {
+	n := 0
+	for _, k := range d.Knobs {
+		if k.Value != "{{client}}" && k.Value != "etcd://{{etcd}}" {
+			n++
+		}
+	}
+	return n
+}
+
+// No metadata: master below mooncake.EmbeddedMetadataSince (seed 30037).
+func TestGeneratorEmbeddedMetadataVersions(t *testing.T) {
+	master := 0
+	for s := uint64(1); s <= 3000; s++ {
+		d := Generate(s, GenOptions{Config: true})
+		if d.Topology.Metadata != "master" {
+			continue
+		}
+		master++
+		if v := d.Mooncake.Versions[0]; !mooncake.MustVersion(v).AtLeast(mooncake.EmbeddedMetadataSince) {
+			t.Fatalf("seed %d: metadata master at %s", s, v)
+		}
+	}
+	if master == 0 {
+		t.Fatal("no seed drew metadata master")
+	}
+}

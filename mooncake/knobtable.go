@@ -199,7 +199,7 @@ var Knobs = []Knob{
 		},
 	},
 	{
-		Name: "MC_TCP_BIND_ADDRESS", Scope: ScopeEnv, Reader: "transfer engine", Type: "string",
+		Name: "MC_TCP_BIND_ADDRESS", Scope: ScopeEnv, Reader: "transfer engine", Type: "string", Modelled: true,
 		Doc: "the address the TE publishes in its rpc_meta with HTTP/etcd metadata (new RPC mapping; not P2P, not MC_LEGACY_RPC_PORT_BINDING)",
 		Rules: []Rule{{
 			Parse:   ParseString,
@@ -213,7 +213,7 @@ var Knobs = []Knob{
 		},
 	},
 	{
-		Name: "MC_LEGACY_RPC_PORT_BINDING", Scope: ScopeEnv, Reader: "transfer engine", Type: "bool",
+		Name: "MC_LEGACY_RPC_PORT_BINDING", Scope: ScopeEnv, Reader: "transfer engine", Type: "bool", Modelled: true,
 		Doc: "publish local_hostname's own host:port as the rpc_meta instead of a random port",
 		Rules: []Rule{{
 			Parse: ParsePresence, Invalid: "getenv presence: =0 turns it on too",

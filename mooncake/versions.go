@@ -254,6 +254,18 @@ type Profile struct {
 	// 0.3.13.post1 (the listener; "removeSegmentDesc … not found" logged),
 	// 1.00–1.03 s at 0.3.7.post2–0.3.9 (the ping thread, see Heartbeat).
 	FailedTransportFreed bool
+	// ExplicitPortIPv6: the store client's "does local_hostname carry a
+	// port" is hasExplicitPort (common.h, v0.3.12+): "[::1]" and a bare
+	// IPv6 address carry none, so the AutoPortBinder appends one. Before,
+	// any ':' was a port (real_client.cpp v0.3.11.post1:651). Real
+	// 0.3.13.post1, "[::1]" (seed 30143): "server_name: ::1 port: 13678",
+	// setup retried, -1 with the metadata down (sim said -600).
+	ExplicitPortIPv6 bool
+	// TCPDualStack: TcpTransport listens on an IPv6 dual-stack socket
+	// (tcp_transport.cpp v0.3.9+); before, on IPv4 only, so a peer
+	// published at an IPv6 address (MC_TCP_BIND_ADDRESS=::1) is never
+	// reached (real 0.3.7.post2, seed 30141: every put -800).
+	TCPDualStack bool
 	// LeaseExpiryCheck: Client::Get fails a read with LEASE_EXPIRED
 	// ("lease_expired_before_data_transfer_completed key=K") when the lease
 	// the master granted, counted from before the client sent
@@ -509,6 +521,8 @@ func profileOf(v Version) Profile {
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.FailedTransportFreed = at("0.3.12")
+	p.ExplicitPortIPv6 = at("0.3.12")
+	p.TCPDualStack = at("0.3.9")
 	p.MasterWire = wireFor(v)
 	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")
@@ -642,3 +656,10 @@ func MustProfile(s string) Profile {
 	}
 	return p
 }
+
+// EmbeddedMetadataSince is the first release whose mooncake_master serves
+// the HTTP metadata (--enable_http_metadata_server; v0.3.6
+// mooncake-store/src/master.cpp; real 0.3.4.post2's master exits 1 with
+// "unknown command line flag", sim,real seed 30037): topology metadata:
+// master needs it.
+const EmbeddedMetadataSince = "0.3.6"

@@ -223,6 +223,9 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 		delete(flags, "rpc_address")
 	}
 	if w.spec.Metadata == "master" {
+		if !known["enable_http_metadata_server"] {
+			return "", nil, 0, 0, 0, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", w.spec.Version, mooncake.EmbeddedMetadataSince)
+		}
 		flags["enable_http_metadata_server"] = "true"
 		flags["http_metadata_server_port"] = strconv.Itoa(meta)
 		flags["http_metadata_server_host"] = w.bindHost()

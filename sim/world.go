@@ -103,6 +103,9 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
+	if spec.Metadata == "master" && !mooncake.MustVersion(v).AtLeast(mooncake.EmbeddedMetadataSince) {
+		return nil, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", v, mooncake.EmbeddedMetadataSince)
+	}
 	k := kernel.New(spec.Seed)
 	tr := spec.Trace
 	if tr == nil {

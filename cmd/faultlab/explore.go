@@ -38,6 +38,7 @@ type exploreFlags struct {
 	shrinkBudget int
 	emit         string
 	coverage     bool
+	weight       string
 }
 
 func exploreCmd() *cobra.Command {
@@ -76,6 +77,7 @@ shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
 	fl.IntVar(&f.shrinkBudget, "shrink-budget", 0, "runs one shrink may make (0 = 200 on sim, 20 with a wall engine)")
 	fl.StringVar(&f.emit, "emit", "", "write the generated scenarios as YAML into this directory (seed-N.yaml) instead of running them")
 	fl.BoolVar(&f.coverage, "coverage", false, "generate the seeds without running them and print, per knob of the knob table and value class (valid, boundary, invalid), how many scenarios drew it; exits 1 if a knob/class was never drawn")
+	fl.StringVar(&f.weight, "weight", "", "weight the generator's draws: config = every scenario carries 1–3 knob draws of the knob table (default: 0–3)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every finding and engine logs")
 	markOutput(cmd, "report", outputFile)
 	markOutput(cmd, "junit", outputFile)
@@ -108,6 +110,9 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 			return usageErr(fmt.Errorf("--mooncake-version: %w", err))
 		}
 	}
+	if f.weight != "" && f.weight != "config" {
+		return usageErr(fmt.Errorf("--weight %q: the only weight is config", f.weight))
+	}
 	engs, err := buildEngines(f.engines, log)
 	if err != nil {
 		return usageErr(err)
@@ -138,7 +143,7 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 		}
 	}
 	opts := explore.Options{
-		Seeds: f.seeds, Budget: f.budget, Seed: f.seed, Engines: engs, Versions: versions,
+		Seeds: f.seeds, Budget: f.budget, Seed: f.seed, Engines: engs, Versions: versions, Config: f.weight == "config",
 		Shard: shard, Shards: shards, Jobs: f.jobs, RepeatEvery: f.repeat, Corpus: f.corpus,
 		TimeoutScale: f.timeoutScale, Logger: log, ShrinkBudget: f.shrinkBudget,
 		Progress: progressPrinter(stderr),
@@ -270,7 +275,7 @@ func emitScenarios(f exploreFlags, engs []engine.Engine, shard, shards uint64) e
 	if err := os.MkdirAll(f.emit, 0o755); err != nil {
 		return err
 	}
-	opts := explore.GenOptions{Versions: f.versions, Wall: len(engs) > 1}
+	opts := explore.GenOptions{Versions: f.versions, Wall: len(engs) > 1, Config: f.weight == "config"}
 	for i := shard; i < f.seeds; i += shards {
 		d := explore.Generate(f.seed+i, opts)
 		if err := os.WriteFile(filepath.Join(f.emit, fmt.Sprintf("seed-%d.yaml", f.seed+i)), d.Marshal(), 0o644); err != nil {
@@ -286,7 +291,7 @@ func printCoverage(out io.Writer, f exploreFlags, engs []engine.Engine) error {
 	if f.seeds == 0 {
 		return usageErr(fmt.Errorf("--coverage needs --seeds"))
 	}
-	c := explore.KnobCoverage(f.seed, f.seeds, explore.GenOptions{Versions: f.versions, Wall: len(engs) > 1})
+	c := explore.KnobCoverage(f.seed, f.seeds, explore.GenOptions{Versions: f.versions, Wall: len(engs) > 1, Config: f.weight == "config"})
 	if f.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")

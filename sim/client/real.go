@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -199,6 +200,32 @@ func (c *RealClient) Setup(ctx context.Context, a engine.SetupArgs) (int, error)
 	return 0, nil
 }
 
+// localHostPort is the store client's split of local_hostname: whether it
+// carries a port, and the host a bound port is appended to. With
+// ipv6 (Profile.ExplicitPortIPv6) it is hasExplicitPort and
+// buildHostNameWithPort (common.h v0.3.12.post1:270, :292): "[v6]" or a bare
+// IPv6 address has no port and gets one as "[v6]:port"; before, the text
+// up to the first ':' is the host and any ':' a port.
+func localHostPort(name string, ipv6 bool) (string, bool) {
+	if ipv6 {
+		if strings.HasPrefix(name, "[") {
+			if i := strings.Index(name, "]"); i >= 0 && isIPv6(name[1:i]) {
+				return name[:i+1], strings.Contains(name[i:], ":")
+			}
+		} else if isIPv6(name) {
+			return "[" + name + "]", false
+		}
+		if i := strings.LastIndex(name, ":"); i >= 0 {
+			return name[:i], true
+		}
+		return name, false
+	}
+	host, _, has := strings.Cut(name, ":")
+	return host, has
+}
+
+func isIPv6(s string) bool { return strings.Contains(s, ":") && net.ParseIP(s) != nil }
+
 func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
 	if a.LocalHostname == "" && c.p.EmptyHostnameCheck {
 		c.logf(mlog.Error, "local_hostname is empty")
@@ -208,7 +235,7 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 	if a.RDMADevices != "" && a.RDMADevices != "auto-discovery" {
 		devices = &a.RDMADevices
 	}
-	host, _, hasPort := strings.Cut(a.LocalHostname, ":")
+	host, hasPort := localHostPort(a.LocalHostname, c.p.ExplicitPortIPv6)
 	if !hasPort && c.p.AutoPortRetry {
 		ok, err := c.autoPortLoop(ctx, a, host, devices)
 		if err != nil || !ok {

@@ -7,6 +7,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // transferStatusFailed is TransferStatusEnum::FAILED (transfer_engine.h).
@@ -64,14 +65,45 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	if c.localMemcpy(r) || r.TEProtocol != "tcp" {
 		return true
 	}
-	if c.te.RPCMetaEntry(ctx, r.TEEndpoint) {
+	m, ok := c.te.RPCMetaEntry(ctx, r.TEEndpoint)
+	if ok && c.connectable(r, m) {
 		return true
 	}
-	c.logf(mlog.Error, "TcpTransport::startTransfer failed to get RPC meta entry for segment name: %s", r.TEEndpoint)
+	if !ok {
+		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get RPC meta entry for segment name: %s", r.TEEndpoint)
+	}
 	if c.p.TransferBatchFailLogged {
 		c.batches++
 		c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
 	}
+	return false
+}
+
+// connectable is TcpTransport::getConnection's resolve of the rpc_meta
+// entry's host. Real publishes an address of the host's own interfaces
+// (findLocalIpAddresses), the sim its logical host name, so only a
+// published host that is not the endpoint's own name came from
+// MC_TCP_BIND_ADDRESS and can fail to resolve (sim,real seed 30005, real
+// 0.3.10.post1 with MC_TCP_BIND_ADDRESS=not-an-ip: setup 0, every put -800;
+// 0.3.7.post2 with ::1, seed 30141: the same, Profile.TCPDualStack).
+func (c *RealClient) connectable(r master.Replica, m te.RPCMeta) bool {
+	h := r.TEEndpoint
+	if i := strings.LastIndex(h, ":"); i >= 0 {
+		h = h[:i]
+	}
+	if m.Host == h {
+		return true
+	}
+	if v6 := strings.Contains(m.Host, ":"); te.Resolvable(m.Host) && (!v6 || c.p.TCPDualStack) {
+		return true
+	} else if te.Resolvable(m.Host) {
+		// An IPv4-only listener (before 0.3.9): nothing answers on the IPv6 address.
+		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s:%d. Error: connect: Connection refused", m.Host, m.Port+1)
+		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s:%d", m.Host, m.Port+1)
+		return false
+	}
+	c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s:%d. Error: resolve: Host not found (authoritative)", m.Host, m.Port+1)
+	c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s:%d", m.Host, m.Port+1)
 	return false
 }
 

@@ -73,14 +73,14 @@ func TestRPCMetaEntry(t *testing.T) {
 	t.Run("the own entry is read back once, then cached", func(t *testing.T) {
 		m := &httpMeta{s: metadata.New(false)}
 		e, _ := newHTTPEngine(t, "0.3.7.post2", m)
-		if !e.RPCMetaEntry(ctx, "127.0.0.1:48513") || !e.RPCMetaEntry(ctx, "127.0.0.1:48513") {
+		if !rpcOK(ctx, e, "127.0.0.1:48513") || !rpcOK(ctx, e, "127.0.0.1:48513") {
 			t.Fatal("RPCMetaEntry = false, want true")
 		}
 		if m.gets != 1 {
 			t.Errorf("GETs = %d, want 1 (rpc_meta_map_ caches a found entry)", m.gets)
 		}
 		m.down = true
-		if !e.RPCMetaEntry(ctx, "127.0.0.1:48513") {
+		if !rpcOK(ctx, e, "127.0.0.1:48513") {
 			t.Error("a cached entry needs no metadata service")
 		}
 	})
@@ -89,7 +89,7 @@ func TestRPCMetaEntry(t *testing.T) {
 		e, logs := newHTTPEngine(t, "0.3.7.post2", m)
 		m.down = true
 		for range 2 {
-			if e.RPCMetaEntry(ctx, "127.0.0.1:48513") {
+			if rpcOK(ctx, e, "127.0.0.1:48513") {
 				t.Fatal("RPCMetaEntry = true with the service down")
 			}
 		}
@@ -97,14 +97,14 @@ func TestRPCMetaEntry(t *testing.T) {
 			rpcMetaGET+" curl: Timeout was reached err: Operation timed out after 3000 milliseconds with 0 bytes received",
 			"Failed to find location of 127.0.0.1:48513")
 		m.down = false
-		if !e.RPCMetaEntry(ctx, "127.0.0.1:48513") {
+		if !rpcOK(ctx, e, "127.0.0.1:48513") {
 			t.Error("RPCMetaEntry = false once the service answers")
 		}
 	})
 	t.Run("a missing entry is a failure with the server's answer", func(t *testing.T) {
 		m := &httpMeta{s: metadata.New(false)}
 		e, logs := newHTTPEngine(t, "0.3.9", m)
-		if e.RPCMetaEntry(ctx, "127.0.0.1:9") {
+		if rpcOK(ctx, e, "127.0.0.1:9") {
 			t.Fatal("RPCMetaEntry = true for a key nobody wrote")
 		}
 		wantLastLogs(t, *logs,
@@ -116,7 +116,7 @@ func TestRPCMetaEntry(t *testing.T) {
 		if err := e.InitStore(ctx, "127.0.0.1", te.P2PHandshake, "tcp", nil); err != nil {
 			t.Fatal(err)
 		}
-		if !e.RPCMetaEntry(ctx, "127.0.0.1:15000") {
+		if !rpcOK(ctx, e, "127.0.0.1:15000") {
 			t.Error("RPCMetaEntry = false in P2PHANDSHAKE mode")
 		}
 	})
@@ -221,6 +221,24 @@ func TestTCPInstallReadsOwnSegmentDesc(t *testing.T) {
 		}
 		if c.want && slices.Index(*logs, warn) != slices.Index(*logs, get404)+1 {
 			t.Errorf("%s: the warning should follow the 404: %q", c.version, *logs)
+		}
+	}
+}
+
+func rpcOK(ctx context.Context, e *te.Engine, name string) bool {
+	_, ok := e.RPCMetaEntry(ctx, name)
+	return ok
+}
+
+// MC_TCP_BIND_ADDRESS is published unchecked; only an address asio can
+// resolve reaches the segment (sim,real seed 30005).
+func TestResolvable(t *testing.T) {
+	for host, want := range map[string]bool{
+		"127.0.0.1": true, "::1": true, "[::1]": true, "localhost": true,
+		"not-an-ip": false, "": false, "127.0.0.1:99": false,
+	} {
+		if got := te.Resolvable(host); got != want {
+			t.Errorf("Resolvable(%q) = %v, want %v", host, got, want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -72,6 +73,8 @@ type region struct {
 type Engine struct {
 	cfg        Config
 	serverName string // local_server_name_ (rpc_meta key)
+	bindAddr   string // MC_TCP_BIND_ADDRESS: rpc_meta's ip_or_host_name when set
+	legacy     bool   // MC_LEGACY_RPC_PORT_BINDING: the RPC port is local_hostname's
 	rpcPort    int
 	// rpcLo, rpcHi: findAvailableTcpPort's range (loadGlobalConfig).
 	rpcLo, rpcHi int
@@ -90,7 +93,7 @@ type Engine struct {
 	handshake, leaked bool
 	// rpcMeta is TransferMetadata's rpc_meta_map_: the segments whose
 	// rpc_meta this process has read (getRpcMetaEntry).
-	rpcMeta map[string]bool
+	rpcMeta map[string]RPCMeta
 }
 
 // New returns an uninitialised engine.
@@ -267,7 +270,9 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		} else if devices != nil {
 			e.logf(mlog.Warning, "TCP protocol does not use device names, ignoring")
 		}
-		e.installTCP(ctx)
+		if e.installTCP(ctx) != 0 {
+			return mooncake.INTERNAL_ERROR
+		}
 		return nil
 	}
 	e.logf(mlog.Error, "unsupported_protocol protocol=%s", protocol)
@@ -421,6 +426,18 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 			e.logf(mlog.Error, "sim: metadata backend %q is not modelled (use P2PHANDSHAKE, etcd:// or http://)", metadataConn)
 			return mooncake.ERR_METADATA
 		}
+		e.metaURL = metadataConn
+		if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); legacy {
+			// getenv presence (=0 too): local_hostname's own port, no socket
+			// held; the handshake daemon binds it at install (legacyBind).
+			e.rpcPort, e.legacy = port, true
+			e.logf(mlog.Info, "Transfer Engine RPC using legacy/P2P, listening on %s:%d", host, port)
+			if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
+				e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
+				return mooncake.ERR_METADATA
+			}
+			return e.afterRPC(ctx, auto)
+		}
 		p, release, err := e.bindAny(ctx, host)
 		if err != nil {
 			e.logf(mlog.Error, "not valid port for serving local TCP service")
@@ -428,16 +445,28 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		}
 		e.release = append(e.release, release)
 		e.rpcPort = p
-		e.metaURL = metadataConn
-		_ = port
 		// The real engine listens on the first active interface's IP; the
 		// sim host has one logical address.
+		if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); !legacy {
+			// transfer_engine_impl.cpp (v0.3.10.post1:149, v0.3.12.post1:159):
+			// MC_TCP_BIND_ADDRESS is published as is, unchecked.
+			if a, ok := e.env("MC_TCP_BIND_ADDRESS"); ok {
+				e.bindAddr = a
+				host = a
+			}
+		}
 		e.logf(mlog.Info, "Transfer Engine RPC using new RPC mapping, listening on %s:%d", host, p)
 		if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
 			e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
 			return mooncake.ERR_METADATA
 		}
 	}
+	return e.afterRPC(ctx, auto)
+}
+
+// afterRPC is the rest of init once the RPC location is published:
+// topology discovery and transport installation when auto-discovering.
+func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	if !auto {
 		return 0
 	}
@@ -467,12 +496,11 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		// Seen on real 0.3.13.post1 before the TCP fallback installs.
 		e.logf(mlog.Error, "Local segment descriptor not found")
 	}
-	e.installTCP(ctx)
-	return 0
+	return e.installTCP(ctx)
 }
 
 // installTCP is TcpTransport::install; its listen port follows the RPC port.
-func (e *Engine) installTCP(ctx context.Context) {
+func (e *Engine) installTCP(ctx context.Context) int {
 	if e.cfg.Profile.TCPInstallReadsOwnSegmentDesc && e.metaURL != "" && e.etcd == "" {
 		// allocateLocalSegmentID starts from the published descriptor of
 		// its own name (getSegmentDesc), which a fresh world does not have
@@ -484,8 +512,38 @@ func (e *Engine) installTCP(ctx context.Context) {
 			e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", e.serverName)
 		}
 	}
+	if !e.legacyBind(ctx) {
+		return -1
+	}
 	e.transports = append(e.transports, "tcp")
 	e.logf(mlog.Info, "TcpTransport: listen on port %d", e.rpcPort+1)
+	return 0
+}
+
+// legacyBind is the handshake daemon's bind of the legacy RPC port
+// (MC_LEGACY_RPC_PORT_BINDING, sockfd -1): the store client's
+// AutoPortBinder still holds local_hostname's port, so it fails. Real
+// 0.3.12.post1 (2026-12-01, sim,real seed 30010): "SocketHandShakePlugin:
+// bind (port 13994): Address already in use [98]", "TcpTransport: cannot
+// start handshake daemon", the descriptor DELETE, "Failed to install TCP
+// transport", setup -1 after every retry.
+func (e *Engine) legacyBind(ctx context.Context) bool {
+	if !e.legacy || e.cfg.Ports == nil {
+		return true
+	}
+	host, _ := splitHostPort(e.serverName)
+	rel, err := e.cfg.Ports.Bind(ctx, host, e.rpcPort)
+	if err == nil {
+		e.release = append(e.release, rel)
+		return true
+	}
+	e.logf(mlog.Error, "SocketHandShakePlugin: bind (port %d): Address already in use [98]", e.rpcPort)
+	e.logf(mlog.Error, "TcpTransport: cannot start handshake daemon")
+	if !e.del(ctx, segmentKey(e.serverName)) {
+		e.logf(mlog.Error, "Failed to unregister segment descriptor, name %s", e.serverName)
+	}
+	e.logf(mlog.Error, "Failed to install TCP transport")
+	return false
 }
 
 // bindAny picks the TE's own RPC port (findAvailableTcpPort: 15000..17000,
@@ -628,6 +686,9 @@ func rpcMetaKey(name string) string { return "mooncake/rpc_meta/" + name }
 // rpcMetaBody is the rpc_meta value this engine publishes.
 func (e *Engine) rpcMetaBody() []byte {
 	host, _ := splitHostPort(e.serverName)
+	if e.bindAddr != "" {
+		host = e.bindAddr
+	}
 	body, _ := json.Marshal(map[string]any{"ip_or_host_name": host, "rpc_port": e.rpcPort})
 	return body
 }
@@ -898,20 +959,44 @@ func (e *Engine) ReleasePorts() {
 // a failed read is not cached: every later transfer reads again. Real
 // 0.3.7.post2 with the metadata blackholed after setup: each warmup put
 // logs the GET's 3000 ms curl timeout and "Failed to find location of".
-func (e *Engine) RPCMetaEntry(ctx context.Context, name string) bool {
+//
+// It returns the entry's ip_or_host_name and rpc_port (P2PHANDSHAKE: the
+// name's), which TcpTransport connects to.
+func (e *Engine) RPCMetaEntry(ctx context.Context, name string) (RPCMeta, bool) {
 	if e.metaURL == "" && e.etcd == "" {
-		return true
+		h, p := splitHostPort(name)
+		return RPCMeta{Host: h, Port: p}, true
 	}
-	if e.rpcMeta[name] {
-		return true
+	if m, ok := e.rpcMeta[name]; ok {
+		return m, true
 	}
-	if _, ok := e.get(ctx, rpcMetaKey(name)); !ok {
+	body, ok := e.get(ctx, rpcMetaKey(name))
+	if !ok {
 		e.logf(mlog.Error, "Failed to find location of %s", name)
-		return false
+		return RPCMeta{}, false
+	}
+	var m RPCMeta
+	if json.Unmarshal(body, &m) != nil {
+		h, p := splitHostPort(name) // not one of ours: the name's location
+		m = RPCMeta{Host: h, Port: p}
 	}
 	if e.rpcMeta == nil {
-		e.rpcMeta = map[string]bool{}
+		e.rpcMeta = map[string]RPCMeta{}
 	}
-	e.rpcMeta[name] = true
-	return true
+	e.rpcMeta[name] = m
+	return m, true
+}
+
+// RPCMeta is TransferMetadata::RpcMetaDesc.
+type RPCMeta struct {
+	Host string `json:"ip_or_host_name"`
+	Port int    `json:"rpc_port"`
+}
+
+// Resolvable: whether asio's resolver finds host on the sim's one host —
+// an IP literal or localhost; anything else (MC_TCP_BIND_ADDRESS=not-an-ip,
+// real 0.3.10.post1: every transfer -800) is not found.
+func Resolvable(host string) bool {
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	return h == "localhost" || net.ParseIP(h) != nil
 }
