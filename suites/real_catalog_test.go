@@ -50,8 +50,10 @@ var _ = catalogSuite(engineSuite{
 
 // mooncakeProcesses lists running processes that the real engine starts —
 // mooncake_master, mooncake_client, mooncake_http_metadata_server, the
-// Python driver and etcd (topology metadata: etcd) — among this test process's descendants (other users of
-// the machine may run Mooncake too).
+// Python drivers, real SGLang's fork servers and the schedulers they fork
+// (which keep the server's command line) and etcd (topology metadata:
+// etcd) — among this test process's descendants (other users of the
+// machine may run Mooncake too).
 func mooncakeProcesses() []string {
 	var out []string
 	pids, _ := filepath.Glob("/proc/[0-9]*/cmdline")
@@ -64,7 +66,7 @@ func mooncakeProcesses() []string {
 			continue
 		}
 		cmd := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
-		for _, name := range []string{"mooncake_master", "mooncake_client", "mooncake_http_metadata_server", "driver.py", "--initial-cluster=faultlab="} {
+		for _, name := range []string{"mooncake_master", "mooncake_client", "mooncake_http_metadata_server", "driver.py", "sglang_forkserver.py", "--initial-cluster=faultlab="} {
 			if strings.Contains(cmd, name) {
 				out = append(out, filepath.Base(filepath.Dir(p))+": "+cmd)
 				break
