@@ -1,6 +1,6 @@
 // Package mooncake holds Mooncake facts as data: error codes, version
 // profiles, setup signatures and the pybind11 TypeError text, log lines.
-// Sources are cited in docs/ARCHITECTURE.md and ../shared/reference/mooncake.md.
+// Sources (Mooncake's types.h at each tag) are cited in docs/ARCHITECTURE.md.
 package mooncake
 
 import "fmt"
