@@ -84,7 +84,7 @@ const nightlyLabel = "nightly"
 // what the process catalog checks and runs nightly.
 func containerActionsOnly(sc *scenarios.Scenario, version string) bool {
 	vs, _ := sc.Versions("")
-	return !sc.HasLabel("container") || version != vs[len(vs)-1]
+	return !sc.HasLabel(scenarios.ContainerLabel) || version != vs[len(vs)-1]
 }
 
 // catalogKey names one scenario × version.
@@ -120,7 +120,7 @@ func catalogSuite(s engineSuite) bool {
 				results[catalogKey(name, version)] = r
 			}
 			AddReportEntry(catalogKey(name, version), fmt.Sprintf("%s virtual=%.0fms wall=%.1fms %s %s", r.Verdict, r.VirtualMS, r.WallMS, r.TraceHash, r.Reason))
-			if sc.HasLabel("container") && !s.containers && !s.modelsContainers {
+			if sc.HasLabel(scenarios.ContainerLabel) && !s.containers && !s.modelsContainers {
 				Expect(r.Verdict).To(Equal(scenarios.Skip), "%s @ %s on %s: %s", name, version, s.name, r.Reason)
 				Expect(r.Reason).To(ContainSubstring("needs a container world (faultlab run --containers)"))
 				return

@@ -326,7 +326,7 @@ var _ = Describe("the catalog at every SGLang release the model follows", Label(
 						continue
 					}
 					ran++
-					if sc.HasLabel("container") {
+					if sc.HasLabel(scenarios.ContainerLabel) {
 						containerRan++
 					}
 					Expect(r.Verdict).To(Equal(scenarios.Pass), "%s @ %s, SGLang %s: %s", r.Scenario, r.MooncakeVersion, v, r.Reason)
