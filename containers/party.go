@@ -55,6 +55,9 @@ type Party struct {
 	stdout *io.PipeReader
 	stderr *io.PipeReader
 	hj     *client.HijackedResponse
+	// outTail and errTail keep what the process printed last (Describe).
+	outTail, errTail tailLines
+	started          time.Time
 
 	exited chan struct{}
 	mu     sync.Mutex
@@ -161,7 +164,9 @@ func (w *World) Start(ctx context.Context, s PartySpec) (*Party, error) {
 	errR, errW := io.Pipe()
 	p.stdout, p.stderr = outR, errR
 	go func() {
-		_, err := stdcopy.StdCopy(outW, errW, hj.Reader)
+		_, err := stdcopy.StdCopy(io.MultiWriter(outW, &p.outTail), io.MultiWriter(errW, &p.errTail), hj.Reader)
+		p.outTail.end(err)
+		p.errTail.end(err)
 		outW.CloseWithError(err)
 		errW.CloseWithError(err)
 	}()
@@ -172,6 +177,7 @@ func (w *World) Start(ctx context.Context, s PartySpec) (*Party, error) {
 		_ = p.Remove(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("containers: start %s: %w", s.Name, err)
 	}
+	p.started = time.Now()
 	go p.wait()
 	return p, nil
 }
@@ -427,4 +433,19 @@ func (w *World) Gateway(ctx context.Context) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("containers: network %s has no gateway", w.net.Name)
+}
+
+// Describe says where the party stands, for an error about a party that
+// did not come up: Docker's view of its container (status, pid), how long
+// ago it started, and the last lines of its stdout and stderr (and whether
+// the attach stream ended).
+func (p *Party) Describe(ctx context.Context) string {
+	state := "state unknown"
+	if in, err := p.w.Docker.ContainerInspect(ctx, p.ID, client.ContainerInspectOptions{}); err != nil {
+		state = "inspect: " + err.Error()
+	} else if st := in.Container.State; st != nil {
+		state = fmt.Sprintf("docker status %s (pid %d, exit code %d, OOM-killed %t)", st.Status, st.Pid, st.ExitCode, st.OOMKilled)
+	}
+	return fmt.Sprintf("container %s: %s, started %s ago; stdout: %s; stderr: %s",
+		p.Spec.Name, state, time.Since(p.started).Round(100*time.Millisecond), &p.outTail, &p.errTail)
 }

@@ -242,9 +242,9 @@ func (sp *servedParty) launch(ctx context.Context, name string) (instance, error
 	case <-ready:
 		return instance{p: p, ip: ip, acks: acks}, nil
 	case <-p.Exited():
-		return instance{}, fmt.Errorf("fake engine: %s container exited at start-up: %s", sp.name, p.Exit())
+		return instance{}, fmt.Errorf("fake engine: %s container exited at start-up: %s; %s", sp.name, p.Exit(), p.Describe(ctx))
 	case <-t.C:
-		return instance{}, fmt.Errorf("fake engine: %s container not ready after %s", sp.name, servedReadyTimeout)
+		return instance{}, fmt.Errorf("fake engine: %s container: no ready line from `serve fake --control` on its stdout within %s; %s", sp.name, servedReadyTimeout, p.Describe(ctx))
 	case <-ctx.Done():
 		return instance{}, fmt.Errorf("fake engine: start %s container: %w", sp.name, ctx.Err())
 	}
