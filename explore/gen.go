@@ -12,6 +12,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
 // GenOptions shape what the generator draws.
@@ -171,9 +172,11 @@ func (g *gen) settle() string {
 	}
 	stuck := false
 	for _, f := range g.d.Faults {
-		// A slicer with a delay stretches an RPC sent before the clear as
-		// latency does (sim seed 37077: 500 ms × 32 slices outlasted 2 s).
-		stuck = stuck || f.Mode == "blackhole" || f.Action == "pause" || f.Mode == "latency" || (f.Mode == "slicer" && f.Delay != "")
+		// A mode that holds an exchange (blackhole; a slicer with a delay
+		// stretches an RPC sent before the clear as latency does: sim seed
+		// 37077, 500 ms × 32 slices outlasted 2 s) says so (faults.Holds).
+		ff, ok := g.fault(f)
+		stuck = stuck || f.Action == "pause" || (ok && faults.Holds(ff))
 	}
 	if !stuck {
 		return "2s"
@@ -451,13 +454,11 @@ func (g *gen) faults() {
 			}
 		case faults.Link:
 			f.Target = pick(g, g.linkTargets()...)
-			f.Mode = pick(g, faults.LinkModes()...)
+			f.Mode = pick(g, g.linkModes(f.Target)...)
 			if g.opts.Wall && (f.Mode == faults.ModeBlackhole || f.Mode == faults.ModeLatency) && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
 				f.Mode = faults.ModeResetPeer
 			}
-			if m, ok := faults.ModeOf(f.Mode); ok {
-				g.fill(&f, m.Fields())
-			}
+			g.fillParams(&f)
 			if g.chance(0.2) && f.Mode != faults.ModeRefuse { // a stopped proxy refuses both ways
 				f.Stream = pick(g, "upstream", "downstream")
 			}
@@ -479,9 +480,10 @@ func (g *gen) faults() {
 			// declares, keep it if it validates (three tries).
 			ok := false
 			for range 3 {
-				f.Target, f.Mode, f.Action = "", "", ""
+				f.Target, f.Mode, f.Action, f.Params = "", "", "", nil
 				if k, found := faults.KindOf(faults.Kind(f.Kind)); found {
 					g.fill(&f, k.Fields())
+					g.fillParams(&f)
 				}
 				if g.valid(f) {
 					ok = true
@@ -518,8 +520,20 @@ func (g *gen) linkTargets() []string {
 	return out
 }
 
-// fill draws a value for each field a kind or mode declares, by field name
-// (the names faults.Fault and the YAML share).
+// linkModes are the link modes a fault on target may take here: on a wall
+// engine (toxiproxy links) only those it can inject.
+func (g *gen) linkModes(target string) []string {
+	var out []string
+	for _, m := range faults.LinkModes() {
+		f := faults.Fault{Kind: faults.Link, Target: target, Mode: m}
+		if !g.opts.Wall || faults.Available(f, faults.Capabilities{Toxiproxy: true}) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// fill draws a value for each common field a kind declares, by field name.
 func (g *gen) fill(f *DocFault, fields []faults.Field) {
 	for _, fl := range fields {
 		switch fl.Name {
@@ -529,31 +543,53 @@ func (g *gen) fill(f *DocFault, fields []faults.Field) {
 			f.Mode = pick(g, append(faults.LinkModes(), faults.DownModes...)...)
 		case "action":
 			f.Action = pick(g, faults.Actions...)
-		case "latency":
-			f.Latency = pick(g, "10ms", "200ms", "2s")
-		case "jitter":
-			f.Jitter = pick(g, "", "5ms", "50ms")
-		case "delay":
-			f.Delay = pick(g, "", "10ms", "500ms")
-		case "rate_kbps":
-			f.Rate = int64(pick(g, 100, 10000))
-		case "average_size":
-			f.AvgSize = int64(pick(g, 16, 1024))
-		case "size_variation":
-			f.SizeVar = int64(pick(g, 0, 8))
-		case "bytes":
-			f.Bytes = int64(pick(g, 100, 100000))
 		}
 	}
 }
 
+// fillParams draws each parameter of f's kind and mode from its gen tag
+// (faults.ParamField.Gen; "" and 0 leave it unset).
+func (g *gen) fillParams(f *DocFault) {
+	f.Params = nil
+	for _, p := range faults.ParamFields(faults.ParamsOf(faults.Kind(f.Kind), f.Mode)) {
+		if len(p.Gen) == 0 {
+			continue
+		}
+		v := pick(g, p.Gen...)
+		if v == "" || v == "0" {
+			continue
+		}
+		if f.Params == nil {
+			f.Params = map[string]any{}
+		}
+		if p.IsDuration() {
+			f.Params[p.Name] = v
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			panic(fmt.Sprintf("explore: %s's gen tag: %q is not an integer", p.Name, v))
+		}
+		f.Params[p.Name] = n
+	}
+}
+
+// fault is a drawn fault as the engines see it (false: its parameters do
+// not build).
+func (g *gen) fault(d DocFault) (faults.Fault, bool) {
+	dur := func(s string) time.Duration { x, _ := time.ParseDuration(s); return x }
+	params, err := scenarios.FaultParams(d.Kind, d.Mode, d.paramStrings())
+	if err != nil {
+		return faults.Fault{}, false
+	}
+	return faults.Fault{At: dur(d.At), For: dur(d.For), Kind: faults.Kind(d.Kind), Target: d.Target, Mode: d.Mode,
+		Action: d.Action, Stream: d.Stream, Params: params}, true
+}
+
 // valid runs the registry's validation on a drawn fault.
 func (g *gen) valid(d DocFault) bool {
-	dur := func(s string) time.Duration { x, _ := time.ParseDuration(s); return x }
-	f := faults.Fault{At: dur(d.At), For: dur(d.For), Kind: faults.Kind(d.Kind), Target: d.Target, Mode: d.Mode,
-		Action: d.Action, Stream: d.Stream, Latency: dur(d.Latency), Jitter: dur(d.Jitter), RateKBps: d.Rate,
-		AverageSize: d.AvgSize, SizeVariation: d.SizeVar, Delay: dur(d.Delay), Bytes: d.Bytes}
-	return f.Validate() == nil
+	f, ok := g.fault(d)
+	return ok && f.Validate() == nil
 }
 
 // sleepMidpoints are the virtual times (whole seconds) in the middle of

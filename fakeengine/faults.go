@@ -8,6 +8,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
 // Faults in the fake engine: World embeds the faults/schedule Scheduler
@@ -60,6 +61,9 @@ func (in injector) Check(f faults.Fault) error {
 			return engine.Unsupportedf("fake engine: process target %s not served", f.Target)
 		}
 		return nil
+	}
+	if err := toxiproxy.Check(f); err != nil {
+		return engine.Unsupportedf("fake engine: %v", err)
 	}
 	if len(w.linksTo(f.LinkTarget())) == 0 {
 		return engine.Unsupportedf("fake engine: no link to %s in this topology", f.LinkTarget())

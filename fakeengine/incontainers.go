@@ -598,7 +598,7 @@ func (w *World) containerInject(ctx context.Context, f faults.Fault) (func(conte
 	do := func(ctx context.Context, action string) error {
 		var errs []error
 		for _, sp := range ps {
-			errs = append(errs, sp.act(ctx, action, f.Bytes))
+			errs = append(errs, sp.act(ctx, action, faults.ContainerBytes(f)))
 		}
 		return errors.Join(errs...)
 	}

@@ -23,7 +23,7 @@ func TestValidate(t *testing.T) {
 		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeBandwidth}, `link bandwidth: rate_kbps must be > 0`},
 		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeSlicer}, `link slicer: average_size must be > 0`},
 		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData}, `link limit_data: bytes must be > 0`},
-		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Latency: time.Millisecond, Stream: "up"}, `link "up": stream must be one of both, upstream, downstream`},
+		{faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Stream: "up", Params: faults.LatencyParams{Latency: time.Millisecond}}, `link "up": stream must be one of both, upstream, downstream`},
 		{faults.Fault{Kind: faults.Process, Target: "etcd", Action: "stop"}, `process "etcd": target must be one of master, metadata, client, master-leader`},
 		{faults.Fault{Kind: faults.Process, Target: "master", Action: "kill"}, `process "kill": action must be one of stop, start, restart, pause, resume`},
 		{faults.Fault{Kind: "crash"}, `unknown fault kind "crash": valid kinds are client-down, container, link, master-down, metadata-down, process`},
@@ -85,16 +85,16 @@ func TestSimulate(t *testing.T) {
 		{faults.Fault{Mode: faults.ModeRefuse}, faults.Effect{Verdict: faults.Refuse}},
 		{faults.Fault{Mode: faults.ModeBlackhole}, faults.Effect{Verdict: faults.Blackhole}},
 		// Both streams: the upstream's delay, then the downstream's (real: 2 × delay).
-		{faults.Fault{Mode: faults.ModeResetPeer, Delay: time.Second}, faults.Effect{Verdict: faults.ResetPeer, Delay: 2 * time.Second}},
-		{faults.Fault{Mode: faults.ModeResetPeer, Delay: time.Second, Stream: "downstream"}, faults.Effect{Verdict: faults.ResetPeer, Delay: time.Second}},
-		{faults.Fault{Mode: faults.ModeLatency, Latency: 10 * time.Millisecond}, faults.Effect{Delay: 20 * time.Millisecond}},
-		{faults.Fault{Mode: faults.ModeLatency, Latency: 10 * time.Millisecond, Stream: "downstream"}, faults.Effect{Delay: 10 * time.Millisecond}},
-		{faults.Fault{Mode: faults.ModeBandwidth, RateKBps: 1000, Stream: "upstream"}, faults.Effect{Delay: time.Second}},
+		{faults.Fault{Mode: faults.ModeResetPeer, Params: faults.ResetPeerParams{Delay: time.Second}}, faults.Effect{Verdict: faults.ResetPeer, Delay: 2 * time.Second}},
+		{faults.Fault{Mode: faults.ModeResetPeer, Stream: "downstream", Params: faults.ResetPeerParams{Delay: time.Second}}, faults.Effect{Verdict: faults.ResetPeer, Delay: time.Second}},
+		{faults.Fault{Mode: faults.ModeLatency, Params: faults.LatencyParams{Latency: 10 * time.Millisecond}}, faults.Effect{Delay: 20 * time.Millisecond}},
+		{faults.Fault{Mode: faults.ModeLatency, Stream: "downstream", Params: faults.LatencyParams{Latency: 10 * time.Millisecond}}, faults.Effect{Delay: 10 * time.Millisecond}},
+		{faults.Fault{Mode: faults.ModeBandwidth, Stream: "upstream", Params: faults.BandwidthParams{RateKBps: 1000}}, faults.Effect{Delay: time.Second}},
 		// Two slices each way; the last slice's delay delays nothing.
-		{faults.Fault{Mode: faults.ModeSlicer, AverageSize: 500_000, Delay: time.Millisecond}, faults.Effect{Delay: 2 * time.Millisecond}},
-		{faults.Fault{Mode: faults.ModeLimitData, Bytes: 1_500_000, Stream: "upstream"}, faults.Effect{}},
+		{faults.Fault{Mode: faults.ModeSlicer, Params: faults.SlicerParams{AverageSize: 500_000, Delay: time.Millisecond}}, faults.Effect{Delay: 2 * time.Millisecond}},
+		{faults.Fault{Mode: faults.ModeLimitData, Stream: "upstream", Params: faults.LimitDataParams{Bytes: 1_500_000}}, faults.Effect{}},
 		// Both directions: each pipe counts its own bytes.
-		{faults.Fault{Mode: faults.ModeLimitData, Bytes: 1_500_000}, faults.Effect{}},
+		{faults.Fault{Mode: faults.ModeLimitData, Params: faults.LimitDataParams{Bytes: 1_500_000}}, faults.Effect{}},
 	}
 	for i, c := range cases {
 		if got := faults.Simulate(c.f, rng, 1_000_000, 1_000_000); got != c.want {
@@ -110,7 +110,7 @@ func TestSimulate(t *testing.T) {
 // 137/26 1409 ms (7), get's GetReplicaList 105/140 804 ms (4), is_exist's
 // ExistKey 105/27 202 ms (1).
 func TestSlicerOnAConnection(t *testing.T) {
-	f := faults.Fault{Mode: faults.ModeSlicer, AverageSize: 64, Delay: 200 * time.Millisecond}
+	f := faults.Fault{Mode: faults.ModeSlicer, Params: faults.SlicerParams{AverageSize: 64, Delay: 200 * time.Millisecond}}
 	cases := []struct {
 		name string
 		rpcs [][2]int64
@@ -122,17 +122,18 @@ func TestSlicerOnAConnection(t *testing.T) {
 		{"is_exist", [][2]int64{{105, 27}}, 200 * time.Millisecond},
 	}
 	for _, c := range cases {
-		var conn faults.ConnState
+		e, _ := faults.EffectOf(f)
+		conn := e.NewState()
 		var now time.Duration
 		for _, r := range c.rpcs {
-			now += faults.SimulateAt(f, nil, now, &conn, r[0], r[1]).Delay
+			now += e.On(nil, now, conn, r[0], r[1]).Delay
 		}
 		if now != c.want {
 			t.Errorf("%s: %v, want %v", c.name, now, c.want)
 		}
 	}
 	// Halving, not ceil(n/average_size): 300 bytes are 4 slices of 75, not 3.
-	if got := faults.Simulate(faults.Fault{Mode: faults.ModeSlicer, AverageSize: 100, Delay: time.Millisecond, Stream: "upstream"}, nil, 300, 0).Delay; got != 3*time.Millisecond {
+	if got := faults.Simulate(faults.Fault{Mode: faults.ModeSlicer, Stream: "upstream", Params: faults.SlicerParams{AverageSize: 100, Delay: time.Millisecond}}, nil, 300, 0).Delay; got != 3*time.Millisecond {
 		t.Errorf("300 B at 100: %v, want 3ms", got)
 	}
 }
@@ -142,7 +143,7 @@ func TestSlicerOnAConnection(t *testing.T) {
 // reply that crosses it arrives torn; a reply that ends exactly at the
 // limit arrives, and the connection is closed under the next call.
 func TestLimitDataOnAConnection(t *testing.T) {
-	f := faults.Fault{Mode: faults.ModeLimitData, Bytes: 100}
+	f := faults.Fault{Mode: faults.ModeLimitData, Params: faults.LimitDataParams{Bytes: 100}}
 	cases := []struct {
 		name string
 		rpcs [][2]int64
@@ -156,9 +157,10 @@ func TestLimitDataOnAConnection(t *testing.T) {
 		{"reply ends at the limit", [][2]int64{{10, 60}, {10, 40}, {10, 1}}, []faults.Verdict{faults.Pass, faults.Pass, faults.Closed}},
 	}
 	for _, c := range cases {
-		var conn faults.ConnState
+		e, _ := faults.EffectOf(f)
+		conn := e.NewState()
 		for i, r := range c.rpcs {
-			if got := faults.SimulateAt(f, nil, 0, &conn, r[0], r[1]).Verdict; got != c.want[i] {
+			if got := e.On(nil, 0, conn, r[0], r[1]).Verdict; got != c.want[i] {
 				t.Errorf("%s: rpc %d: %s, want %s", c.name, i, got, c.want[i])
 			}
 		}

@@ -32,6 +32,8 @@ func (k downKind) Fields() []Field {
 	return []Field{{"mode", "refuse | blackhole"}}
 }
 
+func (downKind) Params(Fault) any { return nil }
+
 func (k downKind) Validate(f Fault) error {
 	if f.Target != "" {
 		return fmt.Errorf("%s: has no target (the link is implied); use kind link for other links", f.Kind)

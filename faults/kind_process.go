@@ -64,6 +64,8 @@ func (processKind) Fields() []Field {
 	}
 }
 
+func (processKind) Params(Fault) any { return nil }
+
 func (processKind) Validate(f Fault) error {
 	if err := oneOf(f, "target", f.Target, ProcessTargets); err != nil {
 		return err

@@ -49,11 +49,11 @@ func (w *World) containerAction(f faults.Fault) (inject, error) {
 		var errs []error
 		for _, t := range ts {
 			if t.s != nil {
-				errs = append(errs, w.serverContainerAction(ctx, t.s, action, f.Bytes))
+				errs = append(errs, w.serverContainerAction(ctx, t.s, action, faults.ContainerBytes(f)))
 				continue
 			}
 			for _, p := range w.driverParties(t.node) {
-				errs = append(errs, partyAction(ctx, p, action, f.Bytes))
+				errs = append(errs, partyAction(ctx, p, action, faults.ContainerBytes(f)))
 			}
 		}
 		return errors.Join(errs...)

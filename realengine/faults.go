@@ -9,6 +9,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
 // How the real engine injects each fault:
@@ -96,6 +97,9 @@ func (w *World) action(f faults.Fault) (inject, error) {
 		return w.processAction(s, f.Action), nil
 	case faults.Container:
 		return w.containerAction(f)
+	}
+	if err := toxiproxy.Check(f); err != nil {
+		return nil, engine.Unsupportedf("real engine: %v", err)
 	}
 	switch to := f.LinkTarget(); to {
 	case "master", "metadata":

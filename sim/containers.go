@@ -180,7 +180,7 @@ func (w *World) containerInject(f faults.Fault) (func(context.Context) error, er
 	ts := faults.ContainerTargets(f)
 	var undo []func()
 	for _, t := range ts {
-		u, err := w.containerAction(t, f.Action, f.Bytes)
+		u, err := w.containerAction(t, f.Action, faults.ContainerBytes(f))
 		if err != nil {
 			return nil, err
 		}
@@ -206,14 +206,11 @@ func (w *World) containerAction(t, action string, bytes int64) (func(), error) {
 		if w.parts[t] {
 			return nil, nil
 		}
-		in, err := w.net.Add(netsim.Any, t, partition(t))
+		eff, err := faults.EffectOf(partition(t))
 		if err != nil {
 			return nil, err
 		}
-		out, err := w.net.Add(t, netsim.Any, partition(t))
-		if err != nil {
-			return nil, err
-		}
+		in, out := w.net.Add(netsim.Any, t, eff), w.net.Add(t, netsim.Any, eff)
 		w.parts[t] = true
 		return func() {
 			w.net.Remove(in)

@@ -38,11 +38,12 @@ func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Conte
 		return func(context.Context) error { w.process("client", undo); return nil }, nil
 	}
 	if to := f.LinkTarget(); to != "" {
-		id, err := w.net.Add(netsim.Any, to, f)
+		eff, err := faults.EffectOf(f)
 		if err != nil {
 			return nil, err
 		}
-		if to == "master" && f.Mode == faults.ModeRefuse && w.ha == nil {
+		id := w.net.Add(netsim.Any, to, eff)
+		if to == "master" && eff.Refuses() && w.ha == nil {
 			// toxiproxy disables the proxy: it closes the connections it carries.
 			w.masterConnsClosed()
 		}

@@ -120,9 +120,9 @@ func TestMasterTransportFailures(t *testing.T) {
 			master.RequestTimeout, 300 * time.Millisecond, 700 * time.Millisecond},
 		{"reset", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeResetPeer, Stream: "upstream"},
 			master.Reset, 0, 250 * time.Millisecond},
-		{"limit_data cuts the hello", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Bytes: 10, Stream: "downstream"},
+		{"limit_data cuts the hello", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Stream: "downstream", Params: faults.LimitDataParams{Bytes: 10}},
 			master.Reset, 0, 250 * time.Millisecond},
-		{"limit_data cuts the reply", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Bytes: 50, Stream: "downstream"},
+		{"limit_data cuts the reply", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Stream: "downstream", Params: faults.LimitDataParams{Bytes: 50}},
 			master.Reset, 0, 250 * time.Millisecond},
 	}
 	for _, tc := range cases {

@@ -72,7 +72,7 @@ func (r *recorder) Clear(context.Context) error { r.log = append(r.log, "clear")
 var (
 	refuse  = faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse, At: time.Second, For: 2 * time.Second}
 	restart = faults.Fault{Kind: faults.Process, Target: "master", Action: "restart", At: 2 * time.Second, For: time.Second}
-	latency = faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Latency: time.Millisecond, At: 5 * time.Second}
+	latency = faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, At: 5 * time.Second, Params: faults.LatencyParams{Latency: time.Millisecond}}
 )
 
 func TestScheduleHealsAtForAndClears(t *testing.T) {
