@@ -42,8 +42,13 @@ func ContainerTargets(f Fault) []string {
 	return out
 }
 
-// NeedsContainers reports whether f can only be injected in a container world.
-func NeedsContainers(f Fault) bool { return f.Kind == Container }
+// NeedsContainers reports whether f can only be injected in a container
+// world: it lowers to a container action.
+func NeedsContainers(f Fault) bool {
+	p, _ := Lower(f)
+	_, ok := p.(ContainerPrimitive)
+	return ok
+}
 
 // ContainerParams are a container fault's parameters.
 type ContainerParams struct {
@@ -89,3 +94,7 @@ func (containerKind) Validate(f Fault) error {
 }
 
 func (containerKind) LinkTarget(Fault) string { return "" }
+
+func (containerKind) Lower(f Fault) Primitive {
+	return ContainerPrimitive{Fault: f, Targets: ContainerTargets(f), Action: f.Action, Undo: ContainerUndo(f.Action), Bytes: ContainerBytes(f)}
+}

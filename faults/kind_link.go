@@ -47,3 +47,5 @@ func (linkKind) Validate(f Fault) error {
 }
 
 func (linkKind) LinkTarget(f Fault) string { return f.Target }
+
+func (linkKind) Lower(f Fault) Primitive { return LinkPrimitive{Fault: f, Target: f.Target} }

@@ -74,3 +74,7 @@ func (processKind) Validate(f Fault) error {
 }
 
 func (processKind) LinkTarget(Fault) string { return "" }
+
+func (processKind) Lower(f Fault) Primitive {
+	return ProcessPrimitive{Fault: f, Target: f.Target, Action: f.Action, Undo: Undo(f.Action)}
+}

@@ -22,3 +22,9 @@ func (blackhole) Toxic(Fault) (string, map[string]any, bool) {
 
 // Holds: an exchange in the blackhole ends only at its timeout.
 func (blackhole) Holds(Fault) bool { return true }
+
+// Silence is a link on which nothing answers (a blackhole's effect), for
+// an engine that models a network partition on a party's links.
+func Silence() LinkEffect {
+	return LinkEffect{f: Fault{Kind: Link, Mode: ModeBlackhole}, m: blackhole{}}
+}

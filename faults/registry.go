@@ -29,6 +29,8 @@ type KindDef interface {
 	Validate(f Fault) error
 	// LinkTarget is the far party of the faulted link; "" = no link.
 	LinkTarget(f Fault) string
+	// Lower is the primitive engines inject for f (primitive.go).
+	Lower(f Fault) Primitive
 }
 
 // LinkMode is what one link mode does, everywhere it can happen:
