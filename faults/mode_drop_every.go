@@ -57,7 +57,7 @@ func (dropEvery) Simulate(f Fault, x *Exchange) Effect {
 	return Effect{}
 }
 
-// Toxic: none. toxiproxy v2's toxics (latency, down, bandwidth, slow_close,
+// Toxic: none. toxiproxy v2.12's toxics (latency, bandwidth, slow_close,
 // timeout, reset_peer, slicer, limit_data, noop) see bytes, not messages,
 // and none drops a chunk and lets the next through.
 func (dropEvery) Toxic(Fault) (string, map[string]any, bool) { return "", nil, false }
