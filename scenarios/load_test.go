@@ -50,7 +50,7 @@ func TestParseErrors(t *testing.T) {
 		{"node env placeholder", validScenario + "topology:\n  nodes:\n    - name: tp0\n      env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
 			[]string{`f.yaml:8:7: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}, {{master_ip}}`}},
 		{"unknown fault kind", validScenario + "faults:\n  - {at: 0s, kind: master-crash}\n",
-			[]string{`f.yaml:7:5: faults: unknown fault kind "master-crash": valid kinds are client-down, container, link, master-down, metadata-down, process`}},
+			[]string{`f.yaml:7:5: faults: unknown fault kind "master-crash": valid kinds are ` + strings.Join(faults.KindNames(), ", ")}},
 		{"bad mode", validScenario + "faults:\n  - {at: 0s, kind: master-down, mode: drop}\n",
 			[]string{`f.yaml:7:5: faults: master-down "drop": mode must be one of refuse, blackhole`}},
 		{"bad link mode lists the registry", validScenario + "faults:\n  - {at: 0s, kind: link, target: master, mode: jam}\n",
