@@ -172,11 +172,11 @@ func (g *gen) settle() string {
 	}
 	stuck := false
 	for _, f := range g.d.Faults {
-		// A mode that holds an exchange (blackhole; a slicer with a delay
-		// stretches an RPC sent before the clear as latency does: sim seed
-		// 37077, 500 ms × 32 slices outlasted 2 s) says so (faults.Holds).
+		// A fault that holds an exchange (a pause, a blackhole; a slicer with
+		// a delay stretches an RPC sent before the clear as latency does: sim
+		// seed 37077, 500 ms × 32 slices outlasted 2 s) says so (faults.Holds).
 		ff, ok := g.fault(f)
-		stuck = stuck || f.Action == "pause" || (ok && faults.Holds(ff))
+		stuck = stuck || (ok && faults.Holds(ff))
 	}
 	if !stuck {
 		return "2s"
@@ -384,7 +384,6 @@ func (g *gen) writeConfig() {
 func (g *gen) dur(maxS int) string { return strconv.Itoa(1+g.intn(maxS)) + "s" }
 
 func (g *gen) faults() {
-	t := g.d.Topology
 	n := 0
 	switch {
 	case g.has(ThemeMasterDown), g.has(ThemeMetadataDown), g.has(ThemeIO):
@@ -415,89 +414,31 @@ func (g *gen) faults() {
 				f.For = g.dur(60)
 			}
 		}
-		// Kinds and link modes come from the fault registry (faults/), so a
-		// newly registered kind or mode is explored without touching this
-		// file; the ones below get documented-failure weights and fields.
-		var kinds []string
-		for _, k := range faults.KindNames() {
-			switch k {
-			case string(faults.MasterDown):
-				kinds = append(kinds, k, k)
-			case string(faults.MetadataDown):
-				if t.Metadata != "P2PHANDSHAKE" {
-					kinds = append(kinds, k, k)
-				}
-			case string(faults.ClientDown):
-				if t.Client != nil {
-					kinds = append(kinds, k)
-				}
-			default:
-				kinds = append(kinds, k)
-			}
-		}
+		// Kinds, their weights, modes and parameters come from the fault
+		// registry (faults/draw.go), so a newly registered kind or mode is
+		// explored without touching this file.
+		d := g.draw()
+		kinds := faults.DrawKinds(d)
 		switch {
 		case g.has(ThemeMasterDown) && g.chance(0.6):
-			f.Kind = string(faults.MasterDown)
+			f.Kind = string(faults.DownKind("master"))
 		case g.has(ThemeMetadataDown) && g.chance(0.6):
-			f.Kind = string(faults.MetadataDown)
+			f.Kind = string(faults.DownKind("metadata"))
 		default:
-			f.Kind = pick(g, kinds...)
+			f.Kind = string(pick(g, kinds...))
 		}
-		switch faults.Kind(f.Kind) {
-		case faults.MasterDown, faults.MetadataDown, faults.ClientDown:
-			f.Mode = pick(g, faults.ModeRefuse, faults.ModeRefuse, faults.ModeBlackhole)
-			if g.opts.Wall && t.Client != nil {
-				f.Mode = faults.ModeRefuse // mooncake_client keeps its 30 s timeouts: minutes per run on real
-			}
-			if g.opts.Wall && f.Mode == faults.ModeBlackhole && !g.ver.AtLeast("0.3.12") {
-				f.Mode = faults.ModeRefuse // no MC_RPC_TIMEOUT_MS before 0.3.12: 30 s per attempt
-			}
-		case faults.Link:
-			f.Target = pick(g, g.linkTargets()...)
-			f.Mode = pick(g, g.linkModes(f.Target)...)
-			if g.opts.Wall && (f.Mode == faults.ModeBlackhole || f.Mode == faults.ModeLatency) && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
-				f.Mode = faults.ModeResetPeer
-			}
-			g.fillParams(&f)
-			if g.chance(0.2) && f.Mode != faults.ModeRefuse { // a stopped proxy refuses both ways
-				f.Stream = pick(g, "upstream", "downstream")
-			}
-		case faults.Process:
-			targets := []string{"master"}
-			if t.Metadata == "http" {
-				targets = append(targets, "metadata")
-			}
-			if t.Client != nil {
-				targets = append(targets, "client")
-			}
-			f.Target = pick(g, targets...)
-			f.Action = pick(g, append([]string{"restart", "stop"}, faults.Actions...)...)
-			if g.opts.Wall && f.Action == "pause" && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
-				f.Action = "stop"
-			}
-		default:
-			// A kind this generator has no weights for: fill the fields it
-			// declares, keep it if it validates (three tries).
-			ok := false
-			for range 3 {
-				f.Target, f.Mode, f.Action, f.Params = "", "", "", nil
-				if k, found := faults.KindOf(faults.Kind(f.Kind)); found {
-					g.fill(&f, k.Fields())
-					g.fillParams(&f)
-				}
-				if g.valid(f) {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				continue
-			}
+		ff, ok := faults.DrawFault(faults.Kind(f.Kind), d)
+		if !ok {
+			continue
 		}
-		if g.opts.Wall && f.Kind == "process" && f.At == "0s" {
-			// A process action at world start races the real processes'
-			// own start (mooncake_client remounting after a master restart
-			// before or after SGLang's warmup): only mid-sleep on wall engines.
+		f.Target, f.Mode, f.Action, f.Stream = ff.Target, ff.Mode, ff.Action, ff.Stream
+		if ps := faults.ParamValues(ff.Params); len(ps) > 0 {
+			f.Params = ps
+		}
+		if g.opts.Wall && faults.RacesStart(ff) && f.At == "0s" {
+			// An action at world start races the real processes' own start
+			// (mooncake_client remounting after a master restart before or
+			// after SGLang's warmup): only mid-sleep on wall engines.
 			if len(mids) == 0 {
 				continue
 			}
@@ -520,57 +461,25 @@ func (g *gen) linkTargets() []string {
 	return out
 }
 
-// linkModes are the link modes a fault on target may take here: on a wall
-// engine (toxiproxy links) only those it can inject.
-func (g *gen) linkModes(target string) []string {
-	var out []string
-	for _, m := range faults.LinkModes() {
-		f := faults.Fault{Kind: faults.Link, Target: target, Mode: m}
-		if !g.opts.Wall || faults.Available(f, faults.Capabilities{Toxiproxy: true}) == nil {
-			out = append(out, m)
-		}
+// draw is what the registry's kinds draw their faults from here.
+func (g *gen) draw() *faults.Draw {
+	t := g.d.Topology
+	procs := []string{"master"}
+	if t.Metadata == "http" {
+		procs = append(procs, "metadata")
 	}
-	return out
-}
-
-// fill draws a value for each common field a kind declares, by field name.
-func (g *gen) fill(f *DocFault, fields []faults.Field) {
-	for _, fl := range fields {
-		switch fl.Name {
-		case "target":
-			f.Target = pick(g, g.linkTargets()...)
-		case "mode":
-			f.Mode = pick(g, append(faults.LinkModes(), faults.DownModes...)...)
-		case "action":
-			f.Action = pick(g, faults.Actions...)
-		}
+	if t.Client != nil {
+		procs = append(procs, "client")
 	}
-}
-
-// fillParams draws each parameter of f's kind and mode from its gen tag
-// (faults.ParamField.Gen; "" and 0 leave it unset).
-func (g *gen) fillParams(f *DocFault) {
-	f.Params = nil
-	for _, p := range faults.ParamFields(faults.ParamsOf(faults.Kind(f.Kind), f.Mode)) {
-		if len(p.Gen) == 0 {
-			continue
-		}
-		v := pick(g, p.Gen...)
-		if v == "" || v == "0" {
-			continue
-		}
-		if f.Params == nil {
-			f.Params = map[string]any{}
-		}
-		if p.IsDuration() {
-			f.Params[p.Name] = v
-			continue
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			panic(fmt.Sprintf("explore: %s's gen tag: %q is not an integer", p.Name, v))
-		}
-		f.Params[p.Name] = n
+	return &faults.Draw{
+		Pick:           func(xs ...string) string { return pick(g, xs...) },
+		Chance:         g.chance,
+		LinkTargets:    g.linkTargets(),
+		ProcessTargets: procs,
+		Metadata:       t.Metadata != "P2PHANDSHAKE",
+		Client:         t.Client != nil,
+		Wall:           g.opts.Wall,
+		RPCTimeoutKnob: g.ver.AtLeast("0.3.12"),
 	}
 }
 
@@ -584,12 +493,6 @@ func (g *gen) fault(d DocFault) (faults.Fault, bool) {
 	}
 	return faults.Fault{At: dur(d.At), For: dur(d.For), Kind: faults.Kind(d.Kind), Target: d.Target, Mode: d.Mode,
 		Action: d.Action, Stream: d.Stream, Params: params}, true
-}
-
-// valid runs the registry's validation on a drawn fault.
-func (g *gen) valid(d DocFault) bool {
-	f, ok := g.fault(d)
-	return ok && f.Validate() == nil
 }
 
 // sleepMidpoints are the virtual times (whole seconds) in the middle of

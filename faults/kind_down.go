@@ -67,3 +67,14 @@ func (k downKind) Lower(f Fault) Primitive {
 	}
 	return LinkPrimitive{Fault: f, Target: k.link}
 }
+
+// DownKind is the kind that takes the node→party link down (master-down
+// for "master"); "" when none does.
+func DownKind(party string) Kind {
+	for _, k := range Kinds() {
+		if d, ok := k.(downKind); ok && d.link == party && !d.process {
+			return d.kind
+		}
+	}
+	return ""
+}

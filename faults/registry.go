@@ -295,10 +295,13 @@ func MaxDelay(f Fault) time.Duration {
 	return 0
 }
 
-// Holds reports whether link fault f can hold an exchange that started
-// before it cleared (the exchange then ends at its timeout or after the
-// delay): a mode that can implements Holds(Fault) bool.
+// Holds reports whether f can hold an exchange that started before it
+// cleared (the exchange then ends at its timeout or after the delay): a
+// kind or link mode that can implements Holds(Fault) bool.
 func Holds(f Fault) bool {
+	if k, ok := kinds[f.Kind].(interface{ Holds(Fault) bool }); ok && k.Holds(f) {
+		return true
+	}
 	if m, ok := modes[f.Mode].(interface{ Holds(Fault) bool }); ok && f.IsLink() {
 		return m.Holds(f)
 	}
