@@ -16,9 +16,9 @@ import (
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/netport"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 

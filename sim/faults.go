@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
