@@ -23,7 +23,10 @@ const Name = "fake"
 func init() {
 	engine.Register(engine.Registration{Name: Name,
 		Doc: "the Mooncake models on loopback sockets in scaled wall time, faults through toxiproxy",
-		New: func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) }})
+		New: func(o engine.Options) engine.Engine {
+			return New(Options{Logger: o.Logger, Containers: o.Containers})
+		},
+		Caps: engine.Containers})
 }
 
 // Options configure the engine.
