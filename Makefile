@@ -65,7 +65,7 @@ test-all:
 
 ## test-unit: models, sglang, loader — no real engine, no network faults.
 test-unit:
-	$(GO) test -count=1 ./mooncake/... ./trace/... ./faults/... ./sim/... ./sglang/... ./scenarios/...
+	$(GO) test -count=1 ./mooncake/... ./trace/... ./faults/... ./engine/... ./models/... ./sim/... ./sglang/... ./scenarios/...
 
 ## test-scenarios: the catalog suites (sim, fake; real when installed).
 test-scenarios:
@@ -99,7 +99,7 @@ junit-xsd:
 	@.ci/junit-xsd
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./explore/... ./suites/...
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./models/... ./sim/... ./scenarios/... ./explore/... ./suites/...
 
 ## nightly: a time-budgeted sim exploration from today's seed, a fake and a
 ## real differential sample, the regression corpus on sim and real, then

@@ -23,7 +23,7 @@ import (
 //	  restart = stop + start on the same ports; pause = SIGSTOP; resume = SIGCONT).
 //	Links between nodes run inside Mooncake's transfer engine: unsupported.
 //
-// World embeds the faults/schedule Scheduler (Arm, ClearFaults): faults due
+// World embeds the engine/schedule Scheduler (Arm, ClearFaults): faults due
 // at or before now apply before Arm returns, the rest on wall-clock timers.
 
 // injector is the real engine's fault primitive for the scheduler.

@@ -9,10 +9,10 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // A sim container world (Options.Containers, `faultlab run --engine sim

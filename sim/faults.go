@@ -5,7 +5,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 

@@ -7,9 +7,9 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 // HAStandbyAddr is the second master of topology master.ha (the first is

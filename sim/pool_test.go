@@ -8,8 +8,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/sim"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
 )
 
 // The client pool's idle connections to a master that died (pool.go;

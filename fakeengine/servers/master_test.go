@@ -10,10 +10,10 @@ import (
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/rng"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 type wallClock struct{ start time.Time }
@@ -30,7 +30,7 @@ func newMaster(t *testing.T) (*MasterServer, *toxiproxy.Injector, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := master.New(cfg, wallClock{time.Now()}, mlog.Discard{}, kernel.Stream(1, "master"))
+	m := master.New(cfg, wallClock{time.Now()}, mlog.Discard{}, rng.Stream(1, "master"))
 	var mu sync.Mutex
 	srv := NewMasterServer(&mu, func() master.Service { return m }, nil)
 	if err := srv.Listen(context.Background(), "127.0.0.1:0"); err != nil {

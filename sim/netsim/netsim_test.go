@@ -5,12 +5,12 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/sim/kernel"
+	"github.com/mooncake-faultlab/faultlab/models/rng"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
 func TestExchange(t *testing.T) {
-	n := netsim.New(kernel.Stream(1, "net"))
+	n := netsim.New(rng.Stream(1, "net"))
 	if out := n.Exchange("tp0", "master", 10, 10); out.Verdict != netsim.Pass || out.Delay != 0 {
 		t.Fatalf("healthy: %+v", out)
 	}
@@ -53,7 +53,7 @@ func TestExchange(t *testing.T) {
 
 func TestJitterIsSeeded(t *testing.T) {
 	draw := func(seed uint64) []time.Duration {
-		n := netsim.New(kernel.Stream(seed, "net"))
+		n := netsim.New(rng.Stream(seed, "net"))
 		n.Add(netsim.Any, "master", eff(faults.Fault{Kind: faults.Link, Mode: faults.ModeLatency, Stream: "upstream", Params: faults.LatencyParams{Latency: 50 * time.Millisecond, Jitter: 20 * time.Millisecond}}))
 		var out []time.Duration
 		for range 5 {

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 func newEngine(t *testing.T, version string, nics []engine.RDMADevice, env map[string]string) (*te.Engine, *[]string) {

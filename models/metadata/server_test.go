@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
 )
 
 func TestREST(t *testing.T) {

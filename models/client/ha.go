@@ -5,11 +5,11 @@ import (
 
 	"context"
 	"errors"
+	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"strings"
 
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 )
 
 // haPrefix marks a master_server_addr resolved through the HA master view.

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
 )
 
 func TestAllocators(t *testing.T) {

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/rng"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
-	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 // The client model needs no kernel: a hand-rolled clock and a direct
@@ -59,7 +59,7 @@ func deps(t *testing.T, version string, clock *manualClock, mt client.MasterTran
 	}
 	mem := hostmem.New(p, 0)
 	return client.Deps{
-		Node: "n", Profile: p, Clock: clock, Env: map[string]string{}, Rand: kernel.Stream(1, "c"), Mem: mem,
+		Node: "n", Profile: p, Clock: clock, Env: map[string]string{}, Rand: rng.Stream(1, "c"), Mem: mem,
 		Log: mlog.Func(func(_, s string) { *logs = append(*logs, s) }), Master: mt, Data: memData{mem},
 	}
 }
@@ -74,7 +74,7 @@ func TestSetupWithoutKernel(t *testing.T) {
 	clock := &manualClock{}
 	p, _ := mooncake.ProfileFor("0.3.13.post1")
 	cfg, _ := master.ConfigFor(p, nil)
-	m := master.New(cfg, clock, nil, kernel.Stream(1, "m"))
+	m := master.New(cfg, clock, nil, rng.Stream(1, "m"))
 	var logs []string
 	c := client.NewRealClient(deps(t, "0.3.13.post1", clock, direct{m}, &logs))
 	if rc, err := c.Setup(ctx, args("localhost")); rc != 0 || err != nil {

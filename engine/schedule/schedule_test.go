@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/engine/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 

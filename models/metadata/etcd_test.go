@@ -3,7 +3,7 @@ package metadata_test
 import (
 	"testing"
 
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
 )
 
 func TestEtcd(t *testing.T) {

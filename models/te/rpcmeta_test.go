@@ -7,10 +7,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // httpMeta serves a *metadata.Server; down makes every request time out

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // A modelled process death (glog CHECK/FATAL, segfault) is returned as
@@ -72,7 +72,7 @@ type RealClient struct {
 	refused     bool // the last connect was refused
 	// haEndpoints: the etcd endpoints of an "etcd://" master address (HA);
 	// haReconnect: the ping thread failed MaxPingFailCount times and reads
-	// the master view next (sim/client/ha.go).
+	// the master view next (models/client/ha.go).
 	haEndpoints string
 	haReconnect bool
 	// batches counts failed transfer batches (their log lines' ids).

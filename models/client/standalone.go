@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 // Standalone is mooncake_client (real_client_main.cpp): a RealClient that

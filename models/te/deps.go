@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 )
 
 // MetadataHTTP is the transfer engine's HTTP metadata client

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/rng"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 type clock struct{ now time.Duration }
@@ -27,7 +27,7 @@ func newMaster(t *testing.T, version string, flags map[string]string) (*master.M
 		t.Fatal(err)
 	}
 	c := &clock{}
-	return master.New(cfg, c, nil, kernel.Stream(1, "master")), c
+	return master.New(cfg, c, nil, rng.Stream(1, "master")), c
 }
 
 func TestConfigFor(t *testing.T) {
@@ -122,7 +122,7 @@ func TestFirstPingNeedsRemount(t *testing.T) {
 	p, _ := mooncake.ProfileFor("0.3.13.post1")
 	cfg, _ := master.ConfigFor(p, nil)
 	var lines []string
-	m := master.New(cfg, &clock{}, mlog.Func(func(level, text string) { lines = append(lines, level+" "+text) }), kernel.Stream(1, "master"))
+	m := master.New(cfg, &clock{}, mlog.Func(func(level, text string) { lines = append(lines, level+" "+text) }), rng.Stream(1, "master"))
 	id := master.UUID{Hi: 1, Lo: 2}
 	seg := master.Segment{ID: master.UUID{Lo: 9}, Name: "h:1", Base: 0x1000, Size: 100, TEEndpoint: "h:1"}
 	if err := m.MountSegment(ctx, seg, id); err != nil {

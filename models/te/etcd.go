@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 )
 
 // EtcdStoragePlugin (transfer_metadata_plugin.cpp, libetcd_wrapper flavour,

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 func TestParseConnectionString(t *testing.T) {

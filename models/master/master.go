@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 // Clock is the master's time source (virtual in sim, wall in fake).

@@ -4,10 +4,10 @@ import (
 	"context"
 	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // transferStatusFailed is TransferStatusEnum::FAILED (transfer_engine.h).

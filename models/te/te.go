@@ -19,8 +19,8 @@ import (
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 // P2PHandshake is the metadata connection string without a metadata service.
