@@ -28,7 +28,8 @@ func (resetPeer) Simulate(f Fault, x *Exchange) Effect {
 	// input: the client's RST comes 2 × delay after the request. Real
 	// 0.3.9, 0.3.10.post1 and 0.3.13.post1, setup's first master RPC
 	// (explore seed 3022): 422 / 1025–1036 / 2028 ms for 200 / 500 /
-	// 1000 ms. One-way toxics (one delay) are not measured.
+	// 1000 ms. One-way: one delay, as toxiproxy alone does on a socket
+	// (faults/toxiproxy/agree_test.go); not measured with Mooncake.
 	delay := paramsOf[ResetPeerParams](f).Delay
 	if x.Up && x.Down {
 		return Effect{Verdict: ResetPeer, Delay: 2 * delay}
