@@ -151,6 +151,7 @@ func RegisterKind(k KindDef) {
 	if _, dup := kinds[k.Kind()]; dup {
 		panic(fmt.Sprintf("faults: kind %q registered twice", k.Kind()))
 	}
+	ParamFields(k.Params(Fault{Kind: k.Kind()})) // a bad tag fails at start, not mid-run
 	kinds[k.Kind()] = k
 }
 
@@ -159,6 +160,7 @@ func RegisterMode(m LinkMode) {
 	if _, dup := modes[m.Name()]; dup {
 		panic(fmt.Sprintf("faults: link mode %q registered twice", m.Name()))
 	}
+	ParamFields(m.Params()) // a bad tag fails at start, not mid-run
 	modes[m.Name()] = m
 }
 
