@@ -105,10 +105,10 @@ func RacesStart(f Fault) bool {
 // lacks never.
 func (k downKind) Weight(d *Draw) int {
 	switch {
+	case k.process && !d.Client, k.link == "metadata" && !d.Metadata:
+		return 0
 	case k.process:
-		return map[bool]int{true: 1}[d.Client]
-	case k.link == "metadata":
-		return map[bool]int{true: 2}[d.Metadata]
+		return 1
 	}
 	return 2
 }
