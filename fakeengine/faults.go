@@ -11,7 +11,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
-// Faults in the fake engine: World embeds the faults/schedule Scheduler
+// Faults in the fake engine: World embeds the engine/schedule Scheduler
 // (Arm, ClearFaults; At and For are Mooncake time, scaled to wall time);
 // this is its injector. A link fault is its toxic on every node's proxy
 // to the target; a process fault stops, starts, pauses or resumes a served

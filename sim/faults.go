@@ -9,7 +9,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
-// World embeds the faults/schedule Scheduler (Arm, ClearFaults): each
+// World embeds the engine/schedule Scheduler (Arm, ClearFaults): each
 // fault becomes kernel events (start at At, heal at At+For); this is its
 // injector.
 
