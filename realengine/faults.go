@@ -16,7 +16,10 @@ import (
 //
 //	master-down / metadata-down, link to master|metadata: toxiproxy in front of
 //	  the server (refuse = proxy disabled, blackhole = timeout toxic 0,
-//	  reset_peer, latency, bandwidth, slicer, limit_data).
+//	  reset_peer, latency, bandwidth, slicer, limit_data, slow_close); a
+//	  mode without a toxic (drop_every) is a skip with its reason.
+//	Each fault is injected as its primitive (faults.Lower): link, process,
+//	container.
 //	client-down: mooncake_client itself (refuse = process stopped, blackhole =
 //	  SIGSTOP), because the dummy→client link cannot be proxied (see Addr).
 //	process: the server's process group (stop = SIGKILL, state lost; start;
