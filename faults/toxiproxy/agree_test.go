@@ -75,10 +75,10 @@ func (s *rpcServer) Close() {
 	s.wg.Wait()
 }
 
-// observe runs exchanges on one connection through addr and says what each
-// met, as a Verdict and how long it took; it stops at the first exchange
-// that loses the connection.
-func observe(addr string, req, resp, exchanges int, wait time.Duration) []faults.Effect {
+// observe runs exchanges on one connection through addr, the i-th given
+// waits[i] for its reply, and says what each met, as a Verdict and how
+// long it took; it stops at the first exchange that loses the connection.
+func observe(addr string, req, resp int, waits []time.Duration) []faults.Effect {
 	var out []faults.Effect
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
@@ -86,7 +86,7 @@ func observe(addr string, req, resp, exchanges int, wait time.Duration) []faults
 		return []faults.Effect{{Verdict: faults.Refuse}}
 	}
 	defer c.Close()
-	for range exchanges {
+	for _, wait := range waits {
 		start := time.Now()
 		_ = c.SetDeadline(start.Add(wait))
 		_, err := c.Write(make([]byte, req))
@@ -115,9 +115,9 @@ func observe(addr string, req, resp, exchanges int, wait time.Duration) []faults
 // measurable are parameters large enough against the wall clock's band
 // that a wrong Simulate shows (halving latency fails the test).
 var measurable = map[string]map[string]string{
-	faults.ModeLatency:   {"latency": "100ms"},
-	faults.ModeResetPeer: {"delay": "100ms"},
-	faults.ModeSlicer:    {"average_size": "16", "delay": "40ms"}, // 64 B: 4 slices
+	faults.ModeLatency:   {"latency": "400ms"},
+	faults.ModeResetPeer: {"delay": "400ms"},
+	faults.ModeSlicer:    {"average_size": "16", "delay": "100ms"}, // 64 B: 4 slices
 }
 
 // typical is a fault of mode with each parameter at its measurable value,
@@ -150,15 +150,19 @@ func typical(mode string, stream string) faults.Fault {
 var _ = Describe("every link mode: Simulate agrees with its toxic on a real socket", func() {
 	const (
 		exchanges = 3
-		wait      = 1500 * time.Millisecond // a blackholed exchange: no reply by then
+		// silence: no reply this long after the simulated delay is a
+		// blackhole.
+		silence = time.Second
 		// The wall clock's band: scheduling on a loaded 2-core machine.
-		early, late = 15 * time.Millisecond, 80 * time.Millisecond
+		// Every measurable effect is ≥ 300 ms each way, so an effect off by
+		// half shows.
+		early, late = 15 * time.Millisecond, 150 * time.Millisecond
 	)
 	// sizes are the request and reply of each exchange; a mode whose effect
 	// grows with size gets enough bytes to be measured.
 	sizes := func(mode string) (int, int) {
 		if mode == faults.ModeBandwidth {
-			return 5000, 5000 // 100 KB/s: 50 ms each way
+			return 40000, 40000 // 100 KB/s: 400 ms each way
 		}
 		return 64, 64
 	}
@@ -191,20 +195,26 @@ var _ = Describe("every link mode: Simulate agrees with its toxic on a real sock
 				eff, err := faults.EffectOf(f)
 				Expect(err).NotTo(HaveOccurred())
 				state, rng := eff.NewState(), rand.New(rand.NewPCG(1, 2))
-				got := observe(addr, req, resp, exchanges, wait)
-				var now time.Duration
+				var (
+					want  []faults.Effect
+					waits []time.Duration
+					now   time.Duration
+				)
+				for range exchanges {
+					w := eff.On(rng, now, state, int64(req), int64(resp))
+					want, waits, now = append(want, w), append(waits, w.Delay+silence), now+w.Delay
+				}
+				got := observe(addr, req, resp, waits)
 				for i, g := range got {
-					want := eff.On(rng, now, state, int64(req), int64(resp))
-					if want.Verdict == faults.Refuse {
+					if want[i].Verdict == faults.Refuse {
 						Expect(g.Verdict).To(Equal(faults.Refuse), "exchange %d", i)
 						return
 					}
-					Expect(g.Verdict).To(Equal(want.Verdict), "exchange %d: simulated %+v, observed %+v", i, want, g)
+					Expect(g.Verdict).To(Equal(want[i].Verdict), "exchange %d: simulated %+v, observed %+v", i, want[i], g)
 					if g.Verdict != faults.Blackhole {
-						Expect(g.Delay).To(BeNumerically(">=", want.Delay-early), "exchange %d: simulated %v", i, want.Delay)
-						Expect(g.Delay).To(BeNumerically("<=", want.Delay+late), "exchange %d: simulated %v", i, want.Delay)
+						Expect(g.Delay).To(BeNumerically(">=", want[i].Delay-early), "exchange %d: simulated %v", i, want[i].Delay)
+						Expect(g.Delay).To(BeNumerically("<=", want[i].Delay+late), "exchange %d: simulated %v", i, want[i].Delay)
 					}
-					now += want.Delay
 				}
 				if n := len(got); n < exchanges {
 					Expect(got[n-1].Verdict).NotTo(Equal(faults.Pass))
