@@ -222,13 +222,7 @@ func (d *driver) aborted(ctx context.Context, op string) error {
 	case <-time.After(5 * time.Second):
 	case <-ctx.Done():
 	}
-	// Let the log pumps flush the last lines (the crash report).
-	done := make(chan struct{})
-	go func() { d.p.logs.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-	}
+	d.p.drain(2 * time.Second) // the crash report's last lines
 	exit := d.p.ExitDescription()
 	if exit == "" {
 		exit = "closed its protocol stream"

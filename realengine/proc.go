@@ -270,6 +270,26 @@ func (p *proc) waitSync(id int, d time.Duration) {
 	}
 }
 
+// drain waits, at most d, for the log pumps to reach the end of the
+// output: Wait returns before the pipes are read to the end, so a process
+// that printed its refusal and exited at once (mooncake_master's "illegal
+// value") would otherwise be reported with no last lines.
+func (p *proc) drain(d time.Duration) {
+	done := make(chan struct{})
+	go func() { p.logs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// exitError describes a process that exited before it was ready, with the
+// last lines it printed.
+func (p *proc) exitError() error {
+	p.drain(2 * time.Second)
+	return fmt.Errorf("process exited (%s); last lines: %v", p.ExitDescription(), p.Recent())
+}
+
 // Recent returns the last lines the process printed.
 func (p *proc) Recent() []string {
 	p.mu.Lock()

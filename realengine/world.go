@@ -400,7 +400,7 @@ func waitHTTP(ctx context.Context, url string, p *proc) error {
 func waitTick(ctx context.Context, p *proc) error {
 	select {
 	case <-p.exited:
-		return fmt.Errorf("process exited (%s); last lines: %v", p.ExitDescription(), p.Recent())
+		return p.exitError()
 	case <-ctx.Done():
 		return fmt.Errorf("%w; last lines: %v", ctx.Err(), p.Recent())
 	case <-time.After(50 * time.Millisecond):
