@@ -137,6 +137,13 @@ func (p *Process) NewStore(ctx context.Context) (engine.Store, error) {
 	}
 	p.seq++
 	d := p.deps("mooncake:"+p.node, fmt.Sprintf("proc:%s#%d/store#%d", p.node, p.id, p.seq))
+	if p.seq == 1 { // the import of mooncake.store
+		if err := client.LoadGlobalConfig(d.Profile, d.Env, d.Log); err != nil {
+			p.dead = err
+			p.w.gate.Unlock()
+			return nil, err
+		}
+	}
 	var kick func()
 	s := client.NewStore(d, fmt.Sprintf("%s#%d/%d", p.node, p.id, p.seq), p.hooks(&kick))
 	p.w.gate.Unlock()

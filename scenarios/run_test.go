@@ -204,6 +204,11 @@ func TestCheckMismatches(t *testing.T) {
 			`expected the process to die with SIGSEGV, observed it die with SIGABRT: Check failed`},
 		{"death reason", scenarios.Expect{Dies: &scenarios.Dies{Signal: "SIGABRT", Reason: ptr("No available RNIC")}}, scenarios.Observed{Died: &scenarios.Death{Signal: "SIGABRT", Reason: "Check failed"}},
 			`expected a SIGABRT death with reason containing "No available RNIC", observed "Check failed"`},
+		{"death by exit vs signal", scenarios.Expect{Dies: &scenarios.Dies{Exit: ptrInt(1)}}, scenarios.Observed{Died: &scenarios.Death{Signal: "SIGABRT", Reason: "Check failed"}},
+			`expected the process to die with exit 1, observed it die with SIGABRT: Check failed`},
+		{"death by exit", scenarios.Expect{Dies: &scenarios.Dies{Exit: ptrInt(1), Reason: ptr("MC_MTU")}}, scenarios.Observed{Died: &scenarios.Death{Exit: 1, Reason: "Ignore value from environment variable MC_MTU"}}, ""},
+		{"unexpected exit", scenarios.Expect{OK: &yes}, scenarios.Observed{Died: &scenarios.Death{Exit: 1, Reason: "Ignore value"}},
+			"unexpected process death (exit 1): Ignore value"},
 		{"death matches, ok: false allowed", scenarios.Expect{OK: ptrBool(false), Dies: &scenarios.Dies{Signal: "SIGABRT", Reason: ptr("RNIC")}},
 			scenarios.Observed{Died: &scenarios.Death{Signal: "SIGABRT", Reason: "No available RNIC"}}, ""},
 		{"unexpected death fails even an expectation without ok", scenarios.Expect{Codes: map[string]scenarios.CodeExpect{"setup": {Seq: []int{}}}},
@@ -316,3 +321,5 @@ func TestCompareKeepsP2PHandshake(t *testing.T) {
 		t.Fatalf("sim's message %q, want %q", got, want)
 	}
 }
+
+func ptrInt(n int) *int { return &n }

@@ -36,6 +36,12 @@ func (p *Process) NewStore(context.Context) (engine.Store, error) {
 	source := "mooncake:" + p.node
 	stream := fmt.Sprintf("proc:%s#%d/store#%d", p.node, p.id, p.stores)
 	d := p.w.deps(p.node, p.env, source, p.mem, stream)
+	if p.stores == 1 { // the import of mooncake.store
+		if err := client.LoadGlobalConfig(d.Profile, d.Env, d.Log); err != nil {
+			p.dead = err
+			return nil, err
+		}
+	}
 	s := client.NewStore(d, fmt.Sprintf("%s#%d/%d", p.node, p.id, p.stores), p.hooks())
 	p.all = append(p.all, s)
 	return s, nil
