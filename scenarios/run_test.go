@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -323,3 +324,36 @@ func TestCompareKeepsP2PHandshake(t *testing.T) {
 }
 
 func ptrInt(n int) *int { return &n }
+
+// SGLang's own default metrics port ("9003") stays a number in compared
+// texts: sim's master metrics port once was 9003 too and sim's warning
+// read {{master_metrics}} (sim,real seed 30155).
+func TestCompareKeepsSGLangDefaultMetricsPort(t *testing.T) {
+	sc := parse(t, `name: t/metrics
+topology:
+  nodes: [{name: tp0, hostpool: {layout: MHA, allocator: default, size: 16MiB}}]
+config:
+  env: {MOONCAKE_MASTER: "{{master}}", MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: "16777216", MOONCAKE_MASTER_METRICS_PORT: http}
+steps: [{init: tp0}]
+expect: {ok: true}
+`)
+	a := scenarios.RunVersion(context.Background(), sc, sim.New(), mooncake.Latest, scenarios.Options{Seed: 1})
+	if a.Verdict != scenarios.Pass {
+		t.Fatalf("%s %s", a.Verdict, a.Reason)
+	}
+	b := a
+	b.Engine = "real"
+	b.Addrs = map[string]string{}
+	for r, addr := range a.Addrs {
+		b.Addrs[r] = addr
+	}
+	b.Addrs["master_metrics"] = "41789"
+	c := scenarios.Compare([]scenarios.Result{a, b})
+	if len(c) != 1 || len(c[0].Differences) != 0 {
+		t.Fatalf("differences %+v", c[0].Differences)
+	}
+	const want = `WARNING Invalid value for MOONCAKE_MASTER_METRICS_PORT: "http" is not a valid integer value, using default "9003"`
+	if !slices.Contains(c[0].Engines[0].SGLangLogs, want) {
+		t.Fatalf("sim's SGLang lines %q lack %q", c[0].Engines[0].SGLangLogs, want)
+	}
+}
