@@ -427,8 +427,9 @@ func (w *World) freePorts(n int) ([]int, error) {
 // (the real engine runs Mooncake's own timeouts).
 func (w *World) Clock() engine.Clock { return wallClock{start: w.start} }
 
-// origin is the world's time zero: Launch, or, when the SGLang side
-// prepared its processes first, the moment they were ready (restart).
+// origin is the world's time zero: the end of Launch (its servers ready),
+// or, when the SGLang side prepared its processes first, the moment they
+// were ready (restart).
 type origin struct {
 	mu sync.Mutex
 	t  time.Time
