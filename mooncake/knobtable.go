@@ -289,7 +289,7 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"1"}, "boundary": {"0", "255"}, "invalid": {"256"}},
 	},
 	{
-		Name: "MC_MTU", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Name: "MC_MTU", Scope: ScopeEnv, Reader: "transfer engine", Type: "int", Modelled: true,
 		Doc: "RDMA path MTU: 512, 1024, 2048 or 4096 (default 4096)",
 		// globalConfig() runs at import of mooncake.store (a static
 		// initializer): real 0.3.4 … 0.3.11.post1 exit 1 on
