@@ -456,6 +456,9 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 			}
 		}
 		e.logf(mlog.Info, "Transfer Engine RPC using new RPC mapping, listening on %s:%d", host, p)
+		if e.cfg.Profile.RPCMetaGetBeforePut && e.etcd == "" {
+			e.get(ctx, rpcMetaKey(e.serverName)) // logged when it fails; the PUT follows
+		}
 		if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
 			e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
 			return mooncake.ERR_METADATA
