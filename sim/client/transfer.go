@@ -85,13 +85,12 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 // published host that is not the endpoint's own name came from
 // MC_TCP_BIND_ADDRESS and can fail to resolve (sim,real seed 30005, real
 // 0.3.10.post1 with MC_TCP_BIND_ADDRESS=not-an-ip: setup 0, every put -800;
-// 0.3.7.post2 with ::1, seed 30141: the same, Profile.TCPDualStack).
+// 0.3.7.post2 with ::1, seed 30141: the same, Profile.TCPDualStack). The
+// endpoint's own host is split as the engine split it for its rpc_meta: a
+// port-less "[::1]" local_hostname is its own name, which real publishes
+// as an interface's IPv4 address (sim,real seed 30400, 0.3.7.post2: puts 0).
 func (c *RealClient) connectable(r master.Replica, m te.RPCMeta) bool {
-	h := r.TEEndpoint
-	if i := strings.LastIndex(h, ":"); i >= 0 {
-		h = h[:i]
-	}
-	if m.Host == h {
+	if m.Host == te.HostOf(r.TEEndpoint) {
 		return true
 	}
 	if v6 := strings.Contains(m.Host, ":"); te.Resolvable(m.Host) && (!v6 || c.p.TCPDualStack) {

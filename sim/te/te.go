@@ -575,6 +575,14 @@ func (e *Engine) bindAny(ctx context.Context, host string) (int, func(), error) 
 	return 0, nil, fmt.Errorf("bind rpc port on %s: %w", host, last)
 }
 
+// HostOf is the host part of an endpoint as the engine splits it for its
+// rpc_meta (the host an endpoint publishes when MC_TCP_BIND_ADDRESS is not
+// set): "[::1]" of a port-less "[::1]", not "[:".
+func HostOf(endpoint string) string {
+	h, _ := splitHostPort(endpoint)
+	return h
+}
+
 func splitHostPort(s string) (string, int) {
 	i := strings.LastIndex(s, ":")
 	if i < 0 {
