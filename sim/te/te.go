@@ -91,6 +91,8 @@ type Engine struct {
 	// leaked: a failed transport install leaked its transport, which holds
 	// the metadata and so the listener (Profile.FailedTransportFreed).
 	handshake, leaked bool
+	// forcedTCP: init installed TCP for MC_FORCE_TCP (Profile.ForceTCPAtInit).
+	forcedTCP bool
 	// rpcMeta is TransferMetadata's rpc_meta_map_: the segments whose
 	// rpc_meta this process has read (getRpcMetaEntry).
 	rpcMeta map[string]RPCMeta
@@ -121,6 +123,11 @@ func (e *Engine) ServerName() string { return e.serverName }
 // P2P handshake listener (up to its 1 s poll): it runs, and no leaked
 // transport keeps the metadata that owns it alive.
 func (e *Engine) JoinsHandshakeListener() bool { return e.handshake && !e.leaked }
+
+// JoinsTCPTransport reports whether destroying this engine joins a TCP
+// transport that init installed for MC_FORCE_TCP (~1 s: real 0.3.12.post1,
+// 0.3.13.post1, Profile.ForceTCPAtInit).
+func (e *Engine) JoinsTCPTransport() bool { return e.forcedTCP }
 
 // Transports lists installed transports ("rdma", "tcp").
 func (e *Engine) Transports() []string { return append([]string(nil), e.transports...) }
@@ -269,6 +276,10 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 			e.logf(mlog.Info, "transport_type=tcp")
 		} else if devices != nil {
 			e.logf(mlog.Warning, "TCP protocol does not use device names, ignoring")
+		}
+		if e.forcedTCP { // transfer_engine_impl.cpp v0.3.12.post1:435
+			e.logf(mlog.Warning, "Transport tcp already installed")
+			return nil
 		}
 		if e.installTCP(ctx) != 0 {
 			return mooncake.INTERNAL_ERROR
@@ -470,6 +481,15 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 // afterRPC is the rest of init once the RPC location is published:
 // topology discovery and transport installation when auto-discovering.
 func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
+	if _, force := e.env("MC_FORCE_TCP"); force && e.cfg.Profile.ForceTCPAtInit {
+		if e.installTCP(ctx) != 0 {
+			e.logf(mlog.Error, "MC_FORCE_TCP is set but failed to install TCP transport")
+			return -1
+		}
+		e.forcedTCP = true
+		e.logf(mlog.Info, "MC_FORCE_TCP is set, using TCP transport only")
+		return 0
+	}
 	if !auto {
 		return 0
 	}
