@@ -65,6 +65,9 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	if c.localMemcpy(r) || r.TEProtocol != "tcp" {
 		return true
 	}
+	if c.te.Handshake() && !c.handshakeResolves(r.TEEndpoint) {
+		return false
+	}
 	m, ok := c.te.RPCMetaEntry(ctx, r.TEEndpoint)
 	if ok && c.connectable(r, m) {
 		return true
@@ -76,6 +79,29 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 		c.batches++
 		c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
 	}
+	return false
+}
+
+// handshakeResolves is openSegment's handshake in P2PHANDSHAKE mode:
+// SocketHandShakePlugin::sendNotify resolves the segment name's host with
+// getaddrinfo(AF_INET) unless MC_USE_IPV6 is set (transfer_metadata_plugin.cpp
+// v0.3.10.post1:826-842), so an IPv6 literal ("[::1]" as local_hostname) is
+// not found: ERR_DNS, the segment does not open, the transfer fails. Real
+// 0.3.7.post2 … 0.3.10.post1, P2P, local_hostname "[::1]": warmup put -800 × 10
+// (sim,real seed 30532); from 0.3.10.post2 the local put is a memcpy
+// (Profile.StoreMemcpy) and never gets here.
+func (c *RealClient) handshakeResolves(endpoint string) bool {
+	host, port := endpoint, ""
+	if i := strings.LastIndex(endpoint, ":"); i >= 0 {
+		host, port = endpoint[:i], endpoint[i+1:]
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if _, v6 := c.d.Env["MC_USE_IPV6"]; v6 || !strings.Contains(host, ":") {
+		return true
+	}
+	c.logf(mlog.Error, "SocketHandShakePlugin: failed to get IP address of peer server %s:%s, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]", host, port)
+	c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", endpoint)
+	c.logf(mlog.Error, "Failed to submit transfer operation")
 	return false
 }
 

@@ -124,6 +124,10 @@ func (e *Engine) ServerName() string { return e.serverName }
 // transport keeps the metadata that owns it alive.
 func (e *Engine) JoinsHandshakeListener() bool { return e.handshake && !e.leaked }
 
+// Handshake reports whether the engine runs in P2PHANDSHAKE mode: a
+// segment is opened by a SocketHandShakePlugin handshake to its name.
+func (e *Engine) Handshake() bool { return e.handshake }
+
 // JoinsTCPTransport reports whether destroying this engine joins a TCP
 // transport that init installed for MC_FORCE_TCP (~1 s: real 0.3.12.post1,
 // 0.3.13.post1, Profile.ForceTCPAtInit).
