@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -347,12 +348,26 @@ func AsUnsupported(err error) (*Unsupported, bool) {
 // scheduler exits. Reason is the last Mooncake line (e.g. the FATAL text).
 // Added by sim/ (Mooncake ≤ 0.3.5 aborts on TE failure; 0.3.9 segfaults
 // in the refused auto-port loop).
+// A process that calls exit() instead (Mooncake ≤ 0.3.11.post1's
+// config.cpp on an invalid MC_MTU) has no Signal and its Exit status.
 type ProcessDied struct {
-	Signal string // "SIGABRT", "SIGSEGV"
+	Signal string // "SIGABRT", "SIGSEGV"; "" for an exit
+	Exit   int    // the exit status when Signal is ""
 	Reason string
 }
 
-func (e *ProcessDied) Error() string { return "process died (" + e.Signal + "): " + e.Reason }
+// How is the signal, or "exit N".
+func (e *ProcessDied) How() string { return DeathHow(e.Signal, e.Exit) }
+
+func (e *ProcessDied) Error() string { return "process died (" + e.How() + "): " + e.Reason }
+
+// DeathHow names a death: the signal, or "exit N" for an exit.
+func DeathHow(signal string, exit int) string {
+	if signal != "" {
+		return signal
+	}
+	return "exit " + strconv.Itoa(exit)
+}
 
 // AsProcessDied returns the *ProcessDied in err's chain, if any.
 func AsProcessDied(err error) (*ProcessDied, bool) {

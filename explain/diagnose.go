@@ -271,6 +271,12 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 			if len(evid) == 0 || (best != nil && pts <= best.Points) {
 				continue
 			}
+			// Lines alone never outrank a scenario whose outcome the log
+			// shows (at most OutcomePoints + 6): one more line every
+			// mooncake_client start prints (0.3.14's rpc_meta GET) put
+			// standalone/default-allocator, cut short, above the run's own
+			// scenario.
+			pts = math.Min(pts, OutcomePoints+6)
 			best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts,
 				Evidence: append([]string{"outcome not in the log (cut short?)"}, evid...), Against: against, Remedy: Humanize(Remedy(sc))}
 		}

@@ -335,7 +335,11 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 			kv = append(kv, "codes", codesNode(base.Codes))
 		}
 	case base.Dies != nil:
-		kv = append(kv, "dies", mapping("signal", base.Dies.Signal))
+		if base.Dies.Exit != nil {
+			kv = append(kv, "dies", mapping("exit", *base.Dies.Exit))
+		} else {
+			kv = append(kv, "dies", mapping("signal", base.Dies.Signal))
+		}
 	case len(quoted) > 0:
 		// Error lines but the scenario ends well: the lines alone.
 	default:

@@ -259,10 +259,10 @@ func match(sc *scenarios.Scenario, v, text string) (Candidate, bool) {
 		}
 		c.Outcome = strings.TrimSuffix(exp.Raises.Class+": "+msg, ": ")
 	case exp.Dies != nil:
-		if !dies(text, exp.Dies.Signal) {
+		if !dies(text, exp.Dies.How()) {
 			return c, false
 		}
-		c.Outcome = "process died (" + exp.Dies.Signal + ")"
+		c.Outcome = "process died (" + exp.Dies.How() + ")"
 	default:
 		// A scenario that ends well (a warning, a fallback) explains a log
 		// only if every line it expects is there and nothing was raised.
@@ -297,11 +297,15 @@ const okOutcome = "no exception"
 // raised: a Python exception line ("RuntimeError: ...", a traceback).
 var raised = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): |Traceback \(most recent call last\)`)
 
-func dies(text, signal string) bool {
+// dies: the text shows the death how names (a signal, or "exit N").
+func dies(text, how string) bool {
 	words := map[string][]string{
 		"SIGSEGV": {"SIGSEGV", "Segmentation fault", "exit code 139", "signal 11"},
 		"SIGABRT": {"SIGABRT", "Aborted", "exit code 134", "signal 6"},
-	}[signal]
+	}[how]
+	if n, ok := strings.CutPrefix(how, "exit "); ok {
+		words = []string{"exit code " + n, "exit status " + n, "exited with code " + n}
+	}
 	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) })
 }
 

@@ -79,7 +79,11 @@ func observedExpect(o scenarios.Observed, addrs map[string]string) DocExpect {
 	e := DocExpect{Invariants: true, Codes: map[string]any{}}
 	switch {
 	case o.Died != nil:
-		e.Dies = map[string]string{"signal": o.Died.Signal}
+		if o.Died.Signal == "" {
+			e.Dies = map[string]any{"exit": o.Died.Exit}
+		} else {
+			e.Dies = map[string]any{"signal": o.Died.Signal}
+		}
 	case o.Exception != nil:
 		e.Raises = &DocRaises{Class: o.Exception.Class, Message: placeholders(o.Exception.Message, addrs)}
 	default:

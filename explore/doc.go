@@ -196,11 +196,11 @@ type DocPage struct {
 // DocExpect is a generated scenario's oracle: the invariants, plus (in the
 // corpus) what a real engine observed.
 type DocExpect struct {
-	OK         *bool             `yaml:"ok,omitempty" json:"ok,omitempty"`
-	Raises     *DocRaises        `yaml:"raises,omitempty" json:"raises,omitempty"`
-	Codes      map[string]any    `yaml:"codes,omitempty" json:"codes,omitempty"`
-	Dies       map[string]string `yaml:"dies,omitempty" json:"dies,omitempty"`
-	Invariants bool              `yaml:"invariants" json:"invariants"`
+	OK         *bool          `yaml:"ok,omitempty" json:"ok,omitempty"`
+	Raises     *DocRaises     `yaml:"raises,omitempty" json:"raises,omitempty"`
+	Codes      map[string]any `yaml:"codes,omitempty" json:"codes,omitempty"`
+	Dies       map[string]any `yaml:"dies,omitempty" json:"dies,omitempty"`
+	Invariants bool           `yaml:"invariants" json:"invariants"`
 }
 
 type DocRaises struct {

@@ -92,6 +92,12 @@ func TestKnownTexts(t *testing.T) {
 	if _, ok := KnownDeath("SIGSEGV", "0.3.13.post1"); ok {
 		t.Error("0.3.13.post1 is not known to segfault")
 	}
+	if _, ok := KnownDeath("exit 1", "0.3.11.post1"); !ok {
+		t.Error("0.3.11.post1 exits 1 on an invalid MC_MTU")
+	}
+	if _, ok := KnownDeath("exit 1", "0.3.12.post1"); ok {
+		t.Error("0.3.12 logs an invalid MC_MTU and goes on")
+	}
 }
 
 func parse(t *testing.T, y string) *scenarios.Scenario {

@@ -46,8 +46,8 @@ func Check(ctx context.Context, sc *scenarios.Scenario, eng engine.Engine, res *
 			return InvTexts, ph.name + ": " + why
 		}
 		if d := ph.obs.Died; d != nil {
-			if _, ok := KnownDeath(d.Signal, res.MooncakeVersion); !ok {
-				return InvTexts, fmt.Sprintf("%s: the process died (%s: %s), which Mooncake %s is not known to do", ph.name, d.Signal, d.Reason, res.MooncakeVersion)
+			if _, ok := KnownDeath(d.How(), res.MooncakeVersion); !ok {
+				return InvTexts, fmt.Sprintf("%s: the process died (%s: %s), which Mooncake %s is not known to do", ph.name, d.How(), d.Reason, res.MooncakeVersion)
 			}
 		}
 		b := PhaseBound(sc, res.MooncakeVersion, ph.steps)
@@ -279,7 +279,7 @@ func checkRecovery(ctx context.Context, sc *scenarios.Scenario, eng engine.Engin
 	if e := res.Remedy.Exception; e != nil {
 		what = fmt.Sprintf("%s: %s", e.Class, e.Message)
 	} else {
-		what = "process died: " + res.Remedy.Died.Signal
+		what = "process died: " + res.Remedy.Died.How()
 	}
 	return fmt.Sprintf("after the faults cleared a fresh SGLang process failed (%s), but the same config initialises in a world without faults", what)
 }

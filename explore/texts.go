@@ -84,17 +84,21 @@ func KnownText(class, message string) (Text, bool) {
 // KnownDeath says whether Mooncake is known to kill the process this way at
 // this version: 0.3.9 segfaults in its auto-port loop against a refused
 // master (real wheel, docs/REAL-FINDINGS.md); Mooncake < 0.3.6 aborts (glog
-// CHECK) when its transfer engine cannot start (transfer_engine.cpp).
-func KnownDeath(signal, version string) (string, bool) {
+// CHECK) when its transfer engine cannot start (transfer_engine.cpp);
+// Mooncake < 0.3.12 exits 1 at import on an invalid MC_MTU (config.cpp).
+// how is a signal or "exit N" (scenarios.Death.How).
+func KnownDeath(how, version string) (string, bool) {
 	v, err := mooncake.ParseVersion(version)
 	if err != nil {
 		return "", false
 	}
 	switch {
-	case signal == "SIGSEGV" && v.Compare(mooncake.MustVersion("0.3.9")) == 0:
+	case how == "SIGSEGV" && v.Compare(mooncake.MustVersion("0.3.9")) == 0:
 		return "real 0.3.9 wheel: SIGSEGV at auto-port retry 8 against a refused master", true
-	case signal == "SIGABRT" && !v.AtLeast("0.3.6"):
+	case how == "SIGABRT" && !v.AtLeast("0.3.6"):
 		return "Mooncake < 0.3.6: CHECK failure when the transfer engine cannot start", true
+	case how == "exit 1" && !v.AtLeast("0.3.12"):
+		return "Mooncake < 0.3.12: exit(EXIT_FAILURE) in globalConfig() on an invalid MC_MTU (real 0.3.4 … 0.3.11.post1 wheels)", true
 	}
 	return "", false
 }

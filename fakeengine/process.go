@@ -35,6 +35,22 @@ type Process struct {
 	mu     sync.Mutex
 	stores []*Store
 	dead   error // set (under the gate) once the process died in a Mooncake call
+	// imported: mooncake.store was imported (guarded by w.gate).
+	imported bool
+}
+
+// importStore is `from mooncake.store import …` (sim's Process.importStore),
+// under the gate.
+func (p *Process) importStore() error {
+	if p.imported {
+		return nil
+	}
+	p.imported = true
+	if err := client.LoadGlobalConfig(p.w.profile, p.env, mlog.Trace{T: p.w.trace, Source: "mooncake:" + p.node}); err != nil {
+		p.dead = err
+		return err
+	}
+	return nil
 }
 
 // StartProcess implements engine.World.
@@ -137,6 +153,10 @@ func (p *Process) NewStore(ctx context.Context) (engine.Store, error) {
 	}
 	p.seq++
 	d := p.deps("mooncake:"+p.node, fmt.Sprintf("proc:%s#%d/store#%d", p.node, p.id, p.seq))
+	if err := p.importStore(); err != nil {
+		p.w.gate.Unlock()
+		return nil, err
+	}
 	var kick func()
 	s := client.NewStore(d, fmt.Sprintf("%s#%d/%d", p.node, p.id, p.seq), p.hooks(&kick))
 	p.w.gate.Unlock()
@@ -221,6 +241,11 @@ func (p *Process) Alloc(ctx context.Context, allocator string, size int64) (engi
 	defer p.w.gate.Unlock()
 	if p.dead != nil {
 		return engine.Buffer{}, p.dead
+	}
+	if allocator == engine.AllocMooncakeShm {
+		if err := p.importStore(); err != nil {
+			return engine.Buffer{}, err
+		}
 	}
 	b, err := p.mem.Alloc(allocator, size)
 	if err != nil {

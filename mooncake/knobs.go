@@ -3,6 +3,7 @@ package mooncake
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -73,14 +74,19 @@ type Rule struct {
 	Default string `json:"default,omitempty"`
 	// Min, Max bound the accepted values (inclusive; both 0 = unbounded);
 	// Exclude is a hole in that range (ValidatePortRange's ephemeral ports).
-	Min        int64  `json:"min,omitempty"`
-	Max        int64  `json:"max,omitempty"`
-	ExcludeLo  int64  `json:"exclude_lo,omitempty"`
-	ExcludeHi  int64  `json:"exclude_hi,omitempty"`
-	PortRange  bool   `json:"port_range,omitempty"` // a min/max pair checked together (min <= max)
-	Invalid    string `json:"invalid"`
-	InvalidLog string `json:"invalid_log,omitempty"` // the log line an invalid value prints (a substring)
-	Source     string `json:"source"`                // tag and file:line the rule was read at
+	Min       int64 `json:"min,omitempty"`
+	Max       int64 `json:"max,omitempty"`
+	ExcludeLo int64 `json:"exclude_lo,omitempty"`
+	ExcludeHi int64 `json:"exclude_hi,omitempty"`
+	PortRange bool  `json:"port_range,omitempty"` // a min/max pair checked together (min <= max)
+	// OneOf: the only accepted values (MC_MTU's 512|1024|2048|4096).
+	OneOf []int64 `json:"one_of,omitempty"`
+	// ExitOnInvalid: a rejected value makes the process exit(EXIT_FAILURE)
+	// after InvalidLog (config.cpp's MC_MTU up to v0.3.11.post1).
+	ExitOnInvalid bool   `json:"exit_on_invalid,omitempty"`
+	Invalid       string `json:"invalid"`
+	InvalidLog    string `json:"invalid_log,omitempty"` // the log line an invalid value prints (a substring)
+	Source        string `json:"source"`                // tag and file:line the rule was read at
 }
 
 // Knob is one setting Mooncake (or SGLang on its behalf) reads.
@@ -143,7 +149,7 @@ type Value struct {
 	// Log is the line Mooncake prints about it ("" = none).
 	Log string
 	// Raise is the exception setup() raises (a C++ exception through
-	// pybind11); Exit the message a process exits with.
+	// pybind11); Exit the message a process exits with (status 1).
 	Raise, Exit string
 }
 
@@ -250,6 +256,13 @@ func (r Rule) parse(name, raw string) Value {
 		}
 		out.Int, out.Uint = int64(ms), ms
 		return out
+	}
+	if len(r.OneOf) > 0 && !slices.Contains(r.OneOf, out.Int) {
+		if r.ExitOnInvalid {
+			out.Log, out.Exit = r.InvalidLog, r.InvalidLog
+			return out
+		}
+		return def(r.InvalidLog)
 	}
 	// A port pair is checked together by its reader (ValidatePortRange).
 	if !r.PortRange && !r.inRange(out.Int) {

@@ -94,6 +94,11 @@ func TestParseKnob(t *testing.T) {
 		// atoi with a range.
 		{"0.3.9", "MC_RETRY_CNT", "128", Value{Read: true, Int: 9, Uint: 9, Str: "128", Fallback: true, Log: "Ignore value from environment variable MC_RETRY_CNT"}},
 		{"0.3.9", "MC_GID_INDEX", "255", Value{Read: true, Int: 255, Uint: 255, Str: "255"}},
+		// MC_MTU: one of four values; exit 1 up to 0.3.11.post1 (real 0.3.4 … 0.3.11.post1 wheels).
+		{"0.3.4", "MC_MTU", "9000", Value{Read: true, Int: 9000, Uint: 9000, Str: "9000", Log: mtuLog, Exit: mtuLog}},
+		{"0.3.11.post1", "MC_MTU", "1500", Value{Read: true, Int: 1500, Uint: 1500, Str: "1500", Log: mtuLog, Exit: mtuLog}},
+		{"0.3.11.post1", "MC_MTU", "1024", Value{Read: true, Int: 1024, Uint: 1024, Str: "1024"}},
+		{"0.3.12.post1", "MC_MTU", "9000", Value{Read: true, Int: 4096, Uint: 4096, Str: "9000", Fallback: true, Log: mtuLog}},
 		// master flags (real 0.3.9 wheel; real 0.3.11.post1, 0.3.13.post1).
 		{"0.3.9", "default_kv_lease_ttl", "5s", Value{Read: true, Str: "5s", Exit: "ERROR: illegal value '5s' specified for uint64 flag 'default_kv_lease_ttl'"}},
 		{"0.3.10", "default_kv_lease_ttl", "0x10", Value{Read: true, Int: 16, Uint: 16, Str: "0x10"}},
@@ -164,3 +169,5 @@ func TestModelledKnobsListed(t *testing.T) {
 		t.Error("no SGLang knob")
 	}
 }
+
+const mtuLog = "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096"

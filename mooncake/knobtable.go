@@ -289,13 +289,21 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"1"}, "boundary": {"0", "255"}, "invalid": {"256"}},
 	},
 	{
-		Name: "MC_MTU", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Name: "MC_MTU", Scope: ScopeEnv, Reader: "transfer engine", Type: "int", Modelled: true,
 		Doc: "RDMA path MTU: 512, 1024, 2048 or 4096 (default 4096)",
+		// globalConfig() runs at import of mooncake.store (a static
+		// initializer): real 0.3.4 … 0.3.11.post1 exit 1 on
+		// `from mooncake.store import …` with MC_MTU=9000.
 		Rules: []Rule{{
-			Parse: ParseAtoi, Default: "4096",
+			Parse: ParseAtoi, Default: "4096", OneOf: []int64{512, 1024, 2048, 4096}, ExitOnInvalid: true,
+			Invalid:    "atoi; anything but 512|1024|2048|4096 logged at ERROR, then exit(EXIT_FAILURE): the process dies at import",
+			InvalidLog: "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:119; v0.3.11.post1 config.cpp:147-161",
+		}, {
+			From: "0.3.12", Parse: ParseAtoi, Default: "4096", OneOf: []int64{512, 1024, 2048, 4096},
 			Invalid:    "atoi; anything but 512|1024|2048|4096 logged at ERROR and ignored",
 			InvalidLog: "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096",
-			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:119; v0.3.12.post1 config.cpp:225",
+			Source:     "v0.3.12.post1 mooncake-transfer-engine/src/config.cpp:225",
 		}},
 		Samples: map[string][]string{"valid": {"4096", "1024"}, "boundary": {"512"}, "invalid": {"1500", "9000"}},
 	},

@@ -335,6 +335,25 @@ type Profile struct {
 	// "Failed to discover a ready master view: " and no longer
 	// "Failed to read current master view: ").
 	HAMasterReadyWaitSeconds int
+	// RPCMetaGetBeforePut: with HTTP metadata the transfer engine GETs its
+	// rpc_meta key before the PUT that publishes it; the answer (404 on a
+	// fresh world, a curl timeout on a blackholed server: 3 s more) is
+	// logged and the PUT follows (real 0.3.14: "GET …rpc_meta… http=404
+	// body: metadata not found" before every setup; sim,real seed 30325:
+	// setup 9.1 s against sim's 6.1 s with the metadata blackholed). What
+	// 0.3.14 does with an entry that exists is not known (no source).
+	RPCMetaGetBeforePut bool
+	// ForceTCPAtInit: TransferEngineImpl::init with MC_FORCE_TCP set
+	// installs the TCP transport right after publishing rpc_meta and
+	// returns ("MC_FORCE_TCP is set, using TCP transport only"), whatever
+	// the protocol and auto-discovery (transfer_engine_impl.cpp
+	// v0.3.12.post1:205-223; before, MC_FORCE_TCP only skipped RDMA inside
+	// auto-discovery). The store's own install then finds "Transport tcp
+	// already installed" (tcp) or installs RDMA (rdma with devices; no NIC:
+	// -600). Real 0.3.12.post1 / 0.3.13.post1: that failed setup takes
+	// 1.04–1.06 s against 0.03 s without MC_FORCE_TCP — destroying the
+	// engine joins its TCP transport (sim,real seed 30443).
+	ForceTCPAtInit bool
 	// MasterConnectDirect: MasterClient::Connect is one coro_rpc_client
 	// connect (v0.3.4.post2, v0.3.5 master_client.cpp; client pools from
 	// v0.3.6): a refused master fails at once with "Failed to connect to
@@ -543,6 +562,8 @@ func profileOf(v Version) Profile {
 	if at("0.3.14") {
 		p.HAMasterReadyWaitSeconds = 30
 	}
+	p.RPCMetaGetBeforePut = at("0.3.14")
+	p.ForceTCPAtInit = at("0.3.12")
 	p.LogsMissingLocalSegment = at("0.3.13")
 	p.TCPInstallReadsOwnSegmentDesc = at("0.3.12")
 	p.HotCacheFdExchange = at("0.3.13")

@@ -33,6 +33,11 @@ type Aborted struct {
 	Exit string
 	// Signal is the signal's name ("SIGSEGV", "SIGABRT") or "" for an exit.
 	Signal string
+	// Status is the exit status when Signal is ""; MooncakeExit says the
+	// last line was a Mooncake (glog) ERROR or FATAL line, i.e. Mooncake
+	// called exit() (config.cpp on an invalid MC_MTU), not Python.
+	Status       int
+	MooncakeExit bool
 	// Last are the last log lines it printed, LastLevels their levels.
 	Last       []string
 	LastLevels []string
@@ -40,12 +45,17 @@ type Aborted struct {
 
 // Unwrap makes a death by signal an *engine.ProcessDied too, so callers
 // that know only the engine seam (the scenario runner) see it with
-// engine.AsProcessDied; an exit without a signal stays a harness error.
+// engine.AsProcessDied; so is an exit right after a Mooncake ERROR/FATAL
+// line (Mooncake's exit()). Any other exit (a Python traceback in the
+// driver) stays a harness error.
 func (a *Aborted) Unwrap() error {
-	if a.Signal == "" {
-		return nil
+	switch {
+	case a.Signal != "":
+		return &engine.ProcessDied{Signal: a.Signal, Reason: a.reason()}
+	case a.MooncakeExit && a.Status > 0:
+		return &engine.ProcessDied{Exit: a.Status, Reason: a.reason()}
 	}
-	return &engine.ProcessDied{Signal: a.Signal, Reason: a.reason()}
+	return nil
 }
 
 // reason is the last line that says something: the last non-INFO line
@@ -222,19 +232,18 @@ func (d *driver) aborted(ctx context.Context, op string) error {
 	case <-time.After(5 * time.Second):
 	case <-ctx.Done():
 	}
-	// Let the log pumps flush the last lines (the crash report).
-	done := make(chan struct{})
-	go func() { d.p.logs.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-	}
+	d.p.drain(2 * time.Second) // the crash report's last lines
 	exit := d.p.ExitDescription()
 	if exit == "" {
 		exit = "closed its protocol stream"
 	}
 	lines, levels := d.p.RecentLevels()
-	return &Aborted{Node: d.node, Call: op, Exit: exit, Signal: d.p.Signal(), Last: lines, LastLevels: levels}
+	d.p.mu.Lock()
+	glog := d.p.lastGlog
+	d.p.mu.Unlock()
+	mooncakeExit := glog && len(levels) > 0 && (levels[len(levels)-1] == "ERROR" || levels[len(levels)-1] == "FATAL")
+	return &Aborted{Node: d.node, Call: op, Exit: exit, Signal: d.p.Signal(), Status: d.p.ExitStatus(),
+		MooncakeExit: mooncakeExit, Last: lines, LastLevels: levels}
 }
 
 // close asks the driver to exit, then makes sure the group is gone. A

@@ -66,7 +66,7 @@ const standbySettle = time.Second
 func standbyReady(ctx context.Context, p *proc) error {
 	select {
 	case <-p.exited:
-		return fmt.Errorf("process exited (%s); last lines: %v", p.ExitDescription(), p.Recent())
+		return p.exitError()
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-time.After(standbySettle):

@@ -62,7 +62,9 @@ type proc struct {
 	waitErr error
 	recent  []string // last lines, for crash reports
 	levels  []string // their levels
-	stopped bool     // stop was called: exit is expected
+	// lastGlog: the last line was a glog line (Mooncake's, not Python's).
+	lastGlog bool
+	stopped  bool // stop was called: exit is expected
 
 	syncLast int           // highest sync marker seen on stderr (driver only)
 	syncCh   chan struct{} // closed and replaced when syncLast moves
@@ -234,7 +236,9 @@ func (p *proc) record(line string) {
 	if !ok {
 		return
 	}
+	glog := glogRE.MatchString(ansiRE.ReplaceAllString(strings.TrimRight(line, "\r\n"), ""))
 	p.mu.Lock()
+	p.lastGlog = glog
 	p.recent = append(p.recent, text)
 	p.levels = append(p.levels, level)
 	if len(p.recent) > recentLines {
@@ -268,6 +272,26 @@ func (p *proc) waitSync(id int, d time.Duration) {
 			return
 		}
 	}
+}
+
+// drain waits, at most d, for the log pumps to reach the end of the
+// output: Wait returns before the pipes are read to the end, so a process
+// that printed its refusal and exited at once (mooncake_master's "illegal
+// value") would otherwise be reported with no last lines.
+func (p *proc) drain(d time.Duration) {
+	done := make(chan struct{})
+	go func() { p.logs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// exitError describes a process that exited before it was ready, with the
+// last lines it printed.
+func (p *proc) exitError() error {
+	p.drain(2 * time.Second)
+	return fmt.Errorf("process exited (%s); last lines: %v", p.ExitDescription(), p.Recent())
 }
 
 // Recent returns the last lines the process printed.
@@ -308,6 +332,26 @@ func (p *proc) Signal() string {
 		return n
 	}
 	return fmt.Sprintf("signal %d", int(ws.Signal()))
+}
+
+// ExitStatus is the status of a process that exited (no signal); 0 while
+// it runs, after a signal, or when unknown.
+func (p *proc) ExitStatus() int {
+	if !p.Exited() {
+		return 0
+	}
+	if p.ctr != nil {
+		if e := p.ctr.Exit(); e.Signal == "" && e.Code > 0 && e.Code < 256 {
+			return int(e.Code)
+		}
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.status == nil || !p.status.Exited() {
+		return 0
+	}
+	return p.status.ExitStatus()
 }
 
 // Exited reports whether the process has ended.

@@ -428,6 +428,22 @@ var _ = Describe("process cleanup", func() {
 		Expect(liveChildren()).To(BeEmpty())
 	})
 
+	// The master prints the gflags refusal and exits at once; Wait returned
+	// before the pumps read it (docs/REAL-FINDINGS.md §28, seed 30177).
+	It("reports a master that rejects a flag with the master's words", func() {
+		const v = "0.3.11.post1"
+		requireVersion(v)
+		for range 3 {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			_, err := eng.Launch(ctx, engine.WorldSpec{Version: v, Metadata: "P2PHANDSHAKE",
+				Master: &engine.MasterSpec{Flags: map[string]string{"eviction_ratio": "five"}},
+				Nodes:  []engine.NodeSpec{{Name: "tp0"}}})
+			cancel()
+			Expect(err).To(MatchError(ContainSubstring(
+				"process exited (exit status 1); last lines: [ERROR: illegal value 'five' specified for double flag 'eviction_ratio']")))
+		}
+	})
+
 	It("reports a driver killed mid-run as an abort, and Close still succeeds", func() {
 		w := launch(vNew, nil)
 		p, s := w.store(nil)

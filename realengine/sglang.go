@@ -235,7 +235,7 @@ func (s *SGLang) Start(ctx context.Context, l sglang.Launch) (sglang.Scheduler, 
 		return sc, nil
 	}
 	if d, ok := engine.AsProcessDied(err); ok {
-		sc.record("died", d.Signal+": "+d.Reason)
+		sc.record("died", d.How()+": "+d.Reason)
 	} else if pe, ok := engine.AsPyError(err); ok {
 		sc.record("raise", pe.Class+": "+pe.Message)
 	}

@@ -400,7 +400,7 @@ func waitHTTP(ctx context.Context, url string, p *proc) error {
 func waitTick(ctx context.Context, p *proc) error {
 	select {
 	case <-p.exited:
-		return fmt.Errorf("process exited (%s); last lines: %v", p.ExitDescription(), p.Recent())
+		return p.exitError()
 	case <-ctx.Done():
 		return fmt.Errorf("%w; last lines: %v", ctx.Err(), p.Recent())
 	case <-time.After(50 * time.Millisecond):
@@ -427,8 +427,9 @@ func (w *World) freePorts(n int) ([]int, error) {
 // (the real engine runs Mooncake's own timeouts).
 func (w *World) Clock() engine.Clock { return wallClock{start: w.start} }
 
-// origin is the world's time zero: Launch, or, when the SGLang side
-// prepared its processes first, the moment they were ready (restart).
+// origin is the world's time zero: the end of Launch (its servers ready),
+// or, when the SGLang side prepared its processes first, the moment they
+// were ready (restart).
 type origin struct {
 	mu sync.Mutex
 	t  time.Time

@@ -347,8 +347,13 @@ func (d *decoder) checkExpect(e Expect, where string, top bool) {
 		if e.Raises != nil {
 			d.at(e.Pos, "%s: raises and dies contradict each other (a dead process raises nothing)", where)
 		}
-		if e.Dies.Signal == "" && !d.hasErr(".dies.signal: ") { // an invalid signal was reported already
-			d.at(e.Dies.Pos, "%s.dies: signal is required (SIGSEGV or SIGABRT)", where)
+		switch {
+		case e.Dies.Signal != "" && e.Dies.Exit != nil:
+			d.at(e.Dies.Pos, "%s.dies: signal and exit contradict each other (a process ends by one)", where)
+		case e.Dies.Exit != nil && (*e.Dies.Exit < 1 || *e.Dies.Exit > 255):
+			d.at(e.Dies.Pos, "%s.dies: exit must be a failing status, 1..255 (got %d)", where, *e.Dies.Exit)
+		case e.Dies.Signal == "" && e.Dies.Exit == nil && !d.hasErr(".dies.signal: "): // an invalid signal was reported already
+			d.at(e.Dies.Pos, "%s.dies: signal (SIGSEGV or SIGABRT) or exit (a status) is required", where)
 		}
 	}
 	if e.Raises != nil && e.Raises.Class == "" {

@@ -26,14 +26,14 @@ func Check(e Expect, o Observed, stepWants []stepWant, band Band) string {
 	if d := e.Dies; d != nil {
 		switch {
 		case o.Died == nil:
-			return fmt.Sprintf("expected the process to die with %s, observed %s and no death", d.Signal, excString(o.Exception))
-		case o.Died.Signal != d.Signal:
-			return fmt.Sprintf("expected the process to die with %s, observed it die with %s: %s", d.Signal, o.Died.Signal, o.Died.Reason)
+			return fmt.Sprintf("expected the process to die with %s, observed %s and no death", d.How(), excString(o.Exception))
+		case o.Died.How() != d.How():
+			return fmt.Sprintf("expected the process to die with %s, observed it die with %s: %s", d.How(), o.Died.How(), o.Died.Reason)
 		case d.Reason != nil && !strings.Contains(normalize(o.Died.Reason), normalize(*d.Reason)):
-			return fmt.Sprintf("expected a %s death with reason containing %q, observed %q", d.Signal, *d.Reason, o.Died.Reason)
+			return fmt.Sprintf("expected a %s death with reason containing %q, observed %q", d.How(), *d.Reason, o.Died.Reason)
 		}
 	} else if o.Died != nil && !e.Invariants { // under invariants, the known-text invariant judges deaths
-		return fmt.Sprintf("unexpected process death (%s): %s", o.Died.Signal, o.Died.Reason)
+		return fmt.Sprintf("unexpected process death (%s): %s", o.Died.How(), o.Died.Reason)
 	}
 	if e.OK != nil {
 		if *e.OK && o.Exception != nil {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 
@@ -54,9 +55,13 @@ type Exception struct {
 // Death is a process death observed instead of an exception: the signal
 // and the engine's reason (the last Mooncake words).
 type Death struct {
-	Signal string `json:"signal"`
+	Signal string `json:"signal,omitempty"`
+	Exit   int    `json:"exit,omitempty"` // the exit status of a death without a signal
 	Reason string `json:"reason"`
 }
+
+// How is the signal, or "exit N" (engine.DeathHow).
+func (d *Death) How() string { return engine.DeathHow(d.Signal, d.Exit) }
 
 // Call is one Mooncake store call SGLang made and what Python got back:
 // Code for int-returning calls, Codes for batch calls, Raised when the
@@ -334,7 +339,7 @@ func diedSignal(d *Death) string {
 	if d == nil {
 		return ""
 	}
-	return d.Signal
+	return d.How()
 }
 
 func excText(e *Exception) Exception {

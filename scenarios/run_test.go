@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,6 +205,11 @@ func TestCheckMismatches(t *testing.T) {
 			`expected the process to die with SIGSEGV, observed it die with SIGABRT: Check failed`},
 		{"death reason", scenarios.Expect{Dies: &scenarios.Dies{Signal: "SIGABRT", Reason: ptr("No available RNIC")}}, scenarios.Observed{Died: &scenarios.Death{Signal: "SIGABRT", Reason: "Check failed"}},
 			`expected a SIGABRT death with reason containing "No available RNIC", observed "Check failed"`},
+		{"death by exit vs signal", scenarios.Expect{Dies: &scenarios.Dies{Exit: ptrInt(1)}}, scenarios.Observed{Died: &scenarios.Death{Signal: "SIGABRT", Reason: "Check failed"}},
+			`expected the process to die with exit 1, observed it die with SIGABRT: Check failed`},
+		{"death by exit", scenarios.Expect{Dies: &scenarios.Dies{Exit: ptrInt(1), Reason: ptr("MC_MTU")}}, scenarios.Observed{Died: &scenarios.Death{Exit: 1, Reason: "Ignore value from environment variable MC_MTU"}}, ""},
+		{"unexpected exit", scenarios.Expect{OK: &yes}, scenarios.Observed{Died: &scenarios.Death{Exit: 1, Reason: "Ignore value"}},
+			"unexpected process death (exit 1): Ignore value"},
 		{"death matches, ok: false allowed", scenarios.Expect{OK: ptrBool(false), Dies: &scenarios.Dies{Signal: "SIGABRT", Reason: ptr("RNIC")}},
 			scenarios.Observed{Died: &scenarios.Death{Signal: "SIGABRT", Reason: "No available RNIC"}}, ""},
 		{"unexpected death fails even an expectation without ok", scenarios.Expect{Codes: map[string]scenarios.CodeExpect{"setup": {Seq: []int{}}}},
@@ -314,5 +320,40 @@ func TestCompareKeepsP2PHandshake(t *testing.T) {
 	}
 	if got, want := c[0].Engines[0].Exception.Message, "Invoked with: 'localhost', 'P2PHANDSHAKE', {{master}}"; got != want {
 		t.Fatalf("sim's message %q, want %q", got, want)
+	}
+}
+
+func ptrInt(n int) *int { return &n }
+
+// SGLang's own default metrics port ("9003") stays a number in compared
+// texts: sim's master metrics port once was 9003 too and sim's warning
+// read {{master_metrics}} (sim,real seed 30155).
+func TestCompareKeepsSGLangDefaultMetricsPort(t *testing.T) {
+	sc := parse(t, `name: t/metrics
+topology:
+  nodes: [{name: tp0, hostpool: {layout: MHA, allocator: default, size: 16MiB}}]
+config:
+  env: {MOONCAKE_MASTER: "{{master}}", MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: "16777216", MOONCAKE_MASTER_METRICS_PORT: http}
+steps: [{init: tp0}]
+expect: {ok: true}
+`)
+	a := scenarios.RunVersion(context.Background(), sc, sim.New(), mooncake.Latest, scenarios.Options{Seed: 1})
+	if a.Verdict != scenarios.Pass {
+		t.Fatalf("%s %s", a.Verdict, a.Reason)
+	}
+	b := a
+	b.Engine = "real"
+	b.Addrs = map[string]string{}
+	for r, addr := range a.Addrs {
+		b.Addrs[r] = addr
+	}
+	b.Addrs["master_metrics"] = "41789"
+	c := scenarios.Compare([]scenarios.Result{a, b})
+	if len(c) != 1 || len(c[0].Differences) != 0 {
+		t.Fatalf("differences %+v", c[0].Differences)
+	}
+	const want = `WARNING Invalid value for MOONCAKE_MASTER_METRICS_PORT: "http" is not a valid integer value, using default "9003"`
+	if !slices.Contains(c[0].Engines[0].SGLangLogs, want) {
+		t.Fatalf("sim's SGLang lines %q lack %q", c[0].Engines[0].SGLangLogs, want)
 	}
 }

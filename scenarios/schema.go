@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sglang"
 	"gopkg.in/yaml.v3"
@@ -354,8 +355,19 @@ type Expect struct {
 type Dies struct {
 	Pos
 	Signal string `yaml:"signal" enum:"SIGSEGV,SIGABRT"`
+	// Exit: the process exits with this status instead (exit(), no signal).
+	Exit *int `yaml:"exit"`
 	// Reason, when given, must be a substring of the engine's reason.
 	Reason *string `yaml:"reason"`
+}
+
+// How is the expected signal, or "exit N".
+func (d *Dies) How() string {
+	exit := 0
+	if d.Exit != nil {
+		exit = *d.Exit
+	}
+	return engine.DeathHow(d.Signal, exit)
 }
 
 // Raises is an expected Python exception.

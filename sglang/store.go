@@ -161,7 +161,7 @@ func Start(ctx context.Context, l Launch) (*MooncakeStore, error) {
 		// The process died inside Mooncake: Python raised nothing and no
 		// SGLang line follows. The *engine.ProcessDied goes back unchanged;
 		// a failing close of the dead process is only traced.
-		s.record("died", d.Signal+": "+d.Reason)
+		s.record("died", d.How()+": "+d.Reason)
 		if cerr := s.shutdown(context.WithoutCancel(ctx)); cerr != nil {
 			s.record("close", cerr.Error())
 		}

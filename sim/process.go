@@ -7,6 +7,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 )
 
 // Process is an SGLang scheduler process on a node.
@@ -19,6 +20,24 @@ type Process struct {
 	stores int
 	all    []*Store
 	dead   error // set once the process aborted or closed
+	// imported: mooncake.store was imported (its first store, or
+	// MooncakeHostMemAllocator for a mooncake-shm pool).
+	imported bool
+}
+
+// importStore is `from mooncake.store import …`: the first one runs the
+// transfer engine's globalConfig(), which may exit the process.
+func (p *Process) importStore() error {
+	if p.imported {
+		return nil
+	}
+	p.imported = true
+	log := mlog.Trace{T: p.w.tr, Source: "mooncake:" + p.node}
+	if err := client.LoadGlobalConfig(p.w.profile, p.env, log); err != nil {
+		p.dead = err
+		return err
+	}
+	return nil
 }
 
 // Node implements engine.Process.
@@ -36,6 +55,9 @@ func (p *Process) NewStore(context.Context) (engine.Store, error) {
 	source := "mooncake:" + p.node
 	stream := fmt.Sprintf("proc:%s#%d/store#%d", p.node, p.id, p.stores)
 	d := p.w.deps(p.node, p.env, source, p.mem, stream)
+	if err := p.importStore(); err != nil {
+		return nil, err
+	}
 	s := client.NewStore(d, fmt.Sprintf("%s#%d/%d", p.node, p.id, p.stores), p.hooks())
 	p.all = append(p.all, s)
 	return s, nil
@@ -48,7 +70,11 @@ func (p *Process) Alloc(_ context.Context, allocator string, size int64) (engine
 		return engine.Buffer{}, p.dead
 	}
 	switch allocator {
-	case engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm:
+	case engine.AllocMooncakeShm:
+		if err := p.importStore(); err != nil {
+			return engine.Buffer{}, err
+		}
+	case engine.AllocDefault, engine.AllocHugepage:
 	default:
 		return engine.Buffer{}, fmt.Errorf("sim: unknown allocator %q (want %s, %s or %s)", allocator, engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm)
 	}

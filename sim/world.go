@@ -21,10 +21,14 @@ import (
 
 // Logical addresses of the world's servers.
 const (
-	MasterAddr        = "127.0.0.1:50051"
-	MetadataURL       = "http://127.0.0.1:8080/metadata"
-	ClientAddr        = "127.0.0.1:50052"
-	MasterMetricsPort = "9003"
+	MasterAddr  = "127.0.0.1:50051"
+	MetadataURL = "http://127.0.0.1:8080/metadata"
+	ClientAddr  = "127.0.0.1:50052"
+	// MasterMetricsPort is not 9003, SGLang's default metrics port: a
+	// comparison writes the world's addresses back as placeholders, and
+	// "9003" in SGLang's own warning read {{master_metrics}} on sim only
+	// (sim,real seed 30155; real allocates the master's metrics port).
+	MasterMetricsPort = "19003"
 	// ClientNode is the host mooncake_client runs on.
 	ClientNode = "client"
 )

@@ -26,7 +26,8 @@ type raisesBlock struct {
 }
 
 type diesBlock struct {
-	Signal string `yaml:"signal"`
+	Signal string `yaml:"signal,omitempty"`
+	Exit   int    `yaml:"exit,omitempty"` // a death by exit() (no signal)
 }
 
 // observedExpect turns what a phase did into the expect block that says
@@ -40,7 +41,7 @@ func observedExpect(r scenarios.Result, o scenarios.Observed) expectBlock {
 	case o.Exception != nil:
 		e.Raises = &raisesBlock{Class: o.Exception.Class, Message: abstract(o.Exception.Message)}
 	case o.Died != nil:
-		e.Dies = &diesBlock{Signal: o.Died.Signal}
+		e.Dies = &diesBlock{Signal: o.Died.Signal, Exit: o.Died.Exit}
 	default:
 		t := true
 		e.OK = &t

@@ -117,16 +117,6 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 	if err != nil {
 		return usageErr(err)
 	}
-	if f.emit != "" {
-		return emitScenarios(f, engs, shard, shards)
-	}
-	if f.coverage {
-		return printCoverage(stdout, f, engs)
-	}
-	if model := engine.Model(); engs[0].Name() != model {
-		ref, _ := engine.First(engine.Reference)
-		return usageErr(fmt.Errorf("--engine %s: the first engine is the model and must be %s (e.g. %s,%s)", f.engines, model, model, ref.Name))
-	}
 	versions := f.versions
 	if len(engs) > 1 && len(versions) == 0 {
 		// Draw only versions every engine can run (real: the installed ones).
@@ -142,6 +132,18 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 		if len(versions) == 0 {
 			return fmt.Errorf("--engine %s: no Mooncake version is available on every engine (real: run `make real-engine`)", f.engines)
 		}
+	}
+	// --emit and --coverage draw what the run would: the same versions.
+	f.versions = versions
+	if f.emit != "" {
+		return emitScenarios(f, engs, shard, shards)
+	}
+	if f.coverage {
+		return printCoverage(stdout, f, engs)
+	}
+	if model := engine.Model(); engs[0].Name() != model {
+		ref, _ := engine.First(engine.Reference)
+		return usageErr(fmt.Errorf("--engine %s: the first engine is the model and must be %s (e.g. %s,%s)", f.engines, model, model, ref.Name))
 	}
 	opts := explore.Options{
 		Seeds: f.seeds, Budget: f.budget, Seed: f.seed, Engines: engs, Versions: versions, Config: f.weight == "config",

@@ -358,7 +358,7 @@ func outcome(o scenarios.Observed) string {
 		return short(e.Class+": "+e.Message, 84)
 	}
 	if d := o.Died; d != nil {
-		return short("process died ("+d.Signal+"): "+d.Reason, 84)
+		return short("process died ("+d.How()+"): "+d.Reason, 84)
 	}
 	return short(codesString(o.Codes()), 84)
 }

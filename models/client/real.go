@@ -419,7 +419,9 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		// failure comes 5 s after connect, at a ping wake-up: real
 		// 0.3.8.post1 / 0.3.9 waited 0–1 s there (10.0–11.1 s a failed
 		// attempt, REAL-FINDINGS §19).
-		listener := c.te.JoinsHandshakeListener()
+		// A TCP transport init installed for MC_FORCE_TCP (from 0.3.12) is
+		// joined as long (real 0.3.12.post1/0.3.13.post1: 1.04–1.06 s).
+		listener := c.te.JoinsHandshakeListener() || c.te.JoinsTCPTransport()
 		if c.pinging {
 			if err := c.d.Clock.Sleep(ctx, c.pingJoinWait()); err != nil {
 				return false, err

@@ -65,6 +65,9 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	if c.localMemcpy(r) || r.TEProtocol != "tcp" {
 		return true
 	}
+	if c.te.Handshake() && !c.handshakeResolves(r.TEEndpoint) {
+		return false
+	}
 	m, ok := c.te.RPCMetaEntry(ctx, r.TEEndpoint)
 	if ok && c.connectable(r, m) {
 		return true
@@ -79,19 +82,41 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	return false
 }
 
+// handshakeResolves is openSegment's handshake in P2PHANDSHAKE mode:
+// SocketHandShakePlugin::sendNotify resolves the segment name's host with
+// getaddrinfo(AF_INET) unless MC_USE_IPV6 is set (transfer_metadata_plugin.cpp
+// v0.3.10.post1:826-842), so an IPv6 literal ("[::1]" as local_hostname) is
+// not found: ERR_DNS, the segment does not open, the transfer fails. Real
+// 0.3.7.post2 … 0.3.10.post1, P2P, local_hostname "[::1]": warmup put -800 × 10
+// (sim,real seed 30532); from 0.3.10.post2 the local put is a memcpy
+// (Profile.StoreMemcpy) and never gets here.
+func (c *RealClient) handshakeResolves(endpoint string) bool {
+	host, port := endpoint, ""
+	if i := strings.LastIndex(endpoint, ":"); i >= 0 {
+		host, port = endpoint[:i], endpoint[i+1:]
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if _, v6 := c.d.Env["MC_USE_IPV6"]; v6 || !strings.Contains(host, ":") {
+		return true
+	}
+	c.logf(mlog.Error, "SocketHandShakePlugin: failed to get IP address of peer server %s:%s, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]", host, port)
+	c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", endpoint)
+	c.logf(mlog.Error, "Failed to submit transfer operation")
+	return false
+}
+
 // connectable is TcpTransport::getConnection's resolve of the rpc_meta
 // entry's host. Real publishes an address of the host's own interfaces
 // (findLocalIpAddresses), the sim its logical host name, so only a
 // published host that is not the endpoint's own name came from
 // MC_TCP_BIND_ADDRESS and can fail to resolve (sim,real seed 30005, real
 // 0.3.10.post1 with MC_TCP_BIND_ADDRESS=not-an-ip: setup 0, every put -800;
-// 0.3.7.post2 with ::1, seed 30141: the same, Profile.TCPDualStack).
+// 0.3.7.post2 with ::1, seed 30141: the same, Profile.TCPDualStack). The
+// endpoint's own host is split as the engine split it for its rpc_meta: a
+// port-less "[::1]" local_hostname is its own name, which real publishes
+// as an interface's IPv4 address (sim,real seed 30400, 0.3.7.post2: puts 0).
 func (c *RealClient) connectable(r master.Replica, m te.RPCMeta) bool {
-	h := r.TEEndpoint
-	if i := strings.LastIndex(h, ":"); i >= 0 {
-		h = h[:i]
-	}
-	if m.Host == h {
+	if m.Host == te.HostOf(r.TEEndpoint) {
 		return true
 	}
 	if v6 := strings.Contains(m.Host, ":"); te.Resolvable(m.Host) && (!v6 || c.p.TCPDualStack) {

@@ -91,6 +91,8 @@ type Engine struct {
 	// leaked: a failed transport install leaked its transport, which holds
 	// the metadata and so the listener (Profile.FailedTransportFreed).
 	handshake, leaked bool
+	// forcedTCP: init installed TCP for MC_FORCE_TCP (Profile.ForceTCPAtInit).
+	forcedTCP bool
 	// rpcMeta is TransferMetadata's rpc_meta_map_: the segments whose
 	// rpc_meta this process has read (getRpcMetaEntry).
 	rpcMeta map[string]RPCMeta
@@ -121,6 +123,15 @@ func (e *Engine) ServerName() string { return e.serverName }
 // P2P handshake listener (up to its 1 s poll): it runs, and no leaked
 // transport keeps the metadata that owns it alive.
 func (e *Engine) JoinsHandshakeListener() bool { return e.handshake && !e.leaked }
+
+// Handshake reports whether the engine runs in P2PHANDSHAKE mode: a
+// segment is opened by a SocketHandShakePlugin handshake to its name.
+func (e *Engine) Handshake() bool { return e.handshake }
+
+// JoinsTCPTransport reports whether destroying this engine joins a TCP
+// transport that init installed for MC_FORCE_TCP (~1 s: real 0.3.12.post1,
+// 0.3.13.post1, Profile.ForceTCPAtInit).
+func (e *Engine) JoinsTCPTransport() bool { return e.forcedTCP }
 
 // Transports lists installed transports ("rdma", "tcp").
 func (e *Engine) Transports() []string { return append([]string(nil), e.transports...) }
@@ -269,6 +280,10 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 			e.logf(mlog.Info, "transport_type=tcp")
 		} else if devices != nil {
 			e.logf(mlog.Warning, "TCP protocol does not use device names, ignoring")
+		}
+		if e.forcedTCP { // transfer_engine_impl.cpp v0.3.12.post1:435
+			e.logf(mlog.Warning, "Transport tcp already installed")
+			return nil
 		}
 		if e.installTCP(ctx) != 0 {
 			return mooncake.INTERNAL_ERROR
@@ -456,6 +471,9 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 			}
 		}
 		e.logf(mlog.Info, "Transfer Engine RPC using new RPC mapping, listening on %s:%d", host, p)
+		if e.cfg.Profile.RPCMetaGetBeforePut && e.etcd == "" {
+			e.get(ctx, rpcMetaKey(e.serverName)) // logged when it fails; the PUT follows
+		}
 		if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
 			e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
 			return mooncake.ERR_METADATA
@@ -467,6 +485,15 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 // afterRPC is the rest of init once the RPC location is published:
 // topology discovery and transport installation when auto-discovering.
 func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
+	if _, force := e.env("MC_FORCE_TCP"); force && e.cfg.Profile.ForceTCPAtInit {
+		if e.installTCP(ctx) != 0 {
+			e.logf(mlog.Error, "MC_FORCE_TCP is set but failed to install TCP transport")
+			return -1
+		}
+		e.forcedTCP = true
+		e.logf(mlog.Info, "MC_FORCE_TCP is set, using TCP transport only")
+		return 0
+	}
 	if !auto {
 		return 0
 	}
@@ -570,6 +597,14 @@ func (e *Engine) bindAny(ctx context.Context, host string) (int, func(), error) 
 		last = err
 	}
 	return 0, nil, fmt.Errorf("bind rpc port on %s: %w", host, last)
+}
+
+// HostOf is the host part of an endpoint as the engine splits it for its
+// rpc_meta (the host an endpoint publishes when MC_TCP_BIND_ADDRESS is not
+// set): "[::1]" of a port-less "[::1]", not "[:".
+func HostOf(endpoint string) string {
+	h, _ := splitHostPort(endpoint)
+	return h
 }
 
 func splitHostPort(s string) (string, int) {

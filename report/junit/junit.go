@@ -160,7 +160,7 @@ func details(r scenarios.Result) string {
 		fmt.Fprintf(&b, "raised %s: %s\n", e.Class, e.Message)
 	}
 	if d := o.Died; d != nil {
-		fmt.Fprintf(&b, "died %s: %s\n", d.Signal, d.Reason)
+		fmt.Fprintf(&b, "died %s: %s\n", d.How(), d.Reason)
 	}
 	for _, c := range o.Calls {
 		fmt.Fprintf(&b, "call %s -> %d\n", c.Method, c.Code)
