@@ -240,39 +240,41 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 		}
 		var best *Cause
 		for _, v := range vs {
-			exp := scenarios.ExpectFor(sc.Expect, sc.ByVersion, v)
-			pts := 0.0
-			var evid, against []string
-			seen := map[string]bool{}
-			add := func(l, kind string) {
-				if seen[l] || 4*df[l] > n {
-					return
+			for _, rel := range sc.SGLangReleases() {
+				exp := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, rel)
+				pts := 0.0
+				var evid, against []string
+				seen := map[string]bool{}
+				add := func(l, kind string) {
+					if seen[l] || 4*df[l] > n {
+						return
+					}
+					seen[l] = true
+					pts += PartialWeight * math.Log(1+float64(n)/float64(max(1, df[l])))
+					evid = append(evid, kind+": "+short(Humanize(l), 120))
 				}
-				seen[l] = true
-				pts += PartialWeight * math.Log(1+float64(n)/float64(max(1, df[l])))
-				evid = append(evid, kind+": "+short(Humanize(l), 120))
-			}
-			for _, l := range exp.Logs {
-				if pattern(l).MatchString(text) {
-					add(l, "expected line")
+				for _, l := range exp.Logs {
+					if pattern(l).MatchString(text) {
+						add(l, "expected line")
+					}
 				}
-			}
-			for _, l := range fp[Key{sc.Name, v}] {
-				if strings.Contains(masked, l) {
-					add(l, "modelled line")
+				for _, l := range fp[Key{sc.Name, v, rel}] {
+					if strings.Contains(masked, l) {
+						add(l, "modelled line")
+					}
 				}
-			}
-			for _, l := range exp.NoLogs {
-				if pattern(l).MatchString(text) {
-					pts -= 3
-					against = append(against, "this cause never prints: "+Humanize(l))
+				for _, l := range exp.NoLogs {
+					if pattern(l).MatchString(text) {
+						pts -= 3
+						against = append(against, "this cause never prints: "+Humanize(l))
+					}
 				}
+				if len(evid) == 0 || (best != nil && pts <= best.Points) {
+					continue
+				}
+				best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts,
+					Evidence: append([]string{"outcome not in the log (cut short?)"}, evid...), Against: against, Remedy: Humanize(Remedy(sc))}
 			}
-			if len(evid) == 0 || (best != nil && pts <= best.Points) {
-				continue
-			}
-			best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts,
-				Evidence: append([]string{"outcome not in the log (cut short?)"}, evid...), Against: against, Remedy: Humanize(Remedy(sc))}
 		}
 		if best != nil {
 			out = append(out, *best)

@@ -22,7 +22,7 @@ func TestDiagnoseCatalogLogs(t *testing.T) {
 			continue
 		}
 		for _, r := range scenarios.Run(context.Background(), sc, sim.New(), scenarios.Options{Seed: 1}) {
-			if r.Verdict != scenarios.Pass {
+			if r.Verdict != scenarios.Pass || fixedRelease(sc, r) {
 				continue
 			}
 			n++
@@ -42,6 +42,23 @@ func TestDiagnoseCatalogLogs(t *testing.T) {
 		}
 	}
 	t.Logf("%d catalog runs, %d not first", n, misses)
+}
+
+// fixedRelease: r ends well at an SGLang release the scenario chose
+// while another release it names fails (the release with the fix). Its
+// log is a healthy start like every other standalone one: no field log
+// reaches explain for it.
+func fixedRelease(sc *scenarios.Scenario, r scenarios.Result) bool {
+	if len(sc.SGLang.Versions) == 0 || r.Observed.Exception != nil || r.Observed.Died != nil {
+		return false
+	}
+	for _, rel := range sc.SGLangReleases() {
+		e := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, r.MooncakeVersion, sc.BySGLang, rel)
+		if e.Raises != nil || e.Dies != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // A wait of ten minutes before the failure is the blackholed master's 20
