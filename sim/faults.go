@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
@@ -83,7 +82,7 @@ func (in injector) Clear(ctx context.Context) error {
 		if w.metadataState == paused {
 			w.metadataState = running
 		} else {
-			w.metadata, w.metadataState = metadata.New(false), running
+			w.metadata, w.metadataState = w.newHTTPMetadata(), running
 		}
 	}
 	if w.spec.Metadata == "etcd" {

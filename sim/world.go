@@ -131,7 +131,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	switch spec.Metadata {
 	case "", te.P2PHandshake:
 	case "http":
-		w.metadata, w.metadataState = metadata.New(false), running
+		w.metadata, w.metadataState = w.newHTTPMetadata(), running
 	case "master":
 		if spec.Master == nil {
 			return nil, fmt.Errorf("sim: metadata %q needs a master", spec.Metadata)
