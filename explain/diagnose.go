@@ -43,6 +43,8 @@ type Cause struct {
 	Against  []string `json:"against,omitempty"`
 	Remedy   string   `json:"remedy"`
 	Refs     []string `json:"refs,omitempty"`
+	// Reproduce: catalog scenarios of a class (`faultlab run NAME`).
+	Reproduce []string `json:"reproduce,omitempty"`
 	// Match is the catalog match behind a scenario cause.
 	Match *Candidate `json:"scenario_match,omitempty"`
 	order int
@@ -169,7 +171,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			continue
 		}
 		c := Cause{Kind: "class", Name: cl.Name, Cause: cl.Cause, Points: pts, Evidence: evid, Against: against,
-			Remedy: cl.Remedy, Refs: cl.Refs, order: len(all)}
+			Remedy: cl.Remedy, Refs: cl.Refs, Reproduce: cl.Scenarios, order: len(all)}
 		sc := find(catalog, cl.Name)
 		if sc == nil && cl.Cause == "" {
 			continue // the signature of a scenario this catalog (--catalog DIR) lacks

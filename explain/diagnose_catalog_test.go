@@ -85,3 +85,34 @@ func TestDiagnoseGapNamesTimeout(t *testing.T) {
 		t.Fatalf("%+v %v", d.Evidence.Gaps, d.Causes[:3])
 	}
 }
+
+// Every class's scenarios are catalog scenarios, and a log of the class
+// names them (the plugin-missing class on its own scenario's sim log).
+func TestClassScenariosExist(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	cls, err := explain.Classes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range cls {
+		for _, name := range c.Scenarios {
+			n++
+			if !slices.ContainsFunc(cat, func(sc *scenarios.Scenario) bool { return sc.Name == name }) {
+				t.Errorf("class %s: scenario %s is not in the catalog", c.Name, name)
+			}
+		}
+	}
+	if n < 4 {
+		t.Fatalf("only %d class scenarios", n)
+	}
+	log := "E1201 12:00:00.000000 1 transfer_metadata_plugin.cpp:579] Unable to find metadata storage plugin etcd with conn string: etcd://10.0.0.1:2379\n"
+	d, err := explain.Diagnose(cat, fp, log, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(d.Causes, func(c explain.Cause) bool { return c.Name == "metadata-plugin-missing" })
+	if i < 0 || !slices.Equal(d.Causes[i].Reproduce, []string{"setup/metadata-plugin-missing"}) {
+		t.Fatalf("causes %+v", d.Causes)
+	}
+}

@@ -25,7 +25,7 @@ import (
 //	PUT    /metadata?key=K  200 "metadata updated" | 200 "metadata unchanged" | 400 "Duplicate rpc_meta key not allowed"
 //	DELETE /metadata?key=K  200 "metadata deleted" | 404 "metadata not found"
 //	any    /metadata        400 "Missing key parameter" without ?key=
-//	GET    /health          200 "OK"
+//	GET    /health          200 "OK" (the wheel's Python server: 404 "404: Not Found")
 //
 // The model is not safe for concurrent use; the handler serialises calls.
 type MetadataHandler struct {
@@ -67,6 +67,10 @@ func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.URL.Path {
 	case "/health":
+		if h.model.NoHealth { // aiohttp's answer for a route the Python server lacks
+			writeText(w, http.StatusNotFound, "404: Not Found")
+			return
+		}
 		if r.Method != http.MethodGet {
 			writeText(w, http.StatusMethodNotAllowed, "Method not allowed")
 			return

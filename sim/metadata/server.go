@@ -20,6 +20,8 @@ type Server struct {
 	// AnyPut: no rpc_meta check at all, every PUT replaces the value (the
 	// Python server before v0.3.6).
 	AnyPut bool
+	// NoHealth: no GET /health route (the Python server at every release).
+	NoHealth bool
 	// missingKey is the answer to a request without ?key=.
 	missingKeyStatus int
 	missingKeyText   string
@@ -46,7 +48,7 @@ type PythonRules struct {
 
 // NewPython returns an empty wheel's Python server.
 func NewPython(r PythonRules) *Server {
-	s := &Server{SameValueUnchanged: r.SameValueOK, AnyPut: !r.DuplicateCheck, missingKeyStatus: http.StatusNotFound, missingKeyText: "metadata not found", store: map[string][]byte{}}
+	s := &Server{SameValueUnchanged: r.SameValueOK, AnyPut: !r.DuplicateCheck, NoHealth: true, missingKeyStatus: http.StatusNotFound, missingKeyText: "metadata not found", store: map[string][]byte{}}
 	if r.KeyRequired {
 		s.missingKeyStatus, s.missingKeyText = http.StatusBadRequest, "metadata key is required"
 	}
