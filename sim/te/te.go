@@ -71,11 +71,11 @@ type region struct {
 
 // Engine is one TransferEngine instance.
 type Engine struct {
-	cfg        Config
+	cfg Config
 	// noPlugin: the metadata scheme has no storage plugin (the FATAL
 	// text); aborted: init died of it.
-	noPlugin string
-	aborted  *Abort
+	noPlugin   string
+	aborted    *Abort
 	serverName string // local_server_name_ (rpc_meta key)
 	bindAddr   string // MC_TCP_BIND_ADDRESS: rpc_meta's ip_or_host_name when set
 	legacy     bool   // MC_LEGACY_RPC_PORT_BINDING: the RPC port is local_hostname's
