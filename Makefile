@@ -50,7 +50,8 @@ SERIAL_PKGS := /realengine$$|/fakeengine$$|/containers|/cmd/faultlab$$
 test: real-engine junit-xsd
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /suites$$ | grep -Ev '$(SERIAL_PKGS)')
-	$(GO) test -p 1 -count=1 -timeout 85m $$($(GO) list ./... | grep -E '$(SERIAL_PKGS)')
+	$(GO) test -p 1 -count=1 -timeout 85m $$($(GO) list ./... | grep -E '$(SERIAL_PKGS)' | grep -v /realengine$$)
+	$(GO) test -count=1 -timeout 20m ./realengine/ -args -ginkgo.label-filter='$(CI_LABELS)'
 	@# The run ends with where its time went and each failed spec's message
 	@# (suites/failures): a CI log cut to its tail still says why, not only where.
 	@r=$$(mktemp -t faultlab-suites-XXXXXX.json); trap 'rm -f "$$r"' EXIT; \
@@ -65,7 +66,7 @@ test-all:
 
 ## test-unit: models, sglang, loader — no real engine, no network faults.
 test-unit:
-	$(GO) test -count=1 ./mooncake/... ./trace/... ./faults/... ./sim/... ./sglang/... ./scenarios/...
+	$(GO) test -count=1 ./mooncake/... ./trace/... ./faults/... ./engine/... ./models/... ./sim/... ./sglang/... ./scenarios/...
 
 ## test-scenarios: the catalog suites (sim, fake; real when installed).
 test-scenarios:
@@ -99,7 +100,7 @@ junit-xsd:
 	@.ci/junit-xsd
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./sim/... ./scenarios/... ./explore/... ./suites/...
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./models/... ./sim/... ./scenarios/... ./explore/... ./suites/...
 
 ## nightly: a time-budgeted sim exploration from today's seed, a fake and a
 ## real differential sample, the regression corpus on sim and real, then
@@ -124,6 +125,7 @@ nightly: build real-engine
 	  ./bin/faultlab run scenarios/regressions/ --label open-divergence --engine real --report $(NIGHTLY_DIR)/open.json || rc=1; fi; \
 	FAULTLAB_FULL_AGREEMENT=1 $(GO) test -count=1 -timeout 3h ./suites/ -args -ginkgo.label-filter='(nightly && !regressions) || sglang-real' \
 	  -ginkgo.junit-report=$(CURDIR)/$(NIGHTLY_DIR)/suites.xml || rc=1; \
+	$(GO) test -count=1 -timeout 20m ./realengine/ -args -ginkgo.label-filter=nightly || rc=1; \
 	exit $$rc
 
 run: build

@@ -280,7 +280,7 @@ type NodeSpec struct {
 	// HugepagesBytes is the HugeTLB pool available; 0 = none.
 	HugepagesBytes int64
 	// RAMBytes is the host's RAM (no swap); 0 = the models' default
-	// (sim/hostmem.DefaultRAM). The real engine runs on the machine's.
+	// (models/hostmem.DefaultRAM). The real engine runs on the machine's.
 	RAMBytes int64
 	// CapIPCLock: the process has CAP_IPC_LOCK (root does), so
 	// ib_umem_get ignores RLIMIT_MEMLOCK.

@@ -97,9 +97,12 @@ func (d *Doc) build() (*scenarios.Scenario, error) {
 		sc.Faults = make([]scenarios.FaultSpec, len(d.Faults))
 	}
 	for i, f := range d.Faults {
+		params, err := scenarios.FaultParams(f.Kind, f.Mode, f.paramStrings())
+		if err != nil {
+			return nil, errNotBuilt
+		}
 		sc.Faults[i] = scenarios.FaultSpec{After: f.After, At: dur(f.At), For: dur(f.For), Kind: f.Kind, Target: f.Target,
-			Mode: f.Mode, Action: f.Action, Stream: f.Stream, Latency: dur(f.Latency), Jitter: dur(f.Jitter),
-			RateKBps: f.Rate, AverageSize: f.AvgSize, SizeVariation: f.SizeVar, Delay: dur(f.Delay), Bytes: f.Bytes}
+			Mode: f.Mode, Action: f.Action, Stream: f.Stream, Params: params}
 	}
 	steps := func(ds []DocStep) ([]scenarios.Step, error) {
 		if ds == nil {

@@ -113,7 +113,7 @@ func engineList(engs []engine.Engine) string {
 		n = append(n, e.Name())
 	}
 	if len(n) == 0 {
-		return Model
+		return engine.Model()
 	}
 	return strings.Join(n, ",")
 }

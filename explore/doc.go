@@ -5,6 +5,7 @@
 package explore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,21 +100,82 @@ type DocConfig struct {
 }
 
 type DocFault struct {
-	After   string `yaml:"after,omitempty" json:"after,omitempty"`
-	At      string `yaml:"at" json:"at"`
-	For     string `yaml:"for,omitempty" json:"for,omitempty"`
-	Kind    string `yaml:"kind" json:"kind"`
-	Target  string `yaml:"target,omitempty" json:"target,omitempty"`
-	Mode    string `yaml:"mode,omitempty" json:"mode,omitempty"`
-	Action  string `yaml:"action,omitempty" json:"action,omitempty"`
-	Stream  string `yaml:"stream,omitempty" json:"stream,omitempty"`
-	Latency string `yaml:"latency,omitempty" json:"latency,omitempty"`
-	Jitter  string `yaml:"jitter,omitempty" json:"jitter,omitempty"`
-	Delay   string `yaml:"delay,omitempty" json:"delay,omitempty"`
-	SizeVar int64  `yaml:"size_variation,omitempty" json:"size_variation,omitempty"`
-	Rate    int64  `yaml:"rate_kbps,omitempty" json:"rate_kbps,omitempty"`
-	AvgSize int64  `yaml:"average_size,omitempty" json:"average_size,omitempty"`
-	Bytes   int64  `yaml:"bytes,omitempty" json:"bytes,omitempty"`
+	After  string `yaml:"after,omitempty" json:"after,omitempty"`
+	At     string `yaml:"at" json:"at"`
+	For    string `yaml:"for,omitempty" json:"for,omitempty"`
+	Kind   string `yaml:"kind" json:"kind"`
+	Target string `yaml:"target,omitempty" json:"target,omitempty"`
+	Mode   string `yaml:"mode,omitempty" json:"mode,omitempty"`
+	Action string `yaml:"action,omitempty" json:"action,omitempty"`
+	Stream string `yaml:"stream,omitempty" json:"stream,omitempty"`
+	// Params are the parameters the kind or mode owns, as YAML writes them
+	// (a duration as a string with a unit, an integer as int64), by key;
+	// in the same mapping as the keys above.
+	Params map[string]any `yaml:",inline" json:"-"`
+}
+
+// docFaultKeys is DocFault without its methods: the common keys.
+type docFaultKeys DocFault
+
+// MarshalJSON writes the parameters in the fault's mapping, as YAML does.
+func (f DocFault) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(docFaultKeys(f))
+	if err != nil || len(f.Params) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range f.Params {
+		if m[k], err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the keys that are not common ones as parameters
+// (an integer as int64).
+func (f *DocFault) UnmarshalJSON(b []byte) error {
+	var keys docFaultKeys
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return err
+	}
+	for _, k := range []string{"after", "at", "for", "kind", "target", "mode", "action", "stream"} {
+		delete(m, k)
+	}
+	keys.Params = nil
+	for k, v := range m {
+		if n, ok := v.(json.Number); ok {
+			i, err := n.Int64()
+			if err != nil {
+				return fmt.Errorf("fault parameter %s: %w", k, err)
+			}
+			v = i
+		}
+		if keys.Params == nil {
+			keys.Params = map[string]any{}
+		}
+		keys.Params[k] = v
+	}
+	*f = DocFault(keys)
+	return nil
+}
+
+// paramStrings are the parameters as YAML scalars.
+func (f DocFault) paramStrings() map[string]string {
+	out := make(map[string]string, len(f.Params))
+	for k, v := range f.Params {
+		out[k] = fmt.Sprint(v)
+	}
+	return out
 }
 
 // DocStep is one step; exactly one field is set.

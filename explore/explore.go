@@ -172,13 +172,12 @@ feed:
 	return x.report(), nil
 }
 
-// Model is the engine every other is compared with: the model, which
-// engine.Known lists first (sim: virtual time, deterministic). Not to be
-// confused with engine.IsReference, the real system.
-var Model = engine.Known[0]
+// The engine every other is compared with is the model (engine.Model: the
+// first registered deterministic engine). Not to be confused with
+// engine.IsReference, the real system.
 
-// wallEngine: every engine but the model runs in wall time.
-func wallEngine(e engine.Engine) bool { return e.Name() != Model }
+// wallEngine: every engine but a deterministic one runs in wall time.
+func wallEngine(e engine.Engine) bool { return !engine.CapsOf(e.Name()).Has(engine.Deterministic) }
 
 type explorer struct {
 	o     Options

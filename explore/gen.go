@@ -12,6 +12,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
 // GenOptions shape what the generator draws.
@@ -171,9 +172,11 @@ func (g *gen) settle() string {
 	}
 	stuck := false
 	for _, f := range g.d.Faults {
-		// A slicer with a delay stretches an RPC sent before the clear as
-		// latency does (sim seed 37077: 500 ms × 32 slices outlasted 2 s).
-		stuck = stuck || f.Mode == "blackhole" || f.Action == "pause" || f.Mode == "latency" || (f.Mode == "slicer" && f.Delay != "")
+		// A fault that holds an exchange (a pause, a blackhole; a slicer with
+		// a delay stretches an RPC sent before the clear as latency does: sim
+		// seed 37077, 500 ms × 32 slices outlasted 2 s) says so (faults.Holds).
+		ff, ok := g.fault(f)
+		stuck = stuck || (ok && faults.Holds(ff))
 	}
 	if !stuck {
 		return "2s"
@@ -381,7 +384,6 @@ func (g *gen) writeConfig() {
 func (g *gen) dur(maxS int) string { return strconv.Itoa(1+g.intn(maxS)) + "s" }
 
 func (g *gen) faults() {
-	t := g.d.Topology
 	n := 0
 	switch {
 	case g.has(ThemeMasterDown), g.has(ThemeMetadataDown), g.has(ThemeIO):
@@ -412,90 +414,31 @@ func (g *gen) faults() {
 				f.For = g.dur(60)
 			}
 		}
-		// Kinds and link modes come from the fault registry (faults/), so a
-		// newly registered kind or mode is explored without touching this
-		// file; the ones below get documented-failure weights and fields.
-		var kinds []string
-		for _, k := range faults.KindNames() {
-			switch k {
-			case string(faults.MasterDown):
-				kinds = append(kinds, k, k)
-			case string(faults.MetadataDown):
-				if t.Metadata != "P2PHANDSHAKE" {
-					kinds = append(kinds, k, k)
-				}
-			case string(faults.ClientDown):
-				if t.Client != nil {
-					kinds = append(kinds, k)
-				}
-			default:
-				kinds = append(kinds, k)
-			}
-		}
+		// Kinds, their weights, modes and parameters come from the fault
+		// registry (faults/draw.go), so a newly registered kind or mode is
+		// explored without touching this file.
+		d := g.draw()
+		kinds := faults.DrawKinds(d)
 		switch {
 		case g.has(ThemeMasterDown) && g.chance(0.6):
-			f.Kind = string(faults.MasterDown)
+			f.Kind = string(faults.DownKind("master"))
 		case g.has(ThemeMetadataDown) && g.chance(0.6):
-			f.Kind = string(faults.MetadataDown)
+			f.Kind = string(faults.DownKind("metadata"))
 		default:
-			f.Kind = pick(g, kinds...)
+			f.Kind = string(pick(g, kinds...))
 		}
-		switch faults.Kind(f.Kind) {
-		case faults.MasterDown, faults.MetadataDown, faults.ClientDown:
-			f.Mode = pick(g, faults.ModeRefuse, faults.ModeRefuse, faults.ModeBlackhole)
-			if g.opts.Wall && t.Client != nil {
-				f.Mode = faults.ModeRefuse // mooncake_client keeps its 30 s timeouts: minutes per run on real
-			}
-			if g.opts.Wall && f.Mode == faults.ModeBlackhole && !g.ver.AtLeast("0.3.12") {
-				f.Mode = faults.ModeRefuse // no MC_RPC_TIMEOUT_MS before 0.3.12: 30 s per attempt
-			}
-		case faults.Link:
-			f.Target = pick(g, g.linkTargets()...)
-			f.Mode = pick(g, faults.LinkModes()...)
-			if g.opts.Wall && (f.Mode == faults.ModeBlackhole || f.Mode == faults.ModeLatency) && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
-				f.Mode = faults.ModeResetPeer
-			}
-			if m, ok := faults.ModeOf(f.Mode); ok {
-				g.fill(&f, m.Fields())
-			}
-			if g.chance(0.2) && f.Mode != faults.ModeRefuse { // a stopped proxy refuses both ways
-				f.Stream = pick(g, "upstream", "downstream")
-			}
-		case faults.Process:
-			targets := []string{"master"}
-			if t.Metadata == "http" {
-				targets = append(targets, "metadata")
-			}
-			if t.Client != nil {
-				targets = append(targets, "client")
-			}
-			f.Target = pick(g, targets...)
-			f.Action = pick(g, append([]string{"restart", "stop"}, faults.Actions...)...)
-			if g.opts.Wall && f.Action == "pause" && (!g.ver.AtLeast("0.3.12") || t.Client != nil) {
-				f.Action = "stop"
-			}
-		default:
-			// A kind this generator has no weights for: fill the fields it
-			// declares, keep it if it validates (three tries).
-			ok := false
-			for range 3 {
-				f.Target, f.Mode, f.Action = "", "", ""
-				if k, found := faults.KindOf(faults.Kind(f.Kind)); found {
-					g.fill(&f, k.Fields())
-				}
-				if g.valid(f) {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				continue
-			}
+		ff, ok := faults.DrawFault(faults.Kind(f.Kind), d)
+		if !ok {
+			continue
 		}
-		if g.opts.Wall && f.Kind == "process" && f.At == "0s" {
-			// A process action at world start races the real processes'
-			// own start (mooncake_client remounting after a master restart
-			// before or after SGLang's warmup): only mid-sleep on wall engines.
+		f.Target, f.Mode, f.Action, f.Stream = ff.Target, ff.Mode, ff.Action, ff.Stream
+		if ps := faults.ParamValues(ff.Params); len(ps) > 0 {
+			f.Params = ps
+		}
+		if g.opts.Wall && faults.RacesStart(ff) && f.At == "0s" {
+			// An action at world start races the real processes' own start
+			// (mooncake_client remounting after a master restart before or
+			// after SGLang's warmup): only mid-sleep on wall engines.
 			if len(mids) == 0 {
 				continue
 			}
@@ -518,42 +461,38 @@ func (g *gen) linkTargets() []string {
 	return out
 }
 
-// fill draws a value for each field a kind or mode declares, by field name
-// (the names faults.Fault and the YAML share).
-func (g *gen) fill(f *DocFault, fields []faults.Field) {
-	for _, fl := range fields {
-		switch fl.Name {
-		case "target":
-			f.Target = pick(g, g.linkTargets()...)
-		case "mode":
-			f.Mode = pick(g, append(faults.LinkModes(), faults.DownModes...)...)
-		case "action":
-			f.Action = pick(g, faults.Actions...)
-		case "latency":
-			f.Latency = pick(g, "10ms", "200ms", "2s")
-		case "jitter":
-			f.Jitter = pick(g, "", "5ms", "50ms")
-		case "delay":
-			f.Delay = pick(g, "", "10ms", "500ms")
-		case "rate_kbps":
-			f.Rate = int64(pick(g, 100, 10000))
-		case "average_size":
-			f.AvgSize = int64(pick(g, 16, 1024))
-		case "size_variation":
-			f.SizeVar = int64(pick(g, 0, 8))
-		case "bytes":
-			f.Bytes = int64(pick(g, 100, 100000))
-		}
+// draw is what the registry's kinds draw their faults from here.
+func (g *gen) draw() *faults.Draw {
+	t := g.d.Topology
+	procs := []string{"master"}
+	if t.Metadata == "http" {
+		procs = append(procs, "metadata")
+	}
+	if t.Client != nil {
+		procs = append(procs, "client")
+	}
+	return &faults.Draw{
+		Pick:           func(xs ...string) string { return pick(g, xs...) },
+		Chance:         g.chance,
+		LinkTargets:    g.linkTargets(),
+		ProcessTargets: procs,
+		Metadata:       t.Metadata != "P2PHANDSHAKE",
+		Client:         t.Client != nil,
+		Wall:           g.opts.Wall,
+		RPCTimeoutKnob: g.ver.AtLeast("0.3.12"),
 	}
 }
 
-// valid runs the registry's validation on a drawn fault.
-func (g *gen) valid(d DocFault) bool {
+// fault is a drawn fault as the engines see it (false: its parameters do
+// not build).
+func (g *gen) fault(d DocFault) (faults.Fault, bool) {
 	dur := func(s string) time.Duration { x, _ := time.ParseDuration(s); return x }
-	f := faults.Fault{At: dur(d.At), For: dur(d.For), Kind: faults.Kind(d.Kind), Target: d.Target, Mode: d.Mode,
-		Action: d.Action, Stream: d.Stream, Latency: dur(d.Latency), Jitter: dur(d.Jitter), RateKBps: d.Rate,
-		AverageSize: d.AvgSize, SizeVariation: d.SizeVar, Delay: dur(d.Delay), Bytes: d.Bytes}
-	return f.Validate() == nil
+	params, err := scenarios.FaultParams(d.Kind, d.Mode, d.paramStrings())
+	if err != nil {
+		return faults.Fault{}, false
+	}
+	return faults.Fault{At: dur(d.At), For: dur(d.For), Kind: faults.Kind(d.Kind), Target: d.Target, Mode: d.Mode,
+		Action: d.Action, Stream: d.Stream, Params: params}, true
 }
 
 // sleepMidpoints are the virtual times (whole seconds) in the middle of

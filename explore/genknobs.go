@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
@@ -83,7 +84,7 @@ func (g *gen) drew(k string) bool {
 // targets reports whether a fault already acts on party p.
 func (g *gen) targets(p string) bool {
 	for _, f := range g.d.Faults {
-		if f.Target == p || (p == "master" && f.Kind == "master-down") {
+		if f.Target == p || (p == "master" && faults.Fault{Kind: faults.Kind(f.Kind), Target: f.Target}.LinkTarget() == "master") {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
@@ -121,9 +122,7 @@ func PhaseBound(sc *scenarios.Scenario, version string, steps []scenarios.Step) 
 	}
 	var lat time.Duration
 	for _, f := range sc.Faults {
-		if f.Kind == "link" {
-			lat = max(lat, 2*(f.Latency.D()+f.Jitter.D()))
-		}
+		lat = max(lat, faults.MaxDelay(f.Fault()))
 	}
 	rpc := max(rt+ct, refusedRPC) + lat
 	attempts := 1

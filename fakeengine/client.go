@@ -8,8 +8,8 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 )
 
 // clientNode is the host name of the standalone mooncake_client's process
@@ -17,7 +17,7 @@ import (
 // <node>→client for dummies' RPC, <node>→client:te for transfers).
 const clientNode = "client"
 
-// clientProc is the standalone mooncake_client: the sim/client Standalone
+// clientProc is the standalone mooncake_client: the models/client Standalone
 // model served over the wire protocol.
 type clientProc struct {
 	proc  *Process

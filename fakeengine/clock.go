@@ -54,11 +54,9 @@ func (s scale) mooncake(d time.Duration) time.Duration { return time.Duration(fl
 // Mooncake second (unscaled toxics made reset_peer with delay 500ms cost
 // 25 s of Mooncake time at s = 0.02; found by faultlab explore --engine
 // sim,fake, seed 24).
+// Every parameter of the fault's mode is scaled by its type (faults.MapParams).
 func (s scale) toxic(f faults.Fault) faults.Fault {
-	f.Latency, f.Jitter, f.Delay = s.wall(f.Latency), s.wall(f.Jitter), s.wall(f.Delay)
-	if f.RateKBps > 0 {
-		f.RateKBps = max(1, int64(float64(f.RateKBps)/float64(s)))
-	}
+	f.Params = faults.MapParams(f.Params, s.wall, func(r int64) int64 { return max(1, int64(float64(r)/float64(s))) })
 	return f
 }
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 )
 
 // The TCP data path: each node runs a transfer endpoint (a wire server,

@@ -1,8 +1,9 @@
-// Package fakeengine is the "fake" engine: the sim models (sim/master,
-// sim/client, sim/te, sim/metadata, sim/hostmem) served on real loopback
-// sockets in wall time, with an in-process toxiproxy proxy in front of
-// every link (node→master, node→metadata, node→client, node→node). Faults
-// are toxics, stopped proxies, or stopped/paused servers.
+// Package fakeengine is the "fake" engine: the Mooncake models sim also
+// drives (models/master, models/client, models/te, models/metadata,
+// models/hostmem) served on real loopback sockets in wall time, with an
+// in-process toxiproxy proxy in front of every link (node→master,
+// node→metadata, node→client, node→node). Faults are toxics, stopped
+// proxies, or stopped/paused servers.
 package fakeengine
 
 import (
@@ -21,8 +22,11 @@ const Name = "fake"
 
 func init() {
 	engine.Register(engine.Registration{Name: Name,
-		Doc: "the sim models on loopback sockets in scaled wall time, faults through toxiproxy",
-		New: func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) }})
+		Doc: "the Mooncake models on loopback sockets in scaled wall time, faults through toxiproxy",
+		New: func(o engine.Options) engine.Engine {
+			return New(Options{Logger: o.Logger, Containers: o.Containers})
+		},
+		Caps: engine.Containers})
 }
 
 // Options configure the engine.

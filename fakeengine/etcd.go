@@ -15,7 +15,7 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 
-	"github.com/mooncake-faultlab/faultlab/sim/te"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 )
 
 // etcdServer is a real one-member etcd (etcd's own server, embedded) that

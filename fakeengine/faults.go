@@ -8,9 +8,10 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
-// Faults in the fake engine: World embeds the faults/schedule Scheduler
+// Faults in the fake engine: World embeds the engine/schedule Scheduler
 // (Arm, ClearFaults; At and For are Mooncake time, scaled to wall time);
 // this is its injector. A link fault is its toxic on every node's proxy
 // to the target; a process fault stops, starts, pauses or resumes a served
@@ -21,16 +22,20 @@ type injector struct{ w *World }
 
 // Check implements schedule.Injector.
 func (in injector) Check(f faults.Fault) error {
-	f = clientDownAsProcess(f)
+	p, err := faults.Lower(f)
+	if err != nil {
+		return err
+	}
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if f.Kind == faults.Container {
+	switch p := p.(type) {
+	case faults.ContainerPrimitive:
 		if w.ctr == nil {
 			return engine.Unsupportedf("%s needs a container world (faultlab run --containers)", f)
 		}
-		ps, err := w.containerParties(f)
-		if err == nil && faults.ContainerEnds(f.Action) {
+		ps, err := w.containerParties(p)
+		if err == nil && faults.ContainerEnds(p.Action) {
 			for _, sp := range ps {
 				sp.mu.Lock()
 				sp.prepareSpareLocked()
@@ -38,62 +43,60 @@ func (in injector) Check(f faults.Fault) error {
 			}
 		}
 		return err
-	}
-	if f.Kind == faults.Process {
-		switch f.Target {
+	case faults.ProcessPrimitive:
+		switch p.Target {
 		case "master":
 			if w.masterAddr == "" {
-				return engine.Unsupportedf("fake engine: process %s: the topology has no master", f.Action)
+				return engine.Unsupportedf("fake engine: process %s: the topology has no master", p.Action)
 			}
 		case "metadata":
 			if w.metaAddr == "" {
-				return engine.Unsupportedf("fake engine: process %s: the topology has no HTTP metadata server", f.Action)
+				return engine.Unsupportedf("fake engine: process %s: the topology has no HTTP metadata server", p.Action)
 			}
-			if w.etcd != nil && (f.Action == "pause" || f.Action == "resume") {
-				return engine.Unsupportedf("fake engine: process %s: embedded etcd cannot be paused", f.Action)
+			if w.etcd != nil && (p.Action == "pause" || p.Action == "resume") {
+				return engine.Unsupportedf("fake engine: process %s: embedded etcd cannot be paused", p.Action)
 			}
 		case "client":
 			if w.client == nil {
-				return engine.Unsupportedf("fake engine: process %s: the topology has no mooncake_client", f.Action)
+				return engine.Unsupportedf("fake engine: process %s: the topology has no mooncake_client", p.Action)
 			}
 		default:
-			return engine.Unsupportedf("fake engine: process target %s not served", f.Target)
+			return engine.Unsupportedf("fake engine: process target %s not served", p.Target)
 		}
 		return nil
+	case faults.LinkPrimitive:
+		if err := toxiproxy.Check(f); err != nil {
+			return engine.Unsupportedf("fake engine: %v", err)
+		}
+		if len(w.linksTo(p.Target)) == 0 {
+			return engine.Unsupportedf("fake engine: no link to %s in this topology", p.Target)
+		}
+		return nil
+	default:
+		return engine.Unsupportedf("fake engine: %s: %T is not served", f, p)
 	}
-	if len(w.linksTo(f.LinkTarget())) == 0 {
-		return engine.Unsupportedf("fake engine: no link to %s in this topology", f.LinkTarget())
-	}
-	return nil
-}
-
-// clientDownAsProcess: client-down acts on the mooncake_client process, as on
-// the real engine and sim (faults.ClientDownAction).
-func clientDownAsProcess(f faults.Fault) faults.Fault {
-	if f.Kind != faults.ClientDown {
-		return f
-	}
-	return faults.Fault{At: f.At, For: f.For, Kind: faults.Process, Target: "client", Action: faults.ClientDownAction(f.Mode)}
 }
 
 // Inject implements schedule.Injector.
 func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Context) error, error) {
-	f = clientDownAsProcess(f)
+	p, err := faults.Lower(f)
+	if err != nil {
+		return nil, err
+	}
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return nil, fmt.Errorf("fake engine: inject %s: world closed", f)
 	}
-	if f.Kind == faults.Container {
-		return w.containerInject(ctx, f)
-	}
-	if !f.IsLink() {
-		if err := w.processLocked(ctx, f.Target, f.Action); err != nil {
+	switch p := p.(type) {
+	case faults.ContainerPrimitive:
+		return w.containerInject(ctx, p)
+	case faults.ProcessPrimitive:
+		if err := w.processLocked(ctx, p.Target, p.Action); err != nil {
 			return nil, err
 		}
-		undo := faults.Undo(f.Action)
-		if undo == "" {
+		if p.Undo == "" {
 			return nil, nil
 		}
 		return func(ctx context.Context) error {
@@ -102,13 +105,22 @@ func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Con
 			if w.closed {
 				return nil
 			}
-			return w.processLocked(ctx, f.Target, undo)
+			return w.processLocked(ctx, p.Target, p.Undo)
 		}, nil
+	case faults.LinkPrimitive:
+		return w.injectLinkLocked(ctx, p)
+	default:
+		return nil, engine.Unsupportedf("fake engine: %s: %T is not served", f, p)
 	}
+}
+
+// injectLinkLocked puts the fault's toxic on every node's proxy to the
+// target.
+func (w *World) injectLinkLocked(ctx context.Context, p faults.LinkPrimitive) (func(context.Context) error, error) {
 	// Toxics act in wall time; the fault's durations are Mooncake time.
 	var heals []func(context.Context) error
-	wf := w.scale.toxic(f)
-	for _, l := range w.linksTo(f.LinkTarget()) {
+	wf := w.scale.toxic(p.Fault)
+	for _, l := range w.linksTo(p.Target) {
 		h, err := w.inj.Inject(ctx, l, wf)
 		if err != nil {
 			return nil, fmt.Errorf("fake engine: %w", err)

@@ -545,15 +545,16 @@ func (in injector) InContainers() bool { return in.w.ctr != nil }
 
 // containerParties are a container fault's parties, or why it cannot be
 // injected in this world.
-func (w *World) containerParties(f faults.Fault) ([]*servedParty, error) {
-	if f.Action == "memory" {
+func (w *World) containerParties(p faults.ContainerPrimitive) ([]*servedParty, error) {
+	f := p.Fault
+	if p.Action == "memory" {
 		// container/master-oom-killed: whether a limit kills depends on how
 		// mooncake_master grows with its objects; the fake servers are
 		// small Go programs that grow otherwise.
 		return nil, engine.Unsupportedf("fake engine: %s: the fake servers' memory use is not Mooncake's (an OOM kill depends on mooncake_master's growth; modelled on sim)", f)
 	}
 	var out []*servedParty
-	for _, t := range faults.ContainerTargets(f) {
+	for _, t := range p.Targets {
 		sp, ok := w.ctr.served[t]
 		if !ok {
 			switch {
@@ -590,19 +591,19 @@ func (w *World) hasNode(name string) bool {
 }
 
 // containerInject injects a container fault; its heal runs the undo.
-func (w *World) containerInject(ctx context.Context, f faults.Fault) (func(context.Context) error, error) {
-	ps, err := w.containerParties(f)
+func (w *World) containerInject(ctx context.Context, p faults.ContainerPrimitive) (func(context.Context) error, error) {
+	ps, err := w.containerParties(p)
 	if err != nil {
 		return nil, err
 	}
 	do := func(ctx context.Context, action string) error {
 		var errs []error
 		for _, sp := range ps {
-			errs = append(errs, sp.act(ctx, action, f.Bytes))
+			errs = append(errs, sp.act(ctx, action, p.Bytes))
 		}
 		return errors.Join(errs...)
 	}
-	return faults.InjectContainer(ctx, f, do)
+	return faults.InjectContainer(ctx, p, do)
 }
 
 // clearContainers heals every container fault and starts or resumes every

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
-	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/rng"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 )
 
 // Process is one SGLang process on a node: its address space and the
@@ -86,7 +86,7 @@ func (p *Process) deps(source, stream string) client.Deps {
 		Clock:  modelClock{start: p.w.start, s: p.w.scale, g: &p.w.gate},
 		Log:    mlog.Trace{T: p.w.trace, Source: source},
 		Env:    p.env,
-		Rand:   kernel.Stream(p.w.spec.Seed, stream),
+		Rand:   rng.Stream(p.w.spec.Seed, stream),
 		Mem:    p.mem,
 		Master: n, Metadata: n, Etcd: etcdClient{n: n}, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
 		Remount: p.remount, WaitMountLock: p.waitMountLock,
@@ -256,7 +256,7 @@ func (p *Process) stop() {
 	p.w.netMu.Unlock()
 }
 
-// Store is engine.Store over the sim/client models (client.Store). Every
+// Store is engine.Store over the models/client models (client.Store). Every
 // call holds the world gate, released while the model waits on a socket or
 // sleeps.
 type Store = client.Store

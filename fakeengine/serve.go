@@ -19,11 +19,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/rng"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 // ServeConfig configures standalone fake servers.
@@ -187,7 +187,7 @@ func (s *served) start(ctx context.Context, target string) error {
 			s.logger.Info(text, "source", "master", "level", level)
 		})
 		// A fresh model, its RNG stream named as a fake world's (newMaster).
-		m := master.New(s.masterCfg, mooncakeClock{start: s.start0, s: s.scale}, logf, kernel.Stream(s.cfg.Seed, "master#0"))
+		m := master.New(s.masterCfg, mooncakeClock{start: s.start0, s: s.scale}, logf, rng.Stream(s.cfg.Seed, "master#0"))
 		srv := servers.NewMasterServer(&s.mu, func() master.Service { return m }, s.logger)
 		if err := srv.Listen(ctx, addr); err != nil {
 			return fmt.Errorf("fake serve: %w", err)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
-	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/rng"
 )
 
 // processLocked stops, starts, restarts, pauses or resumes a server.
@@ -142,7 +142,7 @@ func (w *World) startMetaLocked(ctx context.Context) error {
 
 func (w *World) newMaster(cfg master.Config) *master.Master {
 	// Stream named as sim names it at world start ("master#<events fired>").
-	return master.New(cfg, mooncakeClock{start: w.start, s: w.scale}, mlog.Trace{T: w.trace, Source: "master"}, kernel.Stream(w.spec.Seed, "master#0"))
+	return master.New(cfg, mooncakeClock{start: w.start, s: w.scale}, mlog.Trace{T: w.trace, Source: "master"}, rng.Stream(w.spec.Seed, "master#0"))
 }
 
 // newMetadata is the metadata store: the wheel's Python server for

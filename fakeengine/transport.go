@@ -15,10 +15,10 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 )
 
 // nodeNet is one node's view of the network: every address a model names

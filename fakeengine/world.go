@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/engine/schedule"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
-	"github.com/mooncake-faultlab/faultlab/faults/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/netport"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 

@@ -2,18 +2,17 @@ package faults
 
 import "context"
 
-// InjectContainer runs a container fault's action through do and returns
-// the heal that runs its undo (nil when the action has none): the shape
-// every engine's container faults share.
-func InjectContainer(ctx context.Context, f Fault, do func(ctx context.Context, action string) error) (heal func(context.Context) error, err error) {
-	if err := do(ctx, f.Action); err != nil {
+// InjectContainer runs a container primitive's action through do and
+// returns the heal that runs its undo (nil when the action has none): the
+// shape every engine's container faults share.
+func InjectContainer(ctx context.Context, p ContainerPrimitive, do func(ctx context.Context, action string) error) (heal func(context.Context) error, err error) {
+	if err := do(ctx, p.Action); err != nil {
 		return nil, err
 	}
-	undo := ContainerUndo(f.Action)
-	if undo == "" {
+	if p.Undo == "" {
 		return nil, nil
 	}
-	return func(ctx context.Context) error { return do(ctx, undo) }, nil
+	return func(ctx context.Context) error { return do(ctx, p.Undo) }, nil
 }
 
 // ContainerEnds reports whether action ends the party's container, so a

@@ -15,12 +15,15 @@ func Markdown() string {
 	var b strings.Builder
 	b.WriteString("| kind | fields | meaning |\n|---|---|---|\n")
 	for _, k := range Kinds() {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", k.Kind(), fieldList(k.Fields()), k.Doc())
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", k.Kind(), fieldList(append(k.Fields(), paramDocs(k.Params(Fault{Kind: k.Kind()}))...)), k.Doc())
 	}
 	b.WriteString("\n| link mode | fields | meaning | toxiproxy | healed by |\n|---|---|---|---|---|\n")
 	for _, m := range Modes() {
 		typ, attrs, ok := m.Toxic(Fault{Mode: m.Name()})
-		toxic, heal := "proxy stopped", "proxy started"
+		toxic, heal := "none: fake and real skip the run", "—"
+		if m.StopsProxy() {
+			toxic, heal = "proxy stopped", "proxy started"
+		}
 		if ok {
 			keys := make([]string, 0, len(attrs))
 			for k := range attrs {
@@ -30,7 +33,7 @@ func Markdown() string {
 			toxic = fmt.Sprintf("`%s` (%s)", typ, strings.Join(keys, ", "))
 			heal = "toxic removed"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name(), fieldList(m.Fields()), m.Doc(), toxic, heal)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name(), fieldList(paramDocs(m.Params())), m.Doc(), toxic, heal)
 	}
 	actionTable(&b, "process action", ProcessActions)
 	actionTable(&b, "container action", ContainerActions)
@@ -57,4 +60,13 @@ func fieldList(fs []Field) string {
 		parts = append(parts, fmt.Sprintf("`%s`: %s", f.Name, strings.ReplaceAll(f.Doc, "|", `\|`)))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// paramDocs are a params struct's fields for the tables.
+func paramDocs(params any) []Field {
+	var out []Field
+	for _, p := range ParamFields(params) {
+		out = append(out, Field{p.Name, p.Doc})
+	}
+	return out
 }

@@ -21,8 +21,9 @@ type Kind string
 // Streams: upstream = node→server, downstream = server→node.
 var Streams = []string{"both", "upstream", "downstream"}
 
-// Fault is one scheduled fault as a scenario writes it. Which of the
-// attribute fields a fault reads is its kind's and mode's Fields.
+// Fault is one scheduled fault as a scenario writes it: the part every
+// fault has, and Params, the typed parameters its kind or link mode owns
+// (params.go).
 type Fault struct {
 	// At is when it starts, relative to world start (Mooncake time).
 	At time.Duration
@@ -33,14 +34,9 @@ type Fault struct {
 	Mode   string // a registered link mode (LinkModes)
 	Action string // Process only
 	Stream string // Link only; default both
-	// Toxic attributes (Link).
-	Latency       time.Duration
-	Jitter        time.Duration
-	RateKBps      int64
-	AverageSize   int64
-	SizeVariation int64
-	Delay         time.Duration
-	Bytes         int64
+	// Params is the owner's parameter struct (a value, e.g. LatencyParams):
+	// the link mode's for a link fault, else the kind's; nil = none given.
+	Params any
 	// Line is the scenario file line, for error messages.
 	Line int
 }
@@ -73,18 +69,7 @@ func (f Fault) String() string {
 	if f.Stream != "" && f.Stream != "both" {
 		fmt.Fprintf(&b, " stream=%s", f.Stream)
 	}
-	if f.Latency > 0 {
-		fmt.Fprintf(&b, " latency=%s", f.Latency)
-	}
-	if f.Jitter > 0 {
-		fmt.Fprintf(&b, " jitter=%s", f.Jitter)
-	}
-	if f.RateKBps > 0 {
-		fmt.Fprintf(&b, " rate=%dKB/s", f.RateKBps)
-	}
-	if f.Bytes > 0 {
-		fmt.Fprintf(&b, " bytes=%d", f.Bytes)
-	}
+	traceParams(&b, f.Params)
 	if f.For > 0 {
 		fmt.Fprintf(&b, " for=%s", f.For)
 	}
@@ -101,7 +86,10 @@ func (f Fault) Validate() error {
 	if !ok {
 		return fmt.Errorf("unknown fault kind %q%s: valid kinds are %s", f.Kind, suggest.DidYouMean(string(f.Kind), KindNames()), strings.Join(KindNames(), ", "))
 	}
-	return k.Validate(f)
+	if err := k.Validate(f); err != nil {
+		return err
+	}
+	return checkParams(f, k.Params(f))
 }
 
 // oneOf is the error for a value outside its valid choices.

@@ -42,8 +42,21 @@ func ContainerTargets(f Fault) []string {
 	return out
 }
 
-// NeedsContainers reports whether f can only be injected in a container world.
-func NeedsContainers(f Fault) bool { return f.Kind == Container }
+// NeedsContainers reports whether f can only be injected in a container
+// world: it lowers to a container action.
+func NeedsContainers(f Fault) bool {
+	p, _ := Lower(f)
+	_, ok := p.(ContainerPrimitive)
+	return ok
+}
+
+// ContainerParams are a container fault's parameters.
+type ContainerParams struct {
+	Bytes int64 `yaml:"bytes" doc:"memory: the limit" gen:"100,100000" trace:"bytes=%d"`
+}
+
+// ContainerBytes is a container fault's memory limit (action memory).
+func ContainerBytes(f Fault) int64 { return paramsOf[ContainerParams](f).Bytes }
 
 type containerKind struct{}
 
@@ -57,9 +70,10 @@ func (containerKind) Fields() []Field {
 	return []Field{
 		{"target", "master | metadata | client | <node>, or several comma-separated"},
 		{"action", strings.Join(ContainerActionNames, " | ")},
-		{"bytes", "memory: the limit"},
 	}
 }
+
+func (containerKind) Params(Fault) any { return ContainerParams{} }
 
 func (containerKind) Validate(f Fault) error {
 	ts := ContainerTargets(f)
@@ -69,13 +83,18 @@ func (containerKind) Validate(f Fault) error {
 	if err := oneOf(f, "action", f.Action, ContainerActionNames); err != nil {
 		return err
 	}
-	if f.Action == "memory" && f.Bytes <= 0 {
+	bytes := ContainerBytes(f)
+	if f.Action == "memory" && bytes <= 0 {
 		return fmt.Errorf("container memory: bytes must be > 0")
 	}
-	if f.Action != "memory" && f.Bytes != 0 {
+	if f.Action != "memory" && bytes != 0 {
 		return fmt.Errorf("container %s: bytes is for action memory only", f.Action)
 	}
 	return nil
 }
 
 func (containerKind) LinkTarget(Fault) string { return "" }
+
+func (containerKind) Lower(f Fault) Primitive {
+	return ContainerPrimitive{Fault: f, Targets: ContainerTargets(f), Action: f.Action, Undo: ContainerUndo(f.Action), Bytes: ContainerBytes(f)}
+}

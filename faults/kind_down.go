@@ -18,12 +18,15 @@ type downKind struct {
 	kind Kind
 	link string
 	doc  string
+	// process: the link cannot be proxied, so the fault acts on the
+	// process behind it (ClientDownAction).
+	process bool
 }
 
 func init() {
-	RegisterKind(downKind{MasterDown, "master", "the node→master link is down"})
-	RegisterKind(downKind{MetadataDown, "metadata", "the node→metadata (HTTP) link is down"})
-	RegisterKind(downKind{ClientDown, "client", "mooncake_client is down: refuse kills it (SIGKILL; started again when cleared, its segment stays mounted until client_ttl), blackhole pauses it (SIGSTOP)"})
+	RegisterKind(downKind{MasterDown, "master", "the node→master link is down", false})
+	RegisterKind(downKind{MetadataDown, "metadata", "the node→metadata (HTTP) link is down", false})
+	RegisterKind(downKind{ClientDown, "client", "mooncake_client is down: refuse kills it (SIGKILL; started again when cleared, its segment stays mounted until client_ttl), blackhole pauses it (SIGSTOP)", true})
 }
 
 func (k downKind) Kind() Kind  { return k.kind }
@@ -31,6 +34,8 @@ func (k downKind) Doc() string { return k.doc + " (mode refuse or blackhole)" }
 func (k downKind) Fields() []Field {
 	return []Field{{"mode", "refuse | blackhole"}}
 }
+
+func (downKind) Params(Fault) any { return nil }
 
 func (k downKind) Validate(f Fault) error {
 	if f.Target != "" {
@@ -51,4 +56,25 @@ func ClientDownAction(mode string) string {
 		return "pause"
 	}
 	return "stop"
+}
+
+// Lower: the link's mode on the link, or for client-down the process
+// action the mode stands for.
+func (k downKind) Lower(f Fault) Primitive {
+	if k.process {
+		a := ClientDownAction(f.Mode)
+		return ProcessPrimitive{Fault: f, Target: k.link, Action: a, Undo: Undo(a)}
+	}
+	return LinkPrimitive{Fault: f, Target: k.link}
+}
+
+// DownKind is the kind that takes the node→party link down (master-down
+// for "master"); "" when none does.
+func DownKind(party string) Kind {
+	for _, k := range Kinds() {
+		if d, ok := k.(downKind); ok && d.link == party && !d.process {
+			return d.kind
+		}
+	}
+	return ""
 }

@@ -23,6 +23,14 @@ func (linkKind) Fields() []Field {
 	}
 }
 
+// Params: the mode's.
+func (linkKind) Params(f Fault) any {
+	if m, ok := modes[f.Mode]; ok {
+		return m.Params()
+	}
+	return nil
+}
+
 func (linkKind) Validate(f Fault) error {
 	if f.Target == "" {
 		return fmt.Errorf("link: target is required (master, metadata, client or a node name)")
@@ -39,3 +47,5 @@ func (linkKind) Validate(f Fault) error {
 }
 
 func (linkKind) LinkTarget(f Fault) string { return f.Target }
+
+func (linkKind) Lower(f Fault) Primitive { return LinkPrimitive{Fault: f, Target: f.Target} }

@@ -64,6 +64,8 @@ func (processKind) Fields() []Field {
 	}
 }
 
+func (processKind) Params(Fault) any { return nil }
+
 func (processKind) Validate(f Fault) error {
 	if err := oneOf(f, "target", f.Target, ProcessTargets); err != nil {
 		return err
@@ -72,3 +74,7 @@ func (processKind) Validate(f Fault) error {
 }
 
 func (processKind) LinkTarget(Fault) string { return "" }
+
+func (processKind) Lower(f Fault) Primitive {
+	return ProcessPrimitive{Fault: f, Target: f.Target, Action: f.Action, Undo: Undo(f.Action)}
+}

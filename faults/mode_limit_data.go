@@ -6,7 +6,16 @@ import "fmt"
 // connection and direction, as toxiproxy counts).
 const ModeLimitData = "limit_data"
 
-type limitData struct{}
+// LimitDataParams are limit_data's parameters.
+type LimitDataParams struct {
+	Bytes int64 `yaml:"bytes" doc:"bytes let through (> 0)" gen:"100,100000" trace:"bytes=%d"`
+}
+
+// limitDataState counts the bytes each pipe has let through on one
+// connection (0 upstream, node to server; 1 downstream).
+type limitDataState struct{ sent [2]int64 }
+
+type limitData struct{ modeBase }
 
 func init() { RegisterMode(limitData{}) }
 
@@ -14,10 +23,11 @@ func (limitData) Name() string { return ModeLimitData }
 func (limitData) Doc() string {
 	return "connection closed once bytes have crossed it, counted per connection and direction"
 }
-func (limitData) Fields() []Field { return []Field{{"bytes", "bytes let through (> 0)"}} }
+func (limitData) Params() any   { return LimitDataParams{} }
+func (limitData) NewState() any { return &limitDataState{} }
 
 func (limitData) Validate(f Fault) error {
-	if f.Bytes <= 0 {
+	if paramsOf[LimitDataParams](f).Bytes <= 0 {
 		return fmt.Errorf("link limit_data: bytes must be > 0")
 	}
 	return nil
@@ -32,15 +42,16 @@ func (limitData) Simulate(f Fault, x *Exchange) Effect {
 	// (real 0.3.12.post1 and 0.3.13.post1, 100 bytes on the master link:
 	// "RPC call failed: End of file", REAL-FINDINGS §21). The next call
 	// dials a new connection, counted from zero (netsim).
+	limit, st := paramsOf[LimitDataParams](f).Bytes, x.State.(*limitDataState)
 	if x.Up {
-		x.Conn.Sent[0] += x.ReqBytes
-		if x.Conn.Sent[0] >= f.Bytes {
+		st.sent[0] += x.ReqBytes
+		if st.sent[0] >= limit {
 			return Effect{Verdict: Closed}
 		}
 	}
 	if x.Down {
-		x.Conn.Sent[1] += x.RespBytes
-		if x.Conn.Sent[1] > f.Bytes {
+		st.sent[1] += x.RespBytes
+		if st.sent[1] > limit {
 			return Effect{Verdict: Closed}
 		}
 	}
@@ -48,5 +59,5 @@ func (limitData) Simulate(f Fault, x *Exchange) Effect {
 }
 
 func (limitData) Toxic(f Fault) (string, map[string]any, bool) {
-	return "limit_data", map[string]any{"bytes": f.Bytes}, true
+	return "limit_data", map[string]any{"bytes": paramsOf[LimitDataParams](f).Bytes}, true
 }

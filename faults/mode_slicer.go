@@ -9,7 +9,18 @@ import (
 // size_variation bytes, a delay after each (toxiproxy's slicer).
 const ModeSlicer = "slicer"
 
-type slicer struct{}
+// SlicerParams are slicer's parameters.
+type SlicerParams struct {
+	AverageSize   int64         `yaml:"average_size" doc:"bytes per slice (> 0)" gen:"16,1024"`
+	SizeVariation int64         `yaml:"size_variation" doc:"± bytes" gen:"0,8"`
+	Delay         time.Duration `yaml:"delay" doc:"pause between slices" gen:",10ms,500ms"`
+}
+
+// slicerState is until when each pipe of one connection is busy (0
+// upstream, 1 downstream).
+type slicerState struct{ busy [2]time.Duration }
+
+type slicer struct{ modeBase }
 
 func init() { RegisterMode(slicer{}) }
 
@@ -17,18 +28,18 @@ func (slicer) Name() string { return ModeSlicer }
 func (slicer) Doc() string {
 	return "each message halved into slices of about average_size bytes, delay after each (the connection waits)"
 }
-func (slicer) Fields() []Field {
-	return []Field{{"average_size", "bytes per slice (> 0)"}, {"size_variation", "± bytes"}, {"delay", "pause between slices"}}
-}
+func (slicer) Params() any   { return SlicerParams{} }
+func (slicer) NewState() any { return &slicerState{} }
 
 func (slicer) Validate(f Fault) error {
-	if f.AverageSize <= 0 {
+	if paramsOf[SlicerParams](f).AverageSize <= 0 {
 		return fmt.Errorf("link slicer: average_size must be > 0")
 	}
 	return nil
 }
 
 func (slicer) Simulate(f Fault, x *Exchange) Effect {
+	p := paramsOf[SlicerParams](f)
 	// toxiproxy's SlicerToxic.Pipe: each chunk read (one message here: the
 	// master's and the client's coro_rpc messages arrive whole) is cut by
 	// halving until a piece is within size_variation of average_size; a
@@ -37,19 +48,19 @@ func (slicer) Simulate(f Fault, x *Exchange) Effect {
 	// message in that direction waits for the pipe. Real 0.3.13.post1,
 	// average_size 64, delay 200 ms: put (PutStart 195/126 B, PutEnd 137/26 B)
 	// 1409 ms = 7 delays; setup 1029 ms = 5 (REAL-FINDINGS §21).
-	if f.AverageSize <= 0 || f.Delay <= 0 {
+	if p.AverageSize <= 0 || p.Delay <= 0 {
 		return Effect{}
 	}
-	busy := &x.Conn.Busy
+	busy := &x.State.(*slicerState).busy
 	t := x.Now
 	pipe := func(dir int, n int64) {
 		if n <= 0 {
 			return
 		}
-		k := sliceCount(f, x, n, map[int64]int64{})
+		k := sliceCount(p, x, n, map[int64]int64{})
 		start := max(t, busy[dir])
-		t = start + time.Duration(k-1)*f.Delay
-		busy[dir] = start + time.Duration(k)*f.Delay
+		t = start + time.Duration(k-1)*p.Delay
+		busy[dir] = start + time.Duration(k)*p.Delay
 	}
 	if x.Up {
 		pipe(0, x.ReqBytes)
@@ -66,7 +77,7 @@ const maxRandomSlices = 1 << 12
 
 // sliceCount is how many pieces SlicerToxic.chunk cuts n bytes into
 // (memo: counts of sizes already cut without variation).
-func sliceCount(f Fault, x *Exchange, n int64, memo map[int64]int64) int64 {
+func sliceCount(f SlicerParams, x *Exchange, n int64, memo map[int64]int64) int64 {
 	if n-f.AverageSize <= f.SizeVariation {
 		return 1
 	}
@@ -87,7 +98,11 @@ func sliceCount(f Fault, x *Exchange, n int64, memo map[int64]int64) int64 {
 func nil0(*Exchange) *Exchange { return &Exchange{} }
 
 func (slicer) Toxic(f Fault) (string, map[string]any, bool) {
+	p := paramsOf[SlicerParams](f)
 	// slicer's delay is in microseconds.
-	return "slicer", map[string]any{"average_size": f.AverageSize, "size_variation": f.SizeVariation,
-		"delay": f.Delay.Microseconds()}, true
+	return "slicer", map[string]any{"average_size": p.AverageSize, "size_variation": p.SizeVariation,
+		"delay": p.Delay.Microseconds()}, true
 }
+
+// Holds: with a delay, a message sent before the clear is still sliced.
+func (slicer) Holds(f Fault) bool { return paramsOf[SlicerParams](f).Delay > 0 }

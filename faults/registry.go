@@ -15,33 +15,72 @@ type Field struct {
 	Doc  string
 }
 
-// KindDef is one fault kind: its fields, its validation and, for kinds
-// that act on a link, which link.
+// KindDef is one fault kind: its fields, its parameters, its validation
+// and, for kinds that act on a link, which link.
 type KindDef interface {
 	Kind() Kind
 	Doc() string
+	// Fields are the common fields it reads (target, mode, action, stream).
 	Fields() []Field
+	// Params is the zero value of f's parameter struct (a link kind's is
+	// its mode's); nil = none.
+	Params(f Fault) any
 	// Validate checks a fault of this kind (At/For are checked already).
 	Validate(f Fault) error
 	// LinkTarget is the far party of the faulted link; "" = no link.
 	LinkTarget(f Fault) string
+	// Lower is the primitive engines inject for f (primitive.go).
+	Lower(f Fault) Primitive
 }
 
 // LinkMode is what one link mode does, everywhere it can happen:
-//   - Simulate: its effect on one exchange of a simulated link (sim);
+//   - Params: its parameter struct (tags: params.go);
+//   - Simulate: its effect on one exchange of a simulated link (sim), with
+//     its own state on that connection (NewState);
 //   - Toxic: the toxiproxy toxic that injects it (fake, real); ok=false
-//     means the proxy itself is stopped (refuse), so healing restarts it;
+//     means it has none: the run is a skip (Available says why), unless
+//     StopsProxy — the proxy itself is stopped (refuse) and healing
+//     restarts it;
 //   - healing removes the toxic (or restarts the proxy) — nothing else
 //     to undo.
+//
+// Embed modeBase for the defaults (no params, no state, no proxy stop,
+// available everywhere).
 type LinkMode interface {
 	Name() string
 	Doc() string
-	Fields() []Field
-	// Validate checks the mode's own fields.
+	// Params is the zero value of its parameter struct; nil = none.
+	Params() any
+	// Validate checks the mode's own parameters (paramsOf[P](f)).
 	Validate(f Fault) error
+	// NewState is its fresh state on one connection (nil = stateless);
+	// Simulate finds it in x.State. toxiproxy keeps a toxic's state per
+	// connection and direction: the state holds both directions.
+	NewState() any
 	Simulate(f Fault, x *Exchange) Effect
 	Toxic(f Fault) (typ string, attrs map[string]any, ok bool)
+	// StopsProxy: the mode is injected by stopping the proxy (connections
+	// refused), not by a toxic.
+	StopsProxy() bool
+	// Available says why the mode cannot be injected with the engine's
+	// capabilities (nil = it can).
+	Available(c Capabilities) error
 }
+
+// Capabilities are what an engine's links can do.
+type Capabilities struct {
+	// Toxiproxy: links are toxiproxy proxies (fake, real), so a mode needs
+	// a toxic or StopsProxy; sim's links simulate every mode.
+	Toxiproxy bool
+}
+
+// modeBase gives a LinkMode its defaults.
+type modeBase struct{}
+
+func (modeBase) Params() any                  { return nil }
+func (modeBase) NewState() any                { return nil }
+func (modeBase) StopsProxy() bool             { return false }
+func (modeBase) Available(Capabilities) error { return nil }
 
 // Verdict is what an exchange on a simulated link meets.
 type Verdict int
@@ -76,21 +115,11 @@ type Exchange struct {
 	ReqBytes, RespBytes int64
 	// Rand draws jitter (the world's netsim stream).
 	Rand *rand.Rand
-	// Now is when the request is written, in the clock of Conn.Busy.
+	// Now is when the request is written, in the clock of the mode's state.
 	Now time.Duration
-	// Conn is this toxic's state on the exchange's connection; never nil
-	// (a fresh connection has the zero state).
-	Conn *ConnState
-}
-
-// ConnState is one toxic's state on one connection: toxiproxy runs a
-// toxic's pipe per connection and direction (index 0 upstream, node to
-// server; 1 downstream), each with its own state.
-type ConnState struct {
-	// Busy is until when each pipe is busy (slicer).
-	Busy [2]time.Duration
-	// Sent counts the bytes each pipe has let through (limit_data).
-	Sent [2]int64
+	// State is the mode's state on the exchange's connection (its
+	// NewState: fresh on a fresh connection; nil for a stateless mode).
+	State any
 }
 
 // Bytes is what crosses the link in the fault's directions.
@@ -122,6 +151,7 @@ func RegisterKind(k KindDef) {
 	if _, dup := kinds[k.Kind()]; dup {
 		panic(fmt.Sprintf("faults: kind %q registered twice", k.Kind()))
 	}
+	ParamFields(k.Params(Fault{Kind: k.Kind()})) // a bad tag fails at start, not mid-run
 	kinds[k.Kind()] = k
 }
 
@@ -130,6 +160,7 @@ func RegisterMode(m LinkMode) {
 	if _, dup := modes[m.Name()]; dup {
 		panic(fmt.Sprintf("faults: link mode %q registered twice", m.Name()))
 	}
+	ParamFields(m.Params()) // a bad tag fails at start, not mid-run
 	modes[m.Name()] = m
 }
 
@@ -177,32 +208,104 @@ func Modes() []LinkMode {
 	return out
 }
 
-// Simulate is f's effect on one exchange on a fresh connection.
-func Simulate(f Fault, rng *rand.Rand, reqBytes, respBytes int64) Effect {
-	return SimulateAt(f, rng, 0, nil, reqBytes, respBytes)
-}
-
-// SimulateAt is f's effect on one exchange on a connection whose state in
-// this toxic is conn (nil = a fresh connection), the request written at
-// now. conn is updated.
-func SimulateAt(f Fault, rng *rand.Rand, now time.Duration, conn *ConnState, reqBytes, respBytes int64) Effect {
+// Available says why link fault f cannot be injected with capabilities c
+// (nil = it can; a fault on no link always can, here). The engine reports
+// the reason as a skip.
+func Available(f Fault, c Capabilities) error {
+	if !f.IsLink() {
+		return nil
+	}
 	m, ok := modes[f.Mode]
 	if !ok {
-		return Effect{}
+		return fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
 	}
-	if conn == nil {
-		conn = &ConnState{}
+	if err := m.Available(c); err != nil {
+		return fmt.Errorf("link mode %s: %w", m.Name(), err)
 	}
-	x := &Exchange{Up: f.Stream != "downstream", Down: f.Stream != "upstream", ReqBytes: reqBytes, RespBytes: respBytes, Rand: rng, Now: now, Conn: conn}
-	return m.Simulate(f, x)
+	if c.Toxiproxy && !m.StopsProxy() {
+		if _, _, ok := m.Toxic(f); !ok {
+			return fmt.Errorf("link mode %s has no toxiproxy toxic", m.Name())
+		}
+	}
+	return nil
 }
 
-// Toxic is the toxiproxy toxic of a link fault; ok=false: stop the proxy.
-func Toxic(f Fault) (typ string, attrs map[string]any, ok bool, err error) {
+// LinkEffect is a link fault ready for a simulated link: its mode resolved
+// once when armed, so the link never asks the registry again.
+type LinkEffect struct {
+	f Fault
+	m LinkMode
+}
+
+// EffectOf resolves link fault f's mode.
+func EffectOf(f Fault) (LinkEffect, error) {
+	m, ok := modes[f.Mode]
+	if !ok {
+		return LinkEffect{}, fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
+	}
+	return LinkEffect{f: f, m: m}, nil
+}
+
+// NewState is the mode's fresh state on a connection (nil = stateless).
+func (e LinkEffect) NewState() any { return e.m.NewState() }
+
+// Refuses: a connect meets a refusal (the proxy is stopped).
+func (e LinkEffect) Refuses() bool { return e.m.StopsProxy() }
+
+// Fault is the fault it was made from.
+func (e LinkEffect) Fault() Fault { return e.f }
+
+// On is the effect on one exchange on a connection whose state in this
+// mode is state (nil = a fresh connection), the request written at now;
+// state is updated.
+func (e LinkEffect) On(rng *rand.Rand, now time.Duration, state any, reqBytes, respBytes int64) Effect {
+	if state == nil {
+		state = e.m.NewState()
+	}
+	x := &Exchange{Up: e.f.Stream != "downstream", Down: e.f.Stream != "upstream", ReqBytes: reqBytes, RespBytes: respBytes, Rand: rng, Now: now, State: state}
+	return e.m.Simulate(e.f, x)
+}
+
+// Simulate is f's effect on one exchange on a fresh connection (zero
+// Effect for an unregistered mode).
+func Simulate(f Fault, rng *rand.Rand, reqBytes, respBytes int64) Effect {
+	e, err := EffectOf(f)
+	if err != nil {
+		return Effect{}
+	}
+	return e.On(rng, 0, nil, reqBytes, respBytes)
+}
+
+// Toxic is the toxiproxy toxic of a link fault; ok=false: it has none
+// (stopProxy: stop the proxy instead; else Available explains the skip).
+func Toxic(f Fault) (typ string, attrs map[string]any, ok, stopProxy bool, err error) {
 	m, found := modes[f.Mode]
 	if !found {
-		return "", nil, false, fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
+		return "", nil, false, false, fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
 	}
 	typ, attrs, ok = m.Toxic(f)
-	return typ, attrs, ok, nil
+	return typ, attrs, ok, !ok && m.StopsProxy(), nil
+}
+
+// MaxDelay is the most link fault f delays one exchange that it lets
+// through (0 when its mode says nothing: a mode with a fixed added delay
+// implements MaxDelay(Fault) time.Duration).
+func MaxDelay(f Fault) time.Duration {
+	if m, ok := modes[f.Mode].(interface{ MaxDelay(Fault) time.Duration }); ok && f.IsLink() {
+		return m.MaxDelay(f)
+	}
+	return 0
+}
+
+// Holds reports whether f can hold an exchange that started before it
+// cleared (the exchange then ends at its timeout or after the delay): a
+// kind or link mode that can implements Holds(Fault) bool.
+func Holds(f Fault) bool {
+	if k, ok := kinds[f.Kind].(interface{ Holds(Fault) bool }); ok && k.Holds(f) {
+		return true
+	}
+	if m, ok := modes[f.Mode].(interface{ Holds(Fault) bool }); ok && f.IsLink() {
+		return m.Holds(f)
+	}
+	return false
 }

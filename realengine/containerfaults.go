@@ -16,7 +16,8 @@ func (in injector) InContainers() bool { return in.w.ctr != nil }
 
 // containerAction injects a container fault on every target; the heal
 // undoes it on every target (faults.ContainerUndo).
-func (w *World) containerAction(f faults.Fault) (inject, error) {
+func (w *World) containerAction(p faults.ContainerPrimitive) (inject, error) {
+	f := p.Fault
 	type target struct {
 		s    *server // a server role
 		node string  // or a node's drivers
@@ -28,7 +29,7 @@ func (w *World) containerAction(f faults.Fault) (inject, error) {
 		servers[k] = v
 	}
 	w.mu.Unlock()
-	for _, t := range faults.ContainerTargets(f) {
+	for _, t := range p.Targets {
 		if s, ok := servers[t]; ok {
 			ts = append(ts, target{s: s})
 			continue
@@ -40,7 +41,7 @@ func (w *World) containerAction(f faults.Fault) (inject, error) {
 		if !found {
 			return nil, fmt.Errorf("real engine: %s: no party %q (master, metadata, client or a node)", f, t)
 		}
-		if f.Action == "restart" || f.Action == "start" || f.Action == "replace" {
+		if p.Action == "restart" || p.Action == "start" || p.Action == "replace" {
 			return nil, fmt.Errorf("real engine: %s: a node's SGLang process is not restarted by a fault (start a new one with a step)", f)
 		}
 		ts = append(ts, target{node: t})
@@ -49,17 +50,17 @@ func (w *World) containerAction(f faults.Fault) (inject, error) {
 		var errs []error
 		for _, t := range ts {
 			if t.s != nil {
-				errs = append(errs, w.serverContainerAction(ctx, t.s, action, f.Bytes))
+				errs = append(errs, w.serverContainerAction(ctx, t.s, action, p.Bytes))
 				continue
 			}
-			for _, p := range w.driverParties(t.node) {
-				errs = append(errs, partyAction(ctx, p, action, f.Bytes))
+			for _, party := range w.driverParties(t.node) {
+				errs = append(errs, partyAction(ctx, party, action, p.Bytes))
 			}
 		}
 		return errors.Join(errs...)
 	}
 	return func(ctx context.Context) (func(context.Context) error, error) {
-		return faults.InjectContainer(ctx, f, do)
+		return faults.InjectContainer(ctx, p, do)
 	}, nil
 }
 

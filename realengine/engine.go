@@ -49,9 +49,11 @@ const NeedsRDMAHardware = "needs-rdma-hw"
 
 func init() {
 	engine.Register(engine.Registration{Name: Name,
-		Doc:       "real Mooncake wheels and SGLang's own code, faults through toxiproxy and signals",
-		New:       func(log *slog.Logger) engine.Engine { return New(Options{Logger: log}) },
-		Reference: true})
+		Doc: "real Mooncake wheels and SGLang's own code, faults through toxiproxy and signals",
+		New: func(o engine.Options) engine.Engine {
+			return New(Options{Logger: o.Logger, Containers: o.Containers, Build: o.Build})
+		},
+		Caps: engine.Reference | engine.Containers | engine.RealSGLang | engine.LocalBuild})
 }
 
 // Engine is the "real" engine.

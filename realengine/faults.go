@@ -9,20 +9,24 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
 // How the real engine injects each fault:
 //
 //	master-down / metadata-down, link to master|metadata: toxiproxy in front of
 //	  the server (refuse = proxy disabled, blackhole = timeout toxic 0,
-//	  reset_peer, latency, bandwidth, slicer, limit_data).
+//	  reset_peer, latency, bandwidth, slicer, limit_data, slow_close); a
+//	  mode without a toxic (drop_every) is a skip with its reason.
+//	Each fault is injected as its primitive (faults.Lower): link, process,
+//	container.
 //	client-down: mooncake_client itself (refuse = process stopped, blackhole =
 //	  SIGSTOP), because the dummy→client link cannot be proxied (see Addr).
 //	process: the server's process group (stop = SIGKILL, state lost; start;
 //	  restart = stop + start on the same ports; pause = SIGSTOP; resume = SIGCONT).
 //	Links between nodes run inside Mooncake's transfer engine: unsupported.
 //
-// World embeds the faults/schedule Scheduler (Arm, ClearFaults): faults due
+// World embeds the engine/schedule Scheduler (Arm, ClearFaults): faults due
 // at or before now apply before Arm returns, the rest on wall-clock timers.
 
 // injector is the real engine's fault primitive for the scheduler.
@@ -76,28 +80,39 @@ func (in injector) Clear(ctx context.Context) error {
 // inject starts a fault and returns its heal.
 type inject func(ctx context.Context) (heal func(context.Context) error, err error)
 
-// action decides how to inject f, or says why it cannot be.
+// action decides how to inject f's primitive, or says why it cannot be.
 func (w *World) action(f faults.Fault) (inject, error) {
-	switch f.Kind {
-	case faults.ClientDown:
-		s, err := w.server("client", f)
-		if err != nil {
-			return nil, err
-		}
-		return w.processAction(s, faults.ClientDownAction(f.Mode)), nil
-	case faults.Process:
-		if f.Target == faults.TargetMasterLeader {
-			return w.leaderAction(f), nil
-		}
-		s, err := w.server(f.Target, f)
-		if err != nil {
-			return nil, err
-		}
-		return w.processAction(s, f.Action), nil
-	case faults.Container:
-		return w.containerAction(f)
+	p, err := faults.Lower(f)
+	if err != nil {
+		return nil, err
 	}
-	switch to := f.LinkTarget(); to {
+	switch p := p.(type) {
+	case faults.ProcessPrimitive:
+		if p.Target == faults.TargetMasterLeader {
+			return w.leaderAction(p), nil
+		}
+		s, err := w.server(p.Target, f)
+		if err != nil {
+			return nil, err
+		}
+		return w.processAction(s, p.Action), nil
+	case faults.ContainerPrimitive:
+		return w.containerAction(p)
+	case faults.LinkPrimitive:
+		return w.linkAction(p)
+	default:
+		return nil, engine.Unsupportedf("real engine: %s: %T cannot be injected here", f, p)
+	}
+}
+
+// linkAction: the fault's toxic (or the proxy stopped) on the proxy in
+// front of the target.
+func (w *World) linkAction(p faults.LinkPrimitive) (inject, error) {
+	f := p.Fault
+	if err := toxiproxy.Check(f); err != nil {
+		return nil, engine.Unsupportedf("real engine: %v", err)
+	}
+	switch to := p.Target; to {
 	case "master", "metadata":
 		if _, err := w.inj.Addr(to); err != nil {
 			return nil, fmt.Errorf("real engine: %s: the topology has no proxied %s link", f, to)

@@ -114,7 +114,8 @@ func (w *World) leaderRole(ctx context.Context) (string, error) {
 
 // leaderAction acts on the master that leads when the fault fires (its
 // undo acts on that same process).
-func (w *World) leaderAction(f faults.Fault) inject {
+func (w *World) leaderAction(p faults.ProcessPrimitive) inject {
+	f := p.Fault
 	return func(ctx context.Context) (func(context.Context) error, error) {
 		role, err := w.leaderRole(ctx)
 		if err != nil {
@@ -124,7 +125,7 @@ func (w *World) leaderAction(f faults.Fault) inject {
 		if err != nil {
 			return nil, err
 		}
-		w.log.Info("real engine: master-leader", "role", role, "action", f.Action)
-		return w.processAction(s, f.Action)(ctx)
+		w.log.Info("real engine: master-leader", "role", role, "action", p.Action)
+		return w.processAction(s, p.Action)(ctx)
 	}
 }

@@ -18,10 +18,11 @@ import (
 )
 
 // NewInstallCommand is `faultlab install real`: venvs with real Mooncake
-// wheels. catalog lists the versions the scenario catalog needs on this
-// engine (`--versions catalog`); those without a CPU-only wheel are left
-// out.
-func NewInstallCommand(log *slog.Logger, catalog func() ([]string, error)) *cobra.Command {
+// wheels. catalog lists the versions the scenario catalog needs on an
+// engine, leaving out scenarios with the skip label (`--versions catalog`:
+// asked for this engine and NeedsRDMAHardware); those without a CPU-only
+// wheel are left out.
+func NewInstallCommand(log *slog.Logger, catalog func(engine, skip string) ([]string, error)) *cobra.Command {
 	var versions, cache string
 	var ifReachable, sysPkgs bool
 	var timeout time.Duration
@@ -35,7 +36,7 @@ func NewInstallCommand(log *slog.Logger, catalog func() ([]string, error)) *cobr
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			vs := splitList(versions)
 			if len(vs) == 1 && vs[0] == "catalog" {
-				all, err := catalog()
+				all, err := catalog(Name, NeedsRDMAHardware)
 				if err != nil {
 					return err
 				}

@@ -6,7 +6,7 @@ import (
 )
 
 // Log line shapes of the real processes, reduced to (level, text) so the
-// trace holds the same text the simulator writes (sim/mlog: message only,
+// trace holds the same text the simulator writes (models/mlog: message only,
 // no glog prefix, no file:line, which differ per version).
 var (
 	// glog: I1129 21:32:54.944119 13877 master_client.cpp:361] Client not available

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/faults/schedule"
+	"github.com/mooncake-faultlab/faultlab/engine/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"github.com/mooncake-faultlab/faultlab/netport"
 )

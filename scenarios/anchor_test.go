@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/sim"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
 )
 
 const anchored = `name: t/anchor

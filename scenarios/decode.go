@@ -64,7 +64,16 @@ type nodeDecoder interface {
 	decodeNode(d *decoder, n *yaml.Node)
 }
 
+// extraKeys is implemented by structs that take keys beyond their own
+// fields (a fault's parameters, owned by its kind or mode): decodeStruct
+// hands them the pairs it does not know, then calls finish.
+type extraKeys interface {
+	extraKey(k, v *yaml.Node)
+	finish(d *decoder, field string, fieldKeys []string)
+}
+
 var (
+	extraKeysType   = reflect.TypeFor[extraKeys]()
 	nodeDecoderType = reflect.TypeFor[nodeDecoder]()
 	posType         = reflect.TypeFor[Pos]()
 )
@@ -256,6 +265,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 		d.errorf(n, "%s: want a mapping, got %s", field, kindName(n))
 		return
 	}
+	var extra extraKeys
+	if v.CanAddr() && v.Addr().Type().Implements(extraKeysType) {
+		extra = v.Addr().Interface().(extraKeys)
+	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := resolve(n.Content[i]), n.Content[i+1]
@@ -267,6 +280,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 			continue // a place for anchors (<<: *defaults), as compose's x- keys
 		}
 		idx := slices.IndexFunc(fields, func(f structField) bool { return f.key == k.Value })
+		if idx < 0 && extra != nil {
+			extra.extraKey(k, val)
+			continue
+		}
 		if idx < 0 {
 			keys := make([]string, len(fields))
 			for j, f := range fields {
@@ -286,6 +303,13 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 			sub = field + "." + k.Value
 		}
 		d.decode(val, v.Field(fields[idx].index), sub, fields[idx].enum)
+	}
+	if extra != nil {
+		keys := make([]string, len(fields))
+		for j, f := range fields {
+			keys[j] = f.key
+		}
+		extra.finish(d, field, keys)
 	}
 }
 

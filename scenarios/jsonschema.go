@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -154,6 +155,16 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 				}
 				props[f.key] = p
 			}
+			if t == reflect.TypeFor[FaultSpec]() {
+				// The parameters every kind and mode owns, by their tags.
+				for _, pf := range faults.AllParamFields() {
+					pt := reflect.TypeFor[int64]()
+					if pf.IsDuration() {
+						pt = reflect.TypeFor[Duration]()
+					}
+					props[pf.Name] = g.of(pt)
+				}
+			}
 			def := map[string]any{"type": "object", "additionalProperties": false, "properties": props}
 			if t == reflect.TypeFor[Scenario]() {
 				def["required"] = []any{"name", "steps", "expect"}
@@ -167,13 +178,45 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 						"then": map[string]any{"properties": map[string]any{"action": map[string]any{"enum": anys(acts)}}},
 					}
 				}
-				def["allOf"] = []any{byKind(faults.Process, faults.Actions), byKind(faults.Container, faults.ContainerActionNames)}
+				def["allOf"] = append([]any{byKind(faults.Process, faults.Actions), byKind(faults.Container, faults.ContainerActionNames)}, ownedKeys(mustFields(t))...)
 			}
 			g.defs[name] = def
 		}
 		return map[string]any{"$ref": "#/$defs/" + name}
 	}
 	return map[string]any{}
+}
+
+// ownedKeys: a fault takes the common keys and its kind's or mode's
+// parameters only, as the loader checks.
+func ownedKeys(common []structField) []any {
+	var out []any
+	rule := func(when map[string]any, params any) {
+		keys := []any{}
+		for _, f := range common {
+			keys = append(keys, f.key)
+		}
+		for _, p := range faults.ParamFields(params) {
+			keys = append(keys, p.Name)
+		}
+		out = append(out, map[string]any{
+			"if":   map[string]any{"properties": when, "required": slices.Sorted(maps.Keys(when))},
+			"then": map[string]any{"propertyNames": map[string]any{"enum": keys}},
+		})
+	}
+	for _, k := range faults.KindNames() {
+		kind := map[string]any{"const": k}
+		if zero, known := faults.ParamsFor(faults.Kind(k), ""); known {
+			rule(map[string]any{"kind": kind}, zero)
+			continue
+		}
+		for _, m := range faults.LinkModes() { // a kind whose parameters are its mode's
+			if zero, known := faults.ParamsFor(faults.Kind(k), m); known {
+				rule(map[string]any{"kind": kind, "mode": map[string]any{"const": m}}, zero)
+			}
+		}
+	}
+	return out
 }
 
 func mustFields(t reflect.Type) []structField {

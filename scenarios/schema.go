@@ -5,6 +5,12 @@
 package scenarios
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sglang"
 	"gopkg.in/yaml.v3"
@@ -227,36 +233,106 @@ func (e *Env) decodeNode(d *decoder, n *yaml.Node) {
 	*e = m
 }
 
-// FaultSpec is faults.Fault as written in YAML.
+// FaultSpec is faults.Fault as written in YAML: the common keys, and the
+// parameters its kind or link mode owns (faults.ParamsOf), decoded by their
+// tags in the same mapping.
 type FaultSpec struct {
 	Pos
 	// After anchors the fault to a main-phase step ("step 2": when step 2
 	// has returned); At is then relative to that moment (see anchor.go).
-	After         string   `yaml:"after"`
-	At            Duration `yaml:"at"`
-	For           Duration `yaml:"for"`
-	Kind          string   `yaml:"kind"`
-	Target        string   `yaml:"target"`
-	Mode          string   `yaml:"mode"`
-	Action        string   `yaml:"action"`
-	Stream        string   `yaml:"stream"`
-	Latency       Duration `yaml:"latency"`
-	Jitter        Duration `yaml:"jitter"`
-	RateKBps      int64    `yaml:"rate_kbps"`
-	AverageSize   int64    `yaml:"average_size"`
-	SizeVariation int64    `yaml:"size_variation"`
-	Delay         Duration `yaml:"delay"`
-	Bytes         int64    `yaml:"bytes"`
+	After  string   `yaml:"after"`
+	At     Duration `yaml:"at"`
+	For    Duration `yaml:"for"`
+	Kind   string   `yaml:"kind"`
+	Target string   `yaml:"target"`
+	Mode   string   `yaml:"mode"`
+	Action string   `yaml:"action"`
+	Stream string   `yaml:"stream"`
+	// Params is the owner's parameter struct (nil when it takes none).
+	Params any `yaml:"-"`
+
+	pending []*yaml.Node // parameter key and value pairs, until finish
 }
 
 // Fault converts to the engine-neutral fault.
 func (f FaultSpec) Fault() faults.Fault {
 	return faults.Fault{
 		At: f.At.D(), For: f.For.D(), Kind: faults.Kind(f.Kind), Target: f.Target, Mode: f.Mode,
-		Action: f.Action, Stream: f.Stream, Latency: f.Latency.D(), Jitter: f.Jitter.D(),
-		RateKBps: f.RateKBps, AverageSize: f.AverageSize, SizeVariation: f.SizeVariation,
-		Delay: f.Delay.D(), Bytes: f.Bytes, Line: f.Line,
+		Action: f.Action, Stream: f.Stream, Params: f.Params, Line: f.Line,
 	}
+}
+
+func (f *FaultSpec) extraKey(k, v *yaml.Node) { f.pending = append(f.pending, k, v) }
+
+// finish decodes the parameter keys into the struct the fault's kind and
+// mode own. An unknown kind or mode is Validate's error; its keys are only
+// checked against every owner's.
+func (f *FaultSpec) finish(d *decoder, field string, common []string) {
+	pending := f.pending
+	f.pending = nil
+	zero, known := faults.ParamsFor(faults.Kind(f.Kind), f.Mode)
+	set := faults.NewParams(zero)
+	owned := set.Keys()
+	if !known {
+		owned = nil
+		for _, p := range faults.AllParamFields() {
+			owned = append(owned, p.Name)
+		}
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(pending); i += 2 {
+		k, v := pending[i], resolve(pending[i+1])
+		sub := k.Value
+		if field != "" {
+			sub = field + "." + k.Value
+		}
+		if !slices.Contains(owned, k.Value) {
+			keys := append(slices.Clone(common), owned...)
+			sort.Strings(keys)
+			d.errorf(k, "%sunknown key %q%s%s; valid keys: %s", prefix(field), k.Value, owner(f), didYouMean(k.Value, keys), strings.Join(keys, ", "))
+			continue
+		}
+		if seen[k.Value] {
+			d.errorf(k, "%sduplicate key %q", prefix(field), k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		if !known || v == nil || !d.scalar(v, sub) {
+			continue
+		}
+		if err := set.Set(k.Value, v.Value); err != nil {
+			if slices.ContainsFunc(faults.ParamFields(zero), func(p faults.ParamField) bool { return p.Name == k.Value && p.IsDuration() }) {
+				d.errorf(v, "%v", err)
+			} else {
+				d.errorf(v, "%s: %v", sub, err)
+			}
+		}
+	}
+	f.Params = set.Value()
+}
+
+// owner names whose keys a fault's are, for the unknown-key message.
+func owner(f *FaultSpec) string {
+	if _, known := faults.ParamsFor(faults.Kind(f.Kind), f.Mode); !known {
+		return ""
+	}
+	if f.Mode != "" {
+		return fmt.Sprintf(" for %s mode %s", f.Kind, f.Mode)
+	}
+	return " for kind " + f.Kind
+}
+
+// FaultParams builds the params of a fault of kind and mode from values
+// written as YAML would (durations with a unit, integers), as the loader
+// does: explore builds scenarios with it.
+func FaultParams(kind, mode string, values map[string]string) (any, error) {
+	set := faults.NewParams(faults.ParamsOf(faults.Kind(kind), mode))
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		if err := set.Set(k, values[k]); err != nil {
+			return nil, fmt.Errorf("%s %s: %s: %w", kind, mode, k, err)
+		}
+	}
+	return set.Value(), nil
 }
 
 // Expect is the expected outcome of a phase.

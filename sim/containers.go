@@ -9,10 +9,10 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // A sim container world (Options.Containers, `faultlab run --engine sim
@@ -122,20 +122,21 @@ func (w *World) oomKilledCall(ctx context.Context, op string) error {
 const dockerMinMemory = 6 * 1024 * 1024
 
 // containerCheck says which container faults this world cannot model.
-func (w *World) containerCheck(f faults.Fault) error {
-	for _, t := range faults.ContainerTargets(f) {
-		if err := w.containerTargetCheck(t, f); err != nil {
+func (w *World) containerCheck(p faults.ContainerPrimitive) error {
+	for _, t := range p.Targets {
+		if err := w.containerTargetCheck(t, p); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *World) containerTargetCheck(t string, f faults.Fault) error {
-	if (f.Action == "partition" || f.Action == "reconnect") && (t == "master" || t == "metadata" || t == ClientNode) {
+func (w *World) containerTargetCheck(t string, p faults.ContainerPrimitive) error {
+	f := p.Fault
+	if (p.Action == "partition" || p.Action == "reconnect") && (t == "master" || t == "metadata" || t == ClientNode) {
 		return engine.Unsupportedf("sim: partition of %s is not modelled: toxiproxy in front of it accepts and drops (real: not a partition, docs/REAL-FINDINGS.md §23); partition a node", t)
 	}
-	if f.Action == "memory" && t != "master" {
+	if p.Action == "memory" && t != "master" {
 		return engine.Unsupportedf("sim: memory limit on %s: its usage in a container was not measured (the master's was)", t)
 	}
 	switch t {
@@ -163,12 +164,12 @@ func (w *World) containerTargetCheck(t string, f faults.Fault) error {
 		if !known {
 			return fmt.Errorf("sim: %s: no party %q (master, metadata, client or a node)", f, t)
 		}
-		switch f.Action {
+		switch p.Action {
 		case "partition", "reconnect":
 		case "start", "restart", "replace":
 			return fmt.Errorf("sim: %s: a node's SGLang process is not restarted by a fault (start a new one with a step)", f)
 		default:
-			return engine.Unsupportedf("sim: %s of a node's SGLang container is not modelled (partition is)", f.Action)
+			return engine.Unsupportedf("sim: %s of a node's SGLang container is not modelled (partition is)", p.Action)
 		}
 	}
 	return nil
@@ -176,11 +177,10 @@ func (w *World) containerTargetCheck(t string, f faults.Fault) error {
 
 // containerInject injects a container fault on every target and returns
 // its undo on every target (faults.ContainerUndo).
-func (w *World) containerInject(f faults.Fault) (func(context.Context) error, error) {
-	ts := faults.ContainerTargets(f)
+func (w *World) containerInject(p faults.ContainerPrimitive) (func(context.Context) error, error) {
 	var undo []func()
-	for _, t := range ts {
-		u, err := w.containerAction(t, f.Action, f.Bytes)
+	for _, t := range p.Targets {
+		u, err := w.containerAction(t, p.Action, p.Bytes)
 		if err != nil {
 			return nil, err
 		}
@@ -206,14 +206,9 @@ func (w *World) containerAction(t, action string, bytes int64) (func(), error) {
 		if w.parts[t] {
 			return nil, nil
 		}
-		in, err := w.net.Add(netsim.Any, t, partition(t))
-		if err != nil {
-			return nil, err
-		}
-		out, err := w.net.Add(t, netsim.Any, partition(t))
-		if err != nil {
-			return nil, err
-		}
+		// A partition is silence both ways on every link of the party.
+		eff := faults.Silence()
+		in, out := w.net.Add(netsim.Any, t, eff), w.net.Add(t, netsim.Any, eff)
 		w.parts[t] = true
 		return func() {
 			w.net.Remove(in)
@@ -336,12 +331,6 @@ func (w *World) takeDirectEOF(node, conn string, now time.Duration) bool {
 	delete(w.directEOF, k)
 	c, ok := w.conns[k]
 	return ok && now-c.last <= poolIdleTimeout
-}
-
-// partition is the link fault a network partition is on every link of a
-// party: silence both ways.
-func partition(t string) faults.Fault {
-	return faults.Fault{Kind: faults.Link, Target: t, Mode: faults.ModeBlackhole}
 }
 
 // otherPod: a process on node runs in another network namespace than

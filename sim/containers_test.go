@@ -69,9 +69,9 @@ var _ = Describe("container faults in a modelled container world", func() {
 	It("a memory limit below the master's usage is refused, as docker update on cgroup v1", func() {
 		w := world(true)
 		f := container(time.Second, "master", "memory")
-		f.Bytes = 8 << 20
+		f.Params = faults.ContainerParams{Bytes: 8 << 20}
 		g := container(2*time.Second, "master", "memory")
-		g.Bytes = 1 << 30
+		g.Params = faults.ContainerParams{Bytes: 1 << 30}
 		Expect(w.Arm(ctx, []faults.Fault{f, g})).To(Succeed())
 		Expect(w.Clock().Sleep(ctx, 3*time.Second)).To(Succeed())
 		Expect(w.Master()).NotTo(BeNil())
@@ -139,7 +139,7 @@ var _ = Describe("container faults in a modelled container world", func() {
 	It("a memory limit the master grows over: the put that crosses it gets the master OOM-killed, then toxiproxy resets", func() {
 		// 33.5 MiB after start, 1029 B per object (real 0.3.13.post1, docs/REAL-FINDINGS.md §23).
 		f := container(time.Second, "master", "memory")
-		f.Bytes = 33_500*1024 + 3*1029 + 500 // room for three objects
+		f.Params = faults.ContainerParams{Bytes: 33_500*1024 + 3*1029 + 500} // room for three objects
 		e := launch(opts{version: "0.3.13.post1", containers: true, faults: []faults.Fault{f}})
 		Expect(e.setup(setupArgs("localhost", "tcp", ""))).To(Equal(0))
 		Expect(e.w.Clock().Sleep(ctx, 2*time.Second)).To(Succeed())

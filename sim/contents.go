@@ -2,7 +2,7 @@ package sim
 
 import (
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 )
 
 // StampContent implements engine.Contents.

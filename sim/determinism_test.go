@@ -15,7 +15,7 @@ func scenario(seed uint64) (string, time.Duration) {
 	e := launch(opts{version: "0.3.13.post1", seed: seed, faults: []faults.Fault{
 		{At: 0, For: 30 * time.Second, Kind: faults.MasterDown, Mode: faults.ModeRefuse},
 		{At: 60 * time.Second, Kind: faults.Process, Target: "master", Action: "restart"},
-		{At: 70 * time.Second, For: 5 * time.Second, Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Latency: 20 * time.Millisecond, Jitter: 10 * time.Millisecond},
+		{At: 70 * time.Second, For: 5 * time.Second, Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Params: faults.LatencyParams{Latency: 20 * time.Millisecond, Jitter: 10 * time.Millisecond}},
 	}})
 	rc, err := e.setup(setupArgs("localhost", "tcp", ""))
 	Expect(err).NotTo(HaveOccurred())

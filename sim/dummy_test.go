@@ -2,7 +2,7 @@ package sim_test
 
 import (
 	"fmt"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
+	"github.com/mooncake-faultlab/faultlab/models/client"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"

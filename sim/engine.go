@@ -8,7 +8,6 @@ package sim
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
@@ -19,8 +18,9 @@ const Name = "sim"
 
 func init() {
 	engine.Register(engine.Registration{Name: Name,
-		Doc: "the Mooncake models in virtual time: deterministic, milliseconds per scenario",
-		New: func(*slog.Logger) engine.Engine { return New() }})
+		Doc:  "the Mooncake models in virtual time: deterministic, milliseconds per scenario",
+		New:  func(o engine.Options) engine.Engine { return NewWith(Options{Containers: o.Containers}) },
+		Caps: engine.Deterministic | engine.ModelsContainers})
 }
 
 // Options configure the sim engine.

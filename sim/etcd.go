@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // EtcdAddr is the etcd metadata service's client endpoint in sim worlds

@@ -8,10 +8,10 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 var _ = Describe("etcd metadata", func() {

@@ -3,64 +3,78 @@ package sim
 import (
 	"context"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
-// World embeds the faults/schedule Scheduler (Arm, ClearFaults): each
+// World embeds the engine/schedule Scheduler (Arm, ClearFaults): each
 // fault becomes kernel events (start at At, heal at At+For); this is its
 // injector.
 
 // injector is the sim's fault primitive for the scheduler.
 type injector struct{ w *World }
 
-// Check implements schedule.Injector: the sim can inject every fault.
+// Check implements schedule.Injector: the sim can inject every primitive;
+// what it does not model of one is a skip.
 func (in injector) Check(f faults.Fault) error {
-	if f.Kind == faults.Container {
-		return in.w.containerCheck(f)
+	p, err := faults.Lower(f)
+	if err != nil {
+		return err
 	}
-	return in.w.haCheck(f)
+	switch p := p.(type) {
+	case faults.ContainerPrimitive:
+		return in.w.containerCheck(p)
+	case faults.ProcessPrimitive:
+		return in.w.haCheck(p)
+	case faults.LinkPrimitive:
+		return nil
+	default:
+		return engine.Unsupportedf("sim: %s: %T is not modelled", f, p)
+	}
 }
 
-// Inject implements schedule.Injector: a link fault is a netsim toxic on
-// every node's link to its target; a process fault acts on the server
-// model.
+// Inject implements schedule.Injector: a link primitive is a netsim toxic
+// on every node's link to its target; a process primitive acts on the
+// server model; a container primitive on the modelled containers.
 func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Context) error, error) {
 	w := in.w
-	if f.Kind == faults.Container {
-		return w.containerInject(f)
+	p, err := faults.Lower(f)
+	if err != nil {
+		return nil, err
 	}
-	if f.Kind == faults.ClientDown {
-		action := faults.ClientDownAction(f.Mode) // as on the real engine
-		w.process("client", action)
-		undo := faults.Undo(action)
-		return func(context.Context) error { w.process("client", undo); return nil }, nil
-	}
-	if to := f.LinkTarget(); to != "" {
-		id, err := w.net.Add(netsim.Any, to, f)
+	switch p := p.(type) {
+	case faults.ContainerPrimitive:
+		return w.containerInject(p)
+	case faults.LinkPrimitive:
+		eff, err := p.Effect()
 		if err != nil {
 			return nil, err
 		}
-		if to == "master" && f.Mode == faults.ModeRefuse && w.ha == nil {
+		id := w.net.Add(netsim.Any, p.Target, eff)
+		if p.Target == "master" && eff.Refuses() && w.ha == nil {
 			// toxiproxy disables the proxy: it closes the connections it carries.
 			w.masterConnsClosed()
 		}
 		return func(context.Context) error { w.net.Remove(id); return nil }, nil
-	}
-	if w.ha != nil && (f.Target == "master" || f.Target == faults.TargetMasterLeader) {
-		// The undo acts on the master the fault hit, not on whoever leads then.
-		i := w.haIndex(f.Target)
-		w.haProcess(i, f.Action)
-		if undo := faults.Undo(f.Action); undo != "" {
-			return func(context.Context) error { w.haProcess(i, undo); return nil }, nil
+	case faults.ProcessPrimitive:
+		if w.ha != nil && (p.Target == "master" || p.Target == faults.TargetMasterLeader) {
+			// The undo acts on the master the fault hit, not on whoever leads then.
+			i := w.haIndex(p.Target)
+			w.haProcess(i, p.Action)
+			if p.Undo != "" {
+				return func(context.Context) error { w.haProcess(i, p.Undo); return nil }, nil
+			}
+			return nil, nil
+		}
+		w.process(p.Target, p.Action)
+		if p.Undo != "" {
+			return func(context.Context) error { w.process(p.Target, p.Undo); return nil }, nil
 		}
 		return nil, nil
+	default:
+		return nil, engine.Unsupportedf("sim: %s: %T is not modelled", f, p)
 	}
-	w.process(f.Target, f.Action)
-	if undo := faults.Undo(f.Action); undo != "" {
-		return func(context.Context) error { w.process(f.Target, undo); return nil }, nil
-	}
-	return nil, nil
 }
 
 // Clear implements schedule.Injector: links healed, servers up again.

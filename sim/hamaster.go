@@ -7,9 +7,9 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 // HAStandbyAddr is the second master of topology master.ha (the first is
@@ -108,12 +108,12 @@ func (w *World) haIndex(target string) int {
 
 // haCheck: SIGSTOP of an HA master (a frozen leader whose lease runs out
 // and wakes up believing it leads) is not modelled.
-func (w *World) haCheck(f faults.Fault) error {
-	if w.ha == nil || f.Kind != faults.Process || (f.Target != "master" && f.Target != faults.TargetMasterLeader) {
+func (w *World) haCheck(p faults.ProcessPrimitive) error {
+	if w.ha == nil || (p.Target != "master" && p.Target != faults.TargetMasterLeader) {
 		return nil
 	}
-	if f.Action == "pause" || f.Action == "resume" {
-		return engine.Unsupportedf("sim: %s on an HA master is not modelled (stop, start, restart are)", f.Action)
+	if p.Action == "pause" || p.Action == "resume" {
+		return engine.Unsupportedf("sim: %s on an HA master is not modelled (stop, start, restart are)", p.Action)
 	}
 	return nil
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"time"
 
-	"github.com/mooncake-faultlab/faultlab/sim/client"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 

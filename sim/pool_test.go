@@ -8,8 +8,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/sim"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
 )
 
 // The client pool's idle connections to a master that died (pool.go;
@@ -201,7 +201,7 @@ var _ = Describe("a refused master call when the master comes back", func() {
 // 1409 ms (PutStart and PutEnd on the pool's two connections in turn).
 var _ = Describe("a slicer on the master link", func() {
 	It("costs the real messages' slices", func() {
-		slicer := faults.Fault{At: 0, Kind: faults.Link, Target: "master", Mode: faults.ModeSlicer, AverageSize: 64, Delay: 200 * time.Millisecond}
+		slicer := faults.Fault{At: 0, Kind: faults.Link, Target: "master", Mode: faults.ModeSlicer, Params: faults.SlicerParams{AverageSize: 64, Delay: 200 * time.Millisecond}}
 		e := launch(opts{version: "0.3.13.post1", seed: 5, faults: []faults.Fault{slicer}})
 		Expect(e.setup(setupArgs("127.0.0.1:17830", "tcp", ""))).To(Equal(0))
 		Expect(e.now()).To(Equal(client.CreateCost + 1000*time.Millisecond))
@@ -218,7 +218,7 @@ var _ = Describe("a slicer on the master link", func() {
 // the get's GetReplicaList of a 64-character key took 7 s against the 5 s lease;
 // seed 94030). Here a 1-character key, slices 1 s apart: 8 s.
 var _ = Describe("a get slower than its lease", func() {
-	slow := faults.Fault{At: 0, Kind: faults.Link, Target: "master", Mode: faults.ModeSlicer, AverageSize: 16, Delay: time.Second}
+	slow := faults.Fault{At: 0, Kind: faults.Link, Target: "master", Mode: faults.ModeSlicer, Params: faults.SlicerParams{AverageSize: 16, Delay: time.Second}}
 	get := func(version string) (int, []string) {
 		e := launch(opts{version: version, seed: 5})
 		Expect(e.setup(setupArgs("127.0.0.1:17840", "tcp", ""))).To(Equal(0))

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 )
 
 // Process is an SGLang scheduler process on a node.

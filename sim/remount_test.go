@@ -23,7 +23,7 @@ var _ = Describe("the remount after the first ping", func() {
 	ctx := context.Background()
 	run := func(version string) (*env, time.Duration) {
 		e := launch(opts{version: version, metadata: "master", faults: []faults.Fault{
-			{At: 0, Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Stream: "downstream", Latency: 2 * time.Second},
+			{At: 0, Kind: faults.Link, Target: "master", Mode: faults.ModeLatency, Stream: "downstream", Params: faults.LatencyParams{Latency: 2 * time.Second}},
 			{At: 7500 * time.Millisecond, Kind: faults.MetadataDown, Mode: faults.ModeBlackhole},
 		}})
 		a := setupArgs("127.0.0.1:48513", "tcp", "")

@@ -6,16 +6,16 @@ import (
 	"slices"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/faults/schedule"
+	"github.com/mooncake-faultlab/faultlab/engine/schedule"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
-	"github.com/mooncake-faultlab/faultlab/sim/te"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/explain"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sim"
 )
@@ -299,4 +300,15 @@ func explainMisses(ctx context.Context, results map[string]scenarios.Result) []s
 		}
 	}
 	return misses
+}
+
+// noToxic: a fault of sc has no toxiproxy toxic (its mode's Available says
+// why), so engines whose links are toxiproxy proxies skip it.
+func noToxic(sc *scenarios.Scenario) bool {
+	for _, f := range sc.Faults {
+		if toxiproxy.Check(f.Fault()) != nil {
+			return true
+		}
+	}
+	return false
 }

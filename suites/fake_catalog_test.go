@@ -22,7 +22,7 @@ import (
 const fakeScale = 0.02
 
 // The fake engine serves every capability the catalog needs: nothing may
-// skip. Afterwards no goroutine, listener or proxy may remain.
+// skip but a link mode toxiproxy has no toxic for. Afterwards no goroutine, listener or proxy may remain.
 var _ = func() bool {
 	var (
 		before goleak.Option
@@ -34,6 +34,7 @@ var _ = func() bool {
 		opts:      scenarios.Options{Seed: 1, TimeoutScale: fakeScale},
 		wrap:      func(e engine.Engine) engine.Engine { return &addrRecorder{Engine: e, addrs: &addrs} },
 		agree:     true,
+		maySkip:   func(sc *scenarios.Scenario, _ string) bool { return noToxic(sc) },
 		beforeAll: func() { before = goleak.IgnoreCurrent() },
 		after: func() {
 			Expect(goleak.Find(before, goleak.IgnoreTopFunction(toxiproxy.UpstreamLeak))).To(Succeed())

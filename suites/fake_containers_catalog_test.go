@@ -59,6 +59,9 @@ var _ = catalogSuite(engineSuite{
 // or a local_hostname no DNS on the world network knows,
 // or the master's pinned container address ({{master_ip}}).
 func fakeContainersMaySkip(sc *scenarios.Scenario) bool {
+	if noToxic(sc) {
+		return true
+	}
 	t := sc.Topology
 	if c := t.Client; c != nil && (c.Shm > 0 || c.Sidecar != nil && !*c.Sidecar) {
 		return true

@@ -56,7 +56,7 @@ func replayCorpus(eng engine.Engine, opts scenarios.Options, name string, skipOK
 	if !sc.RunsOn(eng.Name()) {
 		Skip("scenario does not list " + eng.Name())
 	}
-	if sc.HasLabel(openHarness) && eng.Name() != explore.Model {
+	if sc.HasLabel(openHarness) && eng.Name() != engine.Model() {
 		Skip(name + ": open harness error of this engine, see the file's header")
 	}
 	vs, _ := sc.Versions("")

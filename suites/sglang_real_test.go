@@ -1,8 +1,11 @@
 package suites_test
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +14,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
@@ -19,12 +23,13 @@ import (
 )
 
 // sglangAgreementPairs is how many scenario runs the agreement suite runs
-// at once, each as two worlds side by side (the model's and SGLang's own):
-// they mostly wait on Mooncake (refused RPCs, timeouts), and with SGLang
-// imported once per release (the fork server) a scheduler costs little CPU
-// to start. Measured: 2,200 world-seconds in make test. Five pairs once
-// left a remedy's scheduler short of SGLang's 10 GiB host-memory reserve.
-const sglangAgreementPairs = 4
+// at most at once, each as two worlds side by side (the model's and
+// SGLang's own): they mostly wait on Mooncake (refused RPCs, timeouts: the
+// longest ≈ 95 s), and with SGLang imported once per release (the fork
+// server) a scheduler costs little CPU to start. Measured: 1,680
+// pair-seconds in make test. Host memory, not this number, is the limit:
+// memoryGate admits a pair only while SGLang's reserve stays free.
+const sglangAgreementPairs = 8
 
 // hostMemoryRefusal is SGLang's ValueError when the host has less than the
 // pool plus its 10 GiB reserve available.
@@ -79,6 +84,7 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 			version string // Mooncake
 			sglang  string
 			idx     int
+			est     time.Duration // expected wall time, to start the longest first
 		}
 		full := fullAgreement()
 		var jobs []job
@@ -97,7 +103,7 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 					vs = all[len(all)-1:]
 				}
 				for _, v := range vs {
-					jobs = append(jobs, job{sc: sc, version: v, sglang: sv, idx: len(jobs)})
+					jobs = append(jobs, job{sc: sc, version: v, sglang: sv, idx: len(jobs), est: expectedWall(sc, eng, v)})
 				}
 			}
 		}
@@ -110,54 +116,70 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 		}
 		runs = make([]sglangRun, len(jobs))
 		start := time.Now()
-		sem := make(chan struct{}, sglangAgreementPairs)
+		// Longest first: a pair that waits out Mooncake's setup retries
+		// (≈ 95 s) started last would finish alone.
+		queue := slices.Clone(jobs)
+		slices.SortStableFunc(queue, func(a, b job) int { return cmp.Compare(b.est, a.est) })
+		next := make(chan job)
+		go func() {
+			defer close(next)
+			for _, j := range queue {
+				select {
+				case next <- j:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		gate := &memoryGate{}
 		var wg sync.WaitGroup
-		for _, j := range jobs {
-			wg.Add(1)
-			go func() {
+		for range sglangAgreementPairs {
+			wg.Go(func() {
 				defer GinkgoRecover()
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				run := func(side sglang.Side) scenarios.Result {
-					opts := scenarios.Options{Seed: 1, Version: j.version, SGLang: side}
-					r := scenarios.Run(ctx, j.sc, eng, opts)[0]
-					if r.Verdict == scenarios.Error && strings.Contains(r.Reason, portTaken) {
-						// A refusing proxy gives its port back; a parallel world can take
-						// it before the heal rebinds it. The harness, not SGLang: once more.
-						AddReportEntry("rerun "+j.sc.Name+"@"+j.version, r.Reason)
-						r = scenarios.Run(ctx, j.sc, eng, opts)[0]
+				for j := range next {
+					if err := gate.admit(ctx); err != nil {
+						return
 					}
-					return r
-				}
-				model, real := sglang.Model{Version: j.sglang}, reals[j.sglang]
-				// The real catalog's run is the model side at the newest release.
-				key := catalogKey(j.sc.Name, j.version)
-				// The two sides are two worlds: they wait side by side.
-				var r scenarios.Result
-				sides := make(chan struct{})
-				go func() {
-					defer GinkgoRecover()
-					defer close(sides)
-					r = run(real)
-				}()
-				m, ok := realRuns.get(key)
-				if !ok || j.sglang != sglang.LatestVersion {
-					m = run(model)
-					if j.sglang == sglang.LatestVersion {
-						realRuns.put(key, m)
+					run := func(side sglang.Side) scenarios.Result {
+						opts := scenarios.Options{Seed: 1, Version: j.version, SGLang: side}
+						r := scenarios.Run(ctx, j.sc, eng, opts)[0]
+						if r.Verdict == scenarios.Error && strings.Contains(r.Reason, portTaken) {
+							// A refusing proxy gives its port back; a parallel world can take
+							// it before the heal rebinds it. The harness, not SGLang: once more.
+							AddReportEntry("rerun "+j.sc.Name+"@"+j.version, r.Reason)
+							r = scenarios.Run(ctx, j.sc, eng, opts)[0]
+						}
+						return r
 					}
+					model, real := sglang.Model{Version: j.sglang}, reals[j.sglang]
+					// The real catalog's run is the model side at the newest release.
+					key := catalogKey(j.sc.Name, j.version)
+					// The two sides are two worlds: they wait side by side.
+					var r scenarios.Result
+					sides := make(chan struct{})
+					go func() {
+						defer GinkgoRecover()
+						defer close(sides)
+						r = run(real)
+					}()
+					m, ok := realRuns.get(key)
+					if !ok || j.sglang != sglang.LatestVersion {
+						m = run(model)
+						if j.sglang == sglang.LatestVersion {
+							realRuns.put(key, m)
+						}
+					}
+					<-sides
+					if len(sglangDiffs(m, r)) > 0 || (r.Verdict != scenarios.Pass && r.Verdict != scenarios.Skip) {
+						// Both sides run real Mooncake, which has races of its own (an
+						// HA failover's puts: -200 or -900, docs/REAL-FINDINGS.md §22):
+						// a pair that differs runs once more and is judged by that run.
+						AddReportEntry("rerun "+j.sc.Name+"@"+j.version+" SGLang "+j.sglang, strings.Join(sglangDiffs(m, r), ", ")+" | real: "+string(r.Verdict)+" "+r.Reason)
+						m, r = run(model), run(real)
+					}
+					runs[j.idx] = sglangRun{scenario: j.sc.Name, version: j.version, sglangVersion: j.sglang, model: m, real: r}
 				}
-				<-sides
-				if len(sglangDiffs(m, r)) > 0 || (r.Verdict != scenarios.Pass && r.Verdict != scenarios.Skip) {
-					// Both sides run real Mooncake, which has races of its own (an
-					// HA failover's puts: -200 or -900, docs/REAL-FINDINGS.md §22):
-					// a pair that differs runs once more and is judged by that run.
-					AddReportEntry("rerun "+j.sc.Name+"@"+j.version+" SGLang "+j.sglang, strings.Join(sglangDiffs(m, r), ", ")+" | real: "+string(r.Verdict)+" "+r.Reason)
-					m, r = run(model), run(real)
-				}
-				runs[j.idx] = sglangRun{scenario: j.sc.Name, version: j.version, sglangVersion: j.sglang, model: m, real: r}
-			}()
+			})
 		}
 		wg.Wait()
 		wall = time.Since(start)
@@ -337,3 +359,78 @@ var _ = Describe("the catalog at every SGLang release the model follows", Label(
 		})
 	}
 })
+
+// expectedWall is how long a run of sc at version should take on eng: the
+// real catalog's run when the memo has it, else the run's bound.
+func expectedWall(sc *scenarios.Scenario, eng engine.Engine, version string) time.Duration {
+	if r, ok := realRuns.get(catalogKey(sc.Name, version)); ok {
+		return time.Duration(r.WallMS * float64(time.Millisecond))
+	}
+	for _, j := range scenarios.Jobs([]*scenarios.Scenario{sc}, []engine.Engine{eng}, scenarios.Options{Version: version}) {
+		return j.Bound
+	}
+	return 0
+}
+
+// memoryGate admits an agreement pair when the host can hold it: SGLang
+// refuses a host pool unless the pool plus its 10 GiB reserve
+// (HICACHE_HOST_MEMORY_RESERVE_BYTES) is available, and the other pairs'
+// pools and processes are memory it cannot count on. A pair admitted in
+// the last pairSettle has not shown its memory yet: it counts at
+// pairMemory.
+type memoryGate struct {
+	mu     sync.Mutex
+	recent []time.Time
+}
+
+const (
+	// sglangReserve is SGLang's reserve plus a pool (≈ 1.1 GB in the catalog).
+	sglangReserve = 11 << 30
+	// pairMemory is what a pair's processes take at most: SGLang's
+	// scheduler forked from its fork server, its host pool, two worlds'
+	// mooncake_master and drivers (measured ≈ 1.2 GB; rounded up).
+	pairMemory   = 2 << 30
+	pairSettle   = 20 * time.Second
+	gatePatience = 2 * time.Minute
+)
+
+// admit waits until a pair fits; after gatePatience it admits anyway (a
+// refusal for host memory is counted and bounded by the suite).
+func (g *memoryGate) admit(ctx context.Context) error {
+	deadline := time.Now().Add(gatePatience)
+	for {
+		g.mu.Lock()
+		now := time.Now()
+		g.recent = slices.DeleteFunc(g.recent, func(t time.Time) bool { return now.Sub(t) > pairSettle })
+		avail, err := memAvailable()
+		if err != nil || avail-int64(len(g.recent)+1)*pairMemory >= sglangReserve || now.After(deadline) {
+			g.recent = append(g.recent, now)
+			g.mu.Unlock()
+			return nil
+		}
+		g.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// memAvailable is /proc/meminfo's MemAvailable in bytes.
+func memAvailable() (int64, error) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
+				return 0, fmt.Errorf("meminfo: %q: %w", line, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("meminfo: no MemAvailable line")
+}

@@ -15,7 +15,7 @@ import (
 // installCmd is `faultlab install <engine>`: an engine's dependencies.
 func installCmd() *cobra.Command {
 	install := &cobra.Command{Use: "install", Short: "Install an engine's dependencies"}
-	real := realengine.NewInstallCommand(logger(true), func() ([]string, error) { return catalogVersions(realengine.Name, realengine.NeedsRDMAHardware) })
+	real := realengine.NewInstallCommand(logger(true), catalogVersions)
 	// An unknown version is the user's mistake (exit 2), refused before
 	// any venv is made.
 	real.PreRunE = func(cmd *cobra.Command, _ []string) error {

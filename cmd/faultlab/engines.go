@@ -22,6 +22,16 @@ func buildEngines(list string, log *slog.Logger) ([]engine.Engine, error) {
 	return engine.Build(list, log)
 }
 
+// engineWith builds the first registered engine with every capability of
+// c, or says which capability no linked engine has.
+func engineWith(c engine.Caps, o engine.Options) (engine.Engine, error) {
+	r, ok := engine.First(c)
+	if !ok {
+		return nil, fmt.Errorf("no engine linked into this program has the capabilities %s", c)
+	}
+	return r.New(o), nil
+}
+
 // preflight fails when an engine can run none of the versions the
 // selected scenarios need (e.g. the real engine with nothing installed), so
 // nothing runs; an engine that lacks only some versions skips those.

@@ -15,16 +15,15 @@ import (
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
-// modelEngine is the first registered virtual-time engine: explain and new
-// run the catalog on it to know what each scenario's run prints
-// (milliseconds for the whole catalog).
+// modelEngine is the model (engine.Model: the first registered
+// deterministic engine): explain and new run the catalog on it to know what
+// each scenario's run prints (milliseconds for the whole catalog).
 func modelEngine() (engine.Engine, error) {
-	for _, r := range engine.Registered() {
-		if e := r.New(logger(false)); !scenarios.Wall(e) {
-			return e, nil
-		}
+	r, ok := engine.First(engine.Deterministic)
+	if !ok {
+		return nil, fmt.Errorf("no virtual-time engine linked into this program")
 	}
-	return nil, fmt.Errorf("no virtual-time engine linked into this program")
+	return r.New(engine.Options{Logger: logger(false)}), nil
 }
 
 // readLog reads a log file, or stdin for "-" or no argument.

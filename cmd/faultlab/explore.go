@@ -64,7 +64,7 @@ shrunk to minimal scenarios in --corpus. Exits 1 when anything was found.`,
 	fl.Uint64Var(&f.seeds, "seeds", 0, "number of seeds to run (across all shards)")
 	fl.DurationVar(&f.budget, "time-budget", 0, "stop after this much wall time (with --seeds: whichever comes first)")
 	fl.Uint64Var(&f.seed, "seed", 1, "first seed")
-	fl.StringVar(&f.engines, "engine", explore.Model, "the model, or model,other for differential runs (engines: "+strings.Join(engine.Names(), ", ")+")")
+	fl.StringVar(&f.engines, "engine", engine.Model(), "the model, or model,other for differential runs (engines: "+strings.Join(engine.Names(), ", ")+")")
 	fl.StringSliceVar(&f.versions, "mooncake-version", nil, "draw only these Mooncake versions (repeatable; default: every known version, or every installed one with real)")
 	fl.StringVar(&f.corpus, "corpus", explore.DefaultCorpus, "directory for minimal failing scenarios (\"\" = do not write)")
 	fl.StringVar(&f.report, "report", "", "write the JSON report to this file")
@@ -123,8 +123,9 @@ func runExplore(ctx context.Context, stdout, stderr io.Writer, f exploreFlags) e
 	if f.coverage {
 		return printCoverage(stdout, f, engs)
 	}
-	if engs[0].Name() != explore.Model {
-		return usageErr(fmt.Errorf("--engine %s: the first engine is the model and must be %s (e.g. %s,%s)", f.engines, explore.Model, explore.Model, engine.Known[len(engine.Known)-1]))
+	if model := engine.Model(); engs[0].Name() != model {
+		ref, _ := engine.First(engine.Reference)
+		return usageErr(fmt.Errorf("--engine %s: the first engine is the model and must be %s (e.g. %s,%s)", f.engines, model, model, ref.Name))
 	}
 	versions := f.versions
 	if len(engs) > 1 && len(versions) == 0 {

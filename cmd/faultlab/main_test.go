@@ -24,7 +24,7 @@ func execute(t *testing.T, args ...string) (string, error) {
 }
 
 func TestListJSON(t *testing.T) {
-	out, err := execute(t, "list", "--json", "--label", "standalone", "--label", "!register", "--label", "!container")
+	out, err := execute(t, "list", "--json", "--label", "standalone", "--label", "!register", "--label", "!container", "--label", "!sglang-release")
 	if err != nil {
 		t.Fatal(err)
 	}

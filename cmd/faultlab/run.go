@@ -74,7 +74,7 @@ in catalog order whatever -j. Output paths are checked before anything runs.
 		},
 	}
 	f.catalogFlags.add(cmd)
-	cmd.Flags().StringVar(&f.engines, "engine", engine.Names()[0], "engines to run on, comma-separated: "+strings.Join(engine.Names(), ", "))
+	cmd.Flags().StringVar(&f.engines, "engine", engine.Model(), "engines to run on, comma-separated: "+strings.Join(engine.Names(), ", "))
 	cmd.Flags().StringVar(&f.version, "mooncake-version", "", "run only at this Mooncake version (scenarios that do not apply to it are skipped)")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "root seed of every run")
 	cmd.Flags().StringVar(&f.report, "report", "", "write the JSON report to this file (- = stdout)")
@@ -129,12 +129,13 @@ func runSetup(ctx context.Context, f runFlags, args []string) ([]engine.Engine, 
 		return nil, nil, nil, opts, usageErr(err)
 	}
 	if f.build != "" {
-		if !slices.ContainsFunc(engs, func(e engine.Engine) bool { return e.Name() == realengine.Name }) {
-			return nil, nil, nil, opts, usageErr(fmt.Errorf("--build %s: runs on the real engine; add --engine real", f.build))
+		local := func(e engine.Engine) bool { return engine.CapsOf(e.Name()).Has(engine.LocalBuild) }
+		if !slices.ContainsFunc(engs, local) {
+			return nil, nil, nil, opts, usageErr(fmt.Errorf("--build %s: runs on the %s engine; add --engine %[2]s", f.build, strings.Join(engine.NamesWith(engine.LocalBuild), ",")))
 		}
 		for i, e := range engs {
-			if e.Name() == realengine.Name {
-				engs[i] = realengine.New(realengine.Options{Logger: logger(f.verbose), Build: f.build})
+			if r, _ := engine.Lookup(e.Name()); local(e) {
+				engs[i] = r.New(engine.Options{Logger: logger(f.verbose), Build: f.build})
 			}
 		}
 	}

@@ -13,8 +13,9 @@ import (
 var sglangSideNames = []string{sglang.ModelSide, realengine.SGLangSide}
 
 // buildSides parses --sglang ("model", "real" or "model,real") and
-// --sglang-version. Real SGLang needs the real engine (its processes run in
-// real worlds) and an installed venv; both are checked before anything runs.
+// --sglang-version. Real SGLang needs engines whose worlds host it
+// (engine.RealSGLang: its processes run in real worlds) and an installed
+// venv; both are checked before anything runs.
 func buildSides(list, version, checkout string, engs []engine.Engine) ([]sglang.Side, error) {
 	var out []sglang.Side
 	seen := map[string]bool{}
@@ -32,8 +33,8 @@ func buildSides(list, version, checkout string, engs []engine.Engine) ([]sglang.
 			out = append(out, sglang.Model{Version: version})
 		case realengine.SGLangSide:
 			for _, e := range engs {
-				if e.Name() != realengine.Name {
-					return nil, fmt.Errorf("--sglang real runs SGLang's own code in real worlds only: use --engine real (not %s)", e.Name())
+				if !engine.CapsOf(e.Name()).Has(engine.RealSGLang) {
+					return nil, fmt.Errorf("--sglang real runs SGLang's own code in real worlds only: use --engine %s (not %s)", strings.Join(engine.NamesWith(engine.RealSGLang), ","), e.Name())
 				}
 			}
 			s := &realengine.SGLang{Version: version, Checkout: checkout}

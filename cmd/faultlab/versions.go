@@ -15,7 +15,6 @@ import (
 	"github.com/mooncake-faultlab/faultlab/onboard"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
-	"github.com/mooncake-faultlab/faultlab/sim"
 )
 
 // versionsCmd is `faultlab versions`: the Mooncake versions, and
@@ -115,12 +114,14 @@ type realDeps struct {
 	log *slog.Logger
 }
 
-func (d *realDeps) real(b onboard.Build) engine.Engine {
-	o := realengine.Options{Logger: d.log}
+// real is the reference engine running b: a developer's build by name
+// (engine.LocalBuild), a release as installed.
+func (d *realDeps) real(b onboard.Build) (engine.Engine, error) {
+	o := engine.Options{Logger: d.log}
 	if !b.Modelled() && b.SGLangCheckout == "" {
 		o.Build = b.Name
 	}
-	return realengine.New(o)
+	return engineWith(engine.Reference|engine.LocalBuild, o)
 }
 
 func (d *realDeps) Install(ctx context.Context, b onboard.Build) error {
@@ -139,7 +140,10 @@ func (d *realDeps) Catalog(ctx context.Context, b onboard.Build) ([]onboard.Outc
 	if scs, err = d.f.filter(scs, scs); err != nil {
 		return nil, err
 	}
-	eng := d.real(b)
+	eng, err := d.real(b)
+	if err != nil {
+		return nil, err
+	}
 	opts := scenarios.Options{Seed: 1, Version: b.Derives, TimeoutScale: defaultTimeoutScale, Logger: d.log, Invariants: explore.Check}
 	if b.RealSGLang {
 		side := &realengine.SGLang{Version: d.f.sglangVer, Checkout: b.SGLangCheckout}
@@ -176,13 +180,21 @@ func abstractAddrs(s string, addrs map[string]string) string {
 }
 
 func (d *realDeps) Explore(ctx context.Context, b onboard.Build, seeds int) (onboard.Sample, error) {
+	model, err := engineWith(engine.Deterministic, engine.Options{})
+	if err != nil {
+		return onboard.Sample{}, err
+	}
+	real, err := d.real(b)
+	if err != nil {
+		return onboard.Sample{}, err
+	}
 	rep, err := explore.Explore(ctx, explore.Options{
-		Seeds: uint64(seeds), Seed: d.f.seed, Engines: []engine.Engine{sim.New(), d.real(b)},
+		Seeds: uint64(seeds), Seed: d.f.seed, Engines: []engine.Engine{model, real},
 		Versions: []string{b.Derives}, Jobs: d.f.jobs, TimeoutScale: defaultTimeoutScale,
 	})
 	if err != nil {
 		return onboard.Sample{}, err
 	}
 	s := rep.Summary
-	return onboard.Sample{Seeds: seeds, Ran: int(s.EngineRuns[realengine.Name]), Divergences: s.Divergences, Violations: s.Violations, Errors: s.Errors}, nil
+	return onboard.Sample{Seeds: seeds, Ran: int(s.EngineRuns[real.Name()]), Divergences: s.Divergences, Violations: s.Violations, Errors: s.Errors}, nil
 }

@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
+	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
 )
 
 // Master RPC method names: mooncake_master's handler names
@@ -65,7 +65,7 @@ type (
 	}
 )
 
-// MasterServer serves a master.Service (the sim/master model) over the wire
+// MasterServer serves a master.Service (the models/master model) over the wire
 // protocol. Every call holds lock, since the model is single-threaded.
 type MasterServer struct {
 	srv *wire.Server

@@ -10,10 +10,10 @@ import (
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/rng"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/kernel"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
-	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 )
 
 type wallClock struct{ start time.Time }
@@ -30,7 +30,7 @@ func newMaster(t *testing.T) (*MasterServer, *toxiproxy.Injector, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := master.New(cfg, wallClock{time.Now()}, mlog.Discard{}, kernel.Stream(1, "master"))
+	m := master.New(cfg, wallClock{time.Now()}, mlog.Discard{}, rng.Stream(1, "master"))
 	var mu sync.Mutex
 	srv := NewMasterServer(&mu, func() master.Service { return m }, nil)
 	if err := srv.Listen(context.Background(), "127.0.0.1:0"); err != nil {
@@ -120,9 +120,9 @@ func TestMasterTransportFailures(t *testing.T) {
 			master.RequestTimeout, 300 * time.Millisecond, 700 * time.Millisecond},
 		{"reset", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeResetPeer, Stream: "upstream"},
 			master.Reset, 0, 250 * time.Millisecond},
-		{"limit_data cuts the hello", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Bytes: 10, Stream: "downstream"},
+		{"limit_data cuts the hello", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Stream: "downstream", Params: faults.LimitDataParams{Bytes: 10}},
 			master.Reset, 0, 250 * time.Millisecond},
-		{"limit_data cuts the reply", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Bytes: 50, Stream: "downstream"},
+		{"limit_data cuts the reply", faults.Fault{Kind: faults.Link, Target: "master", Mode: faults.ModeLimitData, Stream: "downstream", Params: faults.LimitDataParams{Bytes: 50}},
 			master.Reset, 0, 250 * time.Millisecond},
 	}
 	for _, tc := range cases {

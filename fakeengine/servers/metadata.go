@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
 )
 
 // MetadataHandler serves Mooncake's HTTP metadata REST API
-// (mooncake-store/src/http_metadata_server.cpp) from a sim/metadata model:
+// (mooncake-store/src/http_metadata_server.cpp) from a models/metadata model:
 //
 //	GET    /metadata?key=K  200 <value> (Content-Type application/json) | 404 "metadata not found"
 //	PUT    /metadata?key=K  200 "metadata updated" | 200 "metadata unchanged" | 400 "Duplicate rpc_meta key not allowed"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mooncake-faultlab/faultlab/sim/metadata"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
 )
 
 func TestMetadataREST(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
-	"github.com/mooncake-faultlab/faultlab/sim/client"
-	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 )
 
 // mooncake_client's coro_rpc methods for dummy clients
@@ -68,7 +68,7 @@ func (r *ShmRegistry) Get(id string) (hostmem.Shm, bool) {
 	return s, ok
 }
 
-// RealClientServer serves a client.RealClientService (the sim/client
+// RealClientServer serves a client.RealClientService (the models/client
 // Standalone model of mooncake_client) over the wire protocol; every call
 // holds lock.
 type RealClientServer struct{ srv *wire.Server }

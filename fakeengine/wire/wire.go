@@ -14,7 +14,7 @@
 //
 // code is a mooncake.ErrorCode (0 = OK); "error" carries a harness failure
 // (bad request, unknown method) as text. Failures are classified as the
-// models' transports classify them (sim/master.RPCError):
+// models' transports classify them (models/master.RPCError):
 //   - dial refused, or the connection closed before the hello (toxiproxy in
 //     front of a stopped server accepts, then closes): Refused, at once;
 //   - dial not answered within the connect timeout (an unroutable address):
@@ -39,8 +39,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
 )
 
 // Protocol is the hello banner's protocol name.

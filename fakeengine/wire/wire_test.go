@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
-	"github.com/mooncake-faultlab/faultlab/sim/master"
 )
 
 // rawServer accepts connections and hands each to fn (a misbehaving peer).

@@ -3,7 +3,8 @@
 // (node→master, node→metadata, node→client, node→node). Parties dial the
 // proxy's listen address instead of the server's, so a fault is the toxic
 // its link mode names (faults.LinkMode.Toxic), or the proxy stopped
-// (refuse).
+// (a mode that StopsProxy: refuse). A mode with neither cannot be
+// injected here: Check says why (the engine's skip).
 //
 // Shared by the fake engine and the real engine.
 package toxiproxy
@@ -125,17 +126,27 @@ type toxicSpec struct {
 
 // Toxics returns the toxic (type, attributes) a fault maps to: its link
 // mode's (faults.LinkMode.Toxic). Refuse has none (the proxy is stopped
-// instead).
+// instead), nor has a mode toxiproxy cannot inject.
 func Toxics(f faults.Fault) (typ string, attrs map[string]any, err error) {
-	typ, attrs, ok, err := faults.Toxic(f)
+	typ, attrs, ok, stop, err := faults.Toxic(f)
 	if err != nil {
 		return "", nil, fmt.Errorf("toxiproxy: %w", err)
 	}
-	if !ok {
+	if stop {
 		return "", nil, fmt.Errorf("toxiproxy: mode %q has no toxic: the proxy is stopped", f.Mode)
+	}
+	if !ok {
+		return "", nil, fmt.Errorf("toxiproxy: %w", faults.Available(f, capabilities()))
 	}
 	return typ, attrs, nil
 }
+
+// capabilities are what links through toxiproxy can do.
+func capabilities() faults.Capabilities { return faults.Capabilities{Toxiproxy: true} }
+
+// Check says why link fault f cannot be injected through toxiproxy (nil =
+// it can): an engine reports it as a skip.
+func Check(f faults.Fault) error { return faults.Available(f, capabilities()) }
 
 // streams expands a fault's Stream ("" or both → both directions).
 func streams(s string) ([]string, error) {
@@ -168,9 +179,12 @@ func (i *Injector) Inject(ctx context.Context, linkName string, f faults.Fault) 
 	if !f.IsLink() {
 		return nil, fmt.Errorf("toxiproxy: apply on %s: fault kind %s is not a link fault", linkName, f.Kind)
 	}
-	typ, attrs, toxic, err := faults.Toxic(f)
+	typ, attrs, toxic, stop, err := faults.Toxic(f)
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy: apply on %s: %w", linkName, err)
+	}
+	if !toxic && !stop {
+		return nil, fmt.Errorf("toxiproxy: apply %s on %s: %w", f, linkName, Check(f))
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()

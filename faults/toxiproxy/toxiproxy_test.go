@@ -207,7 +207,7 @@ var _ = Describe("Injector", func() {
 	DescribeTable("latency adds at least N ms per direction",
 		func(stream string, want time.Duration) {
 			Expect(inj.Apply(ctx, "node→master", link(faults.ModeLatency, func(f *faults.Fault) {
-				f.Latency = 150 * time.Millisecond
+				f.Params = faults.LatencyParams{Latency: 150 * time.Millisecond}
 				f.Stream = stream
 			}))).To(Succeed())
 			got, took, err := roundTrip(addr, msg, 2*time.Second)
@@ -222,7 +222,7 @@ var _ = Describe("Injector", func() {
 
 	It("bandwidth limits the rate", func() {
 		Expect(inj.Apply(ctx, "node→master", link(faults.ModeBandwidth, func(f *faults.Fault) {
-			f.RateKBps = 10
+			f.Params = faults.BandwidthParams{RateKBps: 10}
 			f.Stream = "downstream"
 		}))).To(Succeed())
 		big := bytes.Repeat([]byte("x"), 5000) // 5000 B at 10 KB/s = 500 ms
@@ -234,8 +234,7 @@ var _ = Describe("Injector", func() {
 
 	It("slicer delivers the data intact in several pieces", func() {
 		Expect(inj.Apply(ctx, "node→master", link(faults.ModeSlicer, func(f *faults.Fault) {
-			f.AverageSize = 2
-			f.Delay = time.Millisecond
+			f.Params = faults.SlicerParams{AverageSize: 2, Delay: time.Millisecond}
 			f.Stream = "downstream"
 		}))).To(Succeed())
 		c, err := net.Dial("tcp", addr)
@@ -259,7 +258,7 @@ var _ = Describe("Injector", func() {
 
 	It("limit_data closes the connection after N bytes", func() {
 		Expect(inj.Apply(ctx, "node→master", link(faults.ModeLimitData, func(f *faults.Fault) {
-			f.Bytes = 10
+			f.Params = faults.LimitDataParams{Bytes: 10}
 			f.Stream = "downstream"
 		}))).To(Succeed())
 		c, err := net.Dial("tcp", addr)
@@ -274,7 +273,7 @@ var _ = Describe("Injector", func() {
 	})
 
 	It("rejects unknown links and non-link faults", func() {
-		Expect(inj.Apply(ctx, "node→nowhere", link(faults.ModeLatency, func(f *faults.Fault) { f.Latency = time.Millisecond }))).
+		Expect(inj.Apply(ctx, "node→nowhere", link(faults.ModeLatency, func(f *faults.Fault) { f.Params = faults.LatencyParams{Latency: time.Millisecond} }))).
 			To(MatchError(ContainSubstring(`no link "node→nowhere" (have node→master)`)))
 		Expect(inj.Apply(ctx, "node→master", faults.Fault{Kind: faults.Process, Target: "master", Action: "stop"})).
 			To(MatchError(ContainSubstring("is not a link fault")))

@@ -1,17 +1,17 @@
 // Package kernel is sim's discrete-event core: a virtual clock
 // (time.Duration since world start), an event queue ordered by (time,
-// sequence), and seeded RNG streams derived from (root seed, component
-// name). Single goroutine; nothing reads the wall clock.
+// sequence), and each component's seeded RNG stream (models/rng). Single
+// goroutine; nothing reads the wall clock.
 package kernel
 
 import (
 	"container/heap"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/mooncake-faultlab/faultlab/models/rng"
 )
 
 // Event is a scheduled action.
@@ -119,21 +119,9 @@ func (k *Kernel) Advance(d time.Duration) {
 	k.RunUntil(k.now + d)
 }
 
-// Stream returns the RNG stream of a component: PCG seeded with
-// SHA-256(root seed ‖ name), so adding a component never shifts another's
-// draws.
-func (k *Kernel) Stream(name string) *rand.Rand { return Stream(k.seed, name) }
-
-// Stream derives a component's stream from a root seed.
-func Stream(seed uint64, name string) *rand.Rand {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], seed)
-	h := sha256.New()
-	h.Write(b[:])
-	h.Write([]byte(name))
-	sum := h.Sum(nil)
-	return rand.New(rand.NewPCG(binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])))
-}
+// Stream returns the RNG stream of a component (rng.Stream of the root
+// seed), so adding a component never shifts another's draws.
+func (k *Kernel) Stream(name string) *rand.Rand { return rng.Stream(k.seed, name) }
 
 // Clock adapts the kernel to engine.Clock: Sleep advances virtual time.
 type Clock struct{ K *Kernel }

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mooncake-faultlab/faultlab/models/rng"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
 )
 
@@ -50,10 +51,10 @@ var _ = Describe("Kernel", func() {
 	})
 
 	It("derives independent, reproducible streams per component", func() {
-		a1 := kernel.Stream(42, "master").Uint64()
+		a1 := rng.Stream(42, "master").Uint64()
 		a2 := kernel.New(42).Stream("master").Uint64()
-		b := kernel.Stream(42, "netsim").Uint64()
-		c := kernel.Stream(43, "master").Uint64()
+		b := rng.Stream(42, "netsim").Uint64()
+		c := rng.Stream(43, "master").Uint64()
 		Expect(a1).To(Equal(a2))
 		Expect(a1).NotTo(Equal(b))
 		Expect(a1).NotTo(Equal(c))

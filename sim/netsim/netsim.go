@@ -1,11 +1,10 @@
 // Package netsim models the links between parties: per (from, to) pair a
-// stack of toxics, each a registered faults.LinkMode whose Simulate says
-// what it does to one exchange. It only
+// stack of toxics, each a faults.LinkEffect (a link fault with its mode
+// resolved when armed) that says what it does to one exchange. It only
 // answers "what happens to this exchange"; callers wait on their clock.
 package netsim
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -34,13 +33,14 @@ type Outcome struct {
 }
 
 type toxic struct {
-	id    int
-	from  string
-	to    string
-	fault faults.Fault
-	// conns: this toxic's state per pooled connection (slicer's busy
-	// pipes, limit_data's counts). Looked up by key, never iterated.
-	conns map[string]*faults.ConnState
+	id   int
+	from string
+	to   string
+	eff  faults.LinkEffect
+	// conns: this toxic's state per pooled connection (its mode's
+	// NewState: slicer's busy pipes, limit_data's counts). Looked up by
+	// key, never iterated.
+	conns map[string]any
 }
 
 // Net is the link table. Not safe for concurrent use (sim is single
@@ -54,14 +54,11 @@ type Net struct {
 // New returns a healthy network; rng draws jitter.
 func New(rng *rand.Rand) *Net { return &Net{rng: rng} }
 
-// Add arms a link fault on from→to (either may be Any) and returns its id.
-func (n *Net) Add(from, to string, f faults.Fault) (int, error) {
-	if _, ok := faults.ModeOf(f.Mode); !ok {
-		return 0, fmt.Errorf("netsim: link %s→%s: unknown mode %q", from, to, f.Mode)
-	}
+// Add arms a link effect on from→to (either may be Any) and returns its id.
+func (n *Net) Add(from, to string, eff faults.LinkEffect) int {
 	n.nextID++
-	n.toxics = append(n.toxics, &toxic{id: n.nextID, from: from, to: to, fault: f})
-	return n.nextID, nil
+	n.toxics = append(n.toxics, &toxic{id: n.nextID, from: from, to: to, eff: eff})
+	return n.nextID
 }
 
 // Remove heals one fault.
@@ -107,18 +104,19 @@ func (n *Net) ExchangeOn(c Conn, from, to string, reqBytes, respBytes int64) Out
 		if (t.to != Any && t.to != to) || (t.from != Any && t.from != from) {
 			continue
 		}
-		var st *faults.ConnState
+		var st any
 		if c.Key != "" {
 			if t.conns == nil {
-				t.conns = map[string]*faults.ConnState{}
+				t.conns = map[string]any{}
 			}
-			if st = t.conns[c.Key]; st == nil {
-				st = &faults.ConnState{}
+			var ok bool
+			if st, ok = t.conns[c.Key]; !ok {
+				st = t.eff.NewState()
 				t.conns[c.Key] = st
 			}
 			used = append(used, t)
 		}
-		e := faults.SimulateAt(t.fault, n.rng, c.Now, st, reqBytes, respBytes)
+		e := t.eff.On(n.rng, c.Now, st, reqBytes, respBytes)
 		out.Delay += e.Delay
 		if e.Verdict.Rank() > out.Verdict.Rank() {
 			out.Verdict = e.Verdict
@@ -133,13 +131,13 @@ func (n *Net) ExchangeOn(c Conn, from, to string, reqBytes, respBytes int64) Out
 }
 
 // Refuses reports, without drawing or counting anything, whether a connect
-// from→to is refused now (a refuse toxic is armed on the link).
+// from→to is refused now (a toxic that refuses is armed on the link).
 func (n *Net) Refuses(from, to string) bool {
 	for _, t := range n.toxics {
 		if (t.to != Any && t.to != to) || (t.from != Any && t.from != from) {
 			continue
 		}
-		if t.fault.Mode == faults.ModeRefuse {
+		if t.eff.Refuses() {
 			return true
 		}
 	}

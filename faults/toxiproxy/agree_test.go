@@ -1,0 +1,225 @@
+package toxiproxy_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
+
+// rpcServer answers each request of req bytes with resp bytes, on every
+// connection, as Mooncake's servers do: the reply is written once the
+// whole request has arrived (what a mode's Simulate assumes).
+type rpcServer struct {
+	ln        net.Listener
+	req, resp int
+	wg        sync.WaitGroup
+	mu        sync.Mutex
+	conns     []net.Conn
+}
+
+func startRPC(req, resp int) *rpcServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	s := &rpcServer{ln: ln, req: req, resp: resp}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns = append(s.conns, c)
+			s.mu.Unlock()
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				defer c.Close()
+				in, out := make([]byte, s.req), make([]byte, s.resp)
+				for {
+					if _, err := io.ReadFull(c, in); err != nil {
+						return
+					}
+					if _, err := c.Write(out); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return s
+}
+
+func (s *rpcServer) Close() {
+	_ = s.ln.Close()
+	s.mu.Lock()
+	for _, c := range s.conns {
+		_ = c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// observe runs exchanges on one connection through addr, the i-th given
+// waits[i] for its reply, and says what each met, as a Verdict and how
+// long it took; it stops at the first exchange that loses the connection.
+func observe(addr string, req, resp int, waits []time.Duration) []faults.Effect {
+	var out []faults.Effect
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		Expect(errors.Is(err, syscall.ECONNREFUSED)).To(BeTrue(), "dial: %v", err)
+		return []faults.Effect{{Verdict: faults.Refuse}}
+	}
+	defer c.Close()
+	for _, wait := range waits {
+		start := time.Now()
+		_ = c.SetDeadline(start.Add(wait))
+		_, err := c.Write(make([]byte, req))
+		if err == nil {
+			_, err = io.ReadFull(c, make([]byte, resp))
+		}
+		took := time.Since(start)
+		switch {
+		case err == nil:
+			out = append(out, faults.Effect{Delay: took})
+			continue
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			out = append(out, faults.Effect{Verdict: faults.Blackhole})
+		case errors.Is(err, syscall.ECONNRESET):
+			out = append(out, faults.Effect{Verdict: faults.ResetPeer, Delay: took})
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			out = append(out, faults.Effect{Verdict: faults.Closed, Delay: took})
+		default:
+			Fail(fmt.Sprintf("exchange: %v", err))
+		}
+		return out
+	}
+	return out
+}
+
+// measurable are parameters large enough against the wall clock's band
+// that a wrong Simulate shows (halving latency fails the test).
+var measurable = map[string]map[string]string{
+	faults.ModeLatency:   {"latency": "400ms"},
+	faults.ModeResetPeer: {"delay": "400ms"},
+	faults.ModeSlicer:    {"average_size": "16", "delay": "100ms"}, // 64 B: 4 slices
+}
+
+// typical is a fault of mode with each parameter at its measurable value,
+// else its first non-empty explore choice (its gen tag), as a scenario
+// would write it.
+func typical(mode string, stream string) faults.Fault {
+	values := map[string]string{}
+	for _, p := range faults.ParamFields(faults.ParamsOf(faults.Link, mode)) {
+		if v, ok := measurable[mode][p.Name]; ok {
+			values[p.Name] = v
+			continue
+		}
+		for _, g := range p.Gen {
+			if g != "" {
+				values[p.Name] = g
+				break
+			}
+		}
+	}
+	params, err := scenarios.FaultParams(string(faults.Link), mode, values)
+	Expect(err).NotTo(HaveOccurred())
+	return faults.Fault{Kind: faults.Link, Target: "master", Mode: mode, Stream: stream, Params: params}
+}
+
+// A mode's Simulate (sim) and its Toxic (fake, real) mean the same thing:
+// on a real socket through toxiproxy, each exchange meets the verdict
+// Simulate gives and takes its delay, within a band for the wall clock.
+// Every registered mode is covered, each stream; a mode with no toxic must
+// say why (Check), and its runs on toxiproxy engines are skips.
+var _ = Describe("every link mode: Simulate agrees with its toxic on a real socket", func() {
+	const (
+		exchanges = 3
+		// silence: no reply this long after the simulated delay is a
+		// blackhole.
+		silence = time.Second
+		// The wall clock's band: scheduling on a loaded 2-core machine.
+		// Every measurable effect is ≥ 300 ms each way, so an effect off by
+		// half shows.
+		early, late = 15 * time.Millisecond, 150 * time.Millisecond
+	)
+	// sizes are the request and reply of each exchange; a mode whose effect
+	// grows with size gets enough bytes to be measured.
+	sizes := func(mode string) (int, int) {
+		if mode == faults.ModeBandwidth {
+			return 40000, 40000 // 100 KB/s: 400 ms each way
+		}
+		return 64, 64
+	}
+	for _, mode := range faults.LinkModes() {
+		for _, stream := range faults.Streams {
+			f := typical(mode, stream)
+			if f.Validate() != nil {
+				continue // refuse is both-ways only
+			}
+			It(fmt.Sprintf("%s (stream %s)", mode, stream), func(ctx context.Context) {
+				if err := toxiproxy.Check(f); err != nil {
+					Expect(err.Error()).To(ContainSubstring("link mode " + mode + ":"))
+					_, _, err := toxiproxy.Toxics(f)
+					Expect(err).To(HaveOccurred())
+					return
+				}
+				req, resp := sizes(mode)
+				srv := startRPC(req, resp)
+				inj, err := toxiproxy.New(ctx, nil)
+				Expect(err).NotTo(HaveOccurred())
+				DeferCleanup(func() {
+					Expect(inj.Close()).To(Succeed())
+					srv.Close()
+				})
+				addr, err := inj.Link("node→master", srv.ln.Addr().String())
+				Expect(err).NotTo(HaveOccurred())
+				_, err = inj.Inject(ctx, "node→master", f)
+				Expect(err).NotTo(HaveOccurred())
+
+				eff, err := faults.EffectOf(f)
+				Expect(err).NotTo(HaveOccurred())
+				state, rng := eff.NewState(), rand.New(rand.NewPCG(1, 2))
+				var (
+					want  []faults.Effect
+					waits []time.Duration
+					now   time.Duration
+				)
+				for range exchanges {
+					w := eff.On(rng, now, state, int64(req), int64(resp))
+					want, waits, now = append(want, w), append(waits, w.Delay+silence), now+w.Delay
+				}
+				got := observe(addr, req, resp, waits)
+				for i, g := range got {
+					if want[i].Verdict == faults.Refuse {
+						Expect(g.Verdict).To(Equal(faults.Refuse), "exchange %d", i)
+						return
+					}
+					Expect(g.Verdict).To(Equal(want[i].Verdict), "exchange %d: simulated %+v, observed %+v", i, want[i], g)
+					if g.Verdict != faults.Blackhole {
+						Expect(g.Delay).To(BeNumerically(">=", want[i].Delay-early), "exchange %d: simulated %v", i, want[i].Delay)
+						Expect(g.Delay).To(BeNumerically("<=", want[i].Delay+late), "exchange %d: simulated %v", i, want[i].Delay)
+					}
+				}
+				if n := len(got); n < exchanges {
+					Expect(got[n-1].Verdict).NotTo(Equal(faults.Pass))
+				}
+			})
+		}
+	}
+})

@@ -1,0 +1,160 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// Standalone is mooncake_client (real_client_main.cpp): a RealClient that
+// serves dummy clients over RPC and maps their shm. It implements
+// RealClientService for the transport that reaches it.
+type Standalone struct {
+	*RealClient
+	addr    string
+	dummies map[string]*dummyState
+}
+
+type dummyState struct {
+	maps     []shmMap
+	hasLocal bool
+}
+
+type shmMap struct {
+	dummyBase, realBase uint64
+	size                int64
+}
+
+// StandaloneSpec is mooncake_client's command line.
+type StandaloneSpec struct {
+	Host, Port           string // --host (data plane hostname), --port (RPC for dummies)
+	MetadataServer       string
+	MasterServerAddress  string
+	Protocol, DeviceName string
+	GlobalSegmentSize    int64
+	LocalBufferSize      int64
+}
+
+// StartStandalone runs mooncake_client's startup: setup_internal, IPC
+// server, RPC service. A failed setup is LOG(FATAL) (process abort).
+func StartStandalone(ctx context.Context, d Deps, s StandaloneSpec) (*Standalone, error) {
+	rc := NewRealClient(d)
+	a := engine.SetupArgs{
+		LocalHostname: s.Host, MetadataServer: s.MetadataServer, GlobalSegmentSize: s.GlobalSegmentSize,
+		LocalBufferSize: s.LocalBufferSize, Protocol: s.Protocol, RDMADevices: s.DeviceName, MasterServerAddr: s.MasterServerAddress,
+	}
+	code, err := rc.setupInternal(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	if code != mooncake.OK {
+		msg := fmt.Sprintf("Failed to setup client: %s", code.Name())
+		rc.logf(mlog.Fatal, "%s", msg)
+		return nil, abort(msg)
+	}
+	rc.logf(mlog.Info, "Starting IPC server at @mooncake_client_%s.sock", s.Port)
+	rc.logf(mlog.Info, "start dummy_client_monitor_thread")
+	rc.logf(mlog.Info, "Starting real client service on %s:%s", s.Host, s.Port)
+	return &Standalone{RealClient: rc, addr: s.Host + ":" + s.Port, dummies: map[string]*dummyState{}}, nil
+}
+
+// ServiceReady implements RealClientService.
+func (s *Standalone) ServiceReady(context.Context) error { return nil }
+
+// RegisterShm implements RealClientService (map_shm_internal).
+func (s *Standalone) RegisterShm(ctx context.Context, dummy string, shm hostmem.Shm, isLocal bool) (int, error) {
+	st := s.dummies[dummy]
+	if st == nil {
+		st = &dummyState{}
+		s.dummies[dummy] = st
+	}
+	for _, m := range st.maps {
+		if m.dummyBase == shm.Base {
+			return 0, nil // is_shm_mapped: the dummy's reconnection skips what is mapped
+		}
+	}
+	if isLocal && st.hasLocal {
+		s.logf(mlog.Error, "client_id=%s, error=local_buffer_already_mapped", dummy)
+		return -1, nil
+	}
+	real := s.d.Mem.MapShm(shm)
+	if rc := s.te.RegisterLocalMemory(ctx, real, shm.Size, true); rc != 0 {
+		s.logf(mlog.Error, "Failed to register shm memory, rc=%d", rc)
+		return -1, nil
+	}
+	st.maps = append(st.maps, shmMap{dummyBase: shm.Base, realBase: real, size: shm.Size})
+	st.hasLocal = st.hasLocal || isLocal
+	return 0, nil
+}
+
+// ErrClientUnhealthy is a ping answered with a status other than OK:
+// RealClient::ping reports is_ping_healthy() of its own master ping from
+// 0.3.10 (real_client.cpp), so a dummy sees mooncake_client lose its master.
+var ErrClientUnhealthy = errors.New("ping status UNDEFINED: mooncake_client's master ping is unhealthy")
+
+// Ping implements RealClientService.
+func (s *Standalone) Ping(context.Context, string) error {
+	if s.p.HealthCheck && !s.pingOK {
+		return ErrClientUnhealthy
+	}
+	return nil
+}
+
+func (s *Standalone) translate(dummy string, ptr uint64, size int64) (uint64, bool) {
+	st := s.dummies[dummy]
+	if st == nil {
+		return 0, false
+	}
+	for _, m := range st.maps {
+		if ptr >= m.dummyBase && ptr+uint64(size) <= m.dummyBase+uint64(m.size) {
+			return m.realBase + (ptr - m.dummyBase), true
+		}
+	}
+	return 0, false
+}
+
+// PutFrom implements RealClientService.
+func (s *Standalone) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
+	real, ok := s.translate(dummy, ptr, size)
+	if !ok {
+		s.logf(mlog.Error, "client_id=%s, error=shm_not_mapped", dummy)
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	data, err := s.d.Mem.ReadContent(real, size)
+	if err != nil {
+		return 0, fmt.Errorf("mooncake_client put_from %s: %w", key, err)
+	}
+	return int(s.putBytes(ctx, key, data)), nil
+}
+
+// GetInto implements RealClientService: bytes read or a negative code.
+func (s *Standalone) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
+	real, ok := s.translate(dummy, ptr, size)
+	if !ok {
+		s.logf(mlog.Error, "client_id=%s, error=shm_not_mapped", dummy)
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	data, code := s.getBytes(ctx, key)
+	if code != mooncake.OK {
+		return int(code), nil
+	}
+	if data.Size > size {
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	if err := s.d.Mem.WriteContent(real, data); err != nil {
+		return 0, fmt.Errorf("mooncake_client get_into %s: %w", key, err)
+	}
+	return int(data.Size), nil
+}
+
+// IsExist implements RealClientService.
+func (s *Standalone) IsExist(ctx context.Context, key string) (int, error) {
+	return s.RealClient.IsExist(ctx, key)
+}
+
+var _ RealClientService = (*Standalone)(nil)

@@ -1,0 +1,167 @@
+package client
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// transferStatusFailed is TransferStatusEnum::FAILED (transfer_engine.h).
+const transferStatusFailed = 6
+
+// transferBatchBase numbers the sim's transfer batches in log lines; real
+// prints a heap address (batch_id_), which differs per run anyway.
+const transferBatchBase = 94528297200000
+
+// tcpOnly is TransferEngine::isTcpOnly: TCP is the only transport.
+func (c *RealClient) tcpOnly() bool {
+	return len(c.te.Transports()) == 1 && c.te.SegmentProtocol() == "tcp"
+}
+
+// logMemcpyChoice is what TransferSubmitter's constructor says about
+// MC_STORE_MEMCPY (transfer_task.cpp): the auto-detection from
+// v0.3.10.post2 (real 0.3.11.post1 and 0.3.13.post1: "... TCP-only
+// environment, memcpy enabled"), a value it does not know from v0.3.4.
+func (c *RealClient) logMemcpyChoice() {
+	m := c.p.StoreMemcpy
+	if m == mooncake.MemcpyNever || m == mooncake.MemcpyLocal {
+		return
+	}
+	v, set := c.d.Env["MC_STORE_MEMCPY"]
+	switch {
+	case !set && m == mooncake.MemcpyTCPOnlyDefault && c.tcpOnly():
+		c.logf(mlog.Info, "MC_STORE_MEMCPY not set, auto-detected: TCP-only environment, memcpy enabled")
+	case !set && m == mooncake.MemcpyTCPOnlyDefault:
+		c.logf(mlog.Info, "MC_STORE_MEMCPY not set, auto-detected: non-TCP transport available, memcpy disabled")
+	case set:
+		switch v = strings.ToLower(v); v {
+		case "false", "0", "no", "off", "true", "1", "yes", "on":
+		default:
+			c.logf(mlog.Warning, "Invalid value for MC_STORE_MEMCPY: %s, defaulting to enabled", v)
+		}
+	}
+}
+
+// localMemcpy is TransferSubmitter's strategy choice for replica r: a copy
+// inside the process, no transfer engine (see mooncake.StoreMemcpy).
+func (c *RealClient) localMemcpy(r master.Replica) bool {
+	if r.TEEndpoint != c.te.ServerName() && r.SegmentName != c.hostname {
+		return false
+	}
+	v, set := c.d.Env["MC_STORE_MEMCPY"]
+	return c.p.StoreMemcpy.LocalMemcpy(v, set, c.tcpOnly())
+}
+
+// transferMetadata is what the transfer engine reads from the metadata
+// service before a byte of replica r moves: TcpTransport::startTransfer's
+// getRpcMetaEntry of the target segment (te.RPCMetaEntry). A failure marks
+// the slice failed, so the transfer fails (TRANSFER_FAIL). RDMA's
+// handshake reads rpc_meta too (sendHandshake); it is not modelled.
+func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) bool {
+	if c.localMemcpy(r) || r.TEProtocol != "tcp" {
+		return true
+	}
+	m, ok := c.te.RPCMetaEntry(ctx, r.TEEndpoint)
+	if ok && c.connectable(r, m) {
+		return true
+	}
+	if !ok {
+		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get RPC meta entry for segment name: %s", r.TEEndpoint)
+	}
+	if c.p.TransferBatchFailLogged {
+		c.batches++
+		c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+	}
+	return false
+}
+
+// connectable is TcpTransport::getConnection's resolve of the rpc_meta
+// entry's host. Real publishes an address of the host's own interfaces
+// (findLocalIpAddresses), the sim its logical host name, so only a
+// published host that is not the endpoint's own name came from
+// MC_TCP_BIND_ADDRESS and can fail to resolve (sim,real seed 30005, real
+// 0.3.10.post1 with MC_TCP_BIND_ADDRESS=not-an-ip: setup 0, every put -800;
+// 0.3.7.post2 with ::1, seed 30141: the same, Profile.TCPDualStack).
+func (c *RealClient) connectable(r master.Replica, m te.RPCMeta) bool {
+	h := r.TEEndpoint
+	if i := strings.LastIndex(h, ":"); i >= 0 {
+		h = h[:i]
+	}
+	if m.Host == h {
+		return true
+	}
+	if v6 := strings.Contains(m.Host, ":"); te.Resolvable(m.Host) && (!v6 || c.p.TCPDualStack) {
+		return true
+	} else if te.Resolvable(m.Host) {
+		// An IPv4-only listener (before 0.3.9): nothing answers on the IPv6 address.
+		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s:%d. Error: connect: Connection refused", m.Host, m.Port+1)
+		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s:%d", m.Host, m.Port+1)
+		return false
+	}
+	c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s:%d. Error: resolve: Host not found (authoritative)", m.Host, m.Port+1)
+	c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s:%d", m.Host, m.Port+1)
+	return false
+}
+
+// publication is one thing the remount writes to the metadata service
+// again, with its retry flag (segment_desc_publish_pending_,
+// rpc_meta_publish_pending_).
+type publication struct {
+	what    string
+	pending *bool
+	publish func(context.Context) int
+}
+
+func (c *RealClient) publications() []publication {
+	return []publication{
+		{"segment descriptor", &c.segPending, c.te.UpdateLocalSegmentDesc},
+		{"RPC meta entry", &c.rpcMetaPending, c.te.RePublishRpcMetaEntry},
+	}
+}
+
+// republishSteps is the end of the ping thread's remount_segment (v0.3.12+,
+// client_service.cpp): whether or not ReMountSegment succeeded, the segment
+// descriptor and then the rpc_meta entry are written again, because a
+// master restarted with its embedded metadata server lost both. Before
+// v0.3.12 a remount restores the master's allocation state only.
+func (c *RealClient) republishSteps() []RemountStep {
+	if !c.p.RemountRepublish || c.te == nil {
+		return nil
+	}
+	var steps []RemountStep
+	for _, p := range c.publications() {
+		steps = append(steps, func(ctx context.Context, _ master.Service) {
+			rc := p.publish(ctx)
+			*p.pending = rc != 0
+			if rc != 0 {
+				c.logf(mlog.Error, "Failed to re-publish %s to metadata server, rc=%d, will retry in next heartbeat cycle", p.what, rc)
+			}
+		})
+	}
+	return steps
+}
+
+// retryRepublish is a plain successful ping's retry of a failed
+// re-publication: the segment descriptor first, the rpc_meta entry at a
+// later ping once that succeeded.
+func (c *RealClient) retryRepublish(ctx context.Context) {
+	if c.te == nil {
+		return
+	}
+	for _, p := range c.publications() {
+		if !*p.pending {
+			continue
+		}
+		if rc := p.publish(ctx); rc != 0 {
+			c.logf(mlog.Error, "Retry: failed to re-publish %s to metadata server, rc=%d", p.what, rc)
+			return
+		}
+		c.logf(mlog.Info, "Retry: successfully re-published %s to metadata server", p.what)
+		*p.pending = false
+		return
+	}
+}

@@ -1,0 +1,606 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// Clock is the master's time source (virtual in sim, wall in fake).
+type Clock interface{ Now() time.Duration }
+
+// Config is mooncake_master's behaviour-relevant gflags.
+type Config struct {
+	Version                    mooncake.Profile
+	ClientTTL                  time.Duration // --client_ttl (s)
+	DefaultKVLeaseTTL          time.Duration // --default_kv_lease_ttl (ms)
+	EvictionHighWatermarkRatio float64       // --eviction_high_watermark_ratio
+	EvictionRatio              float64       // --eviction_ratio
+	PutStartDiscardTimeout     time.Duration // --put_start_discard_timeout_sec
+	// EnableOffload is --enable_offload (MountLocalDiskSegment accepted).
+	EnableOffload bool
+	// RPCVersion is what ServiceReady answers (RPCVersion unless a test
+	// models a foreign master).
+	RPCVersion string
+}
+
+// Background-thread periods of master_service.h.
+const (
+	EvictionPeriod      = 10 * time.Millisecond   // kEvictionThreadSleepMs
+	ClientMonitorPeriod = 1000 * time.Millisecond // kClientMonitorSleepMs
+)
+
+// ConfigFor builds the config of version p with gflag overrides (gflag
+// names; unknown names are an error, as gflags makes them fatal).
+func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
+	c := Config{
+		Version:                    p,
+		ClientTTL:                  time.Duration(p.ClientTTLSeconds) * time.Second,
+		DefaultKVLeaseTTL:          time.Duration(p.DefaultKVLeaseTTLms) * time.Millisecond,
+		EvictionHighWatermarkRatio: p.EvictionHighWatermark,
+		EvictionRatio:              p.EvictionRatio,
+		PutStartDiscardTimeout:     30 * time.Second,
+		RPCVersion:                 RPCVersion,
+	}
+	for _, k := range slices.Sorted(maps.Keys(flags)) {
+		v := flags[k]
+		var err error
+		switch k {
+		case "client_ttl":
+			pv, ferr := gflag(p, k, v)
+			if ferr != nil {
+				return c, ferr
+			}
+			c.ClientTTL = time.Duration(pv.Int) * time.Second
+		case "default_kv_lease_ttl":
+			c.DefaultKVLeaseTTL, err = parseLeaseTTL(p, v)
+			if err != nil {
+				return c, err
+			}
+		case "eviction_high_watermark_ratio", "eviction_ratio":
+			if _, ferr := gflag(p, k, v); ferr != nil {
+				return c, ferr
+			}
+			f, _ := strconv.ParseFloat(v, 64)
+			if k == "eviction_ratio" {
+				c.EvictionRatio = f
+			} else {
+				c.EvictionHighWatermarkRatio = f
+			}
+		case "put_start_discard_timeout_sec":
+			pv, ferr := gflag(p, k, v)
+			if ferr != nil {
+				return c, ferr
+			}
+			c.PutStartDiscardTimeout = time.Duration(pv.Uint) * time.Second
+		case "rpc_version": // sim-only: a master built from another tree
+			c.RPCVersion = v
+		case "enable_offload":
+			c.EnableOffload, err = strconv.ParseBool(v)
+		case "port", "rpc_port", "max_threads", "rpc_thread_num", "rpc_address", "enable_http_metadata_server",
+			"http_metadata_server_port", "http_metadata_server_host", "metrics_port", "enable_metric_reporting",
+			"enable_ha", "memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl", "root_fs_dir",
+			"cluster_id", "rpc_enable_tcp_no_delay", "rpc_conn_timeout_seconds", "logtostderr", "v":
+			// Accepted; no behaviour in the model.
+		default:
+			return c, fmt.Errorf("mooncake_master: unknown command line flag '%s'", k)
+		}
+		if err != nil {
+			return c, fmt.Errorf("mooncake_master: flag --%s=%s: %w", k, v, err)
+		}
+	}
+	return c, nil
+}
+
+// gflag is a flag as mooncake_master's release parses it (mooncake.Knobs):
+// a value gflags rejects is the process's exit, in gflags' words.
+func gflag(p mooncake.Profile, name, v string) (mooncake.Value, error) {
+	pv := mooncake.ParseKnob(p.Version, name, v, true)
+	if pv.Exit != "" {
+		return pv, fmt.Errorf("mooncake_master exited (exit status 1): %s", pv.Exit)
+	}
+	return pv, nil
+}
+
+// parseLeaseTTL reads --default_kv_lease_ttl as version p does
+// (mooncake.Knobs): a uint64 gflag of milliseconds up to 0.3.10, a
+// duration string (ms|s|m|h) from 0.3.10.post1. A value the version
+// rejects is mooncake_master's exit, with its words (real 0.3.9: "illegal
+// value '5s' specified for uint64 flag"; real 0.3.11.post1 and
+// 0.3.13.post1 for "5sec": "Invalid value for --default_kv_lease_ttl: …").
+func parseLeaseTTL(p mooncake.Profile, v string) (time.Duration, error) {
+	pv := mooncake.ParseKnob(p.Version, "default_kv_lease_ttl", v, true)
+	if pv.Exit != "" {
+		msg := pv.Exit
+		if strings.HasPrefix(msg, "Invalid value") {
+			msg += fmt.Sprintf(" ERROR: failed validation of new value '%s' for flag 'default_kv_lease_ttl'", v)
+		}
+		return 0, fmt.Errorf("mooncake_master exited (exit status 1): %s", msg)
+	}
+	return time.Duration(pv.Uint) * time.Millisecond, nil
+}
+
+type segment struct {
+	Segment
+	client UUID
+	allocs []alloc // sorted by offset
+	used   int64
+}
+
+type alloc struct {
+	off, size int64
+	key       string
+}
+
+type object struct {
+	key       string
+	size      int64
+	replicas  []Replica
+	complete  bool
+	putStart  time.Duration
+	lease     time.Duration // lease expiry
+	lastTouch time.Duration
+}
+
+// Master is the master's state. Background threads (eviction every 10 ms,
+// client monitor every 1 s) are evaluated lazily at each RPC, at the tick
+// they would have run on, so no goroutine and no timer is needed.
+type Master struct {
+	cfg   Config
+	clock Clock
+	log   mlog.Logger
+	rng   *rand.Rand
+
+	segments     []*segment // mount order
+	okClients    map[UUID]bool
+	clientTTL    map[UUID]time.Duration // expiry time
+	objects      map[string]*object
+	viewVersion  int64
+	needEviction bool
+	lastEvict    time.Duration
+	lastMonitor  time.Duration
+}
+
+// New returns a freshly started master (also: the state after a restart).
+func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
+	if log == nil {
+		log = mlog.Discard{}
+	}
+	now := clock.Now()
+	return &Master{
+		cfg: cfg, clock: clock, log: log, rng: rng,
+		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{},
+		objects: map[string]*object{}, viewVersion: 1,
+		lastEvict: now, lastMonitor: now,
+	}
+}
+
+// Config returns the effective configuration.
+func (m *Master) Config() Config { return m.cfg }
+
+// catchUp runs the background threads' ticks due by now.
+func (m *Master) catchUp() time.Duration {
+	now := m.clock.Now()
+	// ≤ 0.3.6 runs the client monitor only in HA mode (not modelled).
+	if m.cfg.Version.Heartbeat && now-m.lastMonitor >= ClientMonitorPeriod {
+		m.lastMonitor += (now - m.lastMonitor) / ClientMonitorPeriod * ClientMonitorPeriod
+		m.monitorClients(m.lastMonitor)
+	}
+	if now-m.lastEvict >= EvictionPeriod {
+		m.lastEvict += (now - m.lastEvict) / EvictionPeriod * EvictionPeriod
+		m.evictIfNeeded(now)
+	}
+	return now
+}
+
+// ClientMonitorFunc: expire clients without a ping for client_ttl.
+func (m *Master) monitorClients(at time.Duration) {
+	var expired []UUID
+	for id, exp := range m.clientTTL {
+		if exp < at {
+			expired = append(expired, id)
+		}
+	}
+	sort.Slice(expired, func(i, j int) bool {
+		if expired[i].Hi != expired[j].Hi {
+			return expired[i].Hi < expired[j].Hi
+		}
+		return expired[i].Lo < expired[j].Lo
+	})
+	for _, id := range expired {
+		m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=client_expired", id))
+		delete(m.clientTTL, id)
+		delete(m.okClients, id)
+		var mine []*segment
+		for _, s := range m.segments {
+			if s.client == id {
+				mine = append(mine, s)
+			}
+		}
+		for _, s := range mine {
+			m.unmount(s)
+		}
+	}
+}
+
+// unmount removes a segment and every object with a replica on it.
+func (m *Master) unmount(s *segment) {
+	for i, x := range m.segments {
+		if x == s {
+			m.segments = append(m.segments[:i], m.segments[i+1:]...)
+			break
+		}
+	}
+	for _, a := range s.allocs {
+		if o, ok := m.objects[a.key]; ok {
+			m.removeObject(o)
+		}
+	}
+}
+
+func (m *Master) capacity() (used, total int64) {
+	for _, s := range m.segments {
+		used += s.used
+		total += s.Size
+	}
+	return
+}
+
+// EvictionThreadFunc: evict when used ratio is above the high watermark, or
+// a PutStart failed for lack of space.
+func (m *Master) evictIfNeeded(now time.Duration) {
+	used, total := m.capacity()
+	if total == 0 {
+		m.needEviction = false
+		return
+	}
+	ratio := float64(used) / float64(total)
+	if !(ratio > m.cfg.EvictionHighWatermarkRatio || (m.needEviction && m.cfg.EvictionRatio > 0)) {
+		return
+	}
+	target := max(m.cfg.EvictionRatio, ratio-m.cfg.EvictionHighWatermarkRatio+m.cfg.EvictionRatio)
+	// Candidates: complete, lease expired; oldest touch first (approximate LRU).
+	var cands []*object
+	for _, o := range m.objects {
+		if o.complete && o.lease <= now {
+			cands = append(cands, o)
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].lastTouch != cands[j].lastTouch {
+			return cands[i].lastTouch < cands[j].lastTouch
+		}
+		return cands[i].key < cands[j].key
+	})
+	n := int(float64(len(m.objects))*target + 0.999999)
+	if n < 1 && len(cands) > 0 {
+		n = 1
+	}
+	for i := 0; i < n && i < len(cands); i++ {
+		m.log.Log(mlog.Info, fmt.Sprintf("key=%s, action=evicted", cands[i].key))
+		m.removeObject(cands[i])
+	}
+	m.needEviction = false
+}
+
+func (m *Master) removeObject(o *object) {
+	delete(m.objects, o.key)
+	for _, s := range m.segments {
+		kept := s.allocs[:0]
+		for _, a := range s.allocs {
+			if a.key == o.key {
+				s.used -= a.size
+				continue
+			}
+			kept = append(kept, a)
+		}
+		s.allocs = kept
+	}
+}
+
+// allocate finds first-fit room in one segment; allocs stay sorted by offset.
+func (s *segment) allocate(size int64, key string) (int64, bool) {
+	var off int64
+	for i, a := range s.allocs {
+		if a.off-off >= size {
+			s.allocs = slices.Insert(s.allocs, i, alloc{off: off, size: size, key: key})
+			s.used += size
+			return off, true
+		}
+		off = a.off + a.size
+	}
+	if s.Size-off >= size {
+		s.allocs = append(s.allocs, alloc{off: off, size: size, key: key})
+		s.used += size
+		return off, true
+	}
+	return 0, false
+}
+
+// ServiceReady implements Service.
+func (m *Master) ServiceReady(context.Context) (string, error) {
+	m.catchUp()
+	return m.cfg.RPCVersion, nil
+}
+
+// GetStorageConfig implements Service: no root_fs_dir in the model.
+func (m *Master) GetStorageConfig(context.Context) (StorageConfig, error) {
+	m.catchUp()
+	return StorageConfig{}, nil
+}
+
+func (m *Master) touchClient(id UUID, now time.Duration) {
+	m.clientTTL[id] = now + m.cfg.ClientTTL
+}
+
+// MountSegment implements Service. It does not make the client OK: only
+// ReMountSegment adds to ok_client_, so a client's first ping is answered
+// NEED_REMOUNT at every version (master_service.cpp v0.3.9 … v0.3.12.post1;
+// types.h: "Ping ttl expired, or the first time connect to master").
+func (m *Master) MountSegment(_ context.Context, seg Segment, clientID UUID) error {
+	now := m.catchUp()
+	m.touchClient(clientID, now)
+	m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=mount_segment, segment_name=%s", clientID, seg.Name))
+	_, err := m.mount(seg, clientID)
+	return err
+}
+
+// mount is ScopedSegmentAccess::MountSegment: an already mounted segment
+// id is SEGMENT_ALREADY_EXISTS, which both callers treat as success.
+func (m *Master) mount(seg Segment, clientID UUID) (exists bool, err error) {
+	for _, s := range m.segments {
+		if s.ID == seg.ID {
+			m.log.Log(mlog.Warning, fmt.Sprintf("segment_name=%s, warn=segment_already_exists", seg.Name))
+			return true, nil
+		}
+	}
+	if seg.Size <= 0 {
+		return false, mooncake.INVALID_PARAMS
+	}
+	m.segments = append(m.segments, &segment{Segment: seg, client: clientID})
+	return false, nil
+}
+
+// ReMountSegment implements Service (MasterService::ReMountSegment and
+// ScopedSegmentAccess::ReMountSegment): a client already OK is left alone;
+// otherwise each segment is mounted again (one already there logs
+// segment_already_exists twice, once per layer) and the client becomes OK.
+func (m *Master) ReMountSegment(_ context.Context, segs []Segment, clientID UUID) error {
+	now := m.catchUp()
+	if m.okClients[clientID] {
+		m.log.Log(mlog.Warning, fmt.Sprintf("client_id=%s, warn=client_already_remounted", clientID))
+		return nil
+	}
+	m.touchClient(clientID, now)
+	for _, s := range segs {
+		exists, err := m.mount(s, clientID)
+		switch {
+		case exists:
+			m.log.Log(mlog.Warning, fmt.Sprintf("segment_name=%s, warn=segment_already_exists", s.Name))
+		case err != nil:
+			// INVALID_PARAMS is ignored: a new remount cannot solve it.
+			m.log.Log(mlog.Warning, fmt.Sprintf("segment_name=%s, warn=invalid_params", s.Name))
+		}
+	}
+	m.okClients[clientID] = true
+	return nil
+}
+
+// MountLocalDiskSegment is the SSD-offload mount (client file storage):
+// UNABLE_OFFLOAD unless --enable_offload.
+func (m *Master) MountLocalDiskSegment(context.Context, UUID) error {
+	m.catchUp()
+	if !m.cfg.EnableOffload {
+		return mooncake.UNABLE_OFFLOAD
+	}
+	return nil
+}
+
+// UnmountSegment implements Service.
+func (m *Master) UnmountSegment(_ context.Context, segmentID UUID, clientID UUID) error {
+	m.catchUp()
+	for _, s := range m.segments {
+		if s.ID == segmentID {
+			m.unmount(s)
+			return nil
+		}
+	}
+	return mooncake.SEGMENT_NOT_FOUND
+}
+
+// Ping implements Service.
+func (m *Master) Ping(_ context.Context, clientID UUID) (PingResponse, error) {
+	now := m.catchUp()
+	st := ClientOK
+	if !m.okClients[clientID] {
+		st = NeedRemount
+	}
+	m.touchClient(clientID, now)
+	return PingResponse{ViewVersion: m.viewVersion, Status: st}, nil
+}
+
+// ExistKey implements Service: a complete object gets a lease.
+func (m *Master) ExistKey(_ context.Context, key string) (bool, error) {
+	now := m.catchUp()
+	o, ok := m.objects[key]
+	if !ok || !o.complete {
+		return false, nil
+	}
+	o.lease = max(o.lease, now+m.cfg.DefaultKVLeaseTTL)
+	return true, nil
+}
+
+// BatchExistKey implements Service.
+func (m *Master) BatchExistKey(ctx context.Context, keys []string) ([]ExistResult, error) {
+	out := make([]ExistResult, len(keys))
+	for i, k := range keys {
+		ok, err := m.ExistKey(ctx, k)
+		out[i] = ExistResult{Exists: ok, Err: err}
+	}
+	return out, nil
+}
+
+// PutStart implements Service (RandomAllocationStrategy over mounted
+// segments; no room → NO_AVAILABLE_HANDLE and eviction on the next tick).
+func (m *Master) PutStart(_ context.Context, key string, size int64, cfg ReplicateConfig) ([]Replica, error) {
+	now := m.catchUp()
+	if size <= 0 {
+		return nil, mooncake.INVALID_PARAMS
+	}
+	if o, ok := m.objects[key]; ok {
+		if !o.complete && o.putStart+m.cfg.PutStartDiscardTimeout < now {
+			m.removeObject(o)
+		} else {
+			m.log.Log(mlog.Info, fmt.Sprintf("key=%s, info=object_already_exists", key))
+			return nil, mooncake.OBJECT_ALREADY_EXISTS
+		}
+	}
+	n := max(cfg.ReplicaNum, 1)
+	order := make([]*segment, 0, len(m.segments))
+	var preferred *segment
+	for _, s := range m.segments {
+		if cfg.PreferredSegment != "" && s.Name == cfg.PreferredSegment {
+			preferred = s
+			continue
+		}
+		order = append(order, s)
+	}
+	if m.rng != nil {
+		m.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	if preferred != nil {
+		order = append([]*segment{preferred}, order...)
+	}
+	var reps []Replica
+	var taken []*segment
+	for _, s := range order {
+		if len(reps) == n {
+			break
+		}
+		off, ok := s.allocate(size, key)
+		if !ok {
+			continue
+		}
+		taken = append(taken, s)
+		reps = append(reps, Replica{SegmentName: s.Name, TEEndpoint: s.TEEndpoint, TEProtocol: s.TEProtocol, Addr: s.Base + uint64(off), Size: size})
+	}
+	if len(reps) < n {
+		for _, s := range taken { // roll back partial allocation
+			kept := s.allocs[:0]
+			for _, a := range s.allocs {
+				if a.key == key {
+					s.used -= a.size
+					continue
+				}
+				kept = append(kept, a)
+			}
+			s.allocs = kept
+		}
+		m.needEviction = true
+		return nil, mooncake.NO_AVAILABLE_HANDLE
+	}
+	m.objects[key] = &object{key: key, size: size, replicas: reps, putStart: now, lastTouch: now}
+	return reps, nil
+}
+
+// PutEnd implements Service.
+func (m *Master) PutEnd(_ context.Context, key string) error {
+	now := m.catchUp()
+	o, ok := m.objects[key]
+	if !ok {
+		return mooncake.OBJECT_NOT_FOUND
+	}
+	o.complete = true
+	o.lastTouch = now
+	for i := range o.replicas {
+		o.replicas[i].Complete = true
+	}
+	return nil
+}
+
+// PutRevoke implements Service.
+func (m *Master) PutRevoke(_ context.Context, key string) error {
+	m.catchUp()
+	o, ok := m.objects[key]
+	if !ok {
+		return mooncake.OBJECT_NOT_FOUND
+	}
+	if o.complete {
+		return mooncake.INVALID_WRITE
+	}
+	m.removeObject(o)
+	return nil
+}
+
+// GetReplicaList implements Service: grants a lease.
+func (m *Master) GetReplicaList(_ context.Context, key string) ([]Replica, error) {
+	now := m.catchUp()
+	o, ok := m.objects[key]
+	if !ok {
+		return nil, mooncake.OBJECT_NOT_FOUND
+	}
+	if !o.complete {
+		return nil, mooncake.REPLICA_IS_NOT_READY
+	}
+	o.lease = max(o.lease, now+m.cfg.DefaultKVLeaseTTL)
+	o.lastTouch = now
+	reps := append([]Replica(nil), o.replicas...)
+	for i := range reps {
+		reps[i].LeaseTTL = m.cfg.DefaultKVLeaseTTL
+	}
+	return reps, nil
+}
+
+// Remove implements Service.
+func (m *Master) Remove(_ context.Context, key string) error {
+	now := m.catchUp()
+	o, ok := m.objects[key]
+	if !ok {
+		return mooncake.OBJECT_NOT_FOUND
+	}
+	if o.lease > now {
+		return mooncake.OBJECT_HAS_LEASE
+	}
+	if !o.complete {
+		return mooncake.REPLICA_IS_NOT_READY
+	}
+	m.removeObject(o)
+	return nil
+}
+
+// Stats is what /get_all_segments and metrics would show.
+type Stats struct {
+	Segments, Clients, Objects int
+	Used, Capacity             int64
+}
+
+// Stats returns a snapshot.
+func (m *Master) Stats() Stats {
+	m.catchUp()
+	used, total := m.capacity()
+	return Stats{Segments: len(m.segments), Clients: len(m.okClients), Objects: len(m.objects), Used: used, Capacity: total}
+}
+
+// Objects is the number of objects (keys) the master holds, as they are.
+func (m *Master) Objects() int { return len(m.objects) }
+
+// SegmentNames lists mounted segment names in mount order (/get_all_segments).
+func (m *Master) SegmentNames() []string {
+	m.catchUp()
+	out := make([]string, len(m.segments))
+	for i, s := range m.segments {
+		out[i] = s.Name
+	}
+	return out
+}
+
+var _ Service = (*Master)(nil)

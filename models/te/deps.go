@@ -1,0 +1,108 @@
+package te
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+)
+
+// MetadataHTTP is the transfer engine's HTTP metadata client
+// (transfer_metadata_plugin.cpp HTTPStoragePlugin, curl with a 3000 ms
+// timeout and 1500 ms connect timeout per request). url is the
+// metadata_server URL with "?key=K" appended. err is a transport failure
+// (refused, timeout); an HTTP status is never an error.
+// sim routes it through netsim to a *metadata.Server; the fake engine uses
+// net/http.
+type MetadataHTTP interface {
+	Do(ctx context.Context, method, url string, body []byte) (status int, resp []byte, err error)
+}
+
+// PortBinder binds the transfer engine's RPC/handshake port on this host
+// (P2PHANDSHAKE binds local_hostname's port; auto-port retries another port
+// when the bind fails). release frees it on close.
+type PortBinder interface {
+	Bind(ctx context.Context, host string, port int) (release func(), err error)
+}
+
+// Host is what the transfer engine sees of its machine.
+type Host struct {
+	Name string
+	// RDMA is the ibv_get_device_list() inventory; empty = no RNIC.
+	RDMA []engine.RDMADevice
+	// MemlockBytes is RLIMIT_MEMLOCK (0 = unlimited); pinned bytes count
+	// against it per ibv_reg_mr.
+	MemlockBytes int64
+	// CapIPCLock: the process may pin past RLIMIT_MEMLOCK (root).
+	CapIPCLock bool
+}
+
+// HostFromSpec converts a node spec.
+func HostFromSpec(n engine.NodeSpec) Host {
+	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock}
+}
+
+// DataPath moves object contents between this engine and a remote segment
+// (the TCP/RDMA data plane). endpoint is the owner's TE endpoint
+// (host:port); addr is an address inside a segment the owner registered.
+// Contents are symbolic (hostmem.Content: size + fingerprint), so a page
+// transfer copies no bytes.
+// HandshakeRefused is a DataPath error: the P2P handshake to the segment's
+// endpoint was refused, so the segment cannot be opened (an endpoint named
+// on the loopback, dialled from another container). Connect is the
+// address dialled.
+type HandshakeRefused struct{ Endpoint, Connect string }
+
+func (e *HandshakeRefused) Error() string {
+	return "handshake " + e.Connect + " for " + e.Endpoint + ": connection refused"
+}
+
+// HandshakeUnresolved is a DataPath error: the segment's endpoint names a
+// host the caller's resolver does not know (getaddrinfo fails), so the
+// P2P handshake never dials and the segment cannot be opened.
+type HandshakeUnresolved struct{ Endpoint, Host, Port string }
+
+func (e *HandshakeUnresolved) Error() string {
+	return "handshake to " + e.Endpoint + ": cannot resolve " + e.Host
+}
+
+type DataPath interface {
+	Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error
+	Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error)
+}
+
+// MetadataEtcd is the transfer engine's etcd metadata client: Mooncake's
+// libetcd_wrapper (mooncake-common/etcd/etcd_wrapper.go, etcd clientv3
+// v3.5.21 at every tag v0.3.0 … v0.3.12.post1 and main): one clientv3
+// client per process (NewEtcdClient, reference counted), DialTimeout 5 s
+// (the dial never blocks), every Put/Get/Delete under a 5 s context. An
+// unreachable etcd (refused or blackholed) therefore fails each operation
+// after EtcdOpTimeout with "context deadline exceeded" (clientv3 waits for
+// a ready connection). err's Error() is the wrapper's errMsg text; a
+// missing key is found=false, not an error.
+// sim routes it through netsim to a *metadata.Etcd; the fake engine uses
+// clientv3 against etcd's embedded server.
+type MetadataEtcd interface {
+	Put(ctx context.Context, endpoints, key string, value []byte) error
+	Get(ctx context.Context, endpoints, key string) (value []byte, found bool, err error)
+	Delete(ctx context.Context, endpoints, key string) error
+}
+
+// EtcdOpTimeout is etcd_wrapper.go's per-operation context timeout (and its
+// DialTimeout). Real 0.3.8.post1 / 0.3.9 / 0.3.13.post1 against a refused
+// etcd: "unable to set ... context deadline exceeded" 5.00 s after the
+// attempt starts, the cleanup's remove another 5.00 s later
+// (docs/REAL-FINDINGS.md).
+const EtcdOpTimeout = 5 * time.Second
+
+// ParseConnectionString is transfer_metadata_plugin.cpp's
+// parseConnectionString: "proto://domain", and a string without "://" is
+// etcd (so a bare "host:port" is an etcd endpoint).
+func ParseConnectionString(conn string) (proto, domain string) {
+	if i := strings.Index(conn, "://"); i >= 0 {
+		return conn[:i], conn[i+3:]
+	}
+	return "etcd", conn
+}

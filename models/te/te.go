@@ -1,0 +1,1026 @@
+// Package te models Mooncake's transfer engine as the store drives it
+// (mooncake-transfer-engine/src/transfer_engine_impl.cpp, topology.cpp,
+// rdma_transport/*, tcp_transport.cpp, transfer_metadata*.cpp) plus the
+// store's Client::InitTransferEngine (client_service.cpp): auto-discovery
+// defaults per version, device discovery, transport installation, the
+// metadata backend (P2PHANDSHAKE or HTTP) and memory registration with
+// per-NIC ibv_reg_mr limits. Clock-agnostic; no goroutines.
+package te
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// P2PHandshake is the metadata connection string without a metadata service.
+const P2PHandshake = "P2PHANDSHAKE"
+
+// DefaultMaxMRSize is globalConfig().max_mr_size's default (config.h, 1 TiB).
+const DefaultMaxMRSize int64 = 0x10000000000
+
+// Abort is a glog CHECK failure: the process dies (SIGABRT). Mooncake
+// ≤ 0.3.5 aborts this way when the transfer engine cannot start.
+type Abort struct{ Message string }
+
+func (a *Abort) Error() string { return "process aborted: " + a.Message }
+
+// Config wires one engine.
+type Config struct {
+	Profile  mooncake.Profile
+	Host     Host
+	Env      map[string]string
+	Log      mlog.Logger
+	Metadata MetadataHTTP
+	// Etcd serves etcd:// (and bare host:port) metadata; nil = the
+	// process cannot reach any etcd.
+	Etcd  MetadataEtcd
+	Ports PortBinder
+	// PortRand: findAvailableTcpPort draws the RPC port uniformly from
+	// rpc_min_port … rpc_max_port (15000 … 17000) per engine, so a new
+	// process's port differs from a dead one's (real 0.3.13.post1: 16817,
+	// then 15473). nil = the lowest free port from 15000.
+	PortRand *rand.Rand
+}
+
+// nic is an opened RDMA context.
+type nic struct {
+	dev      engine.RDMADevice
+	mrs      int
+	maxMR    int64
+	pinned   int64 // bytes pinned through this context
+	regBytes int64 // bytes registered on the device (MaxRegBytes)
+}
+
+type region struct {
+	addr   uint64
+	length int64
+	chunks int   // MRs per NIC
+	pins   []pin // what each context (e.nics[i]) holds
+}
+
+// Engine is one TransferEngine instance.
+type Engine struct {
+	cfg Config
+	// noPlugin: the metadata scheme has no storage plugin (the FATAL
+	// text); aborted: init died of it.
+	noPlugin   string
+	aborted    *Abort
+	serverName string // local_server_name_ (rpc_meta key)
+	bindAddr   string // MC_TCP_BIND_ADDRESS: rpc_meta's ip_or_host_name when set
+	legacy     bool   // MC_LEGACY_RPC_PORT_BINDING: the RPC port is local_hostname's
+	rpcPort    int
+	// rpcLo, rpcHi: findAvailableTcpPort's range (loadGlobalConfig).
+	rpcLo, rpcHi int
+	metaURL      string // "" for P2PHANDSHAKE
+	// etcd is the endpoint list of an etcd metadata service ("" = HTTP or
+	// P2PHANDSHAKE).
+	etcd       string
+	transports []string
+	nics       []*nic
+	regions    []region
+	release    []func()
+	pinned     int64 // process-wide RLIMIT_MEMLOCK accounting
+	// handshake: the P2P handshake listener runs (init bound its port).
+	// leaked: a failed transport install leaked its transport, which holds
+	// the metadata and so the listener (Profile.FailedTransportFreed).
+	handshake, leaked bool
+	// rpcMeta is TransferMetadata's rpc_meta_map_: the segments whose
+	// rpc_meta this process has read (getRpcMetaEntry).
+	rpcMeta map[string]RPCMeta
+}
+
+// New returns an uninitialised engine.
+func New(cfg Config) *Engine {
+	if cfg.Log == nil {
+		cfg.Log = mlog.Discard{}
+	}
+	return &Engine{cfg: cfg}
+}
+
+func (e *Engine) logf(level, format string, a ...any) {
+	e.cfg.Log.Log(level, fmt.Sprintf(format, a...))
+}
+
+func (e *Engine) env(k string) (string, bool) {
+	v, ok := e.cfg.Env[k]
+	return v, ok
+}
+
+// ServerName is the TE endpoint other parties reach (host:rpc_port in
+// P2PHANDSHAKE mode, local_hostname otherwise).
+func (e *Engine) ServerName() string { return e.serverName }
+
+// JoinsHandshakeListener reports whether destroying this engine joins the
+// P2P handshake listener (up to its 1 s poll): it runs, and no leaked
+// transport keeps the metadata that owns it alive.
+func (e *Engine) JoinsHandshakeListener() bool { return e.handshake && !e.leaked }
+
+// Transports lists installed transports ("rdma", "tcp").
+func (e *Engine) Transports() []string { return append([]string(nil), e.transports...) }
+
+// SegmentProtocol is the protocol of this engine's segment descriptor:
+// each transport's install sets it (desc->protocol in tcp_transport.cpp,
+// rdma_transport.cpp), so the last one installed wins. "" before init.
+func (e *Engine) SegmentProtocol() string {
+	if len(e.transports) == 0 {
+		return ""
+	}
+	return e.transports[len(e.transports)-1]
+}
+
+// SelectTransport is MultiTransport::selectTransport for a target segment
+// whose descriptor says proto: the installed transport of that name, or
+// false (NotSupportedTransport). Released wheels are built without
+// ENABLE_MULTI_PROTOCOL, so the segment's one protocol decides.
+func (e *Engine) SelectTransport(proto string) bool {
+	return proto == "" || contains(e.transports, proto)
+}
+
+// MaxMRSize is globalConfig().max_mr_size: MC_MAX_MR_SIZE (versions that
+// read it, decimal only) or 1 TiB, clamped to the smallest opened device's
+// max_mr_size.
+func (e *Engine) MaxMRSize() int64 {
+	m := DefaultMaxMRSize
+	if n, ok := envMaxMRSize(e.cfg.Profile, e.cfg.Env); ok {
+		m = n
+	}
+	for _, n := range e.nics {
+		if n.maxMR < m {
+			m = n.maxMR
+		}
+	}
+	return m
+}
+
+// envMaxMRSize is loadGlobalConfig's MC_MAX_MR_SIZE as the version parses
+// it (mooncake.Knobs: atoll into a uint64, so "1GB" is 1, hex and garbage
+// are 0 and ignored, a negative number wraps to a huge accepted value).
+func envMaxMRSize(p mooncake.Profile, env map[string]string) (int64, bool) {
+	v, ok := env["MC_MAX_MR_SIZE"]
+	pv := mooncake.ParseKnob(p.Version, "MC_MAX_MR_SIZE", v, ok)
+	if !pv.Read || pv.Fallback {
+		return 0, false
+	}
+	return pv.Int, true
+}
+
+// CppException is a C++ exception thrown out of setup, which pybind11
+// turns into a Python exception (std::invalid_argument → ValueError).
+type CppException struct{ Class, What string }
+
+func (e *CppException) Error() string { return e.Class + ": " + e.What }
+
+// loadGlobalConfig is the transfer engine's one-time read of its env
+// (config.cpp, at the first globalConfig()): the warnings it logs, and
+// the RPC port range.
+func (e *Engine) loadGlobalConfig() {
+	p := e.cfg.Profile
+	if v, set := e.env("MC_MAX_MR_SIZE"); set {
+		// real 0.3.10.post1: logged before the client exists.
+		if pv := mooncake.ParseKnob(p.Version, "MC_MAX_MR_SIZE", v, true); pv.Read && pv.Fallback {
+			e.logf(mlog.Warning, "%s", pv.Log)
+		}
+	}
+	e.rpcLo, e.rpcHi = 15000, 17000
+	lo, loSet := e.env("MC_MIN_RPC_PORT")
+	hi, hiSet := e.env("MC_MAX_RPC_PORT")
+	if (loSet || hiSet) && mooncake.ParseKnob(p.Version, "MC_MIN_RPC_PORT", lo, true).Read {
+		l, h := int64(e.rpcLo), int64(e.rpcHi)
+		if loSet {
+			l = mooncake.ParseKnob(p.Version, "MC_MIN_RPC_PORT", lo, true).Int
+		}
+		if hiSet {
+			h = mooncake.ParseKnob(p.Version, "MC_MAX_RPC_PORT", hi, true).Int
+		}
+		// real 0.3.11.post1 / 0.3.13.post1: "Invalid port range [16000,
+		// 15000], falling back to default [15000, 17000]".
+		l, h, warn := mooncake.ValidatePortRange(l, h, 15000, 17000)
+		if warn != "" {
+			e.logf(mlog.Warning, "%s", warn)
+		}
+		e.rpcLo, e.rpcHi = int(l), int(h)
+	}
+}
+
+// InitStore is Client::InitTransferEngine for the store's protocol and
+// device string (devices nil = rdma_devices ""). It returns the store-level
+// ErrorCode (INTERNAL_ERROR / INVALID_PARAMS), or *Abort on versions that
+// CHECK-fail.
+func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, protocol string, devices *string) error {
+	p := e.cfg.Profile
+	e.loadGlobalConfig()
+	auto, err := e.autoDiscover(protocol, devices)
+	if err != nil {
+		return err
+	}
+	if auto {
+		e.logf(mlog.Info, "Transfer engine auto discovery is enabled for protocol: %s", protocol)
+	}
+	if rc := e.init(ctx, localHostname, metadataConn, auto); rc != 0 {
+		if e.aborted != nil {
+			return e.aborted
+		}
+		if p.AbortOnTransportFailure {
+			msg := fmt.Sprintf("Check failed: rc == 0 (%d vs. 0) Failed to initialize transfer engine", rc)
+			e.logf(mlog.Fatal, "%s", msg)
+			return &Abort{Message: msg}
+		}
+		e.logf(mlog.Error, "Failed to initialize transfer engine, rc=%d", rc)
+		return mooncake.INTERNAL_ERROR
+	}
+	if auto {
+		return nil
+	}
+	if !p.AbortOnTransportFailure {
+		e.logf(mlog.Info, "Transfer engine auto discovery is disabled for protocol: %s", protocol)
+	}
+	switch protocol {
+	case "rdma":
+		if p.AbortOnTransportFailure {
+			// ≤ 0.3.5: install with the device list, CHECK(transport).
+			e.logf(mlog.Info, "transport_type=rdma")
+			var names []string
+			if devices != nil {
+				names = splitDevices(*devices)
+			}
+			if e.installRDMA(names, true) != 0 {
+				msg := "Check failed: transport Failed to install transport"
+				e.logf(mlog.Fatal, "%s", msg)
+				return &Abort{Message: msg}
+			}
+			return nil
+		}
+		if devices == nil || *devices == "" {
+			e.logf(mlog.Error, "RDMA protocol requires device names when auto discovery is disabled")
+			return mooncake.INVALID_PARAMS
+		}
+		e.logf(mlog.Info, "Using specified RDMA devices: %s", *devices)
+		if e.installRDMA(splitDevices(*devices), true) != 0 {
+			e.logf(mlog.Error, "Failed to install RDMA transport with specified devices")
+			return mooncake.INTERNAL_ERROR
+		}
+		return nil
+	case "tcp":
+		if p.AbortOnTransportFailure {
+			e.logf(mlog.Info, "transport_type=tcp")
+		} else if devices != nil {
+			e.logf(mlog.Warning, "TCP protocol does not use device names, ignoring")
+		}
+		if e.installTCP(ctx) != 0 {
+			return mooncake.INTERNAL_ERROR
+		}
+		return nil
+	}
+	e.logf(mlog.Error, "unsupported_protocol protocol=%s", protocol)
+	return mooncake.INVALID_PARAMS
+}
+
+func splitDevices(s string) []string {
+	var out []string
+	for _, d := range strings.Split(s, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// autoDiscover is get_auto_discover() plus the per-version default.
+func (e *Engine) autoDiscover(protocol string, devices *string) (bool, error) {
+	p := e.cfg.Profile
+	if v, ok := e.env("MC_MS_AUTO_DISC"); ok {
+		// std::stoi: a leading number counts ("1x" is 1); none throws,
+		// uncaught up to 0.3.11.post1 (real 0.3.11.post1: setup raises
+		// ValueError "stoi"), caught with a warning from 0.3.12.
+		pv := mooncake.ParseKnob(p.Version, "MC_MS_AUTO_DISC", v, true)
+		if pv.Raise != "" {
+			return false, &CppException{Class: "ValueError", What: "stoi"}
+		}
+		switch {
+		case !pv.Fallback && pv.Int == 1:
+			e.logf(mlog.Info, "auto discovery set by env MC_MS_AUTO_DISC")
+			return true, nil
+		case !pv.Fallback && pv.Int == 0 && !p.AbortOnTransportFailure:
+			e.logf(mlog.Info, "auto discovery not set by env MC_MS_AUTO_DISC")
+			return false, nil
+		case !p.AbortOnTransportFailure:
+			e.logf(mlog.Warning, "invalid MC_MS_AUTO_DISC value: %s, should be 0 or 1, using default: auto discovery not set", v)
+		}
+	}
+	switch {
+	case p.AbortOnTransportFailure: // ≤ 0.3.5: off unless MC_MS_AUTO_DISC=1
+		return false, nil
+	case p.AutoDiscoveryAllProtocols: // 0.3.6, 0.3.6.post1 (Mooncake#898)
+		return true, nil
+	case protocol == "rdma" && devices == nil:
+		// 0.3.13 prints the protocol variable (lower case); before, "RDMA"
+		// (client_service.cpp; real runs of 0.3.9 and 0.3.13.post1).
+		name := "RDMA"
+		if p.AutoDiscoveryLogsProtocol {
+			name = protocol
+		}
+		e.logf(mlog.Info, "Set auto discovery ON by default for %s protocol, since no device names provided", name)
+		return true, nil
+	}
+	return false, nil
+}
+
+// discover is Topology::discover(filter): the devices ibv lists.
+func (e *Engine) discover(filter []string) []engine.RDMADevice {
+	if len(e.cfg.Host.RDMA) == 0 {
+		e.logf(mlog.Warning, "No RDMA devices found, check your device installation")
+		return nil
+	}
+	var out []engine.RDMADevice
+	for _, d := range e.cfg.Host.RDMA {
+		if len(filter) > 0 && !contains(filter, d.Name) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// installRDMA is RdmaTransport::install → initializeRdmaResources.
+func (e *Engine) installRDMA(filter []string, discover bool) int {
+	var hcas []engine.RDMADevice
+	if discover {
+		hcas = e.discover(filter)
+		if !e.cfg.Profile.AbortOnTransportFailure {
+			e.logf(mlog.Info, "Topology discovery complete with specified devices. Found %d HCAs", len(hcas))
+		}
+	} else {
+		hcas = e.discover(filter)
+	}
+	return e.openContexts(hcas)
+}
+
+func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
+	var opened []*nic
+	for _, d := range hcas {
+		if d.Broken {
+			e.logf(mlog.Warning, "Disable device %s", d.Name)
+			continue
+		}
+		maxMR := d.MaxMRSize
+		if maxMR <= 0 {
+			maxMR = DefaultMaxMRSize
+		}
+		opened = append(opened, &nic{dev: d, maxMR: maxMR})
+	}
+	if len(opened) == 0 {
+		e.logf(mlog.Error, "RdmaTransport: No available RNIC")
+		e.logf(mlog.Error, "RdmaTransport: cannot initialize RDMA resources")
+		if !e.cfg.Profile.FailedTransportFreed {
+			e.leaked = true
+			return mooncake.ERR_DEVICE_NOT_FOUND
+		}
+		// MultiTransport deletes the failed transport; ~RdmaTransport calls
+		// removeSegmentDesc (real 0.3.12.post1 and 0.3.13.post1 print the
+		// P2P line here, 0.3.9–0.3.11.post1 do not).
+		e.removeSegmentDesc(context.Background(), false)
+		return mooncake.ERR_DEVICE_NOT_FOUND
+	}
+	e.nics = opened
+	e.transports = append(e.transports, "rdma")
+	return 0
+}
+
+// init is TransferEngineImpl::init: RPC port, rpc_meta publication, and
+// (auto-discovery) topology discovery + transport installation.
+func (e *Engine) init(ctx context.Context, localServerName, metadataConn string, auto bool) int {
+	host, port := splitHostPort(localServerName)
+	e.serverName = localServerName
+	if metadataConn == P2PHandshake {
+		// findAvailableTcpPort: the handshake daemon's port.
+		p, release, err := e.bindAny(ctx, host)
+		if err != nil {
+			e.logf(mlog.Error, "P2P: No valid port found for local TCP service.")
+			return -1
+		}
+		e.release = append(e.release, release)
+		e.rpcPort = p
+		e.handshake = true
+		e.serverName = host + ":" + strconv.Itoa(p)
+		e.logf(mlog.Info, "Transfer Engine RPC using P2P handshake, listening on %s:%d", host, p)
+	} else {
+		switch proto, domain := ParseConnectionString(metadataConn); proto {
+		case "http", "https":
+		case "etcd":
+			e.etcd = domain
+		default:
+			// MetadataStoragePlugin::Create has no plugin for the scheme
+			// (redis and any other is compiled into no released wheel):
+			// LOG(FATAL) once TransferMetadata is built, after the RPC
+			// port is chosen (transfer_metadata_plugin.cpp v0.3.4 …
+			// v0.3.12.post1; real 0.3.9, 0.3.13.post1, 0.3.14: SIGABRT).
+			e.noPlugin = fmt.Sprintf("Unable to find metadata storage plugin %s with conn string: %s", proto, metadataConn)
+		}
+		e.metaURL = metadataConn
+		if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); legacy {
+			// getenv presence (=0 too): local_hostname's own port, no socket
+			// held; the handshake daemon binds it at install (legacyBind).
+			e.rpcPort, e.legacy = port, true
+			e.logf(mlog.Info, "Transfer Engine RPC using legacy/P2P, listening on %s:%d", host, port)
+			if e.noPlugin != "" {
+				return e.abortNoPlugin()
+			}
+			if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
+				e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
+				return mooncake.ERR_METADATA
+			}
+			return e.afterRPC(ctx, auto)
+		}
+		p, release, err := e.bindAny(ctx, host)
+		if err != nil {
+			e.logf(mlog.Error, "not valid port for serving local TCP service")
+			return -1
+		}
+		e.release = append(e.release, release)
+		e.rpcPort = p
+		// The real engine listens on the first active interface's IP; the
+		// sim host has one logical address.
+		if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); !legacy {
+			// transfer_engine_impl.cpp (v0.3.10.post1:149, v0.3.12.post1:159):
+			// MC_TCP_BIND_ADDRESS is published as is, unchecked.
+			if a, ok := e.env("MC_TCP_BIND_ADDRESS"); ok {
+				e.bindAddr = a
+				host = a
+			}
+		}
+		e.logf(mlog.Info, "Transfer Engine RPC using new RPC mapping, listening on %s:%d", host, p)
+		if e.noPlugin != "" {
+			return e.abortNoPlugin()
+		}
+		if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
+			e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
+			return mooncake.ERR_METADATA
+		}
+	}
+	return e.afterRPC(ctx, auto)
+}
+
+// abortNoPlugin is the LOG(FATAL) of a scheme without a plugin: init's
+// caller returns e.aborted.
+func (e *Engine) abortNoPlugin() int {
+	e.logf(mlog.Fatal, "%s", e.noPlugin)
+	e.aborted = &Abort{Message: e.noPlugin}
+	return mooncake.ERR_METADATA
+}
+
+// afterRPC is the rest of init once the RPC location is published:
+// topology discovery and transport installation when auto-discovering.
+func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
+	if !auto {
+		return 0
+	}
+	e.logf(mlog.Info, "Auto-discovering topology...")
+	hcas := e.discover(nil)
+	e.logf(mlog.Info, "Topology discovery complete. Found %d HCAs.", len(hcas))
+	_, forceTCP := e.env("MC_FORCE_TCP")
+	_, forceHCA := e.env("MC_FORCE_HCA")
+	forceHCA = forceHCA && e.cfg.Profile.ForceHCA
+	if (len(hcas) > 0 && !forceTCP) || forceHCA {
+		if e.openContexts(hcas) != 0 {
+			// transfer_engine_impl.cpp: generic text from 0.3.13 (real runs).
+			switch {
+			case e.cfg.Profile.GenericTransportInstallError:
+				e.logf(mlog.Error, "Failed to install transport, type=rdma")
+			case e.cfg.Profile.RDMAInstallErrorUntyped:
+				e.logf(mlog.Error, "Failed to install RDMA transport")
+			default:
+				e.logf(mlog.Error, "Failed to install RDMA transport, type=rdma")
+			}
+			return -1
+		}
+		e.logf(mlog.Info, "installTransport, type=rdma")
+		return 0
+	}
+	if e.cfg.Profile.LogsMissingLocalSegment {
+		// Seen on real 0.3.13.post1 before the TCP fallback installs.
+		e.logf(mlog.Error, "Local segment descriptor not found")
+	}
+	return e.installTCP(ctx)
+}
+
+// installTCP is TcpTransport::install; its listen port follows the RPC port.
+func (e *Engine) installTCP(ctx context.Context) int {
+	if e.cfg.Profile.TCPInstallReadsOwnSegmentDesc && e.metaURL != "" && e.etcd == "" {
+		// allocateLocalSegmentID starts from the published descriptor of
+		// its own name (getSegmentDesc), which a fresh world does not have
+		// (real 0.3.12.post1 / 0.3.13.post1: "GET …mooncake%2Fram%2F<name>
+		// http=404 body: metadata not found", then this warning). A
+		// descriptor found (a dead process's) would be reused; sim starts
+		// a new one either way. etcd's not-found is not measured: HTTP only.
+		if _, ok := e.get(ctx, segmentKey(e.serverName)); !ok {
+			e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", e.serverName)
+		}
+	}
+	if !e.legacyBind(ctx) {
+		return -1
+	}
+	e.transports = append(e.transports, "tcp")
+	e.logf(mlog.Info, "TcpTransport: listen on port %d", e.rpcPort+1)
+	return 0
+}
+
+// legacyBind is the handshake daemon's bind of the legacy RPC port
+// (MC_LEGACY_RPC_PORT_BINDING, sockfd -1): the store client's
+// AutoPortBinder still holds local_hostname's port, so it fails. Real
+// 0.3.12.post1 (2026-12-01, sim,real seed 30010): "SocketHandShakePlugin:
+// bind (port 13994): Address already in use [98]", "TcpTransport: cannot
+// start handshake daemon", the descriptor DELETE, "Failed to install TCP
+// transport", setup -1 after every retry.
+func (e *Engine) legacyBind(ctx context.Context) bool {
+	if !e.legacy || e.cfg.Ports == nil {
+		return true
+	}
+	host, _ := splitHostPort(e.serverName)
+	rel, err := e.cfg.Ports.Bind(ctx, host, e.rpcPort)
+	if err == nil {
+		e.release = append(e.release, rel)
+		return true
+	}
+	e.logf(mlog.Error, "SocketHandShakePlugin: bind (port %d): Address already in use [98]", e.rpcPort)
+	e.logf(mlog.Error, "TcpTransport: cannot start handshake daemon")
+	if !e.del(ctx, segmentKey(e.serverName)) {
+		e.logf(mlog.Error, "Failed to unregister segment descriptor, name %s", e.serverName)
+	}
+	e.logf(mlog.Error, "Failed to install TCP transport")
+	return false
+}
+
+// bindAny picks the TE's own RPC port (findAvailableTcpPort: 15000..17000,
+// or MC_MIN_RPC_PORT..MC_MAX_RPC_PORT from 0.3.11).
+func (e *Engine) bindAny(ctx context.Context, host string) (int, func(), error) {
+	if e.cfg.Ports == nil {
+		return 15000, func() {}, nil
+	}
+	lo, hi := e.rpcLo, e.rpcHi
+	if hi == 0 { // not through InitStore (tests that install directly)
+		lo, hi = 15000, 17000
+	}
+	start := lo
+	if e.cfg.PortRand != nil {
+		start = lo + e.cfg.PortRand.IntN(hi-lo+1)
+	}
+	var last error
+	for i := range 20 {
+		p := lo + (start-lo+i)%(hi-lo+1)
+		rel, err := e.cfg.Ports.Bind(ctx, host, p)
+		if err == nil {
+			return p, rel, nil
+		}
+		last = err
+	}
+	return 0, nil, fmt.Errorf("bind rpc port on %s: %w", host, last)
+}
+
+func splitHostPort(s string) (string, int) {
+	i := strings.LastIndex(s, ":")
+	if i < 0 {
+		return s, 0
+	}
+	p, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return s, 0
+	}
+	return s[:i], p
+}
+
+// put is MetadataStoragePlugin::set (HTTP or etcd).
+func (e *Engine) put(ctx context.Context, key string, body []byte) bool {
+	if e.etcd != "" {
+		return e.etcdPut(ctx, key, body)
+	}
+	ok, _ := e.metaDo(ctx, http.MethodPut, key, body)
+	return ok
+}
+
+// get is MetadataStoragePlugin::get: the value, or false (any HTTP status
+// but 200 is a failure, logged like curl's).
+func (e *Engine) get(ctx context.Context, key string) ([]byte, bool) {
+	if e.etcd != "" {
+		return e.etcdGet(ctx, key)
+	}
+	ok, v := e.metaDo(ctx, http.MethodGet, key, nil)
+	return v, ok
+}
+
+// del removes a key (freeEngine / unregister), best effort.
+func (e *Engine) del(ctx context.Context, key string) bool {
+	if e.etcd != "" {
+		return e.etcdDelete(ctx, key)
+	}
+	ok, _ := e.metaDo(ctx, http.MethodDelete, key, nil)
+	return ok
+}
+
+// metaDo is one HTTPStoragePlugin request, logging failures with curl's
+// texts; it reports 200 OK and the answer's body.
+func (e *Engine) metaDo(ctx context.Context, method, key string, body []byte) (bool, []byte) {
+	u := e.metaURL + "?key=" + url.QueryEscape(key)
+	status, resp, err := e.cfg.Metadata.Do(ctx, method, u, body)
+	if err != nil {
+		e.logf(mlog.Error, "%s %s curl: %s", method, u, curlError(err))
+		return false, nil
+	}
+	if status != http.StatusOK {
+		e.logf(mlog.Error, "%s %s http=%d body: %s", method, u, status, resp)
+		return false, nil
+	}
+	return true, resp
+}
+
+// CurlError is a metadata transport failure that knows its curl log text:
+// "<curl_easy_strerror> err: <errbuf>", e.g. "Couldn't connect to server
+// err: Failed to connect to 127.0.0.1 port 17002 after 0 ms: Couldn't
+// connect to server" (real 0.3.9 / 0.3.13.post1).
+type CurlError interface{ CurlText() string }
+
+func curlError(err error) string {
+	if ce, ok := err.(CurlError); ok {
+		return ce.CurlText()
+	}
+	return "Couldn't connect to server err: " + err.Error()
+}
+
+// PublishSegment writes the segment descriptor (mooncake/ram/<name>) in
+// HTTP mode; P2PHANDSHAKE keeps it local (updateSegmentDesc is a no-op).
+func (e *Engine) publishSegment(ctx context.Context) int {
+	if e.metaURL == "" {
+		return 0
+	}
+	bufs := make([]segmentBuffer, len(e.regions))
+	for i, r := range e.regions {
+		bufs[i] = segmentBuffer{Addr: r.addr, Length: r.length, Name: "cpu:0"}
+	}
+	proto := "tcp"
+	if len(e.nics) > 0 {
+		proto = "rdma"
+	}
+	body, _ := json.Marshal(segmentDesc{Buffers: bufs, Name: e.serverName, Protocol: proto})
+	if !e.put(ctx, segmentKey(e.serverName), body) {
+		e.logf(mlog.Error, "Failed to register segment descriptor, name %s protocol %s", e.serverName, proto)
+		return mooncake.ERR_METADATA
+	}
+	return 0
+}
+
+// segmentDesc is the published segment descriptor. Fields in key order:
+// the bytes are those of the map json.Marshal sorted before (the trace
+// hashes stay the same), without a map per buffer.
+type segmentDesc struct {
+	Buffers  []segmentBuffer `json:"buffers"`
+	Name     string          `json:"name"`
+	Protocol string          `json:"protocol"`
+}
+
+type segmentBuffer struct {
+	Addr   uint64 `json:"addr"`
+	Length int64  `json:"length"`
+	Name   string `json:"name"`
+}
+
+// segmentKey and rpcMetaKey are a segment's descriptor and rpc_meta keys in
+// the metadata service (TransferMetadata::getFullMetadataKey, kRpcMetaPrefix).
+func segmentKey(name string) string { return "mooncake/ram/" + name }
+func rpcMetaKey(name string) string { return "mooncake/rpc_meta/" + name }
+
+// rpcMetaBody is the rpc_meta value this engine publishes.
+func (e *Engine) rpcMetaBody() []byte {
+	host, _ := splitHostPort(e.serverName)
+	if e.bindAddr != "" {
+		host = e.bindAddr
+	}
+	body, _ := json.Marshal(map[string]any{"ip_or_host_name": host, "rpc_port": e.rpcPort})
+	return body
+}
+
+// UpdateLocalSegmentDesc is TransferMetadata::updateLocalSegmentDesc: the
+// segment descriptor written again (0 or ERR_METADATA).
+func (e *Engine) UpdateLocalSegmentDesc(ctx context.Context) int {
+	return e.publishSegment(ctx)
+}
+
+// RePublishRpcMetaEntry is TransferMetadata::rePublishRpcMetaEntry
+// (v0.3.12+, the remount after a master restart, Mooncake #2311): a GET of
+// the key first; the same location there is success without a write,
+// anything else (missing, unreadable, another location) is written.
+func (e *Engine) RePublishRpcMetaEntry(ctx context.Context) int {
+	if e.metaURL == "" && e.etcd == "" {
+		return 0
+	}
+	key := rpcMetaKey(e.serverName)
+	body := e.rpcMetaBody()
+	if old, ok := e.get(ctx, key); ok && sameRPCMeta(old, body) {
+		return 0
+	}
+	e.logf(mlog.Info, "Re-publishing RPC meta entry for %s", e.serverName)
+	if !e.put(ctx, key, body) {
+		e.logf(mlog.Error, "Failed to re-publish RPC meta entry for %s", e.serverName)
+		return mooncake.ERR_METADATA
+	}
+	return 0
+}
+
+// sameRPCMeta compares two rpc_meta values' ip_or_host_name and rpc_port.
+func sameRPCMeta(a, b []byte) bool {
+	type loc struct {
+		Host string `json:"ip_or_host_name"`
+		Port uint64 `json:"rpc_port"`
+	}
+	var x, y loc
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return x == y
+}
+
+func overlap(a uint64, al int64, b uint64, bl int64) bool {
+	return a < b+uint64(bl) && b < a+uint64(al)
+}
+
+// RegisterLocalMemory is TransferEngineImpl::registerLocalMemory; it
+// returns the TE rc (0, ERR_ADDRESS_OVERLAPPED, ERR_INVALID_ARGUMENT,
+// ERR_CONTEXT, ERR_METADATA).
+func (e *Engine) RegisterLocalMemory(ctx context.Context, addr uint64, length int64, updateMetadata bool) int {
+	for _, r := range e.regions {
+		if overlap(addr, length, r.addr, r.length) {
+			e.logf(mlog.Error, "Transfer Engine does not support overlapped memory region")
+			return mooncake.ERR_ADDRESS_OVERLAPPED
+		}
+	}
+	if length == 0 && e.cfg.Profile.RegisterParamChecks {
+		e.logf(mlog.Error, "Transfer Engine does not support zero length memory region")
+		return mooncake.ERR_INVALID_ARGUMENT
+	}
+	r := region{addr: addr, length: length, chunks: 1}
+	if len(e.nics) > 0 {
+		if rc := e.registerRDMA(&r); rc != 0 {
+			return rc
+		}
+	}
+	e.regions = append(e.regions, r)
+	if updateMetadata {
+		if rc := e.publishSegment(ctx); rc != 0 {
+			e.unpin(e.regions[len(e.regions)-1])
+			e.regions = e.regions[:len(e.regions)-1]
+			e.rollBackRegistration(ctx)
+			return rc
+		}
+	}
+	return 0
+}
+
+// rollBackRegistration is TransferEngineImpl::registerLocalMemory's
+// rollback (v0.3.12+, Mooncake #2869): every transport that took the region
+// unregisters it, newest first, and each unregister writes the segment
+// descriptor again; a failure there is a warning. Real 0.3.13.post1 with the
+// metadata blackholed: two PUT timeouts, register_buffer 6 s.
+func (e *Engine) rollBackRegistration(ctx context.Context) {
+	if !e.cfg.Profile.RegisterMetadataRollback {
+		return
+	}
+	for i := len(e.transports) - 1; i >= 0; i-- {
+		if rc := e.publishSegment(ctx); rc != 0 {
+			e.logf(mlog.Warning, "Failed to roll back registration for %s, ret=%d", e.transports[i], rc)
+		}
+	}
+}
+
+// ibv_reg_mr failures as PLOG prints them (strerror + errno).
+const (
+	errENOMEM = "Cannot allocate memory [12]"           // RLIMIT_MEMLOCK (ib_umem_get)
+	errEAGAIN = "Resource temporarily unavailable [11]" // mlx5 CREATE_MKEY: no resources
+	errEIO    = "Input/output error [5]"                // erdma: Out of mr size
+	errEINVAL = "Invalid argument [22]"                 // ib_umem_get: size 0
+	errEFAULT = "Bad address [14]"                      // ib_umem_get: pinning address 0
+)
+
+// regFailure is why ibv_reg_mr of size bytes (chunks MRs) fails on n, or "".
+func (e *Engine) regFailure(n *nic, addr uint64, size int64, chunks int) string {
+	switch {
+	case size == 0:
+		return errEINVAL
+	case addr == 0:
+		return errEFAULT
+	case e.cfg.Host.MemlockBytes > 0 && !e.cfg.Host.CapIPCLock && e.pinned+size > e.cfg.Host.MemlockBytes:
+		// RLIMIT_MEMLOCK is charged per registration, so every RNIC
+		// pins the buffer again (docs troubleshooting: devices × size).
+		return errENOMEM
+	case n.dev.MaxMR > 0 && n.dev.LeakedMRs+n.mrs+chunks > n.dev.MaxMR:
+		return errEAGAIN
+	case n.dev.MaxRegBytes > 0 && n.regBytes+size > n.dev.MaxRegBytes:
+		return errEIO
+	}
+	return ""
+}
+
+// registerRDMA is RdmaTransport::registerLocalMemoryInternal: ibv_reg_mr on
+// every context in turn. Up to 0.3.12.post1 a failure returns at once and
+// the contexts before it stay registered (their MRs and pinned pages leak
+// into the process); later versions roll them back.
+func (e *Engine) registerRDMA(r *region) int {
+	p := e.cfg.Profile
+	for i, n := range e.nics {
+		size, chunks := r.length, 1
+		if r.length > n.maxMR {
+			if p.ChunkLargeMR {
+				chunks = int((r.length + n.maxMR - 1) / n.maxMR)
+			} else {
+				// registerMemoryRegionInternal shrinks to max_mr_size (PLOG
+				// appends errno, 0 here).
+				e.logf(mlog.Warning, "The buffer length exceeds device max_mr_size, shrink it to %d: Success [0]", n.maxMR)
+				size = n.maxMR
+			}
+		}
+		if why := e.regFailure(n, r.addr, size, chunks); why != "" {
+			e.logf(mlog.Error, "Failed to register memory %#x: %s", r.addr, why)
+			if p.ChunkLargeMR {
+				e.logf(mlog.Error, "Failed to register memory region (chunk 0) with context %d", i)
+			} else {
+				e.logf(mlog.Error, "Failed to register memory region with context %d", i)
+			}
+			if p.RegisterRollback {
+				for j, m := range e.nics[:i] {
+					m.release(r.pins[j])
+					e.pinned -= r.pins[j].size
+				}
+			}
+			// Otherwise the earlier contexts' MRs stay registered and
+			// pinned: nothing will ever unregister them.
+			return mooncake.ERR_CONTEXT
+		}
+		pn := pin{size: size, mrs: chunks}
+		r.pins = append(r.pins, pn)
+		n.take(pn)
+		e.pinned += size
+		r.chunks = max(r.chunks, chunks)
+	}
+	return 0
+}
+
+// pin is what one region holds on one context.
+type pin struct {
+	size int64
+	mrs  int
+}
+
+func (n *nic) take(p pin)    { n.mrs += p.mrs; n.pinned += p.size; n.regBytes += p.size }
+func (n *nic) release(p pin) { n.mrs -= p.mrs; n.pinned -= p.size; n.regBytes -= p.size }
+
+func (e *Engine) unpin(r region) {
+	for i, p := range r.pins {
+		e.nics[i].release(p)
+		e.pinned -= p.size
+	}
+}
+
+// removeSegmentDesc is TransferMetadata::removeSegmentDesc.
+func (e *Engine) removeSegmentDesc(ctx context.Context, exists bool) {
+	if e.metaURL == "" {
+		if exists {
+			e.logf(mlog.Info, "removeSegmentDesc %s finish", e.serverName)
+		} else {
+			e.logf(mlog.Info, "removeSegmentDesc %s not found, already removed maybe", e.serverName)
+		}
+		return
+	}
+	if !e.del(ctx, segmentKey(e.serverName)) {
+		e.logf(mlog.Error, "Failed to unregister segment descriptor, name %s", e.serverName)
+	}
+}
+
+// UnregisterLocalMemory removes the region starting at addr.
+func (e *Engine) UnregisterLocalMemory(ctx context.Context, addr uint64) int {
+	for i, r := range e.regions {
+		if r.addr == addr {
+			e.unpin(r)
+			e.regions = append(e.regions[:i], e.regions[i+1:]...)
+			return e.publishSegment(ctx)
+		}
+	}
+	return mooncake.ERR_ADDRESS_NOT_REGISTERED
+}
+
+// IsRegistered reports whether [addr, addr+size) lies in one registered region.
+func (e *Engine) IsRegistered(addr uint64, size int64) bool {
+	for _, r := range e.regions {
+		if addr >= r.addr && addr+uint64(size) <= r.addr+uint64(r.length) {
+			return true
+		}
+	}
+	return false
+}
+
+// MRCount is the MRs registered on the named device.
+func (e *Engine) MRCount(dev string) int {
+	for _, n := range e.nics {
+		if n.dev.Name == dev {
+			return n.mrs
+		}
+	}
+	return 0
+}
+
+// Close is freeEngine: removes rpc_meta and releases ports.
+func (e *Engine) Close(ctx context.Context) {
+	// removeSegmentDesc (transfer_metadata.cpp): a descriptor exists once a
+	// transport is installed.
+	if e.serverName != "" && len(e.transports) > 0 {
+		e.removeSegmentDesc(ctx, true)
+	}
+	if e.metaURL != "" && e.serverName != "" {
+		if !e.del(ctx, rpcMetaKey(e.serverName)) {
+			e.logf(mlog.Error, "Failed to remove location of %s", e.serverName)
+		}
+	}
+	e.ReleasePorts()
+	e.regions = nil
+	e.nics = nil
+	e.transports = nil
+	e.serverName = ""
+	e.etcd = ""
+	e.rpcMeta = nil
+}
+
+// ReleasePorts frees the engine's listening ports without a word to the
+// metadata service: its process died.
+func (e *Engine) ReleasePorts() {
+	for _, r := range e.release {
+		r()
+	}
+	e.release = nil
+}
+
+// RPCMetaEntry is TransferMetadata::getRpcMetaEntry for the segment a
+// transfer targets (TcpTransport::startTransfer, v0.3.0 … v0.3.12.post1):
+// P2PHANDSHAKE parses the name; otherwise rpc_meta_map_ answers, or a GET
+// of mooncake/rpc_meta/<name> does and its answer is cached. Nothing puts
+// the process's own entry in the map (addRpcMetaEntry only writes the
+// store), so the first transfer to its own segment reads it back too, and
+// a failed read is not cached: every later transfer reads again. Real
+// 0.3.7.post2 with the metadata blackholed after setup: each warmup put
+// logs the GET's 3000 ms curl timeout and "Failed to find location of".
+//
+// It returns the entry's ip_or_host_name and rpc_port (P2PHANDSHAKE: the
+// name's), which TcpTransport connects to.
+func (e *Engine) RPCMetaEntry(ctx context.Context, name string) (RPCMeta, bool) {
+	if e.metaURL == "" && e.etcd == "" {
+		h, p := splitHostPort(name)
+		return RPCMeta{Host: h, Port: p}, true
+	}
+	if m, ok := e.rpcMeta[name]; ok {
+		return m, true
+	}
+	body, ok := e.get(ctx, rpcMetaKey(name))
+	if !ok {
+		e.logf(mlog.Error, "Failed to find location of %s", name)
+		return RPCMeta{}, false
+	}
+	var m RPCMeta
+	if json.Unmarshal(body, &m) != nil {
+		h, p := splitHostPort(name) // not one of ours: the name's location
+		m = RPCMeta{Host: h, Port: p}
+	}
+	if e.rpcMeta == nil {
+		e.rpcMeta = map[string]RPCMeta{}
+	}
+	e.rpcMeta[name] = m
+	return m, true
+}
+
+// RPCMeta is TransferMetadata::RpcMetaDesc.
+type RPCMeta struct {
+	Host string `json:"ip_or_host_name"`
+	Port int    `json:"rpc_port"`
+}
+
+// Resolvable: whether asio's resolver finds host on the sim's one host —
+// an IP literal or localhost; anything else (MC_TCP_BIND_ADDRESS=not-an-ip,
+// real 0.3.10.post1: every transfer -800) is not found.
+func Resolvable(host string) bool {
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	return h == "localhost" || net.ParseIP(h) != nil
+}
