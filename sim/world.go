@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"slices"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -37,6 +38,8 @@ type endpointReg struct {
 
 // World is one simulated topology.
 type World struct {
+	// answer is the wrong-answer fault on the HTTP metadata server (nil = none).
+	answer  *faults.AnswerPrimitive
 	spec    engine.WorldSpec
 	profile mooncake.Profile
 	k       *kernel.Kernel

@@ -32,6 +32,16 @@ type MetadataHandler struct {
 	mu    sync.Mutex
 	model *metadata.Server
 	pause wire.Pauser
+	// wrong answers a request instead of the model (a wrong-answer fault).
+	wrong func(method string) (status int, body string, ok bool)
+}
+
+// SetWrong makes the handler answer the requests wrong covers with its
+// status and body, the store untouched; nil restores its own answers.
+func (h *MetadataHandler) SetWrong(wrong func(method string) (status int, body string, ok bool)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.wrong = wrong
 }
 
 // Pause holds every request until Resume (SIGSTOP: the kernel still
@@ -83,6 +93,13 @@ func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.mu.Lock()
+		if h.wrong != nil {
+			if st, b, ok := h.wrong(r.Method); ok {
+				h.mu.Unlock()
+				writeText(w, st, b)
+				return
+			}
+		}
 		status, resp := h.model.Handle(r.Method, r.URL.Query().Get("key"), body)
 		h.mu.Unlock()
 		if r.Method == http.MethodGet && status == http.StatusOK {
