@@ -14,12 +14,15 @@ import (
 // cause the catalog has no scenario for, or the log-line signature of a
 // catalog scenario (Name is then the scenario's name).
 type Class struct {
-	Name     string    `yaml:"name"`
-	Cause    string    `yaml:"cause"`
-	Remedy   string    `yaml:"remedy"`
-	Refs     []string  `yaml:"refs"`
-	Patterns []Pattern `yaml:"patterns"`
-	Against  []Pattern `yaml:"against"`
+	Name   string   `yaml:"name"`
+	Cause  string   `yaml:"cause"`
+	Remedy string   `yaml:"remedy"`
+	Refs   []string `yaml:"refs"`
+	// Scenarios are catalog scenarios that reproduce the class (`faultlab
+	// run NAME`), where its lines alone cannot tell which one it is.
+	Scenarios []string  `yaml:"scenarios"`
+	Patterns  []Pattern `yaml:"patterns"`
+	Against   []Pattern `yaml:"against"`
 }
 
 // Pattern is a regular expression over one log line (or derived fact) and
@@ -60,9 +63,9 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 		var c Class
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			switch k := n.Content[i]; k.Value {
-			case "name", "cause", "remedy", "refs", "patterns", "against":
+			case "name", "cause", "remedy", "refs", "scenarios", "patterns", "against":
 			default:
-				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, patterns, against)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, scenarios, patterns, against)", file, k.Line, k.Value)
 			}
 		}
 		if err := n.Decode(&c); err != nil {

@@ -43,6 +43,8 @@ type Cause struct {
 	Against  []string `json:"against,omitempty"`
 	Remedy   string   `json:"remedy"`
 	Refs     []string `json:"refs,omitempty"`
+	// Reproduce: catalog scenarios of a class (`faultlab run NAME`).
+	Reproduce []string `json:"reproduce,omitempty"`
 	// Match is the catalog match behind a scenario cause.
 	Match *Candidate `json:"scenario_match,omitempty"`
 	order int
@@ -169,7 +171,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			continue
 		}
 		c := Cause{Kind: "class", Name: cl.Name, Cause: cl.Cause, Points: pts, Evidence: evid, Against: against,
-			Remedy: cl.Remedy, Refs: cl.Refs, order: len(all)}
+			Remedy: cl.Remedy, Refs: cl.Refs, Reproduce: cl.Scenarios, order: len(all)}
 		sc := find(catalog, cl.Name)
 		if sc == nil && cl.Cause == "" {
 			continue // the signature of a scenario this catalog (--catalog DIR) lacks
@@ -240,45 +242,47 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 		}
 		var best *Cause
 		for _, v := range vs {
-			exp := scenarios.ExpectFor(sc.Expect, sc.ByVersion, v)
-			pts := 0.0
-			var evid, against []string
-			seen := map[string]bool{}
-			add := func(l, kind string) {
-				if seen[l] || 4*df[l] > n {
-					return
+			for _, rel := range sc.SGLangReleases() {
+				exp := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, rel)
+				pts := 0.0
+				var evid, against []string
+				seen := map[string]bool{}
+				add := func(l, kind string) {
+					if seen[l] || 4*df[l] > n {
+						return
+					}
+					seen[l] = true
+					pts += PartialWeight * math.Log(1+float64(n)/float64(max(1, df[l])))
+					evid = append(evid, kind+": "+short(Humanize(l), 120))
 				}
-				seen[l] = true
-				pts += PartialWeight * math.Log(1+float64(n)/float64(max(1, df[l])))
-				evid = append(evid, kind+": "+short(Humanize(l), 120))
-			}
-			for _, l := range exp.Logs {
-				if pattern(l).MatchString(text) {
-					add(l, "expected line")
+				for _, l := range exp.Logs {
+					if pattern(l).MatchString(text) {
+						add(l, "expected line")
+					}
 				}
-			}
-			for _, l := range fp[Key{sc.Name, v}] {
-				if strings.Contains(masked, l) {
-					add(l, "modelled line")
+				for _, l := range fp[Key{sc.Name, v, rel}] {
+					if strings.Contains(masked, l) {
+						add(l, "modelled line")
+					}
 				}
-			}
-			for _, l := range exp.NoLogs {
-				if pattern(l).MatchString(text) {
-					pts -= 3
-					against = append(against, "this cause never prints: "+Humanize(l))
+				for _, l := range exp.NoLogs {
+					if pattern(l).MatchString(text) {
+						pts -= 3
+						against = append(against, "this cause never prints: "+Humanize(l))
+					}
 				}
+				if len(evid) == 0 || (best != nil && pts <= best.Points) {
+					continue
+				}
+				// Lines alone never outrank a scenario whose outcome the log
+				// shows (at most OutcomePoints + 6): one more line every
+				// mooncake_client start prints (0.3.14's rpc_meta GET) put
+				// standalone/default-allocator, cut short, above the run's own
+				// scenario.
+				pts = math.Min(pts, OutcomePoints+6)
+				best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts,
+					Evidence: append([]string{"outcome not in the log (cut short?)"}, evid...), Against: against, Remedy: Humanize(Remedy(sc))}
 			}
-			if len(evid) == 0 || (best != nil && pts <= best.Points) {
-				continue
-			}
-			// Lines alone never outrank a scenario whose outcome the log
-			// shows (at most OutcomePoints + 6): one more line every
-			// mooncake_client start prints (0.3.14's rpc_meta GET) put
-			// standalone/default-allocator, cut short, above the run's own
-			// scenario.
-			pts = math.Min(pts, OutcomePoints+6)
-			best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts,
-				Evidence: append([]string{"outcome not in the log (cut short?)"}, evid...), Against: against, Remedy: Humanize(Remedy(sc))}
 		}
 		if best != nil {
 			out = append(out, *best)

@@ -52,8 +52,17 @@ type Candidate struct {
 	modelled  []string
 }
 
-// Key is a scenario at a Mooncake version.
-type Key struct{ Scenario, Version string }
+// Key is a scenario at a Mooncake version and, for a scenario that names
+// SGLang releases (sglang.versions), at one of them ("" otherwise).
+type Key struct{ Scenario, Version, SGLang string }
+
+// releaseKey is the Key's SGLang part of a run of sc at release.
+func releaseKey(sc *scenarios.Scenario, release string) string {
+	if len(sc.SGLang.Versions) == 0 {
+		return ""
+	}
+	return release
+}
 
 // Fingerprints are the log lines each scenario's run on the model prints
 // in its main phase (normalized): what a field log of that cause looks
@@ -76,6 +85,10 @@ func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.
 		}
 	}
 	jobs := scenarios.Jobs(procs, []engine.Engine{eng}, opts)
+	byName := map[string]*scenarios.Scenario{}
+	for _, sc := range procs {
+		byName[sc.Name] = sc
+	}
 	fp := Fingerprints{}
 	for _, r := range scenarios.RunParallel(ctx, jobs, opts, scenarios.ParallelOptions{}) {
 		if r.Verdict != scenarios.Pass && r.Verdict != scenarios.Fail {
@@ -90,7 +103,7 @@ func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.
 				lines = append(lines, norm(e.Text))
 			}
 		}
-		fp[Key{r.Scenario, r.MooncakeVersion}] = slices.Compact(slices.Sorted(slices.Values(lines)))
+		fp[Key{r.Scenario, r.MooncakeVersion, releaseKey(byName[r.Scenario], r.SGLangVersion)}] = slices.Compact(slices.Sorted(slices.Values(lines)))
 	}
 	return fp
 }
@@ -124,17 +137,19 @@ func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 		}
 		var best *Candidate
 		for _, v := range vs {
-			c, ok := match(sc, v, text)
-			if !ok {
-				continue
-			}
-			c.modelled = fp[Key{sc.Name, v}]
-			if c.Outcome == okOutcome && len(c.MatchedLogs) == 0 && !slices.ContainsFunc(c.modelled, func(l string) bool { return strings.Contains(masked, l) }) {
-				continue // a scenario that ends well, and nothing of it in the log
-			}
-			c.order = i
-			if best == nil || c.bad < best.bad || (c.bad == best.bad && len(c.MatchedLogs) > len(best.MatchedLogs)) {
-				best = &c
+			for _, rel := range sc.SGLangReleases() {
+				c, ok := match(sc, v, rel, text)
+				if !ok {
+					continue
+				}
+				c.modelled = fp[Key{sc.Name, v, rel}]
+				if c.Outcome == okOutcome && len(c.MatchedLogs) == 0 && !slices.ContainsFunc(c.modelled, func(l string) bool { return strings.Contains(masked, l) }) {
+					continue // a scenario that ends well, and nothing of it in the log
+				}
+				c.order = i
+				if best == nil || c.bad < best.bad || (c.bad == best.bad && len(c.MatchedLogs) > len(best.MatchedLogs)) {
+					best = &c
+				}
 			}
 		}
 		if best != nil {
@@ -174,7 +189,10 @@ func docFreq(catalog []*scenarios.Scenario, fp Fingerprints, version string) (ma
 		}
 		for _, v := range vs {
 			n++
-			lines := append(append([]string{}, scenarios.ExpectFor(sc.Expect, sc.ByVersion, v).Logs...), fp[Key{sc.Name, v}]...)
+			lines := []string{}
+			for _, rel := range sc.SGLangReleases() {
+				lines = append(append(lines, scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, rel).Logs...), fp[Key{sc.Name, v, rel}]...)
+			}
 			for _, l := range slices.Compact(slices.Sorted(slices.Values(lines))) {
 				df[l]++
 			}
@@ -241,8 +259,8 @@ func score(cs []Candidate, df map[string]int, n int, masked string) {
 }
 
 // match checks whether the log ends in sc's outcome at version v.
-func match(sc *scenarios.Scenario, v, text string) (Candidate, bool) {
-	exp := scenarios.ExpectFor(sc.Expect, sc.ByVersion, v)
+func match(sc *scenarios.Scenario, v, release, text string) (Candidate, bool) {
+	exp := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, release)
 	c := Candidate{Scenario: sc.Name, Version: v, Cause: cause(sc.Summary), Remedy: Remedy(sc), MatchedLogs: []string{}, MissingLogs: []string{}, Telltale: []string{}}
 	switch {
 	case exp.Raises != nil:

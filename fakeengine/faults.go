@@ -64,6 +64,11 @@ func (in injector) Check(f faults.Fault) error {
 			return engine.Unsupportedf("fake engine: process target %s not served", p.Target)
 		}
 		return nil
+	case faults.AnswerPrimitive:
+		if w.metaHandler == nil {
+			return engine.Unsupportedf("fake engine: %s: no HTTP metadata server served in this world", f)
+		}
+		return nil
 	case faults.LinkPrimitive:
 		if err := toxiproxy.Check(f); err != nil {
 			return engine.Unsupportedf("fake engine: %v", err)
@@ -109,6 +114,10 @@ func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Con
 		}, nil
 	case faults.LinkPrimitive:
 		return w.injectLinkLocked(ctx, p)
+	case faults.AnswerPrimitive:
+		h := w.metaHandler
+		h.SetWrong(func(method string) (int, string, bool) { return p.Status, faults.AnswerBody, p.Matches(method) })
+		return func(context.Context) error { h.SetWrong(nil); return nil }, nil
 	default:
 		return nil, engine.Unsupportedf("fake engine: %s: %T is not served", f, p)
 	}
@@ -154,6 +163,9 @@ func (in injector) Clear(ctx context.Context) error {
 			w.masterSrv.Resume()
 		}
 		errs = append(errs, w.startMasterLocked(ctx))
+	}
+	if w.metaHandler != nil {
+		w.metaHandler.SetWrong(nil)
 	}
 	if w.metaSrv != nil {
 		w.metaHandler.Resume()

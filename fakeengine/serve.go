@@ -132,7 +132,8 @@ func newServed(cfg ServeConfig) (*served, error) {
 	}
 	switch cfg.MetadataKind {
 	case "", "http":
-		s.meta = servers.NewMetadataHandler(metadata.New(false))
+		s.meta = servers.NewMetadataHandler(metadata.NewPython(metadata.PythonRules{DuplicateCheck: p.PyMetadataDuplicateCheck,
+			SameValueOK: p.PyMetadataSameValueOK, KeyRequired: p.PyMetadataKeyRequired}))
 	case "master":
 		s.meta = servers.NewMetadataHandler(metadata.New(p.MetadataSameValueOK))
 	default:

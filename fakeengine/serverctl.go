@@ -146,14 +146,15 @@ func (w *World) newMaster(cfg master.Config) *master.Master {
 }
 
 // newMetadata is the metadata store: the wheel's Python server for
-// "http" (any existing rpc_meta key is 400 at every tag), the master's
-// embedded one for "master" (same value → 200 "metadata unchanged" from
-// 0.3.12).
+// "http" (rpc_meta duplicates refused from 0.3.6, an identical value
+// accepted from 0.3.14), the master's embedded one for "master" (same
+// value → 200 "metadata unchanged" from 0.3.12).
 func (w *World) newMetadata() *metadata.Server {
 	if w.spec.Metadata == "master" {
 		return metadata.New(w.profile.MetadataSameValueOK)
 	}
-	return metadata.New(false)
+	return metadata.NewPython(metadata.PythonRules{DuplicateCheck: w.profile.PyMetadataDuplicateCheck,
+		SameValueOK: w.profile.PyMetadataSameValueOK, KeyRequired: w.profile.PyMetadataKeyRequired})
 }
 
 func (w *World) startMaster(ctx context.Context, addr string) error {

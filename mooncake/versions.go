@@ -279,6 +279,10 @@ type Profile struct {
 	// MetadataSameValueOK: the master's embedded HTTP metadata server answers
 	// an identical rpc_meta PUT with 200 "metadata unchanged" (v0.3.12+).
 	MetadataSameValueOK bool
+	// PyMetadata: the wheel's mooncake_http_metadata_server: rpc_meta
+	// duplicate check (v0.3.6+), identical value 200 "metadata unchanged"
+	// (0.3.14), 400 "metadata key is required" without ?key= (v0.3.12+).
+	PyMetadataDuplicateCheck, PyMetadataSameValueOK, PyMetadataKeyRequired bool
 	// HAClient: a master_server_addr of "etcd://<endpoints>" is read from
 	// the HA master view in etcd (client.cpp ConnectToMaster, v0.3.3+).
 	// HABackend: the HA backend rewrite (texts "No master is available in
@@ -545,6 +549,7 @@ func profileOf(v Version) Profile {
 	p.MasterWire = wireFor(v)
 	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")
+	p.PyMetadataDuplicateCheck, p.PyMetadataSameValueOK, p.PyMetadataKeyRequired = at("0.3.6"), at("0.3.14"), at("0.3.12")
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10.post1")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
 	p.MasterViewKey = "mooncake-store/mooncake/master_view"

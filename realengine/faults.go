@@ -58,6 +58,13 @@ func (in injector) Clear(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	w.mu.Lock()
+	heal := w.answerHeal
+	w.answerHeal = nil
+	w.mu.Unlock()
+	if heal != nil { // the answer proxy out of the metadata link
+		errs = append(errs, heal(ctx))
+	}
+	w.mu.Lock()
 	var down, paused []*server
 	for _, role := range startOrder(w.servers) {
 		s := w.servers[role]
@@ -100,6 +107,8 @@ func (w *World) action(f faults.Fault) (inject, error) {
 		return w.containerAction(p)
 	case faults.LinkPrimitive:
 		return w.linkAction(p)
+	case faults.AnswerPrimitive:
+		return w.answerAction(p)
 	default:
 		return nil, engine.Unsupportedf("real engine: %s: %T cannot be injected here", f, p)
 	}

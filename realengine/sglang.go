@@ -51,13 +51,49 @@ type SGLang struct {
 	mu    sync.Mutex
 	warm  map[*World]map[string]*realScheduler // Prepare's processes, not yet started
 	forks forkServers
+	// releases: the sides AtRelease made for scenarios naming a release.
+	releases map[string]*SGLang
 }
 
 // Close ends the fork servers this side started (and any scheduler they
-// still run). The side can be used again: a server starts on next use.
+// still run), and those of the releases AtRelease made. The side can be
+// used again: a server starts on next use.
 func (s *SGLang) Close() error {
 	s.forks.close()
+	s.mu.Lock()
+	rels := s.releases
+	s.releases = nil
+	s.mu.Unlock()
+	for _, r := range rels {
+		r.Close()
+	}
 	return nil
+}
+
+// Pinned implements sglang.Retargetable: a Version or a Checkout was chosen
+// by the user.
+func (s *SGLang) Pinned() bool { return s.Version != "" || s.Checkout != "" }
+
+// AtRelease implements sglang.Retargetable: the installed release, one side
+// (and its fork servers) per release, closed with s.
+func (s *SGLang) AtRelease(release string) (sglang.Side, error) {
+	if release == s.SGLangVersion() {
+		return s, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.releases[release]; ok {
+		return r, nil
+	}
+	r := &SGLang{Version: release, CacheDir: s.CacheDir, Spawn: s.Spawn}
+	if err := r.Available(); err != nil {
+		return nil, err
+	}
+	if s.releases == nil {
+		s.releases = map[string]*SGLang{}
+	}
+	s.releases[release] = r
+	return r, nil
 }
 
 var _ sglang.Side = (*SGLang)(nil)
@@ -206,6 +242,9 @@ func (s *SGLang) Start(ctx context.Context, l sglang.Launch) (sglang.Scheduler, 
 	if err := s.Available(); err != nil {
 		return nil, err
 	}
+	// The driver builds the pools itself: "sglang" becomes the allocator
+	// the release's own builder passes (sglang.ResolveAllocator).
+	l.HostPool = l.HostPool.ForRelease(s.SGLangVersion())
 	if err := expressible(l.HostPool); err != nil {
 		return nil, err
 	}

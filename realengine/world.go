@@ -37,6 +37,9 @@ type World struct {
 
 	inj *toxiproxy.Injector
 	ctr *ctrWorld // container worlds only (incontainers.go)
+	// answerHeal takes the answer proxy out of the metadata link (nil = none
+	// in place); guarded by mu.
+	answerHeal func(context.Context) error
 
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"

@@ -141,7 +141,8 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 					case "kind":
 						p = map[string]any{"enum": faultKinds()}
 					case "mode":
-						p = map[string]any{"enum": anys(faults.LinkModes())}
+						// link modes, and the answer kind's request selectors.
+						p = map[string]any{"enum": anys(append(faults.LinkModes(), faults.AnswerMethods...))}
 					case "action":
 						// process and container actions (each kind checks its own).
 						acts := append([]string(nil), faults.Actions...)

@@ -253,6 +253,13 @@ func (d *decoder) validate(sc *Scenario) {
 	d.checkByVersion(sc.ByVersion)
 	d.checkBySGLang(sc.BySGLang)
 	for _, c := range sc.SGLang.Versions {
+		if _, err := mooncake.ParseVersion(c); err == nil {
+			if !sglang.Follows(c) {
+				d.at(sc.SGLang.Pos, "sglang.versions: the model does not follow SGLang %s; it follows %s (and %s where a scenario names them)",
+					c, strings.Join(sglang.Versions, ", "), strings.Join(sglang.NamedVersions, ", "))
+			}
+			continue
+		}
 		d.checkBySGLang(BySGLang{{Constraint: c, Pos: sc.SGLang.Pos}})
 	}
 	if r := sc.Remedy; r != nil {
@@ -311,6 +318,9 @@ func (d *decoder) checkHostPool(hp HostPool, where string) {
 	}
 	if dr.Draft != nil {
 		d.at(dr.Pos, "%s.draft: a draft pool has no draft", where)
+	}
+	if dr.Builder != "" {
+		d.at(dr.Pos, "%s.draft.builder: only the main pool has a builder (the draft pool is kv_cache_builder's)", where)
 	}
 	if dr.SharesMain && (dr.Layout != "" || dr.Allocator != "" || dr.Size != 0 || dr.PageSize != 0 || dr.PageBytes != 0) {
 		d.at(dr.Pos, "%s.draft: shares_main: true takes no other field (the draft is the main pool's tensors)", where)
@@ -384,13 +394,14 @@ func (d *decoder) checkByVersion(bv ByVersion) {
 }
 
 func (d *decoder) checkBySGLang(bs BySGLang) {
+	all := append(slices.Clone(sglang.NamedVersions), sglang.Versions...)
 	for _, ve := range bs {
-		if !slices.ContainsFunc(sglang.Versions, func(v string) bool {
+		if !slices.ContainsFunc(all, func(v string) bool {
 			ok, err := mooncake.Constraint(ve.Constraint).Match(mooncake.MustVersion(v))
 			return err == nil && ok
 		}) {
 			d.at(ve.Pos, "by_sglang: %q matches none of the SGLang releases the model follows (%s); write an exact release, >=V, <V, A-B or *",
-				ve.Constraint, strings.Join(sglang.Versions, ", "))
+				ve.Constraint, strings.Join(all, ", "))
 		}
 		d.checkExpect(ve.Expect, "by_sglang."+ve.Constraint, false)
 	}
@@ -614,13 +625,19 @@ func (sc *Scenario) Versions(override string) (vs []string, ok bool) {
 }
 
 // AppliesToSGLang reports whether the scenario covers an SGLang release
-// ("" = the newest the model follows).
+// ("" = the newest the model follows). A release the model follows only
+// where named (sglang.NamedVersions) is covered only by a scenario that
+// names it exactly; constraints and an empty list cover the catalog's
+// releases and any release the model does not know (real SGLang's).
 func (sc *Scenario) AppliesToSGLang(release string) bool {
-	if len(sc.SGLang.Versions) == 0 {
-		return true
-	}
 	if release == "" {
 		release = sglang.LatestVersion
+	}
+	if slices.Contains(sglang.NamedVersions, release) {
+		return slices.Contains(sc.SGLang.Versions, release)
+	}
+	if len(sc.SGLang.Versions) == 0 {
+		return true
 	}
 	v, err := mooncake.ParseVersion(release)
 	if err != nil {
@@ -632,6 +649,31 @@ func (sc *Scenario) AppliesToSGLang(release string) bool {
 		}
 	}
 	return false
+}
+
+// SGLangReleases are the releases the scenario runs at when the user
+// pinned none, oldest first: each exact release it names, and for each
+// constraint the newest release of sglang.Versions it matches. No
+// sglang.versions: [""], the side's own release.
+func (sc *Scenario) SGLangReleases() []string {
+	if len(sc.SGLang.Versions) == 0 {
+		return []string{""}
+	}
+	var out []string
+	for _, c := range sc.SGLang.Versions {
+		if _, err := mooncake.ParseVersion(c); err == nil {
+			out = append(out, c)
+			continue
+		}
+		for i := len(sglang.Versions) - 1; i >= 0; i-- {
+			if ok, err := mooncake.Constraint(c).Match(mooncake.MustVersion(sglang.Versions[i])); err == nil && ok {
+				out = append(out, sglang.Versions[i])
+				break
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return mooncake.MustVersion(a).Compare(mooncake.MustVersion(b)) })
+	return slices.Compact(out)
 }
 
 // ExpectForSGLang is expect with the by_sglang overrides that match the

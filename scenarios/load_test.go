@@ -168,7 +168,11 @@ func TestParseErrors(t *testing.T) {
 		{"remedy hostpools node", validScenario + "remedy:\n  hostpools: {tp9: {size: 1GiB}}\n  expect: {ok: true}\n",
 			[]string{`f.yaml:7:20: remedy.hostpools: unknown node "tp9"; nodes: tp0`}},
 		{"by_sglang matching no release", validScenario + "by_sglang:\n  \"<0.5.0\": {ok: true}\n",
-			[]string{`f.yaml:7:3: by_sglang: "<0.5.0" matches none of the SGLang releases the model follows (0.5.17, 0.5.23); write an exact release, >=V, <V, A-B or *`}},
+			[]string{`f.yaml:7:3: by_sglang: "<0.5.0" matches none of the SGLang releases the model follows (0.5.14, 0.5.16, 0.5.17, 0.5.23); write an exact release, >=V, <V, A-B or *`}},
+		{"sglang release the model does not follow", validScenario + "sglang: {versions: [\"0.5.15\"]}\n",
+			[]string{`f.yaml:6:9: sglang.versions: the model does not follow SGLang 0.5.15; it follows 0.5.17, 0.5.23 (and 0.5.14, 0.5.16 where a scenario names them)`}},
+		{"builder on a draft", validScenario + "topology:\n  nodes:\n    - name: tp0\n      hostpool: {draft: {builder: decode-offload}}\n",
+			[]string{`f.yaml:9:25: hostpool.draft.builder: only the main pool has a builder (the draft pool is kv_cache_builder's)`}},
 		{"bad by_version", validScenario + "by_version:\n  \">=9.9.9\": {ok: true}\n",
 			[]string{`f.yaml:7:3: by_version: version constraint ">=9.9.9" matches no known Mooncake version; known versions are ` + knownVersions()}},
 		{"one model: layouts and pages match", validScenario + "topology:\n  nodes:\n    - {name: tp0, hostpool: {layout: MHA}}\n    - {name: tp1, hostpool: {layout: MLA}}\n    - {name: tp2, hostpool: {page_bytes: 4KiB}}\n",
@@ -337,6 +341,32 @@ func TestExpectForSGLang(t *testing.T) {
 		}
 		if got := e.Codes["register_buffer"].Seq; !reflect.DeepEqual(got, tc.register) {
 			t.Errorf("Mooncake %s, SGLang %q: register_buffer %v, want %v", tc.mooncake, tc.release, got, tc.register)
+		}
+	}
+}
+
+func TestSGLangReleases(t *testing.T) {
+	for _, tc := range []struct {
+		versions string
+		want     []string
+		applies  map[string]bool
+	}{
+		{"", []string{""}, map[string]bool{"": true, "0.5.17": true, "0.5.14": false, "0.5.99": true}},
+		{"sglang: {versions: [\">=0.5.21\"]}\n", []string{"0.5.23"}, map[string]bool{"0.5.23": true, "0.5.17": false, "0.5.16": false}},
+		{"sglang: {versions: [\"0.5.23\", \"0.5.14\", \"<0.5.21\"]}\n", []string{"0.5.14", "0.5.17", "0.5.23"},
+			map[string]bool{"0.5.14": true, "0.5.16": false, "0.5.17": true, "0.5.23": true}},
+	} {
+		sc, err := Parse("f.yaml", []byte(validScenario+tc.versions))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.SGLangReleases(); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: releases %q, want %q", tc.versions, got, tc.want)
+		}
+		for rel, want := range tc.applies {
+			if got := sc.AppliesToSGLang(rel); got != want {
+				t.Errorf("%q: AppliesToSGLang(%q) = %v", tc.versions, rel, got)
+			}
 		}
 	}
 }

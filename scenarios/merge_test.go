@@ -63,7 +63,7 @@ func TestMergeKeyErrors(t *testing.T) {
 		{"list of a scalar", validScenario + "x-a: &a {A: b}\nconfig:\n  env:\n    <<: [*a, x]\n",
 			`f.yaml:9:5: merge key <<: want a mapping or a list of mappings (e.g. <<: *defaults), got the scalar "x"`},
 		{"error in the anchor", validScenario + "x-pool: &pool {sise: 1GiB}\ntopology:\n  nodes:\n    - name: tp0\n      hostpool: {<<: *pool}\n",
-			`f.yaml:6:16: topology.nodes[0].hostpool: unknown key "sise" (did you mean "size"?); valid keys: allocator, draft, layout, page_bytes, page_size, shares_main, size`},
+			`f.yaml:6:16: topology.nodes[0].hostpool: unknown key "sise" (did you mean "size"?); valid keys: allocator, builder, draft, layout, page_bytes, page_size, shares_main, size`},
 	} {
 		_, err := Parse("f.yaml", []byte(c.yaml))
 		var le *LoadError

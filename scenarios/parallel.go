@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 )
 
 // Job is one scenario at one Mooncake version on one engine: the unit a
@@ -20,6 +21,10 @@ type Job struct {
 	Scenario *Scenario
 	Engine   engine.Engine
 	Version  string
+	// SGLangRelease is the SGLang release the scenario's sglang.versions
+	// chose for this job ("" = the side's own); a side the user pinned to
+	// a release ignores it (RunParallel keeps one job per scenario then).
+	SGLangRelease string
 	// Bound is the run's wall-clock limit (what a progress line shows).
 	Bound time.Duration
 	// skip, when set, is the result without running (the scenario does
@@ -27,8 +32,12 @@ type Job struct {
 	skip *Result
 }
 
-// Name is "scenario @version on engine".
+// Name is "scenario @version on engine" (with "sglang R" when the
+// scenario chose the SGLang release).
 func (j Job) Name() string {
+	if j.SGLangRelease != "" {
+		return fmt.Sprintf("%s @%s sglang %s on %s", j.Scenario.Name, j.Version, j.SGLangRelease, j.Engine.Name())
+	}
 	return fmt.Sprintf("%s @%s on %s", j.Scenario.Name, j.Version, j.Engine.Name())
 }
 
@@ -70,13 +79,15 @@ func Jobs(scs []*Scenario, engs []engine.Engine, opts Options) []Job {
 				continue
 			}
 			for _, v := range vs {
-				r := &run{sc: sc, eng: e, version: v, opts: opts}
-				j := Job{Index: len(out), Scenario: sc, Engine: e, Version: v, Bound: r.bound()}
-				if reason, slow := SlowSkip(sc, e, opts); slow {
-					res := Result{Scenario: sc.Name, Engine: e.Name(), MooncakeVersion: v, Seed: opts.Seed, Source: sc.Source, Verdict: Skip, Reason: reason}
-					j.skip = &res
+				for _, rel := range sc.SGLangReleases() {
+					r := &run{sc: sc, eng: e, version: v, opts: opts}
+					j := Job{Index: len(out), Scenario: sc, Engine: e, Version: v, SGLangRelease: rel, Bound: r.bound()}
+					if reason, slow := SlowSkip(sc, e, opts); slow {
+						res := Result{Scenario: sc.Name, Engine: e.Name(), MooncakeVersion: v, Seed: opts.Seed, Source: sc.Source, Verdict: Skip, Reason: reason, SGLangVersion: rel}
+						j.skip = &res
+					}
+					out = append(out, j)
 				}
-				out = append(out, j)
 			}
 		}
 	}
@@ -145,6 +156,7 @@ func ParseShard(s string) (k, n int, err error) {
 // in. Long jobs start first (by bound), so the slowest one does not start
 // last. After ctx is cancelled, jobs not yet started are not run.
 func RunParallel(ctx context.Context, jobs []Job, opts Options, p ParallelOptions) []Result {
+	jobs = forSide(jobs, opts.sglangSide())
 	results := make([]Result, len(jobs))
 	ran := make([]bool, len(jobs))
 	pos := make(map[int]int, len(jobs)) // Index → place in jobs (a shard's Indexes have gaps)
@@ -179,7 +191,7 @@ func RunParallel(ctx context.Context, jobs []Job, opts Options, p ParallelOption
 					if j.skip != nil {
 						r = *j.skip
 					} else {
-						r = RunVersion(ctx, j.Scenario, j.Engine, j.Version, opts)
+						r = runAtRelease(ctx, j.Scenario, j.Engine, j.Version, j.SGLangRelease, opts)
 					}
 					results[pos[j.Index]], ran[pos[j.Index]] = r, true
 					if p.Finished != nil {
@@ -205,6 +217,36 @@ func RunParallel(ctx context.Context, jobs []Job, opts Options, p ParallelOption
 		if ran[i] {
 			out = append(out, r)
 		}
+	}
+	return out
+}
+
+// forSide drops the per-release jobs a pinned side cannot honour: a side
+// the user pinned plays its release in one job per scenario, Mooncake
+// version and engine (the first), with the scenario's choice cleared.
+func forSide(jobs []Job, side sglang.Side) []Job {
+	if rt, ok := side.(sglang.Retargetable); ok && !rt.Pinned() {
+		return jobs
+	}
+	type key struct {
+		sc      *Scenario
+		eng, ve string
+	}
+	seen := map[key]bool{}
+	var out []Job
+	for _, j := range jobs {
+		k := key{j.Scenario, j.Engine.Name(), j.Version}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		j.SGLangRelease = ""
+		if j.skip != nil {
+			r := *j.skip
+			r.SGLangVersion = ""
+			j.skip = &r
+		}
+		out = append(out, j)
 	}
 	return out
 }

@@ -3,9 +3,11 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 	"github.com/mooncake-faultlab/faultlab/sim"
 )
 
@@ -70,6 +72,43 @@ func TestShardSplitsDisjointly(t *testing.T) {
 	for _, ok := range []string{"0/1", "0/3", "2/3"} {
 		if _, _, err := ParseShard(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
+
+// A scenario naming SGLang releases runs at each with the default model,
+// once (at the pinned release) with a pinned side, in Run and RunParallel.
+func TestSGLangReleaseJobs(t *testing.T) {
+	sc, err := Parse("f.yaml", []byte(validScenario+"sglang: {versions: [\"0.5.14\", \"0.5.23\"]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := sim.New()
+	rels := func(rs []Result) (out []string) {
+		for _, r := range rs {
+			ran := "ran"
+			if r.Verdict == Skip {
+				ran = "skip"
+			}
+			out = append(out, r.SGLangVersion+" "+ran)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		side sglang.Side
+		want []string
+	}{
+		{nil, []string{"0.5.14 ran", "0.5.23 ran"}},
+		{sglang.Model{Version: "0.5.14"}, []string{"0.5.14 ran"}},
+		{sglang.Model{Version: "0.5.17"}, []string{"0.5.17 skip"}},
+	} {
+		opts := Options{Seed: 1, Version: "0.3.13.post1", SGLang: tc.side}
+		if got := rels(Run(context.Background(), sc, eng, opts)); !slices.Equal(got, tc.want) {
+			t.Errorf("Run with %v: %q, want %q", tc.side, got, tc.want)
+		}
+		jobs := Jobs([]*Scenario{sc}, []engine.Engine{eng}, Options{Seed: 1, Version: "0.3.13.post1"})
+		if got := rels(RunParallel(context.Background(), jobs, opts, ParallelOptions{})); !slices.Equal(got, tc.want) {
+			t.Errorf("RunParallel with %v: %q, want %q", tc.side, got, tc.want)
 		}
 	}
 }

@@ -204,9 +204,11 @@ func NewReport(rs []Result) Report {
 
 // Comparison is one scenario × version across engines.
 type Comparison struct {
-	Scenario        string          `json:"scenario"`
-	MooncakeVersion string          `json:"mooncake_version"`
-	Engines         []EngineOutcome `json:"engines"`
+	Scenario        string `json:"scenario"`
+	MooncakeVersion string `json:"mooncake_version"`
+	// SGLangVersion is the SGLang release every column played.
+	SGLangVersion string          `json:"sglang_version,omitempty"`
+	Engines       []EngineOutcome `json:"engines"`
 	// Differences names the fields that differ between engines that ran.
 	Differences []string `json:"differences"`
 }
@@ -229,11 +231,13 @@ type EngineOutcome struct {
 // Compare builds comparisons for every scenario × version that ran on more
 // than one engine, in first-seen order.
 func Compare(rs []Result) []Comparison {
-	type key struct{ s, v string }
+	// A scenario's runs at different SGLang releases are not compared
+	// with each other: each release is its own column set.
+	type key struct{ s, v, g string }
 	var order []key
 	groups := map[key][]Result{}
 	for _, r := range rs {
-		k := key{r.Scenario, r.MooncakeVersion}
+		k := key{r.Scenario, r.MooncakeVersion, r.SGLangVersion}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -245,7 +249,7 @@ func Compare(rs []Result) []Comparison {
 		if len(g) < 2 {
 			continue
 		}
-		c := Comparison{Scenario: k.s, MooncakeVersion: k.v, Differences: []string{}}
+		c := Comparison{Scenario: k.s, MooncakeVersion: k.v, SGLangVersion: k.g, Differences: []string{}}
 		var ran []EngineOutcome
 		for _, r := range g {
 			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS,

@@ -61,11 +61,35 @@ func Run(ctx context.Context, sc *Scenario, eng engine.Engine, opts Options) []R
 	if !ok {
 		return []Result{notApplicable(sc, eng, opts)}
 	}
-	out := make([]Result, 0, len(vs))
+	rels := sc.SGLangReleases()
+	if rt, ok := opts.sglangSide().(sglang.Retargetable); !ok || rt.Pinned() {
+		rels = []string{""}
+	}
+	out := make([]Result, 0, len(vs)*len(rels))
 	for _, v := range vs {
-		out = append(out, RunVersion(ctx, sc, eng, v, opts))
+		for _, rel := range rels {
+			out = append(out, runAtRelease(ctx, sc, eng, v, rel, opts))
+		}
 	}
 	return out
+}
+
+// runAtRelease is RunVersion with the SGLang side playing release ("" =
+// the side's own; a pinned side keeps its own): the release a scenario's
+// sglang.versions names. A side that cannot play it (real SGLang not
+// installed at it) makes the run a skip that says why.
+func runAtRelease(ctx context.Context, sc *Scenario, eng engine.Engine, version, release string, opts Options) Result {
+	if release != "" {
+		if rt, ok := opts.sglangSide().(sglang.Retargetable); ok && !rt.Pinned() {
+			side, err := rt.AtRelease(release)
+			if err != nil {
+				return Result{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: version, Seed: opts.Seed, Source: sc.Source,
+					SGLang: rt.Name(), SGLangVersion: release, Verdict: Skip, Reason: fmt.Sprintf("SGLang %s (sglang.versions): %v", release, err)}
+			}
+			opts.SGLang = side
+		}
+	}
+	return RunVersion(ctx, sc, eng, version, opts)
 }
 
 // notApplicable is the skip of a scenario that has no entry matching the
@@ -578,7 +602,7 @@ func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (s
 }
 
 func poolSpec(h HostPool) sglang.HostPoolSpec {
-	p := sglang.HostPoolSpec{Layout: h.Layout, AllocatorType: h.Allocator, Size: int64(h.Size), PageSize: h.PageSize, PageBytes: int64(h.PageBytes), SharesMain: h.SharesMain}
+	p := sglang.HostPoolSpec{Layout: h.Layout, AllocatorType: h.Allocator, Builder: h.Builder, Size: int64(h.Size), PageSize: h.PageSize, PageBytes: int64(h.PageBytes), SharesMain: h.SharesMain}
 	if h.Draft != nil {
 		d := poolSpec(*h.Draft)
 		p.Draft = &d

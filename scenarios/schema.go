@@ -146,10 +146,17 @@ type RDMADevice struct {
 // HostPool is SGLang's host KV pool on the node.
 type HostPool struct {
 	Pos
-	Layout    string    `yaml:"layout" enum:"MHA,MLA"`
-	Allocator string    `yaml:"allocator" enum:"mooncake,default,hugepage,shm"`
-	Size      ByteSize  `yaml:"size"`
-	Draft     *HostPool `yaml:"draft"`
+	Layout string `yaml:"layout" enum:"MHA,MLA"`
+	// Allocator: sglang = what SGLang's own pool builder asks for at the
+	// run's SGLang release (the draft pool: default at 0.5.14, mooncake
+	// from 0.5.15; the decode-offload pool: default through 0.5.16).
+	Allocator string `yaml:"allocator" enum:"mooncake,default,hugepage,shm,sglang"`
+	// Builder (main pool only): hiradix (HiRadixCache, default) or
+	// decode-offload (the PD decode side's DecodeKVCacheOffloadManager);
+	// only allocator: sglang reads it.
+	Builder string    `yaml:"builder" enum:"hiradix,decode-offload"`
+	Size    ByteSize  `yaml:"size"`
+	Draft   *HostPool `yaml:"draft"`
 	// SharesMain (on a draft only): the draft pool is the main pool's
 	// tensors, so its DRAFT registration overlaps k and v (no other draft
 	// field may be given).

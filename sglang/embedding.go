@@ -47,6 +47,7 @@ func (s *MooncakeStore) startEmbedding(ctx context.Context) error {
 		return err
 	}
 	s.config = cfg
+	s.gateTenant()
 	s.log(LevelInfo, fmt.Sprintf("Mooncake Configuration loaded from %s successfully.", source))
 	s.perRankSegmentSize = cfg.GlobalSegmentSize
 	s.deviceName = cfg.DeviceName
@@ -54,8 +55,8 @@ func (s *MooncakeStore) startEmbedding(ctx context.Context) error {
 	// that names tenant_id becomes the tenant RuntimeError, any other is
 	// re-raised (no fallback loop here).
 	var kwargs []engine.Kwarg
-	if cfg.TenantID != DefaultTenantID {
-		kwargs = []engine.Kwarg{{Name: "tenant_id", Value: cfg.TenantID}}
+	if s.config.TenantID != DefaultTenantID {
+		kwargs = []engine.Kwarg{{Name: "tenant_id", Value: s.config.TenantID}}
 	}
 	ret, err := s.setupCall(ctx, []any{cfg.LocalHostname, cfg.MetadataServer, cfg.GlobalSegmentSize, DefaultLocalBufferSize, cfg.Protocol, cfg.DeviceName, cfg.MasterServerAddress}, false, kwargs)
 	if pe, ok := engine.AsPyError(err); ok && pe.Class == "TypeError" && kwargs != nil && strings.Contains(pe.Message, "tenant_id") {

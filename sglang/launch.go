@@ -31,8 +31,12 @@ type HostPoolSpec struct {
 	Layout string
 	// AllocatorType is what the pool asks get_allocator_from_storage for:
 	// "mooncake" (MooncakeHostTensorAllocator, falls back to default on
-	// ImportError), "default", "hugepage", "shm".
+	// ImportError), "default", "hugepage", "shm"; AllocatorSGLang = what
+	// SGLang's pool builder passes at the release (ResolveAllocator).
 	AllocatorType string
+	// Builder is who builds a main pool: BuilderHiRadix ("" too) or
+	// BuilderDecodeOffload. Only AllocatorSGLang reads it.
+	Builder string
 	// Size is the pool's byte size (k+v together for MHA).
 	Size int64
 	// Draft, when set, is an EAGLE draft pool registered after the main one

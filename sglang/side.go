@@ -2,6 +2,9 @@ package sglang
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -95,5 +98,38 @@ const (
 	LatestVersion = "0.5.23"
 )
 
-// Versions are the releases the model can be asked to follow.
+// Versions are the releases the model follows for the whole catalog.
 var Versions = []string{OldestVersion, LatestVersion}
+
+// NamedVersions are older releases the model follows only for scenarios
+// that name them exactly (sglang.versions): their mooncake_store.py was
+// diffed against 0.5.17's and the differences are gated (tenant_id and the
+// config prefix, the standalone check's text), and their host-pool
+// builders read (the draft and decode-offload pools' allocators); the
+// rest of the catalog was not checked at them.
+var NamedVersions = []string{"0.5.14", "0.5.16"}
+
+// Follows reports whether the model can play release.
+func Follows(release string) bool {
+	return slices.Contains(Versions, release) || slices.Contains(NamedVersions, release)
+}
+
+// AtRelease is the model playing release.
+func (m Model) AtRelease(release string) (Side, error) {
+	if !Follows(release) {
+		return nil, fmt.Errorf("the model follows SGLang %s", strings.Join(append(slices.Clone(NamedVersions), Versions...), ", "))
+	}
+	return Model{Version: release}, nil
+}
+
+// Pinned reports whether the release was chosen by the user (a scenario's
+// sglang.versions then does not choose it).
+func (m Model) Pinned() bool { return m.Version != "" }
+
+// Retargetable is a Side whose release a scenario's sglang.versions may
+// choose when the user did not pin one.
+type Retargetable interface {
+	Side
+	Pinned() bool
+	AtRelease(release string) (Side, error)
+}

@@ -31,6 +31,8 @@ const (
 	AllocatorFallbackWarning = "Mooncake's tensor allocator requires mooncake >= 0.3.8.post1. Please upgrade Mooncake by 'pip install mooncake-transfer-engine --upgrade'. Fallback to use default allocator."
 	// StandaloneAllocatorError is the standalone branch's isinstance RuntimeError.
 	StandaloneAllocatorError = "MooncakeStore with standalone_storage=True requires MooncakeHostTensorAllocator. Please set standalone_storage=False or upgrade Mooncake by 'pip install mooncake-transfer-engine --upgrade'."
+	// StandaloneAllocatorErrorOld is its text before 0.5.15.
+	StandaloneAllocatorErrorOld = "MooncakeStore with standalone_storage=True requires MooncakeHostTensorAllocator. Please set standalone_storage=False or upgrade Mooncake by 'pip install mooncake --upgrade'."
 	// TenantUnsupportedError is the fallback loop's RuntimeError when tenant_id is rejected.
 	TenantUnsupportedError = "The installed Mooncake version does not support tenant_id in MooncakeDistributedStore.setup(). Please upgrade Mooncake to use non-default Mooncake tenants with SGLang."
 
@@ -186,13 +188,13 @@ func Start(ctx context.Context, l Launch) (*MooncakeStore, error) {
 func (s *MooncakeStore) start(ctx context.Context) error {
 	var err error
 	// HiRadixCache builds the host pools before the controller attaches storage.
-	if s.host, err = s.allocHostPool(ctx, s.l.HostPool); err != nil {
+	if s.host, err = s.allocHostPool(ctx, s.l.HostPool, false); err != nil {
 		return err
 	}
 	if d := s.l.HostPool.Draft; d != nil {
 		if d.SharesMain {
 			s.draft = s.host
-		} else if s.draft, err = s.allocHostPool(ctx, *d); err != nil {
+		} else if s.draft, err = s.allocHostPool(ctx, *d, true); err != nil {
 			return err
 		}
 	}
@@ -211,7 +213,8 @@ func (s *MooncakeStore) start(ctx context.Context) error {
 }
 
 // allocHostPool is HostKVCache's allocation through get_allocator_from_storage.
-func (s *MooncakeStore) allocHostPool(ctx context.Context, spec HostPoolSpec) (*hostBuffers, error) {
+func (s *MooncakeStore) allocHostPool(ctx context.Context, spec HostPoolSpec, draft bool) (*hostBuffers, error) {
+	spec.AllocatorType = ResolveAllocator(spec, draft, s.l.SGLangVersion)
 	var layoutMLA bool
 	switch spec.Layout {
 	case "MHA":
@@ -291,6 +294,7 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 		return err
 	}
 	s.config = cfg
+	s.gateTenant()
 	s.log(LevelInfo, fmt.Sprintf("Mooncake Configuration loaded from %s successfully.", source))
 
 	if pyTruthy(extra["enable_group_semantics"]) {
@@ -303,16 +307,27 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 	}
 	s.perRankSegmentSize = floorDiv(cfg.GlobalSegmentSize, int64(scale))
 
-	var parts []string
-	if tag, ok := extra["extra_backend_tag"]; ok && tag != nil {
-		parts = append(parts, pyStr(tag))
-	}
-	if sc.ModelName != "" {
-		parts = append(parts, strings.ReplaceAll(sc.ModelName, "/", "-"))
-	}
-	if len(parts) > 0 {
-		s.configPrefix, s.hasPrefix = strings.Join(parts, "_"), true
-		s.log(LevelInfo, "Using Mooncake config prefix: "+s.configPrefix)
+	if !s.l.atLeast(versionTenant) {
+		// "extra_backend_tag" in extra_config: the tag alone, even None
+		// (logged, no prefix then); the model name is not used.
+		if tag, ok := extra["extra_backend_tag"]; ok {
+			s.log(LevelInfo, "Using extra_backend_tag: "+pyStr(tag))
+			if tag != nil {
+				s.configPrefix, s.hasPrefix = pyStr(tag), true
+			}
+		}
+	} else {
+		var parts []string
+		if tag, ok := extra["extra_backend_tag"]; ok && tag != nil {
+			parts = append(parts, pyStr(tag))
+		}
+		if sc.ModelName != "" {
+			parts = append(parts, strings.ReplaceAll(sc.ModelName, "/", "-"))
+		}
+		if len(parts) > 0 {
+			s.configPrefix, s.hasPrefix = strings.Join(parts, "_"), true
+			s.log(LevelInfo, "Using Mooncake config prefix: "+s.configPrefix)
+		}
 	}
 
 	if pyTruthy(cfg.CheckServer) {
@@ -331,6 +346,9 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 	var ret int
 	if pyTruthy(cfg.StandaloneStorage) {
 		if s.host.kv.Allocator != engine.AllocMooncakeShm {
+			if !s.l.atLeast(versionStandaloneTextTE) {
+				return pyErr("RuntimeError", StandaloneAllocatorErrorOld)
+			}
 			return pyErr("RuntimeError", StandaloneAllocatorError)
 		}
 		required := s.standaloneRequiredBytes()
@@ -784,4 +802,12 @@ func (s *MooncakeStore) shutdown(ctx context.Context) error {
 		return fmt.Errorf("sglang: close process on %q: %w", s.l.Node, err)
 	}
 	return nil
+}
+
+// gateTenant: a release before versionTenant never reads tenant_id, so
+// setup() gets no tenant kwarg and nothing checks it.
+func (s *MooncakeStore) gateTenant() {
+	if !s.l.atLeast(versionTenant) {
+		s.config.TenantID = DefaultTenantID
+	}
 }

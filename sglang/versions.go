@@ -22,7 +22,69 @@ const (
 	// The embedding store is built through EmbeddingStoreFactory, which
 	// logs EmbeddingFactoryLog (0.5.19 has it, 0.5.17 not, 0.5.18 not checked).
 	versionEmbeddingFactory = "0.5.19"
+	// tenant_id is read from the config, passed to setup() and checked;
+	// the config prefix is extra_backend_tag plus the model name ("Using
+	// Mooncake config prefix: ..."). Before: no tenant_id, and
+	// extra_backend_tag alone ("Using extra_backend_tag: ...").
+	versionTenant = "0.5.17"
+	// The standalone allocator check's text names mooncake-transfer-engine
+	// (0.5.14: 'pip install mooncake --upgrade').
+	versionStandaloneTextTE = "0.5.15"
+	// kv_cache_builder builds the EAGLE draft host pool with
+	// allocator_type=server_args.hicache_storage_backend; 0.5.13 and 0.5.14
+	// pass none (the default allocator) although the controller registers
+	// the draft pool with the storage since 0.5.13 (sglang PR #24984;
+	// sglang#28873).
+	versionDraftAllocator = "0.5.15"
+	// DecodeKVCacheOffloadManager builds its host pool with
+	// get_allocator_type(server_args); up to 0.5.16 with none (the default
+	// allocator), so standalone storage refuses it.
+	versionDecodeOffloadAllocator = "0.5.17"
 )
+
+// Allocator choices of a HostPoolSpec beyond get_allocator_from_storage's.
+const (
+	// AllocatorSGLang is what SGLang's own code asks for at the release
+	// (ResolveAllocator).
+	AllocatorSGLang = "sglang"
+	// BuilderHiRadix (HiRadixCache, the default) and BuilderDecodeOffload
+	// (the PD decode side's DecodeKVCacheOffloadManager) build the main
+	// host pool.
+	BuilderHiRadix       = "hiradix"
+	BuilderDecodeOffload = "decode-offload"
+)
+
+// ResolveAllocator is the allocator_type SGLang's own code passes for a
+// pool at release ("" = LatestVersion) with the storage backend
+// "mooncake": HiRadixCache passes hicache_storage_backend; the draft pool
+// and the decode-offload pool pass it only from the releases above. Any
+// other AllocatorType is the scenario's own choice and returned as is.
+func ResolveAllocator(spec HostPoolSpec, draft bool, release string) string {
+	if spec.AllocatorType != AllocatorSGLang {
+		return spec.AllocatorType
+	}
+	l := Launch{SGLangVersion: release}
+	switch {
+	case draft && !l.atLeast(versionDraftAllocator):
+		return "default"
+	case !draft && spec.Builder == BuilderDecodeOffload && !l.atLeast(versionDecodeOffloadAllocator):
+		return "default"
+	}
+	return "mooncake"
+}
+
+// ForRelease is the pool (and its draft) with AllocatorSGLang resolved for
+// release: what a side that builds the pools itself (real SGLang's driver)
+// hands to get_allocator_from_storage.
+func (spec HostPoolSpec) ForRelease(release string) HostPoolSpec {
+	spec.AllocatorType = ResolveAllocator(spec, false, release)
+	if spec.Draft != nil {
+		d := *spec.Draft
+		d.AllocatorType = ResolveAllocator(d, true, release)
+		spec.Draft = &d
+	}
+	return spec
+}
 
 // atLeast reports whether this launch's SGLang release is min or newer
 // ("" = LatestVersion).

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/models/metadata"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
@@ -29,6 +28,11 @@ func (in injector) Check(f faults.Fault) error {
 	case faults.ProcessPrimitive:
 		return in.w.haCheck(p)
 	case faults.LinkPrimitive:
+		return nil
+	case faults.AnswerPrimitive:
+		if in.w.spec.Metadata != "http" && in.w.spec.Metadata != "master" {
+			return engine.Unsupportedf("sim: %s: the topology has no HTTP metadata server (metadata %q)", f, in.w.spec.Metadata)
+		}
 		return nil
 	default:
 		return engine.Unsupportedf("sim: %s: %T is not modelled", f, p)
@@ -58,6 +62,9 @@ func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Conte
 			w.masterConnsClosed()
 		}
 		return func(context.Context) error { w.net.Remove(id); return nil }, nil
+	case faults.AnswerPrimitive:
+		w.answer = &p
+		return func(context.Context) error { w.answer = nil; return nil }, nil
 	case faults.ProcessPrimitive:
 		if w.ha != nil && (p.Target == "master" || p.Target == faults.TargetMasterLeader) {
 			// The undo acts on the master the fault hit, not on whoever leads then.
@@ -82,6 +89,7 @@ func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Conte
 func (in injector) Clear(ctx context.Context) error {
 	w := in.w
 	w.net.Clear()
+	w.answer = nil
 	if w.ha != nil {
 		for i := range w.ha.ms {
 			w.haStart(i)
@@ -97,7 +105,7 @@ func (in injector) Clear(ctx context.Context) error {
 		if w.metadataState == paused {
 			w.metadataState = running
 		} else {
-			w.metadata, w.metadataState = metadata.New(false), running
+			w.metadata, w.metadataState = w.newHTTPMetadata(), running
 		}
 	}
 	if w.spec.Metadata == "etcd" {

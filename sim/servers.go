@@ -22,6 +22,13 @@ func (w *World) startMaster() {
 	}
 }
 
+// newHTTPMetadata is the wheel's Python metadata server (topology
+// metadata: http) at the world's Mooncake version.
+func (w *World) newHTTPMetadata() *metadata.Server {
+	return metadata.NewPython(metadata.PythonRules{DuplicateCheck: w.profile.PyMetadataDuplicateCheck,
+		SameValueOK: w.profile.PyMetadataSameValueOK, KeyRequired: w.profile.PyMetadataKeyRequired})
+}
+
 func (w *World) metadataURL() string {
 	if w.spec.Metadata == "http" || w.spec.Metadata == "master" {
 		return MetadataURL
@@ -127,10 +134,10 @@ func (w *World) process(target, action string) {
 			w.metadataState = stopped
 		case "start":
 			if w.metadataState == stopped {
-				w.metadata, w.metadataState = metadata.New(false), running
+				w.metadata, w.metadataState = w.newHTTPMetadata(), running
 			}
 		case "restart":
-			w.metadata, w.metadataState = metadata.New(false), running
+			w.metadata, w.metadataState = w.newHTTPMetadata(), running
 		default:
 			w.metadataState.pauseResume(action)
 		}

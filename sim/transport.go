@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"net/http"
 	"net/url"
 	"time"
@@ -351,6 +352,10 @@ func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte) (
 	}
 	if u.Path != "/metadata" {
 		return http.StatusNotFound, []byte("Not Found"), nil
+	}
+	if a := m.w.answer; a != nil && a.Matches(method) {
+		// A wrong-answer fault: the server answers, its store untouched.
+		return a.Status, []byte(faults.AnswerBody), nil
 	}
 	code, resp := srv.Handle(method, u.Query().Get("key"), body)
 	return code, resp, nil

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"slices"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -41,6 +42,8 @@ type endpointReg struct {
 
 // World is one simulated topology.
 type World struct {
+	// answer is the wrong-answer fault on the HTTP metadata server (nil = none).
+	answer  *faults.AnswerPrimitive
 	spec    engine.WorldSpec
 	profile mooncake.Profile
 	k       *kernel.Kernel
@@ -135,7 +138,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	switch spec.Metadata {
 	case "", te.P2PHandshake:
 	case "http":
-		w.metadata, w.metadataState = metadata.New(false), running
+		w.metadata, w.metadataState = w.newHTTPMetadata(), running
 	case "master":
 		if spec.Master == nil {
 			return nil, fmt.Errorf("sim: metadata %q needs a master", spec.Metadata)

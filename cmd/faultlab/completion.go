@@ -153,7 +153,7 @@ func completeList(values func() []string) completeFunc {
 
 // sglangVersions: the releases the model follows and those real installs.
 func sglangVersions() []string {
-	out := slices.Clone(sglang.Versions)
+	out := append(slices.Clone(sglang.NamedVersions), sglang.Versions...)
 	for _, v := range realengine.SGLangVersions() {
 		if !slices.Contains(out, v) {
 			out = append(out, v)

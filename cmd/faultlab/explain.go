@@ -192,6 +192,9 @@ func printCause(w io.Writer, i int, c explain.Cause) {
 		fmt.Fprintf(w, "     - %s\n", short(explain.Humanize(e), 150))
 	}
 	fmt.Fprintf(w, "   remedy:  %s\n", explain.Humanize(c.Remedy))
+	if len(c.Reproduce) > 0 {
+		fmt.Fprintf(w, "   run:     faultlab run %s\n", strings.Join(c.Reproduce, " "))
+	}
 	if len(c.Refs) > 0 {
 		fmt.Fprintf(w, "   see:     %s\n", strings.Join(c.Refs, ", "))
 	}

@@ -312,9 +312,15 @@ func writeFile(path string, fn func(io.Writer) error) error {
 
 func printResults(w io.Writer, rs []scenarios.Result, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	// Runs at several SGLang releases (a scenario's sglang.versions) name
+	// the release beside the Mooncake version.
+	ver := func(r scenarios.Result) string { return r.MooncakeVersion }
+	if slices.ContainsFunc(rs, func(r scenarios.Result) bool { return r.SGLangVersion != rs[0].SGLangVersion }) {
+		ver = func(r scenarios.Result) string { return r.MooncakeVersion + " sglang " + r.SGLangVersion }
+	}
 	fmt.Fprintln(tw, "SCENARIO\tENGINE\tVERSION\tVERDICT\tCODE/EXCEPTION\tVIRTUAL\tWALL")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Engine, r.MooncakeVersion, r.Verdict,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Engine, ver(r), r.Verdict,
 			outcome(r.Observed), fmtMS(r.VirtualMS), fmtMS(r.WallMS))
 	}
 	_ = tw.Flush()
@@ -329,14 +335,14 @@ func printResults(w io.Writer, rs []scenarios.Result, verbose bool) {
 				fmt.Fprintln(w)
 				first = false
 			}
-			fmt.Fprintln(w, short(fmt.Sprintf("SKIP %s @%s on %s: %s", r.Scenario, r.MooncakeVersion, r.Engine, r.Reason), skipLineWidth))
+			fmt.Fprintln(w, short(fmt.Sprintf("SKIP %s @%s on %s: %s", r.Scenario, ver(r), r.Engine, r.Reason), skipLineWidth))
 		}
 	}
 	for _, r := range rs {
 		if r.Verdict == scenarios.Pass || (r.Verdict == scenarios.Skip && !verbose) {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s %s @%s on %s: %s\n", strings.ToUpper(r.Verdict), r.Scenario, r.MooncakeVersion, r.Engine, r.Reason)
+		fmt.Fprintf(w, "\n%s %s @%s on %s: %s\n", strings.ToUpper(r.Verdict), r.Scenario, ver(r), r.Engine, r.Reason)
 		if verbose && r.Verdict != scenarios.Skip {
 			for _, c := range r.Observed.Calls {
 				fmt.Fprintf(w, "    call  %s\n", c)

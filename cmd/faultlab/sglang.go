@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -28,8 +27,8 @@ func buildSides(list, version, checkout string, engs []engine.Engine) ([]sglang.
 		seen[n] = true
 		switch n {
 		case sglang.ModelSide:
-			if version != "" && !slices.Contains(sglang.Versions, version) {
-				return nil, fmt.Errorf("--sglang-version %s: the model follows %s", version, strings.Join(sglang.Versions, ", "))
+			if version != "" && !sglang.Follows(version) {
+				return nil, fmt.Errorf("--sglang-version %s: the model follows %s (and %s for the scenarios that name them)", version, strings.Join(sglang.Versions, ", "), strings.Join(sglang.NamedVersions, ", "))
 			}
 			out = append(out, sglang.Model{Version: version})
 		case realengine.SGLangSide:

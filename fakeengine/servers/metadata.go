@@ -25,13 +25,23 @@ import (
 //	PUT    /metadata?key=K  200 "metadata updated" | 200 "metadata unchanged" | 400 "Duplicate rpc_meta key not allowed"
 //	DELETE /metadata?key=K  200 "metadata deleted" | 404 "metadata not found"
 //	any    /metadata        400 "Missing key parameter" without ?key=
-//	GET    /health          200 "OK"
+//	GET    /health          200 "OK" (the wheel's Python server: 404 "404: Not Found")
 //
 // The model is not safe for concurrent use; the handler serialises calls.
 type MetadataHandler struct {
 	mu    sync.Mutex
 	model *metadata.Server
 	pause wire.Pauser
+	// wrong answers a request instead of the model (a wrong-answer fault).
+	wrong func(method string) (status int, body string, ok bool)
+}
+
+// SetWrong makes the handler answer the requests wrong covers with its
+// status and body, the store untouched; nil restores its own answers.
+func (h *MetadataHandler) SetWrong(wrong func(method string) (status int, body string, ok bool)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.wrong = wrong
 }
 
 // Pause holds every request until Resume (SIGSTOP: the kernel still
@@ -67,6 +77,10 @@ func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.URL.Path {
 	case "/health":
+		if h.model.NoHealth { // aiohttp's answer for a route the Python server lacks
+			writeText(w, http.StatusNotFound, "404: Not Found")
+			return
+		}
 		if r.Method != http.MethodGet {
 			writeText(w, http.StatusMethodNotAllowed, "Method not allowed")
 			return
@@ -79,6 +93,13 @@ func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.mu.Lock()
+		if h.wrong != nil {
+			if st, b, ok := h.wrong(r.Method); ok {
+				h.mu.Unlock()
+				writeText(w, st, b)
+				return
+			}
+		}
 		status, resp := h.model.Handle(r.Method, r.URL.Query().Get("key"), body)
 		h.mu.Unlock()
 		if r.Method == http.MethodGet && status == http.StatusOK {

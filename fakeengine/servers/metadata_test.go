@@ -23,6 +23,7 @@ func TestMetadataREST(t *testing.T) {
 	cases := []struct {
 		name          string
 		sameUnchanged bool
+		python        *metadata.PythonRules // the wheel's server instead of the embedded one
 		path          string
 		steps         []step
 	}{
@@ -58,13 +59,23 @@ func TestMetadataREST(t *testing.T) {
 		{name: "health", path: "/health", steps: []step{
 			{"GET", "", "", 200, "OK", "text/plain"},
 		}},
+		{name: "python server: no health route, key required (0.3.14)", python: &metadata.PythonRules{DuplicateCheck: true, SameValueOK: true, KeyRequired: true}, path: "/health", steps: []step{
+			{"GET", "", "", 404, "404: Not Found", "text/plain"},
+		}},
+		{name: "python server: missing key (0.3.11)", python: &metadata.PythonRules{DuplicateCheck: true}, path: "/metadata", steps: []step{
+			{"GET", "", "", 404, "metadata not found", "text/plain"},
+		}},
 		{name: "unknown path", path: "/nope", steps: []step{
 			{"GET", "", "", 404, "Not Found", "text/plain"},
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := NewMetadataHandler(metadata.New(tc.sameUnchanged))
+			model := metadata.New(tc.sameUnchanged)
+			if tc.python != nil {
+				model = metadata.NewPython(*tc.python)
+			}
+			h := NewMetadataHandler(model)
 			srv, err := ServeHTTP(context.Background(), "127.0.0.1:0", h)
 			if err != nil {
 				t.Fatal(err)

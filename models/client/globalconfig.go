@@ -2,8 +2,8 @@ package client
 
 import (
 	"github.com/mooncake-faultlab/faultlab/engine"
-	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // exitKnobs are the environment variables whose invalid value makes

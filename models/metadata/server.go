@@ -14,22 +14,53 @@ import (
 // Server is the key/value store behind /metadata.
 type Server struct {
 	// SameValueUnchanged: a PUT of an identical rpc_meta value answers 200
-	// "metadata unchanged" (embedded server from v0.3.12); before, and in
-	// the Python server at every tag, any existing rpc_meta key is 400.
+	// "metadata unchanged" (embedded server from v0.3.12, the wheel's
+	// Python server from 0.3.14); otherwise an existing rpc_meta key is 400.
 	SameValueUnchanged bool
-	store              map[string][]byte
+	// AnyPut: no rpc_meta check at all, every PUT replaces the value (the
+	// Python server before v0.3.6).
+	AnyPut bool
+	// NoHealth: no GET /health route (the Python server at every release).
+	NoHealth bool
+	// missingKey is the answer to a request without ?key=.
+	missingKeyStatus int
+	missingKeyText   string
+	store            map[string][]byte
 }
 
-// New returns an empty server.
+// New returns an empty embedded (C++) server.
 func New(sameValueUnchanged bool) *Server {
-	return &Server{SameValueUnchanged: sameValueUnchanged, store: map[string][]byte{}}
+	return &Server{SameValueUnchanged: sameValueUnchanged, missingKeyStatus: http.StatusBadRequest, missingKeyText: "Missing key parameter", store: map[string][]byte{}}
+}
+
+// PythonRules are what the wheel's mooncake_http_metadata_server answers
+// at a release (real runs of each installed wheel, 2026-12-01,
+// docs/REAL-FINDINGS.md §29).
+type PythonRules struct {
+	// DuplicateCheck: an existing rpc_meta key is refused (v0.3.6+).
+	DuplicateCheck bool
+	// SameValueOK: an identical value is 200 "metadata unchanged" (0.3.14).
+	SameValueOK bool
+	// KeyRequired: no ?key= is 400 "metadata key is required" (v0.3.12+);
+	// before, 404 "metadata not found".
+	KeyRequired bool
+}
+
+// NewPython returns an empty wheel's Python server.
+func NewPython(r PythonRules) *Server {
+	s := &Server{SameValueUnchanged: r.SameValueOK, AnyPut: !r.DuplicateCheck, NoHealth: true, missingKeyStatus: http.StatusNotFound, missingKeyText: "metadata not found", store: map[string][]byte{}}
+	if r.KeyRequired {
+		s.missingKeyStatus, s.missingKeyText = http.StatusBadRequest, "metadata key is required"
+	}
+	return s
 }
 
 // Handle serves one request. key is the ?key= query value ("" = missing).
-// Texts are http_metadata_server.cpp @ v0.3.9/v0.3.12.
+// Texts are http_metadata_server.cpp @ v0.3.9/v0.3.12 and the wheel's
+// http_metadata_server.py.
 func (s *Server) Handle(method, key string, body []byte) (int, []byte) {
 	if key == "" {
-		return http.StatusBadRequest, []byte("Missing key parameter")
+		return s.missingKeyStatus, []byte(s.missingKeyText)
 	}
 	switch method {
 	case http.MethodGet:
@@ -39,7 +70,7 @@ func (s *Server) Handle(method, key string, body []byte) (int, []byte) {
 		}
 		return http.StatusOK, append([]byte(nil), v...)
 	case http.MethodPut:
-		if old, ok := s.store[key]; ok && strings.Contains(key, "rpc_meta") {
+		if old, ok := s.store[key]; ok && !s.AnyPut && strings.Contains(key, "rpc_meta") {
 			if s.SameValueUnchanged && bytes.Equal(old, body) {
 				return http.StatusOK, []byte("metadata unchanged")
 			}
@@ -55,6 +86,13 @@ func (s *Server) Handle(method, key string, body []byte) (int, []byte) {
 		return http.StatusOK, []byte("metadata deleted")
 	}
 	return http.StatusMethodNotAllowed, []byte("Method not allowed")
+}
+
+// Fresh is an empty server with the same rules (a restart).
+func (s *Server) Fresh() *Server {
+	n := *s
+	n.store = map[string][]byte{}
+	return &n
 }
 
 // Reset drops every key (the server restarted).

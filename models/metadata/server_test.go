@@ -45,3 +45,54 @@ func TestREST(t *testing.T) {
 			step{http.MethodPut, "mooncake/rpc_meta/h:2", `{"p":1}`, 200, "metadata unchanged"}))
 	})
 }
+
+// The wheel's Python server per release: the probe's sequence on each
+// installed wheel (docs/REAL-FINDINGS.md §29), answer for answer.
+func TestPythonServerByRelease(t *testing.T) {
+	const k = "mooncake/rpc_meta/node0"
+	a, b := `{"ip_or_host_name":"127.0.0.1","rpc_port":15000}`, `{"ip_or_host_name":"127.0.0.1","rpc_port":15001}`
+	type ans struct {
+		code int
+		text string
+	}
+	for _, tc := range []struct {
+		name                       string
+		rules                      metadata.PythonRules
+		again, other, noKey, final ans
+	}{
+		{"0.3.4.post2", metadata.PythonRules{},
+			ans{200, "metadata updated"}, ans{200, "metadata updated"}, ans{404, "metadata not found"}, ans{200, b}},
+		{"0.3.6.post1-0.3.11.post1", metadata.PythonRules{DuplicateCheck: true},
+			ans{400, "Duplicate rpc_meta key not allowed"}, ans{400, "Duplicate rpc_meta key not allowed"}, ans{404, "metadata not found"}, ans{200, a}},
+		{"0.3.12.post1-0.3.13.post1", metadata.PythonRules{DuplicateCheck: true, KeyRequired: true},
+			ans{400, "Duplicate rpc_meta key not allowed"}, ans{400, "Duplicate rpc_meta key not allowed"}, ans{400, "metadata key is required"}, ans{200, a}},
+		{"0.3.14", metadata.PythonRules{DuplicateCheck: true, SameValueOK: true, KeyRequired: true},
+			ans{200, "metadata unchanged"}, ans{400, "Duplicate rpc_meta key not allowed"}, ans{400, "metadata key is required"}, ans{200, a}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := metadata.NewPython(tc.rules)
+			got := func(m, key, body string) ans {
+				c, r := s.Handle(m, key, []byte(body))
+				return ans{c, string(r)}
+			}
+			for _, st := range []struct {
+				what      string
+				got, want ans
+			}{
+				{"PUT A", got(http.MethodPut, k, a), ans{200, "metadata updated"}},
+				{"PUT A again", got(http.MethodPut, k, a), tc.again},
+				{"PUT B", got(http.MethodPut, k, b), tc.other},
+				{"GET", got(http.MethodGet, k, ""), tc.final},
+				{"no key", got(http.MethodGet, "", ""), tc.noKey},
+				{"DELETE missing", got(http.MethodDelete, "mooncake/ram/nope", ""), ans{404, "metadata not found"}},
+			} {
+				if st.got != st.want {
+					t.Errorf("%s: %v, want %v", st.what, st.got, st.want)
+				}
+			}
+			if f := s.Fresh(); f.Len() != 0 || f.AnyPut != s.AnyPut {
+				t.Errorf("Fresh: %d keys, AnyPut %v", f.Len(), f.AnyPut)
+			}
+		})
+	}
+}

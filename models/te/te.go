@@ -71,7 +71,11 @@ type region struct {
 
 // Engine is one TransferEngine instance.
 type Engine struct {
-	cfg        Config
+	cfg Config
+	// noPlugin: the metadata scheme has no storage plugin (the FATAL
+	// text); aborted: init died of it.
+	noPlugin   string
+	aborted    *Abort
 	serverName string // local_server_name_ (rpc_meta key)
 	bindAddr   string // MC_TCP_BIND_ADDRESS: rpc_meta's ip_or_host_name when set
 	legacy     bool   // MC_LEGACY_RPC_PORT_BINDING: the RPC port is local_hostname's
@@ -235,6 +239,9 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		e.logf(mlog.Info, "Transfer engine auto discovery is enabled for protocol: %s", protocol)
 	}
 	if rc := e.init(ctx, localHostname, metadataConn, auto); rc != 0 {
+		if e.aborted != nil {
+			return e.aborted
+		}
 		if p.AbortOnTransportFailure {
 			msg := fmt.Sprintf("Check failed: rc == 0 (%d vs. 0) Failed to initialize transfer engine", rc)
 			e.logf(mlog.Fatal, "%s", msg)
@@ -437,9 +444,12 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		case "etcd":
 			e.etcd = domain
 		default:
-			// redis is compiled into no released wheel we model.
-			e.logf(mlog.Error, "sim: metadata backend %q is not modelled (use P2PHANDSHAKE, etcd:// or http://)", metadataConn)
-			return mooncake.ERR_METADATA
+			// MetadataStoragePlugin::Create has no plugin for the scheme
+			// (redis and any other is compiled into no released wheel):
+			// LOG(FATAL) once TransferMetadata is built, after the RPC
+			// port is chosen (transfer_metadata_plugin.cpp v0.3.4 …
+			// v0.3.12.post1; real 0.3.9, 0.3.13.post1, 0.3.14: SIGABRT).
+			e.noPlugin = fmt.Sprintf("Unable to find metadata storage plugin %s with conn string: %s", proto, metadataConn)
 		}
 		e.metaURL = metadataConn
 		if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); legacy {
@@ -447,6 +457,9 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 			// held; the handshake daemon binds it at install (legacyBind).
 			e.rpcPort, e.legacy = port, true
 			e.logf(mlog.Info, "Transfer Engine RPC using legacy/P2P, listening on %s:%d", host, port)
+			if e.noPlugin != "" {
+				return e.abortNoPlugin()
+			}
 			if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
 				e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
 				return mooncake.ERR_METADATA
@@ -471,6 +484,9 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 			}
 		}
 		e.logf(mlog.Info, "Transfer Engine RPC using new RPC mapping, listening on %s:%d", host, p)
+		if e.noPlugin != "" {
+			return e.abortNoPlugin()
+		}
 		if e.cfg.Profile.RPCMetaGetBeforePut && e.etcd == "" {
 			e.get(ctx, rpcMetaKey(e.serverName)) // logged when it fails; the PUT follows
 		}
@@ -480,6 +496,14 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		}
 	}
 	return e.afterRPC(ctx, auto)
+}
+
+// abortNoPlugin is the LOG(FATAL) of a scheme without a plugin: init's
+// caller returns e.aborted.
+func (e *Engine) abortNoPlugin() int {
+	e.logf(mlog.Fatal, "%s", e.noPlugin)
+	e.aborted = &Abort{Message: e.noPlugin}
+	return mooncake.ERR_METADATA
 }
 
 // afterRPC is the rest of init once the RPC location is published:

@@ -1,0 +1,86 @@
+package faults
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Answer: a service that answers, but wrongly — the HTTP metadata server
+// (the wheel's Python one, or the master's embedded one) answers requests
+// with an HTTP status of the fault's choosing instead of its own answer.
+const Answer Kind = "answer"
+
+// AnswerParams are an answer fault's parameters.
+type AnswerParams struct {
+	Status int64 `yaml:"status" doc:"HTTP status answered (100-599; body \"injected\")" gen:"500,503" trace:"status=%d"`
+}
+
+// AnswerMethods are the requests an answer fault rewrites (mode).
+var AnswerMethods = []string{"all", "get", "put", "delete"}
+
+// AnswerPrimitive: the metadata server (Target) answers the requests of
+// Method ("all", or one HTTP method) with Status and the body "injected";
+// healing restores its own answers. Its state is kept: a PUT answered
+// wrongly does not store.
+type AnswerPrimitive struct {
+	Fault  Fault
+	Target string
+	Method string
+	Status int
+}
+
+func (p AnswerPrimitive) Source() Fault { return p.Fault }
+
+// Matches reports whether a request of method gets the wrong answer.
+func (p AnswerPrimitive) Matches(method string) bool {
+	return p.Method == "all" || p.Method == map[string]string{http.MethodGet: "get", http.MethodPut: "put", http.MethodDelete: "delete"}[method]
+}
+
+// AnswerBody is the body of a wrong answer.
+const AnswerBody = "injected"
+
+type answerKind struct{}
+
+func init() { RegisterKind(answerKind{}) }
+
+func (answerKind) Kind() Kind { return Answer }
+func (answerKind) Doc() string {
+	return "the HTTP metadata server answers with a status of the fault's choosing (its state untouched)"
+}
+func (answerKind) Fields() []Field {
+	return []Field{
+		{"target", "metadata (topology metadata http or master)"},
+		{"mode", "all | get | put | delete: the requests answered wrongly (default all)"},
+	}
+}
+
+func (answerKind) Params(Fault) any { return AnswerParams{} }
+
+func (answerKind) Validate(f Fault) error {
+	if err := oneOf(f, "target", f.Target, []string{"metadata"}); err != nil {
+		return err
+	}
+	if f.Mode != "" {
+		if err := oneOf(f, "mode", f.Mode, AnswerMethods); err != nil {
+			return err
+		}
+	}
+	if s := paramsOf[AnswerParams](f).Status; s < 100 || s > 599 {
+		return fmt.Errorf("answer: status %d: give an HTTP status, 100-599 (e.g. status: 500)", s)
+	}
+	return nil
+}
+
+func (answerKind) LinkTarget(Fault) string { return "" }
+
+func (answerKind) Lower(f Fault) Primitive {
+	m := f.Mode
+	if m == "" {
+		m = "all"
+	}
+	return AnswerPrimitive{Fault: f, Target: f.Target, Method: m, Status: int(paramsOf[AnswerParams](f).Status)}
+}
+
+// Weight keeps explore from drawing it: the real engine cannot inject it
+// yet, so a generated world would only compare sim with fake.
+func (answerKind) Weight(*Draw) int { return 0 }
