@@ -192,6 +192,18 @@ type MasterSpec struct {
 	// HA: two masters (--enable_ha=true) elect a leader through the
 	// world's etcd; process targets "master-leader" / "master-standby".
 	HA bool
+	// Version is the Mooncake release mooncake_master runs when it is not
+	// WorldSpec.Version (version skew); "" = WorldSpec.Version. An engine
+	// that cannot run it answers Unsupported.
+	Version string
+}
+
+// MasterVersion is the release mooncake_master runs.
+func (s WorldSpec) MasterVersion() string {
+	if s.Master != nil && s.Master.Version != "" {
+		return s.Master.Version
+	}
+	return s.Version
 }
 
 // ClientSpec configures mooncake_client (standalone real client).

@@ -91,6 +91,19 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	if err != nil {
 		return nil, fmt.Errorf("fake engine: %w", err)
 	}
+	// The master's release (version skew: measured pairs only).
+	mp := p
+	if mv := spec.MasterVersion(); mv != spec.Version {
+		if e.opts.Containers {
+			return nil, engine.Unsupportedf("topology.master.mooncake_version: the fake engine's served containers run one release")
+		}
+		if err := mooncake.SkewModelled(mv, spec.Version); err != nil {
+			return nil, engine.Unsupportedf("%v", err)
+		}
+		if mp, err = mooncake.ProfileFor(mv); err != nil {
+			return nil, fmt.Errorf("fake engine: topology.master.mooncake_version: %w", err)
+		}
+	}
 	logger := spec.Logger
 	if logger == nil {
 		logger = e.opts.Logger
@@ -139,7 +152,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		}
 	}
 	if spec.Master != nil {
-		cfg, err := master.ConfigFor(p, spec.Master.Flags)
+		cfg, err := master.ConfigFor(mp, spec.Master.Flags)
 		if err != nil {
 			return nil, fmt.Errorf("fake engine: master flags: %w", err)
 		}

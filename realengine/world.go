@@ -26,10 +26,14 @@ import (
 // none (P2PHANDSHAKE), mooncake_client, a driver process per SGLang
 // process, and toxiproxy in front of the master and metadata links.
 type World struct {
-	e     *Engine
-	spec  engine.WorldSpec
-	l     Layout
-	in    Installed
+	e    *Engine
+	spec engine.WorldSpec
+	l    Layout
+	in   Installed
+	// ml, min: mooncake_master's install (another release's under
+	// topology.master.mooncake_version, else l and in).
+	ml    Layout
+	min   Installed
 	log   *slog.Logger
 	start *origin
 	dir   string // temp dir: driver.py, anything else we write
@@ -80,7 +84,7 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 	if log == nil {
 		log = e.opts.Logger.With("engine", Name, "version", spec.Version, "scenario", spec.Scenario)
 	}
-	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: newOrigin(), dir: dir, drv: drv, servers: map[string]*server{}}
+	w := &World{e: e, spec: spec, l: l, in: in, ml: l, min: in, log: log, start: newOrigin(), dir: dir, drv: drv, servers: map[string]*server{}}
 	if e.opts.Containers {
 		w.inj, err = w.openContainers(ctx)
 	} else {
@@ -108,6 +112,17 @@ func (w *World) env(extra map[string]string) []string {
 	}
 	for k, v := range extra {
 		set[k] = v
+	}
+	return mergeEnv(baseEnv(), set)
+}
+
+// masterEnv is mooncake_master's environment: its own install's library
+// path fixes (a skewed master's release may need others than the
+// clients').
+func (w *World) masterEnv() []string {
+	set := map[string]string{}
+	if p := w.min.LDLibraryPath(os.Getenv("LD_LIBRARY_PATH")); p != "" {
+		set["LD_LIBRARY_PATH"] = p
 	}
 	return mergeEnv(baseEnv(), set)
 }
@@ -150,7 +165,7 @@ func (w *World) launchMaster(ctx context.Context) error {
 	}
 	rpcAddr := net.JoinHostPort(w.dialHost("master"), strconv.Itoa(rpc))
 	s := &server{role: "master", ports: map[string]int{"rpc": rpc, "metrics": metrics},
-		spec: procSpec{Name: "mooncake_master", Source: "master", Path: bin, Args: args, Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "master"},
+		spec: procSpec{Name: "mooncake_master", Source: "master", Path: bin, Args: args, Env: w.masterEnv(), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "master"},
 		ready: func(ctx context.Context, p *proc) error {
 			probe, err := w.probeAddr(ctx, p, rpc)
 			if err != nil {
@@ -190,12 +205,12 @@ func (w *World) launchMaster(ctx context.Context) error {
 // masterArgs is one mooncake_master's command line on fresh ports: the
 // engine's flags, extra, then the scenario's flags.
 func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin string, args []string, rpc, metrics, meta int, err error) {
-	bin, err = w.l.Binary("mooncake_master")
+	bin, err = w.ml.Binary("mooncake_master")
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
 
-	known, err := w.e.masterFlags(ctx, w.l, w.in)
+	known, err := w.e.masterFlags(ctx, w.ml, w.min)
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
@@ -224,7 +239,7 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 	}
 	if w.spec.Metadata == "master" {
 		if !known["enable_http_metadata_server"] {
-			return "", nil, 0, 0, 0, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", w.spec.Version, mooncake.EmbeddedMetadataSince)
+			return "", nil, 0, 0, 0, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", w.spec.MasterVersion(), mooncake.EmbeddedMetadataSince)
 		}
 		flags["enable_http_metadata_server"] = "true"
 		flags["http_metadata_server_port"] = strconv.Itoa(meta)
@@ -236,7 +251,7 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run)", k)
 		}
 		if !known[k] {
-			return "", nil, 0, 0, 0, engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.Version, k)
+			return "", nil, 0, 0, 0, engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.MasterVersion(), k)
 		}
 		flags[k] = w.spec.Master.Flags[k]
 	}

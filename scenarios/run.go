@@ -374,6 +374,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 		if t.Master != nil {
 			maps.Copy(spec.Master.Flags, t.Master.Flags)
 			spec.Master.HA = t.Master.HA
+			spec.Master.Version = t.Master.MooncakeVersion
 		}
 	}
 	if c := t.Client; c != nil && (c.Present == nil || *c.Present) {

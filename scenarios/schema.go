@@ -75,6 +75,10 @@ type Master struct {
 	// the world's etcd (needs metadata: etcd); MOONCAKE_MASTER is then
 	// "etcd://{{etcd}}".
 	HA bool `yaml:"ha"`
+	// MooncakeVersion runs mooncake_master from another Mooncake release
+	// than the clients (version skew: the field's master and clients
+	// upgraded apart); empty = the run's version.
+	MooncakeVersion string `yaml:"mooncake_version"`
 }
 
 // Client is the standalone mooncake_client.

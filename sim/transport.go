@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim/client"
 	"github.com/mooncake-faultlab/faultlab/sim/hostmem"
 	"github.com/mooncake-faultlab/faultlab/sim/master"
+	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
@@ -257,6 +259,18 @@ func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master
 	s.w.connUsed(s.from, s.conn, s.clock.Now())
 	if s.w.ha == nil {
 		s.pool.reached(s.conn)
+	}
+	if m != nil {
+		// Version skew: the master could not decode the call, or the
+		// client its answer (measured pairs only: World.Launch).
+		if text, bad := mooncake.SkewFails(s.w.masterVersion, s.w.profile.Version.String(), op); bad {
+			if text != mooncake.SkewDeserialResult {
+				// coro_rpc's server on the arguments it could not decode
+				// (real master 0.3.9: WARNING).
+				mlog.Trace{T: s.w.tr, Source: "master"}.Log(mlog.Warning, "rpc route/execute error, error msg: invalid rpc arg")
+			}
+			return &master.RPCError{Kind: master.Incompatible, Op: op, Text: text}
+		}
 	}
 	if op == "PutStart" && m != nil && m == s.w.master {
 		if err := s.w.masterOOM(ctx, m); err != nil {

@@ -143,6 +143,9 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 		} else {
 			log.Log(mlog.Error, "RPC call failed: Connection reset by peer")
 		}
+	case master.Incompatible:
+		// Version skew (mooncake.SkewFails): coro_rpc's decoding error.
+		log.Log(mlog.Error, "RPC call failed: "+re.Text)
 	case master.EOF:
 		// MasterClient::invoke_batch_rpc says "Batch RPC call failed".
 		if strings.HasPrefix(re.Op, "Batch") {
