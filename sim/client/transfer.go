@@ -65,6 +65,9 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	if c.localMemcpy(r) || r.TEProtocol != "tcp" {
 		return true
 	}
+	if c.te.P2P() {
+		return c.handshakeResolves(r)
+	}
 	m, ok := c.te.RPCMetaEntry(ctx, r.TEEndpoint)
 	if ok && c.connectable(r, m) {
 		return true
@@ -76,6 +79,29 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 		c.batches++
 		c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
 	}
+	return false
+}
+
+// handshakeResolves is SocketHandShakePlugin::send's getaddrinfo of the
+// peer's endpoint host when openSegment hands the P2P handshake a segment
+// (own segments too, when the store does not memcpy). Its hints ask for
+// AF_INET unless MC_USE_IPV6 is set (getenv presence; ai_family at
+// v0.3.7.post2 … v0.3.14 transfer_metadata_plugin.cpp, e.g. v0.3.10.post1:973),
+// so an IPv6 endpoint ("::1:15875" from local_hostname "[::1]") does not
+// resolve: real 0.3.7.post2 … 0.3.10.post1, every put -800; with
+// MC_USE_IPV6=1 they pass (docs/REAL-FINDINGS.md, IPv6).
+func (c *RealClient) handshakeResolves(r master.Replica) bool {
+	h, port := r.TEEndpoint, ""
+	if i := strings.LastIndex(h, ":"); i >= 0 {
+		h, port = h[:i], h[i+1:]
+	}
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if _, v6 := c.d.Env["MC_USE_IPV6"]; v6 || !strings.Contains(h, ":") || !te.Resolvable(h) {
+		return true
+	}
+	c.logf(mlog.Error, "SocketHandShakePlugin: failed to get IP address of peer server %s:%s, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]", h, port)
+	c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", r.TEEndpoint)
+	c.logf(mlog.Error, "Failed to submit transfer operation")
 	return false
 }
 

@@ -122,6 +122,10 @@ func (e *Engine) ServerName() string { return e.serverName }
 // transport keeps the metadata that owns it alive.
 func (e *Engine) JoinsHandshakeListener() bool { return e.handshake && !e.leaked }
 
+// P2P reports whether segments are opened by the P2P handshake
+// (SocketHandShakePlugin) rather than read from a metadata service.
+func (e *Engine) P2P() bool { return e.handshake }
+
 // Transports lists installed transports ("rdma", "tcp").
 func (e *Engine) Transports() []string { return append([]string(nil), e.transports...) }
 
@@ -405,6 +409,12 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 	host, port := splitHostPort(localServerName)
 	e.serverName = localServerName
 	if metadataConn == P2PHandshake {
+		// parseHostNameWithPort takes a bracketed IPv6 host without its
+		// brackets (common.h v0.3.7.post2:165; real 0.3.9 "[::1]" →
+		// "listening on ::1:<port>"), and the P2P server name is host:port.
+		if h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"); h != host && strings.Contains(h, ":") && net.ParseIP(h) != nil {
+			host = h
+		}
 		// findAvailableTcpPort: the handshake daemon's port.
 		p, release, err := e.bindAny(ctx, host)
 		if err != nil {
