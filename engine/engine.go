@@ -311,6 +311,11 @@ type RDMADevice struct {
 	MaxMR int
 	// Broken: present but unusable (port down, no GID).
 	Broken bool
+	// NoAutoGID: the port's GID table has no GID findBestGidIndex picks
+	// (RoCE v1 or IPv6-only GIDs, a GID without a netdev); only
+	// MC_GID_INDEX = GIDIndex opens it.
+	NoAutoGID bool
+	GIDIndex  int
 	// MaxRegBytes caps the bytes registered on the device in total;
 	// beyond it ibv_reg_mr fails with EIO (erdma: 64 GiB, "Out of mr
 	// size"). 0 = no cap.

@@ -134,6 +134,11 @@ type RDMADevice struct {
 	MaxMRSize ByteSize `yaml:"max_mr_size"`
 	MaxMR     int      `yaml:"max_mr"`
 	Broken    bool     `yaml:"broken"`
+	// NoAutoGID: no GID that Mooncake's auto-selection (v0.3.8.post1+
+	// findBestGidIndex: a RoCE v2 GID with a network device) accepts;
+	// GIDIndex is the one usable index, which MC_GID_INDEX must name.
+	NoAutoGID bool `yaml:"no_auto_gid"`
+	GIDIndex  int  `yaml:"gid_index"`
 	// MaxRegBytes caps the total bytes registered (erdma: EIO past it);
 	// LeakedMRs are MKEYs earlier killed processes left behind.
 	MaxRegBytes ByteSize `yaml:"max_reg_bytes"`
