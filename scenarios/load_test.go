@@ -44,7 +44,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key", "nmae: x\n" + validScenario,
 			[]string{`f.yaml:1:1: unknown key "nmae" (did you mean "name"?); valid keys: by_sglang, by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, sglang, steps, storage, summary, topology`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
-			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name`}},
+			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, gid_index, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name, no_auto_gid`}},
 		{"mooncake_client RNIC without a name", validScenario + "topology:\n  mooncake_client: {nic: {rdma: [{max_mr: 3}]}}\n",
 			[]string{`f.yaml:7:34: nic.rdma: name is required (e.g. mlx5_0)`}},
 		{"node env placeholder", validScenario + "topology:\n  nodes:\n    - name: tp0\n      env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
