@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,6 +21,10 @@ type Class struct {
 	Refs     []string  `yaml:"refs"`
 	Patterns []Pattern `yaml:"patterns"`
 	Against  []Pattern `yaml:"against"`
+	// Scenarios are catalog scenarios that reproduce this field cause: the
+	// class's points go to the first the catalog has, so explain ranks a
+	// world `faultlab run` reproduces and new --from-log starts from it.
+	Scenarios []string `yaml:"scenarios"`
 }
 
 // Pattern is a regular expression over one log line (or derived fact) and
@@ -60,9 +65,9 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 		var c Class
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			switch k := n.Content[i]; k.Value {
-			case "name", "cause", "remedy", "refs", "patterns", "against":
+			case "name", "cause", "remedy", "refs", "patterns", "against", "scenarios":
 			default:
-				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, patterns, against)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, patterns, against, scenarios)", file, k.Line, k.Value)
 			}
 		}
 		if err := n.Decode(&c); err != nil {
@@ -112,6 +117,12 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 		return nil, fmt.Errorf("%s: no classes", file)
 	}
 	return out, nil
+}
+
+// Explains reports whether a cause named name is this class: the class
+// itself, or one of the catalog scenarios it links.
+func (c Class) Explains(name string) bool {
+	return name == c.Name || slices.Contains(c.Scenarios, name)
 }
 
 // match returns the points a class earns on the log's lines and facts,

@@ -62,9 +62,19 @@ func TestDraftNoCandidate(t *testing.T) {
 		t.Fatalf("%q %s", dr.Missing, dr.YAML)
 	}
 	// A field class is named, still nothing written: no world to start from.
-	dr, sc = draft(t, "E0302 09:15:07.980530 7 rdma_context.cpp:581] No suitable GID found on mlx5_bond_1/\n")
-	if sc != nil || len(dr.Missing) < 2 || !strings.Contains(dr.Missing[1], "field class roce-gid-no-rnic") {
+	dr, sc = draft(t, "  File \"/sgl/python/sglang/srt/managers/cache_controller.py\", line 253, in __init__\nNameError: name 'MooncakeStore' is not defined\n")
+	if sc != nil || len(dr.Missing) < 2 || !strings.Contains(dr.Missing[1], "field class sglang-side-bug") {
 		t.Fatalf("%q", dr.Missing)
+	}
+}
+
+// A field class linked to a catalog scenario: new starts from the
+// scenario, and its run ends in the log's lines.
+func TestDraftFromLinkedClass(t *testing.T) {
+	dr, sc := draft(t, "E0302 09:15:07.980530 7 rdma_context.cpp:581] No suitable GID found on mlx5_bond_1/1\n")
+	if sc == nil || dr.Based != "setup/roce-no-suitable-gid" || sc.Expect.Raises == nil ||
+		!slices.Contains(sc.Expect.Logs, "No suitable GID found on") {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sim/master"
 	"github.com/mooncake-faultlab/faultlab/sim/mlog"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
+	"github.com/mooncake-faultlab/faultlab/sim/te"
 )
 
 // Metadata HTTP client timeouts (transfer_metadata_plugin.cpp curl options).
@@ -407,7 +408,8 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 	}
 	ep := d.w.endpoint(d.from, endpoint)
 	if ep == nil {
-		return nil, fmt.Errorf("transfer to %s: no such endpoint", endpoint)
+		// Its process is gone: nothing listens on its port.
+		return nil, &te.TransferRefused{Endpoint: endpoint}
 	}
 	if ep.node == d.from {
 		return ep.mem, nil // local memcpy
@@ -418,7 +420,9 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 	}
 	out := d.w.net.Exchange(d.from, ep.node, req, resp)
 	switch out.Verdict {
-	case netsim.Refuse, netsim.ResetPeer, netsim.Closed:
+	case netsim.Refuse:
+		return nil, &te.TransferRefused{Endpoint: endpoint}
+	case netsim.ResetPeer, netsim.Closed:
 		return nil, fmt.Errorf("transfer to %s: %s", endpoint, out.Verdict)
 	case netsim.Blackhole:
 		if err := d.clock.Sleep(ctx, transferTimeout); err != nil {

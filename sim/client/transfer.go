@@ -105,6 +105,24 @@ func (c *RealClient) handshakeResolves(r master.Replica) bool {
 	return false
 }
 
+// transferRefusedLog is what TcpTransport logs when the peer's data port
+// refuses the connect (its process stopped), per release - real runs of
+// io/peer-not-listening, 2026-12-01: 0.3.8.post1 and 0.3.9 the ASIO
+// exception of startTransfer; 0.3.10.post1 … 0.3.12.post1 getConnection's
+// two lines; 0.3.13.post1 and 0.3.14 the TCP lane's. Addresses and
+// numbers are the model's (the data port is the endpoint's).
+func (c *RealClient) transferRefusedLog(endpoint string) {
+	switch v := c.p.Version; {
+	case !v.AtLeast("0.3.10"):
+		c.logf(mlog.Error, "TcpTransport::startTransfer encountered an ASIO exception. Slice details - source_addr: 0x0, length: 0, opcode: 1, target_id: 1. Exception: connect: Connection refused")
+	case !v.AtLeast("0.3.13"):
+		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s. Error: connect: Connection refused", endpoint)
+		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s", endpoint)
+	default:
+		c.logf(mlog.Error, "TCP lane connection to %s failed: Connection refused (attempt failure 1)", endpoint)
+	}
+}
+
 // connectable is TcpTransport::getConnection's resolve of the rpc_meta
 // entry's host. Real publishes an address of the host's own interfaces
 // (findLocalIpAddresses), the sim its logical host name, so only a
