@@ -169,3 +169,18 @@ func BenchmarkFingerprintAll(b *testing.B) {
 		explain.Fingerprint(context.Background(), cat, sim.New(), "")
 	}
 }
+
+// A log stating an IPv6 local hostname: the draft runs on the IPv6
+// loopback, whatever the world it starts from says.
+func TestDraftIPv6Hostname(t *testing.T) {
+	log := "export MOONCAKE_LOCAL_HOSTNAME=[fd00::12]\n" +
+		"I0101 00:00:00.000001 7 transfer_engine.cpp:1] Transfer Engine RPC using P2P handshake, listening on fd00::12:15875\n" +
+		"E0101 00:00:00.000002 7 transfer_metadata_plugin.cpp:1] SocketHandShakePlugin: failed to get IP address of peer server fd00::12:15875, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]\n"
+	dr, sc := draft(t, log)
+	if sc == nil || dr.Based != "setup/ipv6-local-hostname" {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+	if h := sc.Config.Env["MOONCAKE_LOCAL_HOSTNAME"]; h == nil || *h != "[::1]" {
+		t.Fatalf("MOONCAKE_LOCAL_HOSTNAME %v\n%s", h, dr.YAML)
+	}
+}
