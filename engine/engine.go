@@ -198,6 +198,14 @@ type MasterSpec struct {
 	Version string
 }
 
+// MasterReplacer is a World that can replace its mooncake_master with one
+// of another release (a remedy's master_version: the fix for version
+// skew): the master stops, and that release's starts on the same
+// address, its state lost as after any restart.
+type MasterReplacer interface {
+	ReplaceMaster(ctx context.Context, version string) error
+}
+
 // MasterVersion is the release mooncake_master runs.
 func (s WorldSpec) MasterVersion() string {
 	if s.Master != nil && s.Master.Version != "" {

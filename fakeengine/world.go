@@ -54,12 +54,15 @@ type World struct {
 	masterSrv   *servers.MasterServer
 	masterAddr  string // canonical host:port of the master (its real listener)
 	masterUp    bool
-	metaHandler *servers.MetadataHandler
-	metaSrv     *servers.HTTPServer
-	metaAddr    string
-	metaUp      bool
-	etcd        *etcdServer // topology metadata: etcd (metaAddr is its client endpoint)
-	netports    []int       // netport ports of the master and metadata listeners, released by Close
+	// masterVersion is mooncake_master's release (topology.master.
+	// mooncake_version, a remedy's master_version; else the run's).
+	masterVersion string
+	metaHandler   *servers.MetadataHandler
+	metaSrv       *servers.HTTPServer
+	metaAddr      string
+	metaUp        bool
+	etcd          *etcdServer // topology metadata: etcd (metaAddr is its client endpoint)
+	netports      []int       // netport ports of the master and metadata listeners, released by Close
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	procs    []*Process
@@ -112,7 +115,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		logger = slog.New(slog.DiscardHandler)
 	}
 	w := &World{
-		spec: spec, profile: p, logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
+		spec: spec, profile: p, masterVersion: spec.MasterVersion(), logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
 		dataSrv: map[string]*wire.Server{}, routes: map[string]map[string]string{},
 		ports: map[string]*binding{}, closeDone: make(chan struct{}),
 	}

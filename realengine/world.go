@@ -205,16 +205,21 @@ func (w *World) launchMaster(ctx context.Context) error {
 // masterArgs is one mooncake_master's command line on fresh ports: the
 // engine's flags, extra, then the scenario's flags.
 func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin string, args []string, rpc, metrics, meta int, err error) {
+	ports, err := w.freePorts(3)
+	if err != nil {
+		return "", nil, 0, 0, 0, err
+	}
+	return w.masterArgsOn(ctx, extra, ports)
+}
+
+// masterArgsOn is masterArgs on given ports (rpc, metrics, metadata).
+func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports []int) (bin string, args []string, rpc, metrics, meta int, err error) {
 	bin, err = w.ml.Binary("mooncake_master")
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
 
 	known, err := w.e.masterFlags(ctx, w.ml, w.min)
-	if err != nil {
-		return "", nil, 0, 0, 0, err
-	}
-	ports, err := w.freePorts(3)
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
@@ -697,4 +702,36 @@ func (w *World) PIDs() []int {
 		}
 	}
 	return out
+}
+
+// ReplaceMaster implements engine.MasterReplacer: mooncake_master stops
+// and that release's binary starts on the same ports (its proxies keep
+// their upstream), its state lost.
+func (w *World) ReplaceMaster(ctx context.Context, version string) error {
+	w.mu.Lock()
+	s := w.servers["master"]
+	w.mu.Unlock()
+	if s == nil || (w.spec.Master != nil && w.spec.Master.HA) || w.ctr != nil {
+		return engine.Unsupportedf("remedy master_version: the real engine replaces one plain mooncake_master process")
+	}
+	ml, min, err := w.e.install(ctx, version)
+	if err != nil {
+		return fmt.Errorf("real engine: remedy master_version: %w", err)
+	}
+	if err := w.stopServer(ctx, s); err != nil {
+		return err
+	}
+	w.ml, w.min = ml, min
+	ports := []int{s.ports["rpc"], s.ports["metrics"], s.ports["metadata"]}
+	if ports[2] == 0 {
+		ports[2] = ports[1] // no embedded metadata server: the flag is not passed
+	}
+	bin, args, _, _, _, err := w.masterArgsOn(ctx, nil, ports)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	s.spec.Path, s.spec.Args, s.spec.Env = bin, args, w.masterEnv()
+	w.mu.Unlock()
+	return w.startServer(ctx, s)
 }

@@ -43,6 +43,12 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"unknown key", "nmae: x\n" + validScenario,
 			[]string{`f.yaml:1:1: unknown key "nmae" (did you mean "name"?); valid keys: by_sglang, by_version, config, engines, expect, faults, labels, mooncake, name, refs, remedy, sglang, steps, storage, summary, topology`}},
+		{"skewed master of an unknown release", validScenario + "topology:\n  master: {mooncake_version: \"9.9.9\"}\n",
+			[]string{`f.yaml:7:11: topology.master.mooncake_version: unknown Mooncake version "9.9.9": known versions are ` + strings.Join(mooncake.Versions, ", ")}},
+		{"skewed HA master", validScenario + "topology:\n  metadata: etcd\n  master: {ha: true, mooncake_version: \"0.3.9\"}\n",
+			[]string{`f.yaml:8:11: topology.master.mooncake_version: with ha or present: false; a skewed master is one plain mooncake_master`}},
+		{"remedy master of an unknown release", validScenario + "remedy:\n  master_version: \"9.9.9\"\n  expect: {ok: true}\n",
+			[]string{`f.yaml:7:3: remedy.master_version: unknown Mooncake version "9.9.9": known versions are ` + strings.Join(mooncake.Versions, ", ") + ` (or "run": the run's version)`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
 			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, gid_index, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name, no_auto_gid`}},
 		{"mooncake_client RNIC without a name", validScenario + "topology:\n  mooncake_client: {nic: {rdma: [{max_mr: 3}]}}\n",

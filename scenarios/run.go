@@ -293,6 +293,20 @@ func (r *run) execute(parent context.Context, res *Result) {
 		_ = r.stores[n].Close(ctx)
 	}
 	r.stores = map[string]*app{}
+	if v := rem.MasterVersion; v != "" {
+		if v == "run" {
+			v = r.version
+		}
+		mr, ok := w.(engine.MasterReplacer)
+		if !ok {
+			r.setupErr(res, "remedy master_version", engine.Unsupportedf("this engine cannot replace mooncake_master with another release"))
+			return
+		}
+		if err := mr.ReplaceMaster(ctx, v); err != nil {
+			r.setupErr(res, "remedy master_version", err)
+			return
+		}
+	}
 	env := Env{}
 	maps.Copy(env, r.sc.Config.Env)
 	for k, v := range rem.Env {

@@ -365,6 +365,10 @@ type Remedy struct {
 	// HostPools replace the named nodes' host pools (the fix is a
 	// different pool, e.g. a draft pool of its own).
 	HostPools map[string]HostPool `yaml:"hostpools"`
+	// MasterVersion replaces mooncake_master before the remedy with one
+	// of this Mooncake release (restarted, its state lost): the fix for
+	// version skew. "run" = the run's version (the clients' release).
+	MasterVersion string `yaml:"master_version"`
 	// Steps replace the scenario's steps (default: the same steps).
 	Steps     []Step    `yaml:"steps"`
 	Expect    Expect    `yaml:"expect"`
