@@ -112,10 +112,10 @@ func (c *RealClient) handshakeResolves(r master.Replica) bool {
 // two lines; 0.3.13.post1 and 0.3.14 the TCP lane's. Addresses and
 // numbers are the model's (the data port is the endpoint's).
 func (c *RealClient) transferRefusedLog(endpoint string) {
-	switch v := c.p.Version; {
-	case !v.AtLeast("0.3.10"):
+	switch c.p.TCPRefusedLog {
+	case "asio":
 		c.logf(mlog.Error, "TcpTransport::startTransfer encountered an ASIO exception. Slice details - source_addr: 0x0, length: 0, opcode: 1, target_id: 1. Exception: connect: Connection refused")
-	case !v.AtLeast("0.3.13"):
+	case "getconnection":
 		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s. Error: connect: Connection refused", endpoint)
 		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s", endpoint)
 	default:

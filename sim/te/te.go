@@ -379,7 +379,7 @@ func (e *Engine) installRDMA(filter []string, discover bool) int {
 // network device is refused too. Then construct fails: "Failed to open
 // device ... with GID N", and the device is disabled.
 func (e *Engine) gidUsable(d engine.RDMADevice) bool {
-	if !d.NoAutoGID || !e.cfg.Profile.Version.AtLeast("0.3.8.post1") {
+	if !d.NoAutoGID || !e.cfg.Profile.AutoGIDSelect {
 		return true
 	}
 	gid := -1
