@@ -15,7 +15,7 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"run", "setup/tenant"}, "setup/tenant-unsupported", ":0"},
 		{[]string{"run", "contain"}, "container/", ":2"},
-		{[]string{"run", ""}, "container/ etcd/ io/ register/ setup/ standalone/", ":2"},
+		{[]string{"run", ""}, "container/ etcd/ io/ register/ setup/ standalone/ version/", ":2"},
 		{[]string{"show", "standalone/"}, "standalone/default-allocator standalone/mha-pool-halves standalone/mooncake-without-host-allocator standalone/no-client-listening", ":4"},
 		{[]string{"show", "standalone/d"}, "standalone/default-allocator", ":4"},
 		{[]string{"show", "setup/tenant-unsupported", ""}, "", ":4"},
