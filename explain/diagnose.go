@@ -162,7 +162,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		if pts <= 0 && len(evid) == 0 {
 			continue
 		}
-		if sc := linked(catalog, cl); sc != nil {
+		if sc := linked(catalog, cl, d.MooncakeVersion); sc != nil {
 			// A field class the catalog reproduces: its points go to the
 			// scenario, whose remedy a run verified.
 			evid = append([]string{"field class " + cl.Name + ": " + cl.Cause}, evid...)
@@ -373,15 +373,24 @@ func prints(fp Fingerprints, c Cause, line string) bool {
 	return false
 }
 
-// linked is the first catalog scenario a class links (nil: none, or a
-// catalog given with --catalog that lacks them).
-func linked(catalog []*scenarios.Scenario, cl Class) *scenarios.Scenario {
+// linked is the catalog scenario a class links that runs at version
+// (the first that does; with no version, or none that does, the first the
+// catalog has). nil: none, or a catalog given with --catalog lacks them.
+func linked(catalog []*scenarios.Scenario, cl Class, version string) *scenarios.Scenario {
+	var first *scenarios.Scenario
 	for _, n := range cl.Scenarios {
-		if sc := find(catalog, n); sc != nil {
+		sc := find(catalog, n)
+		if sc == nil {
+			continue
+		}
+		if first == nil {
+			first = sc
+		}
+		if _, ok := sc.Versions(version); ok && version != "" {
 			return sc
 		}
 	}
-	return nil
+	return first
 }
 
 func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {

@@ -47,9 +47,14 @@ func (c *RealClient) logMemcpyChoice() {
 }
 
 // localMemcpy is TransferSubmitter's strategy choice for replica r: a copy
-// inside the process, no transfer engine (see mooncake.StoreMemcpy).
+// inside the process, no transfer engine (see mooncake.StoreMemcpy). The
+// replica's transport endpoint must be this process's: its TE endpoint
+// or its local_hostname (isSameProcessEndpoint, transfer_task.cpp
+// v0.3.11.post1:849-878) - a segment of the same name in another process
+// (two processes with local_hostname "[::1]") is not (real 0.3.11.post1:
+// the peer's handshake).
 func (c *RealClient) localMemcpy(r master.Replica) bool {
-	if r.TEEndpoint != c.te.ServerName() && r.SegmentName != c.hostname {
+	if r.TEEndpoint != c.te.ServerName() && r.TEEndpoint != c.hostname {
 		return false
 	}
 	v, set := c.d.Env["MC_STORE_MEMCPY"]
