@@ -284,7 +284,7 @@ func LoopbackAcrossContainers(nodes int, node string, env map[string]string) err
 		return nil
 	}
 	h := env["MOONCAKE_LOCAL_HOSTNAME"]
-	if h == "localhost" || strings.HasPrefix(h, "127.") || strings.HasPrefix(h, "localhost:") {
+	if h == "localhost" || strings.HasPrefix(h, "127.") || strings.HasPrefix(h, "localhost:") || h == "::1" || strings.HasPrefix(h, "[::1]") {
 		return Unsupportedf("node %s: local_hostname %s is each container's own loopback; nodes in different containers cannot reach it", node, h)
 	}
 	return nil
