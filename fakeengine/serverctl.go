@@ -201,6 +201,8 @@ func (w *World) ReplaceMaster(ctx context.Context, version string) error {
 	w.gate.Lock()
 	w.masterModel = w.newMaster(cfg)
 	w.gate.Unlock()
+	w.mvMu.Lock()
 	w.masterVersion = version
+	w.mvMu.Unlock()
 	return w.startMaster(ctx, w.masterAddr)
 }

@@ -59,9 +59,9 @@ func (n nodeNet) Master(addr string, t client.Timeouts) master.Service {
 	stub := servers.MasterStub{Addr: n.dialAddr(addr), T: n.wallTimeouts(t)}
 	// Every RPC releases the world gate while it waits on the socket.
 	return master.Via{Do: func(ctx context.Context, rpc master.RPC, call func(master.Service) error) error {
-		n.w.mu.Lock()
+		n.w.mvMu.Lock()
 		mv := n.w.masterVersion
-		n.w.mu.Unlock()
+		n.w.mvMu.Unlock()
 		if text, bad := mooncake.SkewFails(mv, n.w.spec.Version, rpc.Op); bad {
 			// Version skew: the call reaches the master (a stopped one
 			// still refuses) and fails on decoding, before it acts.

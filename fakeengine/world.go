@@ -55,7 +55,10 @@ type World struct {
 	masterAddr  string // canonical host:port of the master (its real listener)
 	masterUp    bool
 	// masterVersion is mooncake_master's release (topology.master.
-	// mooncake_version, a remedy's master_version; else the run's).
+	// mooncake_version, a remedy's master_version; else the run's). Its own
+	// lock: every master RPC reads it, some while mu is held (mooncake_client's
+	// start).
+	mvMu          sync.Mutex
 	masterVersion string
 	metaHandler   *servers.MetadataHandler
 	metaSrv       *servers.HTTPServer
