@@ -193,6 +193,26 @@ type MasterSpec struct {
 	// HA: two masters (--enable_ha=true) elect a leader through the
 	// world's etcd; process targets "master-leader" / "master-standby".
 	HA bool
+	// Version is the Mooncake release mooncake_master runs when it is not
+	// WorldSpec.Version (version skew); "" = WorldSpec.Version. An engine
+	// that cannot run it answers Unsupported.
+	Version string
+}
+
+// MasterReplacer is a World that can replace its mooncake_master with one
+// of another release (a remedy's master_version: the fix for version
+// skew): the master stops, and that release's starts on the same
+// address, its state lost as after any restart.
+type MasterReplacer interface {
+	ReplaceMaster(ctx context.Context, version string) error
+}
+
+// MasterVersion is the release mooncake_master runs.
+func (s WorldSpec) MasterVersion() string {
+	if s.Master != nil && s.Master.Version != "" {
+		return s.Master.Version
+	}
+	return s.Version
 }
 
 // ClientSpec configures mooncake_client (standalone real client).
@@ -265,7 +285,7 @@ func LoopbackAcrossContainers(nodes int, node string, env map[string]string) err
 		return nil
 	}
 	h := env["MOONCAKE_LOCAL_HOSTNAME"]
-	if h == "localhost" || strings.HasPrefix(h, "127.") || strings.HasPrefix(h, "localhost:") {
+	if h == "localhost" || strings.HasPrefix(h, "127.") || strings.HasPrefix(h, "localhost:") || h == "::1" || strings.HasPrefix(h, "[::1]") {
 		return Unsupportedf("node %s: local_hostname %s is each container's own loopback; nodes in different containers cannot reach it", node, h)
 	}
 	return nil
@@ -300,6 +320,11 @@ type RDMADevice struct {
 	MaxMR int
 	// Broken: present but unusable (port down, no GID).
 	Broken bool
+	// NoAutoGID: the port's GID table has no GID findBestGidIndex picks
+	// (RoCE v1 or IPv6-only GIDs, a GID without a netdev); only
+	// MC_GID_INDEX = GIDIndex opens it.
+	NoAutoGID bool
+	GIDIndex  int
 	// MaxRegBytes caps the bytes registered on the device in total;
 	// beyond it ibv_reg_mr fails with EIO (erdma: 64 GiB, "Out of mr
 	// size"). 0 = no cap.

@@ -29,3 +29,19 @@ func TestNameOffNetwork(t *testing.T) {
 		}
 	}
 }
+
+func TestLoopbackAcrossContainers(t *testing.T) {
+	for _, tc := range []struct {
+		nodes int
+		host  string
+		skip  bool
+	}{
+		{2, "localhost", true}, {2, "127.0.0.1:17000", true}, {2, "[::1]", true}, {2, "[::1]:17000", true}, {2, "::1", true},
+		{2, "10.0.0.7", false}, {2, "[fd00::7]", false}, {1, "[::1]", false},
+	} {
+		err := engine.LoopbackAcrossContainers(tc.nodes, "tp0", map[string]string{"MOONCAKE_LOCAL_HOSTNAME": tc.host})
+		if (err != nil) != tc.skip {
+			t.Errorf("%d nodes, %q: %v, want skip %v", tc.nodes, tc.host, err, tc.skip)
+		}
+	}
+}

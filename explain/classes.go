@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -115,6 +116,12 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 		return nil, fmt.Errorf("%s: no classes", file)
 	}
 	return out, nil
+}
+
+// Explains reports whether a cause named name is this class: the class
+// itself, or one of the catalog scenarios it links.
+func (c Class) Explains(name string) bool {
+	return name == c.Name || slices.Contains(c.Scenarios, name)
 }
 
 // match returns the points a class earns on the log's lines and facts,

@@ -154,7 +154,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		// scenario's model never prints counts against the scenario.
 		for _, l := range cl.telltales(ev.Lines) {
 			for j := range all {
-				if all[j].Kind != "scenario" || all[j].Name == cl.Name || prints(fp, all[j], l.Text) {
+				if all[j].Kind != "scenario" || cl.Explains(all[j].Name) || prints(fp, all[j], l.Text) {
 					continue
 				}
 				all[j].Points -= TelltaleAgainst
@@ -162,6 +162,21 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			}
 		}
 		if pts <= 0 && len(evid) == 0 {
+			continue
+		}
+		if sc := linked(catalog, cl, d.MooncakeVersion); sc != nil {
+			// A field class the catalog reproduces: its points go to the
+			// scenario, whose remedy a run verified.
+			evid = append([]string{"field class " + cl.Name + ": " + cl.Cause}, evid...)
+			if j, ok := byName[sc.Name]; ok {
+				all[j].Points += pts
+				all[j].Evidence = append(all[j].Evidence, evid...)
+				all[j].Against = append(all[j].Against, against...)
+				continue
+			}
+			byName[sc.Name] = len(all)
+			all = append(all, Cause{Kind: "scenario", Name: sc.Name, Cause: Humanize(cause(sc.Summary)), Points: pts, Evidence: evid,
+				Against: against, Remedy: Humanize(Remedy(sc)), Refs: cl.Refs, order: len(all)})
 			continue
 		}
 		if j, ok := byName[cl.Name]; ok {
@@ -366,6 +381,26 @@ func prints(fp Fingerprints, c Cause, line string) bool {
 		}
 	}
 	return false
+}
+
+// linked is the catalog scenario a class links that runs at version
+// (the first that does; with no version, or none that does, the first the
+// catalog has). nil: none, or a catalog given with --catalog lacks them.
+func linked(catalog []*scenarios.Scenario, cl Class, version string) *scenarios.Scenario {
+	var first *scenarios.Scenario
+	for _, n := range cl.Scenarios {
+		sc := find(catalog, n)
+		if sc == nil {
+			continue
+		}
+		if first == nil {
+			first = sc
+		}
+		if _, ok := sc.Versions(version); ok && version != "" {
+			return sc
+		}
+	}
+	return first
 }
 
 func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {

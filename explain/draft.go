@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -74,6 +75,12 @@ func settingsFromLog(ev Evidence) map[string]string {
 		}
 	}
 	text := ev.Text()
+	// An IPv6 local hostname: the field's address means nothing in a
+	// model, its family does (AF_INET lookups, bracket parsing) - the
+	// draft runs on the IPv6 loopback.
+	if h, ok := ev.Env["MOONCAKE_LOCAL_HOSTNAME"]; (ok && isIPv6Host(h)) || (!ok && reIPv6Server.MatchString(text)) {
+		s["MOONCAKE_LOCAL_HOSTNAME"] = "[::1]"
+	}
 	for k, re := range map[string]*regexp.Regexp{"MOONCAKE_DEVICE": reDevicesLine, "MOONCAKE_GLOBAL_SEGMENT_SIZE": reSegmentLine, "MOONCAKE_PROTOCOL": reProtoLine} {
 		if _, ok := s[k]; ok {
 			continue
@@ -149,6 +156,20 @@ func quotedErrors(ev Evidence) []string {
 }
 
 var reErrno = regexp.MustCompile(`^\[\d+\]$`)
+
+// reIPv6Server: Mooncake's own lines naming an IPv6 local server name
+// (parseHostNameWithPort, the P2P listener).
+var reIPv6Server = regexp.MustCompile(`(?:server_name: |listening on )\[?[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F]*\]?[: ]`)
+
+// isIPv6Host: "[v6]", "[v6]:port" or a bare v6 address.
+func isIPv6Host(h string) bool {
+	if strings.HasPrefix(h, "[") {
+		if i := strings.Index(h, "]"); i > 0 {
+			h = h[1:i]
+		}
+	}
+	return strings.Contains(h, ":") && net.ParseIP(h) != nil
+}
 
 // DraftFromLog drafts a scenario for a field log: the whole scenario of
 // the best catalog cause (topology, config, env, storage, SGLang side,

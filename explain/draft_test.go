@@ -62,9 +62,19 @@ func TestDraftNoCandidate(t *testing.T) {
 		t.Fatalf("%q %s", dr.Missing, dr.YAML)
 	}
 	// A field class is named, still nothing written: no world to start from.
-	dr, sc = draft(t, "E0302 09:15:07.980530 7 rdma_context.cpp:581] No suitable GID found on mlx5_bond_1/\n")
-	if sc != nil || len(dr.Missing) < 2 || !strings.Contains(dr.Missing[1], "field class roce-gid-no-rnic") {
+	dr, sc = draft(t, "  File \"/sgl/python/sglang/srt/managers/cache_controller.py\", line 253, in __init__\nNameError: name 'MooncakeStore' is not defined\n")
+	if sc != nil || len(dr.Missing) < 2 || !strings.Contains(dr.Missing[1], "field class sglang-side-bug") {
 		t.Fatalf("%q", dr.Missing)
+	}
+}
+
+// A field class linked to a catalog scenario: new starts from the
+// scenario, and its run ends in the log's lines.
+func TestDraftFromLinkedClass(t *testing.T) {
+	dr, sc := draft(t, "E0302 09:15:07.980530 7 rdma_context.cpp:581] No suitable GID found on mlx5_bond_1/1\n")
+	if sc == nil || dr.Based != "setup/roce-no-suitable-gid" || sc.Expect.Raises == nil ||
+		!slices.Contains(sc.Expect.Logs, "No suitable GID found on") {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
 	}
 }
 
@@ -157,5 +167,20 @@ func BenchmarkFingerprintAll(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		explain.Fingerprint(context.Background(), cat, sim.New(), "")
+	}
+}
+
+// A log stating an IPv6 local hostname: the draft runs on the IPv6
+// loopback, whatever the world it starts from says.
+func TestDraftIPv6Hostname(t *testing.T) {
+	log := "export MOONCAKE_LOCAL_HOSTNAME=[fd00::12]\n" +
+		"I0101 00:00:00.000001 7 transfer_engine.cpp:1] Transfer Engine RPC using P2P handshake, listening on fd00::12:15875\n" +
+		"E0101 00:00:00.000002 7 transfer_metadata_plugin.cpp:1] SocketHandShakePlugin: failed to get IP address of peer server fd00::12:15875, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]\n"
+	dr, sc := draft(t, log)
+	if sc == nil || dr.Based != "setup/ipv6-local-hostname" {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+	if h := sc.Config.Env["MOONCAKE_LOCAL_HOSTNAME"]; h == nil || *h != "[::1]" {
+		t.Fatalf("MOONCAKE_LOCAL_HOSTNAME %v\n%s", h, dr.YAML)
 	}
 }

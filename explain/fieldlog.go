@@ -57,9 +57,10 @@ type Gap struct {
 const GapEvidence = 20 * time.Second
 
 var (
-	// glog: "E1201 12:00:00.123456 12345 file.cpp:123] text"; the date is
+	// glog: "E1201 12:00:00.123456 12345 file.cpp:123] text" (the thread id
+	// trimmed away too: mooncake PR 3538); the date is
 	// MMDD or, from newer glog, YYYYMMDD.
-	reGlog = regexp.MustCompile(`^([IWEF])(?:\d{4}|\d{8}) (\d\d):(\d\d):(\d\d)\.(\d{6})\s+\d+ ([\w.\-]+:\d+)\] ?(.*)$`)
+	reGlog = regexp.MustCompile(`^([IWEF])(?:\d{4}|\d{8}) (\d\d):(\d\d):(\d\d)\.(\d{6})(?:\s+\d+)? ([\w.\-]+:\d+)\] ?(.*)$`)
 	// glog without time or thread, as people trim it: "E1130 file.cpp:123] text".
 	reGlogBare = regexp.MustCompile(`^([IWEF])(?:\d{4}|\d{8}) ([\w.\-]+:\d+)\] ?(.*)$`)
 	// SGLang: "[2026-01-16 07:02:59 TP4] text" or "[2025-04-14 03:55:21] text".

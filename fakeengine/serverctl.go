@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
 	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/models/metadata"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/models/rng"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // processLocked stops, starts, restarts, pauses or resumes a server.
@@ -173,4 +175,35 @@ func (w *World) startMetadata(ctx context.Context, addr string) error {
 	}
 	w.metaSrv, w.metaAddr, w.metaUp = srv, srv.Addr(), true
 	return nil
+}
+
+// ReplaceMaster implements engine.MasterReplacer: the master model of
+// another release on the same address, its state lost.
+func (w *World) ReplaceMaster(ctx context.Context, version string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.masterModel == nil || w.spec.Master == nil {
+		return engine.Unsupportedf("remedy master_version: the fake engine replaces only its in-process master")
+	}
+	if err := mooncake.SkewModelled(version, w.spec.Version); err != nil {
+		return engine.Unsupportedf("%v", err)
+	}
+	mp, err := mooncake.ProfileFor(version)
+	if err != nil {
+		return fmt.Errorf("fake engine: remedy master_version: %w", err)
+	}
+	cfg, err := master.ConfigFor(mp, w.spec.Master.Flags)
+	if err != nil {
+		return fmt.Errorf("fake engine: remedy master_version: %w", err)
+	}
+	if err := w.stopMasterLocked(); err != nil {
+		return err
+	}
+	w.gate.Lock()
+	w.masterModel = w.newMaster(cfg)
+	w.gate.Unlock()
+	w.mvMu.Lock()
+	w.masterVersion = version
+	w.mvMu.Unlock()
+	return w.startMaster(ctx, w.masterAddr)
 }

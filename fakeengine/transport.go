@@ -18,7 +18,9 @@ import (
 	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/models/te"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // nodeNet is one node's view of the network: every address a model names
@@ -56,7 +58,21 @@ func (n nodeNet) rescale(err error) error {
 func (n nodeNet) Master(addr string, t client.Timeouts) master.Service {
 	stub := servers.MasterStub{Addr: n.dialAddr(addr), T: n.wallTimeouts(t)}
 	// Every RPC releases the world gate while it waits on the socket.
-	return master.Via{Do: func(ctx context.Context, _ master.RPC, call func(master.Service) error) error {
+	return master.Via{Do: func(ctx context.Context, rpc master.RPC, call func(master.Service) error) error {
+		n.w.mvMu.Lock()
+		mv := n.w.masterVersion
+		n.w.mvMu.Unlock()
+		if text, bad := mooncake.SkewFails(mv, n.w.spec.Version, rpc.Op); bad {
+			// Version skew: the call reaches the master (a stopped one
+			// still refuses) and fails on decoding, before it acts.
+			if err := n.call(ctx, func() error { _, err := stub.ServiceReady(ctx); return err }); err != nil {
+				return err
+			}
+			if text != mooncake.SkewDeserialResult {
+				mlog.Trace{T: n.w.trace, Source: "master"}.Log(mlog.Warning, "rpc route/execute error, error msg: invalid rpc arg")
+			}
+			return &master.RPCError{Kind: master.Incompatible, Op: rpc.Op, Text: text}
+		}
 		return n.call(ctx, func() error { return call(stub) })
 	}}
 }

@@ -54,12 +54,18 @@ type World struct {
 	masterSrv   *servers.MasterServer
 	masterAddr  string // canonical host:port of the master (its real listener)
 	masterUp    bool
-	metaHandler *servers.MetadataHandler
-	metaSrv     *servers.HTTPServer
-	metaAddr    string
-	metaUp      bool
-	etcd        *etcdServer // topology metadata: etcd (metaAddr is its client endpoint)
-	netports    []int       // netport ports of the master and metadata listeners, released by Close
+	// masterVersion is mooncake_master's release (topology.master.
+	// mooncake_version, a remedy's master_version; else the run's). Its own
+	// lock: every master RPC reads it, some while mu is held (mooncake_client's
+	// start).
+	mvMu          sync.Mutex
+	masterVersion string
+	metaHandler   *servers.MetadataHandler
+	metaSrv       *servers.HTTPServer
+	metaAddr      string
+	metaUp        bool
+	etcd          *etcdServer // topology metadata: etcd (metaAddr is its client endpoint)
+	netports      []int       // netport ports of the master and metadata listeners, released by Close
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	procs    []*Process
@@ -91,6 +97,19 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	if err != nil {
 		return nil, fmt.Errorf("fake engine: %w", err)
 	}
+	// The master's release (version skew: measured pairs only).
+	mp := p
+	if mv := spec.MasterVersion(); mv != spec.Version {
+		if e.opts.Containers {
+			return nil, engine.Unsupportedf("topology.master.mooncake_version: the fake engine's served containers run one release")
+		}
+		if err := mooncake.SkewModelled(mv, spec.Version); err != nil {
+			return nil, engine.Unsupportedf("%v", err)
+		}
+		if mp, err = mooncake.ProfileFor(mv); err != nil {
+			return nil, fmt.Errorf("fake engine: topology.master.mooncake_version: %w", err)
+		}
+	}
 	logger := spec.Logger
 	if logger == nil {
 		logger = e.opts.Logger
@@ -99,7 +118,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		logger = slog.New(slog.DiscardHandler)
 	}
 	w := &World{
-		spec: spec, profile: p, logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
+		spec: spec, profile: p, masterVersion: spec.MasterVersion(), logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
 		dataSrv: map[string]*wire.Server{}, routes: map[string]map[string]string{},
 		ports: map[string]*binding{}, closeDone: make(chan struct{}),
 	}
@@ -139,7 +158,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		}
 	}
 	if spec.Master != nil {
-		cfg, err := master.ConfigFor(p, spec.Master.Flags)
+		cfg, err := master.ConfigFor(mp, spec.Master.Flags)
 		if err != nil {
 			return nil, fmt.Errorf("fake engine: master flags: %w", err)
 		}

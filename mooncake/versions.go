@@ -266,6 +266,17 @@ type Profile struct {
 	// published at an IPv6 address (MC_TCP_BIND_ADDRESS=::1) is never
 	// reached (real 0.3.7.post2, seed 30141: every put -800).
 	TCPDualStack bool
+	// AutoGIDSelect: gid_index defaults to -1 and openRdmaDevice asks
+	// findBestGidIndex for a RoCE v2 GID with a network device ("No
+	// suitable GID found" without one); an MC_GID_INDEX naming a GID
+	// without one is refused (rdma_context.cpp v0.3.8.post1:567-600,
+	// config.h v0.3.8.post1:36).
+	AutoGIDSelect bool
+	// TCPRefusedLog is how TcpTransport logs a peer's refused data
+	// connect (real runs of io/peer-not-listening): "asio" (startTransfer's
+	// ASIO exception, up to 0.3.9), "getconnection" (0.3.10 … 0.3.12.post1),
+	// "lane" (the TCP lane, 0.3.13+).
+	TCPRefusedLog string
 	// LeaseExpiryCheck: Client::Get fails a read with LEASE_EXPIRED
 	// ("lease_expired_before_data_transfer_completed key=K") when the lease
 	// the master granted, counted from before the client sent
@@ -546,6 +557,15 @@ func profileOf(v Version) Profile {
 	p.FailedTransportFreed = at("0.3.12")
 	p.ExplicitPortIPv6 = at("0.3.12")
 	p.TCPDualStack = at("0.3.9")
+	p.AutoGIDSelect = at("0.3.8.post1")
+	switch {
+	case at("0.3.13"):
+		p.TCPRefusedLog = "lane"
+	case at("0.3.10"):
+		p.TCPRefusedLog = "getconnection"
+	default:
+		p.TCPRefusedLog = "asio"
+	}
 	p.MasterWire = wireFor(v)
 	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")

@@ -255,10 +255,20 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 			return nil, engine.Unsupportedf("Mooncake %s has no mooncake_client (standalone mode came with 0.3.8)", spec.Version)
 		}
 	}
+	ml, min := l, in
+	if mv := spec.MasterVersion(); mv != spec.Version {
+		if spec.Master.HA || e.opts.Containers {
+			return nil, engine.Unsupportedf("topology.master.mooncake_version %s: the real engine runs a skewed master only as one plain process (not HA, not in containers)", mv)
+		}
+		if ml, min, err = e.install(ctx, mv); err != nil {
+			return nil, fmt.Errorf("real engine: the master's release: %w", err)
+		}
+	}
 	w, err := newWorld(ctx, e, spec, l, in)
 	if err != nil {
 		return nil, err
 	}
+	w.ml, w.min = ml, min
 	if err := w.launch(ctx); err != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()

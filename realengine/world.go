@@ -26,10 +26,14 @@ import (
 // none (P2PHANDSHAKE), mooncake_client, a driver process per SGLang
 // process, and toxiproxy in front of the master and metadata links.
 type World struct {
-	e     *Engine
-	spec  engine.WorldSpec
-	l     Layout
-	in    Installed
+	e    *Engine
+	spec engine.WorldSpec
+	l    Layout
+	in   Installed
+	// ml, min: mooncake_master's install (another release's under
+	// topology.master.mooncake_version, else l and in).
+	ml    Layout
+	min   Installed
 	log   *slog.Logger
 	start *origin
 	dir   string // temp dir: driver.py, anything else we write
@@ -83,7 +87,7 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 	if log == nil {
 		log = e.opts.Logger.With("engine", Name, "version", spec.Version, "scenario", spec.Scenario)
 	}
-	w := &World{e: e, spec: spec, l: l, in: in, log: log, start: newOrigin(), dir: dir, drv: drv, servers: map[string]*server{}}
+	w := &World{e: e, spec: spec, l: l, in: in, ml: l, min: in, log: log, start: newOrigin(), dir: dir, drv: drv, servers: map[string]*server{}}
 	if e.opts.Containers {
 		w.inj, err = w.openContainers(ctx)
 	} else {
@@ -111,6 +115,17 @@ func (w *World) env(extra map[string]string) []string {
 	}
 	for k, v := range extra {
 		set[k] = v
+	}
+	return mergeEnv(baseEnv(), set)
+}
+
+// masterEnv is mooncake_master's environment: its own install's library
+// path fixes (a skewed master's release may need others than the
+// clients').
+func (w *World) masterEnv() []string {
+	set := map[string]string{}
+	if p := w.min.LDLibraryPath(os.Getenv("LD_LIBRARY_PATH")); p != "" {
+		set["LD_LIBRARY_PATH"] = p
 	}
 	return mergeEnv(baseEnv(), set)
 }
@@ -153,7 +168,7 @@ func (w *World) launchMaster(ctx context.Context) error {
 	}
 	rpcAddr := net.JoinHostPort(w.dialHost("master"), strconv.Itoa(rpc))
 	s := &server{role: "master", ports: map[string]int{"rpc": rpc, "metrics": metrics},
-		spec: procSpec{Name: "mooncake_master", Source: "master", Path: bin, Args: args, Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "master"},
+		spec: procSpec{Name: "mooncake_master", Source: "master", Path: bin, Args: args, Env: w.masterEnv(), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "master"},
 		ready: func(ctx context.Context, p *proc) error {
 			probe, err := w.probeAddr(ctx, p, rpc)
 			if err != nil {
@@ -193,16 +208,21 @@ func (w *World) launchMaster(ctx context.Context) error {
 // masterArgs is one mooncake_master's command line on fresh ports: the
 // engine's flags, extra, then the scenario's flags.
 func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin string, args []string, rpc, metrics, meta int, err error) {
-	bin, err = w.l.Binary("mooncake_master")
+	ports, err := w.freePorts(3)
+	if err != nil {
+		return "", nil, 0, 0, 0, err
+	}
+	return w.masterArgsOn(ctx, extra, ports)
+}
+
+// masterArgsOn is masterArgs on given ports (rpc, metrics, metadata).
+func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports []int) (bin string, args []string, rpc, metrics, meta int, err error) {
+	bin, err = w.ml.Binary("mooncake_master")
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
 
-	known, err := w.e.masterFlags(ctx, w.l, w.in)
-	if err != nil {
-		return "", nil, 0, 0, 0, err
-	}
-	ports, err := w.freePorts(3)
+	known, err := w.e.masterFlags(ctx, w.ml, w.min)
 	if err != nil {
 		return "", nil, 0, 0, 0, err
 	}
@@ -227,7 +247,7 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 	}
 	if w.spec.Metadata == "master" {
 		if !known["enable_http_metadata_server"] {
-			return "", nil, 0, 0, 0, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", w.spec.Version, mooncake.EmbeddedMetadataSince)
+			return "", nil, 0, 0, 0, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", w.spec.MasterVersion(), mooncake.EmbeddedMetadataSince)
 		}
 		flags["enable_http_metadata_server"] = "true"
 		flags["http_metadata_server_port"] = strconv.Itoa(meta)
@@ -239,7 +259,7 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run)", k)
 		}
 		if !known[k] {
-			return "", nil, 0, 0, 0, engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.Version, k)
+			return "", nil, 0, 0, 0, engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.MasterVersion(), k)
 		}
 		flags[k] = w.spec.Master.Flags[k]
 	}
@@ -686,4 +706,36 @@ func (w *World) PIDs() []int {
 		}
 	}
 	return out
+}
+
+// ReplaceMaster implements engine.MasterReplacer: mooncake_master stops
+// and that release's binary starts on the same ports (its proxies keep
+// their upstream), its state lost.
+func (w *World) ReplaceMaster(ctx context.Context, version string) error {
+	w.mu.Lock()
+	s := w.servers["master"]
+	w.mu.Unlock()
+	if s == nil || (w.spec.Master != nil && w.spec.Master.HA) || w.ctr != nil {
+		return engine.Unsupportedf("remedy master_version: the real engine replaces one plain mooncake_master process")
+	}
+	ml, min, err := w.e.install(ctx, version)
+	if err != nil {
+		return fmt.Errorf("real engine: remedy master_version: %w", err)
+	}
+	if err := w.stopServer(ctx, s); err != nil {
+		return err
+	}
+	w.ml, w.min = ml, min
+	ports := []int{s.ports["rpc"], s.ports["metrics"], s.ports["metadata"]}
+	if ports[2] == 0 {
+		ports[2] = ports[1] // no embedded metadata server: the flag is not passed
+	}
+	bin, args, _, _, _, err := w.masterArgsOn(ctx, nil, ports)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	s.spec.Path, s.spec.Args, s.spec.Env = bin, args, w.masterEnv()
+	w.mu.Unlock()
+	return w.startServer(ctx, s)
 }

@@ -200,6 +200,22 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(c.Pos, "topology.mooncake_client: sidecar or shm with present: false; there is no mooncake_client to place")
 		}
 	}
+	if r := sc.Remedy; r != nil && r.MasterVersion != "" && r.MasterVersion != "run" {
+		if _, err := mooncake.ProfileFor(r.MasterVersion); err != nil {
+			d.at(r.Pos, "remedy.master_version: %v (or \"run\": the run's version)", err)
+		}
+	}
+	if r, m := sc.Remedy, sc.Topology.Master; r != nil && r.MasterVersion != "" && m != nil && (m.HA || (m.Present != nil && !*m.Present)) {
+		d.at(r.Pos, "remedy.master_version needs one plain mooncake_master (not ha, not present: false)")
+	}
+	if m := sc.Topology.Master; m != nil && m.MooncakeVersion != "" {
+		if _, err := mooncake.ProfileFor(m.MooncakeVersion); err != nil {
+			d.at(m.Pos, "topology.master.mooncake_version: %v", err)
+		}
+		if m.HA || (m.Present != nil && !*m.Present) {
+			d.at(m.Pos, "topology.master.mooncake_version: with ha or present: false; a skewed master is one plain mooncake_master")
+		}
+	}
 	if m := sc.Topology.Master; m != nil && m.HA {
 		switch {
 		case m.Present != nil && !*m.Present:

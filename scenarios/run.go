@@ -317,6 +317,20 @@ func (r *run) execute(parent context.Context, res *Result) {
 		_ = r.stores[n].Close(ctx)
 	}
 	r.stores = map[string]*app{}
+	if v := rem.MasterVersion; v != "" {
+		if v == "run" {
+			v = r.version
+		}
+		mr, ok := w.(engine.MasterReplacer)
+		if !ok {
+			r.setupErr(res, "remedy master_version", engine.Unsupportedf("this engine cannot replace mooncake_master with another release"))
+			return
+		}
+		if err := mr.ReplaceMaster(ctx, v); err != nil {
+			r.setupErr(res, "remedy master_version", err)
+			return
+		}
+	}
 	env := Env{}
 	maps.Copy(env, r.sc.Config.Env)
 	for k, v := range rem.Env {
@@ -398,6 +412,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 		if t.Master != nil {
 			maps.Copy(spec.Master.Flags, t.Master.Flags)
 			spec.Master.HA = t.Master.HA
+			spec.Master.Version = t.Master.MooncakeVersion
 		}
 	}
 	if c := t.Client; c != nil && (c.Present == nil || *c.Present) {
@@ -424,7 +439,7 @@ func (n NIC) devices() []engine.RDMADevice {
 	var out []engine.RDMADevice
 	for _, d := range n.RDMA {
 		out = append(out, engine.RDMADevice{Name: d.Name, MaxMRSize: int64(d.MaxMRSize), MaxMR: d.MaxMR, Broken: d.Broken,
-			MaxRegBytes: int64(d.MaxRegBytes), LeakedMRs: d.LeakedMRs})
+			MaxRegBytes: int64(d.MaxRegBytes), LeakedMRs: d.LeakedMRs, NoAutoGID: d.NoAutoGID, GIDIndex: d.GIDIndex})
 	}
 	return out
 }

@@ -82,6 +82,10 @@ type Master struct {
 	// the world's etcd (needs metadata: etcd); MOONCAKE_MASTER is then
 	// "etcd://{{etcd}}".
 	HA bool `yaml:"ha"`
+	// MooncakeVersion runs mooncake_master from another Mooncake release
+	// than the clients (version skew: the field's master and clients
+	// upgraded apart); empty = the run's version.
+	MooncakeVersion string `yaml:"mooncake_version"`
 }
 
 // Client is the standalone mooncake_client.
@@ -137,6 +141,11 @@ type RDMADevice struct {
 	MaxMRSize ByteSize `yaml:"max_mr_size"`
 	MaxMR     int      `yaml:"max_mr"`
 	Broken    bool     `yaml:"broken"`
+	// NoAutoGID: no GID that Mooncake's auto-selection (v0.3.8.post1+
+	// findBestGidIndex: a RoCE v2 GID with a network device) accepts;
+	// GIDIndex is the one usable index, which MC_GID_INDEX must name.
+	NoAutoGID bool `yaml:"no_auto_gid"`
+	GIDIndex  int  `yaml:"gid_index"`
 	// MaxRegBytes caps the total bytes registered (erdma: EIO past it);
 	// LeakedMRs are MKEYs earlier killed processes left behind.
 	MaxRegBytes ByteSize `yaml:"max_reg_bytes"`
@@ -451,6 +460,10 @@ type Remedy struct {
 	// HostPools replace the named nodes' host pools (the fix is a
 	// different pool, e.g. a draft pool of its own).
 	HostPools map[string]HostPool `yaml:"hostpools"`
+	// MasterVersion replaces mooncake_master before the remedy with one
+	// of this Mooncake release (restarted, its state lost): the fix for
+	// version skew. "run" = the run's version (the clients' release).
+	MasterVersion string `yaml:"master_version"`
 	// Steps replace the scenario's steps (default: the same steps).
 	Steps     []Step    `yaml:"steps"`
 	Expect    Expect    `yaml:"expect"`

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/models/metadata"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/models/te"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 func (w *World) startMaster() {
@@ -159,4 +161,30 @@ func (w *World) process(target, action string) {
 			w.clientState.pauseResume(action)
 		}
 	}
+}
+
+// ReplaceMaster implements engine.MasterReplacer: mooncake_master of
+// another release restarts on the same address, its state lost (the
+// clients of the remedy are new processes).
+func (w *World) ReplaceMaster(_ context.Context, version string) error {
+	if w.spec.Master == nil || w.ha != nil {
+		return engine.Unsupportedf("remedy master_version: the world has no plain mooncake_master")
+	}
+	if err := mooncake.SkewModelled(version, w.profile.Version.String()); err != nil {
+		return engine.Unsupportedf("%v", err)
+	}
+	mp, err := mooncake.ProfileFor(version)
+	if err != nil {
+		return fmt.Errorf("sim: remedy master_version: %w", err)
+	}
+	cfg, err := master.ConfigFor(mp, w.spec.Master.Flags)
+	if err != nil {
+		return fmt.Errorf("sim: remedy master_version: %w", err)
+	}
+	if w.masterState != stopped {
+		w.masterConnsClosed()
+	}
+	w.masterVersion, w.masterCfg = version, cfg
+	w.startMaster()
+	return nil
 }

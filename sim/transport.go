@@ -3,15 +3,19 @@ package sim
 import (
 	"context"
 	"fmt"
-	"github.com/mooncake-faultlab/faultlab/faults"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/mooncake-faultlab/faultlab/faults"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
@@ -259,6 +263,18 @@ func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master
 	if s.w.ha == nil {
 		s.pool.reached(s.conn)
 	}
+	if m != nil {
+		// Version skew: the master could not decode the call, or the
+		// client its answer (measured pairs only: World.Launch).
+		if text, bad := mooncake.SkewFails(s.w.masterVersion, s.w.profile.Version.String(), op); bad {
+			if text != mooncake.SkewDeserialResult {
+				// coro_rpc's server on the arguments it could not decode
+				// (real master 0.3.9: WARNING).
+				mlog.Trace{T: s.w.tr, Source: "master"}.Log(mlog.Warning, "rpc route/execute error, error msg: invalid rpc arg")
+			}
+			return &master.RPCError{Kind: master.Incompatible, Op: op, Text: text}
+		}
+	}
 	if op == "PutStart" && m != nil && m == s.w.master {
 		if err := s.w.masterOOM(ctx, m); err != nil {
 			return err
@@ -398,7 +414,8 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 	}
 	ep := d.w.endpoint(d.from, endpoint)
 	if ep == nil {
-		return nil, fmt.Errorf("transfer to %s: no such endpoint", endpoint)
+		// Its process is gone: nothing listens on its port.
+		return nil, &te.TransferRefused{Endpoint: endpoint}
 	}
 	if ep.node == d.from {
 		return ep.mem, nil // local memcpy
@@ -409,7 +426,9 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 	}
 	out := d.w.net.Exchange(d.from, ep.node, req, resp)
 	switch out.Verdict {
-	case netsim.Refuse, netsim.ResetPeer, netsim.Closed:
+	case netsim.Refuse:
+		return nil, &te.TransferRefused{Endpoint: endpoint}
+	case netsim.ResetPeer, netsim.Closed:
 		return nil, fmt.Errorf("transfer to %s: %s", endpoint, out.Verdict)
 	case netsim.Blackhole:
 		if err := d.clock.Sleep(ctx, transferTimeout); err != nil {

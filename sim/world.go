@@ -51,11 +51,14 @@ type World struct {
 	net     *netsim.Net
 	nodes   []engine.NodeSpec
 
-	masterCfg   master.Config
-	master      *master.Master
-	masterState procState
-	masterAddr  string
-	ha          *haPair // topology master.ha (then master/masterState are unused)
+	masterCfg master.Config
+	// masterVersion is mooncake_master's release (the run's unless
+	// topology.master.mooncake_version skews it).
+	masterVersion string
+	master        *master.Master
+	masterState   procState
+	masterAddr    string
+	ha            *haPair // topology master.ha (then master/masterState are unused)
 
 	metadata      *metadata.Server // standalone (spec "http") or embedded ("master")
 	etcd          *metadata.Etcd   // spec "etcd" (state in metadataState)
@@ -110,8 +113,23 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if spec.Metadata == "master" && !mooncake.MustVersion(v).AtLeast(mooncake.EmbeddedMetadataSince) {
-		return nil, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", v, mooncake.EmbeddedMetadataSince)
+	// The master's release: the run's, or another (version skew, only
+	// for pairs measured on real).
+	mv, mp := v, p
+	if spec.Master != nil && spec.Master.Version != "" && spec.Master.Version != v {
+		if spec.Master.HA {
+			return nil, engine.Unsupportedf("topology.master.mooncake_version with ha: the models run a skewed master only as one plain mooncake_master")
+		}
+		if err := mooncake.SkewModelled(spec.Master.Version, v); err != nil {
+			return nil, engine.Unsupportedf("%v", err)
+		}
+		if mp, err = mooncake.ProfileFor(spec.Master.Version); err != nil {
+			return nil, fmt.Errorf("sim: topology.master.mooncake_version: %w", err)
+		}
+		mv = spec.Master.Version
+	}
+	if spec.Metadata == "master" && !mooncake.MustVersion(mv).AtLeast(mooncake.EmbeddedMetadataSince) {
+		return nil, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", mv, mooncake.EmbeddedMetadataSince)
 	}
 	k := kernel.New(spec.Seed)
 	tr := spec.Trace
@@ -120,14 +138,14 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	}
 	tr.SetClock(k.Now)
 	w := &World{
-		spec: spec, profile: p, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
+		spec: spec, profile: p, masterVersion: mv, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
 		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
 	}
 	w.Scheduler = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
-		w.masterCfg, err = master.ConfigFor(p, spec.Master.Flags)
+		w.masterCfg, err = master.ConfigFor(mp, spec.Master.Flags)
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}

@@ -363,14 +363,22 @@ func TestNewFromLogNotReproduced(t *testing.T) {
 	}
 }
 
-// explain names a field class the catalog has no scenario for, and says
+// explain names a field class the catalog has no scenario for, the
+// catalog scenario a class links (with the class as evidence), and says
 // when nothing fits, never printing a {{placeholder}}.
 func TestExplainFieldClass(t *testing.T) {
+	gpu := "E0101 00:00:00.000001     7 rdma_context.cpp:300] Failed to register memory 0x7f0000000000: Bad address [14]\n"
+	out, _, err := executeIn(t, gpu, "explain")
+	if err != nil || !strings.Contains(out, "\n1. class gpu-memory-registration  5.0 points\n") || strings.Contains(out, "{{") {
+		t.Fatalf("%v\n%s", err, out)
+	}
 	log := "W0302 09:15:07.980530     7 rdma_context.cpp:581] No suitable GID found on mlx5_bond_1/\n" +
 		"E0302 09:15:07.980787     7 rdma_context.cpp:81] Failed to open device mlx5_bond_1 on port  with GID -1\n"
-	out, _, err := executeIn(t, log, "explain")
-	if err != nil || !strings.Contains(out, "\n1. class roce-gid-no-rnic  9.0 points\n") ||
-		!strings.Contains(out, "+ line 1 (rdma_context.cpp:581): No suitable GID found on mlx5_bond_1/") || strings.Contains(out, "{{") {
+	out, _, err = executeIn(t, log, "explain")
+	if err != nil || !strings.Contains(out, "\n1. scenario setup/roce-no-suitable-gid  9.0 points\n") ||
+		!strings.Contains(out, "+ field class roce-gid-no-rnic: ") ||
+		!strings.Contains(out, "+ line 1 (rdma_context.cpp:581): No suitable GID found on mlx5_bond_1/") ||
+		!strings.Contains(out, "remedy:  set MC_GID_INDEX=3 → verified") || strings.Contains(out, "{{") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	out, _, err = executeIn(t, metadataLog, "explain", "--mooncake-version", "0.3.13.post1")

@@ -143,6 +143,9 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 		} else {
 			log.Log(mlog.Error, "RPC call failed: Connection reset by peer")
 		}
+	case master.Incompatible:
+		// Version skew (mooncake.SkewFails): coro_rpc's decoding error.
+		log.Log(mlog.Error, "RPC call failed: "+re.Text)
 	case master.EOF:
 		// MasterClient::invoke_batch_rpc says "Batch RPC call failed".
 		if strings.HasPrefix(re.Op, "Batch") {
@@ -884,6 +887,9 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 				c.logf(mlog.Error, "SocketHandShakePlugin: failed to get IP address of peer server %s:%s, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]", hu.Host, hu.Port)
 				c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", hu.Endpoint)
 				c.logf(mlog.Error, "Failed to submit transfer operation")
+			case errors.As(err, new(*te.TransferRefused)):
+				c.transferRefusedLog(r.TEEndpoint)
+				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
 			default:
 				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
 			}
@@ -948,6 +954,9 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 		}
 		data, err := c.d.Data.Read(ctx, r.TEEndpoint, r.Addr, r.Size)
 		if err != nil {
+			if errors.As(err, new(*te.TransferRefused)) {
+				c.transferRefusedLog(r.TEEndpoint)
+			}
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}

@@ -47,9 +47,14 @@ func (c *RealClient) logMemcpyChoice() {
 }
 
 // localMemcpy is TransferSubmitter's strategy choice for replica r: a copy
-// inside the process, no transfer engine (see mooncake.StoreMemcpy).
+// inside the process, no transfer engine (see mooncake.StoreMemcpy). The
+// replica's transport endpoint must be this process's: its TE endpoint
+// or its local_hostname (isSameProcessEndpoint, transfer_task.cpp
+// v0.3.11.post1:849-878) - a segment of the same name in another process
+// (two processes with local_hostname "[::1]") is not (real 0.3.11.post1:
+// the peer's handshake).
 func (c *RealClient) localMemcpy(r master.Replica) bool {
-	if r.TEEndpoint != c.te.ServerName() && r.SegmentName != c.hostname {
+	if r.TEEndpoint != c.te.ServerName() && r.TEEndpoint != c.hostname {
 		return false
 	}
 	v, set := c.d.Env["MC_STORE_MEMCPY"]
@@ -65,8 +70,8 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	if c.localMemcpy(r) || r.TEProtocol != "tcp" {
 		return true
 	}
-	if c.te.Handshake() && !c.handshakeResolves(r.TEEndpoint) {
-		return false
+	if c.te.Handshake() {
+		return c.handshakeResolves(r)
 	}
 	m, ok := c.te.RPCMetaEntry(ctx, r.TEEndpoint)
 	if ok && c.connectable(r, m) {
@@ -82,27 +87,45 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	return false
 }
 
-// handshakeResolves is openSegment's handshake in P2PHANDSHAKE mode:
-// SocketHandShakePlugin::sendNotify resolves the segment name's host with
-// getaddrinfo(AF_INET) unless MC_USE_IPV6 is set (transfer_metadata_plugin.cpp
-// v0.3.10.post1:826-842), so an IPv6 literal ("[::1]" as local_hostname) is
-// not found: ERR_DNS, the segment does not open, the transfer fails. Real
-// 0.3.7.post2 … 0.3.10.post1, P2P, local_hostname "[::1]": warmup put -800 × 10
-// (sim,real seed 30532); from 0.3.10.post2 the local put is a memcpy
-// (Profile.StoreMemcpy) and never gets here.
-func (c *RealClient) handshakeResolves(endpoint string) bool {
-	host, port := endpoint, ""
-	if i := strings.LastIndex(endpoint, ":"); i >= 0 {
-		host, port = endpoint[:i], endpoint[i+1:]
+// handshakeResolves is SocketHandShakePlugin::send's getaddrinfo of the
+// peer's endpoint host when openSegment hands the P2P handshake a segment
+// (own segments too, when the store does not memcpy). Its hints ask for
+// AF_INET unless MC_USE_IPV6 is set (getenv presence; ai_family at
+// v0.3.7.post2 … v0.3.14 transfer_metadata_plugin.cpp, e.g. v0.3.10.post1:973),
+// so an IPv6 endpoint ("::1:15875" from local_hostname "[::1]") does not
+// resolve: real 0.3.7.post2 … 0.3.10.post1, every put -800; with
+// MC_USE_IPV6=1 they pass (docs/REAL-FINDINGS.md, IPv6).
+func (c *RealClient) handshakeResolves(r master.Replica) bool {
+	h, port := r.TEEndpoint, ""
+	if i := strings.LastIndex(h, ":"); i >= 0 {
+		h, port = h[:i], h[i+1:]
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if _, v6 := c.d.Env["MC_USE_IPV6"]; v6 || !strings.Contains(host, ":") {
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if _, v6 := c.d.Env["MC_USE_IPV6"]; v6 || !strings.Contains(h, ":") || !te.Resolvable(h) {
 		return true
 	}
-	c.logf(mlog.Error, "SocketHandShakePlugin: failed to get IP address of peer server %s:%s, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]", host, port)
-	c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", endpoint)
+	c.logf(mlog.Error, "SocketHandShakePlugin: failed to get IP address of peer server %s:%s, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]", h, port)
+	c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", r.TEEndpoint)
 	c.logf(mlog.Error, "Failed to submit transfer operation")
 	return false
+}
+
+// transferRefusedLog is what TcpTransport logs when the peer's data port
+// refuses the connect (its process stopped), per release - real runs of
+// io/peer-not-listening, 2026-12-01: 0.3.8.post1 and 0.3.9 the ASIO
+// exception of startTransfer; 0.3.10.post1 … 0.3.12.post1 getConnection's
+// two lines; 0.3.13.post1 and 0.3.14 the TCP lane's. Addresses and
+// numbers are the model's (the data port is the endpoint's).
+func (c *RealClient) transferRefusedLog(endpoint string) {
+	switch c.p.TCPRefusedLog {
+	case "asio":
+		c.logf(mlog.Error, "TcpTransport::startTransfer encountered an ASIO exception. Slice details - source_addr: 0x0, length: 0, opcode: 1, target_id: 1. Exception: connect: Connection refused")
+	case "getconnection":
+		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s. Error: connect: Connection refused", endpoint)
+		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s", endpoint)
+	default:
+		c.logf(mlog.Error, "TCP lane connection to %s failed: Connection refused (attempt failure 1)", endpoint)
+	}
 }
 
 // connectable is TcpTransport::getConnection's resolve of the rpc_meta

@@ -136,10 +136,14 @@ const (
 	// EOF: a pooled connection to a master that died since (SIGKILL): the
 	// next call on it reads end of file at once.
 	EOF
+	// Incompatible: master and client of different releases whose
+	// struct_pack layouts of this RPC differ (mooncake.SkewFails): the
+	// call reaches the master and fails on decoding; Text is coro_rpc's.
+	Incompatible
 )
 
 func (k RPCKind) String() string {
-	return [...]string{"refused", "connect_timeout", "request_timeout", "reset", "eof"}[k]
+	return [...]string{"refused", "connect_timeout", "request_timeout", "reset", "eof", "incompatible"}[k]
 }
 
 // RPCError is a transport failure of one RPC. Mooncake maps every one to
@@ -149,6 +153,8 @@ type RPCError struct {
 	Op   string
 	// After is how long the attempt took before failing.
 	After time.Duration
+	// Text is coro_rpc's message for an Incompatible call.
+	Text string
 }
 
 func (e *RPCError) Error() string {

@@ -68,6 +68,13 @@ func (e *HandshakeUnresolved) Error() string {
 	return "handshake to " + e.Endpoint + ": cannot resolve " + e.Host
 }
 
+// TransferRefused is a DataPath error: nothing listens on the peer's
+// transfer endpoint any more (its process stopped), so the TCP
+// transport's connect is refused.
+type TransferRefused struct{ Endpoint string }
+
+func (e *TransferRefused) Error() string { return "transfer to " + e.Endpoint + ": connection refused" }
+
 type DataPath interface {
 	Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error
 	Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error)

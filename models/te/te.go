@@ -390,10 +390,43 @@ func (e *Engine) installRDMA(filter []string, discover bool) int {
 	return e.openContexts(hcas)
 }
 
+// gidUsable is RdmaContext::openRdmaDevice's GID choice on port 1 of a
+// device without an auto-selectable GID (v0.3.8.post1 … rdma_context.cpp,
+// e.g. v0.3.9:567-600): gid_index -1 (MC_GID_INDEX unset) asks
+// findBestGidIndex, which finds none; an index naming a GID without a
+// network device is refused too. Then construct fails: "Failed to open
+// device ... with GID N", and the device is disabled.
+func (e *Engine) gidUsable(d engine.RDMADevice) bool {
+	if !d.NoAutoGID || !e.cfg.Profile.AutoGIDSelect {
+		return true
+	}
+	gid := -1
+	v, ok := e.cfg.Env["MC_GID_INDEX"]
+	if !ok {
+		v, ok = e.cfg.Env["NCCL_IB_GID_INDEX"]
+	}
+	if ok {
+		if k := mooncake.ParseKnob(e.cfg.Profile.Version, "MC_GID_INDEX", v, true); k.Read && !k.Fallback {
+			gid = int(k.Int)
+		}
+	}
+	switch {
+	case gid < 0:
+		e.logf(mlog.Warning, "No suitable GID found on %s/1", d.Name)
+	case gid != d.GIDIndex:
+		e.logf(mlog.Warning, "User-specified GID index %d on %s/1 has no associated network device, may not be optimal for RDMA operations", gid, d.Name)
+	default:
+		e.logf(mlog.Info, "Using user-specified GID index: %d on %s/1 (with network device)", gid, d.Name)
+		return true
+	}
+	e.logf(mlog.Error, "Failed to open device %s on port 1 with GID %d", d.Name, gid)
+	return false
+}
+
 func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 	var opened []*nic
 	for _, d := range hcas {
-		if d.Broken {
+		if d.Broken || !e.gidUsable(d) {
 			e.logf(mlog.Warning, "Disable device %s", d.Name)
 			continue
 		}
@@ -427,6 +460,12 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 	host, port := splitHostPort(localServerName)
 	e.serverName = localServerName
 	if metadataConn == P2PHandshake {
+		// parseHostNameWithPort takes a bracketed IPv6 host without its
+		// brackets (common.h v0.3.7.post2:165; real 0.3.9 "[::1]" →
+		// "listening on ::1:<port>"), and the P2P server name is host:port.
+		if h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"); h != host && strings.Contains(h, ":") && net.ParseIP(h) != nil {
+			host = h
+		}
 		// findAvailableTcpPort: the handshake daemon's port.
 		p, release, err := e.bindAny(ctx, host)
 		if err != nil {
