@@ -111,8 +111,9 @@ func TestClassScenariosExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(d.Causes, func(c explain.Cause) bool { return c.Name == "metadata-plugin-missing" })
-	if i < 0 || !slices.Equal(d.Causes[i].Reproduce, []string{"setup/metadata-plugin-missing"}) {
+	// The class gives its points to the scenario it links: explain names
+	// the world `faultlab run` reproduces.
+	if len(d.Causes) == 0 || d.Causes[0].Kind != "scenario" || d.Causes[0].Name != "setup/metadata-plugin-missing" {
 		t.Fatalf("causes %+v", d.Causes)
 	}
 }
