@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"sync"
 	"syscall"
 	"time"
 
@@ -20,59 +19,21 @@ import (
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
-// rpcServer answers each request of req bytes with resp bytes, on every
+// startRPC answers each request of req bytes with resp bytes, on every
 // connection, as Mooncake's servers do: the reply is written once the
 // whole request has arrived (what a mode's Simulate assumes).
-type rpcServer struct {
-	ln        net.Listener
-	req, resp int
-	wg        sync.WaitGroup
-	mu        sync.Mutex
-	conns     []net.Conn
-}
-
-func startRPC(req, resp int) *rpcServer {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	s := &rpcServer{ln: ln, req: req, resp: resp}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+func startRPC(req, resp int) *tcpServer {
+	return startServer(func(c net.Conn) {
+		in, out := make([]byte, req), make([]byte, resp)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			if _, err := io.ReadFull(c, in); err != nil {
 				return
 			}
-			s.mu.Lock()
-			s.conns = append(s.conns, c)
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				defer c.Close()
-				in, out := make([]byte, s.req), make([]byte, s.resp)
-				for {
-					if _, err := io.ReadFull(c, in); err != nil {
-						return
-					}
-					if _, err := c.Write(out); err != nil {
-						return
-					}
-				}
-			}()
+			if _, err := c.Write(out); err != nil {
+				return
+			}
 		}
-	}()
-	return s
-}
-
-func (s *rpcServer) Close() {
-	_ = s.ln.Close()
-	s.mu.Lock()
-	for _, c := range s.conns {
-		_ = c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
+	})
 }
 
 // observe runs exchanges on one connection through addr, the i-th given

@@ -19,48 +19,54 @@ import (
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
-// echoServer is a TCP server that writes back what it reads.
-type echoServer struct {
+// tcpServer is a loopback TCP server running handle on each connection;
+// Close ends every connection and waits for the handlers.
+type tcpServer struct {
 	ln    net.Listener
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	conns []net.Conn
 }
 
-func startEcho() *echoServer {
+func startServer(handle func(net.Conn)) *tcpServer {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
-	e := &echoServer{ln: ln}
-	e.wg.Add(1)
+	s := &tcpServer{ln: ln}
+	s.wg.Add(1)
 	go func() {
-		defer e.wg.Done()
+		defer s.wg.Done()
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			e.mu.Lock()
-			e.conns = append(e.conns, c)
-			e.mu.Unlock()
-			e.wg.Add(1)
+			s.mu.Lock()
+			s.conns = append(s.conns, c)
+			s.mu.Unlock()
+			s.wg.Add(1)
 			go func() {
-				defer e.wg.Done()
-				_, _ = io.Copy(c, c)
-				_ = c.Close()
+				defer s.wg.Done()
+				defer c.Close()
+				handle(c)
 			}()
 		}
 	}()
-	return e
+	return s
 }
 
-func (e *echoServer) Close() {
-	_ = e.ln.Close()
-	e.mu.Lock()
-	for _, c := range e.conns {
+func (s *tcpServer) Close() {
+	_ = s.ln.Close()
+	s.mu.Lock()
+	for _, c := range s.conns {
 		_ = c.Close()
 	}
-	e.mu.Unlock()
-	e.wg.Wait()
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// startEcho writes back what it reads.
+func startEcho() *tcpServer {
+	return startServer(func(c net.Conn) { _, _ = io.Copy(c, c) })
 }
 
 // roundTrip writes msg and reads len(msg) bytes back, with a deadline.
@@ -83,7 +89,7 @@ func roundTrip(addr string, msg []byte, deadline time.Duration) ([]byte, time.Du
 var _ = Describe("Injector", func() {
 	var (
 		ctx  context.Context
-		echo *echoServer
+		echo *tcpServer
 		inj  *toxiproxy.Injector
 		addr string
 		msg  = []byte("mooncake-ping")
