@@ -284,3 +284,27 @@ func TestVersionFactsIssue18(t *testing.T) {
 		}
 	}
 }
+
+// IPv6 master addresses (issue 15, docs/REAL-FINDINGS.md §31): the client
+// reaches "[::1]:port" / "::1:port" from 0.3.8, the master binds
+// --rpc_address=::1 before 0.3.8 and from 0.3.10.post2 (real 0.3.4.post2 …
+// 0.3.14 wheels; 0.3.10.post2 from dependencies.sh).
+func TestIPv6MasterAddress(t *testing.T) {
+	for _, c := range []struct {
+		v            string
+		dials, binds bool
+	}{
+		{"0.3.4.post2", false, true},
+		{"0.3.7.post2", false, true},
+		{"0.3.8.post1", true, false},
+		{"0.3.10.post1", true, false},
+		{"0.3.10.post2", true, true},
+		{"0.3.11.post1", true, true},
+		{"0.3.14", true, true},
+	} {
+		p := MustProfile(c.v)
+		if p.MasterAddrIPv6 != c.dials || p.MasterBindsIPv6 != c.binds {
+			t.Errorf("%s: MasterAddrIPv6 %v MasterBindsIPv6 %v, want %v %v", c.v, p.MasterAddrIPv6, p.MasterBindsIPv6, c.dials, c.binds)
+		}
+	}
+}

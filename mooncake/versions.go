@@ -266,6 +266,30 @@ type Profile struct {
 	// published at an IPv6 address (MC_TCP_BIND_ADDRESS=::1) is never
 	// reached (real 0.3.7.post2, seed 30141: every put -800).
 	TCPDualStack bool
+	// MasterAddrIPv6: the store client reaches a master_server_addr given
+	// as IPv6, bracketed ("[::1]:port") or bare ("::1:port"). The address
+	// goes unparsed to coro_rpc's client pool (master_client.cpp
+	// v0.3.7.post2:211-222), so this follows the bundled yalantinglibs:
+	// 0.5.5 up to v0.3.7.post2 (dependencies.sh v0.3.7.post2:160), 0.5.6
+	// from v0.3.8.post1 (dependencies.sh v0.3.8.post1:27). Real, a master
+	// listening on [::1] (docs/REAL-FINDINGS.md §31): 0.3.4.post2 …
+	// 0.3.7.post2 "async_resolve failed:Service not found", "Failed to
+	// create client" (setup -600 at 0.3.7.post2); 0.3.8.post1 … 0.3.14
+	// connect with either form.
+	MasterAddrIPv6 bool
+	// MasterBindsIPv6: mooncake_master --rpc_address=::1 listens on
+	// [::1]:port. The master hands the address to coro_rpc_server
+	// (master.cpp v0.3.8.post1:560-564, the same call at every tag), so
+	// again the bundled yalantinglibs decides: 0.5.6 / 0.5.7
+	// (dependencies.sh v0.3.8.post1:27, v0.3.10.post1:27) log "resolve
+	// address : error: Host not found (authoritative)" and open no RPC
+	// listener; 0.5.5 and the submodule from v0.3.10.post2 (dependencies.sh
+	// v0.3.10.post2:139) bind. Real (§31): binds at 0.3.4.post2 …
+	// 0.3.7.post2 and 0.3.11.post1 … 0.3.14, not at 0.3.8.post1 …
+	// 0.3.10.post1 (0.3.10.post2: no wheel here, from the source). A
+	// bracketed "[::1]" binds at none of 0.3.4.post2 … 0.3.10.post1
+	// ("resolve address [::1]").
+	MasterBindsIPv6 bool
 	// AutoGIDSelect: gid_index defaults to -1 and openRdmaDevice asks
 	// findBestGidIndex for a RoCE v2 GID with a network device ("No
 	// suitable GID found" without one); an MC_GID_INDEX naming a GID
@@ -558,6 +582,8 @@ func profileOf(v Version) Profile {
 	p.ExplicitPortIPv6 = at("0.3.12")
 	p.TCPDualStack = at("0.3.9")
 	p.AutoGIDSelect = at("0.3.8.post1")
+	p.MasterAddrIPv6 = at("0.3.8")
+	p.MasterBindsIPv6 = !at("0.3.8") || at("0.3.10.post2")
 	switch {
 	case at("0.3.13"):
 		p.TCPRefusedLog = "lane"
