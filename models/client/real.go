@@ -471,7 +471,16 @@ func (c *RealClient) pingJoinWait() time.Duration {
 
 // connect is MasterClient::Connect.
 func (c *RealClient) connect(ctx context.Context) bool {
-	v, err := c.ms.ServiceReady(ctx)
+	var v string
+	var err error
+	if !c.p.MasterAddrIPv6 && ipv6HostPort(c.msAddr) {
+		err = c.unresolvable(ctx)
+		if ctx.Err() != nil {
+			return false
+		}
+	} else {
+		v, err = c.ms.ServiceReady(ctx)
+	}
 	re, isRPC := master.AsRPCError(err)
 	c.refused = isRPC && re.Kind == master.Refused
 	if err != nil && c.refused && c.p.MasterConnectDirect {
@@ -488,6 +497,32 @@ func (c *RealClient) connect(ctx context.Context) bool {
 		return false
 	}
 	return true
+}
+
+// ipv6HostPort: addr's host is an IPv6 address, bracketed ("[::1]:p")
+// or bare ("::1:p", more than one ':').
+func ipv6HostPort(addr string) bool {
+	if strings.Contains(addr, "://") {
+		return false // etcd://… (HA), not a host:port
+	}
+	return strings.HasPrefix(addr, "[") || strings.Count(addr, ":") > 1
+}
+
+// unresolvable is coro_rpc's client pool (yalantinglibs 0.5.5, up to
+// 0.3.7) given an IPv6 master address: every connect's resolve fails
+// before any packet, and the pool gives up as on a refusing server
+// (Profile.MasterAddrIPv6). Real 0.3.7.post2, "[::1]:50051": four
+// "async_resolve failed:Service not found" about 1 s apart, "out of max
+// limit", "Client not available", setup -600 after 4.3 s.
+func (c *RealClient) unresolvable(ctx context.Context) error {
+	const connects = 4
+	for i := 0; i < connects; i++ {
+		c.logf(mlog.Warning, "client_id 1 async_resolve failed:Service not found")
+		if err := c.d.Clock.Sleep(ctx, RefusedPoolCost/connects); err != nil {
+			return err
+		}
+	}
+	return &master.RPCError{Kind: master.Refused, Op: "ServiceReady", After: RefusedPoolCost}
 }
 
 func (c *RealClient) checkRegisterParams(ptr uint64, length int64) mooncake.ErrorCode {
