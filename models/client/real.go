@@ -513,7 +513,8 @@ func ipv6HostPort(addr string) bool {
 // before any packet, and the pool gives up as on a refusing server
 // (Profile.MasterAddrIPv6). Real 0.3.7.post2, "[::1]:50051": four
 // "async_resolve failed:Service not found" about 1 s apart, "out of max
-// limit", "Client not available", setup -600 after 4.3 s.
+// limit", "send request to [::1]:50051 failed. connection refused.",
+// "Client not available", setup -600 after 4.3 s.
 func (c *RealClient) unresolvable(ctx context.Context) error {
 	const connects = 4
 	for i := 0; i < connects; i++ {
@@ -522,6 +523,8 @@ func (c *RealClient) unresolvable(ctx context.Context) error {
 			return err
 		}
 	}
+	// client_pool.hpp:445 (yalantinglibs 0.5.5): the address as given.
+	c.logf(mlog.Warning, "send request to %s failed. connection refused.", c.msAddr)
 	return &master.RPCError{Kind: master.Refused, Op: "ServiceReady", After: RefusedPoolCost}
 }
 
