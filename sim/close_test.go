@@ -50,4 +50,17 @@ var _ = Describe("close() during a master outage", func() {
 		Entry("0.3.12.post1, asleep after the reconnect", "0.3.12.post1", 19500*time.Millisecond, third+2*client.RefusedPoolCost+client.PingInterval,
 			"Failed to unmount segment in destructor: RPC_FAIL"),
 	)
+
+	// A healthy master: closed asleep, the ping thread wakes with the
+	// task-poll thread, pings and sleeps once more. Real 0.3.12.post1
+	// (init, sleep 3.4 s, init): the close ended ≈ 1.5 s after it began,
+	// at the ping thread's second tick.
+	It("waits two ticks, not one, with a healthy master (0.3.12.post1)", func() {
+		e := launch(opts{version: "0.3.12.post1", seed: 5})
+		Expect(e.setup(setupArgs("127.0.0.1:17821", "tcp", ""))).To(Equal(0))
+		t0 := e.now()
+		Expect(e.w.Clock().Sleep(ctx, 3400*time.Millisecond)).To(Succeed())
+		Expect(e.store.Close(ctx)).To(Equal(0))
+		Expect(e.now() - t0).To(Equal(5 * time.Second))
+	})
 })
