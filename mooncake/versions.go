@@ -242,6 +242,20 @@ type Profile struct {
 	// returns in 63 ms, no ping-thread join; explore seed 2005).
 	Heartbeat           bool
 	HeartbeatAfterMount bool
+	// DestructorJoinsTaskPoll: ~Client joins the task-poll thread before it
+	// clears storage_heartbeat_running_ (client_service.cpp v0.3.10.post1:80-87,
+	// v0.3.12.post1:308-315). The two threads tick together, so the join
+	// returns when the ping thread has already begun its next iteration,
+	// which runs to its end (a refused ping, a reconnect, the sleep) before
+	// the unmount. Before, ~Client unmounted and then joined the ping thread
+	// (v0.3.10:88-117).
+	DestructorJoinsTaskPoll bool
+	// DestructorUnmountLog is the line ~Client logs after a failed
+	// UnmountSegment ("Failed to unmount segment from master: …" first):
+	// "Failed to unmount segment in destructor: " from v0.3.11
+	// (client_service.cpp v0.3.11:141, v0.3.12.post1:361), "Failed to
+	// unmount segment: " before (v0.3.10.post2:115, client.cpp v0.3.5:61).
+	DestructorUnmountLog string
 	// FailedTransportFreed: MultiTransport::installTransport deletes a
 	// transport whose install() failed (multi_transport.cpp, v0.3.12+).
 	// Before, the `new`ed transport leaked and kept its shared_ptr to the
@@ -578,6 +592,11 @@ func profileOf(v Version) Profile {
 	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
+	p.DestructorJoinsTaskPoll = at("0.3.10.post1")
+	p.DestructorUnmountLog = "Failed to unmount segment: "
+	if at("0.3.11") {
+		p.DestructorUnmountLog = "Failed to unmount segment in destructor: "
+	}
 	p.FailedTransportFreed = at("0.3.12")
 	p.ExplicitPortIPv6 = at("0.3.12")
 	p.TCPDualStack = at("0.3.9")

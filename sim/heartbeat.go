@@ -20,6 +20,16 @@ type heartbeat struct {
 	// stopping is ping_running_ = false: the iteration under way finishes,
 	// the next one does not start.
 	stopping bool
+	// stopNext: ~Client is joining the task-poll thread, which wakes with
+	// this one; the ping thread begins its next iteration before the
+	// destructor clears its flag (mooncake.Profile.DestructorJoinsTaskPoll).
+	stopNext bool
+	// joinFrom: when that join began. taskCheck: when the task-poll thread,
+	// whose FetchTasks failed with this iteration's ping, next checks its
+	// flag (a sleep later) while this thread reconnects (set: taskChecks).
+	joinFrom   time.Duration
+	taskCheck  time.Duration
+	taskChecks bool
 	// remount: the steps of a remount_segment thread the last ping
 	// started (client.Deps.Remount); remountEv its next step.
 	remount   []client.RemountStep
@@ -43,7 +53,7 @@ func (w *World) reschedule(b *heartbeat) {
 	if b.ev != nil || w.closed {
 		return
 	}
-	b.stopping = false
+	b.stopping, b.stopNext = false, false
 	switch {
 	case b.rc != nil && b.rc.Pinging():
 		// The ping thread pings at once when it starts.
@@ -59,6 +69,16 @@ func (w *World) beat(b *heartbeat) {
 	if b.stopping {
 		return // the loop sees ping_running_ = false and the thread exits
 	}
+	if b.stopNext {
+		b.stopNext, b.stopping = false, true
+		// The task-poll thread left during this thread's reconnect: the
+		// destructor cleared our flag before this check (real 0.3.11.post1,
+		// seed 2031: a close during the third ping ends after its reconnect).
+		if b.taskChecks && b.taskCheck >= b.joinFrom && b.taskCheck < w.k.Now() {
+			return
+		}
+	}
+	b.taskChecks = false
 	ctx := context.Background()
 	if b.rc != nil {
 		if !b.rc.Pinging() {
@@ -201,6 +221,7 @@ func (w *World) pingDone(b *heartbeat, stub master.Service, dc *detachedClock, r
 	}
 	b.rc.PingCounted(err)
 	start := dc.elapsed
+	b.taskCheck, b.taskChecks = w.k.Now()+start+client.PingInterval, true
 	v, rerr := stub.ServiceReady(ctx)
 	if !isRefused(rerr) || dc.elapsed == start {
 		wait := b.rc.ReconnectDone(v, rerr)
@@ -310,13 +331,21 @@ func (w *World) waitMountLock(ctx context.Context, rc *client.RealClient) error 
 }
 
 // joinPing implements client.Deps.JoinPing: the foreground waits while rc's
-// ping thread runs its pending iteration (its events fire as time passes).
+// ping thread runs its pending iteration (its events fire as time passes);
+// from 0.3.10.post1 also the next one, begun while ~Client joined the
+// task-poll thread, which wakes with it (real 0.3.12.post1, seed 30530: a
+// close from 12.2 s, the third ping from 12.48 s, its reconnect, then the
+// unmount at 26.57 s) — unless that thread woke during this one's reconnect.
 func (w *World) joinPing(ctx context.Context, rc *client.RealClient) error {
 	for _, b := range w.beats {
 		if b.rc != rc {
 			continue
 		}
-		b.stopping = true
+		if rc.JoinsTaskPollFirst() {
+			b.stopNext, b.joinFrom = true, w.k.Now()
+		} else {
+			b.stopping = true
+		}
 		for b.ev != nil {
 			if err := w.Clock().Sleep(ctx, max(0, b.ev.At-w.k.Now())); err != nil {
 				return err

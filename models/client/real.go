@@ -728,6 +728,10 @@ func (c *RealClient) MountLocked() bool { return c.mountLocked }
 // Pinging reports whether the heartbeat thread runs.
 func (c *RealClient) Pinging() bool { return c.pinging && !c.closed }
 
+// JoinsTaskPollFirst: ~Client joins the task-poll thread before it stops
+// the ping thread (mooncake.Profile.DestructorJoinsTaskPoll).
+func (c *RealClient) JoinsTaskPollFirst() bool { return c.p.DestructorJoinsTaskPoll }
+
 // Heartbeat is one iteration of Client::PingThreadMain: Ping; on
 // NEED_REMOUNT remount every segment and republish TE metadata; after 3
 // failures reconnect. It returns how long the thread sleeps before the next
@@ -1261,7 +1265,9 @@ func (c *RealClient) teardown(ctx context.Context) {
 	for _, s := range c.segments {
 		if err := c.ms.UnmountSegment(ctx, s.ID, c.id); err != nil {
 			code := c.code(err)
-			c.logf(mlog.Error, "Failed to unmount segment: %s", code.Name())
+			// UnmountSegmentImpl's line, then ~Client's.
+			c.logf(mlog.Error, "Failed to unmount segment from master: %s", code.Name())
+			c.logf(mlog.Error, "%s%s", c.p.DestructorUnmountLog, code.Name())
 		}
 	}
 	c.segments = nil
