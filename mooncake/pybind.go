@@ -6,8 +6,14 @@ import (
 	"strings"
 )
 
-// StoreClass is the Python class of the store binding.
+// StoreClass is the Python class of the store binding up to 0.3.13.post1;
+// Profile.StoreClass is the one a release prints.
 const StoreClass = "mooncake.store.MooncakeDistributedStore"
+
+// storeClassPackaged is 0.3.14's: the binding moved to the extension
+// module mooncake/store/_store (real SGLang 0.5.17 against the 0.3.14
+// wheel, 2026-12-01: "(self: mooncake._store.MooncakeDistributedStore, …").
+const storeClassPackaged = "mooncake._store.MooncakeDistributedStore"
 
 // SimObjectAddr is the address sim prints in reprs; real ones differ per
 // run, so oracles compare messages through NormalizeAddresses.
@@ -47,8 +53,8 @@ func PyRepr(v any) string {
 }
 
 // signature renders one overload line of a pybind11 TypeError.
-func signature(params []Param) string {
-	parts := []string{"self: " + StoreClass}
+func signature(class string, params []Param) string {
+	parts := []string{"self: " + class}
 	for _, p := range params {
 		s := p.Name + ": " + p.Type
 		if p.Default != "" {
@@ -59,7 +65,6 @@ func signature(params []Param) string {
 	return "(" + strings.Join(parts, ", ") + ") -> int"
 }
 
-var dictSignature = signature([]Param{{"config", "dict", ""}})
 
 // SetupTypeError is the exact str() of the TypeError pybind11 raises when
 // no setup() overload of profile p matches the call: every overload's
@@ -68,15 +73,16 @@ func SetupTypeError(p Profile, positional []any, kwargs []KV) string {
 	var b strings.Builder
 	b.Grow(1024)
 	b.WriteString("setup(): incompatible function arguments. The following argument types are supported:\n")
+	class := p.Class()
 	sig := p.setupSignature
 	if sig == "" { // a Profile not from ProfileFor
-		sig = signature(p.SetupParams)
+		sig = signature(class, p.SetupParams)
 	}
 	b.WriteString("    1. " + sig + "\n")
 	if p.SetupDictOverload {
-		b.WriteString("    2. " + dictSignature + "\n")
+		b.WriteString("    2. " + signature(class, []Param{{"config", "dict", ""}}) + "\n")
 	}
-	args := []string{fmt.Sprintf("<%s object at %s>", StoreClass, SimObjectAddr)}
+	args := []string{fmt.Sprintf("<%s object at %s>", class, SimObjectAddr)}
 	for _, a := range positional {
 		args = append(args, PyRepr(a))
 	}
@@ -124,4 +130,12 @@ func SetupCallMatches(p Profile, nPositional int, kwargNames []string) bool {
 		}
 	}
 	return true
+}
+
+// Class is the store binding's Python class at p's release.
+func (p Profile) Class() string {
+	if p.StoreClass == "" { // a Profile not from ProfileFor
+		return StoreClass
+	}
+	return p.StoreClass
 }

@@ -140,6 +140,8 @@ type Profile struct {
 	Version Version
 	// SetupParams is the first setup() overload after self, in order.
 	SetupParams []Param
+	// StoreClass is the binding's Python class in pybind11's texts (Class).
+	StoreClass string
 	// setupSignature is signature(SetupParams), built once with the profile
 	// (every kwargs TypeError of a generated run printed it).
 	setupSignature string
@@ -556,7 +558,15 @@ func ProfileFor(s string) (Profile, error) {
 func profileOf(v Version) Profile {
 	at := v.AtLeast
 	p := Profile{Version: v, SetupRetries: 20, ClientTTLSeconds: 10, EvictionRatio: 0.05}
+	p.StoreClass = StoreClass
+	if at("0.3.14") {
+		p.StoreClass = storeClassPackaged
+	}
 	switch {
+	case at("0.3.14"):
+		// enable_embedded_master: the 0.3.14 wheel's setup() (its pybind11
+		// TypeError under real SGLang 0.5.17, 2026-12-01; no 0.3.14 tag to read).
+		p.SetupParams = concat(named7, []Param{engineParam}, ssdParams, tenantParams, []Param{{"enable_embedded_master", "bool", "False"}})
 	case at("0.3.12"):
 		p.SetupParams = concat(named7, []Param{engineParam}, ssdParams, tenantParams)
 	case at("0.3.10.post2"):
@@ -682,7 +692,7 @@ func profileOf(v Version) Profile {
 	if !at("0.3.6.post1") { // DEFAULT_EVICTION_RATIO 0.1 through v0.3.6, 0.05 from v0.3.6.post1 (verified)
 		p.EvictionRatio = 0.1
 	}
-	p.setupSignature = signature(p.SetupParams)
+	p.setupSignature = signature(p.StoreClass, p.SetupParams)
 	return p
 }
 

@@ -49,6 +49,26 @@ type pyEnv struct {
 	vars map[string]string
 	// warn receives warnings.warn text (invalid EnvBool/EnvInt values).
 	warn func(string)
+	// resolveHost: the release resolves local_hostname with
+	// MooncakeStoreConfig._resolve_local_hostname (versionResolveHostname).
+	resolveHost bool
+}
+
+// resolveLocalHostname is _resolve_local_hostname (sglang 0.5.21
+// mooncake_store.py:110-126): MOONCAKE_LOCAL_HOSTNAME when set, else a
+// non-empty LOCAL_HOSTNAME, else the overrides' value when truthy (a null
+// or "" in a config file falls through), else the default.
+func (e pyEnv) resolveLocalHostname(overrides map[string]any) any {
+	if e.isSet(envLocalHostname) {
+		return e.get(envLocalHostname)
+	}
+	if v := e.vars[legacyLocalHostEnv]; v != "" {
+		return v
+	}
+	if v, ok := overrides["local_hostname"]; ok && pyTruthy(v) {
+		return v
+	}
+	return envLocalHostname.def
 }
 
 func (e pyEnv) isSet(f envField) bool { _, ok := e.vars[f.name]; return ok }
@@ -154,7 +174,7 @@ func NormalizeTenantID(v any) string {
 
 // configFromDict is the body shared by from_file and load_from_extra_config:
 // each key falls back to the env var's *default*, never the env var itself.
-func configFromDict(d map[string]any) (*MooncakeStoreConfig, error) {
+func configFromDict(env pyEnv, d map[string]any) (*MooncakeStoreConfig, error) {
 	get := func(key string, f envField) any {
 		if v, ok := d[key]; ok {
 			return v
@@ -162,6 +182,9 @@ func configFromDict(d map[string]any) (*MooncakeStoreConfig, error) {
 		return f.def
 	}
 	c := &MooncakeStoreConfig{LocalHostname: get("local_hostname", envLocalHostname), MetadataServer: get("metadata_server", envMetadataServer)}
+	if env.resolveHost {
+		c.LocalHostname = env.resolveLocalHostname(d)
+	}
 	seg, err := ParseGlobalSegmentSize(get("global_segment_size", envGlobalSegment))
 	if err != nil {
 		return nil, err
@@ -181,13 +204,13 @@ func configFromDict(d map[string]any) (*MooncakeStoreConfig, error) {
 }
 
 // loadFromExtraConfig is MooncakeStoreConfig.load_from_extra_config.
-func loadFromExtraConfig(extra map[string]any) (*MooncakeStoreConfig, error) {
+func loadFromExtraConfig(env pyEnv, extra map[string]any) (*MooncakeStoreConfig, error) {
 	_, m := extra["master_server_address"]
 	_, c := extra["client_server_address"]
 	if !m && !c {
 		return nil, pyErr("ValueError", "Either master_server_address or client_server_address is required in extra_config")
 	}
-	return configFromDict(extra)
+	return configFromDict(env, extra)
 }
 
 // loadFromFile is MooncakeStoreConfig.from_file, reading files from files.
@@ -211,7 +234,7 @@ func loadFromFile(env pyEnv, files map[string]string) (*MooncakeStoreConfig, err
 	// `"master_server_address" not in config` on whatever json.load returned.
 	switch x := doc.(type) {
 	case map[string]any:
-		return loadDict(x, missing)
+		return loadDict(env, x, missing)
 	case []any, string:
 		has := func(k string) bool {
 			if s, ok := x.(string); ok {
@@ -233,13 +256,13 @@ func loadFromFile(env pyEnv, files map[string]string) (*MooncakeStoreConfig, err
 	}
 }
 
-func loadDict(d map[string]any, missing string) (*MooncakeStoreConfig, error) {
+func loadDict(env pyEnv, d map[string]any, missing string) (*MooncakeStoreConfig, error) {
 	_, m := d["master_server_address"]
 	_, c := d["client_server_address"]
 	if !m && !c {
 		return nil, pyErr("ValueError", missing)
 	}
-	return configFromDict(d)
+	return configFromDict(env, d)
 }
 
 // loadFromEnv is MooncakeStoreConfig.load_from_env.
@@ -248,7 +271,9 @@ func loadFromEnv(env pyEnv) (*MooncakeStoreConfig, error) {
 		return nil, pyErr("ValueError", "Either the environment variable 'MOONCAKE_MASTER' or 'MOONCAKE_CLIENT' is not set.")
 	}
 	c := &MooncakeStoreConfig{}
-	if env.isSet(envLocalHostname) {
+	if env.resolveHost {
+		c.LocalHostname = env.resolveLocalHostname(nil)
+	} else if env.isSet(envLocalHostname) {
 		c.LocalHostname = env.get(envLocalHostname)
 	} else if v, ok := env.vars[legacyLocalHostEnv]; ok {
 		c.LocalHostname = v
@@ -281,7 +306,7 @@ func loadFromEnv(env pyEnv) (*MooncakeStoreConfig, error) {
 // the source name for the "loaded from ... successfully." log line.
 func loadConfig(env pyEnv, files map[string]string, extra map[string]any) (*MooncakeStoreConfig, string, error) {
 	if len(extra) > 0 && (extra["master_server_address"] != nil || extra["client_server_address"] != nil) {
-		c, err := loadFromExtraConfig(extra)
+		c, err := loadFromExtraConfig(env, extra)
 		return c, SourceExtraConfig, err
 	}
 	if env.isSet(envConfigPath) {

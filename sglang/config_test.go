@@ -49,7 +49,7 @@ func TestNormalizeTenantID(t *testing.T) {
 func TestLoadFromExtraConfigMissingAddress(t *testing.T) {
 	// Unreachable through _load_config (it needs a non-None address to pick
 	// extra_config) but part of the loader.
-	_, err := loadFromExtraConfig(map[string]any{"protocol": "tcp"})
+	_, err := loadFromExtraConfig(pyEnv{}, map[string]any{"protocol": "tcp"})
 	wantPyError(t, err, "ValueError", "Either master_server_address or client_server_address is required in extra_config")
 }
 

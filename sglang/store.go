@@ -147,7 +147,7 @@ func Start(ctx context.Context, l Launch) (*MooncakeStore, error) {
 		return nil, fmt.Errorf("sglang: start process on %q: %w", l.Node, err)
 	}
 	s := &MooncakeStore{l: l, proc: proc}
-	s.env = pyEnv{vars: l.Env, warn: func(msg string) { s.log(LevelWarning, msg) }}
+	s.env = pyEnv{vars: l.Env, warn: func(msg string) { s.log(LevelWarning, msg) }, resolveHost: l.atLeast(versionResolveHostname)}
 	switch l.Backend {
 	case "", BackendKV:
 		err = s.start(ctx)
@@ -354,7 +354,7 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 		required := s.standaloneRequiredBytes()
 		addr, ok := cfg.ClientServerAddress.(string)
 		if !ok { // e.g. standalone with only MOONCAKE_MASTER set: server_address=None
-			pe := pyErr("TypeError", setupDummyTypeError(required, DefaultLocalBufferSize, cfg.ClientServerAddress))
+			pe := pyErr("TypeError", setupDummyTypeError(s.storeClass(), required, DefaultLocalBufferSize, cfg.ClientServerAddress))
 			s.begin()
 			s.observe("setup_dummy", 0, nil, pe)
 			return pe
@@ -398,10 +398,19 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 // `.def("setup_dummy", [](MooncakeStorePyWrapper &self, size_t mem_pool_size,
 // size_t local_buffer_size, const std::string &server_address) ...,
 // py::arg("mem_pool_size"), py::arg("local_buffer_size"), py::arg("server_address"))`.
-func setupDummyTypeError(memPoolSize, localBufferSize int64, addr any) string {
+func setupDummyTypeError(class string, memPoolSize, localBufferSize int64, addr any) string {
 	return "setup_dummy(): incompatible function arguments. The following argument types are supported:\n" +
-		"    1. (self: " + mooncake.StoreClass + ", mem_pool_size: int, local_buffer_size: int, server_address: str) -> int\n\n" +
-		fmt.Sprintf("Invoked with: <%s object at %s>, %d, %d, %s", mooncake.StoreClass, mooncake.SimObjectAddr, memPoolSize, localBufferSize, pyRepr(addr))
+		"    1. (self: " + class + ", mem_pool_size: int, local_buffer_size: int, server_address: str) -> int\n\n" +
+		fmt.Sprintf("Invoked with: <%s object at %s>, %d, %d, %s", class, mooncake.SimObjectAddr, memPoolSize, localBufferSize, pyRepr(addr))
+}
+
+// storeClass is the binding's Python class at the world's Mooncake release.
+func (s *MooncakeStore) storeClass() string {
+	p, err := mooncake.ProfileFor(s.l.MooncakeVersion)
+	if err != nil {
+		return mooncake.StoreClass
+	}
+	return p.Class()
 }
 
 func floorDiv(a, b int64) int64 {

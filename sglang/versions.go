@@ -13,6 +13,11 @@ const (
 	// (register_mem_pool_host registers the two halves and the standalone
 	// size counts kv + v); before, the whole kv_buffer once.
 	versionKVHalves = "0.5.21"
+	// MooncakeStoreConfig._resolve_local_hostname: env first, then a truthy
+	// config value, then "localhost" — a null local_hostname in a config
+	// file no longer reaches setup() (absent from the 0.5.20 wheel; real
+	// SGLang 0.5.23 against setup/missing-config-none, 2026-12-01).
+	versionResolveHostname = "0.5.21"
 	// ssd_offload_path gets a per-rank subdirectory rank_{dp}_{tp}_{pp}_{cp},
 	// created with os.makedirs.
 	versionSSDRankDir = "0.5.21"

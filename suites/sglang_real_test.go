@@ -25,11 +25,12 @@ import (
 // sglangAgreementPairs is how many scenario runs the agreement suite runs
 // at most at once, each as two worlds side by side (the model's and
 // SGLang's own): they mostly wait on Mooncake (refused RPCs, timeouts: the
-// longest ≈ 95 s), and with SGLang imported once per release (the fork
-// server) a scheduler costs little CPU to start. Measured: 1,680
-// pair-seconds in make test. Host memory, not this number, is the limit:
-// memoryGate admits a pair only while SGLang's reserve stays free.
-const sglangAgreementPairs = 8
+// longest ≈ 95 s; 1,680 pair-seconds in make test), and with SGLang
+// imported once per release (the fork server) a scheduler costs little CPU
+// to start. Four took 7 min on an idle machine; eight took 16–19 min on a
+// loaded one (SGLang's scheduler start is CPU). memoryGate also holds a
+// pair back while SGLang's host-memory reserve would not stay free.
+const sglangAgreementPairs = 4
 
 // hostMemoryRefusal is SGLang's ValueError when the host has less than the
 // pool plus its 10 GiB reserve available.

@@ -51,15 +51,15 @@ func (c *DummyClient) logf(level, format string, a ...any) {
 
 // noAttr is the AttributeError pybind11 raises for a method this version
 // does not bind.
-func noAttr(name string) error {
-	return &engine.PyError{Class: "AttributeError", Message: fmt.Sprintf("'%s' object has no attribute '%s'", mooncake.StoreClass, name)}
+func noAttr(p mooncake.Profile, name string) error {
+	return &engine.PyError{Class: "AttributeError", Message: fmt.Sprintf("'%s' object has no attribute '%s'", p.Class(), name)}
 }
 
 // SetupDummy is setup_dummy(mem_pool_size, local_buffer_size, server_address);
 // mem_pool_size is unused, as in Mooncake.
 func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSize int64, serverAddress string) (int, error) {
 	if !c.p.DummyClient {
-		return 0, noAttr("setup_dummy")
+		return 0, noAttr(c.p, "setup_dummy")
 	}
 	if c.d.Clients == nil {
 		return 0, fmt.Errorf("dummy client: no mooncake_client transport wired")
@@ -371,7 +371,7 @@ func (c *DummyClient) batch(ctx context.Context, keys []string, ptrs []uint64, s
 // succeeded (real 0.3.13.post1 right after setup_dummy answered 2).
 func (c *DummyClient) HealthCheck(context.Context) (int, error) {
 	if !c.p.HealthCheck {
-		return 0, noAttr("health_check")
+		return 0, noAttr(c.p, "health_check")
 	}
 	switch {
 	case !c.up || c.closed:

@@ -835,7 +835,7 @@ func (c *RealClient) ReconnectDone(v string, err error) time.Duration {
 // RegisterBuffer is register_buffer(ptr, size) (RealClient::register_buffer).
 func (c *RealClient) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error) {
 	if size < 0 {
-		return 0, &engine.PyError{Class: "TypeError", Message: registerTypeError(ptr, size)}
+		return 0, &engine.PyError{Class: "TypeError", Message: registerTypeError(c.p.Class(), ptr, size)}
 	}
 	if !c.initialized || c.closed {
 		c.logf(mlog.Error, "Client is not initialized")
@@ -848,10 +848,10 @@ func (c *RealClient) RegisterBuffer(ctx context.Context, ptr uint64, size int64)
 	return 0, nil
 }
 
-func registerTypeError(ptr uint64, size int64) string {
+func registerTypeError(class string, ptr uint64, size int64) string {
 	return fmt.Sprintf("register_buffer(): incompatible function arguments. The following argument types are supported:\n"+
 		"    1. (self: %s, buffer_ptr: int, size: int) -> int\n\nInvoked with: <%s object at %s>, %d, %d",
-		mooncake.StoreClass, mooncake.StoreClass, mooncake.SimObjectAddr, ptr, size)
+		class, class, mooncake.SimObjectAddr, ptr, size)
 }
 
 // UnregisterBuffer is unregister_buffer(ptr).
@@ -1208,7 +1208,7 @@ func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uin
 // master unreachable (last ping failed). Absent before 0.3.10.
 func (c *RealClient) HealthCheck(context.Context) (int, error) {
 	if !c.p.HealthCheck {
-		return 0, noAttr("health_check")
+		return 0, noAttr(c.p, "health_check")
 	}
 	switch {
 	case c.closed || !c.initialized:
