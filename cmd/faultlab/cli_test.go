@@ -179,7 +179,7 @@ func TestShardAndOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range rep.Results {
-			all = append(all, r.Scenario+"@"+r.MooncakeVersion)
+			all = append(all, r.Scenario+"@"+r.MooncakeVersion+" sglang "+r.SGLangVersion)
 		}
 	}
 	out, _, err := executeIn(t, "", "run", "setup/", "--json", "-j", "1")
@@ -192,7 +192,7 @@ func TestShardAndOrder(t *testing.T) {
 	}
 	var serial []string
 	for _, r := range rep.Results {
-		serial = append(serial, r.Scenario+"@"+r.MooncakeVersion)
+		serial = append(serial, r.Scenario+"@"+r.MooncakeVersion+" sglang "+r.SGLangVersion)
 	}
 	if len(all) != len(serial) || len(serial) < 20 {
 		t.Fatalf("shards %d runs, serial %d", len(all), len(serial))
