@@ -11,6 +11,8 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestRealFindingsTable keeps docs/REAL-FINDINGS.md's table of findings
@@ -175,15 +177,24 @@ func checkCommand(repo string, catalog []*scenarios.Scenario, c string) error {
 	return fmt.Errorf("not a faultlab run, faultlab explore or go test command")
 }
 
-func checkRun(repo string, catalog []*scenarios.Scenario, args []string) error {
-	cmd := runCmd()
+// parseOnReal parses a row's command with the CLI's own flags and requires
+// the real engine among its engines.
+func parseOnReal(cmd *cobra.Command, args []string) (*pflag.FlagSet, error) {
 	if err := cmd.ParseFlags(args); err != nil {
-		return err
+		return nil, err
 	}
 	fl := cmd.Flags()
 	engines, _ := fl.GetString("engine")
 	if !slices.Contains(strings.Split(engines, ","), "real") {
-		return fmt.Errorf("--engine %q: a real finding reproduces on real", engines)
+		return nil, fmt.Errorf("--engine %q: a real finding reproduces on real", engines)
+	}
+	return fl, nil
+}
+
+func checkRun(repo string, catalog []*scenarios.Scenario, args []string) error {
+	fl, err := parseOnReal(runCmd(), args)
+	if err != nil {
+		return err
 	}
 	version, _ := fl.GetString("mooncake-version")
 	if version == "" {
@@ -234,14 +245,9 @@ func checkRun(repo string, catalog []*scenarios.Scenario, args []string) error {
 }
 
 func checkExplore(args []string) error {
-	cmd := exploreCmd()
-	if err := cmd.ParseFlags(args); err != nil {
+	fl, err := parseOnReal(exploreCmd(), args)
+	if err != nil {
 		return err
-	}
-	fl := cmd.Flags()
-	engines, _ := fl.GetString("engine")
-	if !slices.Contains(strings.Split(engines, ","), "real") {
-		return fmt.Errorf("--engine %q: a real finding reproduces on real", engines)
 	}
 	if !fl.Changed("seed") {
 		return fmt.Errorf("no --seed: the command must re-draw the finding's scenario")
