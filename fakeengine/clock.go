@@ -46,6 +46,20 @@ func newScale(s float64) scale {
 // wall is how long d of Mooncake time takes.
 func (s scale) wall(d time.Duration) time.Duration { return time.Duration(float64(d) * float64(s)) }
 
+// timeoutFloor is the least wall time a scaled Mooncake timeout gets: a
+// round trip on the fake's loopback sockets takes real wall time (≈ 0.1–2
+// ms, more under load), which no scale shrinks. A timeout Mooncake sets
+// below the floor keeps its own length, as real would wait it:
+// MC_RPC_TIMEOUT_MS="5s" is 5 ms (atoll) and sets up on real and sim,
+// while 5 ms × 0.02 failed every RPC on fake.
+const timeoutFloor = 10 * time.Millisecond
+
+// timeout is the wall time a Mooncake timeout d waits: d scaled, but not
+// below min(d, timeoutFloor).
+func (s scale) timeout(d time.Duration) time.Duration {
+	return max(s.wall(d), min(d, timeoutFloor))
+}
+
 // mooncake is how much Mooncake time a wall duration stands for.
 func (s scale) mooncake(d time.Duration) time.Duration { return time.Duration(float64(d) / float64(s)) }
 

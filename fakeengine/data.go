@@ -103,7 +103,7 @@ func (d dataPath) target(endpoint string) (*Process, string, error) {
 }
 
 func (d dataPath) call(ctx context.Context, addr, method string, req dataReq, out any) error {
-	t := wire.Timeouts{Connect: d.n.w.scale.wall(transferTimeout), Request: d.n.w.scale.wall(transferTimeout)}
+	t := wire.Timeouts{Connect: d.n.w.scale.timeout(transferTimeout), Request: d.n.w.scale.timeout(transferTimeout)}
 	var err error
 	d.n.w.gate.wait(func() { err = wire.Call(ctx, d.n.dialAddr(addr), t, method, req, out) })
 	return d.n.rescale(err)

@@ -43,7 +43,7 @@ func (n nodeNet) dialAddr(addr string) string {
 }
 
 func (n nodeNet) wallTimeouts(t client.Timeouts) wire.Timeouts {
-	return wire.Timeouts{Connect: n.w.scale.wall(t.Connect), Request: n.w.scale.wall(t.Request)}
+	return wire.Timeouts{Connect: n.w.scale.timeout(t.Connect), Request: n.w.scale.timeout(t.Request)}
 }
 
 // rescale reports a transport failure's duration in Mooncake time.
