@@ -50,8 +50,11 @@ var (
 	}, "description": "bytes, or an integer with a unit: " + ByteUnits}
 	codeSchema = map[string]any{"oneOf": []any{
 		map[string]any{"type": "integer"},
-		map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
-	}, "description": "one code every call returned, or exactly these codes in call order ([] = never called)"}
+		map[string]any{"type": "array", "items": map[string]any{"oneOf": []any{
+			map[string]any{"type": "integer"},
+			map[string]any{"type": "array", "items": map[string]any{"type": "integer"}, "minItems": 2},
+		}}},
+	}, "description": "one code every call returned, or exactly these codes in call order ([] = never called); an element [a, b] is a position where real returns a or b by a race (the models return a)"}
 	envSchema = map[string]any{"type": "object", "additionalProperties": map[string]any{"type": []any{"string", "number", "boolean", "null"}},
 		"description": "process environment; null (in a remedy) unsets"}
 )

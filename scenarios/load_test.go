@@ -116,6 +116,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:3:5: unknown step action "boot"; valid actions: init, sleep, set, get, exists, health_check`}},
 		{"unknown node", "name: t/x\nsteps:\n  - init: tp9\nexpect: {ok: true}\n",
 			[]string{`f.yaml:3:5: init: unknown node "tp9"; nodes: tp0`}},
+		{"one code listed alone", validScenario + "  codes: {put: [0, [-900]]}\n",
+			[]string{`f.yaml:6:20: codes: a list in place of one code names two or more codes real may return there`}},
 		{"unknown method", validScenario + "  codes: {setupp: -1}\n",
 			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close`}},
 		{"unknown placeholder", validScenario + "config:\n  env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",

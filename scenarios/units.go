@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,7 +105,25 @@ func (x *ByteSize) decodeNode(d *decoder, n *yaml.Node) {
 type CodeExpect struct {
 	Every *int
 	Seq   []int
-	Pos   Pos
+	// Alt holds, by position in Seq, the other codes real Mooncake may
+	// return there by a race of its own (a list element `[-900, -200]`:
+	// Seq has the first, the one the models return).
+	Alt map[int][]int
+	Pos Pos
+}
+
+// Matches reports whether got is Seq, position by position, where a
+// position with alternatives may hold any of them.
+func (x CodeExpect) Matches(got []int) bool {
+	if len(got) != len(x.Seq) {
+		return false
+	}
+	for i, g := range got {
+		if g != x.Seq[i] && !slices.Contains(x.Alt[i], g) {
+			return false
+		}
+	}
+	return true
 }
 
 func (x *CodeExpect) decodeNode(d *decoder, n *yaml.Node) {
@@ -120,12 +139,33 @@ func (x *CodeExpect) decodeNode(d *decoder, n *yaml.Node) {
 	case yaml.SequenceNode:
 		x.Seq = []int{}
 		for _, c := range n.Content {
-			i, err := strconv.Atoi(c.Value)
-			if c.Kind != yaml.ScalarNode || err != nil {
-				d.errorf(c, "codes: want an integer, got %s", kindName(c))
+			alts := []*yaml.Node{c}
+			if c.Kind == yaml.SequenceNode {
+				if len(c.Content) < 2 {
+					d.errorf(c, "codes: a list in place of one code names two or more codes real may return there")
+					continue
+				}
+				alts = c.Content
+			}
+			var codes []int
+			for _, a := range alts {
+				i, err := strconv.Atoi(a.Value)
+				if a.Kind != yaml.ScalarNode || err != nil {
+					d.errorf(a, "codes: want an integer, got %s", kindName(a))
+					continue
+				}
+				codes = append(codes, i)
+			}
+			if len(codes) == 0 {
 				continue
 			}
-			x.Seq = append(x.Seq, i)
+			if len(codes) > 1 {
+				if x.Alt == nil {
+					x.Alt = map[int][]int{}
+				}
+				x.Alt[len(x.Seq)] = codes[1:]
+			}
+			x.Seq = append(x.Seq, codes[0])
 		}
 	default:
 		d.errorf(n, "codes: want an integer or a list of integers, got %s", kindName(n))
@@ -136,5 +176,15 @@ func (x CodeExpect) String() string {
 	if x.Every != nil {
 		return strconv.Itoa(*x.Every)
 	}
-	return fmt.Sprint(x.Seq)
+	if len(x.Alt) == 0 {
+		return fmt.Sprint(x.Seq)
+	}
+	parts := make([]string, len(x.Seq))
+	for i, c := range x.Seq {
+		parts[i] = strconv.Itoa(c)
+		for _, a := range x.Alt[i] {
+			parts[i] += "|" + strconv.Itoa(a)
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }
