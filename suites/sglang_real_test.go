@@ -2,7 +2,6 @@ package suites_test
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -28,8 +27,8 @@ import (
 // longest ≈ 95 s; 1,680 pair-seconds in make test), and with SGLang
 // imported once per release (the fork server) a scheduler costs little CPU
 // to start. Four took 7 min on an idle machine; eight took 16–19 min on a
-// loaded one (SGLang's scheduler start is CPU). memoryGate also holds a
-// pair back while SGLang's host-memory reserve would not stay free.
+// loaded one. Five once left a remedy's scheduler short of SGLang's 10 GiB
+// host-memory reserve.
 const sglangAgreementPairs = 4
 
 // hostMemoryRefusal is SGLang's ValueError when the host has less than the
@@ -132,15 +131,11 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 				}
 			}
 		}()
-		gate := &memoryGate{}
 		var wg sync.WaitGroup
 		for range sglangAgreementPairs {
 			wg.Go(func() {
 				defer GinkgoRecover()
 				for j := range next {
-					if err := gate.admit(ctx); err != nil {
-						return
-					}
 					run := func(side sglang.Side) scenarios.Result {
 						opts := scenarios.Options{Seed: 1, Version: j.version, SGLang: side}
 						r := scenarios.Run(ctx, j.sc, eng, opts)[0]
@@ -371,67 +366,4 @@ func expectedWall(sc *scenarios.Scenario, eng engine.Engine, version string) tim
 		return j.Bound
 	}
 	return 0
-}
-
-// memoryGate admits an agreement pair when the host can hold it: SGLang
-// refuses a host pool unless the pool plus its 10 GiB reserve
-// (HICACHE_HOST_MEMORY_RESERVE_BYTES) is available, and the other pairs'
-// pools and processes are memory it cannot count on. A pair admitted in
-// the last pairSettle has not shown its memory yet: it counts at
-// pairMemory.
-type memoryGate struct {
-	mu     sync.Mutex
-	recent []time.Time
-}
-
-const (
-	// sglangReserve is SGLang's reserve plus a pool (≈ 1.1 GB in the catalog).
-	sglangReserve = 11 << 30
-	// pairMemory is what a pair's processes take at most: SGLang's
-	// scheduler forked from its fork server, its host pool, two worlds'
-	// mooncake_master and drivers (measured ≈ 1.2 GB; rounded up).
-	pairMemory   = 2 << 30
-	pairSettle   = 20 * time.Second
-	gatePatience = 2 * time.Minute
-)
-
-// admit waits until a pair fits; after gatePatience it admits anyway (a
-// refusal for host memory is counted and bounded by the suite).
-func (g *memoryGate) admit(ctx context.Context) error {
-	deadline := time.Now().Add(gatePatience)
-	for {
-		g.mu.Lock()
-		now := time.Now()
-		g.recent = slices.DeleteFunc(g.recent, func(t time.Time) bool { return now.Sub(t) > pairSettle })
-		avail, err := memAvailable()
-		if err != nil || avail-int64(len(g.recent)+1)*pairMemory >= sglangReserve || now.After(deadline) {
-			g.recent = append(g.recent, now)
-			g.mu.Unlock()
-			return nil
-		}
-		g.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-}
-
-// memAvailable is /proc/meminfo's MemAvailable in bytes.
-func memAvailable() (int64, error) {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
-				return 0, fmt.Errorf("meminfo: %q: %w", line, err)
-			}
-			return kb << 10, nil
-		}
-	}
-	return 0, fmt.Errorf("meminfo: no MemAvailable line")
 }
