@@ -8,7 +8,6 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
 // Faults in the fake engine: World embeds the engine/schedule Scheduler
@@ -21,19 +20,13 @@ import (
 type injector struct{ w *World }
 
 // Check implements schedule.Injector.
-func (in injector) Check(f faults.Fault) error {
-	p, err := faults.Lower(f)
-	if err != nil {
-		return err
-	}
+func (in injector) Check(p faults.Primitive) error {
+	f := p.Source()
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch p := p.(type) {
 	case faults.ContainerPrimitive:
-		if w.ctr == nil {
-			return engine.Unsupportedf("%s needs a container world (faultlab run --containers)", f)
-		}
 		ps, err := w.containerParties(p)
 		if err == nil && faults.ContainerEnds(p.Action) {
 			for _, sp := range ps {
@@ -70,9 +63,6 @@ func (in injector) Check(f faults.Fault) error {
 		}
 		return nil
 	case faults.LinkPrimitive:
-		if err := toxiproxy.Check(f); err != nil {
-			return engine.Unsupportedf("fake engine: %v", err)
-		}
 		if len(w.linksTo(p.Target)) == 0 {
 			return engine.Unsupportedf("fake engine: no link to %s in this topology", p.Target)
 		}
@@ -83,11 +73,8 @@ func (in injector) Check(f faults.Fault) error {
 }
 
 // Inject implements schedule.Injector.
-func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Context) error, error) {
-	p, err := faults.Lower(f)
-	if err != nil {
-		return nil, err
-	}
+func (in injector) Inject(ctx context.Context, p faults.Primitive) (func(context.Context) error, error) {
+	f := p.Source()
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -540,8 +540,11 @@ func (w *World) servedControl(ctx context.Context, role, action string) (ok bool
 	return true, sp.control(ctx, action, role)
 }
 
-// InContainers tells the scheduler container faults can be injected here.
-func (in injector) InContainers() bool { return in.w.ctr != nil }
+// Capabilities implements schedule.Injector: links are toxiproxy proxies;
+// container actions only when the servers run in containers.
+func (in injector) Capabilities() faults.Capabilities {
+	return faults.Capabilities{Toxiproxy: true, Containers: in.w.ctr != nil}
+}
 
 // containerParties are a container fault's parties, or why it cannot be
 // injected in this world.

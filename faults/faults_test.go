@@ -194,8 +194,15 @@ func TestLower(t *testing.T) {
 	}
 	c := faults.Fault{Kind: faults.Container, Target: "master, tp0", Action: "pause"}
 	p, _ := faults.Lower(c)
-	if cp, ok := p.(faults.ContainerPrimitive); !ok || strings.Join(cp.Targets, ",") != "master,tp0" || cp.Undo != "unpause" || !faults.NeedsContainers(c) {
+	if cp, ok := p.(faults.ContainerPrimitive); !ok || strings.Join(cp.Targets, ",") != "master,tp0" || cp.Undo != "unpause" {
 		t.Errorf("container: %+v", p)
+	}
+	// Only a container world injects it; every other kind is available there too.
+	if err := faults.Available(c, faults.Capabilities{}); err == nil || err.Error() != "needs a container world (faultlab run --containers)" {
+		t.Errorf("container fault without containers: %v", err)
+	}
+	if err := faults.Available(c, faults.Capabilities{Containers: true}); err != nil {
+		t.Errorf("container fault in a container world: %v", err)
 	}
 	if _, err := faults.Lower(faults.Fault{Kind: "crash"}); err == nil {
 		t.Error("unknown kind lowered")

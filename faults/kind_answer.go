@@ -39,7 +39,7 @@ func (p AnswerPrimitive) Matches(method string) bool {
 // AnswerBody is the body of a wrong answer.
 const AnswerBody = "injected"
 
-type answerKind struct{}
+type answerKind struct{ kindBase }
 
 func init() { RegisterKind(answerKind{}) }
 

@@ -42,14 +42,6 @@ func ContainerTargets(f Fault) []string {
 	return out
 }
 
-// NeedsContainers reports whether f can only be injected in a container
-// world: it lowers to a container action.
-func NeedsContainers(f Fault) bool {
-	p, _ := Lower(f)
-	_, ok := p.(ContainerPrimitive)
-	return ok
-}
-
 // ContainerParams are a container fault's parameters.
 type ContainerParams struct {
 	Bytes int64 `yaml:"bytes" doc:"memory: the limit" gen:"100,100000" trace:"bytes=%d"`
@@ -58,7 +50,7 @@ type ContainerParams struct {
 // ContainerBytes is a container fault's memory limit (action memory).
 func ContainerBytes(f Fault) int64 { return paramsOf[ContainerParams](f).Bytes }
 
-type containerKind struct{}
+type containerKind struct{ kindBase }
 
 func init() { RegisterKind(containerKind{}) }
 
@@ -74,6 +66,14 @@ func (containerKind) Fields() []Field {
 }
 
 func (containerKind) Params(Fault) any { return ContainerParams{} }
+
+// Available: only a container world has containers to act on.
+func (containerKind) Available(_ Fault, c Capabilities) error {
+	if !c.Containers {
+		return fmt.Errorf("needs a container world (faultlab run --containers)")
+	}
+	return nil
+}
 
 func (containerKind) Validate(f Fault) error {
 	ts := ContainerTargets(f)

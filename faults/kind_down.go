@@ -15,6 +15,7 @@ const (
 var DownModes = []string{ModeRefuse, ModeBlackhole}
 
 type downKind struct {
+	kindBase
 	kind Kind
 	link string
 	doc  string
@@ -24,9 +25,9 @@ type downKind struct {
 }
 
 func init() {
-	RegisterKind(downKind{MasterDown, "master", "the node→master link is down", false})
-	RegisterKind(downKind{MetadataDown, "metadata", "the node→metadata (HTTP) link is down", false})
-	RegisterKind(downKind{ClientDown, "client", "mooncake_client is down: refuse kills it (SIGKILL; started again when cleared, its segment stays mounted until client_ttl), blackhole pauses it (SIGSTOP)", true})
+	RegisterKind(downKind{kind: MasterDown, link: "master", doc: "the node→master link is down", process: false})
+	RegisterKind(downKind{kind: MetadataDown, link: "metadata", doc: "the node→metadata (HTTP) link is down", process: false})
+	RegisterKind(downKind{kind: ClientDown, link: "client", doc: "mooncake_client is down: refuse kills it (SIGKILL; started again when cleared, its segment stays mounted until client_ttl), blackhole pauses it (SIGSTOP)", process: true})
 }
 
 func (k downKind) Kind() Kind  { return k.kind }

@@ -6,7 +6,7 @@ import "fmt"
 // Target (master, metadata, client or another node's name).
 const Link Kind = "link"
 
-type linkKind struct{}
+type linkKind struct{ kindBase }
 
 func init() { RegisterKind(linkKind{}) }
 

@@ -51,7 +51,7 @@ const TargetMasterLeader = "master-leader"
 // ProcessTargets are the servers a process fault acts on.
 var ProcessTargets = []string{"master", "metadata", "client", TargetMasterLeader}
 
-type processKind struct{}
+type processKind struct{ kindBase }
 
 func init() { RegisterKind(processKind{}) }
 

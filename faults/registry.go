@@ -31,7 +31,16 @@ type KindDef interface {
 	LinkTarget(f Fault) string
 	// Lower is the primitive engines inject for f (primitive.go).
 	Lower(f Fault) Primitive
+	// Available says why f cannot be injected with an engine's
+	// capabilities (nil = it can); the run is a skip with the reason.
+	// Embed kindBase for "everywhere".
+	Available(f Fault, c Capabilities) error
 }
+
+// kindBase gives a KindDef its default: available everywhere.
+type kindBase struct{}
+
+func (kindBase) Available(Fault, Capabilities) error { return nil }
 
 // LinkMode is what one link mode does, everywhere it can happen:
 //   - Params: its parameter struct (tags: params.go);
@@ -67,11 +76,14 @@ type LinkMode interface {
 	Available(c Capabilities) error
 }
 
-// Capabilities are what an engine's links can do.
+// Capabilities are what an engine's world can inject.
 type Capabilities struct {
 	// Toxiproxy: links are toxiproxy proxies (fake, real), so a mode needs
 	// a toxic or StopsProxy; sim's links simulate every mode.
 	Toxiproxy bool
+	// Containers: the world's parties run in containers (or their model),
+	// so container actions can be injected.
+	Containers bool
 }
 
 // modeBase gives a LinkMode its defaults.
@@ -208,10 +220,17 @@ func Modes() []LinkMode {
 	return out
 }
 
-// Available says why link fault f cannot be injected with capabilities c
-// (nil = it can; a fault on no link always can, here). The engine reports
+// Available says why fault f cannot be injected with capabilities c (nil
+// = it can): its kind's check, then its link mode's. The scheduler reports
 // the reason as a skip.
 func Available(f Fault, c Capabilities) error {
+	k, ok := kinds[f.Kind]
+	if !ok {
+		return fmt.Errorf("unknown fault kind %q", f.Kind)
+	}
+	if err := k.Available(f, c); err != nil {
+		return err
+	}
 	if !f.IsLink() {
 		return nil
 	}

@@ -65,7 +65,6 @@ func signature(class string, params []Param) string {
 	return "(" + strings.Join(parts, ", ") + ") -> int"
 }
 
-
 // SetupTypeError is the exact str() of the TypeError pybind11 raises when
 // no setup() overload of profile p matches the call: every overload's
 // signature, then the positional reprs and every passed kwarg.

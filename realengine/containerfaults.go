@@ -11,8 +11,11 @@ import (
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
 
-// InContainers tells the scheduler container faults can be injected here.
-func (in injector) InContainers() bool { return in.w.ctr != nil }
+// Capabilities implements schedule.Injector: links are toxiproxy proxies;
+// container actions only when the parties run in containers.
+func (in injector) Capabilities() faults.Capabilities {
+	return faults.Capabilities{Toxiproxy: true, Containers: in.w.ctr != nil}
+}
 
 // containerAction injects a container fault on every target; the heal
 // undoes it on every target (faults.ContainerUndo).

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
-	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 )
 
 // How the real engine injects each fault:
@@ -33,14 +32,14 @@ import (
 type injector struct{ w *World }
 
 // Check implements schedule.Injector.
-func (in injector) Check(f faults.Fault) error {
-	_, err := in.w.action(f)
+func (in injector) Check(p faults.Primitive) error {
+	_, err := in.w.action(p)
 	return err
 }
 
 // Inject implements schedule.Injector.
-func (in injector) Inject(ctx context.Context, f faults.Fault) (func(context.Context) error, error) {
-	a, err := in.w.action(f)
+func (in injector) Inject(ctx context.Context, p faults.Primitive) (func(context.Context) error, error) {
+	a, err := in.w.action(p)
 	if err != nil {
 		return nil, err
 	}
@@ -87,12 +86,9 @@ func (in injector) Clear(ctx context.Context) error {
 // inject starts a fault and returns its heal.
 type inject func(ctx context.Context) (heal func(context.Context) error, err error)
 
-// action decides how to inject f's primitive, or says why it cannot be.
-func (w *World) action(f faults.Fault) (inject, error) {
-	p, err := faults.Lower(f)
-	if err != nil {
-		return nil, err
-	}
+// action decides how to inject primitive p, or says why it cannot be.
+func (w *World) action(p faults.Primitive) (inject, error) {
+	f := p.Source()
 	switch p := p.(type) {
 	case faults.ProcessPrimitive:
 		if p.Target == faults.TargetMasterLeader {
@@ -118,9 +114,6 @@ func (w *World) action(f faults.Fault) (inject, error) {
 // front of the target.
 func (w *World) linkAction(p faults.LinkPrimitive) (inject, error) {
 	f := p.Fault
-	if err := toxiproxy.Check(f); err != nil {
-		return nil, engine.Unsupportedf("real engine: %v", err)
-	}
 	switch to := p.Target; to {
 	case "master", "metadata":
 		if _, err := w.inj.Addr(to); err != nil {

@@ -54,8 +54,11 @@ import (
 //
 // Outside a container world the scheduler makes a container fault a skip.
 
-// InContainers tells the scheduler container faults can be injected here.
-func (in injector) InContainers() bool { return in.w.containers }
+// Capabilities implements schedule.Injector: sim simulates every link
+// mode; container worlds are modelled when the engine's option says so.
+func (in injector) Capabilities() faults.Capabilities {
+	return faults.Capabilities{Containers: in.w.containers}
+}
 
 // masterRSS is mooncake_master's resident size right after start (real
 // 0.3.13.post1 in a container: 33.5 MiB, docs/REAL-FINDINGS.md §23).

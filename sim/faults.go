@@ -17,11 +17,8 @@ type injector struct{ w *World }
 
 // Check implements schedule.Injector: the sim can inject every primitive;
 // what it does not model of one is a skip.
-func (in injector) Check(f faults.Fault) error {
-	p, err := faults.Lower(f)
-	if err != nil {
-		return err
-	}
+func (in injector) Check(p faults.Primitive) error {
+	f := p.Source()
 	switch p := p.(type) {
 	case faults.ContainerPrimitive:
 		return in.w.containerCheck(p)
@@ -42,12 +39,8 @@ func (in injector) Check(f faults.Fault) error {
 // Inject implements schedule.Injector: a link primitive is a netsim toxic
 // on every node's link to its target; a process primitive acts on the
 // server model; a container primitive on the modelled containers.
-func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Context) error, error) {
+func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.Context) error, error) {
 	w := in.w
-	p, err := faults.Lower(f)
-	if err != nil {
-		return nil, err
-	}
 	switch p := p.(type) {
 	case faults.ContainerPrimitive:
 		return w.containerInject(p)
@@ -81,7 +74,7 @@ func (in injector) Inject(_ context.Context, f faults.Fault) (func(context.Conte
 		}
 		return nil, nil
 	default:
-		return nil, engine.Unsupportedf("sim: %s: %T is not modelled", f, p)
+		return nil, engine.Unsupportedf("sim: %s: %T is not modelled", p.Source(), p)
 	}
 }
 

@@ -18,14 +18,20 @@ import (
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 
-// Injector is an engine's fault primitive.
+// Injector is an engine's fault primitives. The scheduler lowers each
+// fault once (faults.Lower) and hands the injector the primitive: an
+// engine switches on the primitive, never on a kind or a mode, and never
+// asks the fault registry again.
 type Injector interface {
-	// Check says whether this world can inject f; an *engine.Unsupported
+	// Capabilities are what this world can inject; a fault its kind or
+	// mode says is not available with them is a skip with the reason.
+	Capabilities() faults.Capabilities
+	// Check says whether this world can inject p; an *engine.Unsupported
 	// error makes the run a skip with its reason. Nothing is injected.
-	Check(f faults.Fault) error
-	// Inject starts f now and returns how to undo exactly it (nil: nothing
+	Check(p faults.Primitive) error
+	// Inject starts p now and returns how to undo exactly it (nil: nothing
 	// to undo, e.g. a restart). Other faults stay as they are.
-	Inject(ctx context.Context, f faults.Fault) (heal func(context.Context) error, err error)
+	Inject(ctx context.Context, p faults.Primitive) (heal func(context.Context) error, err error)
 	// Clear undoes every fault at once: links healed, every server running
 	// (a stopped one starts fresh, a paused one resumes).
 	Clear(ctx context.Context) error
@@ -75,34 +81,25 @@ func New(ctx context.Context, inj Injector, t Timer, tr *trace.Trace) *Scheduler
 	return &Scheduler{ctx: ctx, inj: inj, t: t, tr: tr}
 }
 
-// Arm implements engine.World.Arm: every fault is validated and checked
-// first; if one cannot be injected nothing is armed.
+// Arm implements engine.World.Arm: every fault is validated, checked
+// against the world's capabilities and lowered first; if one cannot be
+// injected nothing is armed.
 func (s *Scheduler) Arm(ctx context.Context, fs []faults.Fault) error {
-	for _, f := range fs {
-		if err := f.Validate(); err != nil {
-			return fmt.Errorf("fault at line %d: %w", f.Line, err)
-		}
-	}
-	c, ok := s.inj.(interface{ InContainers() bool })
-	inContainers := ok && c.InContainers()
-	for _, f := range fs {
-		if faults.NeedsContainers(f) && !inContainers {
-			return engine.Unsupportedf("%s needs a container world (faultlab run --containers)", f)
-		}
-		if err := s.inj.Check(f); err != nil {
-			return err
-		}
+	ps, err := s.lower(fs)
+	if err != nil {
+		return err
 	}
 	s.lock()
 	defer s.unlock()
 	if s.closed {
 		return fmt.Errorf("arm faults: world closed")
 	}
-	for _, f := range fs {
+	for _, p := range ps {
+		f := p.Source()
 		var heal func(context.Context) error
 		start := func(ctx context.Context) error {
 			s.tr.Record("fault", "fault", "", "start "+f.String())
-			h, err := s.inj.Inject(ctx, f)
+			h, err := s.inj.Inject(ctx, p)
 			if err != nil {
 				return fmt.Errorf("inject %s: %w", f, err)
 			}
@@ -132,6 +129,32 @@ func (s *Scheduler) Arm(ctx context.Context, fs []faults.Fault) error {
 		}
 	}
 	return nil
+}
+
+// lower validates fs, checks each against the injector's capabilities and
+// its world, and lowers each to its primitive.
+func (s *Scheduler) lower(fs []faults.Fault) ([]faults.Primitive, error) {
+	for _, f := range fs {
+		if err := f.Validate(); err != nil {
+			return nil, fmt.Errorf("fault at line %d: %w", f.Line, err)
+		}
+	}
+	c := s.inj.Capabilities()
+	ps := make([]faults.Primitive, 0, len(fs))
+	for _, f := range fs {
+		if err := faults.Available(f, c); err != nil {
+			return nil, engine.Unsupportedf("%s: %v", f, err)
+		}
+		p, err := faults.Lower(f)
+		if err != nil {
+			return nil, fmt.Errorf("fault at line %d: %w", f.Line, err)
+		}
+		if err := s.inj.Check(p); err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
 }
 
 // fire wraps a timed action: it runs under mu unless the world has

@@ -52,12 +52,15 @@ func (t *manualTimer) advance(to time.Duration) {
 // recorder is an Injector that logs what it is asked to do.
 type recorder struct {
 	log       []string
+	caps      faults.Capabilities
 	check     error
 	injectErr error
 }
 
-func (r *recorder) Check(f faults.Fault) error { return r.check }
-func (r *recorder) Inject(_ context.Context, f faults.Fault) (func(context.Context) error, error) {
+func (r *recorder) Capabilities() faults.Capabilities { return r.caps }
+func (r *recorder) Check(faults.Primitive) error      { return r.check }
+func (r *recorder) Inject(_ context.Context, p faults.Primitive) (func(context.Context) error, error) {
+	f := p.Source()
 	if r.injectErr != nil {
 		return nil, r.injectErr
 	}
@@ -126,6 +129,14 @@ func TestArmChecksEverythingFirst(t *testing.T) {
 	bad := faults.Fault{Kind: faults.MasterDown, Mode: "drop", Line: 7}
 	if err := s.Arm(context.Background(), []faults.Fault{bad}); err == nil || err.Error() != `fault at line 7: master-down "drop": mode must be one of refuse, blackhole` {
 		t.Fatalf("validation: %v", err)
+	}
+	// A kind the world's capabilities cannot inject is a skip with the
+	// kind's reason, before the injector is asked.
+	r.check = nil
+	pause := faults.Fault{Kind: faults.Container, Target: "master", Action: "pause"}
+	err = s.Arm(context.Background(), []faults.Fault{latency, pause})
+	if u, ok := engine.AsUnsupported(err); !ok || u.Reason != "container target=master action=pause: needs a container world (faultlab run --containers)" {
+		t.Fatalf("container fault without containers: %v", err)
 	}
 	tm.advance(time.Minute)
 	if len(r.log) != 0 || len(tm.evs) != 0 {
