@@ -231,9 +231,11 @@ func Available(f Fault, c Capabilities) error {
 	if err := k.Available(f, c); err != nil {
 		return err
 	}
-	if !f.IsLink() {
+	lf, ok := linkFault(f)
+	if !ok {
 		return nil
 	}
+	f = lf
 	m, ok := modes[f.Mode]
 	if !ok {
 		return fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
@@ -298,6 +300,7 @@ func Simulate(f Fault, rng *rand.Rand, reqBytes, respBytes int64) Effect {
 // Toxic is the toxiproxy toxic of a link fault; ok=false: it has none
 // (stopProxy: stop the proxy instead; else Available explains the skip).
 func Toxic(f Fault) (typ string, attrs map[string]any, ok, stopProxy bool, err error) {
+	f, _ = linkFault(f)
 	m, found := modes[f.Mode]
 	if !found {
 		return "", nil, false, false, fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
@@ -310,10 +313,24 @@ func Toxic(f Fault) (typ string, attrs map[string]any, ok, stopProxy bool, err e
 // through (0 when its mode says nothing: a mode with a fixed added delay
 // implements MaxDelay(Fault) time.Duration).
 func MaxDelay(f Fault) time.Duration {
-	if m, ok := modes[f.Mode].(interface{ MaxDelay(Fault) time.Duration }); ok && f.IsLink() {
+	f, ok := linkFault(f)
+	if m, has := modes[f.Mode].(interface{ MaxDelay(Fault) time.Duration }); ok && has {
 		return m.MaxDelay(f)
 	}
 	return 0
+}
+
+// linkFault is the link fault f lowers to (its mode set, as a kind with a
+// fixed mode sets it in Lower); false when f acts on no link.
+func linkFault(f Fault) (Fault, bool) {
+	k, ok := kinds[f.Kind]
+	if !ok || k.LinkTarget(f) == "" {
+		return f, false
+	}
+	if p, ok := k.Lower(f).(LinkPrimitive); ok {
+		return p.Fault, true
+	}
+	return f, false
 }
 
 // Holds reports whether f can hold an exchange that started before it
@@ -323,7 +340,8 @@ func Holds(f Fault) bool {
 	if k, ok := kinds[f.Kind].(interface{ Holds(Fault) bool }); ok && k.Holds(f) {
 		return true
 	}
-	if m, ok := modes[f.Mode].(interface{ Holds(Fault) bool }); ok && f.IsLink() {
+	f, ok := linkFault(f)
+	if m, has := modes[f.Mode].(interface{ Holds(Fault) bool }); ok && has {
 		return m.Holds(f)
 	}
 	return false
