@@ -20,6 +20,17 @@ func TestCorpusLoads(t *testing.T) {
 	if len(tun)+len(held) != len(cs) || 3*len(held) < len(cs) {
 		t.Fatalf("split %d/%d", len(tun), len(held))
 	}
+	// The second batch is held out as a whole and has at least 15 cases
+	// (issue 15); the first batch keeps its 42.
+	n2 := 0
+	for _, c := range cs {
+		if c.Batch == 2 {
+			n2++
+		}
+	}
+	if n2 < 15 || len(cs)-n2 != 42 {
+		t.Fatalf("batch 2: %d cases, first batch %d; want at least 15 and 42", n2, len(cs)-n2)
+	}
 }
 
 func TestParseErrors(t *testing.T) {
