@@ -43,6 +43,11 @@ type Case struct {
 	// explain's field classes.
 	Class   string `yaml:"class"`
 	Heldout bool   `yaml:"heldout"`
+	// Batch is the collection round: 0 (omitted) for the first batch, 2
+	// for the second, blind held-out one (collected without running
+	// explain on it); batches are reported apart so a later batch leaves
+	// the first batch's numbers as they were.
+	Batch int `yaml:"batch,omitempty"`
 	// Log is the excerpt as posted, trimmed to the relevant lines.
 	Log string `yaml:"log"`
 	// File is where the case came from (for errors).
@@ -53,6 +58,9 @@ var (
 	reID  = regexp.MustCompile(`^[a-z0-9][a-z0-9.\-]*$`)
 	reURL = regexp.MustCompile(`^https://github\.com/[\w.\-]+/[\w.\-]+/(issues|pull|discussions)/\d+$`)
 )
+
+// MaxBatch is the latest collection round.
+const MaxBatch = 2
 
 // Confidences are the valid confidence values, strongest first.
 var Confidences = []string{"high", "medium", "low"}
@@ -123,6 +131,10 @@ func Parse(file string, data []byte) (Case, error) {
 		return c, bad("class", "empty: a catalog scenario name or an explain class")
 	case strings.TrimSpace(c.Log) == "":
 		return c, bad("log", "empty: the excerpt as posted")
+	case c.Batch < 0 || c.Batch == 1 || c.Batch > MaxBatch:
+		return c, bad("batch", "%d: omit it for the first batch, or 2..%d", c.Batch, MaxBatch)
+	case c.Batch >= 2 && !c.Heldout:
+		return c, bad("batch", "batch %d is held out as a whole: set heldout: true", c.Batch)
 	}
 	return c, nil
 }
