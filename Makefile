@@ -51,13 +51,10 @@ test: real-engine junit-xsd
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /suites$$ | grep -Ev '$(SERIAL_PKGS)')
 	$(GO) test -p 1 -count=1 -timeout 85m $$($(GO) list ./... | grep -E '$(SERIAL_PKGS)' | grep -v /realengine$$)
-	$(GO) test -count=1 -timeout 20m ./realengine/ -args -ginkgo.label-filter='$(CI_LABELS)'
-	@# The run ends with where its time went and each failed spec's message
-	@# (suites/failures): a CI log cut to its tail still says why, not only where.
-	@r=$$(mktemp -t faultlab-suites-XXXXXX.json); trap 'rm -f "$$r"' EXIT; \
-	echo "$(GO) test -count=1 -timeout 85m ./suites/ -args -ginkgo.label-filter='$(CI_LABELS)'"; \
-	$(GO) test -count=1 -timeout 85m ./suites/ -args -ginkgo.label-filter='$(CI_LABELS)' -ginkgo.json-report="$$r"; rc=$$?; \
-	if [ -s "$$r" ]; then $(GO) run ./suites/failures "$$r"; fi; exit $$rc
+	@# The realengine package and the suites run in two lanes at once
+	@# (suites/lanes.sh); the run ends with where the suites' time went and
+	@# each failed spec's message: a CI log cut to its tail still says why.
+	suites/lanes.sh '$(GO)' '$(CI_LABELS)'
 
 ## test-all: make test with nothing left out: the nightly-labelled specs
 ## and the SGLang agreement at every Mooncake version.

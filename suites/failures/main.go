@@ -3,7 +3,9 @@
 // failed specs with their failure messages: a log cut to its tail then
 // still says why each spec failed, not only where.
 //
-//	go run ./suites/failures REPORT.json
+//	go run ./suites/failures REPORT.json [REPORT.json ...]
+//
+// Several reports (suites run as concurrent processes) are read as one run.
 package main
 
 import (
@@ -25,24 +27,28 @@ const slowest = 12
 const maxMessage = 1500
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: failures REPORT.json")
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: failures REPORT.json [REPORT.json ...]")
 		os.Exit(2)
 	}
-	if err := run(os.Args[1]); err != nil {
+	if err := run(os.Args[1:]...); err != nil {
 		fmt.Fprintf(os.Stderr, "failures: %v\n", err)
 		os.Exit(2)
 	}
 }
 
-func run(path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
+func run(paths ...string) error {
 	var reports []types.Report
-	if err := json.Unmarshal(b, &reports); err != nil {
-		return fmt.Errorf("%s: not a Ginkgo JSON report: %w", path, err)
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var rs []types.Report
+		if err := json.Unmarshal(b, &rs); err != nil {
+			return fmt.Errorf("%s: not a Ginkgo JSON report: %w", path, err)
+		}
+		reports = append(reports, rs...)
 	}
 	fmt.Print(timings(reports, slowest))
 	if failed(reports) {
@@ -90,7 +96,7 @@ func timings(reports []types.Report, n int) string {
 	}
 	slices.SortStableFunc(ran, func(a, b types.SpecReport) int { return cmp.Compare(b.RunTime, a.RunTime) })
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "suite time: %s in %d specs; the slowest:\n", total.Round(time.Second), len(ran))
+	fmt.Fprintf(&sb, "spec time: %s in %d specs (summed; specs of concurrent suite processes overlap); the slowest:\n", total.Round(time.Second), len(ran))
 	for _, s := range ran[:min(n, len(ran))] {
 		fmt.Fprintf(&sb, "  %8s  %s\n", s.RunTime.Round(100*time.Millisecond), specName(s))
 	}

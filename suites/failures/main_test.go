@@ -41,7 +41,7 @@ func TestTimingsListsSlowestSpecsAndLabelTotals(t *testing.T) {
 		{LeafNodeText: "c", LeafNodeLabels: []string{"real"}, State: types.SpecStateFailed, RunTime: 30 * time.Second},
 		{LeafNodeText: "skipped", LeafNodeLabels: []string{"real"}, State: types.SpecStateSkipped},
 	}}}
-	want := "suite time: 2m2s in 3 specs; the slowest:\n" +
+	want := "spec time: 2m2s in 3 specs (summed; specs of concurrent suite processes overlap); the slowest:\n" +
 		"     1m30s  a\n" +
 		"       30s  c\n" +
 		"      1.5s  b\n" +

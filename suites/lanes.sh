@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# lanes.sh GO LABELS — the last part of `make test`: the realengine package
+# and the suites, in two lanes that run at once. Both mostly wait (on
+# Mooncake's timeouts, on Docker), so on two cores they overlap well:
+#   lane 1: the suites' specs without the containers label (the catalogs on
+#           sim, fake and real, the agreements, bands, explain, ...);
+#   lane 2: the realengine package, then the specs labelled containers
+#           (container worlds and compose: Docker's start-up CPU, not the
+#           real catalog's memo, which stays in lane 1).
+# LABELS is make's CI_LABELS (a Ginkgo label filter; empty = every spec).
+# A lane that passed prints its summary lines, one that failed its whole
+# output (as go test does for a package); the run ends with where the
+# suites' time went and each failed spec's message (suites/failures).
+set -u
+GO=${1:?usage: lanes.sh GO LABELS}
+LABELS=${2-}
+cd "$(dirname "$0")/.." || exit 2
+
+tmp=$(mktemp -d -t faultlab-lanes-XXXXXX) || exit 2
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -INT -- "-$p" 2>/dev/null; done
+	wait
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+filter() { # filter EXTRA: LABELS and EXTRA
+	if [ -n "$LABELS" ]; then echo "($LABELS) && $1"; else echo "$1"; fi
+}
+
+# One build of the suites' test binary for both lanes; it runs in its
+# package directory, as go test runs it.
+"$GO" test -c -o "$tmp/suites.test" ./suites/ || exit 2
+
+lane1() {
+	cd suites && "$tmp/suites.test" -test.timeout 85m \
+		-ginkgo.no-color -ginkgo.label-filter="$(filter '!containers')" -ginkgo.json-report="$tmp/lane1.json"
+}
+lane2() {
+	"$GO" test -count=1 -timeout 20m ./realengine/ -args -ginkgo.label-filter="${LABELS}" || return 1
+	cd suites && "$tmp/suites.test" -test.timeout 85m \
+		-ginkgo.no-color -ginkgo.label-filter="$(filter 'containers')" -ginkgo.json-report="$tmp/lane2.json"
+}
+
+start=$SECONDS
+# Each lane in its own process group, so an interrupt stops all of it.
+set -m
+lane1 >"$tmp/lane1.log" 2>&1 &
+pids+=($!)
+lane2 >"$tmp/lane2.log" 2>&1 &
+pids+=($!)
+set +m
+show() { # show NAME RC LOG
+	echo "--- $1: $([ "$2" = 0 ] && echo ok || echo FAIL) after $((SECONDS - start)) s"
+	if [ "$2" = 0 ]; then grep -E '^(ok |Ran [0-9]+ of|SUCCESS!|FAIL)' "$3"; else cat "$3"; fi
+}
+rc=0
+wait "${pids[0]}"; r1=$?
+show "lane 1: the suites without the containers label ($(filter '!containers'))" $r1 "$tmp/lane1.log"
+wait "${pids[1]}"; r2=$?
+show "lane 2: the realengine package, then the suites' containers specs ($(filter 'containers'))" $r2 "$tmp/lane2.log"
+pids=()
+[ $r1 = 0 ] && [ $r2 = 0 ] || rc=1
+echo "--- both lanes: $((SECONDS - start)) s"
+reports=()
+for r in "$tmp/lane1.json" "$tmp/lane2.json"; do [ -s "$r" ] && reports+=("$r"); done
+[ ${#reports[@]} -gt 0 ] && "$GO" run ./suites/failures "${reports[@]}"
+exit $rc
