@@ -63,7 +63,10 @@ type Diagnosis struct {
 	Evidence        Evidence `json:"evidence"`
 	Causes          []Cause  `json:"causes"`
 	Nearest         []Cause  `json:"nearest,omitempty"`
-	Threshold       float64  `json:"threshold"`
+	// Ambiguous says why no cause is named although one reached the
+	// threshold: another class fits within Margin.
+	Ambiguous string  `json:"ambiguous,omitempty"`
+	Threshold float64 `json:"threshold"`
 	// Candidates are the catalog scenarios that end in the log's outcome
 	// (Explain's answer; the JSON contract before causes existed).
 	Candidates []Candidate `json:"candidates"`
@@ -219,9 +222,23 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		}
 		return a.order - b.order
 	})
+	// A best cause that another cause (not one its class links) matches
+	// within Margin is not told apart by the log: naming it would be a
+	// coin toss. The log gets no cause, and both lead the nearest.
+	if len(all) > 1 && all[0].Points >= Threshold {
+		for _, c := range all[1:] {
+			if sameClass(cls, all[0].Name, c.Name) {
+				continue
+			}
+			if all[0].Points-c.Points < Margin {
+				d.Ambiguous = fmt.Sprintf("%s (%.2f) and %s (%.2f) fit about equally: the log does not tell them apart", all[0].Name, all[0].Points, c.Name, c.Points)
+			}
+			break
+		}
+	}
 	for _, c := range all {
 		switch {
-		case c.Points >= Threshold:
+		case c.Points >= Threshold && d.Ambiguous == "":
 			d.Causes = append(d.Causes, c)
 		case c.Points > 0 && len(d.Nearest) < 3:
 			d.Nearest = append(d.Nearest, c)
@@ -232,6 +249,22 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		d.Verdict = "cause"
 	}
 	return d, nil
+}
+
+// Margin is the lead a best cause needs over the next cause of another
+// class before explain names it (field corpus tuning split: every right
+// top cause led by at least 1).
+const Margin = 1.0
+
+// sameClass: a and b are one cause class (a class and a scenario it links,
+// or two scenarios one class links).
+func sameClass(cls []Class, a, b string) bool {
+	for _, cl := range cls {
+		if cl.Explains(a) && cl.Explains(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // PartialWeight scales the rarity of a catalog line found in a log that

@@ -222,6 +222,23 @@ func (ev Evidence) Facts() []string {
 	for _, g := range ev.Gaps {
 		out = append(out, fmt.Sprintf("gap %ds before an error", g.Seconds))
 	}
+	// What each line's source, errno, code and completion status say,
+	// once each, in the order the log first says it.
+	seen := map[string]bool{}
+	for _, l := range ev.Lines {
+		for _, f := range lineFacts(l) {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	if ev.MooncakeVersion != "" {
+		out = append(out, "mooncake version "+ev.MooncakeVersion)
+	}
+	if ev.SGLangVersion != "" {
+		out = append(out, "sglang version "+ev.SGLangVersion)
+	}
 	return out
 }
 
