@@ -48,6 +48,9 @@ type Cause struct {
 	// Match is the catalog match behind a scenario cause.
 	Match *Candidate `json:"scenario_match,omitempty"`
 	order int
+	// cutShort: a scenario scored on its lines alone, the log lacking its
+	// outcome (its points never outrank one whose outcome the log shows).
+	cutShort bool
 }
 
 // Diagnosis is explain's answer for a field log.
@@ -199,6 +202,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			// the outcome: its cause and verified remedy.
 			c.Kind, c.Cause, c.Remedy = "scenario", Humanize(cause(sc.Summary)), Humanize(Remedy(sc))
 			c.Evidence = append([]string{"outcome not in the log (cut short?)"}, c.Evidence...)
+			c.cutShort = true
 		}
 		all = append(all, c)
 	}
@@ -224,23 +228,27 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 	})
 	// A best cause that another cause (not one its class links) matches
 	// within Margin is not told apart by the log: naming it would be a
-	// coin toss. The log gets no cause, and both lead the nearest.
+	// coin toss. The log gets no cause, and both lead the nearest. Points
+	// cap a scenario's catalog evidence; the comparison uses it uncapped.
 	if len(all) > 1 && all[0].Points >= Threshold {
 		for _, c := range all[1:] {
-			if sameClass(cls, all[0].Name, c.Name) {
+			if sameClass(cls, all[0].Name, c.Name) || c.Points <= 0 {
 				continue
 			}
-			if all[0].Points-c.Points < Margin {
+			if uncapped(all[0])-uncapped(c) < Margin {
 				d.Ambiguous = fmt.Sprintf("%s (%.2f) and %s (%.2f) fit about equally: the log does not tell them apart", all[0].Name, all[0].Points, c.Name, c.Points)
+				break
 			}
-			break
 		}
 	}
 	for _, c := range all {
 		switch {
 		case c.Points >= Threshold && d.Ambiguous == "":
 			d.Causes = append(d.Causes, c)
-		case c.Points > 0 && len(d.Nearest) < 3:
+		case c.Points <= 0:
+		case len(d.Nearest) < 3,
+			// The whole group the log cannot tell apart.
+			d.Ambiguous != "" && uncapped(all[0])-uncapped(c) < Margin:
 			d.Nearest = append(d.Nearest, c)
 		}
 	}
@@ -255,6 +263,15 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 // class before explain names it (field corpus tuning split: every right
 // top cause led by at least 1).
 const Margin = 1.0
+
+// uncapped is a cause's points with its catalog evidence (the rarity of
+// its lines) not capped.
+func uncapped(c Cause) float64 {
+	if c.Match == nil {
+		return c.Points
+	}
+	return c.Points - math.Max(-2, math.Min(6, c.Match.Score)) + c.Match.Score
+}
 
 // sameClass: a and b are one cause class (a class and a scenario it links,
 // or two scenarios one class links).
@@ -328,7 +345,7 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 				// standalone/default-allocator, cut short, above the run's own
 				// scenario.
 				pts = math.Min(pts, OutcomePoints+6)
-				best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts,
+				best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts, cutShort: true,
 					Evidence: append([]string{"outcome not in the log (cut short?)"}, evid...), Against: against, Remedy: Humanize(Remedy(sc))}
 			}
 		}

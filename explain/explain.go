@@ -130,6 +130,7 @@ func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 	// lines match it with ports and sizes masked too.
 	text, masked := mooncake.NormalizeAddresses(log), norm(log)
 	df, n := docFreq(catalog, fp, version)
+	rc := &reCache{}
 	for i, sc := range catalog {
 		vs, ok := sc.Versions(version)
 		if !ok {
@@ -138,7 +139,7 @@ func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 		var best *Candidate
 		for _, v := range vs {
 			for _, rel := range sc.SGLangReleases() {
-				c, ok := match(sc, v, rel, text)
+				c, ok := match(sc, v, rel, text, masked, rc)
 				if !ok {
 					continue
 				}
@@ -259,7 +260,7 @@ func score(cs []Candidate, df map[string]int, n int, masked string) {
 }
 
 // match checks whether the log ends in sc's outcome at version v.
-func match(sc *scenarios.Scenario, v, release, text string) (Candidate, bool) {
+func match(sc *scenarios.Scenario, v, release, text, masked string, rc *reCache) (Candidate, bool) {
 	exp := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, release)
 	c := Candidate{Scenario: sc.Name, Version: v, Cause: cause(sc.Summary), Remedy: Remedy(sc), MatchedLogs: []string{}, MissingLogs: []string{}, Telltale: []string{}}
 	switch {
@@ -290,7 +291,10 @@ func match(sc *scenarios.Scenario, v, release, text string) (Candidate, bool) {
 		c.Outcome = okOutcome
 	}
 	for _, l := range exp.Logs {
-		if pattern(l).MatchString(text) {
+		// Literally, or with the field's own addresses, ports and sizes
+		// where the run had its own ("Failed to set location of
+		// 10.0.0.5:12345" is the catalog's "... of 127.0.0.1:17781").
+		if rc.literal(l).MatchString(text) || rc.masked(l).MatchString(masked) {
 			c.MatchedLogs = append(c.MatchedLogs, l)
 		} else {
 			c.MissingLogs = append(c.MissingLogs, l)
@@ -330,6 +334,25 @@ func dies(text, how string) bool {
 // pattern matches an expected text in a log: literally, with {{role}}
 // placeholders standing for any address and hex addresses normalized.
 func pattern(s string) *regexp.Regexp { return literal(mooncake.NormalizeAddresses(s)) }
+
+// reCache compiles each expected text's patterns once per Explain: the
+// catalog names the same lines at every version.
+type reCache struct{ lit, mask map[string]*regexp.Regexp }
+
+func (c *reCache) literal(s string) *regexp.Regexp { return cached(&c.lit, s, pattern) }
+func (c *reCache) masked(s string) *regexp.Regexp  { return cached(&c.mask, s, maskedPattern) }
+
+func cached(m *map[string]*regexp.Regexp, s string, compile func(string) *regexp.Regexp) *regexp.Regexp {
+	if *m == nil {
+		*m = map[string]*regexp.Regexp{}
+	}
+	re, ok := (*m)[s]
+	if !ok {
+		re = compile(s)
+		(*m)[s] = re
+	}
+	return re
+}
 
 // maskedPattern matches an expected text in masked (norm) lines.
 func maskedPattern(s string) *regexp.Regexp { return literal(norm(s)) }

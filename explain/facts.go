@@ -191,6 +191,9 @@ func lineFacts(l Line) []string {
 	var codes []string
 	for _, m := range reCodeNum.FindAllStringSubmatch(l.Text, -1) {
 		n, _ := strconv.Atoi(m[1])
+		if n == -1 {
+			continue // any failure: setup()'s -1, rc=-1
+		}
 		if name, ok := teCodes[n]; ok && te {
 			codes = append(codes, fmt.Sprintf("code %s (%d)", name, n))
 		} else if c := mooncake.ErrorCode(n); !te && !strings.HasPrefix(c.Name(), "UNKNOWN") {
