@@ -76,12 +76,19 @@ var (
 	reFlag     = regexp.MustCompile(`(--hicache-storage-backend(?:-extra-config)?|--disaggregation-transfer-backend|--enable-hierarchical-cache)(?:[ =]+('[^']*'|"[^"]*"|[^\s\\-][^\s\\]*))?`)
 
 	// Versions: pip show (Name/Version), pip freeze/list, check_env, prose.
+	// Also what pip prints installing ("Successfully installed
+	// mooncake-transfer-engine-0.3.5", a wheel's file name
+	// "mooncake_transfer_engine-0.3.5-cp310-...whl", "Requirement already
+	// satisfied: mooncake-transfer-engine in /usr/... (0.3.5)") and image
+	// tags ("lmsysorg/sglang:v0.4.6.post1-cu124").
 	reMooncakeVer = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_]non[-_]cuda)?(?:==|\s+|:\s*|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)`),
+		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_]non[-_]cuda)?(?:==|-|\s+|:\s*|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)`),
+		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_]non[-_]cuda)? in \S+ \((\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)\)`),
 		regexp.MustCompile(`(?i)\bmooncake(?: version)?[:\s]+v?(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)\b`),
 	}
 	reSGLangVer = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\bsglang(?:==|:\s*|\s+v?|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)`),
+		regexp.MustCompile(`(?i)\bsglang(?:==|-|:v?|:\s*|\s+v?|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)`),
+		regexp.MustCompile(`(?i)\bsglang in \S+ \((\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)\)`),
 	}
 	rePipName = regexp.MustCompile(`^Name: (\S+)$`)
 	rePipVer  = regexp.MustCompile(`^Version: (\S+)$`)

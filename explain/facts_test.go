@@ -1,0 +1,58 @@
+package explain_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/explain"
+)
+
+// What a line says beyond its words: where in Mooncake it comes from, the
+// errno, code and work-completion status it carries (exact facts, as
+// classes.yaml matches them).
+func TestLineFacts(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"errno by text and number, subsystem by file",
+			"E0511 07:42:36.355509 10240 rdma_context.cpp:198] Failed to register memory 0x2e1cbac200: Bad address [14]",
+			[]string{"mooncake error in rdma-device", "errno EFAULT (14, Bad address) in rdma-device"}},
+		{"asio's errno, a warning",
+			"W0708 09:26:26.525108   368 tcp_transport.cpp:136] Session::writeBody failed. Error: Connection reset by peer (value: 104)",
+			[]string{"mooncake warning in tcp", "errno ECONNRESET (104, Connection reset by peer) in tcp"}},
+		{"errno by number only",
+			"E0101 00:00:00.000000 1 client.cpp:1] mmap failed, errno=12",
+			[]string{"mooncake error in store-client", "errno ENOMEM (12, Cannot allocate memory) in store-client"}},
+		{"subsystem by prefix when glog's is trimmed",
+			"Worker: Process failed for slice (opcode: 0, source_addr: 0x7f, length: 65536, dest_addr: 0x7e, local_nic: mlx5_0, peer_nic: 10.0.0.2:15000@mlx5_0, dest_rkey: 1, retry_cnt: 0): transport retry counter exceeded",
+			[]string{"mooncake error in rdma-datapath", "rdma work completion failed: transport retry counter exceeded in rdma-datapath"}},
+		{"store code by name",
+			"E0616 07:25:02.248354 40411 client.cpp:380] Failed to start put operation: NO_AVAILABLE_HANDLE",
+			[]string{"mooncake error in store-client", "code NO_AVAILABLE_HANDLE (-200) in store-client"}},
+		{"store code by number",
+			"RuntimeError: Failed to setup Mooncake store, error code: -600",
+			[]string{"code INVALID_PARAMS (-600)"}},
+		{"the transfer engine's -200 is ERR_METADATA",
+			"E0302 09:15:07.980798     7 client_service.cpp:288] Failed to initialize transfer engine, rc=-200",
+			[]string{"mooncake error in store-client", "code ERR_METADATA (-200) in store-client"}},
+		{"-1 says only that it failed",
+			"RuntimeError: Failed to setup Mooncake store, error code: -1", nil},
+		{"a timeout in the transfer path",
+			"E0331 02:49:30.617945 803444 transfer_engine_py.cpp:454] Sync batch data transfer timeout after 33061142969ns",
+			[]string{"mooncake error in transfer-engine", "timeout in transfer-engine"}},
+		{"an info line is no failure",
+			"I0513 11:04:17.446906  5509 transfer_engine.cpp:100] Transfer Engine RPC using P2P handshake, listening on 10.148.0.107:16845", nil},
+		{"the integration's frame",
+			`  File "/opt/app/lib/python3.12/site-packages/sglang/srt/disaggregation/mooncake/conn.py", line 173, in register_buffer_to_engine`,
+			[]string{"python sglang srt/disaggregation/mooncake/conn.py"}},
+		{"an unknown file names no subsystem",
+			"E0101 00:00:00.000000 1 mystery.cpp:1] Failed: Invalid argument [22]",
+			[]string{"errno EINVAL (22, Invalid argument)"}},
+	} {
+		got := explain.ParseLog(tc.in).Facts()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s:\n got  %q\n want %q", tc.name, got, tc.want)
+		}
+	}
+}
