@@ -129,9 +129,10 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		all = append(all, Cause{Kind: "scenario", Name: c.Scenario, Version: c.Version, Cause: Humanize(c.Cause), Outcome: c.Outcome,
 			Points: pts, Evidence: evid, Against: against, Remedy: Humanize(c.Remedy), Match: &m, order: len(all)})
 	}
-	if !raised.MatchString(log) {
-		// Cut before the outcome (or never reaching one): the catalog
-		// scenarios by their lines alone.
+	if !raisedException.MatchString(log) {
+		// Cut before the outcome (or never reaching one; a traceback cut
+		// before its exception line): the catalog scenarios by their lines
+		// alone.
 		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, byName) {
 			c.order = len(all)
 			byName[c.Name] = len(all)

@@ -319,6 +319,10 @@ const okOutcome = "no exception"
 // raised: a Python exception line ("RuntimeError: ...", a traceback).
 var raised = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): |Traceback \(most recent call last\)`)
 
+// raisedException: the exception line itself, which a traceback cut
+// short lacks.
+var raisedException = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): `)
+
 // dies: the text shows the death how names (a signal, or "exit N").
 func dies(text, how string) bool {
 	words := map[string][]string{

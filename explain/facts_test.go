@@ -56,3 +56,21 @@ func TestLineFacts(t *testing.T) {
 		}
 	}
 }
+
+// A traceback cut before its exception line has no outcome: the catalog
+// scenarios still count by their lines (as for any log cut short).
+func TestDiagnoseTracebackCutShort(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	log := "E1130 12:00:01.120000  4242 transfer_metadata_plugin.cpp:235] PUT http://10.0.0.2:8080/metadata?key=mooncake%2Frpc_meta%2Flocalhost%3A12345 curl: Couldn't connect to server err: Failed to connect to 10.0.0.2 port 8080 after 0 ms: Couldn't connect to server\n" +
+		"Traceback (most recent call last):\n" +
+		`  File "/sgl-workspace/sglang/python/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py", line 250, in __init__` + "\n"
+	d, err := explain.Diagnose(cat, fp, log, "0.3.13.post1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append(append([]explain.Cause{}, d.Causes...), d.Nearest...)
+	i := slices.IndexFunc(all, func(c explain.Cause) bool { return c.Name == "setup/http-metadata-unreachable" })
+	if i < 0 || all[i].Evidence[0] != "outcome not in the log (cut short?)" {
+		t.Fatalf("%v", all)
+	}
+}
