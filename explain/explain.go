@@ -119,6 +119,12 @@ type Result struct {
 // uses their expectations at it; otherwise each scenario's own versions
 // are tried and the best-matching one kept.
 func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Result, error) {
+	return explainWithin(catalog, fp, log, version, Range{})
+}
+
+// explainWithin is Explain preferring, among a scenario's versions, those
+// in r (the range the log's source files imply).
+func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, r Range) (Result, error) {
 	res := Result{Version: version, Candidates: []Candidate{}}
 	if version != "" {
 		if _, err := mooncake.ProfileFor(version); err != nil {
@@ -136,6 +142,7 @@ func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 		if !ok {
 			continue
 		}
+		vs = r.prefer(vs)
 		var best *Candidate
 		for _, v := range vs {
 			for _, rel := range sc.SGLangReleases() {

@@ -216,3 +216,98 @@ func lineFacts(l Line) []string {
 	}
 	return out
 }
+
+// sourceSince and sourceUntil are the first and last release whose
+// mooncake-transfer-engine/src, mooncake-store/src or mooncake-integration
+// has the file (git ls-tree at the tags v0.3.4.post2 … v0.3.12.post1): a
+// glog line naming it came from such a release. Files every release has
+// are not listed.
+var (
+	sourceSince = map[string]string{
+		"rpc_service.cpp": "0.3.5", "client_buffer.cpp": "0.3.5", "offset_allocator.cpp": "0.3.5",
+		"storage_backend.cpp": "0.3.5", "hccl_transport.cpp": "0.3.5",
+		"http_metadata_server.cpp": "0.3.6", "client_metric.cpp": "0.3.6", "ascend_direct_transport.cpp": "0.3.6",
+		"heterogeneous_rdma_transport.cpp": "0.3.6",
+		"client_service.cpp":               "0.3.8", "dummy_client.cpp": "0.3.8", "real_client.cpp": "0.3.8",
+		"real_client_main.cpp": "0.3.8", "file_storage.cpp": "0.3.8",
+		"transfer_engine_impl.cpp": "0.3.8.post1", "task_manager.cpp": "0.3.8.post1",
+		"aligned_client_buffer.cpp": "0.3.10", "efa_transport.cpp": "0.3.10",
+		"mmap_arena.cpp": "0.3.11", "buffer_pool.cpp": "0.3.12",
+	}
+	sourceUntil = map[string]string{
+		"distributed_object_store.cpp": "0.3.4.post2",
+		"client.cpp":                   "0.3.7.post2", "pybind_client.cpp": "0.3.7.post2",
+		"ha_helper.cpp": "0.3.10",
+	}
+)
+
+// Range is a span of Mooncake releases (either end "" when open).
+type Range struct {
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
+}
+
+// IsZero: no range.
+func (r Range) IsZero() bool { return r.Since == "" && r.Until == "" }
+
+func (r Range) String() string {
+	switch {
+	case r.Since != "" && r.Until != "":
+		return r.Since + " … " + r.Until
+	case r.Since != "":
+		return r.Since + " or later"
+	}
+	return r.Until + " or earlier"
+}
+
+// Contains reports whether version v is in the range.
+func (r Range) Contains(v string) bool {
+	pv, err := mooncake.ParseVersion(v)
+	if err != nil {
+		return false
+	}
+	if r.Since != "" && pv.Compare(mooncake.MustVersion(r.Since)) < 0 {
+		return false
+	}
+	return r.Until == "" || pv.Compare(mooncake.MustVersion(r.Until)) <= 0
+}
+
+// prefer keeps the versions in the range, or all when none is (the
+// scenario models other releases: the range cannot choose among them).
+func (r Range) prefer(vs []string) []string {
+	if r.IsZero() {
+		return vs
+	}
+	var in []string
+	for _, v := range vs {
+		if r.Contains(v) {
+			in = append(in, v)
+		}
+	}
+	if len(in) == 0 {
+		return vs
+	}
+	return in
+}
+
+// sourceRange is the releases the source files of the log's glog lines
+// imply; none when they contradict each other.
+func sourceRange(lines []Line) Range {
+	var r Range
+	for _, l := range lines {
+		if l.Source == "" {
+			continue
+		}
+		file, _, _ := strings.Cut(path.Base(l.Source), ":")
+		if v, ok := sourceSince[file]; ok && (r.Since == "" || mooncake.MustVersion(v).Compare(mooncake.MustVersion(r.Since)) > 0) {
+			r.Since = v
+		}
+		if v, ok := sourceUntil[file]; ok && (r.Until == "" || mooncake.MustVersion(v).Compare(mooncake.MustVersion(r.Until)) < 0) {
+			r.Until = v
+		}
+	}
+	if r.Since != "" && r.Until != "" && mooncake.MustVersion(r.Since).Compare(mooncake.MustVersion(r.Until)) > 0 {
+		return Range{}
+	}
+	return r
+}

@@ -23,19 +23,19 @@ func TestLineFacts(t *testing.T) {
 			[]string{"mooncake warning in tcp", "errno ECONNRESET (104, Connection reset by peer) in tcp"}},
 		{"errno by number only",
 			"E0101 00:00:00.000000 1 client.cpp:1] mmap failed, errno=12",
-			[]string{"mooncake error in store-client", "errno ENOMEM (12, Cannot allocate memory) in store-client"}},
+			[]string{"mooncake error in store-client", "errno ENOMEM (12, Cannot allocate memory) in store-client", "mooncake source files of 0.3.7.post2 or earlier"}},
 		{"subsystem by prefix when glog's is trimmed",
 			"Worker: Process failed for slice (opcode: 0, source_addr: 0x7f, length: 65536, dest_addr: 0x7e, local_nic: mlx5_0, peer_nic: 10.0.0.2:15000@mlx5_0, dest_rkey: 1, retry_cnt: 0): transport retry counter exceeded",
 			[]string{"mooncake error in rdma-datapath", "rdma work completion failed: transport retry counter exceeded in rdma-datapath"}},
 		{"store code by name",
 			"E0616 07:25:02.248354 40411 client.cpp:380] Failed to start put operation: NO_AVAILABLE_HANDLE",
-			[]string{"mooncake error in store-client", "code NO_AVAILABLE_HANDLE (-200) in store-client"}},
+			[]string{"mooncake error in store-client", "code NO_AVAILABLE_HANDLE (-200) in store-client", "mooncake source files of 0.3.7.post2 or earlier"}},
 		{"store code by number",
 			"RuntimeError: Failed to setup Mooncake store, error code: -600",
 			[]string{"code INVALID_PARAMS (-600)"}},
 		{"the transfer engine's -200 is ERR_METADATA",
 			"E0302 09:15:07.980798     7 client_service.cpp:288] Failed to initialize transfer engine, rc=-200",
-			[]string{"mooncake error in store-client", "code ERR_METADATA (-200) in store-client"}},
+			[]string{"mooncake error in store-client", "code ERR_METADATA (-200) in store-client", "mooncake source files of 0.3.8 or later"}},
 		{"-1 says only that it failed",
 			"RuntimeError: Failed to setup Mooncake store, error code: -1", nil},
 		{"a timeout in the transfer path",
@@ -72,5 +72,31 @@ func TestDiagnoseTracebackCutShort(t *testing.T) {
 	i := slices.IndexFunc(all, func(c explain.Cause) bool { return c.Name == "setup/http-metadata-unreachable" })
 	if i < 0 || all[i].Evidence[0] != "outcome not in the log (cut short?)" {
 		t.Fatalf("%v", all)
+	}
+}
+
+// The files glog names bound the release: client_service.cpp came in
+// 0.3.8, client.cpp left after 0.3.7.post2; both at once are two
+// processes of two releases, which bound nothing.
+func TestSourceRange(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		since string
+		until string
+	}{
+		{"E0302 09:15:07.980798 7 client_service.cpp:288] x\nE0302 09:15:07.980796 7 transfer_engine_impl.cpp:293] y\n", "0.3.8.post1", ""},
+		{"E0616 07:25:02.248354 40411 client.cpp:380] x\n", "", "0.3.7.post2"},
+		{"E0616 07:25:02.248354 40411 client.cpp:380] x\nE0616 07:25:02.248354 1 rpc_service.cpp:1] y\n", "0.3.5", "0.3.7.post2"},
+		{"E0616 07:25:02.248354 40411 client.cpp:380] x\nE0302 09:15:07.980798 7 client_service.cpp:288] y\n", "", ""},
+		{"E0302 09:15:07.980787 7 rdma_context.cpp:81] x\n", "", ""},
+	} {
+		r := explain.ParseLog(tc.in).MooncakeRange
+		if r.Since != tc.since || r.Until != tc.until {
+			t.Errorf("%q: %+v", tc.in, r)
+		}
+	}
+	r := explain.Range{Since: "0.3.5", Until: "0.3.7.post2"}
+	if !r.Contains("0.3.5") || !r.Contains("0.3.7.post2") || r.Contains("0.3.4.post2") || r.Contains("0.3.8") || r.Contains("x") {
+		t.Fatalf("Contains %+v", r)
 	}
 }

@@ -36,6 +36,10 @@ type Evidence struct {
 	// pip freeze, pip list, check_env banners); "" when it does not.
 	MooncakeVersion string `json:"mooncake_version,omitempty"`
 	SGLangVersion   string `json:"sglang_version,omitempty"`
+	// MooncakeRange is the releases whose source has the files the log's
+	// glog lines name (client_service.cpp: 0.3.8 on); empty when they
+	// name none that tells, or disagree (processes of two releases).
+	MooncakeRange Range `json:"mooncake_range,omitzero"`
 	// Env holds MOONCAKE_* and MC_* settings from env dumps and command
 	// lines; Flags the SGLang flags that select the storage backend.
 	Env   map[string]string `json:"env,omitempty"`
@@ -158,6 +162,7 @@ func ParseLog(log string) Evidence {
 		}
 	}
 	ev.Gaps = gaps(ev.Lines)
+	ev.MooncakeRange = sourceRange(ev.Lines)
 	return ev
 }
 
@@ -242,6 +247,9 @@ func (ev Evidence) Facts() []string {
 	}
 	if ev.MooncakeVersion != "" {
 		out = append(out, "mooncake version "+ev.MooncakeVersion)
+	}
+	if r := ev.MooncakeRange; !r.IsZero() {
+		out = append(out, "mooncake source files of "+r.String())
 	}
 	if ev.SGLangVersion != "" {
 		out = append(out, "sglang version "+ev.SGLangVersion)
