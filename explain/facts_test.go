@@ -100,3 +100,27 @@ func TestSourceRange(t *testing.T) {
 		t.Fatalf("Contains %+v", r)
 	}
 }
+
+// A failed slice whose status says the peer never acknowledged fits a GID
+// the peers cannot route as well as a failing path: explain names
+// neither. One whose status is a protection error is the path's.
+func TestDiagnoseWorkCompletionStatus(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	slice := "E0101 00:00:00.000000 7 worker_pool.cpp:245] Worker: Process failed for slice (opcode: 0, source_addr: 0x7f, length: 65536, dest_addr: 0x7e, local_nic: mlx5_0, peer_nic: 10.0.0.2:15000@mlx5_0, dest_rkey: 1, retry_cnt: 0): "
+	d, err := explain.Diagnose(cat, fp, slice+"transport retry counter exceeded\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Verdict != "no-fit" || len(d.Nearest) < 2 || d.Ambiguous == "" ||
+		!slices.ContainsFunc(d.Nearest[:2], func(c explain.Cause) bool { return c.Name == "rdma-transfer-error" }) ||
+		!slices.ContainsFunc(d.Nearest[:2], func(c explain.Cause) bool { return c.Name == "setup/roce-no-suitable-gid" }) {
+		t.Fatalf("retry: %s %q %v", d.Verdict, d.Ambiguous, d.Nearest)
+	}
+	d, err = explain.Diagnose(cat, fp, slice+"local protection error\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top, ok := d.Top(); !ok || top.Name != "rdma-transfer-error" || top.Points != 12 {
+		t.Fatalf("protection: %v", d.Causes)
+	}
+}
