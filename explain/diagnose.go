@@ -104,11 +104,11 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 	}
 	// The raw log keeps multi-line messages whole (a pybind11 TypeError);
 	// the stripped lines let a glog-prefixed line match an expected text.
-	var r Range
+	w := within{sglang: ev.SGLangVersion}
 	if d.MooncakeVersion == "" {
-		r = ev.MooncakeRange
+		w.mooncake = ev.MooncakeRange
 	}
-	res, err := explainWithin(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, r)
+	res, err := explainWithin(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, w)
 	if err != nil {
 		return d, err
 	}
@@ -137,7 +137,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		// Cut before the outcome (or never reaching one; a traceback cut
 		// before its exception line): the catalog scenarios by their lines
 		// alone.
-		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, r, byName) {
+		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, w, byName) {
 			c.order = len(all)
 			byName[c.Name] = len(all)
 			all = append(all, c)
@@ -298,7 +298,7 @@ const PartialWeight = 0.5
 // rare lines they expect or print at a version that the log has (IDF over
 // the catalog, times PartialWeight), less those they say never appear.
 // Lines most scenarios print (servers starting) say nothing of a cause.
-func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, r Range, skip map[string]int) []Cause {
+func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, w within, skip map[string]int) []Cause {
 	df, n := docFreq(catalog, fp, version)
 	text, masked := mooncake.NormalizeAddresses(log), norm(log)
 	var out []Cause
@@ -310,10 +310,10 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 		if !ok {
 			continue
 		}
-		vs = r.prefer(vs)
+		vs = w.mooncake.prefer(vs)
 		var best *Cause
 		for _, v := range vs {
-			for _, rel := range sc.SGLangReleases() {
+			for _, rel := range w.releases(sc) {
 				exp := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, rel)
 				pts := 0.0
 				var evid, against []string

@@ -119,12 +119,51 @@ type Result struct {
 // uses their expectations at it; otherwise each scenario's own versions
 // are tried and the best-matching one kept.
 func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Result, error) {
-	return explainWithin(catalog, fp, log, version, Range{})
+	return explainWithin(catalog, fp, log, version, within{})
+}
+
+// within is what the log says of its versions beyond a stated Mooncake
+// one: the Mooncake range its source files imply, the SGLang release it
+// states.
+type within struct {
+	mooncake Range
+	sglang   string
+}
+
+// releases are the SGLang releases of sc to try: the one the log states
+// when sc models it, the newest (oldest) when it states a later (earlier)
+// one, the two around it otherwise; every one when it states none.
+func (w within) releases(sc *scenarios.Scenario) []string {
+	rels := sc.SGLangReleases()
+	sv, err := mooncake.ParseVersion(w.sglang)
+	if err != nil || len(rels) < 2 {
+		return rels
+	}
+	var below, above []string
+	for _, r := range rels {
+		switch c := mooncake.MustVersion(r).Compare(sv); {
+		case c == 0:
+			return []string{r}
+		case c < 0:
+			below = append(below, r)
+		default:
+			above = append(above, r)
+		}
+	}
+	var out []string
+	if len(below) > 0 {
+		out = append(out, below[len(below)-1])
+	}
+	if len(above) > 0 {
+		out = append(out, above[0])
+	}
+	return out
 }
 
 // explainWithin is Explain preferring, among a scenario's versions, those
-// in r (the range the log's source files imply).
-func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, r Range) (Result, error) {
+// in the range the log's source files imply, and the SGLang releases the
+// log states.
+func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, w within) (Result, error) {
 	res := Result{Version: version, Candidates: []Candidate{}}
 	if version != "" {
 		if _, err := mooncake.ProfileFor(version); err != nil {
@@ -142,10 +181,10 @@ func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version 
 		if !ok {
 			continue
 		}
-		vs = r.prefer(vs)
+		vs = w.mooncake.prefer(vs)
 		var best *Candidate
 		for _, v := range vs {
-			for _, rel := range sc.SGLangReleases() {
+			for _, rel := range w.releases(sc) {
 				c, ok := match(sc, v, rel, text, masked, rc)
 				if !ok {
 					continue
