@@ -482,3 +482,33 @@ func TestCompareWallIgnoresTimings(t *testing.T) {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 }
+
+// explain --json says why it names no cause when two fit alike, and the
+// release range the log's source files imply.
+func TestExplainJSONAmbiguous(t *testing.T) {
+	log := "I0302 09:15:07.980798     7 client_service.cpp:288] Connecting\n" +
+		"E0101 00:00:00.000000 7 worker_pool.cpp:245] Worker: Process failed for slice (opcode: 0, source_addr: 0x7f, length: 65536, dest_addr: 0x7e, local_nic: mlx5_0, peer_nic: 10.0.0.2:15000@mlx5_0, dest_rkey: 1, retry_cnt: 0): transport retry counter exceeded\n"
+	out, _, err := executeIn(t, log, "explain", "--json")
+	if exitCode(err) != exitNothing {
+		t.Fatalf("exit %d\n%s", exitCode(err), out)
+	}
+	var d struct {
+		Verdict   string `json:"verdict"`
+		Ambiguous string `json:"ambiguous"`
+		Evidence  struct {
+			Range struct {
+				Since string `json:"since"`
+			} `json:"mooncake_range"`
+		} `json:"evidence"`
+		Nearest []struct {
+			Name string `json:"name"`
+		} `json:"nearest"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Verdict != "no-fit" || !strings.HasSuffix(d.Ambiguous, "fit about equally: the log does not tell them apart") ||
+		d.Evidence.Range.Since != "0.3.8" || len(d.Nearest) < 2 {
+		t.Fatalf("%+v", d)
+	}
+}
