@@ -174,6 +174,7 @@ func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version 
 	// (their numbers matter: "Mounting segment: 268435456 bytes"); modelled
 	// lines match it with ports and sizes masked too.
 	text, masked := mooncake.NormalizeAddresses(log), norm(log)
+	addrs := maskAddrs(text)
 	df, n := docFreq(catalog, fp, version)
 	rc := &reCache{}
 	for i, sc := range catalog {
@@ -185,7 +186,7 @@ func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version 
 		var best *Candidate
 		for _, v := range vs {
 			for _, rel := range w.releases(sc) {
-				c, ok := match(sc, v, rel, text, masked, rc)
+				c, ok := match(sc, v, rel, text, addrs, rc)
 				if !ok {
 					continue
 				}
@@ -306,7 +307,7 @@ func score(cs []Candidate, df map[string]int, n int, masked string) {
 }
 
 // match checks whether the log ends in sc's outcome at version v.
-func match(sc *scenarios.Scenario, v, release, text, masked string, rc *reCache) (Candidate, bool) {
+func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *reCache) (Candidate, bool) {
 	exp := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, release)
 	c := Candidate{Scenario: sc.Name, Version: v, Cause: cause(sc.Summary), Remedy: Remedy(sc), MatchedLogs: []string{}, MissingLogs: []string{}, Telltale: []string{}}
 	switch {
@@ -337,10 +338,11 @@ func match(sc *scenarios.Scenario, v, release, text, masked string, rc *reCache)
 		c.Outcome = okOutcome
 	}
 	for _, l := range exp.Logs {
-		// Literally, or with the field's own addresses, ports and sizes
-		// where the run had its own ("Failed to set location of
-		// 10.0.0.5:12345" is the catalog's "... of 127.0.0.1:17781").
-		if rc.literal(l).MatchString(text) || rc.masked(l).MatchString(masked) {
+		// Literally, or with the field's own host:port where the run had
+		// its own ("Failed to set location of 10.0.0.5:12345" is the
+		// catalog's "... of 127.0.0.1:17781"); sizes stay, they tell
+		// causes apart ("Mounting segment: 268435456 bytes").
+		if rc.literal(l).MatchString(text) || rc.addrs(l).MatchString(addrs) {
 			c.MatchedLogs = append(c.MatchedLogs, l)
 		} else {
 			c.MissingLogs = append(c.MissingLogs, l)
@@ -387,10 +389,12 @@ func pattern(s string) *regexp.Regexp { return literal(mooncake.NormalizeAddress
 
 // reCache compiles each expected text's patterns once per Explain: the
 // catalog names the same lines at every version.
-type reCache struct{ lit, mask map[string]*regexp.Regexp }
+type reCache struct{ lit, addr map[string]*regexp.Regexp }
 
 func (c *reCache) literal(s string) *regexp.Regexp { return cached(&c.lit, s, pattern) }
-func (c *reCache) masked(s string) *regexp.Regexp  { return cached(&c.mask, s, maskedPattern) }
+func (c *reCache) addrs(s string) *regexp.Regexp {
+	return cached(&c.addr, s, func(s string) *regexp.Regexp { return literal(maskAddrs(mooncake.NormalizeAddresses(s))) })
+}
 
 func cached(m *map[string]*regexp.Regexp, s string, compile func(string) *regexp.Regexp) *regexp.Regexp {
 	if *m == nil {
@@ -403,6 +407,13 @@ func cached(m *map[string]*regexp.Regexp, s string, compile func(string) *regexp
 	}
 	return re
 }
+
+// reHostPort: a host:port, an IPv4 or bracketed IPv6 one included.
+var reHostPort = regexp.MustCompile(`(\[[0-9A-Fa-f:]*\]|[A-Za-z0-9][\w.\-]*):\d{2,5}\b`)
+
+// maskAddrs masks host:port pairs: one world's addresses are not
+// another's.
+func maskAddrs(s string) string { return reHostPort.ReplaceAllString(s, "ADDR") }
 
 // maskedPattern matches an expected text in masked (norm) lines.
 func maskedPattern(s string) *regexp.Regexp { return literal(norm(s)) }

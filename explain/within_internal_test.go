@@ -36,3 +36,24 @@ func TestWithinReleases(t *testing.T) {
 		}
 	}
 }
+
+// An expected line matches a field line with other addresses, never one
+// with other sizes.
+func TestExpectedLineAddrs(t *testing.T) {
+	rc := &reCache{}
+	for _, tc := range []struct {
+		expected, field string
+		want            bool
+	}{
+		{"Failed to set location of 127.0.0.1:17781", "Failed to set location of 10.0.0.5:12345", true},
+		{"send request to [::1]:50051 failed. connection refused.", "send request to [fd00::2]:50052 failed. connection refused.", true},
+		{"Failed to set location of {{client}}", "Failed to set location of node-3.example:12345", true},
+		{"The buffer length exceeds device max_mr_size, shrink it to 268435456", "The buffer length exceeds device max_mr_size, shrink it to 68719476736", false},
+		{"Mounting segment: 268435456 bytes, 268435456 of 1073741824", "Mounting segment: 16777216 bytes, 16777216 of 67108864", false},
+	} {
+		text := maskAddrs(tc.field)
+		if got := rc.literal(tc.expected).MatchString(tc.field) || rc.addrs(tc.expected).MatchString(text); got != tc.want {
+			t.Errorf("%q in %q: %v", tc.expected, tc.field, got)
+		}
+	}
+}
