@@ -124,3 +124,13 @@ func TestDiagnoseWorkCompletionStatus(t *testing.T) {
 		t.Fatalf("protection: %v", d.Causes)
 	}
 }
+
+// A wait before an error says whose error it was.
+func TestGapSubsystem(t *testing.T) {
+	got := explain.ParseLog("I0331 02:48:57.801054 803278 ascend_direct_transport.cpp:1119] Connected to segment\n" +
+		"E0331 02:49:30.617945 803444 transfer_engine_py.cpp:454] Sync batch data transfer failed\n").Facts()
+	want := []string{"gap 33s before an error", "gap 33s before an error in transfer-engine", "mooncake error in transfer-engine", "mooncake source files of 0.3.6 or later"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -233,6 +233,10 @@ func (ev Evidence) Facts() []string {
 	}
 	for _, g := range ev.Gaps {
 		out = append(out, fmt.Sprintf("gap %ds before an error", g.Seconds))
+		// Whose error: a transfer's wait is not the master's.
+		if sub := g.Before.Subsystem(); sub != "" {
+			out = append(out, fmt.Sprintf("gap %ds before an error in %s", g.Seconds, sub))
+		}
 	}
 	// What each line's source, errno, code and completion status say,
 	// once each, in the order the log first says it.
