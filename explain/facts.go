@@ -102,6 +102,12 @@ var errnos = []errnoInfo{
 	{"ECANCELED", 125, "Operation canceled"},
 }
 
+var errnosByLength = func() []errnoInfo {
+	out := slices.Clone(errnos)
+	slices.SortStableFunc(out, func(a, b errnoInfo) int { return len(b.text) - len(a.text) })
+	return out
+}()
+
 // reErrnoNum: an errno by number only ("errno 12", "errno=12", "errno: 12").
 var reErrnoNum = regexp.MustCompile(`(?i)\berrno[:= ]\s*(\d+)\b`)
 
@@ -167,9 +173,13 @@ func lineFacts(l Line) []string {
 		seen[name] = true
 		out = append(out, fmt.Sprintf("errno %s (%d, %s)%s", name, n, text, where))
 	}
-	for _, e := range errnos {
-		if strings.Contains(l.Text, e.text) {
+	// Longest text first, and once matched gone: "No such device or
+	// address" is ENXIO, not ENODEV too.
+	rest := l.Text
+	for _, e := range errnosByLength {
+		if strings.Contains(rest, e.text) {
 			addErrno(e.name, e.n, e.text)
+			rest = strings.ReplaceAll(rest, e.text, "")
 		}
 	}
 	for _, m := range reErrnoNum.FindAllStringSubmatch(l.Text, -1) {
