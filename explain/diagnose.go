@@ -48,6 +48,9 @@ type Cause struct {
 	// Match is the catalog match behind a scenario cause.
 	Match *Candidate `json:"scenario_match,omitempty"`
 	order int
+	// cutShort: a scenario scored on its lines alone, the log lacking its
+	// outcome (its points never outrank one whose outcome the log shows).
+	cutShort bool
 }
 
 // Diagnosis is explain's answer for a field log.
@@ -63,7 +66,10 @@ type Diagnosis struct {
 	Evidence        Evidence `json:"evidence"`
 	Causes          []Cause  `json:"causes"`
 	Nearest         []Cause  `json:"nearest,omitempty"`
-	Threshold       float64  `json:"threshold"`
+	// Ambiguous says why no cause is named although one reached the
+	// threshold: another class fits within Margin.
+	Ambiguous string  `json:"ambiguous,omitempty"`
+	Threshold float64 `json:"threshold"`
 	// Candidates are the catalog scenarios that end in the log's outcome
 	// (Explain's answer; the JSON contract before causes existed).
 	Candidates []Candidate `json:"candidates"`
@@ -98,7 +104,11 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 	}
 	// The raw log keeps multi-line messages whole (a pybind11 TypeError);
 	// the stripped lines let a glog-prefixed line match an expected text.
-	res, err := Explain(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion)
+	w := within{sglang: ev.SGLangVersion}
+	if d.MooncakeVersion == "" {
+		w.mooncake = ev.MooncakeRange
+	}
+	res, err := explainWithin(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, w)
 	if err != nil {
 		return d, err
 	}
@@ -123,10 +133,11 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		all = append(all, Cause{Kind: "scenario", Name: c.Scenario, Version: c.Version, Cause: Humanize(c.Cause), Outcome: c.Outcome,
 			Points: pts, Evidence: evid, Against: against, Remedy: Humanize(c.Remedy), Match: &m, order: len(all)})
 	}
-	if !raised.MatchString(log) {
-		// Cut before the outcome (or never reaching one): the catalog
-		// scenarios by their lines alone.
-		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, byName) {
+	if !raisedException.MatchString(log) {
+		// Cut before the outcome (or never reaching one; a traceback cut
+		// before its exception line): the catalog scenarios by their lines
+		// alone.
+		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, w, byName) {
 			c.order = len(all)
 			byName[c.Name] = len(all)
 			all = append(all, c)
@@ -196,6 +207,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			// the outcome: its cause and verified remedy.
 			c.Kind, c.Cause, c.Remedy = "scenario", Humanize(cause(sc.Summary)), Humanize(Remedy(sc))
 			c.Evidence = append([]string{"outcome not in the log (cut short?)"}, c.Evidence...)
+			c.cutShort = true
 		}
 		all = append(all, c)
 	}
@@ -219,11 +231,29 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		}
 		return a.order - b.order
 	})
+	// A best cause that another cause (not one its class links) matches
+	// within Margin is not told apart by the log: naming it would be a
+	// coin toss. The log gets no cause, and both lead the nearest. Points
+	// cap a scenario's catalog evidence; the comparison uses it uncapped.
+	if len(all) > 1 && all[0].Points >= Threshold {
+		for _, c := range all[1:] {
+			if sameClass(cls, all[0].Name, c.Name) || c.Points <= 0 {
+				continue
+			}
+			if uncapped(all[0])-uncapped(c) < Margin {
+				d.Ambiguous = fmt.Sprintf("%s (%.2f) and %s (%.2f) fit about equally: the log does not tell them apart", all[0].Name, all[0].Points, c.Name, c.Points)
+				break
+			}
+		}
+	}
 	for _, c := range all {
 		switch {
-		case c.Points >= Threshold:
+		case c.Points >= Threshold && d.Ambiguous == "":
 			d.Causes = append(d.Causes, c)
-		case c.Points > 0 && len(d.Nearest) < 3:
+		case c.Points <= 0:
+		case len(d.Nearest) < 3,
+			// The whole group the log cannot tell apart.
+			d.Ambiguous != "" && uncapped(all[0])-uncapped(c) < Margin:
 			d.Nearest = append(d.Nearest, c)
 		}
 	}
@@ -232,6 +262,31 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		d.Verdict = "cause"
 	}
 	return d, nil
+}
+
+// Margin is the lead a best cause needs over the next cause of another
+// class before explain names it (field corpus tuning split: every right
+// top cause led by at least 1).
+const Margin = 1.0
+
+// uncapped is a cause's points with its catalog evidence (the rarity of
+// its lines) not capped.
+func uncapped(c Cause) float64 {
+	if c.Match == nil {
+		return c.Points
+	}
+	return c.Points - math.Max(-2, math.Min(6, c.Match.Score)) + c.Match.Score
+}
+
+// sameClass: a and b are one cause class (a class and a scenario it links,
+// or two scenarios one class links).
+func sameClass(cls []Class, a, b string) bool {
+	for _, cl := range cls {
+		if cl.Explains(a) && cl.Explains(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // PartialWeight scales the rarity of a catalog line found in a log that
@@ -243,7 +298,7 @@ const PartialWeight = 0.5
 // rare lines they expect or print at a version that the log has (IDF over
 // the catalog, times PartialWeight), less those they say never appear.
 // Lines most scenarios print (servers starting) say nothing of a cause.
-func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, skip map[string]int) []Cause {
+func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, w within, skip map[string]int) []Cause {
 	df, n := docFreq(catalog, fp, version)
 	text, masked := mooncake.NormalizeAddresses(log), norm(log)
 	var out []Cause
@@ -255,9 +310,10 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 		if !ok {
 			continue
 		}
+		vs = w.mooncake.prefer(vs)
 		var best *Cause
 		for _, v := range vs {
-			for _, rel := range sc.SGLangReleases() {
+			for _, rel := range w.releases(sc) {
 				exp := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, rel)
 				pts := 0.0
 				var evid, against []string
@@ -295,7 +351,7 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 				// standalone/default-allocator, cut short, above the run's own
 				// scenario.
 				pts = math.Min(pts, OutcomePoints+6)
-				best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts,
+				best = &Cause{Kind: "scenario", Name: sc.Name, Version: v, Cause: Humanize(cause(sc.Summary)), Points: pts, cutShort: true,
 					Evidence: append([]string{"outcome not in the log (cut short?)"}, evid...), Against: against, Remedy: Humanize(Remedy(sc))}
 			}
 		}

@@ -16,7 +16,7 @@ import (
 // with the first; field classes must not push it out.
 func TestDiagnoseCatalogLogs(t *testing.T) {
 	cat, fp := allFingerprints(t)
-	n, misses := 0, 0
+	n, misses, ambiguous := 0, 0, 0
 	for _, sc := range cat {
 		if !sc.RunsOn(sim.Name) || sc.HasLabel("container") {
 			continue
@@ -31,6 +31,15 @@ func TestDiagnoseCatalogLogs(t *testing.T) {
 				t.Fatal(err)
 			}
 			i := slices.IndexFunc(d.Causes, func(c explain.Cause) bool { return c.Name == sc.Name })
+			// Scenarios whose runs print the same log (happy-path and a
+			// slow master link that changes nothing) are not told apart:
+			// explain names none and lists the group, this one in it at
+			// the first's points.
+			if j := slices.IndexFunc(d.Nearest, func(c explain.Cause) bool { return c.Name == sc.Name }); d.Ambiguous != "" && j >= 0 &&
+				d.Nearest[j].Points == d.Nearest[0].Points {
+				ambiguous++
+				continue
+			}
 			if i < 0 || d.Causes[i].Points < d.Causes[0].Points {
 				misses++
 				var got []string
@@ -41,7 +50,7 @@ func TestDiagnoseCatalogLogs(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d catalog runs, %d not first", n, misses)
+	t.Logf("%d catalog runs, %d not first, %d not told apart from another", n, misses, ambiguous)
 }
 
 // fixedRelease: r ends well at an SGLang release the scenario chose
@@ -75,14 +84,16 @@ func TestDiagnoseGapNamesTimeout(t *testing.T) {
 	}
 	if len(d.Evidence.Gaps) != 1 || d.Evidence.Gaps[0].Seconds != 602 || d.Causes[0].Name != "setup/master-blackholed" ||
 		!slices.Contains(d.Causes[0].Evidence, "gap 602s before an error") {
-		t.Fatalf("%+v %v", d.Evidence.Gaps, d.Causes[:3])
+		t.Fatalf("%+v %v", d.Evidence.Gaps, d.Causes[:min(3, len(d.Causes))])
 	}
 	d, err = explain.Diagnose(cat, fp, log("10:00:05"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Evidence.Gaps) != 0 || d.Causes[0].Name == "setup/master-blackholed" {
-		t.Fatalf("%+v %v", d.Evidence.Gaps, d.Causes[:3])
+	// Five seconds: many causes end in -1 that fast; explain names none
+	// of them over the others, and not the blackholed master.
+	if len(d.Evidence.Gaps) != 0 || d.Verdict != "no-fit" || d.Ambiguous == "" || d.Nearest[0].Name == "setup/master-blackholed" {
+		t.Fatalf("%+v %s %v", d.Evidence.Gaps, d.Ambiguous, d.Nearest)
 	}
 }
 

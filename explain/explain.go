@@ -119,6 +119,51 @@ type Result struct {
 // uses their expectations at it; otherwise each scenario's own versions
 // are tried and the best-matching one kept.
 func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Result, error) {
+	return explainWithin(catalog, fp, log, version, within{})
+}
+
+// within is what the log says of its versions beyond a stated Mooncake
+// one: the Mooncake range its source files imply, the SGLang release it
+// states.
+type within struct {
+	mooncake Range
+	sglang   string
+}
+
+// releases are the SGLang releases of sc to try: the one the log states
+// when sc models it, the newest (oldest) when it states a later (earlier)
+// one, the two around it otherwise; every one when it states none.
+func (w within) releases(sc *scenarios.Scenario) []string {
+	rels := sc.SGLangReleases()
+	sv, err := mooncake.ParseVersion(w.sglang)
+	if err != nil || len(rels) < 2 {
+		return rels
+	}
+	var below, above []string
+	for _, r := range rels {
+		switch c := mooncake.MustVersion(r).Compare(sv); {
+		case c == 0:
+			return []string{r}
+		case c < 0:
+			below = append(below, r)
+		default:
+			above = append(above, r)
+		}
+	}
+	var out []string
+	if len(below) > 0 {
+		out = append(out, below[len(below)-1])
+	}
+	if len(above) > 0 {
+		out = append(out, above[0])
+	}
+	return out
+}
+
+// explainWithin is Explain preferring, among a scenario's versions, those
+// in the range the log's source files imply, and the SGLang releases the
+// log states.
+func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, w within) (Result, error) {
 	res := Result{Version: version, Candidates: []Candidate{}}
 	if version != "" {
 		if _, err := mooncake.ProfileFor(version); err != nil {
@@ -129,16 +174,19 @@ func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 	// (their numbers matter: "Mounting segment: 268435456 bytes"); modelled
 	// lines match it with ports and sizes masked too.
 	text, masked := mooncake.NormalizeAddresses(log), norm(log)
+	addrs := maskAddrs(text)
 	df, n := docFreq(catalog, fp, version)
+	rc := &reCache{}
 	for i, sc := range catalog {
 		vs, ok := sc.Versions(version)
 		if !ok {
 			continue
 		}
+		vs = w.mooncake.prefer(vs)
 		var best *Candidate
 		for _, v := range vs {
-			for _, rel := range sc.SGLangReleases() {
-				c, ok := match(sc, v, rel, text)
+			for _, rel := range w.releases(sc) {
+				c, ok := match(sc, v, rel, text, addrs, rc)
 				if !ok {
 					continue
 				}
@@ -259,7 +307,7 @@ func score(cs []Candidate, df map[string]int, n int, masked string) {
 }
 
 // match checks whether the log ends in sc's outcome at version v.
-func match(sc *scenarios.Scenario, v, release, text string) (Candidate, bool) {
+func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *reCache) (Candidate, bool) {
 	exp := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, release)
 	c := Candidate{Scenario: sc.Name, Version: v, Cause: cause(sc.Summary), Remedy: Remedy(sc), MatchedLogs: []string{}, MissingLogs: []string{}, Telltale: []string{}}
 	switch {
@@ -290,7 +338,11 @@ func match(sc *scenarios.Scenario, v, release, text string) (Candidate, bool) {
 		c.Outcome = okOutcome
 	}
 	for _, l := range exp.Logs {
-		if pattern(l).MatchString(text) {
+		// Literally, or with the field's own host:port where the run had
+		// its own ("Failed to set location of 10.0.0.5:12345" is the
+		// catalog's "... of 127.0.0.1:17781"); sizes stay, they tell
+		// causes apart ("Mounting segment: 268435456 bytes").
+		if rc.literal(l).MatchString(text) || rc.addrs(l).MatchString(addrs) {
 			c.MatchedLogs = append(c.MatchedLogs, l)
 		} else {
 			c.MissingLogs = append(c.MissingLogs, l)
@@ -315,6 +367,10 @@ const okOutcome = "no exception"
 // raised: a Python exception line ("RuntimeError: ...", a traceback).
 var raised = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): |Traceback \(most recent call last\)`)
 
+// raisedException: the exception line itself, which a traceback cut
+// short lacks.
+var raisedException = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): `)
+
 // dies: the text shows the death how names (a signal, or "exit N").
 func dies(text, how string) bool {
 	words := map[string][]string{
@@ -330,6 +386,34 @@ func dies(text, how string) bool {
 // pattern matches an expected text in a log: literally, with {{role}}
 // placeholders standing for any address and hex addresses normalized.
 func pattern(s string) *regexp.Regexp { return literal(mooncake.NormalizeAddresses(s)) }
+
+// reCache compiles each expected text's patterns once per Explain: the
+// catalog names the same lines at every version.
+type reCache struct{ lit, addr map[string]*regexp.Regexp }
+
+func (c *reCache) literal(s string) *regexp.Regexp { return cached(&c.lit, s, pattern) }
+func (c *reCache) addrs(s string) *regexp.Regexp {
+	return cached(&c.addr, s, func(s string) *regexp.Regexp { return literal(maskAddrs(mooncake.NormalizeAddresses(s))) })
+}
+
+func cached(m *map[string]*regexp.Regexp, s string, compile func(string) *regexp.Regexp) *regexp.Regexp {
+	if *m == nil {
+		*m = map[string]*regexp.Regexp{}
+	}
+	re, ok := (*m)[s]
+	if !ok {
+		re = compile(s)
+		(*m)[s] = re
+	}
+	return re
+}
+
+// reHostPort: a host:port, an IPv4 or bracketed IPv6 one included.
+var reHostPort = regexp.MustCompile(`(\[[0-9A-Fa-f:]*\]|[A-Za-z0-9][\w.\-]*):\d{2,5}\b`)
+
+// maskAddrs masks host:port pairs: one world's addresses are not
+// another's.
+func maskAddrs(s string) string { return reHostPort.ReplaceAllString(s, "ADDR") }
 
 // maskedPattern matches an expected text in masked (norm) lines.
 func maskedPattern(s string) *regexp.Regexp { return literal(norm(s)) }

@@ -36,6 +36,10 @@ type Evidence struct {
 	// pip freeze, pip list, check_env banners); "" when it does not.
 	MooncakeVersion string `json:"mooncake_version,omitempty"`
 	SGLangVersion   string `json:"sglang_version,omitempty"`
+	// MooncakeRange is the releases whose source has the files the log's
+	// glog lines name (client_service.cpp: 0.3.8 on); empty when they
+	// name none that tells, or disagree (processes of two releases).
+	MooncakeRange Range `json:"mooncake_range,omitzero"`
 	// Env holds MOONCAKE_* and MC_* settings from env dumps and command
 	// lines; Flags the SGLang flags that select the storage backend.
 	Env   map[string]string `json:"env,omitempty"`
@@ -76,12 +80,19 @@ var (
 	reFlag     = regexp.MustCompile(`(--hicache-storage-backend(?:-extra-config)?|--disaggregation-transfer-backend|--enable-hierarchical-cache)(?:[ =]+('[^']*'|"[^"]*"|[^\s\\-][^\s\\]*))?`)
 
 	// Versions: pip show (Name/Version), pip freeze/list, check_env, prose.
+	// Also what pip prints installing ("Successfully installed
+	// mooncake-transfer-engine-0.3.5", a wheel's file name
+	// "mooncake_transfer_engine-0.3.5-cp310-...whl", "Requirement already
+	// satisfied: mooncake-transfer-engine in /usr/... (0.3.5)") and image
+	// tags ("lmsysorg/sglang:v0.4.6.post1-cu124").
 	reMooncakeVer = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_]non[-_]cuda)?(?:==|\s+|:\s*|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)`),
+		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_]non[-_]cuda)?(?:==|-|\s+|:\s*|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)`),
+		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_]non[-_]cuda)? in \S+ \((\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)\)`),
 		regexp.MustCompile(`(?i)\bmooncake(?: version)?[:\s]+v?(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)\b`),
 	}
 	reSGLangVer = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\bsglang(?:==|:\s*|\s+v?|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)`),
+		regexp.MustCompile(`(?i)\bsglang(?:==|-|:v?|:\s*|\s+v?|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)`),
+		regexp.MustCompile(`(?i)\bsglang in \S+ \((\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)\)`),
 	}
 	rePipName = regexp.MustCompile(`^Name: (\S+)$`)
 	rePipVer  = regexp.MustCompile(`^Version: (\S+)$`)
@@ -151,6 +162,7 @@ func ParseLog(log string) Evidence {
 		}
 	}
 	ev.Gaps = gaps(ev.Lines)
+	ev.MooncakeRange = sourceRange(ev.Lines)
 	return ev
 }
 
@@ -221,6 +233,30 @@ func (ev Evidence) Facts() []string {
 	}
 	for _, g := range ev.Gaps {
 		out = append(out, fmt.Sprintf("gap %ds before an error", g.Seconds))
+		// Whose error: a transfer's wait is not the master's.
+		if sub := g.Before.Subsystem(); sub != "" {
+			out = append(out, fmt.Sprintf("gap %ds before an error in %s", g.Seconds, sub))
+		}
+	}
+	// What each line's source, errno, code and completion status say,
+	// once each, in the order the log first says it.
+	seen := map[string]bool{}
+	for _, l := range ev.Lines {
+		for _, f := range lineFacts(l) {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	if ev.MooncakeVersion != "" {
+		out = append(out, "mooncake version "+ev.MooncakeVersion)
+	}
+	if r := ev.MooncakeRange; !r.IsZero() {
+		out = append(out, "mooncake source files of "+r.String())
+	}
+	if ev.SGLangVersion != "" {
+		out = append(out, "sglang version "+ev.SGLangVersion)
 	}
 	return out
 }

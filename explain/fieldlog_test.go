@@ -44,6 +44,12 @@ func TestParseLogVersionsEnvGaps(t *testing.T) {
 		{"check_env", "sglang: 0.4.6.post2\nsgl_kernel: 0.1.1\n", "", "0.4.6.post2"},
 		{"prose", "SGLang v0.5.10 with mooncake transfer-engine v0.3.11\n", "", "0.5.10"},
 		{"prose version", "vLLM version: 0.8.4, Mooncake version: 0.3.5.\n", "0.3.5", ""},
+		{"pip install", "Successfully installed mooncake-transfer-engine-0.3.6.post1 sglang-0.5.2\n", "0.3.6.post1", "0.5.2"},
+		{"wheel", "Processing ./mooncake_transfer_engine-0.3.4.post2-cp310-cp310-manylinux_2_35_x86_64.whl\n", "0.3.4.post2", ""},
+		{"already satisfied", "Requirement already satisfied: mooncake-transfer-engine in /usr/local/lib/python3.10/dist-packages (0.3.5)\n" +
+			"Requirement already satisfied: sglang in /sgl-workspace/sglang/python (0.4.9.post2)\n", "0.3.5", "0.4.9.post2"},
+		{"image tag", "docker run --gpus all lmsysorg/sglang:v0.4.6.post1-cu124 python3 -m sglang.launch_server\n", "", "0.4.6.post1"},
+		{"no version", "sglang-workspace/python/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py\n", "", ""},
 	} {
 		ev := explain.ParseLog(tc.in)
 		if ev.MooncakeVersion != tc.mooncake || ev.SGLangVersion != tc.sglang {

@@ -369,20 +369,24 @@ func TestNewFromLogNotReproduced(t *testing.T) {
 func TestExplainFieldClass(t *testing.T) {
 	gpu := "E0101 00:00:00.000001     7 rdma_context.cpp:300] Failed to register memory 0x7f0000000000: Bad address [14]\n"
 	out, _, err := executeIn(t, gpu, "explain")
-	if err != nil || !strings.Contains(out, "\n1. class gpu-memory-registration  5.0 points\n") || strings.Contains(out, "{{") {
+	if err != nil || !strings.Contains(out, "\n1. class gpu-memory-registration  7.0 points\n") || strings.Contains(out, "{{") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	log := "W0302 09:15:07.980530     7 rdma_context.cpp:581] No suitable GID found on mlx5_bond_1/\n" +
 		"E0302 09:15:07.980787     7 rdma_context.cpp:81] Failed to open device mlx5_bond_1 on port  with GID -1\n"
 	out, _, err = executeIn(t, log, "explain")
-	if err != nil || !strings.Contains(out, "\n1. scenario setup/roce-no-suitable-gid  9.0 points\n") ||
+	if err != nil || !strings.Contains(out, "\n1. scenario setup/roce-no-suitable-gid  10.0 points\n") ||
 		!strings.Contains(out, "+ field class roce-gid-no-rnic: ") ||
 		!strings.Contains(out, "+ line 1 (rdma_context.cpp:581): No suitable GID found on mlx5_bond_1/") ||
 		!strings.Contains(out, "remedy:  set MC_GID_INDEX=3 → verified") || strings.Contains(out, "{{") {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	// One line and -1: the metadata service down or answering 500 print
+	// it alike. explain names neither, and lists both.
 	out, _, err = executeIn(t, metadataLog, "explain", "--mooncake-version", "0.3.13.post1")
-	if err != nil || strings.Contains(out, "{{") || !strings.Contains(out, "scenario setup/http-metadata-unreachable @0.3.13.post1") {
+	if exitCode(err) != exitNothing || strings.Contains(out, "{{") || !strings.Contains(out, "no cause fits this log clearly: ") ||
+		!strings.Contains(out, "scenario setup/http-metadata-unreachable @0.3.13.post1") ||
+		!strings.Contains(out, "scenario setup/http-metadata-answers-500 @0.3.13.post1") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
@@ -476,5 +480,35 @@ func TestCompareWallIgnoresTimings(t *testing.T) {
 	other.Observed.Calls[0].Code = -600
 	if err := compareWall(&b, res(3767), other); err == nil || !strings.Contains(b.String(), "outcome DIFFERS from the report in [codes]") {
 		t.Fatalf("%v\n%s", err, b.String())
+	}
+}
+
+// explain --json says why it names no cause when two fit alike, and the
+// release range the log's source files imply.
+func TestExplainJSONAmbiguous(t *testing.T) {
+	log := "I0302 09:15:07.980798     7 client_service.cpp:288] Connecting\n" +
+		"E0101 00:00:00.000000 7 worker_pool.cpp:245] Worker: Process failed for slice (opcode: 0, source_addr: 0x7f, length: 65536, dest_addr: 0x7e, local_nic: mlx5_0, peer_nic: 10.0.0.2:15000@mlx5_0, dest_rkey: 1, retry_cnt: 0): transport retry counter exceeded\n"
+	out, _, err := executeIn(t, log, "explain", "--json")
+	if exitCode(err) != exitNothing {
+		t.Fatalf("exit %d\n%s", exitCode(err), out)
+	}
+	var d struct {
+		Verdict   string `json:"verdict"`
+		Ambiguous string `json:"ambiguous"`
+		Evidence  struct {
+			Range struct {
+				Since string `json:"since"`
+			} `json:"mooncake_range"`
+		} `json:"evidence"`
+		Nearest []struct {
+			Name string `json:"name"`
+		} `json:"nearest"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Verdict != "no-fit" || !strings.HasSuffix(d.Ambiguous, "fit about equally: the log does not tell them apart") ||
+		d.Evidence.Range.Since != "0.3.8" || len(d.Nearest) < 2 {
+		t.Fatalf("%+v", d)
 	}
 }

@@ -152,7 +152,11 @@ func printDiagnosis(w io.Writer, d explain.Diagnosis) {
 		fmt.Fprintf(w, "the log also states: %s\n", strings.Join(facts, "; "))
 	}
 	if len(d.Causes) == 0 {
-		fmt.Fprintf(w, "\nno cause fits this log (none reaches %.0f points).\n", d.Threshold)
+		if d.Ambiguous != "" {
+			fmt.Fprintf(w, "\nno cause fits this log clearly: %s.\n", d.Ambiguous)
+		} else {
+			fmt.Fprintf(w, "\nno cause fits this log (none reaches %.0f points).\n", d.Threshold)
+		}
 		if len(d.Nearest) > 0 {
 			fmt.Fprintln(w, "nearest:")
 			for i, c := range d.Nearest {

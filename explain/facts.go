@@ -1,0 +1,323 @@
+package explain
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// What a log line says beyond its words, as facts class patterns match
+// (explain/classes.yaml): which part of Mooncake printed it, the errno,
+// Mooncake error code or RDMA work-completion status it names, a timeout.
+// A field log's exact line is often one no thread showed before; where it
+// comes from and what error it carries generalize.
+
+// subsystemFiles maps the source file glog names (file:line) to the part
+// of Mooncake it belongs to: the .cpp files of mooncake-transfer-engine/src
+// and mooncake-store/src (and mooncake-integration) at the tags v0.3.4 …
+// v0.3.12.post1, and yalantinglibs' coro_rpc headers (easylog lines).
+var subsystemFiles = map[string]string{
+	// The RDMA transport: opening devices, GIDs, memory registration.
+	"rdma_context.cpp": "rdma-device", "rdma_transport.cpp": "rdma-device", "topology.cpp": "rdma-device",
+	// The RDMA data path: queue pairs, completions, handshakes.
+	"worker_pool.cpp": "rdma-datapath", "rdma_endpoint.cpp": "rdma-datapath", "endpoint_store.cpp": "rdma-datapath",
+	"tcp_transport.cpp":    "tcp",
+	"nvlink_transport.cpp": "nvlink", "ascend_direct_transport.cpp": "ascend", "hccl_transport.cpp": "ascend",
+	"heterogeneous_rdma_transport.cpp": "ascend", "hccl_transport_mem_c.cpp": "ascend",
+	// Metadata: HTTP / etcd / P2P handshake plugins, segment descriptors.
+	"transfer_metadata.cpp": "metadata", "transfer_metadata_plugin.cpp": "metadata",
+	"http_metadata_server.cpp": "metadata", "etcd_helper.cpp": "metadata", "transfer_metadata_dump.cpp": "metadata",
+	"transfer_engine.cpp": "transfer-engine", "transfer_engine_impl.cpp": "transfer-engine",
+	"multi_transport.cpp": "transfer-engine", "transport.cpp": "transfer-engine", "transfer_engine_c.cpp": "transfer-engine",
+	"transfer_engine_py.cpp": "transfer-engine", "config.cpp": "transfer-engine",
+	// The store client: transfers of objects, buffers, the Python binding.
+	"transfer_task.cpp": "store-transfer", "client.cpp": "store-client", "client_service.cpp": "store-client",
+	"store_py.cpp": "store-client", "distributed_object_store.cpp": "store-client", "client_buffer.cpp": "store-client",
+	// The master and the client's RPCs to it.
+	"master_client.cpp": "master", "master_service.cpp": "master", "master.cpp": "master", "rpc_service.cpp": "master",
+	"segment.cpp": "master", "allocator.cpp": "master", "ha_helper.cpp": "master",
+	// Standalone storage: mooncake_client and SGLang's dummy client (IPC).
+	"real_client.cpp": "standalone-ipc", "real_client_main.cpp": "standalone-ipc", "dummy_client.cpp": "standalone-ipc",
+	// yalantinglibs' coro_rpc (the client's RPC library).
+	"coro_rpc_client.hpp": "rpc-lib", "client_pool.hpp": "rpc-lib", "coro_rpc_server.hpp": "rpc-lib", "client.hpp": "rpc-lib",
+}
+
+// subsystemPrefixes name the part of Mooncake a line comes from when its
+// glog prefix was trimmed away: the class or function names Mooncake's own
+// messages start with.
+var subsystemPrefixes = []struct {
+	re  *regexp.Regexp
+	sub string
+}{
+	{regexp.MustCompile(`^(RdmaTransport|RDMA device|Failed to (open|register|query) (device|memory|GID|port))\b`), "rdma-device"},
+	{regexp.MustCompile(`^(Worker: |Endpoint |\[Handshake\]|Failed to modify QP)`), "rdma-datapath"},
+	{regexp.MustCompile(`^(TcpTransport|Session::)`), "tcp"},
+	{regexp.MustCompile(`^(HTTPStoragePlugin|EtcdStoragePlugin|RedisStoragePlugin|SocketHandShakePlugin|Failed to (set|remove|retrieve|register) (location|segment descriptor))`), "metadata"},
+	{regexp.MustCompile(`^(MountSegment|Failed to (start|end) put operation|Failed to (mount|unmount) segment)`), "master"},
+	{regexp.MustCompile(`^(async_resolve failed|failed to connect to all addresses)`), "rpc-lib"},
+}
+
+// Subsystem is the part of Mooncake that printed the line ("" unknown).
+func (l Line) Subsystem() string {
+	if l.Source != "" {
+		file, _, _ := strings.Cut(path.Base(l.Source), ":")
+		if s, ok := subsystemFiles[file]; ok {
+			return s
+		}
+	}
+	for _, p := range subsystemPrefixes {
+		if p.re.MatchString(l.Text) {
+			return p.sub
+		}
+	}
+	return ""
+}
+
+// errnos are Linux's errno names, numbers and strerror texts that
+// Mooncake's messages carry ("...: Bad address [14]", asio's "Error: Bad
+// address (value: 14)", "errno 12").
+type errnoInfo struct {
+	name string
+	n    int
+	text string
+}
+
+var errnos = []errnoInfo{
+	{"EPERM", 1, "Operation not permitted"}, {"ENOENT", 2, "No such file or directory"},
+	{"EIO", 5, "Input/output error"}, {"ENXIO", 6, "No such device or address"},
+	{"EAGAIN", 11, "Resource temporarily unavailable"}, {"ENOMEM", 12, "Cannot allocate memory"},
+	{"EACCES", 13, "Permission denied"}, {"EFAULT", 14, "Bad address"}, {"EBUSY", 16, "Device or resource busy"},
+	{"EEXIST", 17, "File exists"}, {"ENODEV", 19, "No such device"}, {"EINVAL", 22, "Invalid argument"},
+	{"ENOSPC", 28, "No space left on device"}, {"EPIPE", 32, "Broken pipe"}, {"ENODATA", 61, "No data available"},
+	{"EPROTO", 71, "Protocol error"}, {"EOPNOTSUPP", 95, "Operation not supported"},
+	{"EADDRINUSE", 98, "Address already in use"}, {"EADDRNOTAVAIL", 99, "Cannot assign requested address"},
+	{"ENETUNREACH", 101, "Network is unreachable"}, {"ECONNRESET", 104, "Connection reset by peer"},
+	{"ENOTCONN", 107, "Transport endpoint is not connected"}, {"ETIMEDOUT", 110, "Connection timed out"},
+	{"ECONNREFUSED", 111, "Connection refused"}, {"EHOSTUNREACH", 113, "No route to host"},
+	{"ECANCELED", 125, "Operation canceled"},
+}
+
+var errnosByLength = func() []errnoInfo {
+	out := slices.Clone(errnos)
+	slices.SortStableFunc(out, func(a, b errnoInfo) int { return len(b.text) - len(a.text) })
+	return out
+}()
+
+// reErrnoNum: an errno by number only ("errno 12", "errno=12", "errno: 12").
+var reErrnoNum = regexp.MustCompile(`(?i)\berrno[:= ]\s*(\d+)\b`)
+
+// wcStatuses are libibverbs' ibv_wc_status_str texts: a failed RDMA work
+// completion (Mooncake's worker pool prints them after the slice).
+var wcStatuses = []string{
+	"local length error", "local QP operation error", "local EE context operation error", "local protection error",
+	"Work Request Flushed Error", "memory management operation error", "bad response error", "local access error",
+	"remote invalid request error", "remote access error", "remote operation error", "transport retry counter exceeded",
+	"RNR retry counter exceeded", "local RDD violation error", "remote invalid RD request", "operation aborted",
+	"invalid EE context number", "invalid EE context state", "response timeout error",
+}
+
+var (
+	// reCodeNum: a Mooncake return code by number ("error code: -600",
+	// "rc=-200", "ret: -800", "retcode -1").
+	reCodeNum = regexp.MustCompile(`(?i)\b(?:error[ _]code|ret(?:code|urn code)?|rc|err)\s*(?:is|:|=)?\s*(-\d+)\b`)
+	// reCodeName: a Mooncake ErrorCode by name (TRANSFER_FAIL).
+	reCodeName = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+	reTEText   = regexp.MustCompile(`(?i)transfer engine|metadata|rpc meta|handshake|segment descriptor`)
+	// rePyFrame: a Python frame of the integration calling Mooncake
+	// ("sglang/srt/disaggregation/mooncake/conn.py", line 173): which
+	// path of it failed (PD transfer, HiCache storage, LMCache, vLLM).
+	rePyFrame = regexp.MustCompile(`\b(sglang|lmcache|vllm_ascend|vllm)/((?:[\w.]+/)*[\w.]+\.py)\b`)
+	reTimeout = regexp.MustCompile(`(?i)\btime(?:d[ -]?)?out\b|\bdeadline exceeded\b|TimeoutError`)
+)
+
+// teSubsystems are the transfer engine's parts: their numbers are its
+// codes (mooncake-transfer-engine/include/error.h), not the store's.
+var teSubsystems = map[string]bool{"rdma-device": true, "rdma-datapath": true, "tcp": true, "metadata": true, "transfer-engine": true}
+
+var teCodes = map[int]string{
+	mooncake.ERR_INVALID_ARGUMENT: "ERR_INVALID_ARGUMENT", mooncake.ERR_TOO_MANY_REQUESTS: "ERR_TOO_MANY_REQUESTS",
+	mooncake.ERR_ADDRESS_NOT_REGISTERED: "ERR_ADDRESS_NOT_REGISTERED", mooncake.ERR_BATCH_BUSY: "ERR_BATCH_BUSY",
+	mooncake.ERR_DEVICE_NOT_FOUND: "ERR_DEVICE_NOT_FOUND", mooncake.ERR_ADDRESS_OVERLAPPED: "ERR_ADDRESS_OVERLAPPED",
+	mooncake.ERR_DNS: "ERR_DNS", mooncake.ERR_SOCKET: "ERR_SOCKET", mooncake.ERR_MALFORMED_JSON: "ERR_MALFORMED_JSON",
+	mooncake.ERR_REJECT_HANDSHAKE: "ERR_REJECT_HANDSHAKE", mooncake.ERR_METADATA: "ERR_METADATA",
+	mooncake.ERR_ENDPOINT: "ERR_ENDPOINT", mooncake.ERR_CONTEXT: "ERR_CONTEXT", mooncake.ERR_NUMA: "ERR_NUMA",
+	mooncake.ERR_CLOCK: "ERR_CLOCK", mooncake.ERR_MEMORY: "ERR_MEMORY", mooncake.ERR_NOT_IMPLEMENTED: "ERR_NOT_IMPLEMENTED",
+}
+
+// lineFacts derives the facts of one line, each once.
+func lineFacts(l Line) []string {
+	var out []string
+	sub := l.Subsystem()
+	where := ""
+	if sub != "" {
+		where = " in " + sub
+	}
+	bad := errorLine(l) || l.Level == "W"
+	if sub != "" && l.Level != "I" && bad {
+		lvl := "error"
+		if l.Level == "W" {
+			lvl = "warning"
+		}
+		out = append(out, fmt.Sprintf("mooncake %s%s", lvl, where))
+	}
+	seen := map[string]bool{}
+	addErrno := func(name string, n int, text string) {
+		if seen[name] {
+			return
+		}
+		seen[name] = true
+		out = append(out, fmt.Sprintf("errno %s (%d, %s)%s", name, n, text, where))
+	}
+	// Longest text first, and once matched gone: "No such device or
+	// address" is ENXIO, not ENODEV too.
+	rest := l.Text
+	for _, e := range errnosByLength {
+		if strings.Contains(rest, e.text) {
+			addErrno(e.name, e.n, e.text)
+			rest = strings.ReplaceAll(rest, e.text, "")
+		}
+	}
+	for _, m := range reErrnoNum.FindAllStringSubmatch(l.Text, -1) {
+		n, _ := strconv.Atoi(m[1])
+		if i := slices.IndexFunc(errnos, func(e errnoInfo) bool { return e.n == n }); i >= 0 {
+			addErrno(errnos[i].name, errnos[i].n, errnos[i].text)
+		}
+	}
+	for _, s := range wcStatuses {
+		if strings.Contains(l.Text, s) {
+			out = append(out, "rdma work completion failed: "+s+where)
+		}
+	}
+	// A number is the transfer engine's code (error.h) in its own parts'
+	// lines, the store's ErrorCode elsewhere: -200 is ERR_METADATA in
+	// "Failed to initialize transfer engine, rc=-200", NO_AVAILABLE_HANDLE
+	// from a put.
+	te := teSubsystems[sub] || reTEText.MatchString(l.Text)
+	var codes []string
+	for _, m := range reCodeNum.FindAllStringSubmatch(l.Text, -1) {
+		n, _ := strconv.Atoi(m[1])
+		if n == -1 {
+			continue // any failure: setup()'s -1, rc=-1
+		}
+		if name, ok := teCodes[n]; ok && te {
+			codes = append(codes, fmt.Sprintf("code %s (%d)", name, n))
+		} else if c := mooncake.ErrorCode(n); !te && !strings.HasPrefix(c.Name(), "UNKNOWN") {
+			codes = append(codes, fmt.Sprintf("code %s (%d)", c.Name(), n))
+		}
+	}
+	for _, m := range reCodeName.FindAllString(l.Text, -1) {
+		if c, ok := mooncake.CodeByName(m); ok && c != mooncake.OK {
+			codes = append(codes, fmt.Sprintf("code %s (%d)", m, int(c)))
+		}
+	}
+	for _, c := range slices.Compact(slices.Sorted(slices.Values(codes))) {
+		out = append(out, c+where)
+	}
+	for _, m := range rePyFrame.FindAllStringSubmatch(l.Text, -1) {
+		out = append(out, "python "+m[1]+" "+m[2])
+	}
+	if bad && reTimeout.MatchString(l.Text) {
+		out = append(out, "timeout"+where)
+	}
+	return out
+}
+
+// sourceSince and sourceUntil are the first and last release whose
+// mooncake-transfer-engine/src, mooncake-store/src or mooncake-integration
+// has the file (git ls-tree at the tags v0.3.4.post2 … v0.3.12.post1): a
+// glog line naming it came from such a release. Files every release has
+// are not listed.
+var (
+	sourceSince = map[string]string{
+		"rpc_service.cpp": "0.3.5", "client_buffer.cpp": "0.3.5", "offset_allocator.cpp": "0.3.5",
+		"storage_backend.cpp": "0.3.5", "hccl_transport.cpp": "0.3.5",
+		"http_metadata_server.cpp": "0.3.6", "client_metric.cpp": "0.3.6", "ascend_direct_transport.cpp": "0.3.6",
+		"heterogeneous_rdma_transport.cpp": "0.3.6",
+		"client_service.cpp":               "0.3.8", "dummy_client.cpp": "0.3.8", "real_client.cpp": "0.3.8",
+		"real_client_main.cpp": "0.3.8", "file_storage.cpp": "0.3.8",
+		"transfer_engine_impl.cpp": "0.3.8.post1", "task_manager.cpp": "0.3.8.post1",
+		"aligned_client_buffer.cpp": "0.3.10", "efa_transport.cpp": "0.3.10",
+		"mmap_arena.cpp": "0.3.11", "buffer_pool.cpp": "0.3.12",
+	}
+	sourceUntil = map[string]string{
+		"distributed_object_store.cpp": "0.3.4.post2",
+		"client.cpp":                   "0.3.7.post2", "pybind_client.cpp": "0.3.7.post2",
+		"ha_helper.cpp": "0.3.10",
+	}
+)
+
+// Range is a span of Mooncake releases (either end "" when open).
+type Range struct {
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
+}
+
+// IsZero: no range.
+func (r Range) IsZero() bool { return r.Since == "" && r.Until == "" }
+
+func (r Range) String() string {
+	switch {
+	case r.Since != "" && r.Until != "":
+		return r.Since + " … " + r.Until
+	case r.Since != "":
+		return r.Since + " or later"
+	}
+	return r.Until + " or earlier"
+}
+
+// Contains reports whether version v is in the range.
+func (r Range) Contains(v string) bool {
+	pv, err := mooncake.ParseVersion(v)
+	if err != nil {
+		return false
+	}
+	if r.Since != "" && pv.Compare(mooncake.MustVersion(r.Since)) < 0 {
+		return false
+	}
+	return r.Until == "" || pv.Compare(mooncake.MustVersion(r.Until)) <= 0
+}
+
+// prefer keeps the versions in the range, or all when none is (the
+// scenario models other releases: the range cannot choose among them).
+func (r Range) prefer(vs []string) []string {
+	if r.IsZero() {
+		return vs
+	}
+	var in []string
+	for _, v := range vs {
+		if r.Contains(v) {
+			in = append(in, v)
+		}
+	}
+	if len(in) == 0 {
+		return vs
+	}
+	return in
+}
+
+// sourceRange is the releases the source files of the log's glog lines
+// imply; none when they contradict each other.
+func sourceRange(lines []Line) Range {
+	var r Range
+	for _, l := range lines {
+		if l.Source == "" {
+			continue
+		}
+		file, _, _ := strings.Cut(path.Base(l.Source), ":")
+		if v, ok := sourceSince[file]; ok && (r.Since == "" || mooncake.MustVersion(v).Compare(mooncake.MustVersion(r.Since)) > 0) {
+			r.Since = v
+		}
+		if v, ok := sourceUntil[file]; ok && (r.Until == "" || mooncake.MustVersion(v).Compare(mooncake.MustVersion(r.Until)) < 0) {
+			r.Until = v
+		}
+	}
+	if r.Since != "" && r.Until != "" && mooncake.MustVersion(r.Since).Compare(mooncake.MustVersion(r.Until)) > 0 {
+		return Range{}
+	}
+	return r
+}
