@@ -479,15 +479,28 @@ func Remedy(sc *scenarios.Scenario) string {
 	if r.ClearFaults != nil && *r.ClearFaults && len(sc.Faults) > 0 {
 		var fs []string
 		for _, f := range sc.Faults {
-			fs = append(fs, heal(f))
+			if h := heal(f); h != "" {
+				fs = append(fs, h)
+			}
 		}
-		parts = append(parts, strings.Join(slices.Compact(fs), ", "))
+		if len(fs) > 0 {
+			parts = append(parts, strings.Join(slices.Compact(fs), ", "))
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
 		if v := r.Env[k]; v == nil {
 			parts = append(parts, "unset "+k)
 		} else {
 			parts = append(parts, "set "+k+"="+*v)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(r.NodeEnv)) {
+		for _, k := range slices.Sorted(maps.Keys(r.NodeEnv[n])) {
+			if v := r.NodeEnv[n][k]; v == nil {
+				parts = append(parts, "on "+n+" unset "+k)
+			} else {
+				parts = append(parts, "on "+n+" set "+k+"="+*v)
+			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.ExtraConfig)) {
@@ -549,6 +562,18 @@ func heal(f scenarios.FaultSpec) string {
 		return "fix the network path to " + f.Target
 	case "process":
 		return "restart " + f.Target
+	case "container":
+		switch f.Action {
+		case "stop", "kill":
+			return "start " + f.Target + "'s container again"
+		case "pause":
+			return "unpause " + f.Target + "'s container"
+		case "partition":
+			return "reconnect " + f.Target + "'s container to the network"
+		case "memory":
+			return "a new " + f.Target + " container without the memory limit"
+		}
+		return "" // restart, replace: the new container is there already
 	}
 	return "clear " + f.Kind
 }

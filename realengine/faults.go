@@ -47,7 +47,7 @@ func (in injector) Inject(ctx context.Context, p faults.Primitive) (func(context
 }
 
 // Clear implements schedule.Injector: every link healed first, paused
-// servers resumed, stopped ones started (which releases their links) in
+// servers resumed, stopped or dead ones started (which releases their links) in
 // dependency order — a mooncake_client started before the metadata service
 // or master it registers with fails setup and aborts (explore seed 119).
 func (in injector) Clear(ctx context.Context) error {
@@ -67,10 +67,16 @@ func (in injector) Clear(ctx context.Context) error {
 	var down, paused []*server
 	for _, role := range startOrder(w.servers) {
 		s := w.servers[role]
-		if s.down {
+		switch {
+		case s.down:
 			down = append(down, s)
-		} else if s.paused {
+		case s.paused:
 			paused = append(paused, s)
+		case s.p != nil && s.p.Exited():
+			// Died of a fault without the harness's hand (the kernel's
+			// OOM killer under a container memory limit): healed, a new
+			// one starts, as sim's Clear starts any master not running.
+			down = append(down, s)
 		}
 	}
 	w.mu.Unlock()

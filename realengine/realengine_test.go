@@ -297,6 +297,19 @@ var _ = Describe("master down", func() {
 		Expect(s2.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(0))
 		Expect(startLines(w.logs("master"))).To(HaveLen(2))
 	})
+
+	It("starts again a master that died without the harness's hand (ClearFaults)", func() {
+		w := launch(vNew, nil)
+		ctx := timeout(120 * time.Second)
+		Expect(realengine.KillBehindHarness(w.World, "master")).To(Succeed())
+		_, s := w.store(nil)
+		master, _ := w.Addr("master")
+		Expect(s.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(int(mooncake.INVALID_PARAMS)))
+		Expect(w.ClearFaults(ctx)).To(Succeed())
+		_, s2 := w.store(nil)
+		Expect(s2.Setup(ctx, setupArgs(freeHostPort(), "P2PHANDSHAKE", master))).To(Equal(0))
+		Expect(startLines(w.logs("master"))).To(HaveLen(2))
+	})
 })
 
 // startLines keeps the master's start lines.

@@ -290,6 +290,11 @@ func (d *decoder) validate(sc *Scenario) {
 				d.at(hp.Draft.Pos, "remedy.hostpools.%s.draft: storage.backend embedding has no draft pool", name)
 			}
 		}
+		for _, name := range sortedKeys(r.NodeEnv) {
+			if !nodes[name] {
+				d.at(r.Pos, "remedy.node_env: unknown node %q; nodes: %s", name, strings.Join(nodeNames, ", "))
+			}
+		}
 		d.checkSteps(r.Steps, nodes, nodeNames)
 		d.checkExpect(r.Expect, "remedy.expect", true)
 		d.checkByVersion(r.ByVersion)
@@ -470,6 +475,11 @@ func (d *decoder) checkPlaceholders(sc *Scenario) {
 	}
 	checkEnv(sc.Config.Pos, sc.Config.Env)
 	checkEnv(sc.Config.Pos, remedyEnv(sc))
+	if sc.Remedy != nil {
+		for _, n := range sortedKeys(sc.Remedy.NodeEnv) {
+			checkEnv(sc.Remedy.Pos, sc.Remedy.NodeEnv[n])
+		}
+	}
 	for _, n := range sc.Topology.Nodes {
 		checkEnv(n.Pos, n.Env)
 	}

@@ -175,6 +175,8 @@ func TestParseErrors(t *testing.T) {
 			}},
 		{"remedy hostpools node", validScenario + "remedy:\n  hostpools: {tp9: {size: 1GiB}}\n  expect: {ok: true}\n",
 			[]string{`f.yaml:7:20: remedy.hostpools: unknown node "tp9"; nodes: tp0`}},
+		{"remedy node_env node", validScenario + "remedy:\n  node_env: {tp9: {MOONCAKE_LOCAL_HOSTNAME: tp9}}\n  expect: {ok: true}\n",
+			[]string{`f.yaml:7:3: remedy.node_env: unknown node "tp9"; nodes: tp0`}},
 		{"by_sglang matching no release", validScenario + "by_sglang:\n  \"<0.5.0\": {ok: true}\n",
 			[]string{`f.yaml:7:3: by_sglang: "<0.5.0" matches none of the SGLang releases the model follows (0.5.14, 0.5.16, 0.5.17, 0.5.23); write an exact release, >=V, <V, A-B or *`}},
 		{"sglang release the model does not follow", validScenario + "sglang: {versions: [\"0.5.15\"]}\n",

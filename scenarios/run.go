@@ -156,6 +156,8 @@ type run struct {
 	procs   int
 	// pools override nodes' host pools (the remedy's hostpools).
 	pools map[string]HostPool
+	// nodeEnvs are merged over nodes' env (the remedy's node_env).
+	nodeEnvs map[string]Env
 	// Call anchors (anchor.go): the main phase's context while it runs
 	// (nil otherwise), the calls whose faults are armed, arming errors.
 	mainCtx   context.Context
@@ -349,6 +351,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		steps = rem.Steps
 	}
 	r.pools = rem.HostPools
+	r.nodeEnvs = rem.NodeEnv
 	robs, rwants, err := r.phase(ctx, "remedy", steps, env, file, r.extraConfig(rem.ExtraConfig))
 	res.Remedy = &robs
 	if done := r.phaseErr(ctx, res, bound, err); done {
@@ -444,17 +447,24 @@ func (n NIC) devices() []engine.RDMADevice {
 	return out
 }
 
-// nodeEnv is env with the node's own env merged over it.
+// nodeEnv is env with the node's own env merged over it, and over that
+// the remedy's node_env for it (null unsets).
 func (r *run) nodeEnv(node string, env Env) Env {
+	out := Env{}
+	maps.Copy(out, env)
 	for _, n := range r.sc.Topology.Nodes {
-		if n.Name == node && len(n.Env) > 0 {
-			out := Env{}
-			maps.Copy(out, env)
+		if n.Name == node {
 			maps.Copy(out, n.Env)
-			return out
 		}
 	}
-	return env
+	for k, v := range r.nodeEnvs[node] {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func (r *run) extraConfig(over map[string]any) map[string]any {

@@ -129,6 +129,36 @@ func TestRemedyPhase(t *testing.T) {
 	}
 }
 
+// TestRemedyNodeEnv: a node's env wins over the remedy's env, the
+// remedy's node_env over the node's env.
+func TestRemedyNodeEnv(t *testing.T) {
+	const y = `name: t/node-env
+config:
+  env: {MOONCAKE_MASTER: "{{master}}", MOONCAKE_PROTOCOL: tcp, MOONCAKE_LOCAL_HOSTNAME: "127.0.0.1:17777", MOONCAKE_GLOBAL_SEGMENT_SIZE: 1gb}
+topology:
+  nodes:
+    - {name: tp0, env: {MOONCAKE_PROTOCOL: rdma, MOONCAKE_DEVICE: mlx5_9}}
+steps: [{init: tp0}]
+expect:
+  raises: {class: RuntimeError, message: "Failed to setup Mooncake store, error code: -600"}
+  codes: {setup: -600}
+`
+	for _, c := range []struct {
+		name, remedy, verdict, reason string
+	}{
+		{"env loses to the node's", "remedy:\n  env: {MOONCAKE_PROTOCOL: tcp}\n  expect: {ok: true}\n", scenarios.Fail,
+			`remedy: expected ok, observed RuntimeError: "Failed to setup Mooncake store, error code: -600"`},
+		{"node_env wins", "remedy:\n  node_env: {tp0: {MOONCAKE_PROTOCOL: tcp, MOONCAKE_DEVICE: null}}\n  expect: {ok: true, codes: {setup: 0}}\n", scenarios.Pass, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := scenarios.RunVersion(context.Background(), parse(t, y+c.remedy), sim.New(), mooncake.Latest, scenarios.Options{Seed: 1})
+			if r.Verdict != c.verdict || r.Reason != c.reason {
+				t.Fatalf("got %s %q, want %s %q", r.Verdict, r.Reason, c.verdict, c.reason)
+			}
+		})
+	}
+}
+
 // TestReportContract checks the JSON field names outside tools read.
 func TestReportContract(t *testing.T) {
 	r := scenarios.RunVersion(context.Background(), parse(t, masterDown), sim.New(), mooncake.Latest, scenarios.Options{Seed: 1})

@@ -460,6 +460,10 @@ type Remedy struct {
 	// HostPools replace the named nodes' host pools (the fix is a
 	// different pool, e.g. a draft pool of its own).
 	HostPools map[string]HostPool `yaml:"hostpools"`
+	// NodeEnv is merged over the named nodes' own env (null unsets): the
+	// fix is one node's setting, e.g. a local_hostname other pods resolve,
+	// which env cannot give because a node's env wins over it.
+	NodeEnv map[string]Env `yaml:"node_env"`
 	// MasterVersion replaces mooncake_master before the remedy with one
 	// of this Mooncake release (restarted, its state lost): the fix for
 	// version skew. "run" = the run's version (the clients' release).

@@ -82,6 +82,9 @@ func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.C
 func (in injector) Clear(ctx context.Context) error {
 	w := in.w
 	w.net.Clear()
+	// The partitions' toxics went with the net's: the parties are on the
+	// network again (docker network connect).
+	clear(w.parts)
 	w.answer = nil
 	if w.ha != nil {
 		for i := range w.ha.ms {
@@ -91,6 +94,9 @@ func (in injector) Clear(ctx context.Context) error {
 		if w.masterState == paused {
 			w.masterState = running
 		} else {
+			// In a container world a new container (realengine:
+			// startServer): the memory limit went with the old one.
+			w.masterMemLimit, w.masterOOMKilled = 0, false
 			w.startMaster()
 		}
 	}
