@@ -2,11 +2,13 @@
 # lanes.sh GO LABELS — the last part of `make test`: the realengine package
 # and the suites, in two lanes that run at once. Both mostly wait (on
 # Mooncake's timeouts, on Docker), so on two cores they overlap well:
-#   lane 1: the suites' specs without the containers label (the catalogs on
-#           sim, fake and real, the agreements, bands, explain, ...);
+#   lane 1: the real catalog and the SGLang agreement (which share the real
+#           catalog's runs, suites/memo_test.go), bands, sim, explain, ...:
+#           every spec not labelled containers or fake;
 #   lane 2: the realengine package, then the specs labelled containers
-#           (container worlds and compose: Docker's start-up CPU, not the
-#           real catalog's memo, which stays in lane 1).
+#           (container worlds and compose) or fake (the fake engine's
+#           catalog and agreement). Lane 1's agreement is the longest
+#           part of make test, so lane 2 takes what needs no memo.
 # LABELS is make's CI_LABELS (a Ginkgo label filter; empty = every spec).
 # A lane that passed prints its summary lines, one that failed its whole
 # output (as go test does for a package); the run ends with where the
@@ -26,6 +28,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+LANE2='containers || fake'
 filter() { # filter EXTRA: LABELS and EXTRA
 	if [ -n "$LABELS" ]; then echo "($LABELS) && $1"; else echo "$1"; fi
 }
@@ -36,12 +39,12 @@ filter() { # filter EXTRA: LABELS and EXTRA
 
 lane1() {
 	cd suites && "$tmp/suites.test" -test.timeout 85m \
-		-ginkgo.no-color -ginkgo.label-filter="$(filter '!containers')" -ginkgo.json-report="$tmp/lane1.json"
+		-ginkgo.no-color -ginkgo.label-filter="$(filter "!($LANE2)")" -ginkgo.json-report="$tmp/lane1.json"
 }
 lane2() {
 	"$GO" test -count=1 -timeout 20m ./realengine/ -args -ginkgo.label-filter="${LABELS}" || return 1
 	cd suites && "$tmp/suites.test" -test.timeout 85m \
-		-ginkgo.no-color -ginkgo.label-filter="$(filter 'containers')" -ginkgo.json-report="$tmp/lane2.json"
+		-ginkgo.no-color -ginkgo.label-filter="$(filter "($LANE2)")" -ginkgo.json-report="$tmp/lane2.json"
 }
 
 start=$SECONDS
@@ -58,9 +61,9 @@ show() { # show NAME RC LOG
 }
 rc=0
 wait "${pids[0]}"; r1=$?
-show "lane 1: the suites without the containers label ($(filter '!containers'))" $r1 "$tmp/lane1.log"
+show "lane 1: the suites' other specs ($(filter "!($LANE2)"))" $r1 "$tmp/lane1.log"
 wait "${pids[1]}"; r2=$?
-show "lane 2: the realengine package, then the suites' containers specs ($(filter 'containers'))" $r2 "$tmp/lane2.log"
+show "lane 2: the realengine package, then the suites' $LANE2 specs ($(filter "($LANE2)"))" $r2 "$tmp/lane2.log"
 pids=()
 [ $r1 = 0 ] && [ $r2 = 0 ] || rc=1
 echo "--- both lanes: $((SECONDS - start)) s"
