@@ -278,9 +278,9 @@ func draftAt(ctx context.Context, sc *scenarios.Scenario, based *Cause, eng engi
 	setKey(config, "env", env)
 	setKey(root, "config", config)
 
-	exp, quoted := expectFromLog(log, ev, sc, version)
+	exp, quoted, why := expectFromLog(log, ev, sc, version)
 	if exp == nil {
-		return nil, []string{"the log shows an error but neither an exception nor an error line explain could turn into an expectation"}
+		return nil, []string{why}
 	}
 	setKey(root, "expect", exp)
 	root.HeadComment = fmt.Sprintf("based on %s (faultlab explain's best catalog cause, %.1f points): %s", sc.Name, based.Points, based.Cause)
@@ -324,11 +324,11 @@ func draftAt(ctx context.Context, sc *scenarios.Scenario, based *Cause, eng engi
 // cut before it, the scenario's own) with its code, and the Mooncake error
 // lines the log quotes. nil when the log shows no error at all and the
 // scenario expects none either: a draft is never a green for an error.
-func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version string) (*yaml.Node, []string) {
+func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version string) (exp *yaml.Node, quoted []string, why string) {
 	var kv []any
 	base := scenarios.ExpectFor(sc.Expect, sc.ByVersion, version)
 	ms := reException.FindAllStringSubmatch(log, -1)
-	quoted := quotedErrors(ev)
+	quoted = quotedErrors(ev)
 	switch {
 	case len(ms) > 0:
 		m := ms[len(ms)-1]
@@ -344,6 +344,12 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 			fmt.Sscan(c[2], &code)
 			kv = append(kv, "codes", mapping(method, code))
 		}
+	case (base.Raises != nil || base.Dies != nil) && len(quoted) == 0:
+		// The outcome would be the scenario's, not the log's, and no line
+		// of the log would check the run: an abort or a cut-short log then
+		// "reproduces" whatever cause ends that way (a glibc heap abort
+		// drafted as the etcd plugin's, field corpus batch 2).
+		return nil, nil, fmt.Sprintf("the log quotes no exception or error line to check a run against, and %s's outcome alone does not tell causes apart", sc.Name)
 	case base.Raises != nil:
 		// Cut before the exception: the scenario's own, which the quoted
 		// lines must then lead to.
@@ -356,6 +362,10 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 			kv = append(kv, "codes", codesNode(base.Codes))
 		}
 	case base.Dies != nil:
+		if sig := logSignal(log); sig != "" && sig != base.Dies.Signal {
+			// The log's own death, not the scenario's.
+			return nil, nil, fmt.Sprintf("the log's process died of %s; %s's dies of %s", sig, sc.Name, base.Dies.Signal)
+		}
 		if base.Dies.Exit != nil {
 			kv = append(kv, "dies", mapping("exit", *base.Dies.Exit))
 		} else {
@@ -365,14 +375,24 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 		// Error lines but the scenario ends well: the lines alone.
 	default:
 		if ShowsError(log, ev) {
-			return nil, nil
+			return nil, nil, "the log shows an error but neither an exception nor an error line explain could turn into an expectation"
 		}
 		kv = append(kv, "ok", true)
 	}
 	if len(quoted) > 0 {
 		kv = append(kv, "logs", quoted)
 	}
-	return mapping(kv...), quoted
+	return mapping(kv...), quoted, ""
+}
+
+// logSignal is the signal a log shows its process died of ("" = none).
+func logSignal(log string) string {
+	for _, sig := range []string{"SIGSEGV", "SIGABRT"} {
+		if dies(log, sig) {
+			return sig
+		}
+	}
+	return ""
 }
 
 func firstLine(log string) string {

@@ -184,3 +184,27 @@ func TestDraftIPv6Hostname(t *testing.T) {
 		t.Fatalf("MOONCAKE_LOCAL_HOSTNAME %v\n%s", h, dr.YAML)
 	}
 }
+
+// A log whose only error is its outcome - a process that died, with no
+// exception and no error line - reproduces nothing a run can be checked
+// against: a scenario that ends the same way would "reproduce" any cause
+// of that death (field corpus batch 2: a glibc heap abort drafted as the
+// etcd plugin's SIGABRT). Nothing is written, and the reason says why.
+func TestDraftOutcomeAloneNotWritten(t *testing.T) {
+	log := "corrupted size vs. prev_size\n" +
+		"F0101 00:00:00.000001 7 transfer_metadata_plugin.cpp:1] Unable to find metadata storage plugin redis with conn string: redis://127.0.0.1:6379\n" +
+		"Aborted (core dumped)\n"
+	// With the plugin's line the run has a line to meet: written.
+	if dr, sc := draft(t, log); sc == nil {
+		t.Fatalf("with an error line: %q", dr.Missing)
+	}
+	dr, sc := draft(t, "corrupted size vs. prev_size\nAborted (core dumped)\n")
+	if sc != nil {
+		t.Fatalf("the abort alone was written:\n%s", dr.YAML)
+	}
+	if !slices.ContainsFunc(dr.Missing, func(m string) bool {
+		return strings.Contains(m, "quotes no exception or error line to check a run against")
+	}) {
+		t.Fatalf("reason: %q", dr.Missing)
+	}
+}

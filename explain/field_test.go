@@ -161,7 +161,11 @@ func TestFieldCorpus(t *testing.T) {
 	}{
 		{"tuning top-1", tun.top1, 25},
 		{"tuning top-3", tun.top3, 27},
-		{"tuning reproduced", tun.reproduced, 3},
+		// 2, not 3: yalantinglibs-1111's log shows no error at all (its
+		// setup parameters only); its draft "reproduced" the IPv6
+		// scenario's own outcome, which nothing in the log checked. Such
+		// drafts are refused now (draft.go, expectFromLog).
+		{"tuning reproduced", tun.reproduced, 2},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}
