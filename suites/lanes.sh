@@ -50,20 +50,20 @@ lane2() {
 start=$SECONDS
 # Each lane in its own process group, so an interrupt stops all of it.
 set -m
-lane1 >"$tmp/lane1.log" 2>&1 &
-pids+=($!)
-lane2 >"$tmp/lane2.log" 2>&1 &
-pids+=($!)
+for n in 1 2; do
+	{ "lane$n"; r=$?; echo $((SECONDS - start)) >"$tmp/lane$n.end"; exit $r; } >"$tmp/lane$n.log" 2>&1 &
+	pids+=($!)
+done
 set +m
-show() { # show NAME RC LOG
-	echo "--- $1: $([ "$2" = 0 ] && echo ok || echo FAIL) after $((SECONDS - start)) s"
-	if [ "$2" = 0 ]; then grep -E '^(ok |Ran [0-9]+ of|SUCCESS!|FAIL)' "$3"; else cat "$3"; fi
+show() { # show N NAME RC: lane N's end and output
+	echo "--- lane $1, $2: $([ "$3" = 0 ] && echo ok || echo FAIL) after $(cat "$tmp/lane$1.end" 2>/dev/null || echo '?') s"
+	if [ "$3" = 0 ]; then grep -E '^(ok |Ran [0-9]+ of|SUCCESS!|FAIL)' "$tmp/lane$1.log"; else cat "$tmp/lane$1.log"; fi
 }
 rc=0
 wait "${pids[0]}"; r1=$?
-show "lane 1: the suites' other specs ($(filter "!($LANE2)"))" $r1 "$tmp/lane1.log"
+show 1 "the suites' other specs ($(filter "!($LANE2)"))" $r1
 wait "${pids[1]}"; r2=$?
-show "lane 2: the realengine package, then the suites' $LANE2 specs ($(filter "($LANE2)"))" $r2 "$tmp/lane2.log"
+show 2 "the realengine package, then the suites' $LANE2 specs ($(filter "($LANE2)"))" $r2
 pids=()
 [ $r1 = 0 ] && [ $r2 = 0 ] || rc=1
 echo "--- both lanes: $((SECONDS - start)) s"
