@@ -2,13 +2,13 @@
 # lanes.sh GO LABELS — the last part of `make test`: the realengine package
 # and the suites, in two lanes that run at once. Both mostly wait (on
 # Mooncake's timeouts, on Docker), so on two cores they overlap well:
-#   lane 1: the real catalog and the SGLang agreement (which share the real
-#           catalog's runs, suites/memo_test.go), bands, sim, explain, ...:
-#           every spec not labelled containers or fake;
-#   lane 2: the realengine package, then the specs labelled containers
-#           (container worlds and compose) or fake (the fake engine's
-#           catalog and agreement). Lane 1's agreement is the longest
-#           part of make test, so lane 2 takes what needs no memo.
+#   lane 1: the specs on the real engine in processes: the SGLang agreement
+#           and the real catalog (which share the real catalog's runs,
+#           suites/memo_test.go), duration bands;
+#   lane 2: the realengine package, then every other spec: containers
+#           (container worlds, compose), fake, sim, determinism, explain,
+#           the loader. Lane 1's agreement is the longest part of make
+#           test, so lane 2 takes everything that needs no memo.
 # LABELS is make's CI_LABELS (a Ginkgo label filter; empty = every spec).
 # A lane that passed prints its summary lines, one that failed its whole
 # output (as go test does for a package); the run ends with where the
@@ -28,7 +28,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-LANE2='containers || fake'
+LANE2='!real || containers'
 filter() { # filter EXTRA: LABELS and EXTRA
 	if [ -n "$LABELS" ]; then echo "($LABELS) && $1"; else echo "$1"; fi
 }
@@ -61,9 +61,9 @@ show() { # show N NAME RC: lane N's end and output
 }
 rc=0
 wait "${pids[0]}"; r1=$?
-show 1 "the suites' other specs ($(filter "!($LANE2)"))" $r1
+show 1 "the suites' specs on real in processes ($(filter "!($LANE2)"))" $r1
 wait "${pids[1]}"; r2=$?
-show 2 "the realengine package, then the suites' $LANE2 specs ($(filter "($LANE2)"))" $r2
+show 2 "the realengine package, then the suites' other specs ($(filter "($LANE2)"))" $r2
 pids=()
 [ $r1 = 0 ] && [ $r2 = 0 ] || rc=1
 echo "--- both lanes: $((SECONDS - start)) s"
