@@ -364,12 +364,12 @@ func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *reCache) 
 
 const okOutcome = "no exception"
 
-// raised: a Python exception line ("RuntimeError: ...", a traceback).
-var raised = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): |Traceback \(most recent call last\)`)
-
-// raisedException: the exception line itself, which a traceback cut
-// short lacks.
+// raisedException: the exception line itself ("RuntimeError: ..."),
+// which a traceback cut short lacks.
 var raisedException = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): `)
+
+// raised: a Python exception line or a traceback.
+var raised = regexp.MustCompile(raisedException.String() + `|Traceback \(most recent call last\)`)
 
 // dies: the text shows the death how names (a signal, or "exit N").
 func dies(text, how string) bool {

@@ -231,14 +231,12 @@ func Available(f Fault, c Capabilities) error {
 	if err := k.Available(f, c); err != nil {
 		return err
 	}
-	lf, ok := linkFault(f)
-	if !ok {
+	if f, ok = linkFault(f); !ok {
 		return nil
 	}
-	f = lf
-	m, ok := modes[f.Mode]
-	if !ok {
-		return fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
+	m, err := modeOf(f)
+	if err != nil {
+		return err
 	}
 	if err := m.Available(c); err != nil {
 		return fmt.Errorf("link mode %s: %w", m.Name(), err)
@@ -260,9 +258,9 @@ type LinkEffect struct {
 
 // EffectOf resolves link fault f's mode.
 func EffectOf(f Fault) (LinkEffect, error) {
-	m, ok := modes[f.Mode]
-	if !ok {
-		return LinkEffect{}, fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
+	m, err := modeOf(f)
+	if err != nil {
+		return LinkEffect{}, err
 	}
 	return LinkEffect{f: f, m: m}, nil
 }
@@ -301,9 +299,9 @@ func Simulate(f Fault, rng *rand.Rand, reqBytes, respBytes int64) Effect {
 // (stopProxy: stop the proxy instead; else Available explains the skip).
 func Toxic(f Fault) (typ string, attrs map[string]any, ok, stopProxy bool, err error) {
 	f, _ = linkFault(f)
-	m, found := modes[f.Mode]
-	if !found {
-		return "", nil, false, false, fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
+	m, err := modeOf(f)
+	if err != nil {
+		return "", nil, false, false, err
 	}
 	typ, attrs, ok = m.Toxic(f)
 	return typ, attrs, ok, !ok && m.StopsProxy(), nil
@@ -318,6 +316,15 @@ func MaxDelay(f Fault) time.Duration {
 		return m.MaxDelay(f)
 	}
 	return 0
+}
+
+// modeOf is link fault f's registered mode, or an error naming the valid ones.
+func modeOf(f Fault) (LinkMode, error) {
+	m, ok := modes[f.Mode]
+	if !ok {
+		return nil, fmt.Errorf("link mode %q is not registered (valid: %s)", f.Mode, strings.Join(LinkModes(), ", "))
+	}
+	return m, nil
 }
 
 // linkFault is the link fault f lowers to (its mode set, as a kind with a
