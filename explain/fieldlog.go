@@ -86,8 +86,8 @@ var (
 	// satisfied: mooncake-transfer-engine in /usr/... (0.3.5)") and image
 	// tags ("lmsysorg/sglang:v0.4.6.post1-cu124").
 	reMooncakeVer = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_]non[-_]cuda)?(?:==|-|\s+|:\s*|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)`),
-		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_]non[-_]cuda)? in \S+ \((\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)\)`),
+		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_](?:non[-_])?cuda\d*)?(?:==|-|\s+|:\s*|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)`),
+		regexp.MustCompile(`(?i)mooncake[-_]transfer[-_]engine(?:[-_](?:non[-_])?cuda\d*)? in \S+ \((\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)\)`),
 		regexp.MustCompile(`(?i)\bmooncake(?: version)?[:\s]+v?(\d+\.\d+\.\d+(?:\.post\d+|b\d+)?)\b`),
 	}
 	reSGLangVer = []*regexp.Regexp{

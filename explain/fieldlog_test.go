@@ -44,6 +44,8 @@ func TestParseLogVersionsEnvGaps(t *testing.T) {
 		{"check_env", "sglang: 0.4.6.post2\nsgl_kernel: 0.1.1\n", "", "0.4.6.post2"},
 		{"prose", "SGLang v0.5.10 with mooncake transfer-engine v0.3.11\n", "", "0.5.10"},
 		{"prose version", "vLLM version: 0.8.4, Mooncake version: 0.3.5.\n", "0.3.5", ""},
+		{"pip list, CUDA 13 wheel", "mooncake-transfer-engine-cuda13          0.3.11.post1\n", "0.3.11.post1", ""},
+		{"pip freeze, non-CUDA wheel", "mooncake-transfer-engine-non-cuda==0.3.13.post1\n", "0.3.13.post1", ""},
 		{"pip install", "Successfully installed mooncake-transfer-engine-0.3.6.post1 sglang-0.5.2\n", "0.3.6.post1", "0.5.2"},
 		{"wheel", "Processing ./mooncake_transfer_engine-0.3.4.post2-cp310-cp310-manylinux_2_35_x86_64.whl\n", "0.3.4.post2", ""},
 		{"already satisfied", "Requirement already satisfied: mooncake-transfer-engine in /usr/local/lib/python3.10/dist-packages (0.3.5)\n" +
