@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/engine/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
 
@@ -16,10 +17,21 @@ import (
 // to the target; a process fault stops, starts, pauses or resumes a served
 // model.
 
+// Arm implements engine.World.Arm: the faults lowered and checked against
+// this world (schedule.Lower), then scheduled in scaled wall time.
+func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
+	in := injector{w}
+	ps, err := schedule.Lower(fs, in.Capabilities(), in.Check)
+	if err != nil {
+		return err
+	}
+	return w.Scheduler.Arm(ctx, ps)
+}
+
 // injector is the fake engine's fault primitive for the scheduler.
 type injector struct{ w *World }
 
-// Check implements schedule.Injector.
+// Check vets a lowered fault in this world (schedule.Lower).
 func (in injector) Check(p faults.Primitive) error {
 	f := p.Source()
 	w := in.w
@@ -72,7 +84,7 @@ func (in injector) Check(p faults.Primitive) error {
 	}
 }
 
-// Inject implements schedule.Injector.
+// Inject is the world's schedule.Inject.
 func (in injector) Inject(ctx context.Context, p faults.Primitive) (func(context.Context) error, error) {
 	f := p.Source()
 	w := in.w
@@ -132,7 +144,7 @@ func (w *World) injectLinkLocked(ctx context.Context, p faults.LinkPrimitive) (f
 	}, nil
 }
 
-// Clear implements schedule.Injector.
+// Clear is the world's schedule.Clear.
 func (in injector) Clear(ctx context.Context) error {
 	w := in.w
 	w.mu.Lock()

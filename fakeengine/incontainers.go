@@ -540,7 +540,7 @@ func (w *World) servedControl(ctx context.Context, role, action string) (ok bool
 	return true, sp.control(ctx, action, role)
 }
 
-// Capabilities implements schedule.Injector: links are toxiproxy proxies;
+// Capabilities is the world's, for schedule.Lower: links are toxiproxy proxies;
 // container actions only when the servers run in containers.
 func (in injector) Capabilities() faults.Capabilities {
 	return faults.Capabilities{Toxiproxy: true, Containers: in.w.ctr != nil}

@@ -137,7 +137,8 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		w.start = time.Now()
 	}
 	w.trace.SetClock(modelClock{start: w.start, s: w.scale}.Now)
-	w.Scheduler = schedule.New(w.ctx, injector{w}, wallTimer{start: w.start, s: w.scale}, w.trace)
+	in := injector{w}
+	w.Scheduler = schedule.New(w.ctx, in.Inject, in.Clear, wallTimer{start: w.start, s: w.scale}, w.trace)
 	defer func() {
 		if err != nil {
 			_ = w.Close(context.WithoutCancel(ctx))

@@ -11,7 +11,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
 
-// Capabilities implements schedule.Injector: links are toxiproxy proxies;
+// Capabilities is the world's, for schedule.Lower: links are toxiproxy proxies;
 // container actions only when the parties run in containers.
 func (in injector) Capabilities() faults.Capabilities {
 	return faults.Capabilities{Toxiproxy: true, Containers: in.w.ctr != nil}

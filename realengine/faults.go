@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/engine/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
 
@@ -28,16 +29,27 @@ import (
 // World embeds the engine/schedule Scheduler (Arm, ClearFaults): faults due
 // at or before now apply before Arm returns, the rest on wall-clock timers.
 
+// Arm implements engine.World.Arm: the faults lowered and checked against
+// this world (schedule.Lower), then scheduled in wall time.
+func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
+	in := injector{w}
+	ps, err := schedule.Lower(fs, in.Capabilities(), in.Check)
+	if err != nil {
+		return err
+	}
+	return w.Scheduler.Arm(ctx, ps)
+}
+
 // injector is the real engine's fault primitive for the scheduler.
 type injector struct{ w *World }
 
-// Check implements schedule.Injector.
+// Check vets a lowered fault in this world (schedule.Lower).
 func (in injector) Check(p faults.Primitive) error {
 	_, err := in.w.action(p)
 	return err
 }
 
-// Inject implements schedule.Injector.
+// Inject is the world's schedule.Inject.
 func (in injector) Inject(ctx context.Context, p faults.Primitive) (func(context.Context) error, error) {
 	a, err := in.w.action(p)
 	if err != nil {
@@ -46,7 +58,7 @@ func (in injector) Inject(ctx context.Context, p faults.Primitive) (func(context
 	return a(ctx)
 }
 
-// Clear implements schedule.Injector: every link healed first, paused
+// Clear is the world's schedule.Clear: every link healed first, paused
 // servers resumed, stopped or dead ones started (which releases their links) in
 // dependency order — a mooncake_client started before the metadata service
 // or master it registers with fails setup and aborts (explore seed 119).

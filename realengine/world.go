@@ -99,7 +99,8 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 	}
 	var fctx context.Context
 	fctx, w.endFaults = context.WithCancel(context.WithoutCancel(ctx))
-	w.Scheduler = schedule.New(fctx, injector{w}, wallTimer{start: w.start}, spec.Trace)
+	inj := injector{w}
+	w.Scheduler = schedule.New(fctx, inj.Inject, inj.Clear, wallTimer{start: w.start}, spec.Trace)
 	if spec.Trace != nil {
 		spec.Trace.SetClock(w.Clock().Now)
 	}

@@ -54,7 +54,7 @@ import (
 //
 // Outside a container world the scheduler makes a container fault a skip.
 
-// Capabilities implements schedule.Injector: sim simulates every link
+// Capabilities is the world's, for schedule.Lower: sim simulates every link
 // mode; container worlds are modelled when the engine's option says so.
 func (in injector) Capabilities() faults.Capabilities {
 	return faults.Capabilities{Containers: in.w.containers}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/engine/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
@@ -12,10 +13,21 @@ import (
 // fault becomes kernel events (start at At, heal at At+For); this is its
 // injector.
 
+// Arm implements engine.World.Arm: the faults lowered and checked against
+// this world (schedule.Lower), then scheduled on the kernel's clock.
+func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
+	in := injector{w}
+	ps, err := schedule.Lower(fs, in.Capabilities(), in.Check)
+	if err != nil {
+		return err
+	}
+	return w.Scheduler.Arm(ctx, ps)
+}
+
 // injector is the sim's fault primitive for the scheduler.
 type injector struct{ w *World }
 
-// Check implements schedule.Injector: the sim can inject every primitive;
+// Check vets a lowered fault in this world (schedule.Lower): the sim can inject every primitive;
 // what it does not model of one is a skip.
 func (in injector) Check(p faults.Primitive) error {
 	f := p.Source()
@@ -36,7 +48,7 @@ func (in injector) Check(p faults.Primitive) error {
 	}
 }
 
-// Inject implements schedule.Injector: a link primitive is a netsim toxic
+// Inject is the world's schedule.Inject: a link primitive is a netsim toxic
 // on every node's link to its target; a process primitive acts on the
 // server model; a container primitive on the modelled containers.
 func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.Context) error, error) {
@@ -78,7 +90,7 @@ func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.C
 	}
 }
 
-// Clear implements schedule.Injector: links healed, servers up again.
+// Clear is the world's schedule.Clear: links healed, servers up again.
 func (in injector) Clear(ctx context.Context) error {
 	w := in.w
 	w.net.Clear()

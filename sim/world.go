@@ -143,7 +143,8 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
 		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
 	}
-	w.Scheduler = schedule.New(context.Background(), injector{w}, kernel.Timer{K: k}, tr)
+	in := injector{w}
+	w.Scheduler = schedule.New(context.Background(), in.Inject, in.Clear, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
 		w.masterCfg, err = master.ConfigFor(mp, spec.Master.Flags)
 		if err != nil {

@@ -1,9 +1,12 @@
-// Package schedule is the one fault scheduler every engine uses: it
-// validates faults, asks the world whether it can inject them (else the
-// run is a skip), injects each at At, heals it at At+For, and clears them
-// all before a remedy. An engine supplies only the primitive injection
-// (Injector) and a timer in Mooncake time (Timer): virtual in sim, wall
-// time (scaled) in fake and real.
+// Package schedule is the one fault scheduler every engine uses. A
+// world's Arm lowers its faults here (Lower: validated, checked against
+// the world's capabilities, each lowered once to its primitive, which the
+// world then vets itself), and the Scheduler injects each primitive at At,
+// heals it at At+For and clears them all before a remedy. An engine
+// supplies its injection (Inject, Clear) and a timer in Mooncake time
+// (Timer): virtual in sim, wall time (scaled) in fake and real. The
+// engine pulls the lowering; the scheduler only calls it back when a fault
+// is due, as a timer calls back.
 package schedule
 
 import (
@@ -18,24 +21,15 @@ import (
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
 
-// Injector is an engine's fault primitives. The scheduler lowers each
-// fault once (faults.Lower) and hands the injector the primitive: an
-// engine switches on the primitive, never on a kind or a mode, and never
-// asks the fault registry again.
-type Injector interface {
-	// Capabilities are what this world can inject; a fault its kind or
-	// mode says is not available with them is a skip with the reason.
-	Capabilities() faults.Capabilities
-	// Check says whether this world can inject p; an *engine.Unsupported
-	// error makes the run a skip with its reason. Nothing is injected.
-	Check(p faults.Primitive) error
-	// Inject starts p now and returns how to undo exactly it (nil: nothing
-	// to undo, e.g. a restart). Other faults stay as they are.
-	Inject(ctx context.Context, p faults.Primitive) (heal func(context.Context) error, err error)
-	// Clear undoes every fault at once: links healed, every server running
-	// (a stopped one starts fresh, a paused one resumes).
-	Clear(ctx context.Context) error
-}
+// Inject starts p now and returns how to undo exactly it (nil: nothing to
+// undo, e.g. a restart); other faults stay as they are. An engine switches
+// on the primitive, never on a kind or a mode, and never asks the fault
+// registry again.
+type Inject func(ctx context.Context, p faults.Primitive) (heal func(context.Context) error, err error)
+
+// Clear undoes every fault at once: links healed, every server running (a
+// stopped one starts fresh, a paused one resumes).
+type Clear func(ctx context.Context) error
 
 // Timer runs the schedule in Mooncake time.
 type Timer interface {
@@ -56,10 +50,11 @@ const actionTimeout = 60 * time.Second
 
 // Scheduler schedules one world's faults.
 type Scheduler struct {
-	ctx context.Context // of timed actions: the world's lifetime
-	inj Injector
-	t   Timer
-	tr  *trace.Trace
+	ctx    context.Context // of timed actions: the world's lifetime
+	inject Inject
+	clear  Clear
+	t      Timer
+	tr     *trace.Trace
 
 	// mu serialises injections, heals and Clear on wall timers: a heal
 	// never races the injection it undoes. Lock order: mu, then the
@@ -74,21 +69,44 @@ type Scheduler struct {
 
 // New returns a scheduler that records fault events in tr. Timed actions
 // run with ctx (the world's lifetime: cancelled when it closes).
-func New(ctx context.Context, inj Injector, t Timer, tr *trace.Trace) *Scheduler {
+func New(ctx context.Context, inject Inject, clear Clear, t Timer, tr *trace.Trace) *Scheduler {
 	if tr == nil {
 		tr = trace.New(nil)
 	}
-	return &Scheduler{ctx: ctx, inj: inj, t: t, tr: tr}
+	return &Scheduler{ctx: ctx, inject: inject, clear: clear, t: t, tr: tr}
 }
 
-// Arm implements engine.World.Arm: every fault is validated, checked
-// against the world's capabilities and lowered first; if one cannot be
-// injected nothing is armed.
-func (s *Scheduler) Arm(ctx context.Context, fs []faults.Fault) error {
-	ps, err := s.lower(fs)
-	if err != nil {
-		return err
+// Lower is the first half of a world's Arm: every fault validated, checked
+// against the world's capabilities (a kind or mode not available with them
+// is a skip with the reason) and lowered once to its primitive, which
+// check, the world's own, vets (an *engine.Unsupported error makes the run
+// a skip). Nothing is armed: if one cannot be injected, none is.
+func Lower(fs []faults.Fault, caps faults.Capabilities, check func(faults.Primitive) error) ([]faults.Primitive, error) {
+	for _, f := range fs {
+		if err := f.Validate(); err != nil {
+			return nil, fmt.Errorf("fault at line %d: %w", f.Line, err)
+		}
 	}
+	ps := make([]faults.Primitive, 0, len(fs))
+	for _, f := range fs {
+		if err := faults.Available(f, caps); err != nil {
+			return nil, engine.Unsupportedf("%s: %v", f, err)
+		}
+		p, err := faults.Lower(f)
+		if err != nil {
+			return nil, fmt.Errorf("fault at line %d: %w", f.Line, err)
+		}
+		if err := check(p); err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+// Arm is the second half of a world's Arm: each primitive of Lower
+// injected at its fault's At and healed at At+For.
+func (s *Scheduler) Arm(ctx context.Context, ps []faults.Primitive) error {
 	s.lock()
 	defer s.unlock()
 	if s.closed {
@@ -99,7 +117,7 @@ func (s *Scheduler) Arm(ctx context.Context, fs []faults.Fault) error {
 		var heal func(context.Context) error
 		start := func(ctx context.Context) error {
 			s.tr.Record("fault", "fault", "", "start "+f.String())
-			h, err := s.inj.Inject(ctx, p)
+			h, err := s.inject(ctx, p)
 			if err != nil {
 				return fmt.Errorf("inject %s: %w", f, err)
 			}
@@ -131,32 +149,6 @@ func (s *Scheduler) Arm(ctx context.Context, fs []faults.Fault) error {
 	return nil
 }
 
-// lower validates fs, checks each against the injector's capabilities and
-// its world, and lowers each to its primitive.
-func (s *Scheduler) lower(fs []faults.Fault) ([]faults.Primitive, error) {
-	for _, f := range fs {
-		if err := f.Validate(); err != nil {
-			return nil, fmt.Errorf("fault at line %d: %w", f.Line, err)
-		}
-	}
-	c := s.inj.Capabilities()
-	ps := make([]faults.Primitive, 0, len(fs))
-	for _, f := range fs {
-		if err := faults.Available(f, c); err != nil {
-			return nil, engine.Unsupportedf("%s: %v", f, err)
-		}
-		p, err := faults.Lower(f)
-		if err != nil {
-			return nil, fmt.Errorf("fault at line %d: %w", f.Line, err)
-		}
-		if err := s.inj.Check(p); err != nil {
-			return nil, err
-		}
-		ps = append(ps, p)
-	}
-	return ps, nil
-}
-
 // fire wraps a timed action: it runs under mu unless the world has
 // closed, and its error is kept for Err and written to the trace.
 func (s *Scheduler) fire(fn func(context.Context) error) func() {
@@ -180,7 +172,7 @@ func (s *Scheduler) fire(fn func(context.Context) error) func() {
 
 // ClearFaults implements engine.World.ClearFaults: pending faults are
 // cancelled and every active one undone at once. A World embeds the
-// Scheduler to get Arm and ClearFaults.
+// Scheduler to get ClearFaults.
 func (s *Scheduler) ClearFaults(ctx context.Context) error {
 	s.lock()
 	defer s.unlock()
@@ -189,7 +181,7 @@ func (s *Scheduler) ClearFaults(ctx context.Context) error {
 	}
 	s.cancelLocked()
 	s.tr.Record("fault", "fault", "", "clear all")
-	if err := s.inj.Clear(ctx); err != nil {
+	if err := s.clear(ctx); err != nil {
 		return fmt.Errorf("clear faults: %w", err)
 	}
 	return nil

@@ -49,7 +49,7 @@ func (t *manualTimer) advance(to time.Duration) {
 	t.now = to
 }
 
-// recorder is an Injector that logs what it is asked to do.
+// recorder is a world's injection that logs what it is asked to do.
 type recorder struct {
 	log       []string
 	caps      faults.Capabilities
@@ -57,8 +57,7 @@ type recorder struct {
 	injectErr error
 }
 
-func (r *recorder) Capabilities() faults.Capabilities { return r.caps }
-func (r *recorder) Check(faults.Primitive) error      { return r.check }
+func (r *recorder) Check(faults.Primitive) error { return r.check }
 func (r *recorder) Inject(_ context.Context, p faults.Primitive) (func(context.Context) error, error) {
 	f := p.Source()
 	if r.injectErr != nil {
@@ -72,6 +71,19 @@ func (r *recorder) Inject(_ context.Context, p faults.Primitive) (func(context.C
 }
 func (r *recorder) Clear(context.Context) error { r.log = append(r.log, "clear"); return nil }
 
+func newScheduler(r *recorder, tm *manualTimer, tr *trace.Trace) *schedule.Scheduler {
+	return schedule.New(context.Background(), r.Inject, r.Clear, tm, tr)
+}
+
+// arm is a world's Arm: Lower, then Scheduler.Arm.
+func arm(s *schedule.Scheduler, r *recorder, fs ...faults.Fault) error {
+	ps, err := schedule.Lower(fs, r.caps, r.Check)
+	if err != nil {
+		return err
+	}
+	return s.Arm(context.Background(), ps)
+}
+
 var (
 	refuse  = faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse, At: time.Second, For: 2 * time.Second}
 	restart = faults.Fault{Kind: faults.Process, Target: "master", Action: "restart", At: 2 * time.Second, For: time.Second}
@@ -84,8 +96,8 @@ func TestScheduleHealsAtForAndClears(t *testing.T) {
 			tm := &manualTimer{virtual: virtual}
 			r := &recorder{}
 			tr := trace.New(tm.Now)
-			s := schedule.New(context.Background(), r, tm, tr)
-			if err := s.Arm(context.Background(), []faults.Fault{refuse, restart, latency}); err != nil {
+			s := newScheduler(r, tm, tr)
+			if err := arm(s, r, refuse, restart, latency); err != nil {
 				t.Fatal(err)
 			}
 			tm.advance(4 * time.Second)
@@ -121,20 +133,20 @@ func TestScheduleHealsAtForAndClears(t *testing.T) {
 func TestArmChecksEverythingFirst(t *testing.T) {
 	tm := &manualTimer{}
 	r := &recorder{check: engine.Unsupportedf("no such link here")}
-	s := schedule.New(context.Background(), r, tm, nil)
-	err := s.Arm(context.Background(), []faults.Fault{refuse})
+	s := newScheduler(r, tm, nil)
+	err := arm(s, r, refuse)
 	if u, ok := engine.AsUnsupported(err); !ok || u.Reason != "no such link here" {
 		t.Fatalf("want Unsupported, got %v", err)
 	}
 	bad := faults.Fault{Kind: faults.MasterDown, Mode: "drop", Line: 7}
-	if err := s.Arm(context.Background(), []faults.Fault{bad}); err == nil || err.Error() != `fault at line 7: master-down "drop": mode must be one of refuse, blackhole` {
+	if err := arm(s, r, bad); err == nil || err.Error() != `fault at line 7: master-down "drop": mode must be one of refuse, blackhole` {
 		t.Fatalf("validation: %v", err)
 	}
 	// A kind the world's capabilities cannot inject is a skip with the
-	// kind's reason, before the injector is asked.
+	// kind's reason, before the world's check is asked.
 	r.check = nil
 	pause := faults.Fault{Kind: faults.Container, Target: "master", Action: "pause"}
-	err = s.Arm(context.Background(), []faults.Fault{latency, pause})
+	err = arm(s, r, latency, pause)
 	if u, ok := engine.AsUnsupported(err); !ok || u.Reason != "container target=master action=pause: needs a container world (faultlab run --containers)" {
 		t.Fatalf("container fault without containers: %v", err)
 	}
@@ -150,12 +162,12 @@ func TestWallDueNowAndLateErrors(t *testing.T) {
 	tm := &manualTimer{}
 	r := &recorder{injectErr: errors.New("proxy gone")}
 	tr := trace.New(tm.Now)
-	s := schedule.New(context.Background(), r, tm, tr)
+	s := newScheduler(r, tm, tr)
 	at0 := faults.Fault{Kind: faults.MasterDown, Mode: faults.ModeRefuse}
-	if err := s.Arm(context.Background(), []faults.Fault{at0}); err == nil || !strings.Contains(err.Error(), "proxy gone") {
+	if err := arm(s, r, at0); err == nil || !strings.Contains(err.Error(), "proxy gone") {
 		t.Fatalf("due-now error: %v", err)
 	}
-	if err := s.Arm(context.Background(), []faults.Fault{latency}); err != nil {
+	if err := arm(s, r, latency); err != nil {
 		t.Fatal(err)
 	}
 	tm.advance(6 * time.Second)
