@@ -49,12 +49,10 @@ CI_LABELS ?= !nightly
 SERIAL_PKGS := /realengine$$|/fakeengine$$|/containers|/cmd/faultlab$$
 test: real-engine junit-xsd
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /suites$$ | grep -Ev '$(SERIAL_PKGS)')
-	$(GO) test -p 1 -count=1 -timeout 85m $$($(GO) list ./... | grep -E '$(SERIAL_PKGS)' | grep -v /realengine$$)
-	@# The realengine package and the suites run in two lanes at once
+	@# The packages' tests and the suites run in two lanes at once
 	@# (suites/lanes.sh); the run ends with where the suites' time went and
 	@# each failed spec's message: a CI log cut to its tail still says why.
-	suites/lanes.sh '$(GO)' '$(CI_LABELS)'
+	suites/lanes.sh '$(GO)' '$(CI_LABELS)' '$(SERIAL_PKGS)'
 
 ## test-all: make test with nothing left out: the nightly-labelled specs
 ## and the SGLang agreement at every Mooncake version.

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# lanes.sh GO LABELS — the last part of `make test`: the realengine package
-# and the suites, in two lanes that run at once. Both mostly wait (on
-# Mooncake's timeouts, on Docker), so on two cores they overlap well:
+# lanes.sh GO LABELS SERIAL — the tests of `make test` after vet, in two
+# lanes that run at once. Both mostly wait (on Mooncake's timeouts, on
+# Docker), so on two cores they overlap well:
 #   lane 1: the specs on the real engine in processes: the SGLang agreement
 #           and the real catalog (which share the real catalog's runs,
-#           suites/memo_test.go), duration bands;
-#   lane 2: the realengine package, then every other spec: containers
-#           (container worlds, compose), fake, sim, determinism, explain,
-#           the loader. Lane 1's agreement is the longest part of make
-#           test, so lane 2 takes everything that needs no memo.
+#           suites/memo_test.go), duration bands. The agreement is the
+#           longest part of make test, so lane 1 starts at once;
+#   lane 2: every package's tests (those matching SERIAL, a grep -E of
+#           package paths: real Mooncake, scaled timeouts, Docker, one at a
+#           time after the others ran in parallel; the realengine package
+#           last), then every other spec: containers (container worlds,
+#           compose), fake, sim, determinism, explain, the loader.
 # LABELS is make's CI_LABELS (a Ginkgo label filter; empty = every spec).
 # A lane that passed prints its summary lines, one that failed its whole
 # output (as go test does for a package); the run ends with where the
 # suites' time went and each failed spec's message (suites/failures).
 set -u
-GO=${1:?usage: lanes.sh GO LABELS}
+GO=${1:?usage: lanes.sh GO LABELS SERIAL}
 LABELS=${2-}
+SERIAL=${3:?usage: lanes.sh GO LABELS SERIAL}
 cd "$(dirname "$0")/.." || exit 2
 
 tmp=$(mktemp -d -t faultlab-lanes-XXXXXX) || exit 2
@@ -42,6 +45,12 @@ lane1() {
 		-ginkgo.no-color -ginkgo.label-filter="$(filter "!($LANE2)")" -ginkgo.json-report="$tmp/lane1.json"
 }
 lane2() {
+	local pkgs
+	pkgs=$("$GO" list ./...) || return 1
+	# shellcheck disable=SC2046 # package lists: one word each
+	"$GO" test -count=1 -timeout 20m $(grep -v '/suites$' <<<"$pkgs" | grep -Ev "$SERIAL") || return 1
+	# shellcheck disable=SC2046
+	"$GO" test -p 1 -count=1 -timeout 85m $(grep -E "$SERIAL" <<<"$pkgs" | grep -v '/realengine$') || return 1
 	"$GO" test -count=1 -timeout 20m ./realengine/ -args -ginkgo.label-filter="${LABELS}" || return 1
 	cd suites && "$tmp/suites.test" -test.timeout 85m \
 		-ginkgo.no-color -ginkgo.label-filter="$(filter "($LANE2)")" -ginkgo.json-report="$tmp/lane2.json"
@@ -63,7 +72,7 @@ rc=0
 wait "${pids[0]}"; r1=$?
 show 1 "the suites' specs on real in processes ($(filter "!($LANE2)"))" $r1
 wait "${pids[1]}"; r2=$?
-show 2 "the realengine package, then the suites' other specs ($(filter "($LANE2)"))" $r2
+show 2 "the packages, then the suites' other specs ($(filter "($LANE2)"))" $r2
 pids=()
 [ $r1 = 0 ] && [ $r2 = 0 ] || rc=1
 echo "--- both lanes: $((SECONDS - start)) s"
