@@ -78,14 +78,19 @@ func TestDraftFromLinkedClass(t *testing.T) {
 	}
 }
 
-// The log quotes a Mooncake line the best scenario's model never prints:
-// not reproduced, nothing written, the line named.
+// The log quotes a Mooncake line no model prints: not reproduced,
+// nothing written, and Missing says which release's model lacks the line
+// and which file prints it.
 func TestDraftQuotedLineNotReproduced(t *testing.T) {
-	log := "E1130 12:00:00.000001 77 transfer_metadata.cpp:453] Failed to set location of segment localhost:12345\n" +
+	log := "E1130 12:00:00.000001 77 tcp_transport.cpp:136] Session::writeBody failed. Error: Bad address (value: 14), total_transferred_bytes_: 0\n" +
 		"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
 	dr, sc := draft(t, log)
-	if sc != nil || !slices.Contains(dr.Missing, "the log quotes: Failed to set location of segment") {
-		t.Fatalf("%q\n%s", dr.Missing, dr.YAML)
+	want := "does not print: Session::writeBody failed. Error: Bad address (value (tcp_transport.cpp)"
+	if sc != nil || !slices.Contains(dr.Missing, "the log quotes: Session::writeBody failed. Error: Bad address (value") ||
+		!slices.ContainsFunc(dr.Missing, func(m string) bool {
+			return strings.HasPrefix(m, "the model of Mooncake "+dr.Version+" ") && strings.HasSuffix(m, want)
+		}) {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
 	}
 }
 
