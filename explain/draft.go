@@ -140,7 +140,7 @@ func errorLine(l Line) bool {
 
 // quote is an error line the log quotes that Mooncake printed, as the
 // fragment a run's log can contain, and the file that prints it.
-type quote struct{ Text, File string }
+type quote struct{ Text, File, Line string }
 
 // quotedErrors are the error lines Mooncake printed that a log quotes, as
 // fragments a run's log can contain (mooncakeLine says which lines are
@@ -163,7 +163,7 @@ func quotedErrors(ev Evidence) []quote {
 		}
 		best, file := fragment(l)
 		if len(best) >= 12 && !slices.ContainsFunc(out, func(q quote) bool { return q.Text == best }) {
-			out = append(out, quote{best, file})
+			out = append(out, quote{best, file, l.Text})
 		}
 	}
 	return out
@@ -589,9 +589,10 @@ func unprinted(quoted []quote, logs []string, fp Fingerprints, version string) [
 		if slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(norm(l), want) }) {
 			continue
 		}
-		where := ""
+		// The line as the log has it: what a model must print.
+		where := fmt.Sprintf(" (%q)", short(q.Line, 160))
 		if q.File != "" {
-			where = " (" + q.File + ")"
+			where = fmt.Sprintf(" (%s: %q)", q.File, short(q.Line, 160))
 		}
 		printed := false
 		for k, ls := range fp {

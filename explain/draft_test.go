@@ -85,7 +85,7 @@ func TestDraftQuotedLineNotReproduced(t *testing.T) {
 	log := "E1130 12:00:00.000001 77 tcp_transport.cpp:136] Session::writeBody failed. Error: Bad address (value: 14), total_transferred_bytes_: 0\n" +
 		"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
 	dr, sc := draft(t, log)
-	want := "does not print: Session::writeBody failed. Error: Bad address (value (tcp_transport.cpp)"
+	want := `does not print: Session::writeBody failed. Error: Bad address (value (tcp_transport.cpp: "Session::writeBody failed. Error: Bad address (value: 14), total_transferred_bytes_: 0")`
 	if sc != nil || !slices.Contains(dr.Missing, "the log quotes: Session::writeBody failed. Error: Bad address (value") ||
 		!slices.ContainsFunc(dr.Missing, func(m string) bool {
 			return strings.HasPrefix(m, "the model of Mooncake "+dr.Version+" ") && strings.HasSuffix(m, want)
@@ -269,5 +269,20 @@ func TestDraftAutoDiscoveryCorpusCase(t *testing.T) {
 		sc.Config.Env["MOONCAKE_PROTOCOL"] == nil || *sc.Config.Env["MOONCAKE_PROTOCOL"] != "rdma" ||
 		!slices.Contains(sc.Expect.Logs, "Failed to install RDMA transport, type") {
 		t.Fatalf("%s @%s\n%s", dr.Based, dr.Version, dr.YAML)
+	}
+}
+
+// BenchmarkDraftFromLog is new --from-log on one field log with the
+// catalog's fingerprints computed: explain, then the draft's sim runs (up
+// to MaxDraftTries scenarios at MaxDraftVersions versions each).
+func BenchmarkDraftFromLog(b *testing.B) {
+	cat, fp := allFingerprints(b)
+	cs, err := fieldlogs.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		explain.DraftFromLog(context.Background(), cat, fp, sim.New(), cs[i%len(cs)].Log, explain.DraftOptions{Name: "field/b"})
 	}
 }
