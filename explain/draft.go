@@ -447,7 +447,7 @@ func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerp
 func draftVersions(sc *scenarios.Scenario, first string, r Range) []string {
 	own, _ := sc.Versions("")
 	own = slices.Clone(own)
-	slices.Reverse(own)
+	slices.SortFunc(own, func(a, b string) int { return mooncake.MustVersion(b).Compare(mooncake.MustVersion(a)) })
 	var more []string
 	for _, v := range slices.Backward(mooncake.Versions) {
 		if slices.Contains(own, v) {

@@ -3,6 +3,8 @@ package explain
 import (
 	"slices"
 	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
 func TestSettingsFromLogIPv6Hostname(t *testing.T) {
@@ -83,5 +85,28 @@ func TestSettingsFromLogAutoDiscovery(t *testing.T) {
 		if s["MOONCAKE_PROTOCOL"] != tc.proto || s["MOONCAKE_DEVICE"] != tc.dev {
 			t.Errorf("%q: protocol %q device %q, want %q %q", tc.log, s["MOONCAKE_PROTOCOL"], s["MOONCAKE_DEVICE"], tc.proto, tc.dev)
 		}
+	}
+}
+
+// The versions a draft is tried at without a stated one: the match's,
+// the scenario's own (newest first), then the other releases its
+// constraints admit, those in the log's source range first, six at most.
+func TestDraftVersions(t *testing.T) {
+	cat, err := scenarios.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := cat[slices.IndexFunc(cat, func(s *scenarios.Scenario) bool { return s.Name == "setup/roce-no-suitable-gid" })]
+	got := draftVersions(sc, "0.3.14", Range{Since: "0.3.8.post1"})
+	want := []string{"0.3.14", "0.3.8.post1", "0.3.13.post1", "0.3.13", "0.3.12.post1", "0.3.12"}
+	if !slices.Equal(got, want) {
+		t.Errorf("since 0.3.8.post1: %q, want %q", got, want)
+	}
+	// A log of a release the scenario does not list: the releases in the
+	// range before the scenario's own.
+	got = draftVersions(sc, "", Range{Until: "0.3.7.post2"})
+	want = []string{"0.3.7.post2", "0.3.7.post1", "0.3.7", "0.3.6.post1", "0.3.6", "0.3.5"}
+	if !slices.Equal(got, want) {
+		t.Errorf("until 0.3.7.post2: %q, want %q", got, want)
 	}
 }
