@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
@@ -93,8 +95,28 @@ func settingsFromLog(ev Evidence) map[string]string {
 			s[k] = vs[0]
 		}
 	}
+	// Auto-discovery: Client::InitTransferEngine turns it on for rdma when
+	// no device is named (client_service.cpp, v0.3.8 … v0.3.12.post1; its
+	// two lines), and only TransferEngineImpl::init's auto-discovery branch
+	// prints "Failed to install RDMA transport, type=" (the named devices'
+	// path prints "... with specified devices"). Unless the log states the
+	// switch or a device itself, the draft names none.
+	_, statedDev := ev.Env["MOONCAKE_DEVICE"]
+	_, statedAuto := ev.Env["MC_MS_AUTO_DISC"]
+	if reAutoDiscovery.MatchString(text) && !reDevicesLine.MatchString(text) && !statedDev && !statedAuto {
+		if p, ok := s["MOONCAKE_PROTOCOL"]; !ok || p == "rdma" {
+			s["MOONCAKE_PROTOCOL"] = "rdma"
+			s["MOONCAKE_DEVICE"] = unset
+		}
+	}
 	return s
 }
+
+// unset is a setting the draft must not have (the scenario's own value
+// removed).
+const unset = "\x00unset"
+
+var reAutoDiscovery = regexp.MustCompile(`Failed to install RDMA transport, type=rdma|Transfer engine auto discovery is enabled for protocol: (?i:rdma)|Set auto discovery ON by default for RDMA protocol`)
 
 // ShowsError reports whether a log shows a failure: an exception, a
 // death, an error line. Generous on purpose: it decides that a draft may
@@ -116,43 +138,222 @@ func errorLine(l Line) bool {
 	return l.Level == "E" || l.Level == "F" || reErrorWords.MatchString(l.Text)
 }
 
-// quotedErrors are the error lines a log quotes, as fragments a run's
-// log can contain: each line's longest run of words without an address, a
-// number or an id (the field's, not the model's); an errno ("[12]") stays,
-// it names the error, and a run ending in one wins ("...: Cannot allocate
-// memory [12]"); else the longest, the later on a tie.
-func quotedErrors(ev Evidence) []string {
-	var out []string
+// quote is an error line the log quotes that Mooncake printed, as the
+// fragment a run's log can contain, and the file that prints it.
+type quote struct{ Text, File, Line string }
+
+// quotedErrors are the error lines Mooncake printed that a log quotes, as
+// fragments a run's log can contain (mooncakeLine says which lines are
+// Mooncake's: the caller's own lines, traceback source and the body of a
+// multi-line exception are not, and a death line is expect.dies). A line
+// of a known message family (mooncakeMessages) gives the longest literal
+// part of its format string, or its errno; any other line its longest run
+// of words without an address, a number or an id (the field's, not the
+// model's); an errno ("[12]") stays, it names the error, and a run ending
+// in one wins ("...: Cannot allocate memory [12]"); else the longest, the
+// later on a tie.
+func quotedErrors(ev Evidence) []quote {
+	var out []quote
+	afterFrame := false
 	for _, l := range ev.Lines {
-		// The exception and its traceback are expect.raises, not lines.
-		if !errorLine(l) || raised.MatchString(l.Text) || strings.HasPrefix(l.Text, "File \"") || strings.HasPrefix(l.Text, "Traceback") {
+		frame := afterFrame
+		afterFrame = strings.HasPrefix(l.Text, "File \"")
+		if !errorLine(l) || !mooncakeLine(l, frame) || deathLine(l.Text) != "" {
 			continue
 		}
-		best, bestErrno := "", false
-		var run []string
-		flush := func() {
-			f := strings.Trim(strings.Join(run, " "), ":,;=() ")
-			// A warning's errno is whatever the last failed call left
-			// (PLOG(WARNING) after a size check); an error's is its own.
-			errno := l.Level != "W" && l.Level != "I" && len(run) > 1 && reErrno.MatchString(run[len(run)-1]) && len(f) >= 12
-			if (errno && !bestErrno) || (errno == bestErrno && len(f) >= len(best)) {
-				best, bestErrno = f, errno
-			}
-			run = nil
-		}
-		for _, w := range strings.Fields(l.Text) {
-			if strings.ContainsAny(w, "0123456789") && !reErrno.MatchString(w) {
-				flush()
-				continue
-			}
-			run = append(run, w)
-		}
-		flush()
-		if len(best) >= 12 && !slices.Contains(out, best) {
-			out = append(out, best)
+		best, file := fragment(l)
+		if len(best) >= 12 && !slices.ContainsFunc(out, func(q quote) bool { return q.Text == best }) {
+			out = append(out, quote{best, file, l.Text})
 		}
 	}
 	return out
+}
+
+// fragment is a Mooncake line's most telling part a run can print, and
+// the file that prints it.
+func fragment(l Line) (string, string) {
+	file, _, _ := strings.Cut(path.Base(l.Source), ":")
+	best, bestErrno := "", false
+	consider := func(f string, errno bool) {
+		f = strings.Trim(f, ":,;=() ")
+		if (errno && !bestErrno) || (errno == bestErrno && len(f) >= len(best)) {
+			best, bestErrno = f, errno
+		}
+	}
+	// A warning's errno is whatever the last failed call left
+	// (PLOG(WARNING) after a size check); an error's is its own.
+	ownErrno := l.Level != "W" && l.Level != "I"
+	if m, ok := matchMessage(l.Text); ok {
+		if file == "." || file == "" {
+			file = m.file
+		}
+		for _, p := range m.literals {
+			consider(p, false)
+		}
+		for _, v := range m.errnos {
+			consider(v, ownErrno && reErrnoEnd.MatchString(v))
+		}
+		return best, file
+	}
+	if file == "." {
+		file = ""
+	}
+	var run []string
+	flush := func() {
+		f := strings.Trim(strings.Join(run, " "), ":,;=() ")
+		if len(f) >= 12 || best == "" {
+			consider(f, ownErrno && len(run) > 1 && reErrno.MatchString(run[len(run)-1]) && len(f) >= 12)
+		}
+		run = nil
+	}
+	for _, w := range strings.Fields(l.Text) {
+		if strings.ContainsAny(w, "0123456789") && !reErrno.MatchString(w) {
+			flush()
+			continue
+		}
+		run = append(run, w)
+	}
+	flush()
+	return best, file
+}
+
+var reErrnoEnd = regexp.MustCompile(`\S \[\d+\]$`)
+
+// mooncakeLine reports whether Mooncake printed the line: a glog or
+// easylog line of a C++ file (Mooncake, its RPC library), or a line
+// without a logger's prefix that is one of Mooncake's messages (its
+// subsystem's message prefixes, a known message family). Python loggers'
+// lines (SGLang, vLLM, LMCache: the caller's), traceback source lines
+// (afterFrame: the line after a `File "..."` frame, or a `raise`
+// statement) and the exception with the lines of its message are not.
+func mooncakeLine(l Line, afterFrame bool) bool {
+	switch l.logger {
+	case "glog", "easylog":
+		return !strings.HasSuffix(strings.SplitN(l.Source, ":", 2)[0], ".py")
+	case "":
+		if afterFrame || strings.HasPrefix(l.Text, "raise ") || strings.HasPrefix(l.Text, "File \"") ||
+			strings.HasPrefix(l.Text, "Traceback") || raised.MatchString(l.Text) {
+			return false
+		}
+		_, known := matchMessage(l.Text)
+		return known || l.Subsystem() != ""
+	}
+	return false
+}
+
+// deathLine is the signal a line says the process died of ("" = none):
+// Python's faulthandler, glog's CHECK/FATAL trailer, the shell's report.
+func deathLine(text string) string {
+	for _, d := range deathLines {
+		if d.re.MatchString(text) {
+			return d.sig
+		}
+	}
+	return ""
+}
+
+var deathLines = []struct {
+	re  *regexp.Regexp
+	sig string
+}{
+	{regexp.MustCompile(`^Fatal Python error: Segmentation fault|^Segmentation fault\b|\bSIGSEGV\b`), "SIGSEGV"},
+	// glog prints this trailer after a FATAL line or a failed CHECK, then
+	// abort()s.
+	{regexp.MustCompile(`^\*\*\* Check failure stack trace: \*\*\*|^Fatal Python error: Aborted|^Aborted\b|\bSIGABRT\b`), "SIGABRT"},
+}
+
+// message is one of Mooncake's messages matched in a line: the literal
+// parts of its format string, the values its errno slots took, and the
+// file that prints it.
+type message struct {
+	literals, errnos []string
+	file             string
+}
+
+// mooncakeMessages are format strings of Mooncake's error messages (from
+// the source at the tags; {} a value, {errno} PLOG's strerror and number
+// when the errno is the failed call's own): they tell a line without its
+// logger prefix as Mooncake's, and cut it at its values, words or not (a
+// plugin's name, a device's). A message whose errno is incidental (PLOG
+// after getaddrinfo, which returns its error instead of setting errno)
+// has a plain {} there.
+var mooncakeMessages = func() []struct {
+	re       *regexp.Regexp
+	literals []string
+	errnos   []int
+	file     string
+} {
+	type fam struct{ format, file string }
+	fams := []fam{
+		// transfer_metadata.cpp, transfer_metadata_plugin.cpp (v0.3.4 … v0.3.12.post1)
+		{"Failed to set location of {}", "transfer_metadata.cpp"},
+		{"Failed to register segment descriptor, name {}", "transfer_metadata.cpp"},
+		{"Failed to retrieve segment descriptor, name {}", "transfer_metadata.cpp"},
+		{"Failed to re-publish RPC meta entry for {}", "transfer_metadata.cpp"},
+		{"Unexpected code in http response, {} response code: {}", "transfer_metadata_plugin.cpp"},
+		{"Unable to find metadata storage plugin {} with conn string: {}", "transfer_metadata_plugin.cpp"},
+		{"SocketHandShakePlugin: failed to get IP address of peer server {}, check DNS and /etc/hosts, or use IPv4 address instead{}", "transfer_metadata_plugin.cpp"},
+		// rdma_context.cpp, rdma_transport.cpp, transfer_engine_impl.cpp
+		{"Failed to register memory {}: {errno}", "rdma_context.cpp"},
+		{"Failed to open device {} on port {} with GID {}", "rdma_context.cpp"},
+		{"Failed to query GID {} on {}: {errno}", "rdma_context.cpp"},
+		{"Failed to install RDMA transport with specified devices", "client_service.cpp"},
+		{"Failed to install RDMA transport, type={}", "transfer_engine_impl.cpp"},
+		// client_service.cpp, real_client.cpp (v0.3.8 …), transfer_task.cpp, store_py.cpp
+		{"Failed to initialize transfer engine, rc={}", "client_service.cpp"},
+		{"Failed to create client on port {}, retry {}", "real_client.cpp"},
+		{"Failed to create client after {} retries", "real_client.cpp"},
+		{"Failed to mount segment: {}", "real_client.cpp"},
+		{"Failed to end put operation: {}", "client_service.cpp"},
+		{"Put operation failed with error: {}", "real_client.cpp"},
+		{"Get failed for key: {} with error: {}", "real_client.cpp"},
+		{"Transfer failed for batch {} task {} with status {}", "transfer_task.cpp"},
+		{"Retry: failed to re-publish RPC meta entry to metadata server, rc={}", "client_service.cpp"},
+	}
+	out := make([]struct {
+		re       *regexp.Regexp
+		literals []string
+		errnos   []int
+		file     string
+	}, len(fams))
+	reSlot := regexp.MustCompile(`\{(errno)?\}`)
+	for i, f := range fams {
+		lits := reSlot.Split(f.format, -1)
+		slots := reSlot.FindAllString(f.format, -1)
+		var b strings.Builder
+		b.WriteString("^")
+		for j, lit := range lits {
+			b.WriteString(regexp.QuoteMeta(lit))
+			if j < len(slots) {
+				if slots[j] == "{errno}" {
+					out[i].errnos = append(out[i].errnos, j)
+				}
+				b.WriteString("(.*?)")
+			}
+		}
+		if len(slots) == len(lits)-1 && strings.HasSuffix(f.format, "}") {
+			b.WriteString("$")
+		}
+		out[i].re = regexp.MustCompile(b.String())
+		out[i].literals, out[i].file = lits, f.file
+	}
+	return out
+}()
+
+// matchMessage finds the line's Mooncake message family.
+func matchMessage(text string) (message, bool) {
+	for _, f := range mooncakeMessages {
+		m := f.re.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		msg := message{literals: f.literals, file: f.file}
+		for _, j := range f.errnos {
+			msg.errnos = append(msg.errnos, m[j+1])
+		}
+		return msg, true
+	}
+	return message{}, false
 }
 
 var reErrno = regexp.MustCompile(`^\[\d+\]$`)
@@ -214,16 +415,11 @@ func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerp
 		// the model reproduces the log.
 		versions := []string{diag.MooncakeVersion}
 		if diag.MooncakeVersion == "" {
-			versions = []string{based.Version}
-			if based.Version == "" {
-				vs, _ := sc.Versions("")
-				versions = slices.Clone(vs)
-				slices.Reverse(versions)
-			}
+			versions = draftVersions(sc, based.Version, ev.MooncakeRange)
 		}
 		var first []string
 		for _, v := range versions {
-			out, missing := draftAt(ctx, sc, &based, eng, log, ev, opt.Name, v)
+			out, missing := draftAt(ctx, fp, sc, &based, eng, log, ev, opt.Name, v)
 			if out != nil {
 				dr.YAML, dr.Based, dr.Version, dr.Missing = out, sc.Name, v, nil
 				return dr
@@ -243,13 +439,54 @@ func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerp
 	return dr
 }
 
+// draftVersions are the versions a draft of sc is tried at when the log
+// states none: the catalog match's first, then the scenario's own
+// versions, then the other releases its constraints admit ("*"), newest
+// first; those in the range the log's source files imply before the rest,
+// at most MaxDraftVersions.
+func draftVersions(sc *scenarios.Scenario, first string, r Range) []string {
+	own, _ := sc.Versions("")
+	own = slices.Clone(own)
+	slices.SortFunc(own, func(a, b string) int { return mooncake.MustVersion(b).Compare(mooncake.MustVersion(a)) })
+	var more []string
+	for _, v := range slices.Backward(mooncake.Versions) {
+		if slices.Contains(own, v) {
+			continue
+		}
+		if _, ok := sc.Versions(v); ok {
+			more = append(more, v)
+		}
+	}
+	var in, out []string
+	for _, v := range append(own, more...) {
+		if !r.IsZero() && !r.Contains(v) {
+			out = append(out, v)
+		} else {
+			in = append(in, v)
+		}
+	}
+	vs := []string{}
+	if first != "" {
+		vs = append(vs, first)
+	}
+	for _, v := range append(in, out...) {
+		if !slices.Contains(vs, v) && len(vs) < MaxDraftVersions {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// MaxDraftVersions bounds the versions one scenario is tried at.
+const MaxDraftVersions = 6
+
 // MaxDraftTries is how many of explain's scenario causes new tries, best
 // first, before it gives up.
 const MaxDraftTries = 3
 
 // draftAt builds the draft at one version and runs it; the YAML when the
 // run ends in the log's error, else what it did not reproduce.
-func draftAt(ctx context.Context, sc *scenarios.Scenario, based *Cause, eng engine.Engine, log string, ev Evidence, name, version string) ([]byte, []string) {
+func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based *Cause, eng engine.Engine, log string, ev Evidence, name, version string) ([]byte, []string) {
 	src, err := scenarios.SourceOf(sc)
 	if err != nil {
 		return nil, []string{err.Error()}
@@ -273,9 +510,15 @@ func draftAt(ctx context.Context, sc *scenarios.Scenario, based *Cause, eng engi
 	env := child(config, "env")
 	settings := settingsFromLog(ev)
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
-		setKey(env, k, scalar(settings[k]))
+		if settings[k] == unset {
+			setKey(env, k, nil)
+		} else {
+			setKey(env, k, scalar(settings[k]))
+		}
 	}
-	setKey(config, "env", env)
+	if len(env.Content) > 0 {
+		setKey(config, "env", env)
+	}
 	setKey(root, "config", config)
 
 	exp, quoted, why := expectFromLog(log, ev, sc, version)
@@ -287,17 +530,9 @@ func draftAt(ctx context.Context, sc *scenarios.Scenario, based *Cause, eng engi
 	if ev.SGLangVersion != "" {
 		root.HeadComment += "\nthe log states SGLang " + ev.SGLangVersion
 	}
-	var b strings.Builder
-	b.WriteString(SchemaModeline + "\n")
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		return nil, []string{fmt.Sprintf("encode scenario: %v", err)}
-	}
-	out := []byte(b.String())
-	draft, err := scenarios.Parse(name+".yaml", out)
+	out, draft, err := encodeDraft(root, name)
 	if err != nil {
-		return nil, []string{fmt.Sprintf("the draft does not load (a faultlab bug): %v", err)}
+		return nil, []string{err.Error()}
 	}
 	if e := draft.Expect; e.OK != nil && *e.OK && ShowsError(log, ev) {
 		return nil, []string{"refusing a draft that expects ok for a log that shows an error (a faultlab bug)"}
@@ -306,30 +541,110 @@ func draftAt(ctx context.Context, sc *scenarios.Scenario, based *Cause, eng engi
 	if len(rs) == 0 {
 		return nil, []string{"the draft did not run"}
 	}
+	// Every SGLang release the draft names must end in the log's error:
+	// of a world that models several, the draft keeps those that do (a
+	// release with the fix would be a red run of a written draft).
+	var pass []string
 	r := rs[0]
-	if r.Verdict == scenarios.Pass {
+	for _, x := range rs {
+		if x.Verdict == scenarios.Pass {
+			pass = append(pass, x.SGLangVersion)
+		} else if r.Verdict == scenarios.Pass {
+			r = x
+		}
+	}
+	if len(pass) == len(rs) {
 		return out, nil
+	}
+	if len(pass) > 0 && len(sc.SGLang.Versions) > 0 && !slices.Contains(pass, "") {
+		sg := child(root, "sglang")
+		seq := node(pass)
+		seq.Style = yaml.FlowStyle
+		setKey(sg, "versions", seq)
+		setKey(root, "sglang", sg)
+		root.HeadComment += fmt.Sprintf("\nSGLang %s only: at %s the world does not end in the log's error", strings.Join(pass, ", "), r.SGLangVersion)
+		if out, _, err := encodeDraft(root, name); err == nil {
+			return out, nil
+		}
 	}
 	missing := []string{fmt.Sprintf("%s with the log's settings at Mooncake %s on %s did not end in the log's error: %s %s", sc.Name, version, eng.Name(), r.Verdict, Humanize(r.Reason))}
 	if ex := r.Observed.Exception; ex != nil {
 		missing = append(missing, fmt.Sprintf("the model raised %s: %s", ex.Class, ex.Message))
 	}
 	for _, q := range quoted {
-		missing = append(missing, "the log quotes: "+q)
+		missing = append(missing, "the log quotes: "+q.Text)
 	}
-	return nil, missing
+	return nil, append(missing, unprinted(quoted, r.Observed.Logs, fp, version)...)
 }
 
-// expectFromLog is the draft's expect: the exception the log ends in (or,
-// cut before it, the scenario's own) with its code, and the Mooncake error
-// lines the log quotes. nil, with why, when the log shows an error it can
-// give no expectation for (a draft is never a green for an error), or when
-// only the scenario's own outcome would check the run.
-func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version string) (exp *yaml.Node, quoted []string, why string) {
+// unprinted says which Mooncake lines the log quotes the run did not
+// print: those no catalog world's run on the model prints at that version
+// (a line the model of that release lacks: its fidelity, not the draft's
+// world), then those other worlds print (the draft's world is not the
+// log's).
+func unprinted(quoted []quote, logs []string, fp Fingerprints, version string) []string {
+	var lacks, elsewhere []string
+	for _, q := range quoted {
+		want := norm(q.Text)
+		if slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(norm(l), want) }) {
+			continue
+		}
+		// The line as the log has it: what a model must print.
+		where := fmt.Sprintf(" (%q)", short(q.Line, 160))
+		if q.File != "" {
+			where = fmt.Sprintf(" (%s: %q)", q.File, short(q.Line, 160))
+		}
+		printed := false
+		for k, ls := range fp {
+			if k.Version == version && slices.ContainsFunc(ls, func(l string) bool { return strings.Contains(l, want) }) {
+				printed = true
+				break
+			}
+		}
+		if printed {
+			elsewhere = append(elsewhere, fmt.Sprintf("the run did not print (other worlds of the model of Mooncake %s do): %s%s", version, q.Text, where))
+		} else {
+			lacks = append(lacks, fmt.Sprintf("the model of Mooncake %s does not print: %s%s", version, q.Text, where))
+		}
+	}
+	return append(lacks, elsewhere...)
+}
+
+// encodeDraft writes the draft's YAML and loads it back.
+func encodeDraft(root *yaml.Node, name string) ([]byte, *scenarios.Scenario, error) {
+	var b strings.Builder
+	b.WriteString(SchemaModeline + "\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, nil, fmt.Errorf("encode scenario: %w", err)
+	}
+	out := []byte(b.String())
+	draft, err := scenarios.Parse(name+".yaml", out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the draft does not load (a faultlab bug): %w", err)
+	}
+	return out, draft, nil
+}
+
+// expectFromLog is the draft's expect: the exception the log ends in (or
+// the one a caller's line quotes, or, cut before it, the scenario's own)
+// with its code, the death the log shows, and the Mooncake error lines it
+// quotes. nil, with why, when the log shows an error it can give no
+// expectation for (a draft is never a green for an error), when the log's
+// death is not the scenario's, or when only the scenario's own outcome
+// would check the run.
+func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version string) (exp *yaml.Node, quoted []quote, why string) {
 	var kv []any
 	base := scenarios.ExpectFor(sc.Expect, sc.ByVersion, version)
 	ms := reException.FindAllStringSubmatch(log, -1)
 	quoted = quotedErrors(ev)
+	var lines []string
+	for _, q := range quoted {
+		lines = append(lines, q.Text)
+	}
+	sig, sigLine := logDeath(log, ev)
+	qx, qxOK := callerException(ev)
 	switch {
 	case len(ms) > 0:
 		m := ms[len(ms)-1]
@@ -345,7 +660,28 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 			fmt.Sscan(c[2], &code)
 			kv = append(kv, "codes", mapping(method, code))
 		}
-	case (base.Raises != nil || base.Dies != nil) && len(quoted) == 0:
+	case qxOK:
+		// The exception a caller caught and logged (its own line, not
+		// Mooncake's): the class, and the message exactly when the whole
+		// of it is quoted, else the fragment the run must print.
+		r := mapping("class", qx.class)
+		if qx.exact {
+			setKey(r, "message", scalar(qx.message))
+		} else {
+			lines = append([]string{qx.message}, lines...)
+		}
+		kv = append(kv, "raises", r)
+	case sig != "":
+		// The log's process died. Only a scenario that dies so can stand
+		// for it; its line (a death) is expect.dies, not a log line.
+		switch {
+		case base.Dies == nil || base.Dies.Exit != nil || base.Dies.Signal != sig:
+			return nil, nil, fmt.Sprintf("the log's process died of %s (%s); %s %s", sig, short(sigLine, 60), sc.Name, outcomeOf(base))
+		case len(lines) == 0:
+			return nil, nil, fmt.Sprintf("the log quotes no exception or error line to check a run against, and %s's outcome alone (%s) does not tell causes apart", sc.Name, sig)
+		}
+		kv = append(kv, "dies", mapping("signal", sig))
+	case (base.Raises != nil || base.Dies != nil) && len(lines) == 0:
 		// The outcome would be the scenario's, not the log's, and no line
 		// of the log would check the run: an abort or a cut-short log then
 		// "reproduces" whatever cause ends that way (a glibc heap abort
@@ -363,27 +699,79 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 			kv = append(kv, "codes", codesNode(base.Codes))
 		}
 	case base.Dies != nil:
-		if sig := logSignal(log); sig != "" && sig != base.Dies.Signal {
-			// The log's own death, not the scenario's.
-			return nil, nil, fmt.Sprintf("the log's process died of %s; %s's dies of %s", sig, sc.Name, base.Dies.Signal)
-		}
 		if base.Dies.Exit != nil {
 			kv = append(kv, "dies", mapping("exit", *base.Dies.Exit))
 		} else {
 			kv = append(kv, "dies", mapping("signal", base.Dies.Signal))
 		}
-	case len(quoted) > 0:
+	case len(lines) > 0:
 		// Error lines but the scenario ends well: the lines alone.
 	default:
 		if ShowsError(log, ev) {
-			return nil, nil, "the log shows an error but neither an exception nor an error line explain could turn into an expectation"
+			return nil, nil, "the log shows an error but neither an exception nor a Mooncake error line explain could turn into an expectation"
 		}
 		kv = append(kv, "ok", true)
 	}
-	if len(quoted) > 0 {
-		kv = append(kv, "logs", quoted)
+	if len(lines) > 0 {
+		kv = append(kv, "logs", lines)
 	}
 	return mapping(kv...), quoted, ""
+}
+
+// outcomeOf says how a scenario's run ends, for a refusal.
+func outcomeOf(e scenarios.Expect) string {
+	switch {
+	case e.Dies != nil:
+		return "dies of " + e.Dies.How()
+	case e.Raises != nil:
+		return "raises " + e.Raises.Class + " instead"
+	}
+	return "ends without dying"
+}
+
+// logDeath is the signal the log's process died of and the line that
+// says so ("" = none).
+func logDeath(log string, ev Evidence) (string, string) {
+	for _, l := range ev.Lines {
+		if sig := deathLine(l.Text); sig != "" {
+			return sig, l.Text
+		}
+	}
+	if sig := logSignal(log); sig != "" {
+		return sig, sig
+	}
+	return "", ""
+}
+
+// quotedException is an exception a caller's line quotes.
+type quotedException struct {
+	class, message string
+	exact          bool
+}
+
+var (
+	// pybind11's TypeError for a call no overload accepts (mooncake's
+	// store_py.cpp bindings): the message goes on over several lines.
+	rePybindTypeError = regexp.MustCompile(`\b(\w+)\(\): incompatible function arguments`)
+	// Python's AttributeError for a method the installed binding lacks.
+	reBindingAttr = regexp.MustCompile(`'mooncake\.store\.MooncakeDistributedStore' object has no attribute '\w+'`)
+)
+
+// callerException is the exception a caller's line quotes when the log
+// has no exception line of its own (vLLM's "An error occurred while
+// loading the configuration: setup(): incompatible function arguments",
+// LMCache's "... 'mooncake.store.MooncakeDistributedStore' object has no
+// attribute 'batch_get_buffer'").
+func callerException(ev Evidence) (quotedException, bool) {
+	for _, l := range ev.Lines {
+		if m := rePybindTypeError.FindString(l.Text); m != "" {
+			return quotedException{"TypeError", m, false}, true
+		}
+		if m := reBindingAttr.FindString(l.Text); m != "" {
+			return quotedException{"AttributeError", m, true}, true
+		}
+	}
+	return quotedException{}, false
 }
 
 // logSignal is the signal a log shows its process died of ("" = none).

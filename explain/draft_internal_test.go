@@ -1,6 +1,11 @@
 package explain
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+)
 
 func TestSettingsFromLogIPv6Hostname(t *testing.T) {
 	for _, tc := range []struct{ log, want string }{
@@ -14,5 +19,94 @@ func TestSettingsFromLogIPv6Hostname(t *testing.T) {
 		if got := settingsFromLog(ParseLog(tc.log))["MOONCAKE_LOCAL_HOSTNAME"]; got != tc.want {
 			t.Errorf("%q: MOONCAKE_LOCAL_HOSTNAME %q, want %q", tc.log, got, tc.want)
 		}
+	}
+}
+
+// Only Mooncake's lines become expected lines: the caller's loggers
+// (vLLM, SGLang, LMCache, Python logging), traceback source lines, the
+// body of a multi-line exception and a death line do not; glog and
+// easylog lines of C++ files and unprefixed lines of Mooncake's message
+// families do, cut at the format's values.
+func TestQuotedErrorsMooncakeOnly(t *testing.T) {
+	log := `(Worker_TP1 pid=1) ERROR 11-10 20:25:57 [mooncake_connector.py:329] Failed to transfer KV cache for request cmpl-1: Mooncake transfer failed, ret: -1
+[2025-09-04 01:00:51,159] LMCache ERROR: batch_get_buffer failed: boom
+[2025-06-05 10:48:27 TP7] Mooncake memory registration failed.
+ERROR:root:Failed to connect to the store
+Traceback (most recent call last):
+  File "/sgl/python/sglang/srt/disaggregation/mooncake/transfer_engine.py", line 36, in register
+    raise RuntimeError("Mooncake memory registration failed.")
+raise RuntimeError("Mooncake memory registration failed.")
+RuntimeError: Mooncake memory registration failed.
+    1. (self: mooncake.store.MooncakeDistributedStore, arg0: str) -> int
+Invoked with: <mooncake.store.MooncakeDistributedStore object at 0x7af2a2487430>, None
+Fatal Python error: Segmentation fault
+*** Check failure stack trace: ***
+E0302 09:15:07.980787     7 rdma_context.cpp:81] Failed to open device mlx5_bond_1 on port  with GID -1
+2025-06-06 09:39:00.285457 ERROR    [382] [client_pool.hpp:923] async_resolve failed:Service not found
+Unable to find metadata storage plugin etcd with conn string: etcd://10.72.12.100:2379
+Failed to register memory 0x7fa3ce000000: Input/output error [5]
+SocketHandShakePlugin: failed to get IP address of peer server fd00::12:16051, check DNS and /etc/hosts, or use IPv4 address instead: Resource temporarily unavailable [11]
+Failed to create client on port 14046, retry 20/20
+`
+	var got []string
+	for _, q := range quotedErrors(ParseLog(log)) {
+		got = append(got, q.Text+" @"+q.File)
+	}
+	want := []string{
+		"Failed to open device @rdma_context.cpp",
+		"async_resolve failed:Service not found @client_pool.hpp",
+		"Unable to find metadata storage plugin @transfer_metadata_plugin.cpp",
+		"Input/output error [5] @rdma_context.cpp",
+		// getaddrinfo returns its error: PLOG's errno there is incidental.
+		"SocketHandShakePlugin: failed to get IP address of peer server @transfer_metadata_plugin.cpp",
+		"Failed to create client on port @real_client.cpp",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// Auto-discovery's lines mean no device was named: the draft drops the
+// scenario's MOONCAKE_DEVICE; named devices, or a stated switch, keep it.
+func TestSettingsFromLogAutoDiscovery(t *testing.T) {
+	install := "E0302 09:15:07.980796     7 transfer_engine_impl.cpp:293] Failed to install RDMA transport, type=rdma\n"
+	for _, tc := range []struct {
+		log, proto, dev string
+	}{
+		{install, "rdma", unset},
+		{"I0302 09:15:07.000001 7 client_service.cpp:241] Set auto discovery ON by default for RDMA protocol, since no device names provided\n", "rdma", unset},
+		{"I0302 09:15:07.000001 7 client_service.cpp:292] Using specified RDMA devices: mlx5_1\n" + install, "", "mlx5_1"},
+		{"export MC_MS_AUTO_DISC=1\n" + install, "", ""},
+		{"export MOONCAKE_DEVICE=mlx5_2\n" + install, "", "mlx5_2"},
+		{"export MOONCAKE_PROTOCOL=tcp\n" + install, "tcp", ""},
+		{"E0302 09:15:07.980796 7 client_service.cpp:310] Failed to install RDMA transport with specified devices\n", "", ""},
+	} {
+		s := settingsFromLog(ParseLog(tc.log))
+		if s["MOONCAKE_PROTOCOL"] != tc.proto || s["MOONCAKE_DEVICE"] != tc.dev {
+			t.Errorf("%q: protocol %q device %q, want %q %q", tc.log, s["MOONCAKE_PROTOCOL"], s["MOONCAKE_DEVICE"], tc.proto, tc.dev)
+		}
+	}
+}
+
+// The versions a draft is tried at without a stated one: the match's,
+// the scenario's own (newest first), then the other releases its
+// constraints admit, those in the log's source range first, six at most.
+func TestDraftVersions(t *testing.T) {
+	cat, err := scenarios.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := cat[slices.IndexFunc(cat, func(s *scenarios.Scenario) bool { return s.Name == "setup/roce-no-suitable-gid" })]
+	got := draftVersions(sc, "0.3.14", Range{Since: "0.3.8.post1"})
+	want := []string{"0.3.14", "0.3.8.post1", "0.3.13.post1", "0.3.13", "0.3.12.post1", "0.3.12"}
+	if !slices.Equal(got, want) {
+		t.Errorf("since 0.3.8.post1: %q, want %q", got, want)
+	}
+	// A log of a release the scenario does not list: the releases in the
+	// range before the scenario's own.
+	got = draftVersions(sc, "", Range{Until: "0.3.7.post2"})
+	want = []string{"0.3.7.post2", "0.3.7.post1", "0.3.7", "0.3.6.post1", "0.3.6", "0.3.5"}
+	if !slices.Equal(got, want) {
+		t.Errorf("until 0.3.7.post2: %q, want %q", got, want)
 	}
 }

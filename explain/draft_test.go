@@ -78,14 +78,19 @@ func TestDraftFromLinkedClass(t *testing.T) {
 	}
 }
 
-// The log quotes a Mooncake line the best scenario's model never prints:
-// not reproduced, nothing written, the line named.
+// The log quotes a Mooncake line no model prints: not reproduced,
+// nothing written, and Missing says which release's model lacks the line
+// and which file prints it.
 func TestDraftQuotedLineNotReproduced(t *testing.T) {
-	log := "E1130 12:00:00.000001 77 transfer_metadata.cpp:453] Failed to set location of segment localhost:12345\n" +
+	log := "E1130 12:00:00.000001 77 tcp_transport.cpp:136] Session::writeBody failed. Error: Bad address (value: 14), total_transferred_bytes_: 0\n" +
 		"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
 	dr, sc := draft(t, log)
-	if sc != nil || !slices.Contains(dr.Missing, "the log quotes: Failed to set location of segment") {
-		t.Fatalf("%q\n%s", dr.Missing, dr.YAML)
+	want := `does not print: Session::writeBody failed. Error: Bad address (value (tcp_transport.cpp: "Session::writeBody failed. Error: Bad address (value: 14), total_transferred_bytes_: 0")`
+	if sc != nil || !slices.Contains(dr.Missing, "the log quotes: Session::writeBody failed. Error: Bad address (value") ||
+		!slices.ContainsFunc(dr.Missing, func(m string) bool {
+			return strings.HasPrefix(m, "the model of Mooncake "+dr.Version+" ") && strings.HasSuffix(m, want)
+		}) {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
 	}
 }
 
@@ -206,5 +211,78 @@ func TestDraftOutcomeAloneNotWritten(t *testing.T) {
 		return strings.Contains(m, "quotes no exception or error line to check a run against")
 	}) {
 		t.Fatalf("reason: %q", dr.Missing)
+	}
+}
+
+// A death line is the draft's expect.dies when the world dies so, with
+// the Mooncake line that checks it; a world that does not die so is
+// refused, the death named.
+func TestDraftDeathLine(t *testing.T) {
+	plugin := "E0101 00:00:00.000001 7 transfer_metadata_plugin.cpp:579] Unable to find metadata storage plugin etcd with conn string: etcd://10.72.12.100:2379\n"
+	dr, sc := draft(t, plugin+"*** Check failure stack trace: ***\n")
+	if sc == nil || dr.Based != "setup/metadata-plugin-missing" || sc.Expect.Dies == nil || sc.Expect.Dies.Signal != "SIGABRT" ||
+		sc.Expect.Raises != nil || !slices.Equal(sc.Expect.Logs, []string{"Unable to find metadata storage plugin"}) {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+	dr, sc = draft(t, plugin+"Fatal Python error: Segmentation fault\n")
+	if sc != nil || !slices.ContainsFunc(dr.Missing, func(m string) bool {
+		return strings.HasPrefix(m, "the log's process died of SIGSEGV (Fatal Python error: Segmentation fault); setup/metadata-plugin-missing dies of SIGABRT")
+	}) {
+		t.Fatalf("%q\n%s", dr.Missing, dr.YAML)
+	}
+}
+
+// A vLLM log of the pybind TypeError (field corpus mooncake-476): its
+// lines are vLLM's and the exception's body, so the draft expects the
+// exception they quote, not them.
+func TestDraftCallerQuotedException(t *testing.T) {
+	log := "ERROR 06-12 13:12:27 [mooncake_store.py:97] An error occurred while loading the configuration: setup(): incompatible function arguments. The following argument types are supported:\n" +
+		"ERROR 06-12 13:12:27 [mooncake_store.py:97]     1. (self: mooncake.store.MooncakeDistributedStore, arg0: str, arg1: str, arg2: int, arg3: int, arg4: str, arg5: str, arg6: str) -> int\n" +
+		"ERROR 06-12 13:12:27 [mooncake_store.py:97] Invoked with: <mooncake.store.MooncakeDistributedStore object at 0x7af2a2487430>, None, '192.168.1.10:2379', 3355443200, 1073741824, 'rdma', 'erdma_0', None\n"
+	dr, sc := draft(t, log)
+	if sc == nil || dr.Based != "setup/missing-config-none" || sc.Expect.Raises == nil || sc.Expect.Raises.Class != "TypeError" ||
+		sc.Expect.Raises.Message != nil || !slices.Equal(sc.Expect.Logs, []string{"setup(): incompatible function arguments"}) {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+	// LMCache calling a method the installed binding lacks: the
+	// AttributeError, exactly; the version-skew world raises otherwise.
+	dr, sc = draft(t, "[2025-09-04 01:00:51,159] LMCache ERROR: batch_get_buffer failed: 'mooncake.store.MooncakeDistributedStore' object has no attribute 'batch_get_buffer' (mooncakestore_connector.py:360)\n")
+	if sc != nil || !slices.ContainsFunc(dr.Missing, func(m string) bool { return strings.Contains(m, "expected exception class AttributeError") }) {
+		t.Fatalf("%q\n%s", dr.Missing, dr.YAML)
+	}
+}
+
+// A RoCE log of the auto-discovery path (field corpus mooncake-1593, no
+// version stated): the draft names no device, runs at a release whose
+// model prints the install line, and expects the Mooncake lines only.
+func TestDraftAutoDiscoveryCorpusCase(t *testing.T) {
+	cs, err := fieldlogs.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(cs, func(c fieldlogs.Case) bool { return c.ID == "mooncake-1593-no-suitable-gid" })
+	dr, sc := draft(t, cs[i].Log)
+	if sc == nil {
+		t.Fatalf("not written: %q", dr.Missing)
+	}
+	if _, named := sc.Config.Env["MOONCAKE_DEVICE"]; named || dr.Based != "setup/roce-no-suitable-gid" || dr.Version != "0.3.12.post1" ||
+		sc.Config.Env["MOONCAKE_PROTOCOL"] == nil || *sc.Config.Env["MOONCAKE_PROTOCOL"] != "rdma" ||
+		!slices.Contains(sc.Expect.Logs, "Failed to install RDMA transport, type") {
+		t.Fatalf("%s @%s\n%s", dr.Based, dr.Version, dr.YAML)
+	}
+}
+
+// BenchmarkDraftFromLog is new --from-log on one field log with the
+// catalog's fingerprints computed: explain, then the draft's sim runs (up
+// to MaxDraftTries scenarios at MaxDraftVersions versions each).
+func BenchmarkDraftFromLog(b *testing.B) {
+	cat, fp := allFingerprints(b)
+	cs, err := fieldlogs.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		explain.DraftFromLog(context.Background(), cat, fp, sim.New(), cs[i%len(cs)].Log, explain.DraftOptions{Name: "field/b"})
 	}
 }

@@ -26,6 +26,10 @@ type Line struct {
 	// At is the time of day the line carries (0 when none).
 	At    time.Duration `json:"-"`
 	timed bool
+	// logger is the prefix format the line had: glog or easylog (C++:
+	// Mooncake and its RPC library), vllm or sglang (Python callers), ""
+	// for a line without one.
+	logger string
 }
 
 // Evidence is what a pasted field log states: its lines, the versions and
@@ -72,7 +76,10 @@ var (
 	// vLLM/LMCache: "(Worker ...) ERROR 06-12 13:12:27 [file.py:97] text"
 	reVLLM = regexp.MustCompile(`^(?:\([^)]*\)\s*)*(INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d (\d\d):(\d\d):(\d\d) \[([\w.\-]+:\d+)\] ?(.*)$`)
 	// coro_rpc's easylog: "2025-06-06 09:39:00.285457 ERROR    [382] [file.hpp:923] text"
-	reEasylog = regexp.MustCompile(`^\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d)\.\d+ (ERROR|WARN|WARNING|INFO|DEBUG)\s+\[\d+\] \[([\w.\-]+:\d+)\] ?(.*)$`)
+	// Other Python loggers' prefixes: "[2025-09-04 01:00:51,159] LMCache
+	// ERROR: ...", logging's default "ERROR:root:...", uvicorn's "INFO:".
+	reCallerPrefix = regexp.MustCompile(`^(\[\d{4}-\d\d-\d\d[^\]]*\]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:)`)
+	reEasylog      = regexp.MustCompile(`^\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d)\.\d+ (ERROR|WARN|WARNING|INFO|DEBUG)\s+\[\d+\] \[([\w.\-]+:\d+)\] ?(.*)$`)
 
 	reEnv      = regexp.MustCompile(`(?:^|[\s;'"])((?:MOONCAKE|MC)_[A-Z0-9_]+)=("[^"]*"|'[^']*'|[^\s;'"]+)`)
 	reEnvColon = regexp.MustCompile(`^\s*-?\s*name:\s*((?:MOONCAKE|MC)_[A-Z0-9_]+)\s*$`)
@@ -114,18 +121,22 @@ func ParseLog(log string) Evidence {
 		l := Line{N: i + 1, Text: strings.TrimSpace(t)}
 		if m := reGlog.FindStringSubmatch(t); m != nil {
 			l.Level, l.Source, l.Text = m[1], m[6], strings.TrimSpace(m[7])
-			l.At, l.timed = clock(m[2], m[3], m[4]), true
+			l.At, l.timed, l.logger = clock(m[2], m[3], m[4]), true, "glog"
 		} else if m := reGlogBare.FindStringSubmatch(t); m != nil {
-			l.Level, l.Source, l.Text = m[1], m[2], strings.TrimSpace(m[3])
+			l.Level, l.Source, l.Text, l.logger = m[1], m[2], strings.TrimSpace(m[3]), "glog"
 		} else if m := reEasylog.FindStringSubmatch(t); m != nil {
 			l.Level, l.Source, l.Text = m[4][:1], m[5], strings.TrimSpace(m[6])
-			l.At, l.timed = clock(m[1], m[2], m[3]), true
+			l.At, l.timed, l.logger = clock(m[1], m[2], m[3]), true, "easylog"
 		} else if m := reVLLM.FindStringSubmatch(t); m != nil {
 			l.Level, l.Source, l.Text = m[1][:1], m[5], strings.TrimSpace(m[6])
-			l.At, l.timed = clock(m[2], m[3], m[4]), true
+			l.At, l.timed, l.logger = clock(m[2], m[3], m[4]), true, "vllm"
 		} else if m := reSGLang.FindStringSubmatch(t); m != nil {
 			l.Text = strings.TrimSpace(m[4])
-			l.At, l.timed = clock(m[1], m[2], m[3]), true
+			l.At, l.timed, l.logger = clock(m[1], m[2], m[3]), true, "sglang"
+		} else if reCallerPrefix.MatchString(t) {
+			// Another logger's line (LMCache's "[date,ms] LMCache ERROR:",
+			// Python logging's "ERROR:root:"): kept whole, the caller's.
+			l.logger = "caller"
 		}
 		if l.Text == "" {
 			continue

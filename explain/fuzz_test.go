@@ -1,11 +1,14 @@
 package explain_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/explain"
 	"github.com/mooncake-faultlab/faultlab/fieldlogs"
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/sim"
 )
 
 // FuzzDiagnose: whatever is pasted, explain answers without panicking
@@ -42,6 +45,39 @@ func FuzzDiagnose(f *testing.F) {
 		}
 		if (d.Verdict == "cause") != (len(d.Causes) > 0) {
 			t.Fatalf("verdict %s with %d causes", d.Verdict, len(d.Causes))
+		}
+	})
+}
+
+// FuzzDraftFromLog: whatever is pasted, new --from-log answers without
+// panicking, and a draft it writes for a log that shows an error checks
+// that error (an exception, a death or a line; never ok).
+func FuzzDraftFromLog(f *testing.F) {
+	cs, err := fieldlogs.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range cs {
+		f.Add(c.Log)
+	}
+	f.Add("Unable to find metadata storage plugin  with conn string: \n*** Check failure stack trace: ***\n")
+	f.Add("Failed to register memory : [\nSocketHandShakePlugin: failed to get IP address of peer server , check DNS and /etc/hosts, or use IPv4 address instead\n")
+	cat, fp := allFingerprints(f)
+	f.Fuzz(func(t *testing.T, log string) {
+		dr := explain.DraftFromLog(context.Background(), cat, fp, sim.New(), log, explain.DraftOptions{Name: "field/fuzz"})
+		if !dr.Written() {
+			if len(dr.Missing) == 0 {
+				t.Fatal("nothing written and no reason")
+			}
+			return
+		}
+		sc, err := scenarios.Parse("fuzz.yaml", dr.YAML)
+		if err != nil {
+			t.Fatalf("the draft does not load: %v\n%s", err, dr.YAML)
+		}
+		if e := sc.Expect; explain.ShowsError(log, explain.ParseLog(log)) &&
+			((e.OK != nil && *e.OK) || (e.Raises == nil && e.Dies == nil && len(e.Logs) == 0)) {
+			t.Fatalf("a green draft for a log that shows an error:\n%s", dr.YAML)
 		}
 	})
 }
