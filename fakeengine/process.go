@@ -81,7 +81,7 @@ func (w *World) newProcessLocked(spec engine.NodeSpec, env map[string]string) *P
 		w.nextPID++
 		id = w.nextPID
 	}
-	p := &Process{w: w, id: id, node: spec.Name, spec: spec, env: maps.Clone(env), mem: hostmem.New(w.profile, spec.HugepagesBytes).WithRAM(spec.RAMBytes)}
+	p := &Process{w: w, id: id, node: spec.Name, spec: spec, env: maps.Clone(env), mem: hostmem.New(w.profile, spec.HugepagesBytes).WithRAM(spec.RAMBytes).WithGPU(spec.GPU != nil)}
 	p.ctx, p.cancel = context.WithCancel(w.ctx)
 	w.procs = append(w.procs, p)
 	return p
