@@ -210,6 +210,13 @@ type MasterReplacer interface {
 	ReplaceMaster(ctx context.Context, version string) error
 }
 
+// GPUChanger is a World whose nodes' GPU setup can change between phases
+// (a remedy's gpus: nvidia_peermem loaded, a driver with dma-buf):
+// processes started afterwards see the new setup.
+type GPUChanger interface {
+	SetGPU(ctx context.Context, node string, gpu GPUSpec) error
+}
+
 // MasterVersion is the release mooncake_master runs.
 func (s WorldSpec) MasterVersion() string {
 	if s.Master != nil && s.Master.Version != "" {
