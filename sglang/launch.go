@@ -94,7 +94,7 @@ type Launch struct {
 	// DeviceKVPool is the GPU KV pool's bytes (k and v buffers, one
 	// allocation each, engine.AllocCUDA); only BackendDirectLinker reads it.
 	DeviceKVPool int64
-	Trace         *trace.Trace
+	Trace        *trace.Trace
 	// Seed derives this process's random choices (the warmup key's uuid4)
 	// through math/rand/v2 PCG; same seed, same keys.
 	Seed uint64
