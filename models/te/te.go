@@ -432,13 +432,10 @@ func (e *Engine) gidIndex() int {
 }
 
 // withNvidiaPeermem is Environ::GetBool("WITH_NVIDIA_PEERMEM", false)
-// (environ.cpp v0.3.11:28-36): 1, true, on or yes in any case.
+// (0.3.11+; the knob table's GetBool: 1, true, on or yes in any case).
 func (e *Engine) withNvidiaPeermem() bool {
-	switch strings.ToLower(e.cfg.Env["WITH_NVIDIA_PEERMEM"]) {
-	case "1", "true", "on", "yes":
-		return true
-	}
-	return false
+	v, ok := e.cfg.Env["WITH_NVIDIA_PEERMEM"]
+	return mooncake.ParseKnob(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM", v, ok).On
 }
 
 // dmaBufUsable is openRdmaDevice's DMA-BUF check in the CUDA build from
