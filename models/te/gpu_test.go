@@ -69,3 +69,25 @@ func TestGPURegistration(t *testing.T) {
 		})
 	}
 }
+
+// GPU pages are not RLIMIT_MEMLOCK's: a GPU buffer registered through
+// peermem leaves the limit to host buffers.
+func TestGPUMemlock(t *testing.T) {
+	ctx := context.Background()
+	var logs []string
+	e := te.New(te.Config{Profile: mooncake.MustProfile("0.3.10.post1"),
+		Host: te.Host{Name: "h", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}, MemlockBytes: 0x2000, GPU: &engine.GPUSpec{Count: 1, Peermem: true}},
+		Log:  mlog.Func(func(_, text string) { logs = append(logs, text) })})
+	if err := e.InitStore(ctx, "h:1", te.P2PHandshake, "rdma", strp("mlx5_0")); err != nil {
+		t.Fatal(err)
+	}
+	if rc := e.RegisterLocalMemory(ctx, 1<<40, 1<<30, false); rc != 0 {
+		t.Fatalf("GPU: rc = %d (logs %q)", rc, logs)
+	}
+	if rc := e.RegisterLocalMemory(ctx, 0x1000, 0x2000, false); rc != 0 {
+		t.Fatalf("host buffer within the limit: rc = %d (logs %q)", rc, logs)
+	}
+	if rc := e.RegisterLocalMemory(ctx, 0x10000, 0x1000, false); rc != mooncake.ERR_CONTEXT {
+		t.Fatalf("host buffer past the limit: rc = %d, want %d (logs %q)", rc, mooncake.ERR_CONTEXT, logs)
+	}
+}

@@ -1000,7 +1000,7 @@ func (e *Engine) registerRDMA(r *region) int {
 			if p.RegisterRollback {
 				for j, m := range e.nics[:i] {
 					m.release(r.pins[j])
-					e.pinned -= r.pins[j].size
+					e.pinned -= r.pins[j].locked
 				}
 			}
 			// Otherwise the earlier contexts' MRs stay registered and
@@ -1008,9 +1008,12 @@ func (e *Engine) registerRDMA(r *region) int {
 			return mooncake.ERR_CONTEXT
 		}
 		pn := pin{size: size, mrs: chunks}
+		if !hostmem.IsDevice(r.addr) { // GPU pages are not RLIMIT_MEMLOCK's
+			pn.locked = size
+		}
 		r.pins = append(r.pins, pn)
 		n.take(pn)
-		e.pinned += size
+		e.pinned += pn.locked
 		r.chunks = max(r.chunks, chunks)
 	}
 	return 0
@@ -1020,6 +1023,8 @@ func (e *Engine) registerRDMA(r *region) int {
 type pin struct {
 	size int64
 	mrs  int
+	// locked is what it charges to RLIMIT_MEMLOCK (size; 0 for GPU memory).
+	locked int64
 }
 
 func (n *nic) take(p pin)    { n.mrs += p.mrs; n.pinned += p.size; n.regBytes += p.size }
@@ -1028,7 +1033,7 @@ func (n *nic) release(p pin) { n.mrs -= p.mrs; n.pinned -= p.size; n.regBytes -=
 func (e *Engine) unpin(r region) {
 	for i, p := range r.pins {
 		e.nics[i].release(p)
-		e.pinned -= p.size
+		e.pinned -= p.locked
 	}
 }
 
