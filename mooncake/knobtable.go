@@ -158,7 +158,7 @@ var Knobs = []Knob{
 		Rules: []Rule{{
 			Parse:   ParseGetBool,
 			Invalid: "1/true/on/yes (any case) on, anything else off; read only by the CUDA build (a node with a gpu)",
-			Source:  "v0.3.11 mooncake-common/src/environ.cpp:28-36,84; rdma_context.cpp:244-251; v0.3.12.post1 rdma_context.cpp:399-405",
+			Source:  "v0.3.11 mooncake-common/src/environ.cpp:28-36,84; rdma_context.cpp:247-252; v0.3.12.post1 rdma_context.cpp:401-405",
 		}},
 		Samples: map[string][]string{
 			"valid":    {"1", "Yes"},

@@ -317,7 +317,7 @@ type Profile struct {
 	// the env WITH_NVIDIA_PEERMEM is true, and openRdmaDevice refuses an
 	// RNIC when a GPU mapped to it lacks DMA_BUF_SUPPORTED ("DMA BUF
 	// supported required for GPU RDMA without nvidia-peermem on GPU device
-	// N mapped to RNIC X"; rdma_context.cpp v0.3.11:235-330 and :656-740,
+	// N mapped to RNIC X"; rdma_context.cpp v0.3.11:233-330 and :663-740,
 	// environ.cpp v0.3.11:84). Before, the compile option
 	// WITH_NVIDIA_PEERMEM defaulted ON (common.cmake v0.3.6:74 …
 	// v0.3.10.post1:105) and no release workflow turned it off, so the

@@ -439,7 +439,7 @@ func (e *Engine) withNvidiaPeermem() bool {
 }
 
 // dmaBufUsable is openRdmaDevice's DMA-BUF check in the CUDA build from
-// 0.3.11 (rdma_context.cpp v0.3.11:656-740, v0.3.12.post1:1265-1305):
+// 0.3.11 (rdma_context.cpp v0.3.11:663-740, v0.3.12.post1:1233-1310):
 // unless WITH_NVIDIA_PEERMEM, every GPU the local topology maps to the RNIC
 // (here all of them) must support dma-buf, or the device does not open and
 // construct prints "Failed to open device". Before 0.3.11 the wheels are
