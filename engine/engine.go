@@ -76,6 +76,9 @@ const (
 	AllocDefault     = "default"
 	AllocHugepage    = "hugepage"
 	AllocMooncakeShm = "mooncake-shm"
+	// AllocCUDA is device memory of GPU 0 (torch.empty(..., device="cuda")),
+	// on nodes with a GPU only.
+	AllocCUDA = "cuda"
 )
 
 // Buffer is a host memory region: what tensor.data_ptr() and nbytes give.
@@ -207,6 +210,13 @@ type MasterReplacer interface {
 	ReplaceMaster(ctx context.Context, version string) error
 }
 
+// GPUChanger is a World whose nodes' GPU setup can change between phases
+// (a remedy's gpus: nvidia_peermem loaded, a driver with dma-buf):
+// processes started afterwards see the new setup.
+type GPUChanger interface {
+	SetGPU(ctx context.Context, node string, gpu GPUSpec) error
+}
+
 // MasterVersion is the release mooncake_master runs.
 func (s WorldSpec) MasterVersion() string {
 	if s.Master != nil && s.Master.Version != "" {
@@ -309,6 +319,23 @@ type NodeSpec struct {
 	// ShmBytes is /dev/shm of the node's containers (0 = a host's);
 	// container worlds only.
 	ShmBytes int64
+	// GPU is the node's NVIDIA GPUs; nil = none. A node with GPUs runs
+	// Mooncake's CUDA build (the wheel SGLang installs on GPU hosts).
+	GPU *GPUSpec
+}
+
+// GPUSpec is a node's GPUs and what GPUDirect RDMA they support.
+type GPUSpec struct {
+	// Count is the number of GPUs (CUDA devices 0 … Count-1), each
+	// reachable from every RNIC in the topology.
+	Count int
+	// Peermem: the nvidia_peermem kernel module is loaded, so ibv_reg_mr
+	// accepts a GPU address; without it the kernel rejects one with
+	// EFAULT (Bad address).
+	Peermem bool
+	// DmaBuf: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED (driver and kernel
+	// export GPU memory as a dma-buf that ibv_reg_dmabuf_mr imports).
+	DmaBuf bool
 }
 
 // RDMADevice is one RNIC as ibv_query_device reports it.

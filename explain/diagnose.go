@@ -175,7 +175,12 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		if pts <= 0 && len(evid) == 0 {
 			continue
 		}
-		if sc := linked(catalog, cl, d.MooncakeVersion); sc != nil {
+		if sc := linked(catalog, cl, d.MooncakeVersion, func(name string) float64 {
+			if j, ok := byName[name]; ok {
+				return all[j].Points
+			}
+			return math.Inf(-1)
+		}); sc != nil {
 			// A field class the catalog reproduces: its points go to the
 			// scenario, whose remedy a run verified.
 			evid = append([]string{"field class " + cl.Name + ": " + cl.Cause}, evid...)
@@ -440,23 +445,26 @@ func prints(fp Fingerprints, c Cause, line string) bool {
 }
 
 // linked is the catalog scenario a class links that runs at version
-// (the first that does; with no version, or none that does, the first the
-// catalog has). nil: none, or a catalog given with --catalog lacks them.
-func linked(catalog []*scenarios.Scenario, cl Class, version string) *scenarios.Scenario {
-	var first *scenarios.Scenario
+// (the first that does). With no version, or none that does, the one the
+// log's own lines already favour (most points: a DMA-BUF line names the
+// DMA-BUF world, not the first one listed), ties to the first the catalog
+// has. nil: none, or a catalog given with --catalog lacks them.
+func linked(catalog []*scenarios.Scenario, cl Class, version string, points func(name string) float64) *scenarios.Scenario {
+	var best *scenarios.Scenario
+	bestPts := math.Inf(-1)
 	for _, n := range cl.Scenarios {
 		sc := find(catalog, n)
 		if sc == nil {
 			continue
 		}
-		if first == nil {
-			first = sc
-		}
 		if _, ok := sc.Versions(version); ok && version != "" {
 			return sc
 		}
+		if p := points(n); best == nil || p > bestPts {
+			best, bestPts = sc, p
+		}
 	}
-	return first
+	return best
 }
 
 func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {

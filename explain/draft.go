@@ -504,7 +504,11 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		setKey(root, k, nil)
 	}
 	setKey(root, "summary", scalar("Field report: "+firstLine(log)))
-	setKey(root, "labels", node([]string{"field"}))
+	labels := []string{"field"}
+	if sc.HasLabel(scenarios.LabelNeedsGPU) { // the loader requires it of a world with GPUs
+		labels = append(labels, scenarios.LabelNeedsGPU)
+	}
+	setKey(root, "labels", node(labels))
 	setKey(root, "mooncake", mapping("versions", []string{version}))
 	config := child(root, "config")
 	env := child(config, "env")

@@ -468,6 +468,34 @@ func cause(summary string) string {
 	return s
 }
 
+// gpuRemedy says what a remedy's gpus change on node n, in the words of
+// the fix on the host.
+func gpuRemedy(sc *scenarios.Scenario, n string, g scenarios.GPU) []string {
+	var was scenarios.GPU
+	for _, node := range sc.Topology.Nodes {
+		if node.Name == n && node.GPU != nil {
+			was = *node.GPU
+		}
+	}
+	var out []string
+	switch {
+	case g.Peermem && !was.Peermem:
+		out = append(out, "on "+n+" load nvidia_peermem (modprobe nvidia_peermem)")
+	case !g.Peermem && was.Peermem:
+		out = append(out, "on "+n+" unload nvidia_peermem")
+	}
+	switch {
+	case g.DmaBuf && !was.DmaBuf:
+		out = append(out, "on "+n+" a GPU driver and kernel with dma-buf")
+	case !g.DmaBuf && was.DmaBuf:
+		out = append(out, "on "+n+" GPUs without dma-buf")
+	}
+	if max(g.Count, 1) != max(was.Count, 1) {
+		out = append(out, fmt.Sprintf("on %s %d GPUs", n, max(g.Count, 1)))
+	}
+	return out
+}
+
 // Remedy describes the fix the scenario's remedy phase verified: what it
 // changed and what was then observed.
 func Remedy(sc *scenarios.Scenario) string {
@@ -520,6 +548,9 @@ func Remedy(sc *scenarios.Scenario) string {
 			d += ", draft pool of its own (" + hp.Draft.Allocator + ")"
 		}
 		parts = append(parts, d)
+	}
+	for _, n := range slices.Sorted(maps.Keys(r.GPUs)) {
+		parts = append(parts, gpuRemedy(sc, n, r.GPUs[n])...)
 	}
 	if r.Steps != nil {
 		var ss []string

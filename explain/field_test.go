@@ -175,9 +175,10 @@ func TestFieldCorpus(t *testing.T) {
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines
 		// (caller lines, traceback source and exception bodies dropped,
-		// deaths as dies) and auto-discovery drops the named device.
-		{"tuning reproduced", tun.reproduced, 6},
-		{"tuning reproduced from the right cause", tun.reproRight, 5},
+		// deaths as dies) and auto-discovery drops the named device; 8
+		// since the GPU worlds (register/gpu-*).
+		{"tuning reproduced", tun.reproduced, 8},
+		{"tuning reproduced from the right cause", tun.reproRight, 7},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}

@@ -29,6 +29,9 @@ var Texts = []Text{
 	{"RuntimeError", `\[TP[0-9]+\] Warmup put failed after [0-9]+ attempts, Transfer Engine might not be ready`, "sglang mooncake_store.py warmup()"},
 	{"RuntimeError", regexp.QuoteMeta("MooncakeStore with standalone_storage=True requires MooncakeHostTensorAllocator. Please set standalone_storage=False or upgrade Mooncake by 'pip install mooncake-transfer-engine --upgrade'."), "sglang mooncake_store.py __init__ standalone branch"},
 	{"RuntimeError", regexp.QuoteMeta("The installed Mooncake version does not support tenant_id in MooncakeDistributedStore.setup(). Please upgrade Mooncake to use non-default Mooncake tenants with SGLang."), "sglang mooncake_store.py kwarg fallback loop (tenant_id)"},
+	// sglang mooncake_direct_linker.py (0.5.19+): GPU KV buffers.
+	{"RuntimeError", `Failed to register GPU KV buffer with Mooncake, error code: ` + num + `\.`, "sglang mooncake_direct_linker.py register_buffers"},
+	{"AttributeError", regexp.QuoteMeta("'NoneType' object has no attribute 'allocator'"), "sglang mooncake_store.py standalone branch with the direct linker's mem_pool=None"},
 	{"ValueError", `Failed to create storage backend: .*`, "sglang hicache_storage.py StorageBackendFactory.create_backend wraps the backend's error"},
 	{"ValueError", regexp.QuoteMeta("Either master_server_address or client_server_address is required in extra_config"), "sglang mooncake_store.py MooncakeStoreConfig.load_from_extra_config"},
 	{"ValueError", regexp.QuoteMeta("Either the environment variable 'MOONCAKE_MASTER' or 'MOONCAKE_CLIENT' is not set."), "sglang mooncake_store.py MooncakeStoreConfig.load_from_env"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,7 +82,7 @@ func (w *World) newProcessLocked(spec engine.NodeSpec, env map[string]string) *P
 		w.nextPID++
 		id = w.nextPID
 	}
-	p := &Process{w: w, id: id, node: spec.Name, spec: spec, env: maps.Clone(env), mem: hostmem.New(w.profile, spec.HugepagesBytes).WithRAM(spec.RAMBytes)}
+	p := &Process{w: w, id: id, node: spec.Name, spec: spec, env: maps.Clone(env), mem: hostmem.New(w.profile, spec.HugepagesBytes).WithRAM(spec.RAMBytes).WithGPU(spec.GPU != nil)}
 	p.ctx, p.cancel = context.WithCancel(w.ctx)
 	w.procs = append(w.procs, p)
 	return p
@@ -383,4 +384,20 @@ func (w *World) endpointOwnerLocked(from, endpoint string) (*Process, bool) {
 		return p, ok
 	}
 	return best.p, true
+}
+
+// SetGPU implements engine.GPUChanger: processes started afterwards see
+// the node's new GPU setup (a remedy's gpus: modprobe nvidia_peermem).
+func (w *World) SetGPU(_ context.Context, node string, gpu engine.GPUSpec) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	nodes := slices.Clone(w.spec.Nodes) // the spec's slice is the runner's
+	for i := range nodes {
+		if nodes[i].Name == node {
+			nodes[i].GPU = &gpu
+			w.spec.Nodes = nodes
+			return nil
+		}
+	}
+	return fmt.Errorf("fake engine: remedy gpus: no node %q in the topology", node)
 }

@@ -48,6 +48,9 @@ const (
 	ParsePresence Parse = "presence"
 	// ParseWords: "false", "0", "no", "off" (any case) off, anything else on.
 	ParseWords Parse = "words"
+	// ParseGetBool: Environ::GetBool (environ.cpp v0.3.11:28-36): "1",
+	// "true", "on", "yes" (any case) on, anything else off.
+	ParseGetBool Parse = "GetBool"
 	// ParseString: the text as is.
 	ParseString Parse = "string"
 	// ParseGflagUint64 / ParseGflagInt64 / ParseGflagDouble: gflags'
@@ -194,6 +197,12 @@ func (r Rule) parse(name, raw string) Value {
 		switch strings.ToLower(raw) {
 		case "false", "0", "no", "off":
 		default:
+			out.On = true
+		}
+		return out
+	case ParseGetBool:
+		switch strings.ToLower(raw) {
+		case "1", "true", "on", "yes":
 			out.On = true
 		}
 		return out

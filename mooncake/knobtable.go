@@ -152,6 +152,21 @@ var Knobs = []Knob{
 		},
 	},
 	{
+		Name: "WITH_NVIDIA_PEERMEM", Scope: ScopeEnv, Reader: "transfer engine (CUDA build)", Type: "bool", Modelled: true,
+		Doc:   "register GPU memory with plain ibv_reg_mr (needs the nvidia_peermem module) instead of dma-buf, and skip the RNICs' DMA-BUF check",
+		Since: "0.3.11",
+		Rules: []Rule{{
+			Parse:   ParseGetBool,
+			Invalid: "1/true/on/yes (any case) on, anything else off; read only by the CUDA build (a node with a gpu)",
+			Source:  "v0.3.11 mooncake-common/src/environ.cpp:28-36,84; rdma_context.cpp:247-252; v0.3.12.post1 rdma_context.cpp:401-405",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"1", "Yes"},
+			"boundary": {"0"},
+			"invalid":  {"enabled"},
+		},
+	},
+	{
 		Name: "MC_FORCE_HCA", Scope: ScopeEnv, Reader: "transfer engine", Type: "bool", Modelled: true,
 		Doc:   "RDMA auto-discovery finding no HCA fails instead of falling back to TCP",
 		Since: "0.3.8",

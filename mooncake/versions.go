@@ -312,6 +312,18 @@ type Profile struct {
 	// without one is refused (rdma_context.cpp v0.3.8.post1:567-600,
 	// config.h v0.3.8.post1:36).
 	AutoGIDSelect bool
+	// GPUDmaBufDefault: the CUDA build registers GPU memory through
+	// dma-buf (cuMemGetHandleForAddressRange + ibv_reg_dmabuf_mr) unless
+	// the env WITH_NVIDIA_PEERMEM is true, and openRdmaDevice refuses an
+	// RNIC when a GPU mapped to it lacks DMA_BUF_SUPPORTED ("DMA BUF
+	// supported required for GPU RDMA without nvidia-peermem on GPU device
+	// N mapped to RNIC X"; rdma_context.cpp v0.3.11:233-330 and :663-740,
+	// environ.cpp v0.3.11:84). Before, the compile option
+	// WITH_NVIDIA_PEERMEM defaulted ON (common.cmake v0.3.6:74 …
+	// v0.3.10.post1:105) and no release workflow turned it off, so the
+	// wheels call plain ibv_reg_mr on GPU memory, which only the
+	// nvidia_peermem module makes valid (EFAULT, "Bad address", without it).
+	GPUDmaBufDefault bool
 	// TCPRefusedLog is how TcpTransport logs a peer's refused data
 	// connect (real runs of io/peer-not-listening): "asio" (startTransfer's
 	// ASIO exception, up to 0.3.9), "getconnection" (0.3.10 … 0.3.12.post1),
@@ -611,6 +623,7 @@ func profileOf(v Version) Profile {
 	p.ExplicitPortIPv6 = at("0.3.12")
 	p.TCPDualStack = at("0.3.9")
 	p.AutoGIDSelect = at("0.3.8.post1")
+	p.GPUDmaBufDefault = at("0.3.11")
 	p.MasterAddrIPv6 = at("0.3.8")
 	p.MasterBindsIPv6 = !at("0.3.8") || at("0.3.10.post2")
 	switch {

@@ -185,6 +185,14 @@ func (e *Engine) masterFlags(ctx context.Context, l Layout, in Installed) (map[s
 	return f, nil
 }
 
+// NeedsGPUReason is why the real engine skips a node with GPUs: it runs
+// Mooncake's CPU-only wheel and SGLang without CUDA, on hosts without a
+// GPU, so GPU memory registration (nvidia_peermem, dma-buf) runs on the
+// models only (label needs-gpu).
+func NeedsGPUReason(node string) string {
+	return fmt.Sprintf("node %s: needs a GPU: the real engine runs Mooncake's CPU-only wheel and SGLang without CUDA; GPU memory registration (nvidia_peermem, dma-buf) runs on sim and fake", node)
+}
+
 // SysInfiniband lists the host's RDMA devices (an RNIC or rdma_rxe), one
 // directory per ibverbs device name.
 const SysInfiniband = "/sys/class/infiniband"
@@ -293,6 +301,9 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 		}
 	}
 	for _, n := range spec.Nodes {
+		if n.GPU != nil {
+			return engine.Unsupportedf("%s", NeedsGPUReason(n.Name))
+		}
 		if why := rdmaSupported("node "+n.Name, n.RDMA, dir, host); why != "" {
 			return engine.Unsupportedf("%s", why)
 		}

@@ -159,6 +159,8 @@ var _ = Describe("happy path", func() {
 		Entry("mooncake_client's NIC counts too", nil, engine.WorldSpec{Client: &engine.ClientSpec{Protocol: "rdma", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}},
 			"mooncake_client: needs RDMA hardware: {sys} lists no device on this host"),
 		Entry("the named device exists: runs", []string{"mlx5_0"}, engine.WorldSpec{Nodes: []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}}}, ""),
+		Entry("a GPU: skip, even with the RNIC", []string{"mlx5_0"}, engine.WorldSpec{Nodes: []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}, GPU: &engine.GPUSpec{Count: 1}}}},
+			"node tp0: needs a GPU: the real engine runs Mooncake's CPU-only wheel and SGLang without CUDA; GPU memory registration (nvidia_peermem, dma-buf) runs on sim and fake"),
 	)
 })
 

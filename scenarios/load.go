@@ -193,6 +193,15 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(n.HostPool.Draft.Pos, "hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)")
 		}
 		d.checkNIC(n.NIC)
+		if n.GPU != nil {
+			d.checkGPU(*n.GPU, "topology.nodes."+n.Name+".gpu")
+			if !sc.HasLabel(LabelNeedsGPU) {
+				d.at(n.GPU.Pos, "topology.nodes.%s.gpu: a scenario with GPUs carries the label %s (the real engine has none to run it on)", n.Name, LabelNeedsGPU)
+			}
+		}
+		if sc.Storage.Backend == "direct-linker" && (n.GPU == nil || n.GPU.KVPool <= 0) {
+			d.at(n.Pos, "topology.nodes.%s: storage.backend direct-linker registers the node's GPU KV pool; give gpu.kv_pool", n.Name)
+		}
 	}
 	if c := sc.Topology.Client; c != nil {
 		d.checkNIC(c.NIC)
@@ -235,6 +244,19 @@ func (d *decoder) validate(sc *Scenario) {
 		d.at(sc.Storage.Pos, "storage.extra_config and config.extra_config: give extra_config once")
 	}
 	d.checkConfigFile(sc.Config.Pos, sc.Config.File)
+	if sc.Storage.Backend == "direct-linker" {
+		steps := append([]Step(nil), sc.Steps...)
+		if sc.Remedy != nil {
+			steps = append(steps, sc.Remedy.Steps...)
+		}
+		for _, st := range steps {
+			switch st.Action {
+			case StepInit, StepSleep, StepHealthCheck:
+			default:
+				d.at(st.Pos, "%s: page I/O is not modelled for storage.backend direct-linker; steps may be init, sleep, health_check", st.Action)
+			}
+		}
+	}
 	if sc.Storage.Backend == "embedding" {
 		// EmbeddingCacheController builds MooncakeEmbeddingStore() without
 		// a storage config: extra_config would be silently ignored.
@@ -290,6 +312,13 @@ func (d *decoder) validate(sc *Scenario) {
 				d.at(hp.Draft.Pos, "remedy.hostpools.%s.draft: storage.backend embedding has no draft pool", name)
 			}
 		}
+		for _, name := range sortedKeys(r.GPUs) {
+			g := r.GPUs[name]
+			if !nodes[name] {
+				d.at(g.Pos, "remedy.gpus: unknown node %q; nodes: %s", name, strings.Join(nodeNames, ", "))
+			}
+			d.checkGPU(g, "remedy.gpus."+name)
+		}
 		for _, name := range sortedKeys(r.NodeEnv) {
 			if !nodes[name] {
 				d.at(r.Pos, "remedy.node_env: unknown node %q; nodes: %s", name, strings.Join(nodeNames, ", "))
@@ -301,6 +330,21 @@ func (d *decoder) validate(sc *Scenario) {
 		d.checkBySGLang(r.BySGLang)
 	}
 	d.checkPlaceholders(sc)
+}
+
+// LabelNeedsGPU marks scenarios whose nodes have GPUs: only engines that
+// model GPU memory (sim, fake) run them; the real engine skips them.
+const LabelNeedsGPU = "needs-gpu"
+
+// checkGPU: a GPU count of at least one (0 = the default, 1), sizes not
+// negative.
+func (d *decoder) checkGPU(g GPU, where string) {
+	if g.Count < 0 {
+		d.at(g.Pos, "%s: count must be at least 1 (default 1)", where)
+	}
+	if g.KVPool < 0 {
+		d.at(g.Pos, "%s: kv_pool must not be negative", where)
+	}
 }
 
 func layoutOf(hp HostPool) string {

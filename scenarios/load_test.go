@@ -166,7 +166,18 @@ func TestParseErrors(t *testing.T) {
 		{"shares_main with fields", validScenario + "topology:\n  nodes:\n    - name: tp0\n      hostpool: {draft: {shares_main: true, size: 1GiB}}\n",
 			[]string{`f.yaml:9:25: hostpool.draft: shares_main: true takes no other field (the draft is the main pool's tensors)`}},
 		{"backend enum", validScenario + "storage: {backend: vector}\n",
-			[]string{`f.yaml:6:20: storage.backend: "vector" is not one of kv, embedding`}},
+			[]string{`f.yaml:6:20: storage.backend: "vector" is not one of kv, embedding, direct-linker`}},
+		{"gpu without needs-gpu, direct linker without a GPU pool, remedy gpus", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 1}\nexpect: {ok: true}\n" +
+			"storage: {backend: direct-linker}\ntopology:\n  nodes:\n    - {name: tp0, gpu: {count: -1}}\n    - {name: tp1}\n" +
+			"remedy:\n  gpus: {tp9: {peermem: true}}\n  expect: {ok: true}\n",
+			[]string{
+				`f.yaml:4:5: set: page I/O is not modelled for storage.backend direct-linker; steps may be init, sleep, health_check`,
+				`f.yaml:9:7: topology.nodes.tp0: storage.backend direct-linker registers the node's GPU KV pool; give gpu.kv_pool`,
+				`f.yaml:9:24: topology.nodes.tp0.gpu: count must be at least 1 (default 1)`,
+				`f.yaml:9:24: topology.nodes.tp0.gpu: a scenario with GPUs carries the label needs-gpu (the real engine has none to run it on)`,
+				`f.yaml:10:7: topology.nodes.tp1: storage.backend direct-linker registers the node's GPU KV pool; give gpu.kv_pool`,
+				`f.yaml:12:15: remedy.gpus: unknown node "tp9"; nodes: tp0, tp1`,
+			}},
 		{"embedding without extra_config and page I/O", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 1}\nexpect: {ok: true}\nstorage: {backend: embedding}\nconfig: {extra_config: {master_server_address: m}}\ntopology:\n  nodes:\n    - name: tp0\n      hostpool: {draft: {size: 1GiB}}\n",
 			[]string{
 				`f.yaml:4:5: set: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check`,

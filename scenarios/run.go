@@ -333,6 +333,19 @@ func (r *run) execute(parent context.Context, res *Result) {
 			return
 		}
 	}
+	if len(rem.GPUs) > 0 {
+		gc, ok := w.(engine.GPUChanger)
+		if !ok {
+			r.setupErr(res, "remedy gpus", engine.Unsupportedf("this engine cannot change a node's GPU setup"))
+			return
+		}
+		for _, n := range sortedKeys(rem.GPUs) {
+			if err := gc.SetGPU(ctx, n, rem.GPUs[n].spec()); err != nil {
+				r.setupErr(res, "remedy gpus", err)
+				return
+			}
+		}
+	}
 	env := Env{}
 	maps.Copy(env, r.sc.Config.Env)
 	for k, v := range rem.Env {
@@ -433,9 +446,17 @@ func (r *run) worldSpec() engine.WorldSpec {
 	for _, n := range t.Nodes {
 		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), RAMBytes: int64(n.RAM), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
 		ns.RDMA = n.NIC.devices()
+		if n.GPU != nil {
+			g := n.GPU.spec()
+			ns.GPU = &g
+		}
 		spec.Nodes = append(spec.Nodes, ns)
 	}
 	return spec
+}
+
+func (g GPU) spec() engine.GPUSpec {
+	return engine.GPUSpec{Count: max(g.Count, 1), Peermem: g.Peermem, DmaBuf: g.DmaBuf}
 }
 
 func (n NIC) devices() []engine.RDMADevice {
@@ -617,6 +638,9 @@ func (r *run) launchFor(node string, env Env, file any, extra map[string]any) (s
 	for _, n := range r.sc.Topology.Nodes {
 		if n.Name == node {
 			l.HostPool = poolSpec(n.HostPool)
+			if n.GPU != nil {
+				l.DeviceKVPool = int64(n.GPU.KVPool)
+			}
 		}
 	}
 	if hp, ok := r.pools[node]; ok {

@@ -126,6 +126,25 @@ type Node struct {
 	// Shm is /dev/shm of the node's SGLang containers (container worlds
 	// only; absent = as large as a host's; Docker's default is 64MiB).
 	Shm ByteSize `yaml:"shm"`
+	// GPU: the node's NVIDIA GPUs (absent = none). A node with GPUs runs
+	// Mooncake's CUDA build; the real engine skips it (label needs-gpu).
+	GPU *GPU `yaml:"gpu"`
+}
+
+// GPU is a node's GPUs, what GPUDirect RDMA they have, and SGLang's device
+// KV pool on them.
+type GPU struct {
+	Pos
+	// Count is the number of GPUs (default 1).
+	Count int `yaml:"count"`
+	// Peermem: the nvidia_peermem kernel module is loaded (ibv_reg_mr
+	// accepts GPU addresses).
+	Peermem bool `yaml:"peermem"`
+	// DmaBuf: the GPUs support dma-buf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED).
+	DmaBuf bool `yaml:"dma_buf"`
+	// KVPool is SGLang's device KV pool on GPU 0 (k and v buffers, one
+	// allocation each), which storage.backend direct-linker registers.
+	KVPool ByteSize `yaml:"kv_pool"`
 }
 
 // NIC is the node's RDMA inventory; no devices = no RDMA NIC.
@@ -180,9 +199,12 @@ type HostPool struct {
 // Storage is HiCacheStorageConfig.
 type Storage struct {
 	Pos
-	// Backend: kv (HiCache's MooncakeStore, default) or embedding (the
-	// multimodal embedding cache's MooncakeEmbeddingStore).
-	Backend              string         `yaml:"backend" enum:"kv,embedding"`
+	// Backend: kv (HiCache's MooncakeStore, default), embedding (the
+	// multimodal embedding cache's MooncakeEmbeddingStore) or
+	// direct-linker (the unified cache's MooncakeDirectLinker, SGLang
+	// 0.5.19+: a MooncakeStore without a host pool that registers the
+	// nodes' GPU KV pools, gpu.kv_pool).
+	Backend              string         `yaml:"backend" enum:"kv,embedding,direct-linker"`
 	TPRank               int            `yaml:"tp_rank"`
 	TPSize               int            `yaml:"tp_size"`
 	PPRank               int            `yaml:"pp_rank"`
@@ -464,6 +486,10 @@ type Remedy struct {
 	// fix is one node's setting, e.g. a local_hostname other pods resolve,
 	// which env cannot give because a node's env wins over it.
 	NodeEnv map[string]Env `yaml:"node_env"`
+	// GPUs replace the named nodes' GPU setup (the fix is on the host:
+	// modprobe nvidia_peermem, a driver with dma-buf). Engines that model
+	// GPUs only (engine.GPUChanger).
+	GPUs map[string]GPU `yaml:"gpus"`
 	// MasterVersion replaces mooncake_master before the remedy with one
 	// of this Mooncake release (restarted, its state lost): the fix for
 	// version skew. "run" = the run's version (the clients' release).

@@ -28,6 +28,9 @@ func (s *MooncakeStore) kvReady() error {
 	if s.l.Backend == BackendEmbedding {
 		return engine.Unsupportedf("sglang: page I/O on the embedding store (its batch_put/batch_get of emb_ keys) is not modelled")
 	}
+	if s.l.Backend == BackendDirectLinker {
+		return engine.Unsupportedf("sglang: page I/O of the direct linker (its load and offload threads on GPU pages) is not modelled")
+	}
 	return nil
 }
 

@@ -61,6 +61,10 @@ type HostPoolSpec struct {
 const (
 	// BackendKV is HiCache's MooncakeStore (mooncake_store.py), the default.
 	BackendKV = "kv"
+	// BackendDirectLinker is the unified cache's MooncakeDirectLinker
+	// (mooncake_direct_linker.py, SGLang 0.5.19+): MooncakeStore with
+	// mem_pool=None, then register_buffers() of the GPU KV pool.
+	BackendDirectLinker = "direct-linker"
 	// BackendEmbedding is the multimodal embedding cache's
 	// MooncakeEmbeddingStore (mooncake_embedding_store.py), built by
 	// EmbeddingCacheController (--enable-mm-global-cache
@@ -87,7 +91,10 @@ type Launch struct {
 	Backend       string
 	StorageConfig StorageConfig
 	HostPool      HostPoolSpec
-	Trace         *trace.Trace
+	// DeviceKVPool is the GPU KV pool's bytes (k and v buffers, one
+	// allocation each, engine.AllocCUDA); only BackendDirectLinker reads it.
+	DeviceKVPool int64
+	Trace        *trace.Trace
 	// Seed derives this process's random choices (the warmup key's uuid4)
 	// through math/rand/v2 PCG; same seed, same keys.
 	Seed uint64

@@ -153,8 +153,10 @@ func Start(ctx context.Context, l Launch) (*MooncakeStore, error) {
 		err = s.start(ctx)
 	case BackendEmbedding:
 		err = s.startEmbedding(ctx)
+	case BackendDirectLinker:
+		err = s.startDirectLinker(ctx)
 	default:
-		err = fmt.Errorf("sglang: Launch.Backend %q: want %q or %q", l.Backend, BackendKV, BackendEmbedding)
+		err = fmt.Errorf("sglang: Launch.Backend %q: want %q, %q or %q", l.Backend, BackendKV, BackendEmbedding, BackendDirectLinker)
 	}
 	if err == nil {
 		return s, nil
@@ -171,8 +173,8 @@ func Start(ctx context.Context, l Launch) (*MooncakeStore, error) {
 	}
 	if pe, ok := engine.AsPyError(err); ok {
 		// Only HiCacheController wraps ValueError; EmbeddingCacheController
-		// lets every exception through.
-		if pe.Class == "ValueError" && l.Backend != BackendEmbedding {
+		// and the direct linker let every exception through.
+		if pe.Class == "ValueError" && (l.Backend == "" || l.Backend == BackendKV) {
 			err = &engine.PyError{Class: "ValueError", Message: "Failed to create storage backend: " + pe.Message}
 			pe = err.(*engine.PyError)
 		}
@@ -345,6 +347,9 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 
 	var ret int
 	if pyTruthy(cfg.StandaloneStorage) {
+		if s.host == nil { // the direct linker's MooncakeStore(mem_pool=None)
+			return pyErr("AttributeError", "'NoneType' object has no attribute 'allocator'")
+		}
 		if s.host.kv.Allocator != engine.AllocMooncakeShm {
 			if !s.l.atLeast(versionStandaloneTextTE) {
 				return pyErr("RuntimeError", StandaloneAllocatorErrorOld)

@@ -45,6 +45,10 @@ const (
 	// get_allocator_type(server_args); up to 0.5.16 with none (the default
 	// allocator), so standalone storage refuses it.
 	versionDecodeOffloadAllocator = "0.5.17"
+	// The unified cache's MooncakeDirectLinker registers GPU KV buffers with
+	// the store (mooncake_direct_linker.py: absent from the 0.5.18 wheel,
+	// present from 0.5.19).
+	versionDirectLinker = "0.5.19"
 )
 
 // Allocator choices of a HostPoolSpec beyond get_allocator_from_storage's.

@@ -74,9 +74,9 @@ func (p *Process) Alloc(_ context.Context, allocator string, size int64) (engine
 		if err := p.importStore(); err != nil {
 			return engine.Buffer{}, err
 		}
-	case engine.AllocDefault, engine.AllocHugepage:
+	case engine.AllocDefault, engine.AllocHugepage, engine.AllocCUDA:
 	default:
-		return engine.Buffer{}, fmt.Errorf("sim: unknown allocator %q (want %s, %s or %s)", allocator, engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm)
+		return engine.Buffer{}, fmt.Errorf("sim: unknown allocator %q (want %s, %s, %s or %s)", allocator, engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm, engine.AllocCUDA)
 	}
 	b, err := p.mem.Alloc(allocator, size)
 	if err != nil {

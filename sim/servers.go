@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -187,4 +188,18 @@ func (w *World) ReplaceMaster(_ context.Context, version string) error {
 	w.masterVersion, w.masterCfg = version, cfg
 	w.startMaster()
 	return nil
+}
+
+// SetGPU implements engine.GPUChanger: processes started afterwards see
+// the node's new GPU setup (a remedy's gpus: modprobe nvidia_peermem).
+func (w *World) SetGPU(_ context.Context, node string, gpu engine.GPUSpec) error {
+	nodes := slices.Clone(w.nodes) // the spec's slice is the runner's
+	for i := range nodes {
+		if nodes[i].Name == node {
+			nodes[i].GPU = &gpu
+			w.nodes = nodes
+			return nil
+		}
+	}
+	return fmt.Errorf("sim: remedy gpus: no node %q in the topology", node)
 }

@@ -318,10 +318,10 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 		}
 	}
 	var huge, ram int64
-	host := 0
+	host, gpu := 0, false
 	for i, n := range w.nodes {
 		if n.Name == node {
-			huge, ram, host = n.HugepagesBytes, n.RAMBytes, i
+			huge, ram, host, gpu = n.HugepagesBytes, n.RAMBytes, i, n.GPU != nil
 		}
 	}
 	w.procs++
@@ -329,7 +329,7 @@ func (w *World) StartProcess(_ context.Context, node string, env map[string]stri
 	for k, v := range env {
 		e[k] = v
 	}
-	return &Process{w: w, node: node, id: w.procs, env: e, mem: hostmem.NewOnHost(w.profile, huge, host).WithRAM(ram)}, nil
+	return &Process{w: w, node: node, id: w.procs, env: e, mem: hostmem.NewOnHost(w.profile, huge, host).WithRAM(ram).WithGPU(gpu)}, nil
 }
 
 // Close implements engine.World.

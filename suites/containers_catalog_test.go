@@ -40,7 +40,7 @@ var _ = catalogSuite(engineSuite{
 	// As on real, plus etcd metadata (realengine.ContainersNoEtcd: no etcd
 	// image yet) and several nodes named on the loopback.
 	maySkip: func(sc *scenarios.Scenario, version string) bool {
-		return noToxic(sc) || sc.HasLabel(realengine.NeedsRDMAHardware) || !realengine.ImageReady(version) || sc.Topology.Metadata == "etcd" || realengine.NeedsLibraryFix(version) ||
+		return noToxic(sc) || sc.HasLabel(realengine.NeedsRDMAHardware) || sc.HasLabel(scenarios.LabelNeedsGPU) || !realengine.ImageReady(version) || sc.Topology.Metadata == "etcd" || realengine.NeedsLibraryFix(version) ||
 			len(sc.Topology.Nodes) > 1 // a loopback local_hostname across containers (World.loopbackAcrossContainers)
 	},
 	agree: true,

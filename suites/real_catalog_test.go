@@ -41,7 +41,7 @@ var _ = catalogSuite(engineSuite{
 		return realengine.New(realengine.Options{}).Available(ctx, mooncake.Latest)
 	},
 	maySkip: func(sc *scenarios.Scenario, version string) bool {
-		return noToxic(sc) || sc.HasLabel(realengine.NeedsRDMAHardware) || realengine.HasCPUWheel(version) != nil
+		return noToxic(sc) || sc.HasLabel(realengine.NeedsRDMAHardware) || sc.HasLabel(scenarios.LabelNeedsGPU) || realengine.HasCPUWheel(version) != nil
 	},
 	agree:   true,
 	timings: true,

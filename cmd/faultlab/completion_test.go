@@ -20,7 +20,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"show", "standalone/def"}, "standalone/default-allocator", ":4"},
 		{[]string{"show", "setup/tenant-unsupported", ""}, "", ":4"},
 		{[]string{"list", "--label", "contai"}, "container", ":4"},
-		{[]string{"run", "--label", "!need"}, "!needs-rdma-hw", ":4"},
+		{[]string{"run", "--label", "!need"}, "!needs-gpu !needs-rdma-hw", ":4"},
 		{[]string{"run", "--engine", ""}, "sim fake real", ":6"},
 		{[]string{"run", "--engine", "sim,f"}, "sim,fake", ":6"},
 		{[]string{"run", "--engine", "sim,"}, "sim,fake sim,real", ":6"},

@@ -153,6 +153,7 @@ type Space struct {
 	regions  []Region          // sorted by Base
 	shmCount int
 	data     map[uint64]*Bytes // by region base
+	host     int
 }
 
 // Arenas: each allocator of each host has its own window of arenaSpan
@@ -174,6 +175,19 @@ const (
 // from another process.
 var arenaOrder = []string{engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm, "segment", "shm-map"}
 
+// Device memory: GPU 0 of the host-th host maps its allocations in a
+// window of deviceSpan bytes at deviceArena + host*deviceSpan, below every
+// host arena, so the host arenas' addresses stay what they were and a
+// device address is known by its value alone (IsDevice), as the CUDA
+// driver knows it (cuPointerGetAttribute MEMORY_TYPE).
+const (
+	deviceArena = 1 << 40
+	deviceSpan  = 1 << 40
+)
+
+// IsDevice says whether ptr is GPU memory of some host.
+func IsDevice(ptr uint64) bool { return ptr >= deviceArena && ptr < defaultArena }
+
 // DefaultRAM is a host's RAM when the topology does not say (a fixed
 // size, never the machine's: sim is deterministic).
 const DefaultRAM = 64 << 30
@@ -186,7 +200,7 @@ func New(p mooncake.Profile, hugepagesBytes int64) *Space { return NewOnHost(p, 
 // transfer routed to the wrong host cannot land in a valid buffer by
 // coincidence (it fails, as Mooncake's does).
 func NewOnHost(p mooncake.Profile, hugepagesBytes int64, host int) *Space {
-	s := &Space{profile: p, hugeFree: hugepagesBytes, ram: DefaultRAM, next: map[string]uint64{}, end: map[string]uint64{}, data: map[uint64]*Bytes{}}
+	s := &Space{profile: p, hugeFree: hugepagesBytes, ram: DefaultRAM, next: map[string]uint64{}, end: map[string]uint64{}, data: map[uint64]*Bytes{}, host: host}
 	for k, a := range arenaOrder {
 		base := defaultArena + uint64(host*len(arenaOrder)+k)*arenaSpan
 		s.next[a], s.end[a] = base, base+arenaSpan
@@ -198,6 +212,16 @@ func NewOnHost(p mooncake.Profile, hugepagesBytes int64, host int) *Space {
 func (s *Space) WithRAM(bytes int64) *Space {
 	if bytes > 0 {
 		s.ram = bytes
+	}
+	return s
+}
+
+// WithGPU gives the process a GPU (engine.AllocCUDA allocates from it) when
+// gpu is true, and returns s.
+func (s *Space) WithGPU(gpu bool) *Space {
+	if gpu {
+		base := deviceArena + uint64(s.host)*deviceSpan
+		s.next[engine.AllocCUDA], s.end[engine.AllocCUDA] = base, base+deviceSpan
 	}
 	return s
 }
@@ -231,9 +255,12 @@ func (s *Space) Alloc(allocator string, size int64) (engine.Buffer, error) {
 		return engine.Buffer{}, fmt.Errorf("alloc %s: size %d must be positive", allocator, size)
 	}
 	base, ok := s.next[allocator]
+	if !ok && allocator == engine.AllocCUDA {
+		return engine.Buffer{}, fmt.Errorf("alloc %s: the node has no GPU (topology nodes[].gpu)", allocator)
+	}
 	if !ok || allocator == "shm-map" {
-		return engine.Buffer{}, fmt.Errorf("alloc: unknown allocator %q (want %s, %s or %s)", allocator,
-			engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm)
+		return engine.Buffer{}, fmt.Errorf("alloc: unknown allocator %q (want %s, %s, %s or %s)", allocator,
+			engine.AllocDefault, engine.AllocHugepage, engine.AllocMooncakeShm, engine.AllocCUDA)
 	}
 	if allocator == engine.AllocMooncakeShm && s.profile.HostMemAllocator && roundUp(size, align) > arenaSpan {
 		// No room in the address space: mmap fails before anything is

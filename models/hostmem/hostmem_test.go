@@ -56,3 +56,23 @@ func TestImportErrorBefore038(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// GPU memory: only on a node with a GPU, in each host's device window,
+// known as device memory by its address alone.
+func TestGPUMemory(t *testing.T) {
+	p := mooncake.MustProfile("0.3.13.post1")
+	if _, err := hostmem.New(p, 0).Alloc(engine.AllocCUDA, 1<<20); err == nil || err.Error() != "alloc cuda: the node has no GPU (topology nodes[].gpu)" {
+		t.Fatalf("cuda without a GPU: %v", err)
+	}
+	for host, want := range []uint64{0x10000000000, 0x20000000000} {
+		s := hostmem.NewOnHost(p, 0, host).WithGPU(true)
+		g, err := s.Alloc(engine.AllocCUDA, 1<<30)
+		if err != nil || g.Ptr != want {
+			t.Fatalf("host %d: %+v %v, want at %#x", host, g, err, want)
+		}
+		h, _ := s.Alloc(engine.AllocDefault, 1<<20)
+		if !hostmem.IsDevice(g.Ptr) || !hostmem.IsDevice(g.Ptr+uint64(g.Size)-1) || hostmem.IsDevice(h.Ptr) {
+			t.Fatalf("host %d: IsDevice(%#x) IsDevice(%#x)", host, g.Ptr, h.Ptr)
+		}
+	}
+}

@@ -37,11 +37,13 @@ type Host struct {
 	MemlockBytes int64
 	// CapIPCLock: the process may pin past RLIMIT_MEMLOCK (root).
 	CapIPCLock bool
+	// GPU is the host's GPUs (nil = none: Mooncake's non-CUDA build).
+	GPU *engine.GPUSpec
 }
 
 // HostFromSpec converts a node spec.
 func HostFromSpec(n engine.NodeSpec) Host {
-	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock}
+	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock, GPU: n.GPU}
 }
 
 // DataPath moves object contents between this engine and a remote segment

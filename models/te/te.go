@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
@@ -400,16 +401,7 @@ func (e *Engine) gidUsable(d engine.RDMADevice) bool {
 	if !d.NoAutoGID || !e.cfg.Profile.AutoGIDSelect {
 		return true
 	}
-	gid := -1
-	v, ok := e.cfg.Env["MC_GID_INDEX"]
-	if !ok {
-		v, ok = e.cfg.Env["NCCL_IB_GID_INDEX"]
-	}
-	if ok {
-		if k := mooncake.ParseKnob(e.cfg.Profile.Version, "MC_GID_INDEX", v, true); k.Read && !k.Fallback {
-			gid = int(k.Int)
-		}
-	}
+	gid := e.gidIndex()
 	switch {
 	case gid < 0:
 		e.logf(mlog.Warning, "No suitable GID found on %s/1", d.Name)
@@ -423,10 +415,56 @@ func (e *Engine) gidUsable(d engine.RDMADevice) bool {
 	return false
 }
 
+// gidIndex is globalConfig().gid_index: MC_GID_INDEX (or
+// NCCL_IB_GID_INDEX), else -1 (auto-selection).
+func (e *Engine) gidIndex() int {
+	gid := -1
+	v, ok := e.cfg.Env["MC_GID_INDEX"]
+	if !ok {
+		v, ok = e.cfg.Env["NCCL_IB_GID_INDEX"]
+	}
+	if ok {
+		if k := mooncake.ParseKnob(e.cfg.Profile.Version, "MC_GID_INDEX", v, true); k.Read && !k.Fallback {
+			gid = int(k.Int)
+		}
+	}
+	return gid
+}
+
+// withNvidiaPeermem is Environ::GetBool("WITH_NVIDIA_PEERMEM", false)
+// (0.3.11+; the knob table's GetBool: 1, true, on or yes in any case).
+func (e *Engine) withNvidiaPeermem() bool {
+	v, ok := e.cfg.Env["WITH_NVIDIA_PEERMEM"]
+	return mooncake.ParseKnob(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM", v, ok).On
+}
+
+// dmaBufUsable is openRdmaDevice's DMA-BUF check in the CUDA build from
+// 0.3.11 (rdma_context.cpp v0.3.11:663-740, v0.3.12.post1:1233-1310):
+// unless WITH_NVIDIA_PEERMEM, every GPU the local topology maps to the RNIC
+// (here all of them) must support dma-buf, or the device does not open and
+// construct prints "Failed to open device". Before 0.3.11 the wheels are
+// built WITH_NVIDIA_PEERMEM and check nothing.
+func (e *Engine) dmaBufUsable(d engine.RDMADevice) bool {
+	g := e.cfg.Host.GPU
+	if g == nil || !e.cfg.Profile.GPUDmaBufDefault || e.withNvidiaPeermem() {
+		return true
+	}
+	if g.Count == 0 {
+		e.logf(mlog.Info, "No GPU device is explicitly mapped to RNIC %s; skip DMA-BUF affinity validation", d.Name)
+		return true
+	}
+	if g.DmaBuf {
+		return true
+	}
+	e.logf(mlog.Error, "DMA BUF supported required for GPU RDMA without nvidia-peermem on GPU device 0 mapped to RNIC %s", d.Name)
+	e.logf(mlog.Error, "Failed to open device %s on port 1 with GID %d", d.Name, e.gidIndex())
+	return false
+}
+
 func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 	var opened []*nic
 	for _, d := range hcas {
-		if d.Broken || !e.gidUsable(d) {
+		if d.Broken || !e.dmaBufUsable(d) || !e.gidUsable(d) {
 			e.logf(mlog.Warning, "Disable device %s", d.Name)
 			continue
 		}
@@ -894,12 +932,15 @@ const (
 
 // regFailure is why ibv_reg_mr of size bytes (chunks MRs) fails on n, or "".
 func (e *Engine) regFailure(n *nic, addr uint64, size int64, chunks int) string {
+	device := hostmem.IsDevice(addr)
 	switch {
 	case size == 0:
 		return errEINVAL
 	case addr == 0:
 		return errEFAULT
-	case e.cfg.Host.MemlockBytes > 0 && !e.cfg.Host.CapIPCLock && e.pinned+size > e.cfg.Host.MemlockBytes:
+	case device && e.gpuRegFailure() != "":
+		return e.gpuRegFailure()
+	case !device && e.cfg.Host.MemlockBytes > 0 && !e.cfg.Host.CapIPCLock && e.pinned+size > e.cfg.Host.MemlockBytes:
 		// RLIMIT_MEMLOCK is charged per registration, so every RNIC
 		// pins the buffer again (docs troubleshooting: devices × size).
 		return errENOMEM
@@ -907,6 +948,26 @@ func (e *Engine) regFailure(n *nic, addr uint64, size int64, chunks int) string 
 		return errEAGAIN
 	case n.dev.MaxRegBytes > 0 && n.regBytes+size > n.dev.MaxRegBytes:
 		return errEIO
+	}
+	return ""
+}
+
+// gpuRegFailure is why registering GPU memory fails, or "". Plain
+// ibv_reg_mr (every wheel before 0.3.11; from 0.3.11 only with
+// WITH_NVIDIA_PEERMEM) pins a GPU address only through nvidia_peermem:
+// without it ib_umem_get finds no host pages and fails with EFAULT
+// (Mooncake#351: "Failed to register memory 0x2e1cbac200: Bad address
+// [14]"). The dma-buf path needs DMA_BUF_SUPPORTED, which openRdmaDevice
+// already checked. GPU pages are not charged to RLIMIT_MEMLOCK.
+func (e *Engine) gpuRegFailure() string {
+	g := e.cfg.Host.GPU
+	switch {
+	case g == nil:
+		return errEFAULT // no CUDA driver: no host page behind the address
+	case !e.cfg.Profile.GPUDmaBufDefault || e.withNvidiaPeermem():
+		if !g.Peermem {
+			return errEFAULT
+		}
 	}
 	return ""
 }
@@ -939,7 +1000,7 @@ func (e *Engine) registerRDMA(r *region) int {
 			if p.RegisterRollback {
 				for j, m := range e.nics[:i] {
 					m.release(r.pins[j])
-					e.pinned -= r.pins[j].size
+					e.pinned -= r.pins[j].locked
 				}
 			}
 			// Otherwise the earlier contexts' MRs stay registered and
@@ -947,9 +1008,12 @@ func (e *Engine) registerRDMA(r *region) int {
 			return mooncake.ERR_CONTEXT
 		}
 		pn := pin{size: size, mrs: chunks}
+		if !hostmem.IsDevice(r.addr) { // GPU pages are not RLIMIT_MEMLOCK's
+			pn.locked = size
+		}
 		r.pins = append(r.pins, pn)
 		n.take(pn)
-		e.pinned += size
+		e.pinned += pn.locked
 		r.chunks = max(r.chunks, chunks)
 	}
 	return 0
@@ -959,6 +1023,8 @@ func (e *Engine) registerRDMA(r *region) int {
 type pin struct {
 	size int64
 	mrs  int
+	// locked is what it charges to RLIMIT_MEMLOCK (size; 0 for GPU memory).
+	locked int64
 }
 
 func (n *nic) take(p pin)    { n.mrs += p.mrs; n.pinned += p.size; n.regBytes += p.size }
@@ -967,7 +1033,7 @@ func (n *nic) release(p pin) { n.mrs -= p.mrs; n.pinned -= p.size; n.regBytes -=
 func (e *Engine) unpin(r region) {
 	for i, p := range r.pins {
 		e.nics[i].release(p)
-		e.pinned -= p.size
+		e.pinned -= p.locked
 	}
 }
 
