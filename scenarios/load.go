@@ -245,17 +245,7 @@ func (d *decoder) validate(sc *Scenario) {
 	}
 	d.checkConfigFile(sc.Config.Pos, sc.Config.File)
 	if sc.Storage.Backend == "direct-linker" {
-		steps := append([]Step(nil), sc.Steps...)
-		if sc.Remedy != nil {
-			steps = append(steps, sc.Remedy.Steps...)
-		}
-		for _, st := range steps {
-			switch st.Action {
-			case StepInit, StepSleep, StepHealthCheck:
-			default:
-				d.at(st.Pos, "%s: page I/O is not modelled for storage.backend direct-linker; steps may be init, sleep, health_check", st.Action)
-			}
-		}
+		d.noPageIO(sc)
 	}
 	if sc.Storage.Backend == "embedding" {
 		// EmbeddingCacheController builds MooncakeEmbeddingStore() without
@@ -263,17 +253,7 @@ func (d *decoder) validate(sc *Scenario) {
 		if sc.Storage.ExtraConfig != nil || sc.Config.ExtraConfig != nil || (sc.Remedy != nil && sc.Remedy.ExtraConfig != nil) {
 			d.at(sc.Storage.Pos, "storage.backend embedding: the embedding store reads no extra_config (its controller passes no storage config); use config.env or config.file")
 		}
-		steps := append([]Step(nil), sc.Steps...)
-		if sc.Remedy != nil {
-			steps = append(steps, sc.Remedy.Steps...)
-		}
-		for _, st := range steps {
-			switch st.Action {
-			case StepInit, StepSleep, StepHealthCheck:
-			default:
-				d.at(st.Pos, "%s: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check", st.Action)
-			}
-		}
+		d.noPageIO(sc)
 	}
 	for _, f := range sc.Faults {
 		if err := f.Fault().Validate(); err != nil {
@@ -816,6 +796,22 @@ func (d *decoder) checkNIC(n NIC) {
 		}
 		if r.MaxMR < 0 || r.LeakedMRs < 0 {
 			d.at(r.Pos, "nic.rdma %s: max_mr and leaked_mrs must not be negative", r.Name)
+		}
+	}
+}
+
+// noPageIO: a storage backend whose page I/O is not modelled (the direct
+// linker, the embedding store) takes only steps without it.
+func (d *decoder) noPageIO(sc *Scenario) {
+	steps := slices.Clone(sc.Steps)
+	if sc.Remedy != nil {
+		steps = append(steps, sc.Remedy.Steps...)
+	}
+	for _, st := range steps {
+		switch st.Action {
+		case StepInit, StepSleep, StepHealthCheck:
+		default:
+			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check", st.Action, sc.Storage.Backend)
 		}
 	}
 }

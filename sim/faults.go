@@ -16,12 +16,11 @@ import (
 // Arm implements engine.World.Arm: the faults lowered and checked against
 // this world (schedule.Lower), then scheduled on the kernel's clock.
 func (w *World) Arm(ctx context.Context, fs []faults.Fault) error {
-	in := injector{w}
-	ps, err := schedule.Lower(fs, in.Capabilities(), in.Check)
-	if err != nil {
-		return err
+	ps, err := schedule.Lower(fs, injector{w}.Capabilities(), injector{w}.Check)
+	if err == nil {
+		err = w.Scheduler.Arm(ctx, ps)
 	}
-	return w.Scheduler.Arm(ctx, ps)
+	return err
 }
 
 // injector is the sim's fault primitive for the scheduler.
