@@ -390,6 +390,14 @@ type Profile struct {
 	// "Failed to discover a ready master view: " and no longer
 	// "Failed to read current master view: ").
 	HAMasterReadyWaitSeconds int
+	// HTTPPluginLegacyLog: HTTPStoragePlugin logs a failed request as
+	// "Error from http client, GET <url> error: <curl_easy_strerror>" and a
+	// status other than 200 as "Unexpected code in http response, GET <url>
+	// response code: N response body: B" (transfer_metadata_plugin.cpp
+	// v0.3.0:181-192, v0.3.5:224-235, 269-280, 301-312). Reworded by #815
+	// (5bc114cba, first in v0.3.6) to "GET <url> curl: <strerror> err:
+	// <errbuf>" and "GET <url> http=N body: B".
+	HTTPPluginLegacyLog bool
 	// RPCMetaGetBeforePut: with HTTP metadata the transfer engine GETs its
 	// rpc_meta key before the PUT that publishes it; the answer (404 on a
 	// fresh world, a curl timeout on a blackholed server: 3 s more) is
@@ -643,6 +651,7 @@ func profileOf(v Version) Profile {
 		p.HAMasterReadyWaitSeconds = 30
 	}
 	p.RPCMetaGetBeforePut = at("0.3.14")
+	p.HTTPPluginLegacyLog = !at("0.3.6")
 	p.ForceTCPAtInit = at("0.3.12")
 	p.LogsMissingLocalSegment = at("0.3.13")
 	p.TCPInstallReadsOwnSegmentDesc = at("0.3.12")

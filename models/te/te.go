@@ -715,11 +715,22 @@ func (e *Engine) del(ctx context.Context, key string) bool {
 func (e *Engine) metaDo(ctx context.Context, method, key string, body []byte) (bool, []byte) {
 	u := e.metaURL + "?key=" + url.QueryEscape(key)
 	status, resp, err := e.cfg.Metadata.Do(ctx, method, u, body)
+	legacy := e.cfg.Profile.HTTPPluginLegacyLog
 	if err != nil {
+		if legacy {
+			// ≤ 0.3.5 logs curl_easy_strerror alone (no errbuf).
+			text, _, _ := strings.Cut(curlError(err), " err: ")
+			e.logf(mlog.Error, "Error from http client, %s %s error: %s", method, u, text)
+			return false, nil
+		}
 		e.logf(mlog.Error, "%s %s curl: %s", method, u, curlError(err))
 		return false, nil
 	}
 	if status != http.StatusOK {
+		if legacy {
+			e.logf(mlog.Error, "Unexpected code in http response, %s %s response code: %d response body: %s", method, u, status, resp)
+			return false, nil
+		}
 		e.logf(mlog.Error, "%s %s http=%d body: %s", method, u, status, resp)
 		return false, nil
 	}
