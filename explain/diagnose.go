@@ -175,7 +175,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		if pts <= 0 && len(evid) == 0 {
 			continue
 		}
-		if sc := linked(catalog, cl, d.MooncakeVersion); sc != nil {
+		if sc := linked(catalog, cl, d.MooncakeVersion, scoredBy(all, byName)); sc != nil {
 			// A field class the catalog reproduces: its points go to the
 			// scenario, whose remedy a run verified.
 			evid = append([]string{"field class " + cl.Name + ": " + cl.Cause}, evid...)
@@ -439,11 +439,15 @@ func prints(fp Fingerprints, c Cause, line string) bool {
 	return false
 }
 
-// linked is the catalog scenario a class links that runs at version
-// (the first that does; with no version, or none that does, the first the
-// catalog has). nil: none, or a catalog given with --catalog lacks them.
-func linked(catalog []*scenarios.Scenario, cl Class, version string) *scenarios.Scenario {
-	var first *scenarios.Scenario
+// linked is the catalog scenario a class links that runs at version: of
+// those, the one the log's catalog evidence already scores highest (a
+// class can link the same failure on two paths, named devices and
+// auto-discovery, and the log's own lines tell which), else the first.
+// With no version, or none that runs at it, the first the catalog has.
+// nil: none, or a catalog given with --catalog lacks them.
+func linked(catalog []*scenarios.Scenario, cl Class, version string, score func(string) (float64, bool)) *scenarios.Scenario {
+	var first, best *scenarios.Scenario
+	bestPts := 0.0
 	for _, n := range cl.Scenarios {
 		sc := find(catalog, n)
 		if sc == nil {
@@ -452,11 +456,30 @@ func linked(catalog []*scenarios.Scenario, cl Class, version string) *scenarios.
 		if first == nil {
 			first = sc
 		}
-		if _, ok := sc.Versions(version); ok && version != "" {
-			return sc
+		if _, ok := sc.Versions(version); !ok || version == "" {
+			continue
+		}
+		pts, scored := score(n)
+		if best == nil || scored && pts > bestPts {
+			best, bestPts = sc, pts
 		}
 	}
+	if best != nil {
+		return best
+	}
 	return first
+}
+
+// scoredBy reads a scenario's points among the causes so far, its
+// catalog evidence uncapped (two linked scenarios both at the cap differ
+// below it).
+func scoredBy(all []Cause, byName map[string]int) func(string) (float64, bool) {
+	return func(name string) (float64, bool) {
+		if j, ok := byName[name]; ok {
+			return uncapped(all[j]), true
+		}
+		return 0, false
+	}
 }
 
 func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {

@@ -390,6 +390,12 @@ type Profile struct {
 	// "Failed to discover a ready master view: " and no longer
 	// "Failed to read current master view: ").
 	HAMasterReadyWaitSeconds int
+	// GIDQueryFailureLogged: findBestGidIndex walks the whole GID table and
+	// PLOGs each index whose ibv_query_gid_ex fails ("Failed to query GID
+	// N on dev/port: No data available [61]"; rdma_context.cpp
+	// v0.3.8.post1 / v0.3.9:448-452); from v0.3.10 (#1597) it stops at the
+	// first empty entry without a word.
+	GIDQueryFailureLogged bool
 	// HTTPPluginLegacyLog: HTTPStoragePlugin logs a failed request as
 	// "Error from http client, GET <url> error: <curl_easy_strerror>" and a
 	// status other than 200 as "Unexpected code in http response, GET <url>
@@ -652,6 +658,7 @@ func profileOf(v Version) Profile {
 	}
 	p.RPCMetaGetBeforePut = at("0.3.14")
 	p.HTTPPluginLegacyLog = !at("0.3.6")
+	p.GIDQueryFailureLogged = p.AutoGIDSelect && !at("0.3.10")
 	p.ForceTCPAtInit = at("0.3.12")
 	p.LogsMissingLocalSegment = at("0.3.13")
 	p.TCPInstallReadsOwnSegmentDesc = at("0.3.12")

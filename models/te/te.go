@@ -390,6 +390,12 @@ func (e *Engine) installRDMA(filter []string, discover bool) int {
 	return e.openContexts(hcas)
 }
 
+// portText is how rdma_context.cpp prints the port: a uint8_t streamed
+// into glog is a char, so port 1 is the byte 0x01, invisible in a
+// terminal ("No suitable GID found on mlx5_bond_1/" in Mooncake#1593;
+// rdma_context.h v0.3.8.post1:71, v0.3.12.post1:116: uint8_t port = 1).
+const portText = "\x01"
+
 // gidUsable is RdmaContext::openRdmaDevice's GID choice on port 1 of a
 // device without an auto-selectable GID (v0.3.8.post1 … rdma_context.cpp,
 // e.g. v0.3.9:567-600): gid_index -1 (MC_GID_INDEX unset) asks
@@ -412,15 +418,30 @@ func (e *Engine) gidUsable(d engine.RDMADevice) bool {
 	}
 	switch {
 	case gid < 0:
-		e.logf(mlog.Warning, "No suitable GID found on %s/1", d.Name)
+		e.scanGIDTable(d)
+		e.logf(mlog.Warning, "No suitable GID found on %s/%s", d.Name, portText)
 	case gid != d.GIDIndex:
-		e.logf(mlog.Warning, "User-specified GID index %d on %s/1 has no associated network device, may not be optimal for RDMA operations", gid, d.Name)
+		e.logf(mlog.Warning, "User-specified GID index %d on %s/%s has no associated network device, may not be optimal for RDMA operations", gid, d.Name, portText)
 	default:
-		e.logf(mlog.Info, "Using user-specified GID index: %d on %s/1 (with network device)", gid, d.Name)
+		e.logf(mlog.Info, "Using user-specified GID index: %d on %s/%s (with network device)", gid, d.Name, portText)
 		return true
 	}
-	e.logf(mlog.Error, "Failed to open device %s on port 1 with GID %d", d.Name, gid)
+	e.logf(mlog.Error, "Failed to open device %s on port %s with GID %d", d.Name, portText, gid)
 	return false
+}
+
+// scanGIDTable is findBestGidIndex's walk over the whole GID table when no
+// GID is accepted: up to 0.3.9 each index the port reports (gid_tbl_len)
+// but that holds no GID fails ibv_query_gid_ex with ENODATA, logged by
+// PLOG and skipped (rdma_context.cpp v0.3.8.post1 / v0.3.9:448-452;
+// Mooncake#1592). From v0.3.10 (#1597) the walk stops silently there.
+func (e *Engine) scanGIDTable(d engine.RDMADevice) {
+	if !e.cfg.Profile.GIDQueryFailureLogged || d.GIDTableLen <= d.GIDs {
+		return
+	}
+	for i := d.GIDs; i < d.GIDTableLen; i++ {
+		e.logf(mlog.Error, "Failed to query GID %d on %s/%s: No data available [61]", i, d.Name, portText)
+	}
 }
 
 func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
