@@ -443,11 +443,12 @@ func prints(fp Fingerprints, c Cause, line string) bool {
 // those, the one the log's catalog evidence already scores highest (a
 // class can link the same failure on two paths, named devices and
 // auto-discovery, and the log's own lines tell which), else the first.
-// With no version, or none that runs at it, the first the catalog has.
-// nil: none, or a catalog given with --catalog lacks them.
+// With none that runs at version, the first the catalog has; with
+// LinkWhenScored only a scored one. nil: none, or a catalog given
+// with --catalog lacks them.
 func linked(catalog []*scenarios.Scenario, cl Class, version string, score func(string) (float64, bool)) *scenarios.Scenario {
 	var first, best *scenarios.Scenario
-	bestPts := 0.0
+	bestPts, bestScored := 0.0, false
 	for _, n := range cl.Scenarios {
 		sc := find(catalog, n)
 		if sc == nil {
@@ -456,15 +457,18 @@ func linked(catalog []*scenarios.Scenario, cl Class, version string, score func(
 		if first == nil {
 			first = sc
 		}
-		if _, ok := sc.Versions(version); !ok || version == "" {
+		if _, ok := sc.Versions(version); !ok && version != "" {
 			continue
 		}
 		pts, scored := score(n)
-		if best == nil || scored && pts > bestPts {
-			best, bestPts = sc, pts
+		if !scored && cl.LinkWhenScored {
+			continue
+		}
+		if best == nil || scored && (!bestScored || pts > bestPts) {
+			best, bestPts, bestScored = sc, pts, scored
 		}
 	}
-	if best != nil {
+	if best != nil || cl.LinkWhenScored {
 		return best
 	}
 	return first

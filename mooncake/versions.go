@@ -396,6 +396,14 @@ type Profile struct {
 	// v0.3.8.post1 / v0.3.9:448-452); from v0.3.10 (#1597) it stops at the
 	// first empty entry without a word.
 	GIDQueryFailureLogged bool
+	// RPCMetaVersioned: the transfer engine's rpc_meta value carries
+	// "metadata_version" (microseconds at the write), so no two writes are
+	// byte-identical and the Python server's "metadata unchanged" branch
+	// never takes a re-publish: 400 "Duplicate rpc_meta key not allowed"
+	// (real 0.3.14, the bodies captured at its Python server:
+	// {"ip_or_host_name":…,"metadata_version":1796176247225890,"rpc_port":…};
+	// io/remount-republish-duplicate-rpc-meta). No tag to read.
+	RPCMetaVersioned bool
 	// HTTPPluginLegacyLog: HTTPStoragePlugin logs a failed request as
 	// "Error from http client, GET <url> error: <curl_easy_strerror>" and a
 	// status other than 200 as "Unexpected code in http response, GET <url>
@@ -658,6 +666,7 @@ func profileOf(v Version) Profile {
 	}
 	p.RPCMetaGetBeforePut = at("0.3.14")
 	p.HTTPPluginLegacyLog = !at("0.3.6")
+	p.RPCMetaVersioned = at("0.3.14")
 	p.GIDQueryFailureLogged = p.AutoGIDSelect && !at("0.3.10")
 	p.ForceTCPAtInit = at("0.3.12")
 	p.LogsMissingLocalSegment = at("0.3.13")

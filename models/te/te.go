@@ -100,6 +100,9 @@ type Engine struct {
 	// rpcMeta is TransferMetadata's rpc_meta_map_: the segments whose
 	// rpc_meta this process has read (getRpcMetaEntry).
 	rpcMeta map[string]RPCMeta
+	// metaVersion numbers this engine's rpc_meta writes
+	// (Profile.RPCMetaVersioned).
+	metaVersion int64
 }
 
 // New returns an uninitialised engine.
@@ -819,7 +822,14 @@ func (e *Engine) rpcMetaBody() []byte {
 	if e.bindAddr != "" {
 		host = e.bindAddr
 	}
-	body, _ := json.Marshal(map[string]any{"ip_or_host_name": host, "rpc_port": e.rpcPort})
+	m := map[string]any{"ip_or_host_name": host, "rpc_port": e.rpcPort}
+	if e.cfg.Profile.RPCMetaVersioned {
+		// Real stamps the write's microseconds; only that two writes
+		// differ matters (the Python server compares bytes), so a count.
+		e.metaVersion++
+		m["metadata_version"] = e.metaVersion
+	}
+	body, _ := json.Marshal(m)
 	return body
 }
 
