@@ -100,6 +100,9 @@ type Engine struct {
 	// rpcMeta is TransferMetadata's rpc_meta_map_: the segments whose
 	// rpc_meta this process has read (getRpcMetaEntry).
 	rpcMeta map[string]RPCMeta
+	// segDescs are the remote segments whose descriptor this process has
+	// read (segment_name_to_id_map_).
+	segDescs map[string]bool
 	// metaVersion numbers this engine's rpc_meta writes
 	// (Profile.RPCMetaVersioned).
 	metaVersion int64
@@ -1079,6 +1082,7 @@ func (e *Engine) Close(ctx context.Context) {
 	e.serverName = ""
 	e.etcd = ""
 	e.rpcMeta = nil
+	e.segDescs = nil
 }
 
 // ReleasePorts frees the engine's listening ports without a word to the
@@ -1125,6 +1129,31 @@ func (e *Engine) RPCMetaEntry(ctx context.Context, name string) (RPCMeta, bool) 
 	}
 	e.rpcMeta[name] = m
 	return m, true
+}
+
+// OpenSegment is TransferEngine::openSegment's getSegmentID for a segment
+// a transfer targets (TransferSubmitter, before any byte moves): a name
+// not seen before is read from the metadata service (getSegmentDesc: GET
+// mooncake/ram/<name>) and kept once found; the process's own segment is
+// known. A failed read logs "Failed to retrieve segment descriptor" and
+// is not kept: the next transfer reads again (transfer_metadata.cpp
+// v0.3.9:517-524; real 0.3.9 and 0.3.13.post1, a peer that published its
+// segment elsewhere: the GET's 404 and this line at every warmup put,
+// before any rpc_meta read). P2PHANDSHAKE exchanges the descriptor with
+// the peer instead (Handshake).
+func (e *Engine) OpenSegment(ctx context.Context, name string) bool {
+	if e.metaURL == "" && e.etcd == "" || name == e.serverName || e.segDescs[name] {
+		return true
+	}
+	if _, ok := e.get(ctx, segmentKey(name)); !ok {
+		e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", name)
+		return false
+	}
+	if e.segDescs == nil {
+		e.segDescs = map[string]bool{}
+	}
+	e.segDescs[name] = true
+	return true
 }
 
 // RPCMeta is TransferMetadata::RpcMetaDesc.
