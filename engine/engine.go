@@ -352,6 +352,10 @@ type RDMADevice struct {
 	// MC_GID_INDEX = GIDIndex opens it.
 	NoAutoGID bool
 	GIDIndex  int
+	// GIDTableLen is ibv_port_attr.gid_tbl_len and GIDs the entries that
+	// hold a GID (indices 0 … GIDs-1): a query past them fails with
+	// ENODATA (mlx5 reports 256 and fills a few). 0, 0 = no empty entries.
+	GIDTableLen, GIDs int
 	// MaxRegBytes caps the bytes registered on the device in total;
 	// beyond it ibv_reg_mr fails with EIO (erdma: 64 GiB, "Out of mr
 	// size"). 0 = no cap.

@@ -21,9 +21,15 @@ type Class struct {
 	Refs   []string `yaml:"refs"`
 	// Scenarios are catalog scenarios that reproduce the class (`faultlab
 	// run NAME`), where its lines alone cannot tell which one it is.
-	Scenarios []string  `yaml:"scenarios"`
-	Patterns  []Pattern `yaml:"patterns"`
-	Against   []Pattern `yaml:"against"`
+	Scenarios []string `yaml:"scenarios"`
+	// LinkWhenScored: the class gives its points to a linked scenario only
+	// when the log's catalog evidence already names that scenario; else it
+	// stays a class. For a class wider than its scenarios (a metadata
+	// server answering wrongly: a 404 or a rejected re-publish) whose one
+	// scenario is only one of its failures.
+	LinkWhenScored bool      `yaml:"link_when_scored"`
+	Patterns       []Pattern `yaml:"patterns"`
+	Against        []Pattern `yaml:"against"`
 }
 
 // Pattern is a regular expression over one log line (or derived fact) and
@@ -64,9 +70,9 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 		var c Class
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			switch k := n.Content[i]; k.Value {
-			case "name", "cause", "remedy", "refs", "scenarios", "patterns", "against":
+			case "name", "cause", "remedy", "refs", "scenarios", "link_when_scored", "patterns", "against":
 			default:
-				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, scenarios, patterns, against)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, scenarios, link_when_scored, patterns, against)", file, k.Line, k.Value)
 			}
 		}
 		if err := n.Decode(&c); err != nil {

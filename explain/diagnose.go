@@ -175,12 +175,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		if pts <= 0 && len(evid) == 0 {
 			continue
 		}
-		if sc := linked(catalog, cl, d.MooncakeVersion, func(name string) float64 {
-			if j, ok := byName[name]; ok {
-				return all[j].Points
-			}
-			return math.Inf(-1)
-		}); sc != nil {
+		if sc := linked(catalog, cl, d.MooncakeVersion, scoredBy(all, byName)); sc != nil {
 			// A field class the catalog reproduces: its points go to the
 			// scenario, whose remedy a run verified.
 			evid = append([]string{"field class " + cl.Name + ": " + cl.Cause}, evid...)
@@ -444,27 +439,55 @@ func prints(fp Fingerprints, c Cause, line string) bool {
 	return false
 }
 
-// linked is the catalog scenario a class links that runs at version
-// (the first that does). With no version, or none that does, the one the
-// log's own lines already favour (most points: a DMA-BUF line names the
-// DMA-BUF world, not the first one listed), ties to the first the catalog
-// has. nil: none, or a catalog given with --catalog lacks them.
-func linked(catalog []*scenarios.Scenario, cl Class, version string, points func(name string) float64) *scenarios.Scenario {
-	var best *scenarios.Scenario
-	bestPts := math.Inf(-1)
-	for _, n := range cl.Scenarios {
-		sc := find(catalog, n)
-		if sc == nil {
-			continue
+// linked is the catalog scenario a class links that runs at version: of
+// those, the one the log's catalog evidence already scores highest (a
+// class can link the same failure on two paths, named devices and
+// auto-discovery, or peer memory and DMA-BUF, and the log's own lines
+// tell which), else the first. With no version, or none that runs at it,
+// the same among all it links. With LinkWhenScored only a scored one. nil:
+// none, or a catalog given with --catalog lacks them.
+func linked(catalog []*scenarios.Scenario, cl Class, version string, score func(string) (float64, bool)) *scenarios.Scenario {
+	pick := func(atVersion bool) *scenarios.Scenario {
+		var first, best *scenarios.Scenario
+		bestPts := 0.0
+		for _, n := range cl.Scenarios {
+			sc := find(catalog, n)
+			if sc == nil {
+				continue
+			}
+			if _, ok := sc.Versions(version); atVersion && !ok {
+				continue
+			}
+			if first == nil {
+				first = sc
+			}
+			if pts, scored := score(n); scored && (best == nil || pts > bestPts) {
+				best, bestPts = sc, pts
+			}
 		}
-		if _, ok := sc.Versions(version); ok && version != "" {
+		if best != nil || cl.LinkWhenScored {
+			return best
+		}
+		return first
+	}
+	if version != "" {
+		if sc := pick(true); sc != nil {
 			return sc
 		}
-		if p := points(n); best == nil || p > bestPts {
-			best, bestPts = sc, p
-		}
 	}
-	return best
+	return pick(false)
+}
+
+// scoredBy reads a scenario's points among the causes so far, its
+// catalog evidence uncapped (two linked scenarios both at the cap differ
+// below it).
+func scoredBy(all []Cause, byName map[string]int) func(string) (float64, bool) {
+	return func(name string) (float64, bool) {
+		if j, ok := byName[name]; ok {
+			return uncapped(all[j]), true
+		}
+		return 0, false
+	}
 }
 
 func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {

@@ -128,3 +128,28 @@ func TestClassScenariosExist(t *testing.T) {
 		t.Fatalf("causes %+v", d.Causes)
 	}
 }
+
+// A class that links its scenario only when the log names it
+// (link_when_scored): a 404 from another server on the metadata port stays
+// the class metadata-server-wrong; a rejected re-publish names the world
+// that reproduces it, with the class's points.
+func TestLinkWhenScored(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	for _, tc := range []struct{ log, want string }{
+		{"E0101 00:00:00.000000 1 transfer_metadata_plugin.cpp:233] Unexpected code in http response, PUT http://10.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F10.0.0.2%3A12345 response code: 404 response body: 404 page not found\n",
+			"metadata-server-wrong"},
+		{"I0101 00:00:00.000000 1 transfer_metadata.cpp:1363] Re-publishing RPC meta entry for 10.0.0.2:12345\n" +
+			"E0101 00:00:00.000000 1 transfer_metadata_plugin.cpp:348] PUT http://10.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F10.0.0.2%3A12345 http=400 body: Duplicate rpc_meta key not allowed\n" +
+			"E0101 00:00:00.000000 1 transfer_metadata.cpp:1371] Failed to re-publish RPC meta entry for 10.0.0.2:12345\n" +
+			"E0101 00:00:01.000000 1 client_service.cpp:3826] Retry: failed to re-publish RPC meta entry to metadata server, rc=-200\n",
+			"io/remount-republish-duplicate-rpc-meta"},
+	} {
+		d, err := explain.Diagnose(cat, fp, tc.log, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Causes) == 0 || d.Causes[0].Name != tc.want {
+			t.Errorf("first cause of %q = %v, want %s", tc.log, d.Causes, tc.want)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func TestDraftVersions(t *testing.T) {
 	}
 	sc := cat[slices.IndexFunc(cat, func(s *scenarios.Scenario) bool { return s.Name == "setup/roce-no-suitable-gid" })]
 	got := draftVersions(sc, "0.3.14", Range{Since: "0.3.8.post1"})
-	want := []string{"0.3.14", "0.3.8.post1", "0.3.13.post1", "0.3.13", "0.3.12.post1", "0.3.12"}
+	want := []string{"0.3.14", "0.3.9", "0.3.8.post1", "0.3.13.post1", "0.3.13", "0.3.12.post1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("since 0.3.8.post1: %q, want %q", got, want)
 	}

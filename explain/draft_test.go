@@ -265,7 +265,7 @@ func TestDraftAutoDiscoveryCorpusCase(t *testing.T) {
 	if sc == nil {
 		t.Fatalf("not written: %q", dr.Missing)
 	}
-	if _, named := sc.Config.Env["MOONCAKE_DEVICE"]; named || dr.Based != "setup/roce-no-suitable-gid" || dr.Version != "0.3.12.post1" ||
+	if _, named := sc.Config.Env["MOONCAKE_DEVICE"]; named || dr.Based != "setup/roce-no-suitable-gid-auto-discovery" || dr.Version != "0.3.12.post1" ||
 		sc.Config.Env["MOONCAKE_PROTOCOL"] == nil || *sc.Config.Env["MOONCAKE_PROTOCOL"] != "rdma" ||
 		!slices.Contains(sc.Expect.Logs, "Failed to install RDMA transport, type") {
 		t.Fatalf("%s @%s\n%s", dr.Based, dr.Version, dr.YAML)

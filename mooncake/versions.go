@@ -402,6 +402,28 @@ type Profile struct {
 	// "Failed to discover a ready master view: " and no longer
 	// "Failed to read current master view: ").
 	HAMasterReadyWaitSeconds int
+	// GIDQueryFailureLogged: findBestGidIndex walks the whole GID table and
+	// PLOGs each index whose ibv_query_gid_ex fails ("Failed to query GID
+	// N on dev/port: No data available [61]"; rdma_context.cpp
+	// v0.3.8.post1 / v0.3.9:448-452); from v0.3.10 (#1597) it stops at the
+	// first empty entry without a word.
+	GIDQueryFailureLogged bool
+	// RPCMetaVersioned: the transfer engine's rpc_meta value carries
+	// "metadata_version" (microseconds at the write), so no two writes are
+	// byte-identical and the Python server's "metadata unchanged" branch
+	// never takes a re-publish: 400 "Duplicate rpc_meta key not allowed"
+	// (real 0.3.14, the bodies captured at its Python server:
+	// {"ip_or_host_name":…,"metadata_version":1796176247225890,"rpc_port":…};
+	// io/remount-republish-duplicate-rpc-meta). No tag to read.
+	RPCMetaVersioned bool
+	// HTTPPluginLegacyLog: HTTPStoragePlugin logs a failed request as
+	// "Error from http client, GET <url> error: <curl_easy_strerror>" and a
+	// status other than 200 as "Unexpected code in http response, GET <url>
+	// response code: N response body: B" (transfer_metadata_plugin.cpp
+	// v0.3.0:181-192, v0.3.5:224-235, 269-280, 301-312). Reworded by #815
+	// (5bc114cba, first in v0.3.6) to "GET <url> curl: <strerror> err:
+	// <errbuf>" and "GET <url> http=N body: B".
+	HTTPPluginLegacyLog bool
 	// RPCMetaGetBeforePut: with HTTP metadata the transfer engine GETs its
 	// rpc_meta key before the PUT that publishes it; the answer (404 on a
 	// fresh world, a curl timeout on a blackholed server: 3 s more) is
@@ -656,6 +678,9 @@ func profileOf(v Version) Profile {
 		p.HAMasterReadyWaitSeconds = 30
 	}
 	p.RPCMetaGetBeforePut = at("0.3.14")
+	p.HTTPPluginLegacyLog = !at("0.3.6")
+	p.RPCMetaVersioned = at("0.3.14")
+	p.GIDQueryFailureLogged = p.AutoGIDSelect && !at("0.3.10")
 	p.ForceTCPAtInit = at("0.3.12")
 	p.LogsMissingLocalSegment = at("0.3.13")
 	p.TCPInstallReadsOwnSegmentDesc = at("0.3.12")

@@ -797,6 +797,9 @@ func (d *decoder) checkNIC(n NIC) {
 		if r.MaxMR < 0 || r.LeakedMRs < 0 {
 			d.at(r.Pos, "nic.rdma %s: max_mr and leaked_mrs must not be negative", r.Name)
 		}
+		if r.GIDs < 0 || r.GIDTableLen < 0 || r.GIDs > r.GIDTableLen {
+			d.at(r.Pos, "nic.rdma %s: want 0 <= gids <= gid_tbl_len (got gids %d, gid_tbl_len %d)", r.Name, r.GIDs, r.GIDTableLen)
+		}
 	}
 }
 

@@ -50,7 +50,7 @@ func TestParseErrors(t *testing.T) {
 		{"remedy master of an unknown release", validScenario + "remedy:\n  master_version: \"9.9.9\"\n  expect: {ok: true}\n",
 			[]string{`f.yaml:7:3: remedy.master_version: unknown Mooncake version "9.9.9": known versions are ` + strings.Join(mooncake.Versions, ", ") + ` (or "run": the run's version)`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
-			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, gid_index, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name, no_auto_gid`}},
+			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, gid_index, gid_tbl_len, gids, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name, no_auto_gid`}},
 		{"mooncake_client RNIC without a name", validScenario + "topology:\n  mooncake_client: {nic: {rdma: [{max_mr: 3}]}}\n",
 			[]string{`f.yaml:7:34: nic.rdma: name is required (e.g. mlx5_0)`}},
 		{"node env placeholder", validScenario + "topology:\n  nodes:\n    - name: tp0\n      env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",

@@ -463,7 +463,8 @@ func (n NIC) devices() []engine.RDMADevice {
 	var out []engine.RDMADevice
 	for _, d := range n.RDMA {
 		out = append(out, engine.RDMADevice{Name: d.Name, MaxMRSize: int64(d.MaxMRSize), MaxMR: d.MaxMR, Broken: d.Broken,
-			MaxRegBytes: int64(d.MaxRegBytes), LeakedMRs: d.LeakedMRs, NoAutoGID: d.NoAutoGID, GIDIndex: d.GIDIndex})
+			MaxRegBytes: int64(d.MaxRegBytes), LeakedMRs: d.LeakedMRs, NoAutoGID: d.NoAutoGID, GIDIndex: d.GIDIndex,
+			GIDTableLen: d.GIDTableLen, GIDs: d.GIDs})
 	}
 	return out
 }

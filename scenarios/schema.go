@@ -165,6 +165,10 @@ type RDMADevice struct {
 	// GIDIndex is the one usable index, which MC_GID_INDEX must name.
 	NoAutoGID bool `yaml:"no_auto_gid"`
 	GIDIndex  int  `yaml:"gid_index"`
+	// GIDTableLen is the port's gid_tbl_len, GIDs the entries 0 … GIDs-1
+	// that hold a GID; the rest answer a query with ENODATA.
+	GIDTableLen int `yaml:"gid_tbl_len"`
+	GIDs        int `yaml:"gids"`
 	// MaxRegBytes caps the total bytes registered (erdma: EIO past it);
 	// LeakedMRs are MKEYs earlier killed processes left behind.
 	MaxRegBytes ByteSize `yaml:"max_reg_bytes"`

@@ -62,7 +62,8 @@ func (c *RealClient) localMemcpy(r master.Replica) bool {
 }
 
 // transferMetadata is what the transfer engine reads from the metadata
-// service before a byte of replica r moves: TcpTransport::startTransfer's
+// service before a byte of replica r moves: openSegment's descriptor of a
+// remote segment (te.OpenSegment), then TcpTransport::startTransfer's
 // getRpcMetaEntry of the target segment (te.RPCMetaEntry). A failure marks
 // the slice failed, so the transfer fails (TRANSFER_FAIL). RDMA's
 // handshake reads rpc_meta too (sendHandshake); it is not modelled.
@@ -72,6 +73,13 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	}
 	if c.te.Handshake() {
 		return c.handshakeResolves(r)
+	}
+	if !c.te.OpenSegment(ctx, r.TEEndpoint) {
+		// openSegment failed: the submit stops before a batch exists
+		// (transfer_task.cpp; real 0.3.9 and 0.3.13.post1).
+		c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", r.TEEndpoint)
+		c.logf(mlog.Error, "Failed to submit transfer operation")
+		return false
 	}
 	m, ok := c.te.RPCMetaEntry(ctx, r.TEEndpoint)
 	if ok && c.connectable(r, m) {

@@ -242,3 +242,30 @@ func TestResolvable(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPPluginWording: HTTPStoragePlugin's failure texts per release
+// (transfer_metadata_plugin.cpp v0.3.5:224-235 against v0.3.6:255-264;
+// real 0.3.4.post2: "Unexpected code in http response, PUT … response
+// code: 500 response body: injected").
+func TestHTTPPluginWording(t *testing.T) {
+	ctx := context.Background()
+	const u = "http://127.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2Fpeer%3A1"
+	for _, tc := range []struct {
+		version string
+		down    bool
+		want    string
+	}{
+		{"0.3.5", false, "Unexpected code in http response, GET " + u + " response code: 404 response body: metadata not found"},
+		{"0.3.6", false, "GET " + u + " http=404 body: metadata not found"},
+		{"0.3.4.post2", true, "Error from http client, GET " + u + " error: Timeout was reached"},
+		{"0.3.9", true, "GET " + u + " curl: Timeout was reached err: Operation timed out after 3000 milliseconds with 0 bytes received"},
+	} {
+		m := &httpMeta{s: metadata.New(false)}
+		e, logs := newHTTPEngine(t, tc.version, m)
+		m.down = tc.down
+		if _, ok := e.RPCMetaEntry(ctx, "peer:1"); ok {
+			t.Fatalf("%s: RPCMetaEntry(peer:1) = true, want false", tc.version)
+		}
+		wantLastLogs(t, *logs, tc.want, "Failed to find location of peer:1")
+	}
+}

@@ -101,6 +101,12 @@ type Engine struct {
 	// rpcMeta is TransferMetadata's rpc_meta_map_: the segments whose
 	// rpc_meta this process has read (getRpcMetaEntry).
 	rpcMeta map[string]RPCMeta
+	// segDescs are the remote segments whose descriptor this process has
+	// read (segment_name_to_id_map_).
+	segDescs map[string]bool
+	// metaVersion numbers this engine's rpc_meta writes
+	// (Profile.RPCMetaVersioned).
+	metaVersion int64
 }
 
 // New returns an uninitialised engine.
@@ -391,6 +397,12 @@ func (e *Engine) installRDMA(filter []string, discover bool) int {
 	return e.openContexts(hcas)
 }
 
+// portText is how rdma_context.cpp prints the port: a uint8_t streamed
+// into glog is a char, so port 1 is the byte 0x01, invisible in a
+// terminal ("No suitable GID found on mlx5_bond_1/" in Mooncake#1593;
+// rdma_context.h v0.3.8.post1:71, v0.3.12.post1:116: uint8_t port = 1).
+const portText = "\x01"
+
 // gidUsable is RdmaContext::openRdmaDevice's GID choice on port 1 of a
 // device without an auto-selectable GID (v0.3.8.post1 … rdma_context.cpp,
 // e.g. v0.3.9:567-600): gid_index -1 (MC_GID_INDEX unset) asks
@@ -404,14 +416,15 @@ func (e *Engine) gidUsable(d engine.RDMADevice) bool {
 	gid := e.gidIndex()
 	switch {
 	case gid < 0:
-		e.logf(mlog.Warning, "No suitable GID found on %s/1", d.Name)
+		e.scanGIDTable(d)
+		e.logf(mlog.Warning, "No suitable GID found on %s/%s", d.Name, portText)
 	case gid != d.GIDIndex:
-		e.logf(mlog.Warning, "User-specified GID index %d on %s/1 has no associated network device, may not be optimal for RDMA operations", gid, d.Name)
+		e.logf(mlog.Warning, "User-specified GID index %d on %s/%s has no associated network device, may not be optimal for RDMA operations", gid, d.Name, portText)
 	default:
-		e.logf(mlog.Info, "Using user-specified GID index: %d on %s/1 (with network device)", gid, d.Name)
+		e.logf(mlog.Info, "Using user-specified GID index: %d on %s/%s (with network device)", gid, d.Name, portText)
 		return true
 	}
-	e.logf(mlog.Error, "Failed to open device %s on port 1 with GID %d", d.Name, gid)
+	e.logf(mlog.Error, "Failed to open device %s on port %s with GID %d", d.Name, portText, gid)
 	return false
 }
 
@@ -457,8 +470,22 @@ func (e *Engine) dmaBufUsable(d engine.RDMADevice) bool {
 		return true
 	}
 	e.logf(mlog.Error, "DMA BUF supported required for GPU RDMA without nvidia-peermem on GPU device 0 mapped to RNIC %s", d.Name)
-	e.logf(mlog.Error, "Failed to open device %s on port 1 with GID %d", d.Name, e.gidIndex())
+	e.logf(mlog.Error, "Failed to open device %s on port %s with GID %d", d.Name, portText, e.gidIndex())
 	return false
+}
+
+// scanGIDTable is findBestGidIndex's walk over the whole GID table when no
+// GID is accepted: up to 0.3.9 each index the port reports (gid_tbl_len)
+// but that holds no GID fails ibv_query_gid_ex with ENODATA, logged by
+// PLOG and skipped (rdma_context.cpp v0.3.8.post1 / v0.3.9:448-452;
+// Mooncake#1592). From v0.3.10 (#1597) the walk stops silently there.
+func (e *Engine) scanGIDTable(d engine.RDMADevice) {
+	if !e.cfg.Profile.GIDQueryFailureLogged || d.GIDTableLen <= d.GIDs {
+		return
+	}
+	for i := d.GIDs; i < d.GIDTableLen; i++ {
+		e.logf(mlog.Error, "Failed to query GID %d on %s/%s: No data available [61]", i, d.Name, portText)
+	}
 }
 
 func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
@@ -753,11 +780,22 @@ func (e *Engine) del(ctx context.Context, key string) bool {
 func (e *Engine) metaDo(ctx context.Context, method, key string, body []byte) (bool, []byte) {
 	u := e.metaURL + "?key=" + url.QueryEscape(key)
 	status, resp, err := e.cfg.Metadata.Do(ctx, method, u, body)
+	legacy := e.cfg.Profile.HTTPPluginLegacyLog
 	if err != nil {
+		if legacy {
+			// ≤ 0.3.5 logs curl_easy_strerror alone (no errbuf).
+			text, _, _ := strings.Cut(curlError(err), " err: ")
+			e.logf(mlog.Error, "Error from http client, %s %s error: %s", method, u, text)
+			return false, nil
+		}
 		e.logf(mlog.Error, "%s %s curl: %s", method, u, curlError(err))
 		return false, nil
 	}
 	if status != http.StatusOK {
+		if legacy {
+			e.logf(mlog.Error, "Unexpected code in http response, %s %s response code: %d response body: %s", method, u, status, resp)
+			return false, nil
+		}
 		e.logf(mlog.Error, "%s %s http=%d body: %s", method, u, status, resp)
 		return false, nil
 	}
@@ -825,7 +863,14 @@ func (e *Engine) rpcMetaBody() []byte {
 	if e.bindAddr != "" {
 		host = e.bindAddr
 	}
-	body, _ := json.Marshal(map[string]any{"ip_or_host_name": host, "rpc_port": e.rpcPort})
+	m := map[string]any{"ip_or_host_name": host, "rpc_port": e.rpcPort}
+	if e.cfg.Profile.RPCMetaVersioned {
+		// Real stamps the write's microseconds; only that two writes
+		// differ matters (the Python server compares bytes), so a count.
+		e.metaVersion++
+		m["metadata_version"] = e.metaVersion
+	}
+	body, _ := json.Marshal(m)
 	return body
 }
 
@@ -1103,6 +1148,7 @@ func (e *Engine) Close(ctx context.Context) {
 	e.serverName = ""
 	e.etcd = ""
 	e.rpcMeta = nil
+	e.segDescs = nil
 }
 
 // ReleasePorts frees the engine's listening ports without a word to the
@@ -1149,6 +1195,31 @@ func (e *Engine) RPCMetaEntry(ctx context.Context, name string) (RPCMeta, bool) 
 	}
 	e.rpcMeta[name] = m
 	return m, true
+}
+
+// OpenSegment is TransferEngine::openSegment's getSegmentID for a segment
+// a transfer targets (TransferSubmitter, before any byte moves): a name
+// not seen before is read from the metadata service (getSegmentDesc: GET
+// mooncake/ram/<name>) and kept once found; the process's own segment is
+// known. A failed read logs "Failed to retrieve segment descriptor" and
+// is not kept: the next transfer reads again (transfer_metadata.cpp
+// v0.3.9:517-524; real 0.3.9 and 0.3.13.post1, a peer that published its
+// segment elsewhere: the GET's 404 and this line at every warmup put,
+// before any rpc_meta read). P2PHANDSHAKE exchanges the descriptor with
+// the peer instead (Handshake).
+func (e *Engine) OpenSegment(ctx context.Context, name string) bool {
+	if e.metaURL == "" && e.etcd == "" || name == e.serverName || e.segDescs[name] {
+		return true
+	}
+	if _, ok := e.get(ctx, segmentKey(name)); !ok {
+		e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", name)
+		return false
+	}
+	if e.segDescs == nil {
+		e.segDescs = map[string]bool{}
+	}
+	e.segDescs[name] = true
+	return true
 }
 
 // RPCMeta is TransferMetadata::RpcMetaDesc.

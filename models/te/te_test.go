@@ -3,6 +3,7 @@ package te_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -165,5 +166,42 @@ func TestMemlockPerDevice(t *testing.T) {
 				t.Errorf("logs %q", logs)
 			}
 		})
+	}
+}
+
+// TestGIDWalk: a RoCE device without an acceptable GID, its 6-entry table
+// holding 4 GIDs. Up to 0.3.9 findBestGidIndex logs each empty entry
+// (rdma_context.cpp v0.3.9:448-452), from 0.3.10 it stops silently; the
+// uint8_t port prints as the byte 0x01 at every release.
+func TestGIDWalk(t *testing.T) {
+	dev := []engine.RDMADevice{{Name: "mlx5_0", NoAutoGID: true, GIDIndex: 3, GIDTableLen: 6, GIDs: 4}}
+	for _, tc := range []struct {
+		version string
+		want    []string
+	}{
+		{"0.3.9", []string{
+			"Failed to query GID 4 on mlx5_0/\x01: No data available [61]",
+			"Failed to query GID 5 on mlx5_0/\x01: No data available [61]",
+			"No suitable GID found on mlx5_0/\x01",
+			"Failed to open device mlx5_0 on port \x01 with GID -1",
+		}},
+		{"0.3.10", []string{
+			"No suitable GID found on mlx5_0/\x01",
+			"Failed to open device mlx5_0 on port \x01 with GID -1",
+		}},
+	} {
+		e, logs := newEngine(t, tc.version, dev, nil)
+		if err := e.InitStore(context.Background(), "127.0.0.1:12345", te.P2PHandshake, "rdma", strp("mlx5_0")); err == nil {
+			t.Fatalf("%s: InitStore = nil, want a failure (no RNIC)", tc.version)
+		}
+		var got []string
+		for _, l := range *logs {
+			if slices.ContainsFunc([]string{"Failed to query GID", "No suitable GID", "Failed to open device"}, func(p string) bool { return strings.HasPrefix(l, p) }) {
+				got = append(got, l)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: GID lines %q, want %q", tc.version, got, tc.want)
+		}
 	}
 }
