@@ -11,9 +11,11 @@ GINKGO_FLAGS  ?=
 # nothing else.
 REAL_VERSIONS ?= catalog
 # SGLang releases for --sglang real (one pinned venv of about 6 GB each, every
-# Mooncake venv combines with each): the newest, and the oldest release that
-# has every behaviour the catalog relies on (docs/ENGINES.md).
-SGLANG_VERSIONS ?= 0.5.23,0.5.17
+# Mooncake venv combines with each): the newest, the oldest release that has
+# every behaviour the catalog relies on, and the older releases scenarios
+# name (0.9 GB each: torch and the CUDA wheels from 0.5.17's venv;
+# docs/ENGINES.md).
+SGLANG_VERSIONS ?= 0.5.23,0.5.17,0.5.16,0.5.14
 
 # nightly: time budget of the sim exploration, and the differential samples.
 NIGHTLY_BUDGET ?= 30m

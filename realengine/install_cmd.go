@@ -71,7 +71,7 @@ func NewInstallSGLangCommand(log *slog.Logger) *cobra.Command {
 	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "sglang",
-		Short: "Install real SGLang (one pinned venv per version, about 6 GB each) for --sglang real; idempotent",
+		Short: "Install real SGLang (one pinned venv per version: about 6 GB, 0.8 GB for 0.5.14/0.5.16 sharing 0.5.17's torch) for --sglang real; idempotent",
 		Example: "  faultlab install sglang --versions " + strings.Join(SGLangVersions(), ",") + "\n" +
 			"  make real-engine",
 		Args: cobra.NoArgs,
