@@ -473,6 +473,7 @@ func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {
 var roles = map[string]string{
 	"master":         "the master's address",
 	"master_ip":      "the master's IP",
+	"master_ipv6":    "the master's IPv6 address",
 	"master_metrics": "the master's metrics address",
 	"metadata":       "the metadata server's address",
 	"etcd":           "etcd's address",

@@ -3,6 +3,7 @@ package fakeengine
 import (
 	"context"
 	"fmt"
+	"net"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
@@ -41,10 +42,16 @@ func (w *World) processLocked(ctx context.Context, target, action string) error 
 		case "pause":
 			if w.masterUp {
 				w.masterSrv.Pause()
+				if w.masterSrv6 != nil {
+					w.masterSrv6.Pause()
+				}
 			}
 		case "resume":
 			if w.masterUp {
 				w.masterSrv.Resume()
+				if w.masterSrv6 != nil {
+					w.masterSrv6.Resume()
+				}
 			}
 		}
 	case "client":
@@ -94,6 +101,13 @@ func (w *World) stopMasterLocked() error {
 	w.masterUp = false
 	if err := w.masterSrv.Close(); err != nil {
 		return fmt.Errorf("fake engine: stop master: %w", err)
+	}
+	if w.masterSrv6 != nil {
+		srv := w.masterSrv6
+		w.masterSrv6 = nil
+		if err := srv.Close(); err != nil {
+			return fmt.Errorf("fake engine: stop master: %w", err)
+		}
 	}
 	return nil
 }
@@ -160,11 +174,26 @@ func (w *World) newMetadata() *metadata.Server {
 }
 
 func (w *World) startMaster(ctx context.Context, addr string) error {
+	v4, v6 := w.masterModel.Config().RPCListens()
+	if !v4 {
+		// Every proxy's upstream is the IPv4 listener.
+		return engine.Unsupportedf("fake engine: a master whose --rpc_address (%s) does not listen on IPv4 is not served (the proxies dial IPv4)", w.masterModel.Config().RPCAddress)
+	}
 	srv := servers.NewMasterServer(&w.gate, func() master.Service { return w.masterModel }, w.logger)
 	if err := srv.Listen(ctx, addr); err != nil {
 		return fmt.Errorf("fake engine: master: %w", err)
 	}
 	w.masterSrv, w.masterAddr, w.masterUp = srv, srv.Addr(), true
+	if v6 {
+		_, port, _ := net.SplitHostPort(w.masterAddr)
+		srv6 := servers.NewMasterServer(&w.gate, func() master.Service { return w.masterModel }, w.logger)
+		if err := srv6.Listen(ctx, net.JoinHostPort("::1", port)); err != nil {
+			_ = srv.Close()
+			w.masterUp = false
+			return fmt.Errorf("fake engine: master on [::1]: %w", err)
+		}
+		w.masterSrv6 = srv6
+	}
 	return nil
 }
 

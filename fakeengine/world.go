@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -52,8 +53,13 @@ type World struct {
 	closed      bool
 	masterModel *master.Master
 	masterSrv   *servers.MasterServer
-	masterAddr  string // canonical host:port of the master (its real listener)
-	masterUp    bool
+	// masterSrv6 serves the same model on [::1] at masterAddr's port when
+	// --rpc_address listens on IPv6 (master.Config.RPCListens), so a
+	// client's dial to {{master_ipv6}} meets the kernel's answer: accepted
+	// or refused.
+	masterSrv6 *servers.MasterServer
+	masterAddr string // canonical host:port of the master (its real listener)
+	masterUp   bool
 	// masterVersion is mooncake_master's release (topology.master.
 	// mooncake_version, a remedy's master_version; else the run's). Its own
 	// lock: every master RPC reads it, some while mu is held (mooncake_client's
@@ -263,6 +269,12 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("fake engine: the topology has no master")
 		}
 		return w.masterAddr, nil
+	case "master_ipv6":
+		if w.ctr != nil || w.masterAddr == "" {
+			return "", engine.Unsupportedf("fake engine: role master_ipv6: only an in-process master on this host's loopback has an IPv6 address")
+		}
+		_, port, _ := net.SplitHostPort(w.masterAddr)
+		return net.JoinHostPort("::1", port), nil
 	case "metadata":
 		if w.metaAddr == "" {
 			return "P2PHANDSHAKE", nil
@@ -284,7 +296,7 @@ func (w *World) Addr(role string) (string, error) {
 	case "master_metrics":
 		return "", engine.Unsupportedf("fake engine: the master admin HTTP server is not served")
 	}
-	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics, master_ip)", role)
+	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6)", role)
 }
 
 // Close implements engine.World: every process, heartbeat, timer, server
@@ -327,9 +339,16 @@ func (w *World) Close(ctx context.Context) error {
 	w.mu.Lock()
 	if w.masterSrv != nil {
 		w.masterSrv.Resume()
+		if w.masterSrv6 != nil {
+			w.masterSrv6.Resume()
+		}
 		if w.masterUp {
 			w.masterUp = false
 			errs = append(errs, w.masterSrv.Close())
+			if w.masterSrv6 != nil {
+				errs = append(errs, w.masterSrv6.Close())
+				w.masterSrv6 = nil
+			}
 		}
 	}
 	if w.metaHandler != nil {

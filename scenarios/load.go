@@ -32,7 +32,10 @@ var (
 	// etcd; {{metadata}} is then etcd://host:port. "master_ip" is the
 	// master's own ip:port (no proxy in between), as a client configured
 	// with a pod's IP holds it.
-	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip"}
+	// "master_ipv6" is the master's own RPC port on the IPv6 loopback
+	// ([::1]:port, no proxy), reached only when its --rpc_address listens
+	// on IPv6.
+	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip", "master_ipv6"}
 )
 
 // Parse decodes and validates one scenario file's bytes. Every problem is

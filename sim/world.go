@@ -23,6 +23,10 @@ import (
 // Logical addresses of the world's servers.
 const (
 	MasterAddr  = "127.0.0.1:50051"
+	// MasterAddrIPv6 is the master's RPC port on the IPv6 loopback
+	// ({{master_ipv6}}): reached only when its --rpc_address listens on
+	// IPv6 (master.Config.RPCListens).
+	MasterAddrIPv6 = "[::1]:50051"
 	MetadataURL = "http://127.0.0.1:8080/metadata"
 	ClientAddr  = "127.0.0.1:50052"
 	// MasterMetricsPort is not 9003, SGLang's default metrics port: a
@@ -299,8 +303,13 @@ func (w *World) Addr(role string) (string, error) {
 			return w.masterIP, nil
 		}
 		return MasterAddr, nil // in processes the proxy's address is the master's port
+	case "master_ipv6":
+		if w.ha != nil || w.containers {
+			return "", engine.Unsupportedf("sim: role master_ipv6: only one master process on this host has an IPv6 loopback address")
+		}
+		return MasterAddrIPv6, nil
 	}
-	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics or master_ip", role)
+	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics, master_ip or master_ipv6", role)
 }
 
 // StartProcess implements engine.World.
