@@ -208,11 +208,16 @@ func (w *World) startMetadata(ctx context.Context, addr string) error {
 
 // ReplaceMaster implements engine.MasterReplacer: the master model of
 // another release on the same address, its state lost.
-func (w *World) ReplaceMaster(ctx context.Context, version string) error {
+func (w *World) ReplaceMaster(ctx context.Context, version string, flags map[string]string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.masterModel == nil || w.spec.Master == nil {
 		return engine.Unsupportedf("remedy master_version: the fake engine replaces only its in-process master")
+	}
+	if version == "" {
+		w.mvMu.Lock()
+		version = w.masterVersion
+		w.mvMu.Unlock()
 	}
 	if err := mooncake.SkewModelled(version, w.spec.Version); err != nil {
 		return engine.Unsupportedf("%v", err)
@@ -221,7 +226,7 @@ func (w *World) ReplaceMaster(ctx context.Context, version string) error {
 	if err != nil {
 		return fmt.Errorf("fake engine: remedy master_version: %w", err)
 	}
-	cfg, err := master.ConfigFor(mp, w.spec.Master.Flags)
+	cfg, err := master.ConfigFor(mp, engine.MergeFlags(w.spec.Master.Flags, flags))
 	if err != nil {
 		return fmt.Errorf("fake engine: remedy master_version: %w", err)
 	}

@@ -9,9 +9,11 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,12 +34,14 @@ type World struct {
 	in   Installed
 	// ml, min: mooncake_master's install (another release's under
 	// topology.master.mooncake_version, else l and in).
-	ml    Layout
-	min   Installed
-	log   *slog.Logger
-	start *origin
-	dir   string // temp dir: driver.py, anything else we write
-	drv   string // driver.py path
+	ml  Layout
+	min Installed
+	// remedyFlags are a remedy's master_flags, over the topology's.
+	remedyFlags map[string]string
+	log         *slog.Logger
+	start       *origin
+	dir         string // temp dir: driver.py, anything else we write
+	drv         string // driver.py path
 
 	inj *toxiproxy.Injector
 	ctr *ctrWorld // container worlds only (incontainers.go)
@@ -131,9 +135,29 @@ func (w *World) masterEnv() []string {
 	return mergeEnv(baseEnv(), set)
 }
 
-// reserved flags are the engine's: ports and bind addresses.
+// reserved flags are the engine's: ports and bind addresses. A scenario
+// may name rpc_address in a process world (the bind address is the
+// field's fault: an IPv4-only master dialled at IPv6); the port stays the
+// engine's.
 var reservedMasterFlags = []string{"port", "rpc_port", "rpc_address", "metrics_port", "metrics_host",
 	"enable_http_metadata_server", "http_metadata_server_port", "http_metadata_server_host"}
+
+// scenarioMasterFlags are the topology's master flags with a remedy's
+// master_flags over them.
+func (w *World) scenarioMasterFlags() map[string]string {
+	return engine.MergeFlags(w.spec.Master.Flags, w.remedyFlags)
+}
+
+// masterProbeHost is where the harness checks the master's RPC port: the
+// IPv6 loopback when the scenario's --rpc_address is an IPv6 host (it
+// then takes no IPv4 connect), else the world's usual host.
+func (w *World) masterProbeHost() string {
+	a := strings.Trim(w.scenarioMasterFlags()["rpc_address"], "[]")
+	if ip, err := netip.ParseAddr(a); err == nil && ip.Is6() && !ip.IsUnspecified() {
+		return "::1"
+	}
+	return ""
+}
 
 func (w *World) launch(ctx context.Context) error {
 	if w.spec.Master != nil && w.spec.Master.HA {
@@ -174,6 +198,9 @@ func (w *World) launchMaster(ctx context.Context) error {
 			probe, err := w.probeAddr(ctx, p, rpc)
 			if err != nil {
 				return err
+			}
+			if h := w.masterProbeHost(); h != "" && p.ctr == nil {
+				probe = net.JoinHostPort(h, strconv.Itoa(rpc))
 			}
 			if err := waitTCP(ctx, probe, p); err != nil {
 				return err
@@ -255,14 +282,15 @@ func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports
 		flags["http_metadata_server_host"] = w.bindHost()
 	}
 	maps.Copy(flags, extra)
-	for _, k := range sortedKeys(w.spec.Master.Flags) {
-		if slices.Contains(reservedMasterFlags, k) {
-			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run)", k)
+	sf := w.scenarioMasterFlags()
+	for _, k := range sortedKeys(sf) {
+		if slices.Contains(reservedMasterFlags, k) && !(k == "rpc_address" && w.ctr == nil) {
+			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run; rpc_address only in a process world)", k)
 		}
 		if !known[k] {
 			return "", nil, 0, 0, 0, engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.MasterVersion(), k)
 		}
-		flags[k] = w.spec.Master.Flags[k]
+		flags[k] = sf[k]
 	}
 	for _, k := range sortedKeys(flags) {
 		args = append(args, "--"+k+"="+flags[k])
@@ -554,6 +582,14 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("real engine: the topology has no master")
 		}
 		return strconv.Itoa(m.ports["metrics"]), nil
+	case "master_ipv6":
+		m, ok := s["master"]
+		if !ok || w.spec.Master.HA || w.ctr != nil {
+			return "", engine.Unsupportedf("real engine: role master_ipv6: one master process on this host's loopback")
+		}
+		// Its own port, not its proxy's: whether [::1] answers is the
+		// master's bind address, which a proxy would hide.
+		return net.JoinHostPort("::1", strconv.Itoa(m.ports["rpc"])), nil
 	case "master_ip":
 		m, ok := s["master"]
 		if !ok || w.spec.Master.HA {
@@ -568,7 +604,7 @@ func (w *World) Addr(role string) (string, error) {
 		w.mu.Unlock()
 		return w.probeAddr(ctx, p, m.ports["rpc"])
 	}
-	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip)", role)
+	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6)", role)
 }
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.
@@ -712,21 +748,25 @@ func (w *World) PIDs() []int {
 // ReplaceMaster implements engine.MasterReplacer: mooncake_master stops
 // and that release's binary starts on the same ports (its proxies keep
 // their upstream), its state lost.
-func (w *World) ReplaceMaster(ctx context.Context, version string) error {
+func (w *World) ReplaceMaster(ctx context.Context, version string, flags map[string]string) error {
 	w.mu.Lock()
 	s := w.servers["master"]
 	w.mu.Unlock()
 	if s == nil || (w.spec.Master != nil && w.spec.Master.HA) || w.ctr != nil {
 		return engine.Unsupportedf("remedy master_version: the real engine replaces one plain mooncake_master process")
 	}
-	ml, min, err := w.e.install(ctx, version)
-	if err != nil {
-		return fmt.Errorf("real engine: remedy master_version: %w", err)
+	ml, min := w.ml, w.min
+	if version != "" {
+		var err error
+		if ml, min, err = w.e.install(ctx, version); err != nil {
+			return fmt.Errorf("real engine: remedy master_version: %w", err)
+		}
 	}
 	if err := w.stopServer(ctx, s); err != nil {
 		return err
 	}
 	w.ml, w.min = ml, min
+	w.remedyFlags = flags
 	ports := []int{s.ports["rpc"], s.ports["metrics"], s.ports["metadata"]}
 	if ports[2] == 0 {
 		ports[2] = ports[1] // no embedded metadata server: the flag is not passed

@@ -166,9 +166,12 @@ func (w *World) process(target, action string) {
 // ReplaceMaster implements engine.MasterReplacer: mooncake_master of
 // another release restarts on the same address, its state lost (the
 // clients of the remedy are new processes).
-func (w *World) ReplaceMaster(_ context.Context, version string) error {
+func (w *World) ReplaceMaster(_ context.Context, version string, flags map[string]string) error {
 	if w.spec.Master == nil || w.ha != nil {
 		return engine.Unsupportedf("remedy master_version: the world has no plain mooncake_master")
+	}
+	if version == "" {
+		version = w.masterVersion
 	}
 	if err := mooncake.SkewModelled(version, w.profile.Version.String()); err != nil {
 		return engine.Unsupportedf("%v", err)
@@ -177,7 +180,7 @@ func (w *World) ReplaceMaster(_ context.Context, version string) error {
 	if err != nil {
 		return fmt.Errorf("sim: remedy master_version: %w", err)
 	}
-	cfg, err := master.ConfigFor(mp, w.spec.Master.Flags)
+	cfg, err := master.ConfigFor(mp, engine.MergeFlags(w.spec.Master.Flags, flags))
 	if err != nil {
 		return fmt.Errorf("sim: remedy master_version: %w", err)
 	}
