@@ -22,13 +22,13 @@ import (
 
 // Logical addresses of the world's servers.
 const (
-	MasterAddr  = "127.0.0.1:50051"
+	MasterAddr = "127.0.0.1:50051"
 	// MasterAddrIPv6 is the master's RPC port on the IPv6 loopback
 	// ({{master_ipv6}}): reached only when its --rpc_address listens on
 	// IPv6 (master.Config.RPCListens).
 	MasterAddrIPv6 = "[::1]:50051"
-	MetadataURL = "http://127.0.0.1:8080/metadata"
-	ClientAddr  = "127.0.0.1:50052"
+	MetadataURL    = "http://127.0.0.1:8080/metadata"
+	ClientAddr     = "127.0.0.1:50052"
 	// MasterMetricsPort is not 9003, SGLang's default metrics port: a
 	// comparison writes the world's addresses back as placeholders, and
 	// "9003" in SGLang's own warning read {{master_metrics}} on sim only
