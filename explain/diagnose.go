@@ -480,7 +480,7 @@ var roles = map[string]string{
 	"client":         "mooncake_client's address",
 }
 
-var rePlaceholder = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
+var rePlaceholder = regexp.MustCompile(`\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}`)
 
 // Humanize replaces {{role}} placeholders with the role they stand for
 // ("the master's address"), so person-facing output never shows them.

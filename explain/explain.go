@@ -439,7 +439,7 @@ var (
 	longNum = regexp.MustCompile(`\d{4,}`)
 )
 
-var placeholder = regexp.MustCompile(`\{\{\s*[a-z_]+\s*\}\}`)
+var placeholder = regexp.MustCompile(`\{\{\s*[a-z_][a-z0-9_]*\s*\}\}`)
 
 // telltales fills each candidate's Telltale: its expected lines that not
 // every other candidate expects, the ones that tell the causes apart.

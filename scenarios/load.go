@@ -26,7 +26,7 @@ var Methods = []string{
 
 var (
 	nameRE        = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`)
-	placeholderRE = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
+	placeholderRE = regexp.MustCompile(`\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}`)
 	// Roles are the placeholders World.Addr resolves.
 	// "etcd" is the bare etcd endpoint (host:port) of topology metadata
 	// etcd; {{metadata}} is then etcd://host:port. "master_ip" is the
