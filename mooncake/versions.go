@@ -306,10 +306,12 @@ type Profile struct {
 	// bracketed "[::1]" binds at none of 0.3.4.post2 … 0.3.10.post1
 	// ("resolve address [::1]").
 	MasterBindsIPv6 bool
-	// MasterBindsBracketed: mooncake_master --rpc_address=[::] (or [::1])
-	// binds as without the brackets. Real (docs/REAL-FINDINGS.md §34):
-	// up to 0.3.10.post1 no RPC listener ("resolve address [::1]",
-	// "resolve address ["); from 0.3.11.post1 it binds.
+	// MasterBindsBracketed: mooncake_master --rpc_address=[::] binds as
+	// "::" (a dual-stack socket). Real (docs/REAL-FINDINGS.md §34): up to
+	// 0.3.10.post1 no RPC listener ("resolve address [::] error: Host not
+	// found (authoritative)"), the process stays up; 0.3.11.post1 and
+	// 0.3.12.post1 exit 1 within milliseconds, no error line; 0.3.13.post1
+	// and 0.3.14 bind. 0.3.13 (no wheel here) takes the later side.
 	MasterBindsBracketed bool
 	// AutoGIDSelect: gid_index defaults to -1 and openRdmaDevice asks
 	// findBestGidIndex for a RoCE v2 GID with a network device ("No
@@ -618,7 +620,7 @@ func profileOf(v Version) Profile {
 	p.AutoGIDSelect = at("0.3.8.post1")
 	p.MasterAddrIPv6 = at("0.3.8")
 	p.MasterBindsIPv6 = !at("0.3.8") || at("0.3.10.post2")
-	p.MasterBindsBracketed = at("0.3.10.post2")
+	p.MasterBindsBracketed = at("0.3.13")
 	switch {
 	case at("0.3.13"):
 		p.TCPRefusedLog = "lane"

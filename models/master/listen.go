@@ -18,9 +18,10 @@ import (
 //   - "::": a dual-stack socket (ss shows *:port or [::]:port), both, at
 //     every release with the flag.
 //   - "::1": IPv6 loopback only, where the release binds it.
-//   - "[::]" / "[::1]": as without brackets where the release strips them,
-//     else no listener at all: the master stays up, every connect is
-//     refused.
+//   - "[::]" / "[::1]": as without brackets where the release strips them
+//     (0.3.13+), else no listener at all and every connect is refused
+//     (up to 0.3.10.post1 the master stays up; 0.3.11.post1 and
+//     0.3.12.post1 exit 1, which the model does not play).
 //
 // Where the release cannot bind the address, neither family listens.
 func (c Config) RPCListens() (v4, v6 bool) {
