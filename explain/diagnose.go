@@ -474,6 +474,7 @@ var roles = map[string]string{
 	"master":         "the master's address",
 	"master_ip":      "the master's IP",
 	"master_ipv6":    "the master's IPv6 address",
+	"metadata_ipv6":  "the metadata server's IPv6 URL",
 	"master_metrics": "the master's metrics address",
 	"metadata":       "the metadata server's address",
 	"etcd":           "etcd's address",

@@ -313,6 +313,14 @@ type Profile struct {
 	// 0.3.12.post1 exit 1 within milliseconds, no error line; 0.3.13.post1
 	// and 0.3.14 bind. 0.3.13 (no wheel here) takes the later side.
 	MasterBindsBracketed bool
+	// MetadataServerBindsHost: the master's embedded HTTP metadata server
+	// listens on --http_metadata_server_host. Up to 0.3.13.post1 the host
+	// is only logged ("HTTP metadata server started on ::1:M") and
+	// coro_http_server(4, port) binds 0.0.0.0 (http_metadata_server.cpp
+	// v0.3.12.post1:15); real 0.3.6.post1 … 0.3.13.post1: ss shows
+	// 0.0.0.0:M for "::", "[::]" and "::1". 0.3.14 binds it ("::" →
+	// [::]:M and 0.0.0.0:M, "::1" → [::1]:M; docs/REAL-FINDINGS.md §34).
+	MetadataServerBindsHost bool
 	// AutoGIDSelect: gid_index defaults to -1 and openRdmaDevice asks
 	// findBestGidIndex for a RoCE v2 GID with a network device ("No
 	// suitable GID found" without one); an MC_GID_INDEX naming a GID
@@ -621,6 +629,7 @@ func profileOf(v Version) Profile {
 	p.MasterAddrIPv6 = at("0.3.8")
 	p.MasterBindsIPv6 = !at("0.3.8") || at("0.3.10.post2")
 	p.MasterBindsBracketed = at("0.3.13")
+	p.MetadataServerBindsHost = at("0.3.14")
 	switch {
 	case at("0.3.13"):
 		p.TCPRefusedLog = "lane"

@@ -34,8 +34,10 @@ var (
 	// with a pod's IP holds it.
 	// "master_ipv6" is the master's own RPC port on the IPv6 loopback
 	// ([::1]:port, no proxy), reached only when its --rpc_address listens
-	// on IPv6.
-	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip", "master_ipv6"}
+	// on IPv6. "metadata_ipv6" is the master's embedded HTTP metadata URL
+	// on the IPv6 loopback (http://[::1]:port/metadata; topology metadata:
+	// master), reached only when that server listens on IPv6.
+	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip", "master_ipv6", "metadata_ipv6"}
 )
 
 // Parse decodes and validates one scenario file's bytes. Every problem is

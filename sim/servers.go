@@ -87,12 +87,24 @@ func (w *World) killStandalone() {
 func (w *World) metadataFor(hostport, _ string) (*metadata.Server, procState) {
 	u := strings.TrimPrefix(MetadataURL, "http://")
 	u = u[:strings.Index(u, "/")]
-	if w.metadata == nil || !sameAddr(hostport, u) {
+	if w.metadata == nil {
 		return nil, stopped
 	}
 	st := w.metadataState
 	if w.spec.Metadata == "master" {
 		st = w.masterState
+		// The embedded server listens on the families its
+		// --http_metadata_server_host gives (master.Config.MetadataListens).
+		v4, v6 := w.masterCfg.MetadataListens()
+		_, port, _ := strings.Cut(u, ":")
+		switch {
+		case sameAddr(hostport, u) && v4, hostport == "[::1]:"+port && v6:
+			return w.metadata, st
+		}
+		return nil, stopped
+	}
+	if !sameAddr(hostport, u) {
+		return nil, stopped
 	}
 	return w.metadata, st
 }

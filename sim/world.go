@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"slices"
+	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/engine/schedule"
@@ -303,13 +304,18 @@ func (w *World) Addr(role string) (string, error) {
 			return w.masterIP, nil
 		}
 		return MasterAddr, nil // in processes the proxy's address is the master's port
+	case "metadata_ipv6":
+		if w.spec.Metadata != "master" || w.containers {
+			return "", engine.Unsupportedf("sim: role metadata_ipv6: only the master's embedded metadata server (topology metadata: master) in a process world")
+		}
+		return strings.Replace(MetadataURL, "127.0.0.1", "[::1]", 1), nil
 	case "master_ipv6":
 		if w.ha != nil || w.containers {
 			return "", engine.Unsupportedf("sim: role master_ipv6: only one master process on this host has an IPv6 loopback address")
 		}
 		return MasterAddrIPv6, nil
 	}
-	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics, master_ip or master_ipv6", role)
+	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics, master_ip, master_ipv6 or metadata_ipv6", role)
 }
 
 // StartProcess implements engine.World.

@@ -43,3 +43,29 @@ func TestRPCListens(t *testing.T) {
 		}
 	}
 }
+
+// TestMetadataListens: the embedded HTTP metadata server's families per
+// --http_metadata_server_host (real, ss -ltn; docs/REAL-FINDINGS.md §34).
+func TestMetadataListens(t *testing.T) {
+	for _, c := range []struct {
+		v, host string
+		v4, v6  bool
+	}{
+		{"0.3.6.post1", "::", true, false},
+		{"0.3.9", "::1", true, false},
+		{"0.3.13.post1", "[::]", true, false},
+		{"0.3.13.post1", "::", true, false},
+		{"0.3.14", "0.0.0.0", true, false},
+		{"0.3.14", "::", true, true},
+		{"0.3.14", "[::]", true, true},
+		{"0.3.14", "::1", false, true},
+	} {
+		cfg, err := ConfigFor(mooncake.MustProfile(c.v), map[string]string{"http_metadata_server_host": c.host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v4, v6 := cfg.MetadataListens(); v4 != c.v4 || v6 != c.v6 {
+			t.Errorf("%s --http_metadata_server_host=%q: listens v4 %v v6 %v, want %v %v", c.v, c.host, v4, v6, c.v4, c.v6)
+		}
+	}
+}
