@@ -137,6 +137,18 @@ func (w *World) stopMetaLocked() error {
 	if err := w.metaSrv.Close(); err != nil {
 		return fmt.Errorf("fake engine: stop metadata: %w", err)
 	}
+	return w.closeMeta6()
+}
+
+func (w *World) closeMeta6() error {
+	if w.metaSrv6 == nil {
+		return nil
+	}
+	srv := w.metaSrv6
+	w.metaSrv6 = nil
+	if err := srv.Close(); err != nil {
+		return fmt.Errorf("fake engine: stop metadata on [::1]: %w", err)
+	}
 	return nil
 }
 
@@ -198,11 +210,29 @@ func (w *World) startMaster(ctx context.Context, addr string) error {
 }
 
 func (w *World) startMetadata(ctx context.Context, addr string) error {
+	v4, v6 := true, false
+	if w.spec.Metadata == "master" && w.masterModel != nil {
+		// The master's embedded server: its --http_metadata_server_host.
+		v4, v6 = w.masterModel.Config().MetadataListens()
+	}
+	if !v4 {
+		return engine.Unsupportedf("fake engine: an embedded metadata server whose --http_metadata_server_host (%s) does not listen on IPv4 is not served (the proxies dial IPv4)", w.masterModel.Config().HTTPMetadataHost)
+	}
 	srv, err := servers.ServeHTTP(ctx, addr, w.metaHandler)
 	if err != nil {
 		return fmt.Errorf("fake engine: metadata: %w", err)
 	}
 	w.metaSrv, w.metaAddr, w.metaUp = srv, srv.Addr(), true
+	if v6 {
+		_, port, _ := net.SplitHostPort(w.metaAddr)
+		srv6, err := servers.ServeHTTP(ctx, net.JoinHostPort("::1", port), w.metaHandler)
+		if err != nil {
+			_ = srv.Close()
+			w.metaUp = false
+			return fmt.Errorf("fake engine: metadata on [::1]: %w", err)
+		}
+		w.metaSrv6 = srv6
+	}
 	return nil
 }
 
@@ -239,5 +269,16 @@ func (w *World) ReplaceMaster(ctx context.Context, version string, flags map[str
 	w.mvMu.Lock()
 	w.masterVersion = version
 	w.mvMu.Unlock()
-	return w.startMaster(ctx, w.masterAddr)
+	if err := w.startMaster(ctx, w.masterAddr); err != nil {
+		return err
+	}
+	if w.spec.Metadata == "master" && w.metaSrv != nil {
+		// The embedded metadata server restarts with the master: its
+		// host flag may have changed, its store is lost.
+		if err := w.stopMetaLocked(); err != nil {
+			return err
+		}
+		return w.startMetaLocked(ctx)
+	}
+	return nil
 }

@@ -148,11 +148,17 @@ func (w *World) scenarioMasterFlags() map[string]string {
 	return engine.MergeFlags(w.spec.Master.Flags, w.remedyFlags)
 }
 
-// masterProbeHost is where the harness checks the master's RPC port: the
-// IPv6 loopback when the scenario's --rpc_address is an IPv6 host (it
-// then takes no IPv4 connect), else the world's usual host.
-func (w *World) masterProbeHost() string {
-	a := strings.Trim(w.scenarioMasterFlags()["rpc_address"], "[]")
+// scenarioBindFlags are the bind-address flags a scenario may name in a
+// process world: the bind address is the field's fault (an IPv4-only
+// listener dialled at IPv6); the ports stay the engine's.
+var scenarioBindFlags = []string{"rpc_address", "http_metadata_server_host"}
+
+// masterProbeHost is where the harness checks a master port whose bind
+// address is the scenario's flag (rpc_address, http_metadata_server_host):
+// the IPv6 loopback when it names an IPv6 host (no IPv4 connect is taken
+// then), else "" (the world's usual host).
+func (w *World) masterProbeHost(flag string) string {
+	a := strings.Trim(w.scenarioMasterFlags()[flag], "[]")
 	if ip, err := netip.ParseAddr(a); err == nil && ip.Is6() && !ip.IsUnspecified() {
 		return "::1"
 	}
@@ -199,7 +205,7 @@ func (w *World) launchMaster(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if h := w.masterProbeHost(); h != "" && p.ctr == nil {
+			if h := w.masterProbeHost("rpc_address"); h != "" && p.ctr == nil {
 				probe = net.JoinHostPort(h, strconv.Itoa(rpc))
 			}
 			if err := waitTCP(ctx, probe, p); err != nil {
@@ -209,6 +215,9 @@ func (w *World) launchMaster(ctx context.Context) error {
 				probe, err := w.probeAddr(ctx, p, meta)
 				if err != nil {
 					return err
+				}
+				if h := w.masterProbeHost("http_metadata_server_host"); h != "" && p.ctr == nil {
+					probe = net.JoinHostPort(h, strconv.Itoa(meta))
 				}
 				return waitHTTP(ctx, "http://"+probe+"/health", p)
 			}
@@ -284,8 +293,8 @@ func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports
 	maps.Copy(flags, extra)
 	sf := w.scenarioMasterFlags()
 	for _, k := range sortedKeys(sf) {
-		if slices.Contains(reservedMasterFlags, k) && !(k == "rpc_address" && w.ctr == nil) {
-			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run; rpc_address only in a process world)", k)
+		if slices.Contains(reservedMasterFlags, k) && !(slices.Contains(scenarioBindFlags, k) && w.ctr == nil) {
+			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run; %s only in a process world)", k, strings.Join(scenarioBindFlags, ", "))
 		}
 		if !known[k] {
 			return "", nil, 0, 0, 0, engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.MasterVersion(), k)
@@ -582,6 +591,12 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("real engine: the topology has no master")
 		}
 		return strconv.Itoa(m.ports["metrics"]), nil
+	case "metadata_ipv6":
+		m, ok := s["master"]
+		if !ok || w.spec.Metadata != "master" || w.spec.Master.HA || w.ctr != nil {
+			return "", engine.Unsupportedf("real engine: role metadata_ipv6: the master's embedded metadata server (topology metadata: master) in a process world")
+		}
+		return "http://" + net.JoinHostPort("::1", strconv.Itoa(m.ports["metadata"])) + "/metadata", nil
 	case "master_ipv6":
 		m, ok := s["master"]
 		if !ok || w.spec.Master.HA || w.ctr != nil {
@@ -604,7 +619,7 @@ func (w *World) Addr(role string) (string, error) {
 		w.mu.Unlock()
 		return w.probeAddr(ctx, p, m.ports["rpc"])
 	}
-	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6)", role)
+	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6)", role)
 }
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.
