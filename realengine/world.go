@@ -293,7 +293,10 @@ func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports
 	maps.Copy(flags, extra)
 	sf := w.scenarioMasterFlags()
 	for _, k := range sortedKeys(sf) {
-		if slices.Contains(reservedMasterFlags, k) && !(slices.Contains(scenarioBindFlags, k) && w.ctr == nil) {
+		if slices.Contains(scenarioBindFlags, k) && w.ctr != nil {
+			return "", nil, 0, 0, 0, engine.Unsupportedf("real engine: master flag --%s in containers: a container world binds every party to 0.0.0.0 on its network", k)
+		}
+		if slices.Contains(reservedMasterFlags, k) && !slices.Contains(scenarioBindFlags, k) {
 			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run; %s only in a process world)", k, strings.Join(scenarioBindFlags, ", "))
 		}
 		if !known[k] {
