@@ -487,6 +487,19 @@ func Remedy(sc *scenarios.Scenario) string {
 			parts = append(parts, strings.Join(slices.Compact(fs), ", "))
 		}
 	}
+	if v := r.MasterVersion; v != "" {
+		if v == "run" {
+			v = "the clients' release"
+		}
+		parts = append(parts, "run mooncake_master of "+v)
+	}
+	if len(r.MasterFlags) > 0 {
+		var fl []string
+		for _, k := range slices.Sorted(maps.Keys(r.MasterFlags)) {
+			fl = append(fl, "--"+k+"="+r.MasterFlags[k])
+		}
+		parts = append(parts, "restart mooncake_master with "+strings.Join(fl, " "))
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
 		if v := r.Env[k]; v == nil {
 			parts = append(parts, "unset "+k)
