@@ -213,7 +213,7 @@ func (d *decoder) validate(sc *Scenario) {
 	if r, m := sc.Remedy, sc.Topology.Master; r != nil && r.MasterVersion != "" && m != nil && (m.HA || (m.Present != nil && !*m.Present)) {
 		d.at(r.Pos, "remedy.master_version needs one plain mooncake_master (not ha, not present: false)")
 	}
-	if r, m := sc.Remedy, sc.Topology.Master; r != nil && len(r.MasterFlags) > 0 && (m == nil || m.HA || (m.Present != nil && !*m.Present)) {
+	if r, m := sc.Remedy, sc.Topology.Master; r != nil && len(r.MasterFlags) > 0 && m != nil && (m.HA || (m.Present != nil && !*m.Present)) {
 		d.at(r.Pos, "remedy.master_flags needs one plain mooncake_master (not ha, not present: false)")
 	}
 	if m := sc.Topology.Master; m != nil && m.MooncakeVersion != "" {

@@ -49,6 +49,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:8:11: topology.master.mooncake_version: with ha or present: false; a skewed master is one plain mooncake_master`}},
 		{"remedy master of an unknown release", validScenario + "remedy:\n  master_version: \"9.9.9\"\n  expect: {ok: true}\n",
 			[]string{`f.yaml:7:3: remedy.master_version: unknown Mooncake version "9.9.9": known versions are ` + strings.Join(mooncake.Versions, ", ") + ` (or "run": the run's version)`}},
+		{"remedy master_flags without a master", validScenario + "topology: {master: {present: false}}\nremedy:\n  master_flags: {rpc_address: \"::\"}\n  expect: {ok: true}\n",
+			[]string{`f.yaml:8:3: remedy.master_flags needs one plain mooncake_master (not ha, not present: false)`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
 			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, gid_index, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name, no_auto_gid`}},
 		{"mooncake_client RNIC without a name", validScenario + "topology:\n  mooncake_client: {nic: {rdma: [{max_mr: 3}]}}\n",
