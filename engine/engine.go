@@ -204,10 +204,24 @@ type MasterSpec struct {
 
 // MasterReplacer is a World that can replace its mooncake_master with one
 // of another release (a remedy's master_version: the fix for version
-// skew): the master stops, and that release's starts on the same
-// address, its state lost as after any restart.
+// skew) or with other flags (a remedy's master_flags, e.g. the bind
+// address): the master stops, and the new one starts on the same ports,
+// its state lost as after any restart. version "" keeps the release;
+// flags are merged over the topology's.
 type MasterReplacer interface {
-	ReplaceMaster(ctx context.Context, version string) error
+	ReplaceMaster(ctx context.Context, version string, flags map[string]string) error
+}
+
+// MergeFlags is base with over's flags on top, a new map.
+func MergeFlags(base, over map[string]string) map[string]string {
+	out := make(map[string]string, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
 }
 
 // GPUChanger is a World whose nodes' GPU setup can change between phases

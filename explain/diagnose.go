@@ -504,13 +504,15 @@ func find(catalog []*scenarios.Scenario, name string) *scenarios.Scenario {
 var roles = map[string]string{
 	"master":         "the master's address",
 	"master_ip":      "the master's IP",
+	"master_ipv6":    "the master's IPv6 address",
+	"metadata_ipv6":  "the metadata server's IPv6 URL",
 	"master_metrics": "the master's metrics address",
 	"metadata":       "the metadata server's address",
 	"etcd":           "etcd's address",
 	"client":         "mooncake_client's address",
 }
 
-var rePlaceholder = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
+var rePlaceholder = regexp.MustCompile(`\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}`)
 
 // Humanize replaces {{role}} placeholders with the role they stand for
 // ("the master's address"), so person-facing output never shows them.

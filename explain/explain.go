@@ -439,7 +439,7 @@ var (
 	longNum = regexp.MustCompile(`\d{4,}`)
 )
 
-var placeholder = regexp.MustCompile(`\{\{\s*[a-z_]+\s*\}\}`)
+var placeholder = regexp.MustCompile(`\{\{\s*[a-z_][a-z0-9_]*\s*\}\}`)
 
 // telltales fills each candidate's Telltale: its expected lines that not
 // every other candidate expects, the ones that tell the causes apart.
@@ -514,6 +514,19 @@ func Remedy(sc *scenarios.Scenario) string {
 		if len(fs) > 0 {
 			parts = append(parts, strings.Join(slices.Compact(fs), ", "))
 		}
+	}
+	if v := r.MasterVersion; v != "" {
+		if v == "run" {
+			v = "the clients' release"
+		}
+		parts = append(parts, "run mooncake_master of "+v)
+	}
+	if len(r.MasterFlags) > 0 {
+		var fl []string
+		for _, k := range slices.Sorted(maps.Keys(r.MasterFlags)) {
+			fl = append(fl, "--"+k+"="+r.MasterFlags[k])
+		}
+		parts = append(parts, "restart mooncake_master with "+strings.Join(fl, " "))
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
 		if v := r.Env[k]; v == nil {

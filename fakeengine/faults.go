@@ -159,6 +159,9 @@ func (in injector) Clear(ctx context.Context) error {
 	if w.masterSrv != nil {
 		if w.masterUp {
 			w.masterSrv.Resume()
+			if w.masterSrv6 != nil {
+				w.masterSrv6.Resume()
+			}
 		}
 		errs = append(errs, w.startMasterLocked(ctx))
 	}

@@ -3,6 +3,7 @@ package fakeengine
 import (
 	"context"
 	"fmt"
+	"net"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
@@ -41,10 +42,16 @@ func (w *World) processLocked(ctx context.Context, target, action string) error 
 		case "pause":
 			if w.masterUp {
 				w.masterSrv.Pause()
+				if w.masterSrv6 != nil {
+					w.masterSrv6.Pause()
+				}
 			}
 		case "resume":
 			if w.masterUp {
 				w.masterSrv.Resume()
+				if w.masterSrv6 != nil {
+					w.masterSrv6.Resume()
+				}
 			}
 		}
 	case "client":
@@ -95,6 +102,13 @@ func (w *World) stopMasterLocked() error {
 	if err := w.masterSrv.Close(); err != nil {
 		return fmt.Errorf("fake engine: stop master: %w", err)
 	}
+	if w.masterSrv6 != nil {
+		srv := w.masterSrv6
+		w.masterSrv6 = nil
+		if err := srv.Close(); err != nil {
+			return fmt.Errorf("fake engine: stop master: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -122,6 +136,18 @@ func (w *World) stopMetaLocked() error {
 	w.metaUp = false
 	if err := w.metaSrv.Close(); err != nil {
 		return fmt.Errorf("fake engine: stop metadata: %w", err)
+	}
+	return w.closeMeta6()
+}
+
+func (w *World) closeMeta6() error {
+	if w.metaSrv6 == nil {
+		return nil
+	}
+	srv := w.metaSrv6
+	w.metaSrv6 = nil
+	if err := srv.Close(); err != nil {
+		return fmt.Errorf("fake engine: stop metadata on [::1]: %w", err)
 	}
 	return nil
 }
@@ -160,30 +186,68 @@ func (w *World) newMetadata() *metadata.Server {
 }
 
 func (w *World) startMaster(ctx context.Context, addr string) error {
+	v4, v6 := w.masterModel.Config().RPCListens()
+	if !v4 {
+		// Every proxy's upstream is the IPv4 listener.
+		return engine.Unsupportedf("fake engine: a master whose --rpc_address (%s) does not listen on IPv4 is not served (the proxies dial IPv4)", w.masterModel.Config().RPCAddress)
+	}
 	srv := servers.NewMasterServer(&w.gate, func() master.Service { return w.masterModel }, w.logger)
 	if err := srv.Listen(ctx, addr); err != nil {
 		return fmt.Errorf("fake engine: master: %w", err)
 	}
 	w.masterSrv, w.masterAddr, w.masterUp = srv, srv.Addr(), true
+	if v6 {
+		_, port, _ := net.SplitHostPort(w.masterAddr)
+		srv6 := servers.NewMasterServer(&w.gate, func() master.Service { return w.masterModel }, w.logger)
+		if err := srv6.Listen(ctx, net.JoinHostPort("::1", port)); err != nil {
+			_ = srv.Close()
+			w.masterUp = false
+			return fmt.Errorf("fake engine: master on [::1]: %w", err)
+		}
+		w.masterSrv6 = srv6
+	}
 	return nil
 }
 
 func (w *World) startMetadata(ctx context.Context, addr string) error {
+	v4, v6 := true, false
+	if w.spec.Metadata == "master" && w.masterModel != nil {
+		// The master's embedded server: its --http_metadata_server_host.
+		v4, v6 = w.masterModel.Config().MetadataListens()
+	}
+	if !v4 {
+		return engine.Unsupportedf("fake engine: an embedded metadata server whose --http_metadata_server_host (%s) does not listen on IPv4 is not served (the proxies dial IPv4)", w.masterModel.Config().HTTPMetadataHost)
+	}
 	srv, err := servers.ServeHTTP(ctx, addr, w.metaHandler)
 	if err != nil {
 		return fmt.Errorf("fake engine: metadata: %w", err)
 	}
 	w.metaSrv, w.metaAddr, w.metaUp = srv, srv.Addr(), true
+	if v6 {
+		_, port, _ := net.SplitHostPort(w.metaAddr)
+		srv6, err := servers.ServeHTTP(ctx, net.JoinHostPort("::1", port), w.metaHandler)
+		if err != nil {
+			_ = srv.Close()
+			w.metaUp = false
+			return fmt.Errorf("fake engine: metadata on [::1]: %w", err)
+		}
+		w.metaSrv6 = srv6
+	}
 	return nil
 }
 
 // ReplaceMaster implements engine.MasterReplacer: the master model of
 // another release on the same address, its state lost.
-func (w *World) ReplaceMaster(ctx context.Context, version string) error {
+func (w *World) ReplaceMaster(ctx context.Context, version string, flags map[string]string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.masterModel == nil || w.spec.Master == nil {
 		return engine.Unsupportedf("remedy master_version: the fake engine replaces only its in-process master")
+	}
+	if version == "" {
+		w.mvMu.Lock()
+		version = w.masterVersion
+		w.mvMu.Unlock()
 	}
 	if err := mooncake.SkewModelled(version, w.spec.Version); err != nil {
 		return engine.Unsupportedf("%v", err)
@@ -192,7 +256,7 @@ func (w *World) ReplaceMaster(ctx context.Context, version string) error {
 	if err != nil {
 		return fmt.Errorf("fake engine: remedy master_version: %w", err)
 	}
-	cfg, err := master.ConfigFor(mp, w.spec.Master.Flags)
+	cfg, err := master.ConfigFor(mp, engine.MergeFlags(w.spec.Master.Flags, flags))
 	if err != nil {
 		return fmt.Errorf("fake engine: remedy master_version: %w", err)
 	}
@@ -205,5 +269,16 @@ func (w *World) ReplaceMaster(ctx context.Context, version string) error {
 	w.mvMu.Lock()
 	w.masterVersion = version
 	w.mvMu.Unlock()
-	return w.startMaster(ctx, w.masterAddr)
+	if err := w.startMaster(ctx, w.masterAddr); err != nil {
+		return err
+	}
+	if w.spec.Metadata == "master" && w.metaSrv != nil {
+		// The embedded metadata server restarts with the master: its
+		// host flag may have changed, its store is lost.
+		if err := w.stopMetaLocked(); err != nil {
+			return err
+		}
+		return w.startMetaLocked(ctx)
+	}
+	return nil
 }

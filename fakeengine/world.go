@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -52,8 +53,13 @@ type World struct {
 	closed      bool
 	masterModel *master.Master
 	masterSrv   *servers.MasterServer
-	masterAddr  string // canonical host:port of the master (its real listener)
-	masterUp    bool
+	// masterSrv6 serves the same model on [::1] at masterAddr's port when
+	// --rpc_address listens on IPv6 (master.Config.RPCListens), so a
+	// client's dial to {{master_ipv6}} meets the kernel's answer: accepted
+	// or refused.
+	masterSrv6 *servers.MasterServer
+	masterAddr string // canonical host:port of the master (its real listener)
+	masterUp   bool
 	// masterVersion is mooncake_master's release (topology.master.
 	// mooncake_version, a remedy's master_version; else the run's). Its own
 	// lock: every master RPC reads it, some while mu is held (mooncake_client's
@@ -62,10 +68,14 @@ type World struct {
 	masterVersion string
 	metaHandler   *servers.MetadataHandler
 	metaSrv       *servers.HTTPServer
-	metaAddr      string
-	metaUp        bool
-	etcd          *etcdServer // topology metadata: etcd (metaAddr is its client endpoint)
-	netports      []int       // netport ports of the master and metadata listeners, released by Close
+	// metaSrv6 serves the embedded metadata handler on [::1] at metaAddr's
+	// port when --http_metadata_server_host listens on IPv6
+	// (master.Config.MetadataListens; topology metadata: master).
+	metaSrv6 *servers.HTTPServer
+	metaAddr string
+	metaUp   bool
+	etcd     *etcdServer // topology metadata: etcd (metaAddr is its client endpoint)
+	netports []int       // netport ports of the master and metadata listeners, released by Close
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	procs    []*Process
@@ -263,6 +273,18 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("fake engine: the topology has no master")
 		}
 		return w.masterAddr, nil
+	case "metadata_ipv6":
+		if w.ctr != nil || w.spec.Metadata != "master" || w.metaAddr == "" {
+			return "", engine.Unsupportedf("fake engine: role metadata_ipv6: only the master's embedded metadata server (topology metadata: master) on this host's loopback")
+		}
+		_, port, _ := net.SplitHostPort(w.metaAddr)
+		return "http://" + net.JoinHostPort("::1", port) + "/metadata", nil
+	case "master_ipv6":
+		if w.ctr != nil || w.masterAddr == "" {
+			return "", engine.Unsupportedf("fake engine: role master_ipv6: only an in-process master on this host's loopback has an IPv6 address")
+		}
+		_, port, _ := net.SplitHostPort(w.masterAddr)
+		return net.JoinHostPort("::1", port), nil
 	case "metadata":
 		if w.metaAddr == "" {
 			return "P2PHANDSHAKE", nil
@@ -284,7 +306,7 @@ func (w *World) Addr(role string) (string, error) {
 	case "master_metrics":
 		return "", engine.Unsupportedf("fake engine: the master admin HTTP server is not served")
 	}
-	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics, master_ip)", role)
+	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6)", role)
 }
 
 // Close implements engine.World: every process, heartbeat, timer, server
@@ -327,9 +349,16 @@ func (w *World) Close(ctx context.Context) error {
 	w.mu.Lock()
 	if w.masterSrv != nil {
 		w.masterSrv.Resume()
+		if w.masterSrv6 != nil {
+			w.masterSrv6.Resume()
+		}
 		if w.masterUp {
 			w.masterUp = false
 			errs = append(errs, w.masterSrv.Close())
+			if w.masterSrv6 != nil {
+				errs = append(errs, w.masterSrv6.Close())
+				w.masterSrv6 = nil
+			}
 		}
 	}
 	if w.metaHandler != nil {
@@ -338,6 +367,7 @@ func (w *World) Close(ctx context.Context) error {
 	if w.metaSrv != nil && w.metaUp {
 		w.metaUp = false
 		errs = append(errs, w.metaSrv.Close())
+		errs = append(errs, w.closeMeta6())
 	}
 	if w.etcd != nil {
 		w.metaUp = false

@@ -306,6 +306,21 @@ type Profile struct {
 	// bracketed "[::1]" binds at none of 0.3.4.post2 … 0.3.10.post1
 	// ("resolve address [::1]").
 	MasterBindsIPv6 bool
+	// MasterBindsBracketed: mooncake_master --rpc_address=[::] binds as
+	// "::" (a dual-stack socket). Real (docs/REAL-FINDINGS.md §34): up to
+	// 0.3.10.post1 no RPC listener ("resolve address [::] error: Host not
+	// found (authoritative)"), the process stays up; 0.3.11.post1 and
+	// 0.3.12.post1 exit 1 within milliseconds, no error line; 0.3.13.post1
+	// and 0.3.14 bind. 0.3.13 (no wheel here) takes the later side.
+	MasterBindsBracketed bool
+	// MetadataServerBindsHost: the master's embedded HTTP metadata server
+	// listens on --http_metadata_server_host. Up to 0.3.13.post1 the host
+	// is only logged ("HTTP metadata server started on ::1:M") and
+	// coro_http_server(4, port) binds 0.0.0.0 (http_metadata_server.cpp
+	// v0.3.12.post1:15); real 0.3.6.post1 … 0.3.13.post1: ss shows
+	// 0.0.0.0:M for "::", "[::]" and "::1". 0.3.14 binds it ("::" →
+	// [::]:M and 0.0.0.0:M, "::1" → [::1]:M; docs/REAL-FINDINGS.md §34).
+	MetadataServerBindsHost bool
 	// AutoGIDSelect: gid_index defaults to -1 and openRdmaDevice asks
 	// findBestGidIndex for a RoCE v2 GID with a network device ("No
 	// suitable GID found" without one); an MC_GID_INDEX naming a GID
@@ -648,6 +663,8 @@ func profileOf(v Version) Profile {
 	p.GPUDmaBufDefault = at("0.3.11")
 	p.MasterAddrIPv6 = at("0.3.8")
 	p.MasterBindsIPv6 = !at("0.3.8") || at("0.3.10.post2")
+	p.MasterBindsBracketed = at("0.3.13")
+	p.MetadataServerBindsHost = at("0.3.14")
 	switch {
 	case at("0.3.13"):
 		p.TCPRefusedLog = "lane"

@@ -9,9 +9,11 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,12 +34,14 @@ type World struct {
 	in   Installed
 	// ml, min: mooncake_master's install (another release's under
 	// topology.master.mooncake_version, else l and in).
-	ml    Layout
-	min   Installed
-	log   *slog.Logger
-	start *origin
-	dir   string // temp dir: driver.py, anything else we write
-	drv   string // driver.py path
+	ml  Layout
+	min Installed
+	// remedyFlags are a remedy's master_flags, over the topology's.
+	remedyFlags map[string]string
+	log         *slog.Logger
+	start       *origin
+	dir         string // temp dir: driver.py, anything else we write
+	drv         string // driver.py path
 
 	inj *toxiproxy.Injector
 	ctr *ctrWorld // container worlds only (incontainers.go)
@@ -131,9 +135,35 @@ func (w *World) masterEnv() []string {
 	return mergeEnv(baseEnv(), set)
 }
 
-// reserved flags are the engine's: ports and bind addresses.
+// reserved flags are the engine's: ports and bind addresses. A scenario
+// may name rpc_address in a process world (the bind address is the
+// field's fault: an IPv4-only master dialled at IPv6); the port stays the
+// engine's.
 var reservedMasterFlags = []string{"port", "rpc_port", "rpc_address", "metrics_port", "metrics_host",
 	"enable_http_metadata_server", "http_metadata_server_port", "http_metadata_server_host"}
+
+// scenarioMasterFlags are the topology's master flags with a remedy's
+// master_flags over them.
+func (w *World) scenarioMasterFlags() map[string]string {
+	return engine.MergeFlags(w.spec.Master.Flags, w.remedyFlags)
+}
+
+// scenarioBindFlags are the bind-address flags a scenario may name in a
+// process world: the bind address is the field's fault (an IPv4-only
+// listener dialled at IPv6); the ports stay the engine's.
+var scenarioBindFlags = []string{"rpc_address", "http_metadata_server_host"}
+
+// masterProbeHost is where the harness checks a master port whose bind
+// address is the scenario's flag (rpc_address, http_metadata_server_host):
+// the IPv6 loopback when it names an IPv6 host (no IPv4 connect is taken
+// then), else "" (the world's usual host).
+func (w *World) masterProbeHost(flag string) string {
+	a := strings.Trim(w.scenarioMasterFlags()[flag], "[]")
+	if ip, err := netip.ParseAddr(a); err == nil && ip.Is6() && !ip.IsUnspecified() {
+		return "::1"
+	}
+	return ""
+}
 
 func (w *World) launch(ctx context.Context) error {
 	if w.spec.Master != nil && w.spec.Master.HA {
@@ -175,6 +205,9 @@ func (w *World) launchMaster(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			if h := w.masterProbeHost("rpc_address"); h != "" && p.ctr == nil {
+				probe = net.JoinHostPort(h, strconv.Itoa(rpc))
+			}
 			if err := waitTCP(ctx, probe, p); err != nil {
 				return err
 			}
@@ -182,6 +215,9 @@ func (w *World) launchMaster(ctx context.Context) error {
 				probe, err := w.probeAddr(ctx, p, meta)
 				if err != nil {
 					return err
+				}
+				if h := w.masterProbeHost("http_metadata_server_host"); h != "" && p.ctr == nil {
+					probe = net.JoinHostPort(h, strconv.Itoa(meta))
 				}
 				return waitHTTP(ctx, "http://"+probe+"/health", p)
 			}
@@ -255,14 +291,18 @@ func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports
 		flags["http_metadata_server_host"] = w.bindHost()
 	}
 	maps.Copy(flags, extra)
-	for _, k := range sortedKeys(w.spec.Master.Flags) {
-		if slices.Contains(reservedMasterFlags, k) {
-			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run)", k)
+	sf := w.scenarioMasterFlags()
+	for _, k := range sortedKeys(sf) {
+		if slices.Contains(scenarioBindFlags, k) && w.ctr != nil {
+			return "", nil, 0, 0, 0, engine.Unsupportedf("real engine: master flag --%s in containers: a container world binds every party to 0.0.0.0 on its network", k)
+		}
+		if slices.Contains(reservedMasterFlags, k) && !slices.Contains(scenarioBindFlags, k) {
+			return "", nil, 0, 0, 0, fmt.Errorf("real engine: master flag --%s is set by the engine (ports and bind addresses are picked per run; %s only in a process world)", k, strings.Join(scenarioBindFlags, ", "))
 		}
 		if !known[k] {
 			return "", nil, 0, 0, 0, engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.MasterVersion(), k)
 		}
-		flags[k] = w.spec.Master.Flags[k]
+		flags[k] = sf[k]
 	}
 	for _, k := range sortedKeys(flags) {
 		args = append(args, "--"+k+"="+flags[k])
@@ -554,6 +594,20 @@ func (w *World) Addr(role string) (string, error) {
 			return "", fmt.Errorf("real engine: the topology has no master")
 		}
 		return strconv.Itoa(m.ports["metrics"]), nil
+	case "metadata_ipv6":
+		m, ok := s["master"]
+		if !ok || w.spec.Metadata != "master" || w.spec.Master.HA || w.ctr != nil {
+			return "", engine.Unsupportedf("real engine: role metadata_ipv6: the master's embedded metadata server (topology metadata: master) in a process world")
+		}
+		return "http://" + net.JoinHostPort("::1", strconv.Itoa(m.ports["metadata"])) + "/metadata", nil
+	case "master_ipv6":
+		m, ok := s["master"]
+		if !ok || w.spec.Master.HA || w.ctr != nil {
+			return "", engine.Unsupportedf("real engine: role master_ipv6: one master process on this host's loopback")
+		}
+		// Its own port, not its proxy's: whether [::1] answers is the
+		// master's bind address, which a proxy would hide.
+		return net.JoinHostPort("::1", strconv.Itoa(m.ports["rpc"])), nil
 	case "master_ip":
 		m, ok := s["master"]
 		if !ok || w.spec.Master.HA {
@@ -568,7 +622,7 @@ func (w *World) Addr(role string) (string, error) {
 		w.mu.Unlock()
 		return w.probeAddr(ctx, p, m.ports["rpc"])
 	}
-	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip)", role)
+	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6)", role)
 }
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.
@@ -712,21 +766,25 @@ func (w *World) PIDs() []int {
 // ReplaceMaster implements engine.MasterReplacer: mooncake_master stops
 // and that release's binary starts on the same ports (its proxies keep
 // their upstream), its state lost.
-func (w *World) ReplaceMaster(ctx context.Context, version string) error {
+func (w *World) ReplaceMaster(ctx context.Context, version string, flags map[string]string) error {
 	w.mu.Lock()
 	s := w.servers["master"]
 	w.mu.Unlock()
 	if s == nil || (w.spec.Master != nil && w.spec.Master.HA) || w.ctr != nil {
 		return engine.Unsupportedf("remedy master_version: the real engine replaces one plain mooncake_master process")
 	}
-	ml, min, err := w.e.install(ctx, version)
-	if err != nil {
-		return fmt.Errorf("real engine: remedy master_version: %w", err)
+	ml, min := w.ml, w.min
+	if version != "" {
+		var err error
+		if ml, min, err = w.e.install(ctx, version); err != nil {
+			return fmt.Errorf("real engine: remedy master_version: %w", err)
+		}
 	}
 	if err := w.stopServer(ctx, s); err != nil {
 		return err
 	}
 	w.ml, w.min = ml, min
+	w.remedyFlags = flags
 	ports := []int{s.ports["rpc"], s.ports["metrics"], s.ports["metadata"]}
 	if ports[2] == 0 {
 		ports[2] = ports[1] // no embedded metadata server: the flag is not passed

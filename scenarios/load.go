@@ -26,13 +26,18 @@ var Methods = []string{
 
 var (
 	nameRE        = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`)
-	placeholderRE = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
+	placeholderRE = regexp.MustCompile(`\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}`)
 	// Roles are the placeholders World.Addr resolves.
 	// "etcd" is the bare etcd endpoint (host:port) of topology metadata
 	// etcd; {{metadata}} is then etcd://host:port. "master_ip" is the
 	// master's own ip:port (no proxy in between), as a client configured
 	// with a pod's IP holds it.
-	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip"}
+	// "master_ipv6" is the master's own RPC port on the IPv6 loopback
+	// ([::1]:port, no proxy), reached only when its --rpc_address listens
+	// on IPv6. "metadata_ipv6" is the master's embedded HTTP metadata URL
+	// on the IPv6 loopback (http://[::1]:port/metadata; topology metadata:
+	// master), reached only when that server listens on IPv6.
+	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip", "master_ipv6", "metadata_ipv6"}
 )
 
 // Parse decodes and validates one scenario file's bytes. Every problem is
@@ -216,6 +221,9 @@ func (d *decoder) validate(sc *Scenario) {
 	}
 	if r, m := sc.Remedy, sc.Topology.Master; r != nil && r.MasterVersion != "" && m != nil && (m.HA || (m.Present != nil && !*m.Present)) {
 		d.at(r.Pos, "remedy.master_version needs one plain mooncake_master (not ha, not present: false)")
+	}
+	if r, m := sc.Remedy, sc.Topology.Master; r != nil && len(r.MasterFlags) > 0 && m != nil && (m.HA || (m.Present != nil && !*m.Present)) {
+		d.at(r.Pos, "remedy.master_flags needs one plain mooncake_master (not ha, not present: false)")
 	}
 	if m := sc.Topology.Master; m != nil && m.MooncakeVersion != "" {
 		if _, err := mooncake.ProfileFor(m.MooncakeVersion); err != nil {

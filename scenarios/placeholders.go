@@ -14,6 +14,8 @@ var RoleDocs = map[string]string{
 	"master_metrics": "the mooncake_master metrics address (host:port)",
 	"etcd":           "the etcd address (host:port)",
 	"master_ip":      "the mooncake_master's own ip:port (no proxy in between)",
+	"master_ipv6":    "the mooncake_master's RPC port on the IPv6 loopback ([::1]:port, no proxy in between)",
+	"metadata_ipv6":  "the master's embedded HTTP metadata URL on the IPv6 loopback (http://[::1]:port/metadata, no proxy in between)",
 }
 
 // DescribePlaceholders writes each {{role}} in s as <what it stands for>.

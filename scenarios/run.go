@@ -319,17 +319,17 @@ func (r *run) execute(parent context.Context, res *Result) {
 		_ = r.stores[n].Close(ctx)
 	}
 	r.stores = map[string]*app{}
-	if v := rem.MasterVersion; v != "" {
+	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 {
 		if v == "run" {
 			v = r.version
 		}
 		mr, ok := w.(engine.MasterReplacer)
 		if !ok {
-			r.setupErr(res, "remedy master_version", engine.Unsupportedf("this engine cannot replace mooncake_master with another release"))
+			r.setupErr(res, "remedy master_version / master_flags", engine.Unsupportedf("this engine cannot replace mooncake_master"))
 			return
 		}
-		if err := mr.ReplaceMaster(ctx, v); err != nil {
-			r.setupErr(res, "remedy master_version", err)
+		if err := mr.ReplaceMaster(ctx, v, rem.MasterFlags); err != nil {
+			r.setupErr(res, "remedy master_version / master_flags", err)
 			return
 		}
 	}

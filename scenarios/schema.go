@@ -498,6 +498,10 @@ type Remedy struct {
 	// of this Mooncake release (restarted, its state lost): the fix for
 	// version skew. "run" = the run's version (the clients' release).
 	MasterVersion string `yaml:"master_version"`
+	// MasterFlags restart mooncake_master before the remedy with these
+	// flags merged over topology.master.flags (its state lost): the fix
+	// is the master's command line, e.g. rpc_address: "::".
+	MasterFlags map[string]string `yaml:"master_flags"`
 	// Steps replace the scenario's steps (default: the same steps).
 	Steps     []Step    `yaml:"steps"`
 	Expect    Expect    `yaml:"expect"`

@@ -88,12 +88,24 @@ func (w *World) killStandalone() {
 func (w *World) metadataFor(hostport, _ string) (*metadata.Server, procState) {
 	u := strings.TrimPrefix(MetadataURL, "http://")
 	u = u[:strings.Index(u, "/")]
-	if w.metadata == nil || !sameAddr(hostport, u) {
+	if w.metadata == nil {
 		return nil, stopped
 	}
 	st := w.metadataState
 	if w.spec.Metadata == "master" {
 		st = w.masterState
+		// The embedded server listens on the families its
+		// --http_metadata_server_host gives (master.Config.MetadataListens).
+		v4, v6 := w.masterCfg.MetadataListens()
+		_, port, _ := strings.Cut(u, ":")
+		switch {
+		case sameAddr(hostport, u) && v4, hostport == "[::1]:"+port && v6:
+			return w.metadata, st
+		}
+		return nil, stopped
+	}
+	if !sameAddr(hostport, u) {
+		return nil, stopped
 	}
 	return w.metadata, st
 }
@@ -167,9 +179,12 @@ func (w *World) process(target, action string) {
 // ReplaceMaster implements engine.MasterReplacer: mooncake_master of
 // another release restarts on the same address, its state lost (the
 // clients of the remedy are new processes).
-func (w *World) ReplaceMaster(_ context.Context, version string) error {
+func (w *World) ReplaceMaster(_ context.Context, version string, flags map[string]string) error {
 	if w.spec.Master == nil || w.ha != nil {
 		return engine.Unsupportedf("remedy master_version: the world has no plain mooncake_master")
+	}
+	if version == "" {
+		version = w.masterVersion
 	}
 	if err := mooncake.SkewModelled(version, w.profile.Version.String()); err != nil {
 		return engine.Unsupportedf("%v", err)
@@ -178,7 +193,7 @@ func (w *World) ReplaceMaster(_ context.Context, version string) error {
 	if err != nil {
 		return fmt.Errorf("sim: remedy master_version: %w", err)
 	}
-	cfg, err := master.ConfigFor(mp, w.spec.Master.Flags)
+	cfg, err := master.ConfigFor(mp, engine.MergeFlags(w.spec.Master.Flags, flags))
 	if err != nil {
 		return fmt.Errorf("sim: remedy master_version: %w", err)
 	}

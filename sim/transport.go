@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/faults"
@@ -214,7 +215,7 @@ func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master
 			return &master.RPCError{Kind: master.EOF, Op: op}
 		}
 		st, m = s.w.ha.at(s.addr)
-	case s.w.master != nil && sameAddr(s.addr, s.w.masterAddr):
+	case s.w.master != nil && s.w.masterListens(s.addr):
 		if s.pool.takeDead() {
 			return &master.RPCError{Kind: master.EOF, Op: op}
 		}
@@ -238,7 +239,7 @@ func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master
 		switch {
 		case s.w.ha != nil:
 			st, m = s.w.ha.at(s.addr)
-		case s.w.master != nil && sameAddr(s.addr, s.w.masterAddr) && !s.w.masterOOMKilled:
+		case s.w.master != nil && s.w.masterListens(s.addr) && !s.w.masterOOMKilled:
 			st, m = s.w.masterState, s.w.master
 		default:
 			st, m = stopped, nil
@@ -284,6 +285,19 @@ func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master
 }
 
 var _ master.Service = (*masterStub)(nil)
+
+// masterListens: addr is the master's, in an address family its
+// --rpc_address listens on (master.Config.RPCListens); anything else is
+// refused, as the kernel refuses a port nobody listens on.
+func (w *World) masterListens(addr string) bool {
+	v4, v6 := w.masterCfg.RPCListens()
+	if sameAddr(addr, w.masterAddr) {
+		return v4
+	}
+	_, port, _ := strings.Cut(w.masterAddr, ":")
+	// The client takes "[::1]:p" and bare "::1:p" alike (0.3.8+).
+	return (addr == "[::1]:"+port || addr == "::1:"+port) && v6
+}
 
 // sameAddr compares host:port, treating localhost and 127.0.0.1 alike.
 func sameAddr(a, b string) bool {

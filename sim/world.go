@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"slices"
+	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/engine/schedule"
@@ -22,9 +23,13 @@ import (
 
 // Logical addresses of the world's servers.
 const (
-	MasterAddr  = "127.0.0.1:50051"
-	MetadataURL = "http://127.0.0.1:8080/metadata"
-	ClientAddr  = "127.0.0.1:50052"
+	MasterAddr = "127.0.0.1:50051"
+	// MasterAddrIPv6 is the master's RPC port on the IPv6 loopback
+	// ({{master_ipv6}}): reached only when its --rpc_address listens on
+	// IPv6 (master.Config.RPCListens).
+	MasterAddrIPv6 = "[::1]:50051"
+	MetadataURL    = "http://127.0.0.1:8080/metadata"
+	ClientAddr     = "127.0.0.1:50052"
 	// MasterMetricsPort is not 9003, SGLang's default metrics port: a
 	// comparison writes the world's addresses back as placeholders, and
 	// "9003" in SGLang's own warning read {{master_metrics}} on sim only
@@ -299,8 +304,18 @@ func (w *World) Addr(role string) (string, error) {
 			return w.masterIP, nil
 		}
 		return MasterAddr, nil // in processes the proxy's address is the master's port
+	case "metadata_ipv6":
+		if w.spec.Metadata != "master" || w.containers {
+			return "", engine.Unsupportedf("sim: role metadata_ipv6: only the master's embedded metadata server (topology metadata: master) in a process world")
+		}
+		return strings.Replace(MetadataURL, "127.0.0.1", "[::1]", 1), nil
+	case "master_ipv6":
+		if w.ha != nil || w.containers {
+			return "", engine.Unsupportedf("sim: role master_ipv6: only one master process on this host has an IPv6 loopback address")
+		}
+		return MasterAddrIPv6, nil
 	}
-	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics or master_ip", role)
+	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics, master_ip, master_ipv6 or metadata_ipv6", role)
 }
 
 // StartProcess implements engine.World.

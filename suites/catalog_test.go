@@ -304,6 +304,26 @@ func explainMisses(ctx context.Context, results map[string]scenarios.Result) []s
 
 // noToxic: a fault of sc has no toxiproxy toxic (its mode's Available says
 // why), so engines whose links are toxiproxy proxies skip it.
+// loopbackIPv6Only: sc dials a server at this host's IPv6 loopback
+// ({{master_ipv6}}, {{metadata_ipv6}}) or sets a master bind address, which
+// only process worlds give: container worlds skip it.
+func loopbackIPv6Only(sc *scenarios.Scenario) bool {
+	if m := sc.Topology.Master; m != nil {
+		if _, ok := m.Flags["rpc_address"]; ok {
+			return true
+		}
+		if _, ok := m.Flags["http_metadata_server_host"]; ok {
+			return true
+		}
+	}
+	for _, v := range sc.Config.Env {
+		if v != nil && (strings.Contains(*v, "{{master_ipv6}}") || strings.Contains(*v, "{{metadata_ipv6}}")) {
+			return true
+		}
+	}
+	return false
+}
+
 func noToxic(sc *scenarios.Scenario) bool {
 	for _, f := range sc.Faults {
 		if toxiproxy.Check(f.Fault()) != nil {

@@ -41,7 +41,8 @@ var _ = catalogSuite(engineSuite{
 	// image yet) and several nodes named on the loopback.
 	maySkip: func(sc *scenarios.Scenario, version string) bool {
 		return noToxic(sc) || sc.HasLabel(realengine.NeedsRDMAHardware) || sc.HasLabel(scenarios.LabelNeedsGPU) || !realengine.ImageReady(version) || sc.Topology.Metadata == "etcd" || realengine.NeedsLibraryFix(version) ||
-			len(sc.Topology.Nodes) > 1 // a loopback local_hostname across containers (World.loopbackAcrossContainers)
+			len(sc.Topology.Nodes) > 1 || // a loopback local_hostname across containers (World.loopbackAcrossContainers)
+			loopbackIPv6Only(sc)
 	},
 	agree: true,
 	after: func() { Expect(leftoversOfThisProcess(context.Background())).To(BeEmpty()) },

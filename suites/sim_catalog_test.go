@@ -40,10 +40,11 @@ var _ = catalogSuite(engineSuite{name: sim.Name, newEngine: sim.New, opts: scena
 // The catalog on sim's container world (sim/containers.go), as real runs it
 // with --containers: the container scenarios pass, and only what real in
 // containers skips for the same reason may skip: several nodes whose
-// local_hostname names the loopback (engine.LoopbackAcrossContainers).
+// local_hostname names the loopback (engine.LoopbackAcrossContainers), a
+// server dialled at this host's IPv6 loopback (loopbackIPv6Only).
 var _ = catalogSuite(engineSuite{name: sim.Name, title: " in a modelled container world", containers: true,
 	newEngine: func() engine.Engine { return sim.NewWith(sim.Options{Containers: true}) }, opts: scenarios.Options{Seed: 1},
-	maySkip: func(sc *scenarios.Scenario, _ string) bool { return len(sc.Topology.Nodes) > 1 }})
+	maySkip: func(sc *scenarios.Scenario, _ string) bool { return len(sc.Topology.Nodes) > 1 || loopbackIPv6Only(sc) }})
 
 var _ = Describe("sim determinism", Label("sim", "determinism"), func() {
 	DescribeTable("same seed, same trace: twice, at GOMAXPROCS 1 and 2", func(name, version string, loadErr error) {

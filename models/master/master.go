@@ -31,6 +31,12 @@ type Config struct {
 	// RPCVersion is what ServiceReady answers (RPCVersion unless a test
 	// models a foreign master).
 	RPCVersion string
+	// RPCAddress is --rpc_address, the host the RPC server binds
+	// (default "0.0.0.0"; RPCListens).
+	RPCAddress string
+	// HTTPMetadataHost is --http_metadata_server_host (default "0.0.0.0";
+	// MetadataListens).
+	HTTPMetadataHost string
 }
 
 // Background-thread periods of master_service.h.
@@ -50,6 +56,8 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 		EvictionRatio:              p.EvictionRatio,
 		PutStartDiscardTimeout:     30 * time.Second,
 		RPCVersion:                 RPCVersion,
+		RPCAddress:                 "0.0.0.0",
+		HTTPMetadataHost:           "0.0.0.0",
 	}
 	for _, k := range slices.Sorted(maps.Keys(flags)) {
 		v := flags[k]
@@ -86,8 +94,12 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			c.RPCVersion = v
 		case "enable_offload":
 			c.EnableOffload, err = strconv.ParseBool(v)
-		case "port", "rpc_port", "max_threads", "rpc_thread_num", "rpc_address", "enable_http_metadata_server",
-			"http_metadata_server_port", "http_metadata_server_host", "metrics_port", "enable_metric_reporting",
+		case "rpc_address":
+			c.RPCAddress = v
+		case "http_metadata_server_host":
+			c.HTTPMetadataHost = v
+		case "port", "rpc_port", "max_threads", "rpc_thread_num", "enable_http_metadata_server",
+			"http_metadata_server_port", "metrics_port", "enable_metric_reporting",
 			"enable_ha", "memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl", "root_fs_dir",
 			"cluster_id", "rpc_enable_tcp_no_delay", "rpc_conn_timeout_seconds", "logtostderr", "v":
 			// Accepted; no behaviour in the model.
