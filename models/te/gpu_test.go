@@ -23,7 +23,7 @@ func TestGPURegistration(t *testing.T) {
 	const (
 		efault = "Failed to register memory 0x10000000000: Bad address [14]"
 		dmabuf = "DMA BUF supported required for GPU RDMA without nvidia-peermem on GPU device 0 mapped to RNIC mlx5_0"
-		open   = "Failed to open device mlx5_0 on port 1 with GID -1"
+		open   = "Failed to open device mlx5_0 on port \x01 with GID -1" // the port is a uint8_t (portText)
 	)
 	for _, c := range []struct {
 		name, version string
