@@ -36,18 +36,28 @@ func draft(t *testing.T, log string) (explain.Draft, *scenarios.Scenario) {
 	return dr, sc
 }
 
-// A corpus case the model reproduces: the max_mr_size shrink warning of
-// Mooncake 640, found at a version that shrinks (< 0.3.5).
-func TestDraftCorpusCaseReproduces(t *testing.T) {
+// draftCase drafts from the field corpus's case id, which must be written.
+func draftCase(t *testing.T, id string) (explain.Draft, *scenarios.Scenario) {
+	t.Helper()
 	cs, err := fieldlogs.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(cs, func(c fieldlogs.Case) bool { return c.ID == "mooncake-640-segment-over-max-mr-size" })
+	i := slices.IndexFunc(cs, func(c fieldlogs.Case) bool { return c.ID == id })
+	if i < 0 {
+		t.Fatalf("no corpus case %s", id)
+	}
 	dr, sc := draft(t, cs[i].Log)
 	if sc == nil {
-		t.Fatalf("not written: %q", dr.Missing)
+		t.Fatalf("%s: not written: %q", id, dr.Missing)
 	}
+	return dr, sc
+}
+
+// A corpus case the model reproduces: the max_mr_size shrink warning of
+// Mooncake 640, found at a version that shrinks (< 0.3.5).
+func TestDraftCorpusCaseReproduces(t *testing.T) {
+	dr, sc := draftCase(t, "mooncake-640-segment-over-max-mr-size")
 	if dr.Based != "register/segment-vs-max-mr-size" || dr.Version != "0.3.4.post2" || sc.Expect.OK != nil ||
 		!slices.Equal(sc.Expect.Logs, []string{"The buffer length exceeds device max_mr_size, shrink it to"}) {
 		t.Fatalf("%s @%s %+v\n%s", dr.Based, dr.Version, sc.Expect, dr.YAML)
@@ -256,15 +266,7 @@ func TestDraftCallerQuotedException(t *testing.T) {
 // version stated): the draft names no device, runs at a release whose
 // model prints the install line, and expects the Mooncake lines only.
 func TestDraftAutoDiscoveryCorpusCase(t *testing.T) {
-	cs, err := fieldlogs.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(cs, func(c fieldlogs.Case) bool { return c.ID == "mooncake-1593-no-suitable-gid" })
-	dr, sc := draft(t, cs[i].Log)
-	if sc == nil {
-		t.Fatalf("not written: %q", dr.Missing)
-	}
+	dr, sc := draftCase(t, "mooncake-1593-no-suitable-gid")
 	if _, named := sc.Config.Env["MOONCAKE_DEVICE"]; named || dr.Based != "setup/roce-no-suitable-gid-auto-discovery" || dr.Version != "0.3.12.post1" ||
 		sc.Config.Env["MOONCAKE_PROTOCOL"] == nil || *sc.Config.Env["MOONCAKE_PROTOCOL"] != "rdma" ||
 		!slices.Contains(sc.Expect.Logs, "Failed to install RDMA transport, type") {
