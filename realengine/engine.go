@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -164,9 +165,18 @@ func (e *Engine) masterFlags(ctx context.Context, l Layout, in Installed) (map[s
 	if p := in.LDLibraryPath(""); p != "" {
 		env = []string{"LD_LIBRARY_PATH=" + p}
 	}
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	// gflags prints the help and exits 1. A mooncake_master 0.3.4 once
+	// stalled in that exit for 20 s (.ci/run 2026-12-02, under load) with
+	// its help cut at a stdio buffer's end: line-buffered (stdbuf), every
+	// line is out before the exit, and a stalled one is killed after 5 s
+	// (the help takes ≈ 50 ms).
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	out, _ := run(cctx, env, bin, "--help") // gflags exits 1 after --help
+	cmd := []string{bin, "--help"}
+	if sb, err := exec.LookPath("stdbuf"); err == nil {
+		cmd = append([]string{sb, "-oL", "-eL"}, cmd...)
+	}
+	out, _ := run(cctx, env, cmd[0], cmd[1:]...)
 	f = map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {
 		t := strings.TrimSpace(line)
