@@ -324,16 +324,14 @@ func InstallSGLang(ctx context.Context, versions []string, opts InstallOptions) 
 		werrs := make([]error, len(todo))
 		var wg sync.WaitGroup
 		for i, l := range todo {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				if werrs[i] = installSGLangVersion(ctx, log, l, shares[l.Version], opts); werrs[i] != nil {
 					// No half-made venv: the next run starts from nothing.
 					if rerr := os.RemoveAll(l.Dir); rerr != nil {
 						log.Warn("real SGLang: could not remove the failed install", "dir", l.Dir, "err", rerr)
 					}
 				}
-			}()
+			})
 		}
 		wg.Wait()
 		errs = append(errs, werrs...)

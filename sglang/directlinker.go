@@ -60,9 +60,7 @@ func (s *MooncakeStore) startDirectLinker(ctx context.Context) error {
 	}
 	s.log(LevelInfo, fmt.Sprintf(directLinkerTopologyLog, pyBool(replicated), sc.TPRank, max(sc.TPSize, 1), pyBool(!replicated || sc.TPRank == 0), suffix))
 	for _, b := range bufs {
-		s.begin()
-		ret, err := s.store.RegisterBuffer(ctx, b.Ptr, b.Size)
-		s.observe("register_buffer", ret, nil, err)
+		ret, err := s.callRegisterBuffer(ctx, b)
 		if err != nil {
 			return err
 		}

@@ -693,9 +693,7 @@ func (s *MooncakeStore) registerBuffer(ctx context.Context, b engine.Buffer) err
 	if b.Size == 0 {
 		return nil
 	}
-	s.begin()
-	ret, err := s.store.RegisterBuffer(ctx, b.Ptr, b.Size)
-	s.observe("register_buffer", ret, nil, err)
+	ret, err := s.callRegisterBuffer(ctx, b)
 	if err != nil {
 		return err
 	}
@@ -824,4 +822,12 @@ func (s *MooncakeStore) gateTenant() {
 	if !s.l.atLeast(versionTenant) {
 		s.config.TenantID = DefaultTenantID
 	}
+}
+
+// callRegisterBuffer is one register_buffer call, observed.
+func (s *MooncakeStore) callRegisterBuffer(ctx context.Context, b engine.Buffer) (int, error) {
+	s.begin()
+	ret, err := s.store.RegisterBuffer(ctx, b.Ptr, b.Size)
+	s.observe("register_buffer", ret, nil, err)
+	return ret, err
 }
