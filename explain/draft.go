@@ -538,8 +538,14 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
-	if e := draft.Expect; e.OK != nil && *e.OK && ShowsError(log, ev) {
-		return nil, []string{"refusing a draft that expects ok for a log that shows an error (a faultlab bug)"}
+	// A pasted log reports a failure: a draft that ends ok reproduces
+	// none, whatever lines it matches (a log of warnings only, cut before
+	// the failure, is drafted from a world that recovers).
+	if e := draft.Expect; e.OK != nil && *e.OK {
+		if ShowsError(log, ev) {
+			return nil, []string{"refusing a draft that expects ok for a log that shows an error (a faultlab bug)"}
+		}
+		return nil, []string{fmt.Sprintf("the log shows no failure (no exception, death or error line) and %s ends ok: nothing to reproduce; paste the lines where it fails", sc.Name)}
 	}
 	rs := scenarios.Run(ctx, draft, eng, scenarios.Options{Seed: 1, Version: version})
 	if len(rs) == 0 {
