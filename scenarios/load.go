@@ -493,6 +493,12 @@ func (d *decoder) checkPlaceholders(sc *Scenario) {
 			return
 		}
 		for _, m := range placeholderRE.FindAllStringSubmatch(s, -1) {
+			if m[1] == MethodPlaceholder {
+				if CallMethod(sc.Steps) == "" {
+					d.at(p, "placeholder {{%s}} names the method of the scenario's call step, and its steps have none", m[1])
+				}
+				continue
+			}
 			if !slices.Contains(Roles, m[1]) {
 				d.at(p, "unknown placeholder {{%s}}; valid placeholders: {{%s}}", m[1], strings.Join(Roles, "}}, {{"))
 			}

@@ -523,6 +523,9 @@ func (r *run) expand(s string) (string, error) {
 	var firstErr error
 	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
 		role := placeholderRE.FindStringSubmatch(m)[1]
+		if role == MethodPlaceholder {
+			return CallMethod(r.sc.Steps)
+		}
 		a, err := r.world.Addr(role)
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("placeholder {{%s}}: %w", role, err)
