@@ -525,6 +525,12 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	}
 	setKey(root, "config", config)
 
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "steps" {
+			callLogMethod(root.Content[i+1], log)
+		}
+	}
+
 	exp, quoted, why := expectFromLog(log, ev, sc, version)
 	if exp == nil {
 		return nil, []string{why}
@@ -585,6 +591,29 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		missing = append(missing, "the log quotes: "+q.Text)
 	}
 	return nil, append(missing, unprinted(quoted, r.Observed.Logs, fp, version)...)
+}
+
+// noAttrRE is Python's AttributeError for a method the store binding
+// lacks, as a field log quotes it (with or without the class prefix).
+var noAttrRE = regexp.MustCompile(`MooncakeDistributedStore' object has no attribute '([A-Za-z_][A-Za-z0-9_]*)'`)
+
+// callLogMethod makes the draft's call steps call the method the log's
+// AttributeError names: the integration's call is the log's setting.
+func callLogMethod(steps *yaml.Node, log string) {
+	m := noAttrRE.FindStringSubmatch(log)
+	if m == nil || steps == nil || steps.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, st := range steps.Content {
+		if st.Kind != yaml.MappingNode || len(st.Content) != 2 || st.Content[0].Value != scenarios.StepCall {
+			continue
+		}
+		if v := st.Content[1]; v.Kind == yaml.MappingNode {
+			setKey(v, "method", scalar(m[1]))
+		} else {
+			st.Content[1] = scalar(m[1])
+		}
+	}
 }
 
 // unprinted says which Mooncake lines the log quotes the run did not
