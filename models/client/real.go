@@ -888,8 +888,19 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 		switch {
 		case code == mooncake.OBJECT_ALREADY_EXISTS:
 			return mooncake.OK
+		case !c.p.PutNoSpaceHelper:
+			// client.cpp Client::Put up to v0.3.6.post1, any code (real
+			// 0.3.4, 0.3.6.post1); the batch path's texts at those
+			// releases are not modelled (SGLang cannot set them up).
+			if !batch {
+				c.logf(mlog.Error, "Failed to start put operation: %s", code.Name())
+			}
 		case code == mooncake.NO_AVAILABLE_HANDLE:
-			c.logf(mlog.Warning, "Failed to start put operation for key=%s due to insufficient space. Consider lowering eviction_high_watermark_ratio or mounting more segments.", key)
+			// A batch counts them: Client::CollectResults warns once
+			// (BatchPutFrom).
+			if !batch {
+				c.logf(mlog.Warning, "Failed to start put operation for key=%s%s", key, mooncake.PutNoSpaceHelper)
+			}
 		case batch && isRPCCode(code):
 		default:
 			c.logf(mlog.Error, "Failed to start put operation for key=%s: %s", key, code.Name())
@@ -1027,7 +1038,13 @@ func (c *RealClient) Put(ctx context.Context, key string, value []byte) (int, er
 	if !c.ready() {
 		return int(mooncake.INVALID_PARAMS), nil
 	}
-	return int(c.putBytes(ctx, key, hostmem.Literal(value))), nil
+	code := c.putBytes(ctx, key, hostmem.Literal(value))
+	if code != mooncake.OK && !c.p.PutNoSpaceHelper {
+		// store_py.cpp / pybind_client.cpp put up to v0.3.6.post1 (real
+		// 0.3.4, 0.3.6.post1); from v0.3.7 put_internal returns silently.
+		c.logf(mlog.Error, "Put operation failed with error: %s", code.Name())
+	}
+	return int(code), nil
 }
 
 // Get is get(key): b"" on any failure.
@@ -1160,8 +1177,23 @@ func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uin
 	})
 	if err == nil {
 		c.batchPutLog(keys, out)
+		if n := countCode(out, mooncake.NO_AVAILABLE_HANDLE); n > 0 && c.p.PutNoSpaceHelper {
+			// Client::CollectResults (client.cpp v0.3.7, client_service.cpp
+			// v0.3.8+; real 0.3.7.post2 … 0.3.14).
+			c.logf(mlog.Warning, "BatchPut failed for %d keys%s", n, mooncake.PutNoSpaceHelper)
+		}
 	}
 	return out, err
+}
+
+func countCode(out []int, code mooncake.ErrorCode) int {
+	n := 0
+	for _, rc := range out {
+		if rc == int(code) {
+			n++
+		}
+	}
+	return n
 }
 
 func isRPCCode(code mooncake.ErrorCode) bool {

@@ -2,6 +2,7 @@ package master
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -180,6 +181,9 @@ type Master struct {
 	needEviction bool
 	lastEvict    time.Duration
 	lastMonitor  time.Duration
+	// batchNoSpace counts NO_AVAILABLE_HANDLE per batch call in flight
+	// (batchID), for rpc_service.cpp's one warning at the batch's end.
+	batchNoSpace map[string]int
 }
 
 // New returns a freshly started master (also: the state after a restart).
@@ -192,7 +196,7 @@ func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
 		cfg: cfg, clock: clock, log: log, rng: rng,
 		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{},
 		objects: map[string]*object{}, viewVersion: 1,
-		lastEvict: now, lastMonitor: now,
+		lastEvict: now, lastMonitor: now, batchNoSpace: map[string]int{},
 	}
 }
 
@@ -463,8 +467,38 @@ func (m *Master) BatchExistKey(ctx context.Context, keys []string) ([]ExistResul
 
 // PutStart implements Service (RandomAllocationStrategy over mounted
 // segments; no room → NO_AVAILABLE_HANDLE and eviction on the next tick).
-func (m *Master) PutStart(_ context.Context, key string, size int64, cfg ReplicateConfig) ([]Replica, error) {
-	now := m.catchUp()
+// In a batch call (BatchOf) it is one key of WrappedMasterService::
+// BatchPutStart, which from v0.3.7 warns once after the last key how many
+// found no space.
+func (m *Master) PutStart(ctx context.Context, key string, size int64, cfg ReplicateConfig) ([]Replica, error) {
+	b, ok := BatchPosOf(ctx, key)
+	// Real's BatchPutStart places every key in one RPC: no background
+	// tick (an eviction a failed key asked for) runs between its keys,
+	// which the fake engine's wall clock would otherwise let in.
+	now := m.clock.Now()
+	if !ok || b.Index <= 0 {
+		now = m.catchUp()
+	}
+	reps, err := m.putStart(now, key, size, cfg)
+	if !ok || !m.cfg.Version.PutNoSpaceHelper {
+		return reps, err
+	}
+	if b.Index == 0 {
+		delete(m.batchNoSpace, b.ID)
+	}
+	if errors.Is(err, mooncake.NO_AVAILABLE_HANDLE) {
+		m.batchNoSpace[b.ID]++
+	}
+	if b.Index == b.N-1 {
+		if n := m.batchNoSpace[b.ID]; n > 0 {
+			m.log.Log(mlog.Warning, fmt.Sprintf("BatchPutStart failed for %d keys%s", n, mooncake.PutNoSpaceHelper))
+		}
+		delete(m.batchNoSpace, b.ID)
+	}
+	return reps, err
+}
+
+func (m *Master) putStart(now time.Duration, key string, size int64, cfg ReplicateConfig) ([]Replica, error) {
 	if size <= 0 {
 		return nil, mooncake.INVALID_PARAMS
 	}
@@ -518,6 +552,12 @@ func (m *Master) PutStart(_ context.Context, key string, size int64, cfg Replica
 			s.allocs = kept
 		}
 		m.needEviction = true
+		switch m.cfg.Version.MasterAllocFailedLine {
+		case mooncake.AllocFailedSlice:
+			m.log.Log(mlog.Error, fmt.Sprintf("key=%s, replica_id=%d, slice_index=0, error=allocation_failed", key, len(reps)))
+		case mooncake.AllocFailedAll:
+			m.log.Log(mlog.Error, fmt.Sprintf("Failed to allocate all replicas for key=%s, error: NO_AVAILABLE_HANDLE", key))
+		}
 		return nil, mooncake.NO_AVAILABLE_HANDLE
 	}
 	m.objects[key] = &object{key: key, size: size, replicas: reps, putStart: now, lastTouch: now}
