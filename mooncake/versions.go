@@ -394,6 +394,20 @@ type Profile struct {
 	// error: NO_AVAILABLE_HANDLE" at v0.3.6 and v0.3.6.post1 (AllocFailedAll).
 	PutNoSpaceHelper      bool
 	MasterAllocFailedLine AllocFailedLine
+	// The client's local buffer (setup's local_buffer_size) is where put
+	// copies a Python bytes value and get reads one back; too small for the
+	// object, the call fails before any RPC (put) or after the replica
+	// query (get). PutAllocSlices (up to v0.3.4.post2, store_py.cpp
+	// allocateSlices): "Failed to allocate slices for put operation, key:
+	// K, value size: N" and put returns 1; from v0.3.5 "Failed to allocate
+	// buffer for put operation, key: K, value size: N" and -600
+	// (INVALID_PARAMS; real 0.3.4, 0.3.6.post1, 0.3.7.post2, 0.3.9,
+	// 0.3.13.post1, 0.3.14). GetAllocOperation (v0.3.5 store_py.cpp):
+	// "Failed to allocate buffer for get operation, key: K, size: N";
+	// GetAllocBuffer (v0.3.6+, get through get_buffer): "Failed to
+	// allocate buffer for get_buffer, key: K" (real 0.3.7.post2 … 0.3.14);
+	// get returns b"" either way. Up to v0.3.4.post2 get is not modelled.
+	PutAllocSlices, GetAllocOperation, GetAllocBuffer bool
 	// Log texts that changed in 0.3.13 (real runs of 0.3.9 and
 	// 0.3.13.post1): AutoDiscoveryLogsProtocol prints the protocol
 	// variable ("rdma") instead of "RDMA" (client_service.cpp);
@@ -696,6 +710,8 @@ func profileOf(v Version) Profile {
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10.post1")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
 	p.PutNoSpaceHelper = at("0.3.7")
+	p.PutAllocSlices = !at("0.3.5")
+	p.GetAllocOperation, p.GetAllocBuffer = at("0.3.5") && !at("0.3.6"), at("0.3.6")
 	switch {
 	case !at("0.3.6"):
 		p.MasterAllocFailedLine = AllocFailedSlice

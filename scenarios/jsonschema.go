@@ -75,6 +75,13 @@ func (g *schemaGen) stepSchema() map[string]any {
 			v = durationSchema
 		case StepSet, StepGet, StepExists:
 			v = pageArgs
+		case StepPut:
+			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"key", "size"}, "properties": map[string]any{
+				"node": map[string]any{"type": "string"},
+				"key":  map[string]any{"type": "string", "minLength": 1},
+				"size": byteSizeSchema,
+				"want": map[string]any{"type": "integer"},
+			}}
 		}
 		one = append(one, map[string]any{"type": "object", "additionalProperties": false, "required": []any{a},
 			"properties": map[string]any{a: v}})

@@ -150,6 +150,10 @@ type run struct {
 	tr      *trace.Trace
 	world   engine.World
 	stores  map[string]*app
+	// integrations are the put steps' processes, one a node, and
+	// integrationCalls their calls in this phase.
+	integrations     map[string]integration
+	integrationCalls []Call
 	// started lists every app of the current phase in start order (failed
 	// starts included: their calls are observations).
 	started []*app
@@ -249,6 +253,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 	r.world = w
 	r.stores = map[string]*app{}
+	r.integrations = map[string]integration{}
 	for _, role := range Roles {
 		if a, err := w.Addr(role); err == nil && a != "" {
 			if res.Addrs == nil {
@@ -263,6 +268,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		for _, n := range sortedKeys(r.stores) {
 			_ = r.stores[n].Close(cctx)
 		}
+		r.closeIntegrations(cctx)
 		res.VirtualMS = ms(w.Clock().Now())
 		if err := w.Close(cctx); err != nil && res.Verdict == Pass {
 			res.Verdict, res.Reason = Error, fmt.Sprintf("close world: %v", err)
@@ -319,6 +325,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		_ = r.stores[n].Close(ctx)
 	}
 	r.stores = map[string]*app{}
+	r.closeIntegrations(ctx)
 	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 {
 		if v == "run" {
 			v = r.version
@@ -741,6 +748,8 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			d -= st.StartupTime() // the side's own start-up is not the scenario's time
 		}
 	}
+	obs.Calls = append(obs.Calls, r.integrationCalls...)
+	r.integrationCalls = nil
 	obs.TimingsMS = timings(obs.Calls)
 	r.started = nil
 	obs.DurationMS = ms(d)
@@ -753,6 +762,9 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
 	if s.Action == StepSleep {
 		return nil, r.world.Clock().Sleep(ctx, s.Sleep.D())
+	}
+	if s.Action == StepPut {
+		return r.integrationPut(ctx, s, env, file, extra)
 	}
 	if s.Action == StepInit {
 		if old, ok := r.stores[s.Node]; ok {

@@ -19,10 +19,11 @@ const (
 	StepGet         = "get"          // batch_get_v1 of pages
 	StepExists      = "exists"       // batch_exists of pages
 	StepHealthCheck = "health_check" // store.health_check()
+	StepPut         = "put"          // an integration's own store: setup, then put(key, bytes(size))
 )
 
 // StepActions lists the step actions.
-var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck}
+var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck, StepPut}
 
 // Step is one action of a phase.
 type Step struct {
@@ -35,8 +36,11 @@ type Step struct {
 	Sleep Duration
 	// Pages are the page keys of set/get/exists.
 	Pages []string
+	// Key and Size are the put step's object: put(key, bytes(size)).
+	Key  string
+	Size ByteSize
 	// Want is the expected result: set/get → one bool per page; exists →
-	// the hit count; health_check → the code. nil = not checked.
+	// the hit count; health_check and put → the code. nil = not checked.
 	Want any
 }
 
@@ -47,6 +51,14 @@ type pageArgs struct {
 	Node  string `yaml:"node"`
 	Pages any    `yaml:"pages"`
 	Want  any    `yaml:"want"`
+}
+
+// putArgs is the mapping form of put.
+type putArgs struct {
+	Node string   `yaml:"node"`
+	Key  string   `yaml:"key"`
+	Size ByteSize `yaml:"size"`
+	Want any      `yaml:"want"`
 }
 
 func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
@@ -64,6 +76,17 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 	switch k.Value {
 	case StepSleep:
 		d.decode(v, reflectValue(&s.Sleep), "sleep", "")
+	case StepPut:
+		var a putArgs
+		d.decodeStruct(v, reflectValue(&a), k.Value)
+		s.Node, s.Key, s.Size, s.Want = a.Node, a.Key, a.Size, a.Want
+		if a.Key == "" {
+			d.errorf(v, "put: key is required")
+		}
+		if a.Size <= 0 {
+			d.errorf(v, "put: size is required and must be positive (the value's bytes)")
+		}
+		d.checkWant(v, s)
 	case StepInit, StepHealthCheck, StepSet, StepGet, StepExists:
 		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && (k.Value == StepInit || k.Value == StepHealthCheck) {
 			s.Node = v.Value
@@ -140,7 +163,7 @@ func (d *decoder) checkWant(n *yaml.Node, s *Step) {
 		if !ok || len(l) != len(s.Pages) {
 			d.errorf(n, "%s: want must be a list of %d booleans (one per page)", s.Action, len(s.Pages))
 		}
-	case StepExists, StepHealthCheck:
+	case StepExists, StepHealthCheck, StepPut:
 		if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "%s: want must be an integer", s.Action)
 		}
@@ -155,6 +178,8 @@ func (s Step) String() string {
 		return fmt.Sprintf("sleep %s", s.Sleep.D())
 	case StepSet, StepGet, StepExists:
 		return fmt.Sprintf("%s %s %d pages", s.Action, s.Node, len(s.Pages))
+	case StepPut:
+		return fmt.Sprintf("put %s %s %d bytes", s.Node, s.Key, int64(s.Size))
 	}
 	return s.Action + " " + s.Node
 }

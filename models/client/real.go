@@ -873,6 +873,17 @@ func (c *RealClient) UnregisterBuffer(ctx context.Context, ptr uint64) (int, err
 	return 0, nil
 }
 
+// localBufferSize is the local buffer's capacity (setup's
+// local_buffer_size; 0 when none was registered). One call at a time uses
+// it whole: concurrent puts sharing it, and the allocator's own overhead,
+// are not modelled.
+func (c *RealClient) localBufferSize() int64 {
+	if c.localBuf == nil {
+		return 0
+	}
+	return c.localBuf.Size
+}
+
 // putBytes is Client::Put: PutStart → transfer each replica → PutEnd
 // (PutRevoke on transfer failure). OBJECT_ALREADY_EXISTS counts as success.
 func (c *RealClient) putBytes(ctx context.Context, key string, data hostmem.Content) mooncake.ErrorCode {
@@ -997,6 +1008,18 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 		if !r.Complete {
 			continue
 		}
+		if localEndpoints && r.Size > c.localBufferSize() {
+			// get (get_buffer_internal) reads into the local buffer: the
+			// allocation of the object's size fails after the query.
+			switch {
+			case c.p.GetAllocBuffer:
+				c.logf(mlog.Error, "Failed to allocate buffer for get_buffer, key: %s", key)
+				return hostmem.Content{}, mooncake.BUFFER_OVERFLOW
+			case c.p.GetAllocOperation:
+				c.logf(mlog.Error, "Failed to allocate buffer for get operation, key: %s, size: %d", key, r.Size)
+				return hostmem.Content{}, mooncake.BUFFER_OVERFLOW
+			}
+		}
 		if !c.selectTransport(r) {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
@@ -1036,6 +1059,16 @@ func (c *RealClient) ready() bool {
 // Put is put(key, value).
 func (c *RealClient) Put(ctx context.Context, key string, value []byte) (int, error) {
 	if !c.ready() {
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	if size := int64(len(value)); size > c.localBufferSize() {
+		// The value is copied into the local buffer first
+		// (client_buffer_allocator_): no room, no RPC.
+		if c.p.PutAllocSlices {
+			c.logf(mlog.Error, "Failed to allocate slices for put operation, key: %s, value size: %d", key, size)
+			return 1, nil
+		}
+		c.logf(mlog.Error, "Failed to allocate buffer for put operation, key: %s, value size: %d", key, size)
 		return int(mooncake.INVALID_PARAMS), nil
 	}
 	code := c.putBytes(ctx, key, hostmem.Literal(value))
