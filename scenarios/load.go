@@ -820,9 +820,9 @@ func (d *decoder) noPageIO(sc *Scenario) {
 	}
 	for _, st := range steps {
 		switch st.Action {
-		case StepInit, StepSleep, StepHealthCheck:
+		case StepInit, StepSleep, StepHealthCheck, StepPut:
 		default:
-			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check", st.Action, sc.Storage.Backend)
+			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, put", st.Action, sc.Storage.Backend)
 		}
 	}
 }
