@@ -182,9 +182,16 @@ type Master struct {
 	lastEvict    time.Duration
 	lastMonitor  time.Duration
 	// batchNoSpace counts NO_AVAILABLE_HANDLE per batch call in flight
-	// (batchID), for rpc_service.cpp's one warning at the batch's end.
+	// (BatchPos.ID), for rpc_service.cpp's one warning at the batch's end;
+	// batchOpen is when each batch in flight started.
 	batchNoSpace map[string]int
+	batchOpen    map[string]time.Duration
 }
+
+// batchWindow bounds how long a batch call counts as in flight: real's
+// BatchPutStart is one RPC, so a batch whose last key never came (an
+// address the client refused) must not hold eviction back for long.
+const batchWindow = time.Second
 
 // New returns a freshly started master (also: the state after a restart).
 func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
@@ -196,7 +203,7 @@ func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
 		cfg: cfg, clock: clock, log: log, rng: rng,
 		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{},
 		objects: map[string]*object{}, viewVersion: 1,
-		lastEvict: now, lastMonitor: now, batchNoSpace: map[string]int{},
+		lastEvict: now, lastMonitor: now, batchNoSpace: map[string]int{}, batchOpen: map[string]time.Duration{},
 	}
 }
 
@@ -211,11 +218,24 @@ func (m *Master) catchUp() time.Duration {
 		m.lastMonitor += (now - m.lastMonitor) / ClientMonitorPeriod * ClientMonitorPeriod
 		m.monitorClients(m.lastMonitor)
 	}
-	if now-m.lastEvict >= EvictionPeriod {
+	if now-m.lastEvict >= EvictionPeriod && !m.batchInFlight(now) {
 		m.lastEvict += (now - m.lastEvict) / EvictionPeriod * EvictionPeriod
 		m.evictIfNeeded(now)
 	}
 	return now
+}
+
+// batchInFlight: a batch call's keys are being placed. Real places them
+// all in one BatchPutStart, so the eviction thread cannot run between two
+// of them; the model's per-key calls let other RPCs (a ping) in between.
+func (m *Master) batchInFlight(now time.Duration) bool {
+	for id, t := range m.batchOpen {
+		if now-t < batchWindow {
+			return true
+		}
+		delete(m.batchOpen, id)
+	}
+	return false
 }
 
 // ClientMonitorFunc: expire clients without a ping for client_ttl.
@@ -480,20 +500,22 @@ func (m *Master) PutStart(ctx context.Context, key string, size int64, cfg Repli
 		now = m.catchUp()
 	}
 	reps, err := m.putStart(now, key, size, cfg)
-	if !ok || !m.cfg.Version.PutNoSpaceHelper {
+	if !ok {
 		return reps, err
 	}
 	if b.Index == 0 {
 		delete(m.batchNoSpace, b.ID)
+		m.batchOpen[b.ID] = now
 	}
 	if errors.Is(err, mooncake.NO_AVAILABLE_HANDLE) {
 		m.batchNoSpace[b.ID]++
 	}
 	if b.Index == b.N-1 {
-		if n := m.batchNoSpace[b.ID]; n > 0 {
+		if n := m.batchNoSpace[b.ID]; n > 0 && m.cfg.Version.PutNoSpaceHelper {
 			m.log.Log(mlog.Warning, fmt.Sprintf("BatchPutStart failed for %d keys%s", n, mooncake.PutNoSpaceHelper))
 		}
 		delete(m.batchNoSpace, b.ID)
+		delete(m.batchOpen, b.ID)
 	}
 	return reps, err
 }

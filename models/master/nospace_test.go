@@ -91,3 +91,38 @@ func TestBatchPosOf(t *testing.T) {
 		t.Fatalf("from the wire: %+v %v, want %+v", q, ok, p)
 	}
 }
+
+// Real places a batch's keys in one BatchPutStart: the eviction its first
+// failure asks for cannot run before the batch's last key, even when
+// another RPC (a ping) reaches the model's master between two keys.
+func TestNoEvictionInsideABatch(t *testing.T) {
+	ctx := context.Background()
+	m, c := newMaster(t, "0.3.13.post1", nil)
+	id := master.UUID{Lo: 1}
+	if err := m.MountSegment(ctx, master.Segment{ID: master.UUID{Lo: 9}, Name: "h:1", Base: 0x1000, Size: 100, TEEndpoint: "h:1"}, id); err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"b0", "b1", "b2"}
+	bctx := master.WithBatch(ctx, keys)
+	if _, err := m.PutStart(bctx, "b0", 60, master.ReplicateConfig{ReplicaNum: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.PutEnd(bctx, "b0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.PutStart(bctx, "b1", 60, master.ReplicateConfig{ReplicaNum: 1}); !errors.Is(err, mooncake.NO_AVAILABLE_HANDLE) {
+		t.Fatalf("b1: %v", err)
+	}
+	c.now += 2 * master.EvictionPeriod
+	if _, err := m.Ping(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.PutStart(bctx, "b2", 60, master.ReplicateConfig{ReplicaNum: 1}); !errors.Is(err, mooncake.NO_AVAILABLE_HANDLE) {
+		t.Fatalf("b2: %v, want NO_AVAILABLE_HANDLE (b0 still there)", err)
+	}
+	// After the batch, the next tick evicts (b0 goes) and a put fits.
+	c.now += 2 * master.EvictionPeriod
+	if _, err := m.PutStart(ctx, "c", 60, master.ReplicateConfig{ReplicaNum: 1}); err != nil {
+		t.Fatalf("after the batch: %v", err)
+	}
+}
