@@ -826,9 +826,9 @@ func (d *decoder) noPageIO(sc *Scenario) {
 	}
 	for _, st := range steps {
 		switch st.Action {
-		case StepInit, StepSleep, StepHealthCheck, StepCall:
+		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut:
 		default:
-			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call", st.Action, sc.Storage.Backend)
+			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put", st.Action, sc.Storage.Backend)
 		}
 	}
 }

@@ -153,6 +153,10 @@ type run struct {
 	// callers are the call steps' processes, one a node: an integration
 	// of its own (LMCache, vLLM) beside SGLang, with its store.
 	callers map[string]caller
+	// integrations are the put steps' processes, one a node, and
+	// integrationCalls their calls in this phase.
+	integrations     map[string]integration
+	integrationCalls []Call
 	// started lists every app of the current phase in start order (failed
 	// starts included: their calls are observations).
 	started []*app
@@ -253,6 +257,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	r.world = w
 	r.stores = map[string]*app{}
 	r.callers = map[string]caller{}
+	r.integrations = map[string]integration{}
 	for _, role := range Roles {
 		if a, err := w.Addr(role); err == nil && a != "" {
 			if res.Addrs == nil {
@@ -268,6 +273,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 			_ = r.stores[n].Close(cctx)
 		}
 		r.closeCallers(cctx)
+		r.closeIntegrations(cctx)
 		res.VirtualMS = ms(w.Clock().Now())
 		if err := w.Close(cctx); err != nil && res.Verdict == Pass {
 			res.Verdict, res.Reason = Error, fmt.Sprintf("close world: %v", err)
@@ -325,6 +331,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 	r.stores = map[string]*app{}
 	r.closeCallers(ctx)
+	r.closeIntegrations(ctx)
 	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 {
 		if v == "run" {
 			v = r.version
@@ -750,6 +757,8 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			d -= st.StartupTime() // the side's own start-up is not the scenario's time
 		}
 	}
+	obs.Calls = append(obs.Calls, r.integrationCalls...)
+	r.integrationCalls = nil
 	obs.TimingsMS = timings(obs.Calls)
 	r.started = nil
 	obs.DurationMS = ms(d)
@@ -769,6 +778,9 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 			return nil, err
 		}
 		return nil, c.store.Lookup(ctx, s.Method)
+	}
+	if s.Action == StepPut {
+		return r.integrationPut(ctx, s, env, file, extra)
 	}
 	if s.Action == StepInit {
 		if old, ok := r.stores[s.Node]; ok {
