@@ -41,8 +41,8 @@ type engineSuite struct {
 	wrap func(engine.Engine) engine.Engine
 	// agree: compare every result with sim's (return codes, exception,
 	// process death). timings: also the time in each Mooncake method,
-	// within 10 percent or 0.3 s (a run off it is measured up to twice
-	// more and judged by the median).
+	// within scenarios.TimingDiffs' band (a run off it is measured up to
+	// twice more and judged by the median).
 	agree, timings bool
 	// beforeAll and after run before the table and after it (leak checks).
 	beforeAll func()
