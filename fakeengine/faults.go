@@ -85,6 +85,14 @@ func (in injector) Check(p faults.Primitive) error {
 
 // Inject is the world's schedule.Inject.
 func (in injector) Inject(ctx context.Context, p faults.Primitive) (func(context.Context) error, error) {
+	heal, err := in.inject(ctx, p)
+	if err != nil || heal == nil {
+		return heal, err
+	}
+	return in.w.faulted.track(heal), nil
+}
+
+func (in injector) inject(ctx context.Context, p faults.Primitive) (func(context.Context) error, error) {
 	f := p.Source()
 	w := in.w
 	w.mu.Lock()
@@ -151,6 +159,7 @@ func (in injector) Clear(ctx context.Context) error {
 	if w.closed {
 		return fmt.Errorf("fake engine: clear faults: world closed")
 	}
+	w.faulted.clear()
 	var errs []error
 	errs = append(errs, w.inj.HealAll(ctx))
 	if w.ctr != nil {

@@ -138,8 +138,12 @@ func (n nodeNet) Do(ctx context.Context, method, rawURL string, body []byte) (st
 		return 0, nil, &curlError{kind: -1, text: "URL using bad/illegal format or missing URL err: " + err.Error(), err: err}
 	}
 	host, port := u.Hostname(), u.Port()
-	u.Host = n.dialAddr(u.Host)
-	n.w.gate.wait(func() { status, resp, err = n.do(ctx, method, u.String(), body) })
+	connect, timeout := n.w.scale.wall(curlConnectTimeout), n.w.scale.wall(curlTimeout)
+	if a, party := n.w.route(n.node, u.Host); party {
+		u.Host = a
+		connect, timeout = n.w.partyTimeout(curlConnectTimeout), n.w.partyTimeout(curlTimeout)
+	}
+	n.w.gate.wait(func() { status, resp, err = n.do(ctx, method, u.String(), body, connect, timeout) })
 	var ce *curlError
 	if errors.As(err, &ce) {
 		// curl's message names the URL's host and port (not the proxy's).
@@ -166,10 +170,10 @@ func curlText(kind int, host, port string) string {
 	return fmt.Sprintf("Couldn't connect to server err: Failed to connect to %s port %s after 0 ms: Couldn't connect to server", host, port)
 }
 
-func (n nodeNet) do(ctx context.Context, method, u string, body []byte) (int, []byte, error) {
-	d := &net.Dialer{Timeout: n.w.scale.wall(curlConnectTimeout)}
+func (n nodeNet) do(ctx context.Context, method, u string, body []byte, connect, timeout time.Duration) (int, []byte, error) {
+	d := &net.Dialer{Timeout: connect}
 	hc := &http.Client{
-		Timeout: n.w.scale.wall(curlTimeout),
+		Timeout: timeout,
 		// One connection per request and no idle pool: nothing outlives the
 		// call, so World.Close leaves no goroutine behind.
 		Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true},

@@ -49,6 +49,10 @@ type World struct {
 	ports   map[string]*binding          // node/port → owner
 	names   map[string]*Process          // TE server name → owner (nameEndpoint)
 
+	// faulted counts the faults injected and not yet healed (faulted.go):
+	// with none, nothing in the world delays a party's answer.
+	faulted faultCount
+
 	mu          sync.Mutex // guards the fields below (not the models)
 	closed      bool
 	masterModel *master.Master
