@@ -388,7 +388,9 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		c.logf(mlog.Info, "Storage root directory is not set. persisting data is disabled.")
 	}
 	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Etcd: c.d.Etcd, Ports: c.d.Ports, PortRand: c.d.PortRand})
-	if err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices); err != nil {
+	err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices)
+	c.te.StartWorkers(c.d.Clock.Now())
+	if err != nil {
 		var ab *te.Abort
 		if errors.As(err, &ab) {
 			return false, abort(ab.Message)
@@ -911,6 +913,14 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			}
 			return mooncake.TRANSFER_FAIL
 		}
+		if !c.rdmaTransfer(r, true, c.putSource(), data.Size) {
+			c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
+			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
+				c.rpcLog(rerr)
+				c.logf(mlog.Error, "Failed to revoke put operation")
+			}
+			return mooncake.TRANSFER_FAIL
+		}
 		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
 			var hr *te.HandshakeRefused
 			var hu *te.HandshakeUnresolved
@@ -991,6 +1001,10 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
 		if !c.transferMetadata(ctx, r) {
+			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
+			return hostmem.Content{}, mooncake.TRANSFER_FAIL
+		}
+		if !c.rdmaTransfer(r, false, c.putSource(), r.Size) {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}

@@ -221,3 +221,36 @@ func (c *RealClient) retryRepublish(ctx context.Context) {
 		return
 	}
 }
+
+// rdmaTransfer is the RDMA transport's part of a transfer of replica r
+// (te.RDMATransfer: failed work completions, the RNIC's error counter);
+// false when the transfer failed, with the store's lines logged but the
+// caller's own. A memcpy or another transport does not reach it.
+func (c *RealClient) rdmaTransfer(r master.Replica, write bool, src uint64, size int64) bool {
+	if c.localMemcpy(r) || r.TEProtocol != "rdma" {
+		return true
+	}
+	switch c.te.RDMATransfer(c.d.Clock.Now(), write, src, r.Addr, size, r.TEEndpoint) {
+	case te.RDMASubmitFailed:
+		// TransferSubmitter::submitTransfer (transfer_task.cpp v0.3.9:603).
+		c.logf(mlog.Error, "Failed to submit all transfers, error code is InvalidArgument")
+		return false
+	case te.RDMAFailed:
+		if c.p.TransferBatchFailLogged {
+			c.batches++
+			c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+		}
+		return false
+	}
+	return true
+}
+
+// putSource is where a transfer's local side is, for the RDMA slices'
+// source_addr: the client's registered local buffer (Put copies the
+// value there), 0 without one.
+func (c *RealClient) putSource() uint64 {
+	if c.localBuf == nil {
+		return 0
+	}
+	return c.localBuf.Ptr
+}
