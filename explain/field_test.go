@@ -178,8 +178,8 @@ func TestFieldCorpus(t *testing.T) {
 		// deaths as dies) and auto-discovery drops the named device; 8
 		// since the GPU worlds (register/gpu-*); 10 since the models print
 		// the field's lines on their paths (REAL-FINDINGS §34).
-		{"tuning reproduced", tun.reproduced, 10},
-		{"tuning reproduced from the right cause", tun.reproRight, 9},
+		{"tuning reproduced", tun.reproduced, 11},
+		{"tuning reproduced from the right cause", tun.reproRight, 10},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}

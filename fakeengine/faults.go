@@ -119,8 +119,9 @@ func (in injector) Inject(ctx context.Context, p faults.Primitive) (func(context
 	case faults.LinkPrimitive:
 		return w.injectLinkLocked(ctx, p)
 	case faults.RDMAPrimitive:
-		heal := w.rdma.Node(p.Node).Arm(p.Status, p.AfterWR)
-		return func(context.Context) error { heal(); return nil }, nil
+		now := func() time.Duration { return w.scale.mooncake(time.Since(w.start)) }
+		heal := w.rdma.Node(p.Node).Arm(now(), p.Status, p.AfterWR, p.PortDown)
+		return func(context.Context) error { heal(now()); return nil }, nil
 	case faults.AnswerPrimitive:
 		h := w.metaHandler
 		h.SetWrong(func(method string) (int, string, bool) { return p.Status, faults.AnswerBody, p.Matches(method) })

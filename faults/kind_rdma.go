@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // RDMA: the RNICs of a node complete RDMA work requests in error — a
@@ -44,8 +45,17 @@ var WCStatuses = []WCStatus{
 	{"general", "IBV_WC_GENERAL_ERR", "general error"},
 }
 
-// WCStatusOf is the status mode names.
+// ModePortDown is the rdma mode of a port that goes down for the fault's
+// span (a link flap): the RNIC raises IBV_EVENT_PORT_ERR, work requests
+// posted meanwhile end in IBV_WC_RETRY_EXC_ERR (nothing acknowledges
+// them), and IBV_EVENT_PORT_ACTIVE when it heals.
+const ModePortDown = "port_down"
+
+// WCStatusOf is the status mode names (port_down: the retry counter's).
 func WCStatusOf(mode string) (WCStatus, bool) {
+	if mode == ModePortDown {
+		mode = "retry_exceeded"
+	}
 	i := slices.IndexFunc(WCStatuses, func(s WCStatus) bool { return s.Mode == mode })
 	if i < 0 {
 		return WCStatus{}, false
@@ -53,22 +63,25 @@ func WCStatusOf(mode string) (WCStatus, bool) {
 	return WCStatuses[i], true
 }
 
-func wcModes() []string {
-	out := make([]string, len(WCStatuses))
-	for i, s := range WCStatuses {
-		out[i] = s.Mode
+func rdmaModes() []string {
+	out := make([]string, 0, len(WCStatuses)+1)
+	for _, s := range WCStatuses {
+		out = append(out, s.Mode)
 	}
-	return out
+	return append(out, ModePortDown)
 }
 
 // RDMAPrimitive: the RNICs of Node complete work requests with Status,
 // after AfterWR have completed successfully (counted from the fault's
 // start, over every process on the node); healing restores them.
+// PortDown: the port itself went down (ModePortDown): its async events
+// too.
 type RDMAPrimitive struct {
-	Fault   Fault
-	Node    string
-	Status  WCStatus
-	AfterWR int64
+	Fault    Fault
+	Node     string
+	Status   WCStatus
+	AfterWR  int64
+	PortDown bool
 }
 
 func (p RDMAPrimitive) Source() Fault { return p.Fault }
@@ -84,7 +97,7 @@ func (rdmaKind) Doc() string {
 func (rdmaKind) Fields() []Field {
 	return []Field{
 		{"target", "the node whose RNICs fail (a topology node with nic.rdma)"},
-		{"mode", "the ibv_wc status: local_protection, retry_exceeded, remote_access, … (faults.WCStatuses)"},
+		{"mode", "the ibv_wc status the work requests end in (" + strings.Join(rdmaModes()[:len(WCStatuses)], " | ") + "), or port_down: the port goes down for the fault's span (async events port error / port active; work requests meanwhile: retry_exceeded)"},
 	}
 }
 
@@ -94,7 +107,7 @@ func (rdmaKind) Validate(f Fault) error {
 	if f.Target == "" {
 		return fmt.Errorf("rdma: give target, the node whose RNICs fail (e.g. target: tp0)")
 	}
-	if err := oneOf(f, "mode", f.Mode, wcModes()); err != nil {
+	if err := oneOf(f, "mode", f.Mode, rdmaModes()); err != nil {
 		return err
 	}
 	if a := paramsOf[RDMAParams](f).AfterWR; a < 0 {
@@ -107,7 +120,7 @@ func (rdmaKind) LinkTarget(Fault) string { return "" }
 
 func (rdmaKind) Lower(f Fault) Primitive {
 	s, _ := WCStatusOf(f.Mode)
-	return RDMAPrimitive{Fault: f, Node: f.Target, Status: s, AfterWR: paramsOf[RDMAParams](f).AfterWR}
+	return RDMAPrimitive{Fault: f, Node: f.Target, Status: s, AfterWR: paramsOf[RDMAParams](f).AfterWR, PortDown: f.Mode == ModePortDown}
 }
 
 // Weight keeps explore from drawing it: no engine of this host can check

@@ -487,9 +487,11 @@ type Profile struct {
 	TransferBatchFailLogged bool
 	// RDMAWorkerPool is the RDMA transport's handling of failed work
 	// completions (worker_pool.cpp performPollCq, rdma_transport.cpp
-	// submitTransferTask), models/te/rdma.go; RDMAPoolNone where it is not
-	// modelled (the submit's "Device N is not active" is from v0.3.6;
-	// v0.3.12 rewrote the pool: rail failover, no RNIC error counter).
+	// submitTransferTask) and the store's lines for a failed transfer
+	// (client_service.cpp), models/te/rdma.go; RDMAPoolNone where it is not
+	// modelled (read at v0.3.8.post1 … v0.3.11.post1; before v0.3.8 the
+	// store's client.cpp words it otherwise; v0.3.12 rewrote the pool:
+	// rail failover, no RNIC error counter).
 	RDMAWorkerPool RDMAPool
 	// RemountRepublish: the ping thread's remount also writes the segment
 	// descriptor and (if the stored one differs) the rpc_meta entry again,
@@ -617,7 +619,7 @@ type RDMAPool int
 const (
 	// RDMAPoolNone: not modelled (an rdma fault is a skip).
 	RDMAPoolNone RDMAPool = iota
-	// RDMAPoolFlushRetried: v0.3.6 … v0.3.10.post2 (worker_pool.cpp
+	// RDMAPoolFlushRetried: v0.3.8 … v0.3.10.post2 (worker_pool.cpp
 	// v0.3.9:291-331): every failed completion counts toward the RNIC's
 	// error threshold (failed_nr_polls > 32 with no success marks the
 	// context inactive) and is retried; flushed ones are not logged.
@@ -747,7 +749,7 @@ func profileOf(v Version) Profile {
 		p.RDMAWorkerPool = RDMAPoolNone
 	case at("0.3.11"):
 		p.RDMAWorkerPool = RDMAPoolFlushFails
-	case at("0.3.6"):
+	case at("0.3.8"):
 		p.RDMAWorkerPool = RDMAPoolFlushRetried
 	}
 	p.RemountRepublish = at("0.3.12")

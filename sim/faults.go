@@ -73,8 +73,8 @@ func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.C
 		}
 		return func(context.Context) error { w.net.Remove(id); return nil }, nil
 	case faults.RDMAPrimitive:
-		heal := w.rdma.Node(p.Node).Arm(p.Status, p.AfterWR)
-		return func(context.Context) error { heal(); return nil }, nil
+		heal := w.rdma.Node(p.Node).Arm(w.k.Now(), p.Status, p.AfterWR, p.PortDown)
+		return func(context.Context) error { heal(w.k.Now()); return nil }, nil
 	case faults.AnswerPrimitive:
 		w.answer = &p
 		return func(context.Context) error { w.answer = nil; return nil }, nil

@@ -913,8 +913,7 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			}
 			return mooncake.TRANSFER_FAIL
 		}
-		if !c.rdmaTransfer(r, true, c.putSource(), data.Size) {
-			c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
+		if !c.rdmaTransfer(ctx, r, true, c.putSource(), data.Size, key, batch) {
 			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
 				c.rpcLog(rerr)
 				c.logf(mlog.Error, "Failed to revoke put operation")
@@ -1004,7 +1003,7 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
-		if !c.rdmaTransfer(r, false, c.putSource(), r.Size) {
+		if !c.rdmaTransfer(ctx, r, false, c.putSource(), r.Size, key, false) {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}

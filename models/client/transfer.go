@@ -223,22 +223,32 @@ func (c *RealClient) retryRepublish(ctx context.Context) {
 }
 
 // rdmaTransfer is the RDMA transport's part of a transfer of replica r
-// (te.RDMATransfer: failed work completions, the RNIC's error counter);
-// false when the transfer failed, with the store's lines logged but the
-// caller's own. A memcpy or another transport does not reach it.
-func (c *RealClient) rdmaTransfer(r master.Replica, write bool, src uint64, size int64) bool {
+// for key (te.RDMATransfer: failed work completions, the RNIC's error
+// counter); false when the transfer failed, with the store's lines
+// logged (client_service.cpp v0.3.8.post1 … v0.3.11.post1: Put's
+// TransferData, BatchPut's SubmitTransfers and WaitForTransfers; batch:
+// a batch_put_from). A memcpy or another transport does not reach it.
+func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write bool, src uint64, size int64, key string, batch bool) bool {
 	if c.localMemcpy(r) || r.TEProtocol != "rdma" {
 		return true
 	}
-	switch c.te.RDMATransfer(c.d.Clock.Now(), write, src, r.Addr, size, r.TEEndpoint) {
+	switch c.te.RDMATransfer(ctx, c.d.Clock, write, src, r.Addr, size, r.TEEndpoint) {
 	case te.RDMASubmitFailed:
 		// TransferSubmitter::submitTransfer (transfer_task.cpp v0.3.9:603).
 		c.logf(mlog.Error, "Failed to submit all transfers, error code is InvalidArgument")
+		if batch {
+			c.logf(mlog.Error, "Transfer submission failed for key %s: Failed to submit transfer for replica 0", key)
+		} else {
+			c.logf(mlog.Error, "Failed to submit transfer operation")
+		}
 		return false
 	case te.RDMAFailed:
 		if c.p.TransferBatchFailLogged {
 			c.batches++
 			c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+		}
+		if batch {
+			c.logf(mlog.Error, "Transfer failed for key %s: %s (Transfer 0 failed)", key, mooncake.TRANSFER_FAIL.Name())
 		}
 		return false
 	}

@@ -1,6 +1,7 @@
 package te
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -20,7 +21,7 @@ import (
 // v0.3.11.post1; Profile.RDMAWorkerPool). A healthy RNIC moves the data;
 // the engine's DataPath does that.
 
-// globalConfig() defaults (config.h, v0.3.6 … v0.3.11.post1).
+// globalConfig() defaults (config.h, v0.3.8 … v0.3.11.post1).
 const (
 	rdmaSliceSize     = 65536 // slice_size
 	rdmaFragmentLimit = 16384 // fragment_limit
@@ -42,18 +43,41 @@ type RDMAFaults struct {
 	mu     sync.Mutex
 	status *faults.WCStatus
 	after  int64 // work requests still to complete successfully
+	// events are the port's async events so far (port_down faults), in
+	// time order.
+	events []portEvent
+}
+
+// portEvent is an RNIC async event: the port went down (IBV_EVENT_PORT_ERR)
+// or came back (IBV_EVENT_PORT_ACTIVE) at Mooncake time at.
+type portEvent struct {
+	at   time.Duration
+	down bool
 }
 
 // Arm makes the host's RNICs complete work requests with status after
-// after successful ones; the returned func heals it.
-func (h *RDMAFaults) Arm(status faults.WCStatus, after int64) func() {
+// after successful ones from Mooncake time now; portDown: the port went
+// down (and comes back when healed). The returned func heals it at the
+// Mooncake time it is given.
+func (h *RDMAFaults) Arm(now time.Duration, status faults.WCStatus, after int64, portDown bool) func(time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.status, h.after = &status, after
-	return h.Heal
+	if portDown {
+		h.events = append(h.events, portEvent{at: now, down: true})
+	}
+	return func(at time.Duration) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.status = nil
+		if portDown {
+			h.events = append(h.events, portEvent{at: at})
+		}
+	}
 }
 
-// Heal restores the RNICs.
+// Heal restores the RNICs (a world's ClearFaults; a downed port stays
+// without its port-active event, as clearing does not replay events).
 func (h *RDMAFaults) Heal() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -76,6 +100,19 @@ func (h *RDMAFaults) complete() (faults.WCStatus, bool) {
 		return faults.WCStatus{}, true
 	}
 	return *h.status, false
+}
+
+// eventsFrom are the port events from the i-th on.
+func (h *RDMAFaults) eventsFrom(i int) []portEvent {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if i >= len(h.events) {
+		return nil
+	}
+	return append([]portEvent(nil), h.events[i:]...)
 }
 
 // RDMAFaultSet is a world's RDMAFaults, one per node; the zero value is
@@ -120,7 +157,7 @@ func RDMAUnsupported(p faults.RDMAPrimitive, nodes []engine.NodeSpec, profile mo
 	case len(nodes[i].RDMA) == 0:
 		return fmt.Sprintf("%s: node %s has no RNIC (nic.rdma)", p.Fault, p.Node)
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolNone:
-		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.6 … v0.3.11.post1 are)", p.Fault, profile.Version)
+		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.8 … v0.3.11.post1 are)", p.Fault, profile.Version.String())
 	}
 	return ""
 }
@@ -145,15 +182,26 @@ const (
 	RDMAFailed
 )
 
+// retryExceededCost is how long a work request to a peer that never
+// acknowledges takes to complete in IBV_WC_RETRY_EXC_ERR: the QP's local
+// ACK timeout 4.096 µs·2^14 (rdma_endpoint.cpp TIMEOUT = 14) for the
+// first send and each of its RETRY_CNT = 7 retries, the least the IB
+// spec allows (an RNIC may wait longer).
+const retryExceededCost = 8 * 4096 * time.Nanosecond * (1 << 14)
+
 // StartWorkers records when the RDMA contexts' worker pools started
 // (installTransport, during setup): monitorWorker's clock.
 func (e *Engine) StartWorkers(now time.Duration) { e.workersAt = now }
 
 // RDMATransfer runs one transfer request (length bytes from src to dst
 // in the segment of peer, a TE endpoint; write = WRITE, else READ)
-// through the first RDMA context at Mooncake time now. Work requests
-// fail as the host's RDMAFaults say.
-func (e *Engine) RDMATransfer(now time.Duration, write bool, src, dst uint64, length int64, peer string) RDMAOutcome {
+// through the first RDMA context. Work requests fail as the host's
+// RDMAFaults say, taking the time their status costs on clock.
+//
+// The model has no worker threads: a port's async events are handled at
+// the engine's next transfer (their log lines are printed then, before
+// its own), and monitorWorker's resets are read off the clock.
+func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write bool, src, dst uint64, length int64, peer string) RDMAOutcome {
 	pool := e.cfg.Profile.RDMAWorkerPool
 	if len(e.nics) == 0 || pool == mooncake.RDMAPoolNone {
 		return RDMADone
@@ -163,11 +211,13 @@ func (e *Engine) RDMATransfer(now time.Duration, write bool, src, dst uint64, le
 	}
 	dev := e.nics[0].dev.Name
 	cx := &e.rdma[0]
+	e.portEvents(cx, dev)
 	active := func() bool {
 		if !cx.inactive {
 			return true
 		}
 		// monitorWorker's resets at workersAt + k·1.1 s.
+		now := clock.Now()
 		last := e.workersAt + (now-e.workersAt)/rdmaMonitorPeriod*rdmaMonitorPeriod
 		if last > cx.inactiveAt {
 			cx.inactive = false
@@ -215,13 +265,14 @@ func (e *Engine) RDMATransfer(now time.Duration, write bool, src, dst uint64, le
 		cx.failedPolls++
 		if active() && cx.failedPolls > rdmaErrorThreshold && cx.successPolls == 0 {
 			e.logf(mlog.Warning, "Too many errors found in local RNIC %s@%s, mark it inactive", e.serverName, dev)
-			cx.inactive, cx.inactiveAt = true, now
+			cx.inactive, cx.inactiveAt = true, clock.Now()
 		}
 	}
 	// Each round is one performPostSend of the slices still pending, all
 	// to one peer NIC: one ibv_post_send chain on one QP, then the polls.
 	for len(pending) > 0 {
 		var next []*slice
+		e.portEvents(cx, dev)
 		if !active() {
 			// RdmaContext::endpoint refuses; the slices are redispatched.
 			e.logf(mlog.Error, "Context is not active: %s", dev)
@@ -250,6 +301,11 @@ func (e *Engine) RDMATransfer(now time.Duration, write bool, src, dst uint64, le
 				continue
 			}
 			errored = true
+			if st.Enum == "IBV_WC_RETRY_EXC_ERR" {
+				if err := clock.Sleep(ctx, retryExceededCost); err != nil {
+					return RDMAFailed
+				}
+			}
 			e.logf(mlog.Error, "Worker: Process failed for slice (opcode: %d, source_addr: %#x, length: %d, dest_addr: %#x, local_nic: %s, peer_nic: %s, dest_rkey: %d, retry_cnt: %d): %s",
 				opcode, src+uint64(s.off), s.n, dst+uint64(s.off), dev, peerNIC, rdmaRKey(dst), s.retry, st.Text)
 			countFailure()
@@ -261,6 +317,25 @@ func (e *Engine) RDMATransfer(now time.Duration, write bool, src, dst uint64, le
 		return RDMAFailed
 	}
 	return RDMADone
+}
+
+// portEvents is doProcessContextEvents for the port events this engine
+// has not handled yet (worker_pool.cpp v0.3.9:416-440): a port error
+// makes the context inactive from the event's time, a port active
+// makes it active.
+func (e *Engine) portEvents(cx *rdmaContext, dev string) {
+	for _, ev := range e.cfg.Host.RDMAFaults.eventsFrom(e.portSeen) {
+		e.portSeen++
+		if ev.down {
+			e.logf(mlog.Warning, "Worker: Received context async event port error for context %s", dev)
+			cx.inactive, cx.inactiveAt = true, ev.at
+			e.logf(mlog.Info, "Worker: Context %s is now inactive", dev)
+			continue
+		}
+		e.logf(mlog.Warning, "Worker: Received context async event port active for context %s", dev)
+		cx.inactive = false
+		e.logf(mlog.Info, "Worker: Context %s is now active", dev)
+	}
 }
 
 // rdmaRKey is the model's stand-in for the peer buffer's rkey (real:

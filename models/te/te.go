@@ -112,6 +112,7 @@ type Engine struct {
 	// when the pools started.
 	rdma      []rdmaContext
 	workersAt time.Duration
+	portSeen  int // port events handled (rdma.go)
 }
 
 // New returns an uninitialised engine.
