@@ -63,7 +63,8 @@ func WCStatusOf(mode string) (WCStatus, bool) {
 	return WCStatuses[i], true
 }
 
-func rdmaModes() []string {
+// RDMAModes are the rdma kind's modes: the statuses, then port_down.
+func RDMAModes() []string {
 	out := make([]string, 0, len(WCStatuses)+1)
 	for _, s := range WCStatuses {
 		out = append(out, s.Mode)
@@ -97,7 +98,7 @@ func (rdmaKind) Doc() string {
 func (rdmaKind) Fields() []Field {
 	return []Field{
 		{"target", "the node whose RNICs fail (a topology node with nic.rdma)"},
-		{"mode", "the ibv_wc status the work requests end in (" + strings.Join(rdmaModes()[:len(WCStatuses)], " | ") + "), or port_down: the port goes down for the fault's span (async events port error / port active; work requests meanwhile: retry_exceeded)"},
+		{"mode", "the ibv_wc status the work requests end in (" + strings.Join(RDMAModes()[:len(WCStatuses)], " | ") + "), or port_down: the port goes down for the fault's span (async events port error / port active; work requests meanwhile: retry_exceeded)"},
 	}
 }
 
@@ -107,7 +108,7 @@ func (rdmaKind) Validate(f Fault) error {
 	if f.Target == "" {
 		return fmt.Errorf("rdma: give target, the node whose RNICs fail (e.g. target: tp0)")
 	}
-	if err := oneOf(f, "mode", f.Mode, rdmaModes()); err != nil {
+	if err := oneOf(f, "mode", f.Mode, RDMAModes()); err != nil {
 		return err
 	}
 	if a := paramsOf[RDMAParams](f).AfterWR; a < 0 {
