@@ -320,7 +320,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 }
 
 // portEvents is doProcessContextEvents for the port events this engine
-// has not handled yet (worker_pool.cpp v0.3.9:416-440): a port error
+// has not handled yet (worker_pool.cpp v0.3.9:415-441): a port error
 // makes the context inactive from the event's time, a port active
 // makes it active.
 func (e *Engine) portEvents(cx *rdmaContext, dev string) {
