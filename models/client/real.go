@@ -77,6 +77,9 @@ type RealClient struct {
 	haReconnect bool
 	// batches counts failed transfer batches (their log lines' ids).
 	batches int64
+	// rdmaBatchFails are this batch_put_from's keys whose RDMA transfer
+	// failed, with BatchPut's failure context (rdmaTransfer).
+	rdmaBatchFails []batchFail
 	// segPending / rpcMetaPending: a remount's re-publication failed and
 	// the next plain ping retries it (segment_desc_publish_pending_,
 	// rpc_meta_publish_pending_, v0.3.12+).
@@ -1174,6 +1177,7 @@ func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uin
 	if err == nil {
 		c.batchPutLog(keys, out)
 	}
+	c.rdmaBatchLog()
 	return out, err
 }
 
