@@ -206,6 +206,11 @@ type Profile struct {
 	// MC_MAX_MR_SIZE=16777216 and a 64 MiB segment: 4 pieces on
 	// 0.3.10.post1 and 0.3.11.post1, one on 0.3.13.post1.
 	SegmentSplit bool
+	// MountFailNamesSegment: Client::MountSegment's failed transfer engine
+	// registration logs "register_local_memory_failed segment_name=<the
+	// local hostname>" (client.cpp v0.3.0 … v0.3.3.post2); from v0.3.4
+	// "register_local_memory_failed base=… size=…, error=…".
+	MountFailNamesSegment bool
 	// MaxMRSizeEnv: MC_MAX_MR_SIZE is read (config.cpp loadGlobalConfig,
 	// from v0.3.10.post1) with atoll: decimal only; a value that parses
 	// to 0 (hex, garbage) logs "Ignore value from environment variable
@@ -668,6 +673,7 @@ func profileOf(v Version) Profile {
 	p.StoreMRSizeCheck = at("0.3.6") && !at("0.3.13")
 	p.RegisterParamChecks = at("0.3.6")
 	p.SegmentSplit = at("0.3.5") && !at("0.3.13")
+	p.MountFailNamesSegment = !at("0.3.4")
 	p.MaxMRSizeEnv = at("0.3.10.post1")
 	p.AutoPortBinder = at("0.3.6")
 	p.RegisterRollback = at("0.3.13")

@@ -75,6 +75,9 @@ func (g *schemaGen) stepSchema() map[string]any {
 			v = durationSchema
 		case StepSet, StepGet, StepExists:
 			v = pageArgs
+		case StepCall:
+			v = map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "object", "additionalProperties": false,
+				"required": []any{"method"}, "properties": map[string]any{"node": map[string]any{"type": "string"}, "method": map[string]any{"type": "string"}}}}}
 		}
 		one = append(one, map[string]any{"type": "object", "additionalProperties": false, "required": []any{a},
 			"properties": map[string]any{a: v}})

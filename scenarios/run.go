@@ -150,6 +150,9 @@ type run struct {
 	tr      *trace.Trace
 	world   engine.World
 	stores  map[string]*app
+	// callers are the call steps' processes, one a node: an integration
+	// of its own (LMCache, vLLM) beside SGLang, with its store.
+	callers map[string]caller
 	// started lists every app of the current phase in start order (failed
 	// starts included: their calls are observations).
 	started []*app
@@ -249,6 +252,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 	r.world = w
 	r.stores = map[string]*app{}
+	r.callers = map[string]caller{}
 	for _, role := range Roles {
 		if a, err := w.Addr(role); err == nil && a != "" {
 			if res.Addrs == nil {
@@ -263,6 +267,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		for _, n := range sortedKeys(r.stores) {
 			_ = r.stores[n].Close(cctx)
 		}
+		r.closeCallers(cctx)
 		res.VirtualMS = ms(w.Clock().Now())
 		if err := w.Close(cctx); err != nil && res.Verdict == Pass {
 			res.Verdict, res.Reason = Error, fmt.Sprintf("close world: %v", err)
@@ -319,6 +324,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		_ = r.stores[n].Close(ctx)
 	}
 	r.stores = map[string]*app{}
+	r.closeCallers(ctx)
 	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 {
 		if v == "run" {
 			v = r.version
@@ -517,6 +523,9 @@ func (r *run) expand(s string) (string, error) {
 	var firstErr error
 	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
 		role := placeholderRE.FindStringSubmatch(m)[1]
+		if role == MethodPlaceholder {
+			return CallMethod(r.sc.Steps)
+		}
 		a, err := r.world.Addr(role)
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("placeholder {{%s}}: %w", role, err)
@@ -754,6 +763,13 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 	if s.Action == StepSleep {
 		return nil, r.world.Clock().Sleep(ctx, s.Sleep.D())
 	}
+	if s.Action == StepCall {
+		c, err := r.callerOn(ctx, s.Node, env, file, extra)
+		if err != nil {
+			return nil, err
+		}
+		return nil, c.store.Lookup(ctx, s.Method)
+	}
 	if s.Action == StepInit {
 		if old, ok := r.stores[s.Node]; ok {
 			_ = old.Close(ctx)
@@ -790,6 +806,44 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 		return int64(n), err
 	}
 	return nil, fmt.Errorf("unknown step action %q", s.Action)
+}
+
+// caller is a call step's process and the MooncakeDistributedStore() it
+// made (not set up: a method lookup does not depend on setup).
+type caller struct {
+	proc  engine.Process
+	store engine.Store
+}
+
+// callerOn is the node's caller process, started with the node's
+// environment on its first call step.
+func (r *run) callerOn(ctx context.Context, node string, env Env, file any, extra map[string]any) (caller, error) {
+	if c, ok := r.callers[node]; ok {
+		return c, nil
+	}
+	l, err := r.launchFor(node, env, file, extra)
+	if err != nil {
+		return caller{}, err
+	}
+	p, err := r.world.StartProcess(ctx, node, l.Env)
+	if err != nil {
+		return caller{}, fmt.Errorf("start the caller's process on %s: %w", node, err)
+	}
+	st, err := p.NewStore(ctx)
+	if err != nil {
+		_ = p.Close(ctx)
+		return caller{}, err
+	}
+	c := caller{proc: p, store: st}
+	r.callers[node] = c
+	return c, nil
+}
+
+func (r *run) closeCallers(ctx context.Context) {
+	for _, n := range sortedKeys(r.callers) {
+		_ = r.callers[n].proc.Close(ctx)
+	}
+	r.callers = map[string]caller{}
 }
 
 // boolsToAny makes []bool comparable with a YAML want list.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // Step actions.
@@ -19,10 +21,11 @@ const (
 	StepGet         = "get"          // batch_get_v1 of pages
 	StepExists      = "exists"       // batch_exists of pages
 	StepHealthCheck = "health_check" // store.health_check()
+	StepCall        = "call"         // an integration's store.<method>: the attribute lookup
 )
 
 // StepActions lists the step actions.
-var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck}
+var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck, StepCall}
 
 // Step is one action of a phase.
 type Step struct {
@@ -35,6 +38,8 @@ type Step struct {
 	Sleep Duration
 	// Pages are the page keys of set/get/exists.
 	Pages []string
+	// Method is the call step's MooncakeDistributedStore method.
+	Method string
 	// Want is the expected result: set/get → one bool per page; exists →
 	// the hit count; health_check → the code. nil = not checked.
 	Want any
@@ -47,6 +52,12 @@ type pageArgs struct {
 	Node  string `yaml:"node"`
 	Pages any    `yaml:"pages"`
 	Want  any    `yaml:"want"`
+}
+
+// callArgs is the mapping form of call.
+type callArgs struct {
+	Node   string `yaml:"node"`
+	Method string `yaml:"method"`
 }
 
 func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
@@ -64,6 +75,20 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 	switch k.Value {
 	case StepSleep:
 		d.decode(v, reflectValue(&s.Sleep), "sleep", "")
+	case StepCall:
+		// call: METHOD, or call: {node: N, method: METHOD}: the caller (an
+		// integration's own process on the node, not SGLang's) looks the
+		// method up on a MooncakeDistributedStore() it made.
+		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+			s.Method = v.Value
+		} else if v.Kind == yaml.MappingNode {
+			var a callArgs
+			d.decodeStruct(v, reflectValue(&a), k.Value)
+			s.Node, s.Method = a.Node, a.Method
+		}
+		if !mooncake.ValidMethodName(s.Method) {
+			d.errorf(v, "call: want a MooncakeDistributedStore method name (call: batch_get_buffer, or call: {node: tp0, method: batch_get_buffer}), got %q", s.Method)
+		}
 	case StepInit, StepHealthCheck, StepSet, StepGet, StepExists:
 		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && (k.Value == StepInit || k.Value == StepHealthCheck) {
 			s.Node = v.Value
@@ -155,6 +180,8 @@ func (s Step) String() string {
 		return fmt.Sprintf("sleep %s", s.Sleep.D())
 	case StepSet, StepGet, StepExists:
 		return fmt.Sprintf("%s %s %d pages", s.Action, s.Node, len(s.Pages))
+	case StepCall:
+		return fmt.Sprintf("call %s %s", s.Node, s.Method)
 	}
 	return s.Action + " " + s.Node
 }

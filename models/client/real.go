@@ -682,7 +682,11 @@ func (c *RealClient) mountSegment(ctx context.Context, buf engine.Buffer, protoc
 		return code
 	}
 	if rc := c.te.RegisterLocalMemory(ctx, buf.Ptr, buf.Size, true); rc != 0 {
-		c.logf(mlog.Error, "register_local_memory_failed base=%#x size=%d, error=%d", buf.Ptr, buf.Size, rc)
+		if c.p.MountFailNamesSegment {
+			c.logf(mlog.Error, "register_local_memory_failed segment_name=%s", c.hostname)
+		} else {
+			c.logf(mlog.Error, "register_local_memory_failed base=%#x size=%d, error=%d", buf.Ptr, buf.Size, rc)
+		}
 		return mooncake.INVALID_PARAMS
 	}
 	seg := master.Segment{ID: c.newUUID(), Name: c.hostname, Base: buf.Ptr, Size: buf.Size, Protocol: protocol, TEEndpoint: c.te.ServerName(), TEProtocol: c.te.SegmentProtocol()}
