@@ -1,7 +1,6 @@
 package explain_test
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
@@ -125,8 +124,10 @@ func TestDiagnoseWorkCompletionStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The class's 12 points go to the world it links, which adds its own
-	// evidence: the failed slice's line.
-	if top, ok := d.Top(); !ok || top.Name != "io/rdma-work-completion-error" || fmt.Sprintf("%.2f", top.Points) != "14.30" {
+	// evidence: the failed slice's line, weighed by its rarity in the
+	// catalog (2.30 of 14.30 points when the world was added; it moves a
+	// little with every scenario).
+	if top, ok := d.Top(); !ok || top.Name != "io/rdma-work-completion-error" || top.Points <= 12 || top.Points >= 15 {
 		t.Fatalf("protection: %v", d.Causes)
 	}
 }
