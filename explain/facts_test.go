@@ -115,7 +115,7 @@ func TestDiagnoseWorkCompletionStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Verdict != "no-fit" || len(d.Nearest) < 2 || d.Ambiguous == "" ||
-		!slices.ContainsFunc(d.Nearest[:2], func(c explain.Cause) bool { return c.Name == "rdma-transfer-error" }) ||
+		!slices.ContainsFunc(d.Nearest[:2], func(c explain.Cause) bool { return c.Name == "io/rdma-work-completion-error" }) ||
 		!slices.ContainsFunc(d.Nearest[:2], func(c explain.Cause) bool { return c.Name == "setup/roce-no-suitable-gid" }) {
 		t.Fatalf("retry: %s %q %v", d.Verdict, d.Ambiguous, d.Nearest)
 	}
@@ -123,7 +123,11 @@ func TestDiagnoseWorkCompletionStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top, ok := d.Top(); !ok || top.Name != "rdma-transfer-error" || top.Points != 12 {
+	// The class's 12 points go to the world it links, which adds its own
+	// evidence: the failed slice's line, weighed by its rarity in the
+	// catalog (2.30 of 14.30 points when the world was added; it moves a
+	// little with every scenario).
+	if top, ok := d.Top(); !ok || top.Name != "io/rdma-work-completion-error" || top.Points <= 12 || top.Points >= 15 {
 		t.Fatalf("protection: %v", d.Causes)
 	}
 }

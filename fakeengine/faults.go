@@ -9,6 +9,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/engine/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 )
 
 // Faults in the fake engine: World embeds the engine/schedule Scheduler
@@ -68,6 +69,11 @@ func (in injector) Check(p faults.Primitive) error {
 			return engine.Unsupportedf("fake engine: process target %s not served", p.Target)
 		}
 		return nil
+	case faults.RDMAPrimitive:
+		if why := te.RDMAUnsupported(p, w.spec.Nodes, w.profile); why != "" {
+			return engine.Unsupportedf("fake engine: %s", why)
+		}
+		return nil
 	case faults.AnswerPrimitive:
 		if w.metaHandler == nil {
 			return engine.Unsupportedf("fake engine: %s: no HTTP metadata server served in this world", f)
@@ -120,6 +126,10 @@ func (in injector) inject(ctx context.Context, p faults.Primitive) (func(context
 		}, nil
 	case faults.LinkPrimitive:
 		return w.injectLinkLocked(ctx, p)
+	case faults.RDMAPrimitive:
+		now := func() time.Duration { return w.scale.mooncake(time.Since(w.start)) }
+		heal := w.rdma.Node(p.Node).Arm(now(), p.Status, p.AfterWR, p.PortDown)
+		return func(context.Context) error { heal(now()); return nil }, nil
 	case faults.AnswerPrimitive:
 		h := w.metaHandler
 		h.SetWrong(func(method string) (int, string, bool) { return p.Status, faults.AnswerBody, p.Matches(method) })
@@ -177,6 +187,7 @@ func (in injector) Clear(ctx context.Context) error {
 	if w.metaHandler != nil {
 		w.metaHandler.SetWrong(nil)
 	}
+	w.rdma.HealAll()
 	if w.metaSrv != nil {
 		w.metaHandler.Resume()
 		errs = append(errs, w.startMetaLocked(ctx))

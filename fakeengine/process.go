@@ -98,6 +98,7 @@ func (p *Process) deps(source, stream string) client.Deps {
 	n := nodeNet{w: p.w, node: p.node, proc: p}
 	host := te.HostFromSpec(p.spec)
 	host.Name = p.node
+	host.RDMAFaults = p.w.rdma.Node(p.node)
 	return client.Deps{
 		Node: p.node, Host: host, Profile: p.w.profile,
 		Clock:  modelClock{start: p.w.start, s: p.w.scale, g: &p.w.gate},

@@ -18,6 +18,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/netport"
 	"github.com/mooncake-faultlab/faultlab/trace"
@@ -33,6 +34,8 @@ type World struct {
 	scale   scale
 	gate    gate
 	inj     *toxiproxy.Injector
+	// rdma is each node's work-completion fault (kind rdma).
+	rdma te.RDMAFaultSet
 
 	// Lifetime of background goroutines (fault timers, heartbeats).
 	ctx    context.Context

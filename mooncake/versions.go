@@ -520,6 +520,14 @@ type Profile struct {
 	// transfer_task.cpp:255).
 	StoreMemcpy             StoreMemcpy
 	TransferBatchFailLogged bool
+	// RDMAWorkerPool is the RDMA transport's handling of failed work
+	// completions (worker_pool.cpp performPollCq, rdma_transport.cpp
+	// submitTransferTask) and the store's lines for a failed transfer
+	// (client_service.cpp), models/te/rdma.go; RDMAPoolNone where it is not
+	// modelled (read at v0.3.8.post1 … v0.3.11.post1; before v0.3.8 the
+	// store's client.cpp words it otherwise; v0.3.12 rewrote the pool:
+	// rail failover, no RNIC error counter).
+	RDMAWorkerPool RDMAPool
 	// RemountRepublish: the ping thread's remount also writes the segment
 	// descriptor and (if the stored one differs) the rpc_meta entry again,
 	// retried at later pings when that fails (client_service.cpp
@@ -638,6 +646,24 @@ func ProfileFor(s string) (Profile, error) {
 	}
 	return p, nil
 }
+
+// RDMAPool is how a release's RDMA worker pool treats failed work
+// completions.
+type RDMAPool int
+
+const (
+	// RDMAPoolNone: not modelled (an rdma fault is a skip).
+	RDMAPoolNone RDMAPool = iota
+	// RDMAPoolFlushRetried: v0.3.8 … v0.3.10.post2 (worker_pool.cpp
+	// v0.3.9:291-331): every failed completion counts toward the RNIC's
+	// error threshold (failed_nr_polls > 32 with no success marks the
+	// context inactive) and is retried; flushed ones are not logged.
+	RDMAPoolFlushRetried
+	// RDMAPoolFlushFails: v0.3.11, v0.3.11.post1 (worker_pool.cpp
+	// v0.3.11.post1:290-331): a flushed completion fails its slice at once,
+	// uncounted and unretried.
+	RDMAPoolFlushFails
+)
 
 func profileOf(v Version) Profile {
 	at := v.AtLeast
@@ -763,6 +789,14 @@ func profileOf(v Version) Profile {
 		p.StoreMemcpy = MemcpyNever
 	}
 	p.TransferBatchFailLogged = !at("0.3.10.post2")
+	switch {
+	case at("0.3.12"):
+		p.RDMAWorkerPool = RDMAPoolNone
+	case at("0.3.11"):
+		p.RDMAWorkerPool = RDMAPoolFlushFails
+	case at("0.3.8"):
+		p.RDMAWorkerPool = RDMAPoolFlushRetried
+	}
 	p.RemountRepublish = at("0.3.12")
 	p.GetLocksMountedSegments = at("0.3.11")
 	p.RegisterMetadataRollback = at("0.3.12")

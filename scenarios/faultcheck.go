@@ -30,6 +30,15 @@ func (d *decoder) checkFaultTopology(t Topology, fs FaultSpec) {
 		}
 		return
 	}
+	if f.Kind == faults.RDMA {
+		for _, n := range t.Nodes {
+			if n.Name == f.Target && len(n.NIC.RDMA) > 0 {
+				return
+			}
+		}
+		d.at(fs.Pos, "faults: rdma: target %q is not a topology node with an RNIC (nodes: - name: %s, nic: {rdma: [{name: mlx5_0}]})", f.Target, f.Target)
+		return
+	}
 	if to := f.LinkTarget(); to != "" {
 		if present, isRole := has[to]; isRole && !present {
 			d.at(fs.Pos, "faults: %s: the topology has no %s", f.Kind, serverName(to))

@@ -154,8 +154,9 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 					case "kind":
 						p = map[string]any{"enum": faultKinds()}
 					case "mode":
-						// link modes, and the answer kind's request selectors.
-						p = map[string]any{"enum": anys(append(faults.LinkModes(), faults.AnswerMethods...))}
+						// link modes, the answer kind's request selectors and
+						// the rdma kind's statuses.
+						p = map[string]any{"enum": anys(slices.Concat(faults.LinkModes(), faults.AnswerMethods, faults.RDMAModes()))}
 					case "action":
 						// process and container actions (each kind checks its own).
 						acts := append([]string(nil), faults.Actions...)

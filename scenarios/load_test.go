@@ -90,6 +90,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:6:36: topology.master: ha: true with present: false; drop one`}},
 		{"master-leader without ha", validScenario + "topology: {metadata: etcd}\nfaults:\n  - {at: 0s, kind: process, target: master-leader, action: stop}\n",
 			[]string{`f.yaml:8:5: faults: process stop: the topology has no HA master leader (topology.master.ha: true)`}},
+		{"rdma on a node without an RNIC", validScenario + "faults:\n  - {at: 0s, kind: rdma, target: tp0, mode: local_protection}\n",
+			[]string{`f.yaml:7:5: faults: rdma: target "tp0" is not a topology node with an RNIC (nodes: - name: tp0, nic: {rdma: [{name: mlx5_0}]})`}},
 		{"metadata link on P2PHANDSHAKE", validScenario + "faults:\n  - {at: 0s, kind: link, target: metadata, mode: latency, latency: 1ms}\n",
 			[]string{`f.yaml:7:5: faults: link: the topology has no metadata server (topology.metadata P2PHANDSHAKE)`}},
 		{"bad size unit", validScenario + "topology:\n  nodes:\n    - name: tp0\n      hostpool: {size: 1GX}\n",

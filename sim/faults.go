@@ -6,6 +6,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/engine/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/sim/netsim"
 )
 
@@ -37,6 +38,11 @@ func (in injector) Check(p faults.Primitive) error {
 		return in.w.haCheck(p)
 	case faults.LinkPrimitive:
 		return nil
+	case faults.RDMAPrimitive:
+		if why := te.RDMAUnsupported(p, in.w.nodes, in.w.profile); why != "" {
+			return engine.Unsupportedf("sim: %s", why)
+		}
+		return nil
 	case faults.AnswerPrimitive:
 		if in.w.spec.Metadata != "http" && in.w.spec.Metadata != "master" {
 			return engine.Unsupportedf("sim: %s: the topology has no HTTP metadata server (metadata %q)", f, in.w.spec.Metadata)
@@ -66,6 +72,9 @@ func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.C
 			w.masterConnsClosed()
 		}
 		return func(context.Context) error { w.net.Remove(id); return nil }, nil
+	case faults.RDMAPrimitive:
+		heal := w.rdma.Node(p.Node).Arm(w.k.Now(), p.Status, p.AfterWR, p.PortDown)
+		return func(context.Context) error { heal(w.k.Now()); return nil }, nil
 	case faults.AnswerPrimitive:
 		w.answer = &p
 		return func(context.Context) error { w.answer = nil; return nil }, nil
@@ -97,6 +106,7 @@ func (in injector) Clear(ctx context.Context) error {
 	// network again (docker network connect).
 	clear(w.parts)
 	w.answer = nil
+	w.rdma.HealAll()
 	if w.ha != nil {
 		for i := range w.ha.ms {
 			w.haStart(i)

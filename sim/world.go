@@ -48,7 +48,9 @@ type endpointReg struct {
 // World is one simulated topology.
 type World struct {
 	// answer is the wrong-answer fault on the HTTP metadata server (nil = none).
-	answer  *faults.AnswerPrimitive
+	answer *faults.AnswerPrimitive
+	// rdma is each node's work-completion fault (kind rdma).
+	rdma    te.RDMAFaultSet
 	spec    engine.WorldSpec
 	profile mooncake.Profile
 	k       *kernel.Kernel
@@ -199,6 +201,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		host.RDMA = w.spec.Client.RDMA
 	}
 	host.Name = node
+	host.RDMAFaults = w.rdma.Node(node)
 	return client.Deps{
 		Node: node, Host: host, Profile: w.profile, Clock: clock,
 		Log: mlog.Trace{T: w.tr, Source: source}, Env: env, Rand: w.k.Stream(stream), PortRand: w.k.Stream(stream + "/rpc_port"), Mem: mem,

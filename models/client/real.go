@@ -77,6 +77,9 @@ type RealClient struct {
 	haReconnect bool
 	// batches counts failed transfer batches (their log lines' ids).
 	batches int64
+	// rdmaBatchFails are this batch_put_from's keys whose RDMA transfer
+	// failed, with BatchPut's failure context (rdmaTransfer).
+	rdmaBatchFails []batchFail
 	// segPending / rpcMetaPending: a remount's re-publication failed and
 	// the next plain ping retries it (segment_desc_publish_pending_,
 	// rpc_meta_publish_pending_, v0.3.12+).
@@ -388,7 +391,9 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		c.logf(mlog.Info, "Storage root directory is not set. persisting data is disabled.")
 	}
 	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Etcd: c.d.Etcd, Ports: c.d.Ports, PortRand: c.d.PortRand})
-	if err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices); err != nil {
+	err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices)
+	c.te.StartWorkers(c.d.Clock.Now())
+	if err != nil {
 		var ab *te.Abort
 		if errors.As(err, &ab) {
 			return false, abort(ab.Message)
@@ -937,6 +942,13 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			}
 			return mooncake.TRANSFER_FAIL
 		}
+		if !c.rdmaTransfer(ctx, r, true, c.putSource(), data.Size, key, batch) {
+			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
+				c.rpcLog(rerr)
+				c.logf(mlog.Error, "Failed to revoke put operation")
+			}
+			return mooncake.TRANSFER_FAIL
+		}
 		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
 			var hr *te.HandshakeRefused
 			var hu *te.HandshakeUnresolved
@@ -1029,6 +1041,10 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
 		if !c.transferMetadata(ctx, r) {
+			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
+			return hostmem.Content{}, mooncake.TRANSFER_FAIL
+		}
+		if !c.rdmaTransfer(ctx, r, false, c.putSource(), r.Size, key, false) {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
@@ -1220,6 +1236,7 @@ func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uin
 			c.logf(mlog.Warning, "BatchPut failed for %d keys%s", n, mooncake.PutNoSpaceHelper)
 		}
 	}
+	c.rdmaBatchLog()
 	return out, err
 }
 

@@ -221,3 +221,69 @@ func (c *RealClient) retryRepublish(ctx context.Context) {
 		return
 	}
 }
+
+// rdmaTransfer is the RDMA transport's part of a transfer of replica r
+// for key (te.RDMATransfer: failed work completions, the RNIC's error
+// counter); false when the transfer failed, with the store's lines
+// logged (client_service.cpp v0.3.8.post1 … v0.3.11.post1: Put's
+// TransferData, BatchPut's SubmitTransfers and WaitForTransfers; batch:
+// a batch_put_from). A memcpy or another transport does not reach it.
+func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write bool, src uint64, size int64, key string, batch bool) bool {
+	if c.localMemcpy(r) || r.TEProtocol != "rdma" {
+		return true
+	}
+	switch c.te.RDMATransfer(ctx, c.d.Clock, write, src, r.Addr, size, r.TEEndpoint) {
+	case te.RDMASubmitFailed:
+		// TransferSubmitter::submitTransfer (transfer_task.cpp v0.3.9:603).
+		c.logf(mlog.Error, "Failed to submit all transfers, error code is InvalidArgument")
+		if batch {
+			c.logf(mlog.Error, "Transfer submission failed for key %s: Failed to submit transfer for replica 0", key)
+			c.rdmaBatchFails = append(c.rdmaBatchFails, batchFail{key, "Failed to submit transfer for replica 0"})
+		} else {
+			c.logf(mlog.Error, "Failed to submit transfer operation")
+		}
+		return false
+	case te.RDMAFailed:
+		if c.p.TransferBatchFailLogged {
+			c.batches++
+			c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+		}
+		if batch {
+			c.logf(mlog.Error, "Transfer failed for key %s: %s (Transfer 0 failed)", key, mooncake.TRANSFER_FAIL.Name())
+			c.rdmaBatchFails = append(c.rdmaBatchFails, batchFail{key, "Transfer 0 failed"})
+		}
+		return false
+	}
+	return true
+}
+
+// batchFail is a key of a batch whose transfer failed, with its failure
+// context.
+type batchFail struct{ key, context string }
+
+// rdmaBatchLog is the end of BatchPut for the keys whose RDMA transfer
+// failed (client_service.cpp v0.3.8.post1 … v0.3.11.post1):
+// FinalizeBatchPut's BatchPutRevoke ("Successfully revoked failed put",
+// INFO), then CollectResults' line per key with PutOperation::SetError's
+// context ("TRANSFER_FAIL: <context>; "). Real submits every key before it
+// waits on any; the model runs them one by one, so the per-key lines
+// before these interleave.
+func (c *RealClient) rdmaBatchLog() {
+	for _, f := range c.rdmaBatchFails {
+		c.logf(mlog.Info, "Successfully revoked failed put for key %s", f.key)
+	}
+	for _, f := range c.rdmaBatchFails {
+		c.logf(mlog.Error, "Operation for key %s failed: %s (%s: %s; )", f.key, mooncake.TRANSFER_FAIL.Name(), mooncake.TRANSFER_FAIL.Name(), f.context)
+	}
+	c.rdmaBatchFails = nil
+}
+
+// putSource is where a transfer's local side is, for the RDMA slices'
+// source_addr: the client's registered local buffer (Put copies the
+// value there), 0 without one.
+func (c *RealClient) putSource() uint64 {
+	if c.localBuf == nil {
+		return 0
+	}
+	return c.localBuf.Ptr
+}

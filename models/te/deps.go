@@ -39,6 +39,9 @@ type Host struct {
 	CapIPCLock bool
 	// GPU is the host's GPUs (nil = none: Mooncake's non-CUDA build).
 	GPU *engine.GPUSpec
+	// RDMAFaults is the host's injected work-completion fault (nil = none
+	// can be injected).
+	RDMAFaults *RDMAFaults
 }
 
 // HostFromSpec converts a node spec.

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
@@ -107,6 +108,11 @@ type Engine struct {
 	// metaVersion numbers this engine's rpc_meta writes
 	// (Profile.RPCMetaVersioned).
 	metaVersion int64
+	// rdma is each RDMA context's worker-pool state (rdma.go); workersAt
+	// when the pools started.
+	rdma      []rdmaContext
+	workersAt time.Duration
+	portSeen  int // port events handled (rdma.go)
 }
 
 // New returns an uninitialised engine.

@@ -1,0 +1,43 @@
+package faults_test
+
+import (
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/faults"
+)
+
+func TestRDMAKind(t *testing.T) {
+	for _, c := range []struct {
+		f    faults.Fault
+		want string
+	}{
+		{faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "local_protection"}, ""},
+		{faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "port_down", Params: faults.RDMAParams{AfterWR: 3}}, ""},
+		{faults.Fault{Kind: faults.RDMA, Mode: "local_protection"}, "rdma: give target, the node whose RNICs fail (e.g. target: tp0)"},
+		{faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "local_protect"}, `rdma "local_protect": mode must be one of local_length, local_qp_operation, local_protection, memory_window_bind, bad_response, local_access, remote_invalid_request, remote_access, remote_operation, retry_exceeded, rnr_retry_exceeded, fatal, response_timeout, general, port_down (did you mean "local_protection"?)`},
+		{faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "fatal", Params: faults.RDMAParams{AfterWR: -1}}, "rdma: after_wr -1: give 0 or more work requests"},
+	} {
+		got := ""
+		if err := c.f.Validate(); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%+v: %q, want %q", c.f, got, c.want)
+		}
+	}
+	p, err := faults.Lower(faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "local_protection", Params: faults.RDMAParams{AfterWR: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := p.(faults.RDMAPrimitive)
+	if !ok || r.Node != "tp0" || r.AfterWR != 2 || r.PortDown || r.Status.Text != "local protection error" || r.Status.Enum != "IBV_WC_LOC_PROT_ERR" {
+		t.Fatalf("%#v", p)
+	}
+	p, _ = faults.Lower(faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "port_down"})
+	if r := p.(faults.RDMAPrimitive); !r.PortDown || r.Status.Text != "transport retry counter exceeded" {
+		t.Fatalf("%#v", r)
+	}
+	if s := (faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "fatal", Params: faults.RDMAParams{AfterWR: 5}}).String(); s != "rdma target=tp0 mode=fatal after_wr=5" {
+		t.Fatal(s)
+	}
+}

@@ -1,0 +1,343 @@
+package te
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// The RDMA data path, as far as failed work completions go: what the
+// transfer engine's RdmaTransport::submitTransferTask and its per-context
+// WorkerPool (performPostSend, performPollCq, monitorWorker) do with a
+// transfer when the RNIC completes work requests in error
+// (worker_pool.cpp, rdma_context.cpp, rdma_transport.cpp at v0.3.9 and
+// v0.3.11.post1; Profile.RDMAWorkerPool). A healthy RNIC moves the data;
+// the engine's DataPath does that.
+
+// globalConfig() defaults (config.h, v0.3.8 … v0.3.11.post1).
+const (
+	rdmaSliceSize     = 65536 // slice_size
+	rdmaFragmentLimit = 16384 // fragment_limit
+	rdmaMaxRetry      = 9     // retry_cnt: a slice's max_retry_cnt
+	// rdmaErrorThreshold: failed_nr_polls above it, with no successful
+	// completion ever on the context, marks the RNIC inactive.
+	rdmaErrorThreshold = 32
+	// rdmaMonitorPeriod: monitorWorker sets the context active again when
+	// more than 1 s passed since its last reset, checked after each
+	// epoll_wait of 100 ms: every 1.1 s from the pool's start.
+	rdmaMonitorPeriod = 1100 * time.Millisecond
+)
+
+// RDMAFaults is a host's injected work-completion fault, shared by the
+// transfer engines of every process on it; the engines' fault injectors
+// arm and heal it (from another goroutine on the fake engine: hence the
+// lock).
+type RDMAFaults struct {
+	mu     sync.Mutex
+	status *faults.WCStatus
+	after  int64 // work requests still to complete successfully
+	// events are the port's async events so far (port_down faults), in
+	// time order.
+	events []portEvent
+}
+
+// portEvent is an RNIC async event: the port went down (IBV_EVENT_PORT_ERR)
+// or came back (IBV_EVENT_PORT_ACTIVE) at Mooncake time at.
+type portEvent struct {
+	at   time.Duration
+	down bool
+}
+
+// Arm makes the host's RNICs complete work requests with status after
+// after successful ones from Mooncake time now; portDown: the port went
+// down (and comes back when healed). The returned func heals it at the
+// Mooncake time it is given.
+func (h *RDMAFaults) Arm(now time.Duration, status faults.WCStatus, after int64, portDown bool) func(time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.status, h.after = &status, after
+	if portDown {
+		h.events = append(h.events, portEvent{at: now, down: true})
+	}
+	return func(at time.Duration) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.status = nil
+		if portDown {
+			h.events = append(h.events, portEvent{at: at})
+		}
+	}
+}
+
+// Heal restores the RNICs (a world's ClearFaults; a downed port stays
+// without its port-active event, as clearing does not replay events).
+func (h *RDMAFaults) Heal() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.status = nil
+}
+
+// complete is one executed work request's completion: ok, or the fault's
+// status.
+func (h *RDMAFaults) complete() (faults.WCStatus, bool) {
+	if h == nil {
+		return faults.WCStatus{}, true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.status == nil {
+		return faults.WCStatus{}, true
+	}
+	if h.after > 0 {
+		h.after--
+		return faults.WCStatus{}, true
+	}
+	return *h.status, false
+}
+
+// eventsFrom are the port events from the i-th on.
+func (h *RDMAFaults) eventsFrom(i int) []portEvent {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if i >= len(h.events) {
+		return nil
+	}
+	return append([]portEvent(nil), h.events[i:]...)
+}
+
+// RDMAFaultSet is a world's RDMAFaults, one per node; the zero value is
+// ready.
+type RDMAFaultSet struct {
+	mu sync.Mutex
+	m  map[string]*RDMAFaults
+}
+
+// Node is node's RDMAFaults (made on first use).
+func (s *RDMAFaultSet) Node(node string) *RDMAFaults {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]*RDMAFaults{}
+	}
+	h := s.m[node]
+	if h == nil {
+		h = &RDMAFaults{}
+		s.m[node] = h
+	}
+	return h
+}
+
+// HealAll heals every node's RNICs (a world's ClearFaults).
+func (s *RDMAFaultSet) HealAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.m {
+		h.Heal()
+	}
+}
+
+// RDMAUnsupported says why a world of nodes at profile cannot inject p
+// ("" = it can): the node must exist and have an RNIC, and the release's
+// worker pool must be modelled.
+func RDMAUnsupported(p faults.RDMAPrimitive, nodes []engine.NodeSpec, profile mooncake.Profile) string {
+	i := slices.IndexFunc(nodes, func(n engine.NodeSpec) bool { return n.Name == p.Node })
+	switch {
+	case i < 0:
+		return fmt.Sprintf("%s: no node %s in this topology", p.Fault, p.Node)
+	case len(nodes[i].RDMA) == 0:
+		return fmt.Sprintf("%s: node %s has no RNIC (nic.rdma)", p.Fault, p.Node)
+	case profile.RDMAWorkerPool == mooncake.RDMAPoolNone:
+		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.8 … v0.3.11.post1 are)", p.Fault, profile.Version.String())
+	}
+	return ""
+}
+
+// rdmaContext is one RdmaContext's WorkerPool state.
+type rdmaContext struct {
+	failedPolls, successPolls int64
+	inactive                  bool
+	inactiveAt                time.Duration
+}
+
+// RDMAOutcome is what became of an RDMA transfer.
+type RDMAOutcome int
+
+const (
+	// RDMADone: every slice completed (the data path moves the data).
+	RDMADone RDMAOutcome = iota
+	// RDMASubmitFailed: submitTransferTask refused it (Status
+	// InvalidArgument: the local context is inactive).
+	RDMASubmitFailed
+	// RDMAFailed: a slice failed for good; the task is FAILED.
+	RDMAFailed
+)
+
+// retryExceededCost is how long a work request to a peer that never
+// acknowledges takes to complete in IBV_WC_RETRY_EXC_ERR: the QP's local
+// ACK timeout 4.096 µs·2^14 (rdma_endpoint.cpp TIMEOUT = 14) for the
+// first send and each of its RETRY_CNT = 7 retries, the least the IB
+// spec allows (an RNIC may wait longer).
+const retryExceededCost = 8 * 4096 * time.Nanosecond * (1 << 14)
+
+// StartWorkers records when the RDMA contexts' worker pools started
+// (installTransport, during setup): monitorWorker's clock.
+func (e *Engine) StartWorkers(now time.Duration) { e.workersAt = now }
+
+// RDMATransfer runs one transfer request (length bytes from src to dst
+// in the segment of peer, a TE endpoint; write = WRITE, else READ)
+// through the first RDMA context. Work requests fail as the host's
+// RDMAFaults say, taking the time their status costs on clock.
+//
+// The model has no worker threads: a port's async events are handled at
+// the engine's next transfer (their log lines are printed then, before
+// its own), and monitorWorker's resets are read off the clock.
+func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write bool, src, dst uint64, length int64, peer string) RDMAOutcome {
+	pool := e.cfg.Profile.RDMAWorkerPool
+	if len(e.nics) == 0 || pool == mooncake.RDMAPoolNone {
+		return RDMADone
+	}
+	if e.rdma == nil {
+		e.rdma = make([]rdmaContext, len(e.nics))
+	}
+	dev := e.nics[0].dev.Name
+	cx := &e.rdma[0]
+	e.portEvents(cx, dev)
+	active := func() bool {
+		if !cx.inactive {
+			return true
+		}
+		// monitorWorker's resets at workersAt + k·1.1 s.
+		now := clock.Now()
+		last := e.workersAt + (now-e.workersAt)/rdmaMonitorPeriod*rdmaMonitorPeriod
+		if last > cx.inactiveAt {
+			cx.inactive = false
+		}
+		return !cx.inactive
+	}
+	if !active() {
+		// submitTransferTask: the source buffer's device is inactive.
+		e.logf(mlog.Error, "Device 0 is not active")
+		return RDMASubmitFailed
+	}
+	opcode := 0 // Transport::TransferRequest::READ
+	if write {
+		opcode = 1
+	}
+	type slice struct {
+		off, n int64
+		retry  int
+	}
+	var pending []*slice
+	for off := int64(0); off < length; off += rdmaSliceSize {
+		n := int64(rdmaSliceSize)
+		last := length-off <= rdmaSliceSize+rdmaFragmentLimit
+		if last {
+			n = length - off
+		}
+		pending = append(pending, &slice{off: off, n: n})
+		if last {
+			break
+		}
+	}
+	peerNIC := peer + "@" + dev
+	failed := false
+	// retry: the slice goes round again, or fails once it used up
+	// max_retry_cnt (performPollCq, redispatch).
+	retry := func(s *slice, next []*slice) []*slice {
+		s.retry++
+		if s.retry >= rdmaMaxRetry {
+			failed = true
+			return next
+		}
+		return append(next, s)
+	}
+	countFailure := func() {
+		cx.failedPolls++
+		if active() && cx.failedPolls > rdmaErrorThreshold && cx.successPolls == 0 {
+			e.logf(mlog.Warning, "Too many errors found in local RNIC %s@%s, mark it inactive", e.serverName, dev)
+			cx.inactive, cx.inactiveAt = true, clock.Now()
+		}
+	}
+	// Each round is one performPostSend of the slices still pending, all
+	// to one peer NIC: one ibv_post_send chain on one QP, then the polls.
+	for len(pending) > 0 {
+		var next []*slice
+		e.portEvents(cx, dev)
+		if !active() {
+			// RdmaContext::endpoint refuses; the slices are redispatched.
+			e.logf(mlog.Error, "Context is not active: %s", dev)
+			for _, s := range pending {
+				next = retry(s, next)
+			}
+			pending = next
+			continue
+		}
+		errored := false
+		for _, s := range pending {
+			if errored {
+				// The QP is in error: the rest of its chain is flushed
+				// (IBV_WC_WR_FLUSH_ERR, not logged without MC_TRACE).
+				if pool == mooncake.RDMAPoolFlushFails {
+					failed = true
+					continue
+				}
+				countFailure()
+				next = retry(s, next)
+				continue
+			}
+			st, ok := e.cfg.Host.RDMAFaults.complete()
+			if ok {
+				cx.successPolls++
+				continue
+			}
+			errored = true
+			if st.Enum == "IBV_WC_RETRY_EXC_ERR" {
+				if err := clock.Sleep(ctx, retryExceededCost); err != nil {
+					return RDMAFailed
+				}
+			}
+			e.logf(mlog.Error, "Worker: Process failed for slice (opcode: %d, source_addr: %#x, length: %d, dest_addr: %#x, local_nic: %s, peer_nic: %s, dest_rkey: %d, retry_cnt: %d): %s",
+				opcode, src+uint64(s.off), s.n, dst+uint64(s.off), dev, peerNIC, rdmaRKey(dst), s.retry, st.Text)
+			countFailure()
+			next = retry(s, next)
+		}
+		pending = next
+	}
+	if failed {
+		return RDMAFailed
+	}
+	return RDMADone
+}
+
+// portEvents is doProcessContextEvents for the port events this engine
+// has not handled yet (worker_pool.cpp v0.3.9:415-441): a port error
+// makes the context inactive from the event's time, a port active
+// makes it active.
+func (e *Engine) portEvents(cx *rdmaContext, dev string) {
+	for _, ev := range e.cfg.Host.RDMAFaults.eventsFrom(e.portSeen) {
+		e.portSeen++
+		if ev.down {
+			e.logf(mlog.Warning, "Worker: Received context async event port error for context %s", dev)
+			cx.inactive, cx.inactiveAt = true, ev.at
+			e.logf(mlog.Info, "Worker: Context %s is now inactive", dev)
+			continue
+		}
+		e.logf(mlog.Warning, "Worker: Received context async event port active for context %s", dev)
+		cx.inactive = false
+		e.logf(mlog.Info, "Worker: Context %s is now active", dev)
+	}
+}
+
+// rdmaRKey is the model's stand-in for the peer buffer's rkey (real:
+// the MR's key, a number the driver chose).
+func rdmaRKey(dst uint64) uint32 { return uint32(dst>>12)&0xfffff | 0x200000 }

@@ -1,0 +1,220 @@
+package te_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// stepClock is a virtual engine.Clock for one model.
+type stepClock struct{ now time.Duration }
+
+func (c *stepClock) Now() time.Duration { return c.now }
+func (c *stepClock) Sleep(_ context.Context, d time.Duration) error {
+	c.now += d
+	return nil
+}
+
+// rdmaEngine is an engine of version with mlx5_0 installed for rdma and
+// its host's RDMAFaults, its workers started at 0.
+func rdmaEngine(t *testing.T, version string) (*te.Engine, *te.RDMAFaults, *[]string) {
+	t.Helper()
+	p, err := mooncake.ProfileFor(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &te.RDMAFaults{}
+	var logs []string
+	e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}, RDMAFaults: h},
+		Log: mlog.Func(func(_, text string) { logs = append(logs, text) })})
+	dev := "mlx5_0"
+	if err := e.InitStore(context.Background(), "localhost:12345", te.P2PHandshake, "rdma", &dev); err != nil {
+		t.Fatal(err)
+	}
+	e.StartWorkers(0)
+	logs = logs[:0]
+	return e, h, &logs
+}
+
+// count is how many of logs contain s.
+func count(logs []string, s string) int {
+	n := 0
+	for _, l := range logs {
+		if strings.Contains(l, s) {
+			n++
+		}
+	}
+	return n
+}
+
+func status(t *testing.T, mode string) faults.WCStatus {
+	t.Helper()
+	s, ok := faults.WCStatusOf(mode)
+	if !ok {
+		t.Fatal(mode)
+	}
+	return s
+}
+
+func TestRDMATransferErrorThreshold(t *testing.T) {
+	e, h, logs := rdmaEngine(t, "0.3.9")
+	clock := &stepClock{now: time.Second}
+	h.Arm(clock.now, status(t, "local_protection"), 0, false)
+	put := func() te.RDMAOutcome {
+		*logs = (*logs)[:0]
+		return e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345")
+	}
+	// Puts 1-3: a 4 KiB slice fails nine times (retry_cnt 0 … 8).
+	for i := range 3 {
+		if got := put(); got != te.RDMAFailed {
+			t.Fatalf("put %d: %v", i+1, got)
+		}
+		if n := count(*logs, "): local protection error"); n != 9 || len(*logs) != 9 {
+			t.Fatalf("put %d: %d failed slices, %q", i+1, n, *logs)
+		}
+	}
+	want := "Worker: Process failed for slice (opcode: 1, source_addr: 0x1000, length: 4096, dest_addr: 0x2000, local_nic: mlx5_0, peer_nic: localhost:12345@mlx5_0, dest_rkey: 2097154, retry_cnt: 8): local protection error"
+	if (*logs)[8] != want {
+		t.Fatalf("%q, want %q", (*logs)[8], want)
+	}
+	// Put 4: the 33rd failure marks the RNIC inactive; three tries left.
+	if got := put(); got != te.RDMAFailed {
+		t.Fatal(got)
+	}
+	wantLogs := []string{"retry_cnt: 0)", "retry_cnt: 1)", "retry_cnt: 2)", "retry_cnt: 3)", "retry_cnt: 4)", "retry_cnt: 5)",
+		"Too many errors found in local RNIC localhost:15000@mlx5_0, mark it inactive",
+		"Context is not active: mlx5_0", "Context is not active: mlx5_0", "Context is not active: mlx5_0"}
+	if len(*logs) != len(wantLogs) {
+		t.Fatalf("%q", *logs)
+	}
+	for i, w := range wantLogs {
+		if !strings.Contains((*logs)[i], w) {
+			t.Fatalf("line %d: %q, want %q", i, (*logs)[i], w)
+		}
+	}
+	// Before the monitor's next reset (1.1 s, 2.2 s …) the submit is refused.
+	clock.now = 1050 * time.Millisecond
+	if got := put(); got != te.RDMASubmitFailed || strings.Join(*logs, "|") != "Device 0 is not active" {
+		t.Fatalf("%v %q", got, *logs)
+	}
+	// After it: active again, and the first failure trips the counter again.
+	clock.now = 1100 * time.Millisecond
+	if got := put(); got != te.RDMAFailed || count(*logs, "Too many errors") != 1 || count(*logs, "): local protection error") != 1 {
+		t.Fatalf("%v %q", got, *logs)
+	}
+}
+
+func TestRDMATransferSuccessKeepsRNIC(t *testing.T) {
+	// One completion ever succeeded (after_wr 1): success_nr_polls > 0,
+	// so no number of failures marks the RNIC inactive.
+	e, h, logs := rdmaEngine(t, "0.3.9")
+	clock := &stepClock{}
+	h.Arm(0, status(t, "remote_access"), 1, false)
+	if got := e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "p:1"); got != te.RDMADone {
+		t.Fatal(got)
+	}
+	for range 10 {
+		if got := e.RDMATransfer(context.Background(), clock, false, 0, 0, 4096, "p:1"); got != te.RDMAFailed {
+			t.Fatal(got)
+		}
+	}
+	if n, tm := count(*logs, "(opcode: 0,"), count(*logs, "Too many"); n != 90 || tm != 0 {
+		t.Fatalf("%d failures, %d Too many", n, tm)
+	}
+	if !strings.HasSuffix((*logs)[0], "): remote access error") {
+		t.Fatal((*logs)[0])
+	}
+}
+
+func TestRDMATransferFlushedSlices(t *testing.T) {
+	// Three slices in one chain: the first fails, the other two flush.
+	// Up to 0.3.10.post2 the flushed ones count and retry (27 failures a
+	// transfer: the second trips the threshold in its second round); from
+	// 0.3.11 they fail at once, uncounted (9 a transfer: the fourth).
+	for _, c := range []struct {
+		version   string
+		tripsAt   int // transfer that logs Too many
+		perFailed int // logged failures of a transfer
+	}{{"0.3.9", 2, 9}, {"0.3.11.post1", 4, 9}} {
+		e, h, logs := rdmaEngine(t, c.version)
+		clock := &stepClock{}
+		h.Arm(0, status(t, "local_protection"), 0, false)
+		for i := 1; i <= c.tripsAt; i++ {
+			*logs = (*logs)[:0]
+			if got := e.RDMATransfer(context.Background(), clock, true, 0, 0, 3*65536, "p:1"); got != te.RDMAFailed {
+				t.Fatalf("%s: %v", c.version, got)
+			}
+			if tm := count(*logs, "Too many"); (tm == 1) != (i == c.tripsAt) {
+				t.Fatalf("%s transfer %d: %q", c.version, i, *logs)
+			}
+			if i == 1 && count(*logs, "length: 65536") != c.perFailed {
+				t.Fatalf("%s: %q", c.version, *logs)
+			}
+		}
+	}
+}
+
+func TestRDMAPortDown(t *testing.T) {
+	e, h, logs := rdmaEngine(t, "0.3.11.post1")
+	clock := &stepClock{now: 1000 * time.Millisecond}
+	heal := h.Arm(clock.now, status(t, faults.ModePortDown), 0, true)
+	put := func() te.RDMAOutcome {
+		*logs = (*logs)[:0]
+		return e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "p:1")
+	}
+	clock.now = 1050 * time.Millisecond
+	if got := put(); got != te.RDMASubmitFailed {
+		t.Fatal(got)
+	}
+	want := []string{"Worker: Received context async event port error for context mlx5_0", "Worker: Context mlx5_0 is now inactive", "Device 0 is not active"}
+	if strings.Join(*logs, "|") != strings.Join(want, "|") {
+		t.Fatalf("%q", *logs)
+	}
+	// The monitor reset it at 1.1 s; the port is still down: each try
+	// ends in the retry counter after 8 local ACK timeouts (537 ms).
+	clock.now = 1200 * time.Millisecond
+	if got := put(); got != te.RDMAFailed || count(*logs, "): transport retry counter exceeded") != 9 {
+		t.Fatalf("%v %q", got, *logs)
+	}
+	if want := 1200*time.Millisecond + 9*536870912*time.Nanosecond; clock.now != want {
+		t.Fatalf("clock %v, want %v", clock.now, want)
+	}
+	heal(clock.now)
+	if got := put(); got != te.RDMADone || strings.Join(*logs, "|") != "Worker: Received context async event port active for context mlx5_0|Worker: Context mlx5_0 is now active" {
+		t.Fatalf("%v %q", got, *logs)
+	}
+}
+
+func TestRDMAUnsupported(t *testing.T) {
+	p := faults.RDMAPrimitive{Fault: faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "local_protection"}, Node: "tp0"}
+	nodes := []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}, {Name: "tp1"}}
+	prof := func(v string) mooncake.Profile {
+		pr, err := mooncake.ProfileFor(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pr
+	}
+	for _, c := range []struct {
+		node, version, want string
+	}{
+		{"tp0", "0.3.9", ""},
+		{"tp0", "0.3.11.post1", ""},
+		{"tp0", "0.3.12.post1", "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12.post1 is not modelled (v0.3.8 … v0.3.11.post1 are)"},
+		{"tp0", "0.3.7.post2", "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.7.post2 is not modelled (v0.3.8 … v0.3.11.post1 are)"},
+		{"tp1", "0.3.9", "rdma target=tp0 mode=local_protection: node tp1 has no RNIC (nic.rdma)"},
+		{"tp2", "0.3.9", "rdma target=tp0 mode=local_protection: no node tp2 in this topology"},
+	} {
+		p.Node = c.node
+		if got := te.RDMAUnsupported(p, nodes, prof(c.version)); got != c.want {
+			t.Errorf("%s@%s: %q, want %q", c.node, c.version, got, c.want)
+		}
+	}
+}
