@@ -29,6 +29,10 @@ const (
 // transferTimeout bounds a data-path transfer to a silent peer.
 const transferTimeout = 30 * time.Second
 
+// kernelBufferedWrite is the largest write a paused peer's socket buffers
+// take whole (measured at one page, 256 KiB; larger ones stall).
+const kernelBufferedWrite = 256 << 10
+
 // procState is a server process's state.
 type procState int
 
@@ -433,6 +437,17 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 	}
 	if ep.node == d.from {
 		return ep.mem, nil // local memcpy
+	}
+	if d.w.clientMem != nil && ep.mem == d.w.clientMem && d.w.clientState == paused {
+		// SIGSTOP'd mooncake_client: its kernel still completes the TCP
+		// handshake and takes the request's bytes, nothing answers. Before
+		// the v2 framing's status frame a write waits for no answer, so one
+		// the socket buffers hold completes (real 0.3.9: a page's put to a
+		// paused peer is 0; the bytes land when it resumes).
+		if !write || d.w.profile.TCPStatusDeadline || n > kernelBufferedWrite {
+			return nil, &te.TransferStalled{Endpoint: endpoint}
+		}
+		return ep.mem, nil
 	}
 	var req, resp int64 = 64, n
 	if write {

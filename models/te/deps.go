@@ -77,6 +77,15 @@ type TransferRefused struct{ Endpoint string }
 
 func (e *TransferRefused) Error() string { return "transfer to " + e.Endpoint + ": connection refused" }
 
+// TransferStalled is a DataPath error: the peer's transport accepted the
+// connection (its kernel did) but the process never answers — SIGSTOP'd,
+// or hung. The caller waits out its own deadline (the TCP transport's
+// status-frame deadline, or the store's 60 s transfer wait) before it fails
+// the transfer.
+type TransferStalled struct{ Endpoint string }
+
+func (e *TransferStalled) Error() string { return "transfer to " + e.Endpoint + ": no answer" }
+
 type DataPath interface {
 	Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error
 	Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error)
