@@ -177,6 +177,15 @@ type Profile struct {
 	// from its wait, printed in seconds, so a batch's stalled keys time out
 	// one after another (real 0.3.9 and 0.3.10.post1: 2 keys, 120 s).
 	TransferWaitFromSubmit bool
+	// TCPSessionEFAULT: the TCP transport's Session texts of v0.3.6 …
+	// v0.3.9 ("Session::readBody failed. Attempt to read data …"; from
+	// v0.3.10 ServerSession/ClientSession, v0.3.4/v0.3.5 without the
+	// addresses) for a slice whose address the serving process does not map
+	// (te.TransferBadAddress): its server's socket read fails with EFAULT
+	// and a write is still 0 (no acknowledgement in that framing), its
+	// socket write fails and closes, so a read ends in End of file (real
+	// 0.3.9, one local_hostname on two SGLang nodes with etcd).
+	TCPSessionEFAULT bool
 	// BatchGetFailedLog: batch_get_into logs "BatchGet failed for key 'K':
 	// CODE" per key whose transfer failed (v0.3.5 store_py.cpp:691; real
 	// 0.3.9 … 0.3.14).
@@ -652,6 +661,7 @@ func profileOf(v Version) Profile {
 	p.TCPStatusDeadline = at("0.3.12")
 	p.TransferWaitFromSubmit = at("0.3.10.post2")
 	p.BatchGetFailedLog = at("0.3.5")
+	p.TCPSessionEFAULT = at("0.3.6") && !at("0.3.10")
 	p.DummyClient = at("0.3.8")
 	p.RealClientRPCLoopback = p.DummyClient && !at("0.3.10.post2")
 	p.HostMemAllocator = at("0.3.8")

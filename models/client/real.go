@@ -912,6 +912,14 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			return mooncake.TRANSFER_FAIL
 		}
 		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
+			var ba *te.TransferBadAddress
+			if errors.As(err, &ba) && c.p.TCPSessionEFAULT {
+				// The serving process's socket read into an address it does
+				// not map; the writer waits for no answer: the put is 0 and
+				// the bytes are lost (real 0.3.9).
+				sessionLog(ba.Server, "readBody", "read", ba.Addr, "Bad address (value: 14)")
+				continue
+			}
 			var hr *te.HandshakeRefused
 			var hu *te.HandshakeUnresolved
 			switch {
@@ -1007,6 +1015,16 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			if errors.As(err, new(*te.TransferRefused)) {
 				c.transferRefusedLog(r.TEEndpoint)
 			}
+			var ba *te.TransferBadAddress
+			if errors.As(err, &ba) && c.p.TCPSessionEFAULT {
+				// The server's socket write from an address it does not map
+				// fails and it closes the connection: the reader sees End of
+				// file (real 0.3.9; the reader's buffer address is the model's).
+				sessionLog(ba.Server, "writeBody", "write", ba.Addr, "Bad address (value: 14)")
+				sessionLog(c.d.Log, "readBody", "read", readerBuffer, "End of file (value: 2)")
+				c.batches++
+				c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+			}
 			if errors.As(err, new(*te.TransferStalled)) {
 				if werr := c.transferStalled(ctx, false); werr != nil {
 					return hostmem.Content{}, mooncake.INTERNAL_ERROR
@@ -1055,6 +1073,10 @@ func (c *RealClient) Get(ctx context.Context, key string) ([]byte, error) {
 		return []byte{}, nil
 	}
 	data, code := c.readObject(ctx, key, true)
+	if code == mooncake.TRANSFER_FAIL {
+		// get's Client::Get failed after its query (real_client.cpp v0.3.9:1111).
+		c.logf(mlog.Error, "Get failed for key: %s with error: %s", key, code.Name())
+	}
 	if code != mooncake.OK {
 		return []byte{}, nil
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -280,4 +281,18 @@ func (c *RealClient) transferStalled(ctx context.Context, write bool) error {
 		c.logf(mlog.Error, "Failed to complete transfers after %d seconds for batch %d", int64(storeTransferWait/time.Second), id)
 	}
 	return nil
+}
+
+// readerBuffer stands for the reader's buffer address in the TCP
+// transport's lines (real prints its heap address).
+const readerBuffer = 0x7f3a40001040
+
+// sessionLog is tcp_transport.cpp's Session::readBody / writeBody failure
+// (v0.3.6 … v0.3.9) on log, for a slice at addr: the buffer is the
+// address itself (host memory, no staging copy).
+func sessionLog(log mlog.Logger, fn, verb string, addr uint64, errText string) {
+	if log == nil {
+		return
+	}
+	log.Log(mlog.Error, fmt.Sprintf("Session::%s failed. Attempt to %s data %#x using buffer %#x. Error: %s, total_transferred_bytes_: 0, current transferred_bytes: 0", fn, verb, addr, addr, errText))
 }
