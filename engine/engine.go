@@ -119,6 +119,11 @@ type SetupArgs struct {
 type Store interface {
 	Setup(ctx context.Context, a SetupArgs) (int, error)
 	SetupDummy(ctx context.Context, memPoolSize, localBufferSize int64, serverAddress string) (int, error)
+	// Lookup is the attribute lookup store.<name> every call of an
+	// integration begins with: a *PyError of class AttributeError when the
+	// release binds no such method. The method is not called (its
+	// arguments are the integration's).
+	Lookup(ctx context.Context, name string) error
 	StoreCalls
 }
 

@@ -129,15 +129,27 @@ func TestClassScenariosExist(t *testing.T) {
 	}
 }
 
-// A class that links its scenario only when the log names it
-// (link_when_scored): a 404 from another server on the metadata port stays
-// the class metadata-server-wrong; a rejected re-publish names the world
-// that reproduces it, with the class's points.
+// A class that links its scenarios only when the log names one
+// (link_when_scored): a lone 404 line from another server on the metadata
+// port stays the class metadata-server-wrong; the store's setup failing on
+// it names setup/http-metadata-not-mooncake (setup/http-metadata-wrong-path
+// with the wheel server's own 404 body), a rejected re-publish names
+// io/remount-republish-duplicate-rpc-meta, each with the class's points.
 func TestLinkWhenScored(t *testing.T) {
 	cat, fp := allFingerprints(t)
 	for _, tc := range []struct{ log, want string }{
 		{"E0101 00:00:00.000000 1 transfer_metadata_plugin.cpp:233] Unexpected code in http response, PUT http://10.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F10.0.0.2%3A12345 response code: 404 response body: 404 page not found\n",
 			"metadata-server-wrong"},
+		{"E1201 12:00:00.000000 1 transfer_metadata_plugin.cpp:338] PUT http://10.0.0.1:2379/metadata?key=mooncake%2Frpc_meta%2F10.0.0.2%3A12345 http=404 body: 404 page not found\n" +
+			"E1201 12:00:00.000100 1 transfer_metadata.cpp:520] Failed to set location of 10.0.0.2:12345\n" +
+			"E1201 12:00:00.000200 1 client_service.cpp:200] Failed to initialize transfer engine, rc=-200\n" +
+			"RuntimeError: Failed to setup Mooncake store, error code: -1\n",
+			"setup/http-metadata-not-mooncake"},
+		{"E1201 12:00:00.000000 1 transfer_metadata_plugin.cpp:338] PUT http://10.0.0.1:8080/metadata/?key=mooncake%2Frpc_meta%2F10.0.0.2%3A12345 http=404 body: 404: Not Found\n" +
+			"E1201 12:00:00.000100 1 transfer_metadata.cpp:520] Failed to set location of 10.0.0.2:12345\n" +
+			"E1201 12:00:00.000200 1 client_service.cpp:200] Failed to initialize transfer engine, rc=-200\n" +
+			"RuntimeError: Failed to setup Mooncake store, error code: -1\n",
+			"setup/http-metadata-wrong-path"},
 		{"I0101 00:00:00.000000 1 transfer_metadata.cpp:1363] Re-publishing RPC meta entry for 10.0.0.2:12345\n" +
 			"E0101 00:00:00.000000 1 transfer_metadata_plugin.cpp:348] PUT http://10.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2F10.0.0.2%3A12345 http=400 body: Duplicate rpc_meta key not allowed\n" +
 			"E0101 00:00:00.000000 1 transfer_metadata.cpp:1371] Failed to re-publish RPC meta entry for 10.0.0.2:12345\n" +

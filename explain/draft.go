@@ -525,6 +525,12 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	}
 	setKey(root, "config", config)
 
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "steps" {
+			callLogMethod(root.Content[i+1], log)
+		}
+	}
+
 	exp, quoted, why := expectFromLog(log, ev, sc, version)
 	if exp == nil {
 		return nil, []string{why}
@@ -538,8 +544,14 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
-	if e := draft.Expect; e.OK != nil && *e.OK && ShowsError(log, ev) {
-		return nil, []string{"refusing a draft that expects ok for a log that shows an error (a faultlab bug)"}
+	// A pasted log reports a failure: a draft that ends ok reproduces
+	// none, whatever lines it matches (a log of warnings only, cut before
+	// the failure, is drafted from a world that recovers).
+	if e := draft.Expect; e.OK != nil && *e.OK {
+		if ShowsError(log, ev) {
+			return nil, []string{"refusing a draft that expects ok for a log that shows an error (a faultlab bug)"}
+		}
+		return nil, []string{fmt.Sprintf("the log shows no failure (no exception, death or error line) and %s ends ok: nothing to reproduce; paste the lines where it fails", sc.Name)}
 	}
 	rs := scenarios.Run(ctx, draft, eng, scenarios.Options{Seed: 1, Version: version})
 	if len(rs) == 0 {
@@ -579,6 +591,29 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		missing = append(missing, "the log quotes: "+q.Text)
 	}
 	return nil, append(missing, unprinted(quoted, r.Observed.Logs, fp, version)...)
+}
+
+// noAttrRE is Python's AttributeError for a method the store binding
+// lacks, as a field log quotes it (with or without the class prefix).
+var noAttrRE = regexp.MustCompile(`MooncakeDistributedStore' object has no attribute '([A-Za-z_][A-Za-z0-9_]*)'`)
+
+// callLogMethod makes the draft's call steps call the method the log's
+// AttributeError names: the integration's call is the log's setting.
+func callLogMethod(steps *yaml.Node, log string) {
+	m := noAttrRE.FindStringSubmatch(log)
+	if m == nil || steps == nil || steps.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, st := range steps.Content {
+		if st.Kind != yaml.MappingNode || len(st.Content) != 2 || st.Content[0].Value != scenarios.StepCall {
+			continue
+		}
+		if v := st.Content[1]; v.Kind == yaml.MappingNode {
+			setKey(v, "method", scalar(m[1]))
+		} else {
+			st.Content[1] = scalar(m[1])
+		}
+	}
 }
 
 // unprinted says which Mooncake lines the log quotes the run did not

@@ -1,6 +1,7 @@
 package fieldlogs
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -20,16 +21,15 @@ func TestCorpusLoads(t *testing.T) {
 	if len(tun)+len(held) != len(cs) || 3*len(held) < len(cs) {
 		t.Fatalf("split %d/%d", len(tun), len(held))
 	}
-	// The second batch is held out as a whole and has at least 15 cases
-	// (issue 15); the first batch keeps its 42.
-	n2 := 0
+	// The second and third batches are held out as a whole and have at
+	// least 15 cases each (issue 15); the first batch keeps its 42 and the
+	// second its 15.
+	n := map[int]int{}
 	for _, c := range cs {
-		if c.Batch == 2 {
-			n2++
-		}
+		n[c.Batch]++
 	}
-	if n2 < 15 || len(cs)-n2 != 42 {
-		t.Fatalf("batch 2: %d cases, first batch %d; want at least 15 and 42", n2, len(cs)-n2)
+	if n[0] != 42 || n[2] != 15 || n[3] < 15 || len(n) != 3 {
+		t.Fatalf("cases per batch %v; want 42 in the first, 15 in batch 2, at least 15 in batch 3", n)
 	}
 }
 
@@ -38,8 +38,10 @@ func TestParseErrors(t *testing.T) {
 	if _, err := Parse("good.yaml", []byte(good)); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := Parse("good2.yaml", []byte(good+"heldout: true\nbatch: 2\n")); err != nil || c.Batch != 2 || !c.Heldout {
-		t.Fatalf("batch 2: %+v, %v", c, err)
+	for _, b := range []int{2, 3} {
+		if c, err := Parse("good2.yaml", []byte(fmt.Sprintf("%sheldout: true\nbatch: %d\n", good, b))); err != nil || c.Batch != b || !c.Heldout {
+			t.Fatalf("batch %d: %+v, %v", b, c, err)
+		}
 	}
 	for _, tc := range []struct{ name, in, want string }{
 		{"unknown key", good + "extra: 1\n", "field extra not found"},
@@ -47,9 +49,11 @@ func TestParseErrors(t *testing.T) {
 		{"bad confidence", strings.Replace(good, "high", "sure", 1), `bad.yaml:5: confidence: "sure": one of high, medium, low`},
 		{"empty log", strings.Replace(good, "log: |\n  E0101 a.cpp:1] x\n", "log: \"\"\n", 1), "bad.yaml:7: log: empty"},
 		{"bad id", strings.Replace(good, "a-1", "A 1", 1), `bad.yaml:1: id: "A 1"`},
-		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..2"},
-		{"batch 3", good + "batch: 3\n", "bad.yaml:9: batch: 3: omit it"},
+		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..3"},
+		{"batch 4", good + "batch: 4\n", "bad.yaml:9: batch: 4: omit it"},
+		{"batch -1", good + "batch: -1\n", "bad.yaml:9: batch: -1: omit it"},
 		{"batch 2 tuning", good + "batch: 2\n", "bad.yaml:9: batch: batch 2 is held out as a whole: set heldout: true"},
+		{"batch 3 tuning", good + "batch: 3\n", "bad.yaml:9: batch: batch 3 is held out as a whole: set heldout: true"},
 	} {
 		_, err := Parse("bad.yaml", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -170,3 +170,7 @@ const (
 	ERR_MEMORY                 = -302
 	ERR_NOT_IMPLEMENTED        = -303
 )
+
+// PutNoSpaceHelper is types.h's PUT_NO_SPACE_HELPER_STR (v0.3.7+), appended
+// to every NO_AVAILABLE_HANDLE warning of a put.
+const PutNoSpaceHelper = " due to insufficient space. Consider lowering eviction_high_watermark_ratio or mounting more segments."

@@ -232,6 +232,11 @@ type Profile struct {
 	// MC_MAX_MR_SIZE=16777216 and a 64 MiB segment: 4 pieces on
 	// 0.3.10.post1 and 0.3.11.post1, one on 0.3.13.post1.
 	SegmentSplit bool
+	// MountFailNamesSegment: Client::MountSegment's failed transfer engine
+	// registration logs "register_local_memory_failed segment_name=<the
+	// local hostname>" (client.cpp v0.3.0 … v0.3.3.post2); from v0.3.4
+	// "register_local_memory_failed base=… size=…, error=…".
+	MountFailNamesSegment bool
 	// MaxMRSizeEnv: MC_MAX_MR_SIZE is read (config.cpp loadGlobalConfig,
 	// from v0.3.10.post1) with atoll: decimal only; a value that parses
 	// to 0 (hex, garbage) logs "Ignore value from environment variable
@@ -404,6 +409,36 @@ type Profile struct {
 	// start put operation)"; up to 0.3.12.post1 SetError prefixed the code
 	// and appended "; " (v0.3.12.post1 source; real 0.3.9 and 0.3.13.post1).
 	HARuntimeState, PutContextPlain bool
+	// A put the master cannot place (NO_AVAILABLE_HANDLE), in each
+	// release's words (source at the tags; real 0.3.4, 0.3.6.post1,
+	// 0.3.7.post2, 0.3.9, 0.3.13.post1, 0.3.14). PutNoSpaceHelper (v0.3.7+,
+	// types.h PUT_NO_SPACE_HELPER_STR): the client warns "Failed to start
+	// put operation for key=K due to insufficient space. …", a batch
+	// "BatchPut failed for N keys …" (Client::CollectResults) and the master
+	// "BatchPutStart failed for N keys …" (rpc_service.cpp), the master's
+	// single-put line is VLOG; before, client.cpp logs "Failed to start put
+	// operation: CODE" for any code and the Python put "Put operation failed
+	// with error: CODE" (store_py.cpp, pybind_client.cpp).
+	// MasterAllocFailedLine is master_service.cpp's ERROR on a single put:
+	// "key=K, replica_id=0, slice_index=0, error=allocation_failed" up to
+	// v0.3.5 (AllocFailedSlice), "Failed to allocate all replicas for key=K,
+	// error: NO_AVAILABLE_HANDLE" at v0.3.6 and v0.3.6.post1 (AllocFailedAll).
+	PutNoSpaceHelper      bool
+	MasterAllocFailedLine AllocFailedLine
+	// The client's local buffer (setup's local_buffer_size) is where put
+	// copies a Python bytes value and get reads one back; too small for the
+	// object, the call fails before any RPC (put) or after the replica
+	// query (get). PutAllocSlices (up to v0.3.4.post2, store_py.cpp
+	// allocateSlices): "Failed to allocate slices for put operation, key:
+	// K, value size: N" and put returns 1; from v0.3.5 "Failed to allocate
+	// buffer for put operation, key: K, value size: N" and -600
+	// (INVALID_PARAMS; real 0.3.4, 0.3.6.post1, 0.3.7.post2, 0.3.9,
+	// 0.3.13.post1, 0.3.14). GetAllocOperation (v0.3.5 store_py.cpp):
+	// "Failed to allocate buffer for get operation, key: K, size: N";
+	// GetAllocBuffer (v0.3.6+, get through get_buffer): "Failed to
+	// allocate buffer for get_buffer, key: K" (real 0.3.7.post2 … 0.3.14);
+	// get returns b"" either way. Up to v0.3.4.post2 get is not modelled.
+	PutAllocSlices, GetAllocOperation, GetAllocBuffer bool
 	// Log texts that changed in 0.3.13 (real runs of 0.3.9 and
 	// 0.3.13.post1): AutoDiscoveryLogsProtocol prints the protocol
 	// variable ("rdma") instead of "RDMA" (client_service.cpp);
@@ -672,6 +707,7 @@ func profileOf(v Version) Profile {
 	p.StoreMRSizeCheck = at("0.3.6") && !at("0.3.13")
 	p.RegisterParamChecks = at("0.3.6")
 	p.SegmentSplit = at("0.3.5") && !at("0.3.13")
+	p.MountFailNamesSegment = !at("0.3.4")
 	p.MaxMRSizeEnv = at("0.3.10.post1")
 	p.AutoPortBinder = at("0.3.6")
 	p.RegisterRollback = at("0.3.13")
@@ -709,6 +745,15 @@ func profileOf(v Version) Profile {
 	p.PyMetadataDuplicateCheck, p.PyMetadataSameValueOK, p.PyMetadataKeyRequired = at("0.3.6"), at("0.3.14"), at("0.3.12")
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10.post1")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
+	p.PutNoSpaceHelper = at("0.3.7")
+	p.PutAllocSlices = !at("0.3.5")
+	p.GetAllocOperation, p.GetAllocBuffer = at("0.3.5") && !at("0.3.6"), at("0.3.6")
+	switch {
+	case !at("0.3.6"):
+		p.MasterAllocFailedLine = AllocFailedSlice
+	case !at("0.3.7"):
+		p.MasterAllocFailedLine = AllocFailedAll
+	}
 	p.MasterViewKey = "mooncake-store/mooncake/master_view"
 	if at("0.3.12") {
 		p.MasterViewKey = "mooncake-store/mooncake_cluster/master_view"
@@ -849,3 +894,18 @@ func MustProfile(s string) Profile {
 // "unknown command line flag", sim,real seed 30037): topology metadata:
 // master needs it.
 const EmbeddedMetadataSince = "0.3.6"
+
+// AllocFailedLine is what mooncake_master logs when a single put's
+// allocation fails (Profile.MasterAllocFailedLine).
+type AllocFailedLine int
+
+const (
+	// AllocFailedNone: VLOG(1) only (v0.3.7+).
+	AllocFailedNone AllocFailedLine = iota
+	// AllocFailedSlice: "key=K, replica_id=0, slice_index=0,
+	// error=allocation_failed" (master_service.cpp, up to v0.3.5).
+	AllocFailedSlice
+	// AllocFailedAll: "Failed to allocate all replicas for key=K, error:
+	// NO_AVAILABLE_HANDLE" (master_service.cpp, v0.3.6, v0.3.6.post1).
+	AllocFailedAll
+)

@@ -173,6 +173,11 @@ func (s *Store) HealthCheck(ctx context.Context) (int, error) {
 	return s.intCall(ctx, "health_check", nil)
 }
 
+// Lookup implements engine.Store: getattr(store, name) in the driver.
+func (s *Store) Lookup(ctx context.Context, name string) error {
+	return s.d.call(ctx, "lookup", map[string]any{"store": s.h, "name": name}, nil)
+}
+
 // GetHostname implements engine.Store.
 func (s *Store) GetHostname(ctx context.Context) (string, error) {
 	var h string

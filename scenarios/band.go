@@ -45,6 +45,23 @@ func TimingSlack(r float64) float64 {
 	return max(float64(TimingToleranceAbs.Milliseconds()), TimingTolerance*r)
 }
 
+// WallCall is a Mooncake call's own CPU work on a wall-clock engine (its
+// RPCs, glog, a segment's allocation and registration) that no model
+// counts, as a loaded machine stretches it: real ran setup, put and
+// setup_dummy up to 0.47 s over the model with the machine loaded 6×
+// over its 2 cores (docs/REAL-FINDINGS.md §21, and a fresh .ci/run at load 12–25:
+// setup 45 ms on sim, 423 ms on real).
+const WallCall = 500 * time.Millisecond
+
+// TimingLate is how much longer than the model's time m (ms) a
+// wall-clock engine may take in a call: the tolerance, WallLoad of m and
+// WallCall. Nothing fires early, so the other side stays TimingSlack: a
+// wall-clock engine faster than the model is a wait the model has and
+// Mooncake has not.
+func TimingLate(m float64) float64 {
+	return TimingSlack(m) + WallLoad*m + float64(WallCall.Milliseconds())
+}
+
 // Band is how an engine's clock bends duration expectations.
 type Band struct {
 	// Wall: the engine's time is the wall clock (Wall).

@@ -75,6 +75,16 @@ func (g *schemaGen) stepSchema() map[string]any {
 			v = durationSchema
 		case StepSet, StepGet, StepExists:
 			v = pageArgs
+		case StepCall:
+			v = map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "object", "additionalProperties": false,
+				"required": []any{"method"}, "properties": map[string]any{"node": map[string]any{"type": "string"}, "method": map[string]any{"type": "string"}}}}}
+		case StepPut:
+			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"key", "size"}, "properties": map[string]any{
+				"node": map[string]any{"type": "string"},
+				"key":  map[string]any{"type": "string", "minLength": 1},
+				"size": byteSizeSchema,
+				"want": map[string]any{"type": "integer"},
+			}}
 		}
 		one = append(one, map[string]any{"type": "object", "additionalProperties": false, "required": []any{a},
 			"properties": map[string]any{a: v}})

@@ -493,6 +493,12 @@ func (d *decoder) checkPlaceholders(sc *Scenario) {
 			return
 		}
 		for _, m := range placeholderRE.FindAllStringSubmatch(s, -1) {
+			if m[1] == MethodPlaceholder {
+				if CallMethod(sc.Steps) == "" {
+					d.at(p, "placeholder {{%s}} names the method of the scenario's call step, and its steps have none", m[1])
+				}
+				continue
+			}
 			if !slices.Contains(Roles, m[1]) {
 				d.at(p, "unknown placeholder {{%s}}; valid placeholders: {{%s}}", m[1], strings.Join(Roles, "}}, {{"))
 			}
@@ -820,9 +826,9 @@ func (d *decoder) noPageIO(sc *Scenario) {
 	}
 	for _, st := range steps {
 		switch st.Action {
-		case StepInit, StepSleep, StepHealthCheck:
+		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut:
 		default:
-			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check", st.Action, sc.Storage.Backend)
+			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put", st.Action, sc.Storage.Backend)
 		}
 	}
 }

@@ -8,14 +8,31 @@ import (
 // for, for output a person reads (explain, show), where a placeholder
 // would look like a template bug.
 var RoleDocs = map[string]string{
-	"master":         "the mooncake_master address (host:port)",
-	"metadata":       "the metadata server (HTTP URL, etcd://host:port or P2PHANDSHAKE)",
-	"client":         "the mooncake_client address (host:port)",
-	"master_metrics": "the mooncake_master metrics address (host:port)",
-	"etcd":           "the etcd address (host:port)",
-	"master_ip":      "the mooncake_master's own ip:port (no proxy in between)",
-	"master_ipv6":    "the mooncake_master's RPC port on the IPv6 loopback ([::1]:port, no proxy in between)",
-	"metadata_ipv6":  "the master's embedded HTTP metadata URL on the IPv6 loopback (http://[::1]:port/metadata, no proxy in between)",
+	"master":          "the mooncake_master address (host:port)",
+	"metadata":        "the metadata server (HTTP URL, etcd://host:port or P2PHANDSHAKE)",
+	"client":          "the mooncake_client address (host:port)",
+	"master_metrics":  "the mooncake_master metrics address (host:port)",
+	"etcd":            "the etcd address (host:port)",
+	"master_ip":       "the mooncake_master's own ip:port (no proxy in between)",
+	"master_ipv6":     "the mooncake_master's RPC port on the IPv6 loopback ([::1]:port, no proxy in between)",
+	"metadata_ipv6":   "the master's embedded HTTP metadata URL on the IPv6 loopback (http://[::1]:port/metadata, no proxy in between)",
+	MethodPlaceholder: "the MooncakeDistributedStore method the call step looks up",
+}
+
+// MethodPlaceholder is {{method}}: not an address but the method of the
+// scenario's first call step, so a world's expected AttributeError names
+// whatever method a draft of it calls (explain reads any placeholder as
+// one word).
+const MethodPlaceholder = "method"
+
+// CallMethod is the method of the first call step ("" when none).
+func CallMethod(steps []Step) string {
+	for _, s := range steps {
+		if s.Action == StepCall {
+			return s.Method
+		}
+	}
+	return ""
 }
 
 // DescribePlaceholders writes each {{role}} in s as <what it stands for>.

@@ -150,6 +150,13 @@ type run struct {
 	tr      *trace.Trace
 	world   engine.World
 	stores  map[string]*app
+	// callers are the call steps' processes, one a node: an integration
+	// of its own (LMCache, vLLM) beside SGLang, with its store.
+	callers map[string]caller
+	// integrations are the put steps' processes, one a node, and
+	// integrationCalls their calls in this phase.
+	integrations     map[string]integration
+	integrationCalls []Call
 	// started lists every app of the current phase in start order (failed
 	// starts included: their calls are observations).
 	started []*app
@@ -249,6 +256,8 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 	r.world = w
 	r.stores = map[string]*app{}
+	r.callers = map[string]caller{}
+	r.integrations = map[string]integration{}
 	for _, role := range Roles {
 		if a, err := w.Addr(role); err == nil && a != "" {
 			if res.Addrs == nil {
@@ -263,6 +272,8 @@ func (r *run) execute(parent context.Context, res *Result) {
 		for _, n := range sortedKeys(r.stores) {
 			_ = r.stores[n].Close(cctx)
 		}
+		r.closeCallers(cctx)
+		r.closeIntegrations(cctx)
 		res.VirtualMS = ms(w.Clock().Now())
 		if err := w.Close(cctx); err != nil && res.Verdict == Pass {
 			res.Verdict, res.Reason = Error, fmt.Sprintf("close world: %v", err)
@@ -319,6 +330,8 @@ func (r *run) execute(parent context.Context, res *Result) {
 		_ = r.stores[n].Close(ctx)
 	}
 	r.stores = map[string]*app{}
+	r.closeCallers(ctx)
+	r.closeIntegrations(ctx)
 	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 {
 		if v == "run" {
 			v = r.version
@@ -517,6 +530,9 @@ func (r *run) expand(s string) (string, error) {
 	var firstErr error
 	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
 		role := placeholderRE.FindStringSubmatch(m)[1]
+		if role == MethodPlaceholder {
+			return CallMethod(r.sc.Steps)
+		}
 		a, err := r.world.Addr(role)
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("placeholder {{%s}}: %w", role, err)
@@ -741,6 +757,8 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			d -= st.StartupTime() // the side's own start-up is not the scenario's time
 		}
 	}
+	obs.Calls = append(obs.Calls, r.integrationCalls...)
+	r.integrationCalls = nil
 	obs.TimingsMS = timings(obs.Calls)
 	r.started = nil
 	obs.DurationMS = ms(d)
@@ -753,6 +771,16 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
 	if s.Action == StepSleep {
 		return nil, r.world.Clock().Sleep(ctx, s.Sleep.D())
+	}
+	if s.Action == StepCall {
+		c, err := r.callerOn(ctx, s.Node, env, file, extra)
+		if err != nil {
+			return nil, err
+		}
+		return nil, c.store.Lookup(ctx, s.Method)
+	}
+	if s.Action == StepPut {
+		return r.integrationPut(ctx, s, env, file, extra)
 	}
 	if s.Action == StepInit {
 		if old, ok := r.stores[s.Node]; ok {
@@ -790,6 +818,44 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 		return int64(n), err
 	}
 	return nil, fmt.Errorf("unknown step action %q", s.Action)
+}
+
+// caller is a call step's process and the MooncakeDistributedStore() it
+// made (not set up: a method lookup does not depend on setup).
+type caller struct {
+	proc  engine.Process
+	store engine.Store
+}
+
+// callerOn is the node's caller process, started with the node's
+// environment on its first call step.
+func (r *run) callerOn(ctx context.Context, node string, env Env, file any, extra map[string]any) (caller, error) {
+	if c, ok := r.callers[node]; ok {
+		return c, nil
+	}
+	l, err := r.launchFor(node, env, file, extra)
+	if err != nil {
+		return caller{}, err
+	}
+	p, err := r.world.StartProcess(ctx, node, l.Env)
+	if err != nil {
+		return caller{}, fmt.Errorf("start the caller's process on %s: %w", node, err)
+	}
+	st, err := p.NewStore(ctx)
+	if err != nil {
+		_ = p.Close(ctx)
+		return caller{}, err
+	}
+	c := caller{proc: p, store: st}
+	r.callers[node] = c
+	return c, nil
+}
+
+func (r *run) closeCallers(ctx context.Context) {
+	for _, n := range sortedKeys(r.callers) {
+		_ = r.callers[n].proc.Close(ctx)
+	}
+	r.callers = map[string]caller{}
 }
 
 // boolsToAny makes []bool comparable with a YAML want list.

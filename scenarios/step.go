@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // Step actions.
@@ -19,10 +21,12 @@ const (
 	StepGet         = "get"          // batch_get_v1 of pages
 	StepExists      = "exists"       // batch_exists of pages
 	StepHealthCheck = "health_check" // store.health_check()
+	StepCall        = "call"         // an integration's store.<method>: the attribute lookup
+	StepPut         = "put"          // an integration's own store: setup, then put(key, bytes(size))
 )
 
 // StepActions lists the step actions.
-var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck}
+var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck, StepCall, StepPut}
 
 // Step is one action of a phase.
 type Step struct {
@@ -35,8 +39,13 @@ type Step struct {
 	Sleep Duration
 	// Pages are the page keys of set/get/exists.
 	Pages []string
+	// Method is the call step's MooncakeDistributedStore method.
+	Method string
+	// Key and Size are the put step's object: put(key, bytes(size)).
+	Key  string
+	Size ByteSize
 	// Want is the expected result: set/get → one bool per page; exists →
-	// the hit count; health_check → the code. nil = not checked.
+	// the hit count; health_check and put → the code. nil = not checked.
 	Want any
 }
 
@@ -47,6 +56,20 @@ type pageArgs struct {
 	Node  string `yaml:"node"`
 	Pages any    `yaml:"pages"`
 	Want  any    `yaml:"want"`
+}
+
+// callArgs is the mapping form of call.
+type callArgs struct {
+	Node   string `yaml:"node"`
+	Method string `yaml:"method"`
+}
+
+// putArgs is the mapping form of put.
+type putArgs struct {
+	Node string   `yaml:"node"`
+	Key  string   `yaml:"key"`
+	Size ByteSize `yaml:"size"`
+	Want any      `yaml:"want"`
 }
 
 func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
@@ -64,6 +87,31 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 	switch k.Value {
 	case StepSleep:
 		d.decode(v, reflectValue(&s.Sleep), "sleep", "")
+	case StepCall:
+		// call: METHOD, or call: {node: N, method: METHOD}: the caller (an
+		// integration's own process on the node, not SGLang's) looks the
+		// method up on a MooncakeDistributedStore() it made.
+		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+			s.Method = v.Value
+		} else if v.Kind == yaml.MappingNode {
+			var a callArgs
+			d.decodeStruct(v, reflectValue(&a), k.Value)
+			s.Node, s.Method = a.Node, a.Method
+		}
+		if !mooncake.ValidMethodName(s.Method) {
+			d.errorf(v, "call: want a MooncakeDistributedStore method name (call: batch_get_buffer, or call: {node: tp0, method: batch_get_buffer}), got %q", s.Method)
+		}
+	case StepPut:
+		var a putArgs
+		d.decodeStruct(v, reflectValue(&a), k.Value)
+		s.Node, s.Key, s.Size, s.Want = a.Node, a.Key, a.Size, a.Want
+		if a.Key == "" {
+			d.errorf(v, "put: key is required")
+		}
+		if a.Size <= 0 {
+			d.errorf(v, "put: size is required and must be positive (the value's bytes)")
+		}
+		d.checkWant(v, s)
 	case StepInit, StepHealthCheck, StepSet, StepGet, StepExists:
 		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && (k.Value == StepInit || k.Value == StepHealthCheck) {
 			s.Node = v.Value
@@ -140,7 +188,7 @@ func (d *decoder) checkWant(n *yaml.Node, s *Step) {
 		if !ok || len(l) != len(s.Pages) {
 			d.errorf(n, "%s: want must be a list of %d booleans (one per page)", s.Action, len(s.Pages))
 		}
-	case StepExists, StepHealthCheck:
+	case StepExists, StepHealthCheck, StepPut:
 		if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "%s: want must be an integer", s.Action)
 		}
@@ -155,6 +203,10 @@ func (s Step) String() string {
 		return fmt.Sprintf("sleep %s", s.Sleep.D())
 	case StepSet, StepGet, StepExists:
 		return fmt.Sprintf("%s %s %d pages", s.Action, s.Node, len(s.Pages))
+	case StepCall:
+		return fmt.Sprintf("call %s %s", s.Node, s.Method)
+	case StepPut:
+		return fmt.Sprintf("put %s %s %d bytes", s.Node, s.Key, int64(s.Size))
 	}
 	return s.Action + " " + s.Node
 }

@@ -22,8 +22,10 @@ func timings(calls []Call) map[string]float64 {
 	return m
 }
 
-// TimingDiffs lists the methods (sorted) whose time in got is outside the
-// tolerance of ref. Methods only one side called are codes' business.
+// TimingDiffs lists the methods (sorted) whose time in got (the model's,
+// ms) is outside the tolerance of ref (a wall-clock engine's): ref more
+// than TimingLate later, or more than TimingSlack earlier. Methods only
+// one side called are codes' business.
 func TimingDiffs(ref, got map[string]float64) []string {
 	var out []string
 	for m, r := range ref {
@@ -31,7 +33,7 @@ func TimingDiffs(ref, got map[string]float64) []string {
 		if !ok {
 			continue
 		}
-		if math.Abs(g-r) > TimingSlack(r) {
+		if g-r > TimingSlack(r) || r-g > TimingLate(g) {
 			out = append(out, m)
 		}
 	}

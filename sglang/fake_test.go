@@ -223,5 +223,6 @@ func (s *fakeStore) BatchIsExist(_ context.Context, keys []string) ([]int, error
 }
 
 func (s *fakeStore) HealthCheck(context.Context) (int, error)    { return 0, nil }
+func (s *fakeStore) Lookup(context.Context, string) error        { return nil }
 func (s *fakeStore) GetHostname(context.Context) (string, error) { return "fake:1", nil }
 func (s *fakeStore) Close(context.Context) (int, error)          { s.closed = true; return 0, nil }

@@ -385,7 +385,7 @@ func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte) (
 		return 0, nil, err
 	}
 	if u.Path != "/metadata" {
-		return http.StatusNotFound, []byte("Not Found"), nil
+		return http.StatusNotFound, []byte(srv.NoRoute), nil
 	}
 	if a := m.w.answer; a != nil && a.Matches(method) {
 		// A wrong-answer fault: the server answers, its store untouched.

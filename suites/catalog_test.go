@@ -41,8 +41,8 @@ type engineSuite struct {
 	wrap func(engine.Engine) engine.Engine
 	// agree: compare every result with sim's (return codes, exception,
 	// process death). timings: also the time in each Mooncake method,
-	// within 10 percent or 0.3 s (a run off it is measured up to twice
-	// more and judged by the median).
+	// within scenarios.TimingDiffs' band (a run off it is measured up to
+	// twice more and judged by the median).
 	agree, timings bool
 	// beforeAll and after run before the table and after it (leak checks).
 	beforeAll func()
@@ -128,6 +128,9 @@ func catalogSuite(s engineSuite) bool {
 			}
 			if r.Verdict == scenarios.Skip && s.maySkip != nil && s.maySkip(sc, version) {
 				return // an allowed skip: its reason is in the report entry
+			}
+			if r.Verdict != scenarios.Pass {
+				AddReportEntry("what the run saw", runDetail(r))
 			}
 			Expect(r.Verdict).To(Equal(scenarios.Pass), "%s @ %s on %s: %s", name, version, s.name, r.Reason)
 		}, catalogEntries(s))
@@ -331,4 +334,21 @@ func noToxic(sc *scenarios.Scenario) bool {
 		}
 	}
 	return false
+}
+
+// runDetail is what a failed run saw, for its report: each call's code
+// and the log's last lines (a flake on a loaded CI machine is diagnosed
+// from the report alone).
+func runDetail(r scenarios.Result) string {
+	var b strings.Builder
+	for _, c := range r.Observed.Calls {
+		fmt.Fprintf(&b, "call %s -> %d %v (%.0f ms)\n", c.Method, c.Code, c.Codes, c.MS)
+	}
+	logs := r.Observed.Logs
+	if len(logs) > 60 {
+		fmt.Fprintf(&b, "... %d earlier log lines\n", len(logs)-60)
+		logs = logs[len(logs)-60:]
+	}
+	b.WriteString(strings.Join(logs, "\n"))
+	return b.String()
 }

@@ -58,6 +58,9 @@ type (
 		Key    string                 `json:"key"`
 		Size   int64                  `json:"size"`
 		Config master.ReplicateConfig `json:"config"`
+		// Batch: the key's place in a batch call (the master warns once
+		// at its end).
+		Batch *master.BatchPos `json:"batch,omitempty"`
 	}
 	existWire struct {
 		Exists bool `json:"exists"`
@@ -142,6 +145,9 @@ func NewMasterServer(lock sync.Locker, get func() master.Service, logger *slog.L
 		var r putStartReq
 		if err := decode(p, &r); err != nil {
 			return nil, err
+		}
+		if r.Batch != nil {
+			ctx = master.WithBatchPos(ctx, *r.Batch)
 		}
 		return m.PutStart(ctx, r.Key, r.Size, r.Config)
 	})
@@ -286,7 +292,11 @@ func (m MasterStub) BatchExistKey(ctx context.Context, keys []string) ([]master.
 // PutStart implements master.Service.
 func (m MasterStub) PutStart(ctx context.Context, key string, size int64, cfg master.ReplicateConfig) ([]master.Replica, error) {
 	var v []master.Replica
-	err := m.call(ctx, MPutStart, putStartReq{Key: key, Size: size, Config: cfg}, &v)
+	req := putStartReq{Key: key, Size: size, Config: cfg}
+	if b, ok := master.BatchPosOf(ctx, key); ok {
+		req.Batch = &b
+	}
+	err := m.call(ctx, MPutStart, req, &v)
 	return v, err
 }
 

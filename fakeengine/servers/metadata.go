@@ -77,8 +77,8 @@ func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.URL.Path {
 	case "/health":
-		if h.model.NoHealth { // aiohttp's answer for a route the Python server lacks
-			writeText(w, http.StatusNotFound, "404: Not Found")
+		if h.model.NoHealth { // a route the Python server lacks
+			writeText(w, http.StatusNotFound, h.model.NoRoute)
 			return
 		}
 		if r.Method != http.MethodGet {
@@ -111,7 +111,7 @@ func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		_, _ = w.Write(resp)
 	default:
-		writeText(w, http.StatusNotFound, "Not Found")
+		writeText(w, http.StatusNotFound, h.model.NoRoute)
 	}
 }
 

@@ -52,7 +52,7 @@ func (c *DummyClient) logf(level, format string, a ...any) {
 // noAttr is the AttributeError pybind11 raises for a method this version
 // does not bind.
 func noAttr(p mooncake.Profile, name string) error {
-	return &engine.PyError{Class: "AttributeError", Message: fmt.Sprintf("'%s' object has no attribute '%s'", p.Class(), name)}
+	return &engine.PyError{Class: "AttributeError", Message: p.NoAttributeError(name)}
 }
 
 // SetupDummy is setup_dummy(mem_pool_size, local_buffer_size, server_address);

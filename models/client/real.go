@@ -677,7 +677,11 @@ func (c *RealClient) mountSegment(ctx context.Context, buf engine.Buffer, protoc
 		return code
 	}
 	if rc := c.te.RegisterLocalMemory(ctx, buf.Ptr, buf.Size, true); rc != 0 {
-		c.logf(mlog.Error, "register_local_memory_failed base=%#x size=%d, error=%d", buf.Ptr, buf.Size, rc)
+		if c.p.MountFailNamesSegment {
+			c.logf(mlog.Error, "register_local_memory_failed segment_name=%s", c.hostname)
+		} else {
+			c.logf(mlog.Error, "register_local_memory_failed base=%#x size=%d, error=%d", buf.Ptr, buf.Size, rc)
+		}
 		return mooncake.INVALID_PARAMS
 	}
 	seg := master.Segment{ID: c.newUUID(), Name: c.hostname, Base: buf.Ptr, Size: buf.Size, Protocol: protocol, TEEndpoint: c.te.ServerName(), TEProtocol: c.te.SegmentProtocol()}
@@ -873,6 +877,17 @@ func (c *RealClient) UnregisterBuffer(ctx context.Context, ptr uint64) (int, err
 	return 0, nil
 }
 
+// localBufferSize is the local buffer's capacity (setup's
+// local_buffer_size; 0 when none was registered). One call at a time uses
+// it whole: concurrent puts sharing it, and the allocator's own overhead,
+// are not modelled.
+func (c *RealClient) localBufferSize() int64 {
+	if c.localBuf == nil {
+		return 0
+	}
+	return c.localBuf.Size
+}
+
 // putBytes is Client::Put: PutStart → transfer each replica → PutEnd
 // (PutRevoke on transfer failure). OBJECT_ALREADY_EXISTS counts as success.
 func (c *RealClient) putBytes(ctx context.Context, key string, data hostmem.Content) mooncake.ErrorCode {
@@ -888,8 +903,19 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 		switch {
 		case code == mooncake.OBJECT_ALREADY_EXISTS:
 			return mooncake.OK
+		case !c.p.PutNoSpaceHelper:
+			// client.cpp Client::Put up to v0.3.6.post1, any code (real
+			// 0.3.4, 0.3.6.post1); the batch path's texts at those
+			// releases are not modelled (SGLang cannot set them up).
+			if !batch {
+				c.logf(mlog.Error, "Failed to start put operation: %s", code.Name())
+			}
 		case code == mooncake.NO_AVAILABLE_HANDLE:
-			c.logf(mlog.Warning, "Failed to start put operation for key=%s due to insufficient space. Consider lowering eviction_high_watermark_ratio or mounting more segments.", key)
+			// A batch counts them: Client::CollectResults warns once
+			// (BatchPutFrom).
+			if !batch {
+				c.logf(mlog.Warning, "Failed to start put operation for key=%s%s", key, mooncake.PutNoSpaceHelper)
+			}
 		case batch && isRPCCode(code):
 		default:
 			c.logf(mlog.Error, "Failed to start put operation for key=%s: %s", key, code.Name())
@@ -1002,6 +1028,18 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 		if !r.Complete {
 			continue
 		}
+		if localEndpoints && r.Size > c.localBufferSize() {
+			// get (get_buffer_internal) reads into the local buffer: the
+			// allocation of the object's size fails after the query.
+			switch {
+			case c.p.GetAllocBuffer:
+				c.logf(mlog.Error, "Failed to allocate buffer for get_buffer, key: %s", key)
+				return hostmem.Content{}, mooncake.BUFFER_OVERFLOW
+			case c.p.GetAllocOperation:
+				c.logf(mlog.Error, "Failed to allocate buffer for get operation, key: %s, size: %d", key, r.Size)
+				return hostmem.Content{}, mooncake.BUFFER_OVERFLOW
+			}
+		}
 		if !c.selectTransport(r) {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
@@ -1064,7 +1102,23 @@ func (c *RealClient) Put(ctx context.Context, key string, value []byte) (int, er
 	if !c.ready() {
 		return int(mooncake.INVALID_PARAMS), nil
 	}
-	return int(c.putBytes(ctx, key, hostmem.Literal(value))), nil
+	if size := int64(len(value)); size > c.localBufferSize() {
+		// The value is copied into the local buffer first
+		// (client_buffer_allocator_): no room, no RPC.
+		if c.p.PutAllocSlices {
+			c.logf(mlog.Error, "Failed to allocate slices for put operation, key: %s, value size: %d", key, size)
+			return 1, nil
+		}
+		c.logf(mlog.Error, "Failed to allocate buffer for put operation, key: %s, value size: %d", key, size)
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	code := c.putBytes(ctx, key, hostmem.Literal(value))
+	if code != mooncake.OK && !c.p.PutNoSpaceHelper {
+		// store_py.cpp / pybind_client.cpp put up to v0.3.6.post1 (real
+		// 0.3.4, 0.3.6.post1); from v0.3.7 put_internal returns silently.
+		c.logf(mlog.Error, "Put operation failed with error: %s", code.Name())
+	}
+	return int(code), nil
 }
 
 // Get is get(key): b"" on any failure.
@@ -1202,8 +1256,23 @@ func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uin
 	})
 	if err == nil {
 		c.batchPutLog(keys, out)
+		if n := countCode(out, mooncake.NO_AVAILABLE_HANDLE); n > 0 && c.p.PutNoSpaceHelper {
+			// Client::CollectResults (client.cpp v0.3.7, client_service.cpp
+			// v0.3.8+; real 0.3.7.post2 … 0.3.14).
+			c.logf(mlog.Warning, "BatchPut failed for %d keys%s", n, mooncake.PutNoSpaceHelper)
+		}
 	}
 	return out, err
+}
+
+func countCode(out []int, code mooncake.ErrorCode) int {
+	n := 0
+	for _, rc := range out {
+		if rc == int(code) {
+			n++
+		}
+	}
+	return n
 }
 
 func isRPCCode(code mooncake.ErrorCode) bool {

@@ -76,6 +76,19 @@ func (s *Store) SetupDummy(ctx context.Context, memPoolSize, localBufferSize int
 	})
 }
 
+// Lookup implements engine.Store from the release's binding surface
+// (mooncake.Profile.HasMethod); a RealClient and the DummyClient it becomes
+// are one Python class, so one surface.
+func (s *Store) Lookup(ctx context.Context, name string) error {
+	_, err := call(s, func() (struct{}, error) {
+		if !s.real.p.HasMethod(name) {
+			return struct{}{}, noAttr(s.real.p, name)
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
 // RegisterBuffer implements engine.Store.
 func (s *Store) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error) {
 	return call(s, func() (int, error) { return s.client().RegisterBuffer(ctx, ptr, size) })

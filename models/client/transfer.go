@@ -249,7 +249,7 @@ func (c *RealClient) statusFrameTimeout() time.Duration {
 // before, only the store's 60 s wait ends it - from the batch's submission
 // from 0.3.10.post2, from each key's wait before (so a batch's keys time
 // out one after another). Real runs of io/peer-paused-store-wait and
-// io/peer-paused-transfer-timeout, 0.3.9 … 0.3.14 (REAL-FINDINGS §37).
+// io/peer-paused-transfer-timeout, 0.3.9 … 0.3.14 (REAL-FINDINGS §40).
 func (c *RealClient) transferStalled(ctx context.Context, write bool) error {
 	wait, status := storeTransferWait, time.Duration(0)
 	if c.p.TCPStatusDeadline {

@@ -28,6 +28,10 @@ func TestContentIsSymbolic(t *testing.T) {
 	if Literal(make([]byte, 8)).FP != 0 || Literal([]byte{1}).FP == 0 {
 		t.Fatal("fingerprints of zeros and non-zeros")
 	}
+	// Zeros keep no copy, and still read back as zeros, whole or in part.
+	if z := Literal(make([]byte, 8)); z.Lit != nil || z.Size != 8 || !bytes.Equal(z.Bytes(), make([]byte, 8)) || !bytes.Equal(z.slice(2, 3).Bytes(), make([]byte, 3)) {
+		t.Fatalf("zeros %+v", z)
+	}
 	// Materialised stamps are deterministic and differ by fingerprint.
 	if !bytes.Equal(Stamp(32, 7).Bytes(), Stamp(32, 7).Bytes()) || bytes.Equal(Stamp(32, 7).Bytes(), Stamp(32, 8).Bytes()) {
 		t.Fatal("stamp bytes")

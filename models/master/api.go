@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
@@ -231,4 +232,34 @@ func WithBatch(ctx context.Context, keys []string) context.Context {
 func BatchOf(ctx context.Context) *Batch {
 	b, _ := ctx.Value(batchKey{}).(*Batch)
 	return b
+}
+
+// BatchPos is one key's place in a batch call, what the master needs of
+// the batch (its one warning after the last key): the batch's ID (its
+// length and first key), the key's index and the batch's length. The fake
+// engine's wire carries it with each per-key call.
+type BatchPos struct {
+	ID    string `json:"id"`
+	Index int    `json:"index"`
+	N     int    `json:"n"`
+}
+
+type batchPosKey struct{}
+
+// WithBatchPos marks ctx as one key's call of a batch (the fake master
+// server, from the wire).
+func WithBatchPos(ctx context.Context, p BatchPos) context.Context {
+	return context.WithValue(ctx, batchPosKey{}, p)
+}
+
+// BatchPosOf is key's place in ctx's batch call; false outside a batch.
+func BatchPosOf(ctx context.Context, key string) (BatchPos, bool) {
+	if p, ok := ctx.Value(batchPosKey{}).(BatchPos); ok {
+		return p, true
+	}
+	b := BatchOf(ctx)
+	if b == nil || len(b.Keys) == 0 {
+		return BatchPos{}, false
+	}
+	return BatchPos{ID: fmt.Sprintf("%d\x00%s", len(b.Keys), b.Keys[0]), Index: slices.Index(b.Keys, key), N: len(b.Keys)}, true
 }

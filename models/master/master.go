@@ -2,6 +2,7 @@ package master
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -180,7 +181,17 @@ type Master struct {
 	needEviction bool
 	lastEvict    time.Duration
 	lastMonitor  time.Duration
+	// batchNoSpace counts NO_AVAILABLE_HANDLE per batch call in flight
+	// (BatchPos.ID), for rpc_service.cpp's one warning at the batch's end;
+	// batchOpen is when each batch in flight started.
+	batchNoSpace map[string]int
+	batchOpen    map[string]time.Duration
 }
+
+// batchWindow bounds how long a batch call counts as in flight: real's
+// BatchPutStart is one RPC, so a batch whose last key never came (an
+// address the client refused) must not hold eviction back for long.
+const batchWindow = time.Second
 
 // New returns a freshly started master (also: the state after a restart).
 func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
@@ -192,7 +203,7 @@ func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
 		cfg: cfg, clock: clock, log: log, rng: rng,
 		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{},
 		objects: map[string]*object{}, viewVersion: 1,
-		lastEvict: now, lastMonitor: now,
+		lastEvict: now, lastMonitor: now, batchNoSpace: map[string]int{}, batchOpen: map[string]time.Duration{},
 	}
 }
 
@@ -207,11 +218,24 @@ func (m *Master) catchUp() time.Duration {
 		m.lastMonitor += (now - m.lastMonitor) / ClientMonitorPeriod * ClientMonitorPeriod
 		m.monitorClients(m.lastMonitor)
 	}
-	if now-m.lastEvict >= EvictionPeriod {
+	if now-m.lastEvict >= EvictionPeriod && !m.batchInFlight(now) {
 		m.lastEvict += (now - m.lastEvict) / EvictionPeriod * EvictionPeriod
 		m.evictIfNeeded(now)
 	}
 	return now
+}
+
+// batchInFlight: a batch call's keys are being placed. Real places them
+// all in one BatchPutStart, so the eviction thread cannot run between two
+// of them; the model's per-key calls let other RPCs (a ping) in between.
+func (m *Master) batchInFlight(now time.Duration) bool {
+	for id, t := range m.batchOpen {
+		if now-t < batchWindow {
+			return true
+		}
+		delete(m.batchOpen, id)
+	}
+	return false
 }
 
 // ClientMonitorFunc: expire clients without a ping for client_ttl.
@@ -463,8 +487,40 @@ func (m *Master) BatchExistKey(ctx context.Context, keys []string) ([]ExistResul
 
 // PutStart implements Service (RandomAllocationStrategy over mounted
 // segments; no room → NO_AVAILABLE_HANDLE and eviction on the next tick).
-func (m *Master) PutStart(_ context.Context, key string, size int64, cfg ReplicateConfig) ([]Replica, error) {
-	now := m.catchUp()
+// In a batch call (BatchOf) it is one key of WrappedMasterService::
+// BatchPutStart, which from v0.3.7 warns once after the last key how many
+// found no space.
+func (m *Master) PutStart(ctx context.Context, key string, size int64, cfg ReplicateConfig) ([]Replica, error) {
+	b, ok := BatchPosOf(ctx, key)
+	// Real's BatchPutStart places every key in one RPC: no background
+	// tick (an eviction a failed key asked for) runs between its keys,
+	// which the fake engine's wall clock would otherwise let in.
+	now := m.clock.Now()
+	if !ok || b.Index <= 0 {
+		now = m.catchUp()
+	}
+	reps, err := m.putStart(now, key, size, cfg)
+	if !ok {
+		return reps, err
+	}
+	if b.Index == 0 {
+		delete(m.batchNoSpace, b.ID)
+		m.batchOpen[b.ID] = now
+	}
+	if errors.Is(err, mooncake.NO_AVAILABLE_HANDLE) {
+		m.batchNoSpace[b.ID]++
+	}
+	if b.Index == b.N-1 {
+		if n := m.batchNoSpace[b.ID]; n > 0 && m.cfg.Version.PutNoSpaceHelper {
+			m.log.Log(mlog.Warning, fmt.Sprintf("BatchPutStart failed for %d keys%s", n, mooncake.PutNoSpaceHelper))
+		}
+		delete(m.batchNoSpace, b.ID)
+		delete(m.batchOpen, b.ID)
+	}
+	return reps, err
+}
+
+func (m *Master) putStart(now time.Duration, key string, size int64, cfg ReplicateConfig) ([]Replica, error) {
 	if size <= 0 {
 		return nil, mooncake.INVALID_PARAMS
 	}
@@ -518,6 +574,12 @@ func (m *Master) PutStart(_ context.Context, key string, size int64, cfg Replica
 			s.allocs = kept
 		}
 		m.needEviction = true
+		switch m.cfg.Version.MasterAllocFailedLine {
+		case mooncake.AllocFailedSlice:
+			m.log.Log(mlog.Error, fmt.Sprintf("key=%s, replica_id=%d, slice_index=0, error=allocation_failed", key, len(reps)))
+		case mooncake.AllocFailedAll:
+			m.log.Log(mlog.Error, fmt.Sprintf("Failed to allocate all replicas for key=%s, error: NO_AVAILABLE_HANDLE", key))
+		}
 		return nil, mooncake.NO_AVAILABLE_HANDLE
 	}
 	m.objects[key] = &object{key: key, size: size, replicas: reps, putStart: now, lastTouch: now}

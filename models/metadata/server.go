@@ -22,6 +22,11 @@ type Server struct {
 	AnyPut bool
 	// NoHealth: no GET /health route (the Python server at every release).
 	NoHealth bool
+	// NoRoute is the body of the 404 for a path other than /metadata (a
+	// URL without its path, or with a trailing slash): the web framework's
+	// own text (real 0.3.13.post1: coro_http "404 Not Found", aiohttp
+	// "404: Not Found").
+	NoRoute string
 	// missingKey is the answer to a request without ?key=.
 	missingKeyStatus int
 	missingKeyText   string
@@ -30,7 +35,7 @@ type Server struct {
 
 // New returns an empty embedded (C++) server.
 func New(sameValueUnchanged bool) *Server {
-	return &Server{SameValueUnchanged: sameValueUnchanged, missingKeyStatus: http.StatusBadRequest, missingKeyText: "Missing key parameter", store: map[string][]byte{}}
+	return &Server{SameValueUnchanged: sameValueUnchanged, NoRoute: "404 Not Found", missingKeyStatus: http.StatusBadRequest, missingKeyText: "Missing key parameter", store: map[string][]byte{}}
 }
 
 // PythonRules are what the wheel's mooncake_http_metadata_server answers
@@ -48,7 +53,7 @@ type PythonRules struct {
 
 // NewPython returns an empty wheel's Python server.
 func NewPython(r PythonRules) *Server {
-	s := &Server{SameValueUnchanged: r.SameValueOK, AnyPut: !r.DuplicateCheck, NoHealth: true, missingKeyStatus: http.StatusNotFound, missingKeyText: "metadata not found", store: map[string][]byte{}}
+	s := &Server{SameValueUnchanged: r.SameValueOK, AnyPut: !r.DuplicateCheck, NoHealth: true, NoRoute: "404: Not Found", missingKeyStatus: http.StatusNotFound, missingKeyText: "metadata not found", store: map[string][]byte{}}
 	if r.KeyRequired {
 		s.missingKeyStatus, s.missingKeyText = http.StatusBadRequest, "metadata key is required"
 	}

@@ -1,0 +1,136 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sglang"
+)
+
+// integration is a put step's process: an integration of its own beside
+// SGLang (an LMCache or vLLM connector) that sets up a
+// MooncakeDistributedStore from the node's MOONCAKE_* settings and puts
+// Python bytes, which Mooncake copies through the store's local buffer
+// (SGLang's zero-copy page I/O never does).
+type integration struct {
+	proc  engine.Process
+	store engine.Store
+}
+
+// Defaults of an integration's setup where the node's env is silent:
+// Mooncake's own (real_client.cpp DEFAULT_LOCAL_BUFFER_SIZE 16 MiB,
+// DEFAULT_PROTOCOL tcp) and SGLang's for the names they share.
+const (
+	integrationLocalBuffer = 16 << 20
+	integrationSegment     = 4 << 30
+)
+
+// integrationPut runs a put step: the node's integration (started and set
+// up on its first put step; a failed setup is the step's error code) puts
+// bytes(size) under key and returns put's code.
+func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
+	in, code, err := r.integrationOn(ctx, s.Node, env, file, extra)
+	if err != nil || code != 0 {
+		return int64(code), err
+	}
+	t0 := r.world.Clock().Now()
+	rc, err := in.store.Put(ctx, s.Key, make([]byte, s.Size))
+	r.integrationCall("put", rc, err, t0)
+	if err != nil {
+		return nil, err
+	}
+	return int64(rc), nil
+}
+
+func (r *run) integrationCall(method string, rc int, err error, t0 time.Duration) {
+	c := Call{Method: method, Code: rc, MS: ms(r.world.Clock().Now() - t0)}
+	if pe, ok := engine.AsPyError(err); ok {
+		c.Raised = &Exception{Class: pe.Class, Message: pe.Message}
+	}
+	r.integrationCalls = append(r.integrationCalls, c)
+}
+
+// integrationOn is the node's integration, started with the node's
+// environment and set up with its MOONCAKE_* settings on first use.
+func (r *run) integrationOn(ctx context.Context, node string, env Env, file any, extra map[string]any) (integration, int, error) {
+	if in, ok := r.integrations[node]; ok {
+		return in, 0, nil
+	}
+	l, err := r.launchFor(node, env, file, extra)
+	if err != nil {
+		return integration{}, 0, err
+	}
+	args, err := integrationSetupArgs(l.Env)
+	if err != nil {
+		return integration{}, 0, fmt.Errorf("put on %s: %w", node, err)
+	}
+	p, err := r.world.StartProcess(ctx, node, l.Env)
+	if err != nil {
+		return integration{}, 0, fmt.Errorf("start the integration's process on %s: %w", node, err)
+	}
+	st, err := p.NewStore(ctx)
+	if err != nil {
+		_ = p.Close(ctx)
+		return integration{}, 0, err
+	}
+	in := integration{proc: p, store: st}
+	r.integrations[node] = in
+	t0 := r.world.Clock().Now()
+	rc, err := st.Setup(ctx, args)
+	r.integrationCall("setup", rc, err, t0)
+	return in, rc, err
+}
+
+// integrationSetupArgs: setup(local_hostname, metadata_server,
+// global_segment_size, local_buffer_size, protocol, device_name,
+// master_server_addr) from MOONCAKE_LOCAL_HOSTNAME,
+// MOONCAKE_TE_META_DATA_SERVER, MOONCAKE_GLOBAL_SEGMENT_SIZE,
+// MOONCAKE_LOCAL_BUFFER_SIZE (bytes), MOONCAKE_PROTOCOL, MOONCAKE_DEVICE,
+// MOONCAKE_MASTER (required). Seven positionals: every release binds them.
+func integrationSetupArgs(env map[string]string) (engine.SetupArgs, error) {
+	get := func(k, def string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return def
+	}
+	a := engine.SetupArgs{
+		LocalHostname:     get("MOONCAKE_LOCAL_HOSTNAME", "localhost"),
+		MetadataServer:    get("MOONCAKE_TE_META_DATA_SERVER", "P2PHANDSHAKE"),
+		Protocol:          get("MOONCAKE_PROTOCOL", "tcp"),
+		RDMADevices:       get("MOONCAKE_DEVICE", ""),
+		MasterServerAddr:  env["MOONCAKE_MASTER"],
+		GlobalSegmentSize: integrationSegment,
+		LocalBufferSize:   integrationLocalBuffer,
+	}
+	if a.MasterServerAddr == "" {
+		return a, fmt.Errorf("MOONCAKE_MASTER is required (the integration's master_server_addr)")
+	}
+	if v, ok := env["MOONCAKE_GLOBAL_SEGMENT_SIZE"]; ok {
+		n, err := sglang.ParseGlobalSegmentSize(v)
+		if err != nil {
+			return a, fmt.Errorf("MOONCAKE_GLOBAL_SEGMENT_SIZE %q: %w", v, err)
+		}
+		a.GlobalSegmentSize = n
+	}
+	if v, ok := env["MOONCAKE_LOCAL_BUFFER_SIZE"]; ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return a, fmt.Errorf("MOONCAKE_LOCAL_BUFFER_SIZE %q: want a byte count", v)
+		}
+		a.LocalBufferSize = n
+	}
+	return a, nil
+}
+
+func (r *run) closeIntegrations(ctx context.Context) {
+	for _, n := range sortedKeys(r.integrations) {
+		in := r.integrations[n]
+		_, _ = in.store.Close(ctx)
+		_ = in.proc.Close(ctx)
+	}
+	r.integrations = map[string]integration{}
+}
