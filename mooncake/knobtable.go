@@ -407,6 +407,17 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"1"}, "boundary": {"0"}, "invalid": {"maybe"}},
 	},
 	{
+		Name: "MC_TCP_STATUS_TIMEOUT_SEC", Scope: ScopeEnv, Reader: "transfer engine", Type: "int", Modelled: true,
+		Doc:   "seconds the TCP transport waits for a peer's status frame before it drops the connection and fails the slice (default 30)",
+		Since: "0.3.12",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "30", Min: 1, Max: 2147483647,
+			Invalid: "atoi; 0, negative and garbage are 30",
+			Source:  "v0.3.12 mooncake-transfer-engine/src/transport/tcp_transport/tcp_transport.cpp:422 (statusFrameTimeoutSec); v0.3.12.post1 tcp_transport.cpp:422",
+		}},
+		Samples: map[string][]string{"valid": {"3"}, "boundary": {"1"}, "invalid": {"0"}},
+	},
+	{
 		Name: "MC_TRANSFER_TIMEOUT", Scope: ScopeEnv, Reader: "transfer engine (Python TransferEngine)", Type: "int",
 		Doc:   "seconds the Python TransferEngine waits for a transfer (default 30, at least 5)",
 		Since: "0.3.2",

@@ -164,6 +164,32 @@ type Profile struct {
 	MasterVersionCheck bool
 	// RPCTimeoutCode: RPC timeouts are -901 (0.3.12+); before, -900.
 	RPCTimeoutCode bool
+	// TCPStatusDeadline: the TCP transport's v2 framing (0.3.12+) waits
+	// MC_TCP_STATUS_TIMEOUT_SEC (default 30 s) for a peer's status frame,
+	// then drops the connection and fails the slice; before, a transfer to
+	// a peer that accepted and went silent waits for the store's 60 s
+	// (tcp_transport.cpp v0.3.12 statusFrameTimeoutSec; v0.3.11.post1 has
+	// no deadline). Real 0.3.12.post1 … 0.3.14, a paused peer.
+	TCPStatusDeadline bool
+	// TransferWaitFromSubmit: the store's 60 s transfer wait counts from the
+	// batch's submission and is printed in milliseconds (0.3.10.post2+,
+	// transfer_task.cpp start_ts_); before, each future waits its own 60 s
+	// from its wait, printed in seconds, so a batch's stalled keys time out
+	// one after another (real 0.3.9 and 0.3.10.post1: 2 keys, 120 s).
+	TransferWaitFromSubmit bool
+	// TCPSessionEFAULT: the TCP transport's Session texts of v0.3.6 …
+	// v0.3.9 ("Session::readBody failed. Attempt to read data …"; from
+	// v0.3.10 ServerSession/ClientSession, v0.3.4/v0.3.5 without the
+	// addresses) for a slice whose address the serving process does not map
+	// (te.TransferBadAddress): its server's socket read fails with EFAULT
+	// and a write is still 0 (no acknowledgement in that framing), its
+	// socket write fails and closes, so a read ends in End of file (real
+	// 0.3.9, one local_hostname on two SGLang nodes with etcd).
+	TCPSessionEFAULT bool
+	// BatchGetFailedLog: batch_get_into logs "BatchGet failed for key 'K':
+	// CODE" per key whose transfer failed (v0.3.5 store_py.cpp:691; real
+	// 0.3.9 … 0.3.14).
+	BatchGetFailedLog bool
 	// DummyClient: setup_dummy and mooncake_client exist (0.3.8+).
 	// RealClientRPCLoopback: mooncake_client's RPC service listens on
 	// 127.0.0.1 whatever --host says (real_client_main.cpp up to
@@ -693,6 +719,10 @@ func profileOf(v Version) Profile {
 	p.AutoDiscoveryAllProtocols = at("0.3.6") && !at("0.3.7")
 	p.MasterVersionCheck = at("0.3.8")
 	p.RPCTimeoutCode = at("0.3.12")
+	p.TCPStatusDeadline = at("0.3.12")
+	p.TransferWaitFromSubmit = at("0.3.10.post2")
+	p.BatchGetFailedLog = at("0.3.5")
+	p.TCPSessionEFAULT = at("0.3.6") && !at("0.3.10")
 	p.DummyClient = at("0.3.8")
 	p.RealClientRPCLoopback = p.DummyClient && !at("0.3.10.post2")
 	p.HostMemAllocator = at("0.3.8")

@@ -29,6 +29,10 @@ const (
 // transferTimeout bounds a data-path transfer to a silent peer.
 const transferTimeout = 30 * time.Second
 
+// kernelBufferedWrite is the largest write a paused peer's socket buffers
+// take whole (measured at one page, 256 KiB; larger ones stall).
+const kernelBufferedWrite = 256 << 10
+
 // procState is a server process's state.
 type procState int
 
@@ -419,7 +423,7 @@ type dataPath struct {
 	clock engine.Clock
 }
 
-func (d dataPath) route(ctx context.Context, endpoint string, n int64, write bool) (*hostmem.Space, error) {
+func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int64, write bool) (*hostmem.Space, error) {
 	if err := d.w.loopbackElsewhere(d.from, endpoint); err != nil {
 		return nil, err
 	}
@@ -431,8 +435,28 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 		// Its process is gone: nothing listens on its port.
 		return nil, &te.TransferRefused{Endpoint: endpoint}
 	}
+	var bad error
+	if r, ok := ep.mem.Find(addr); !ok || !r.Contains(addr, n) {
+		// The endpoint's name is another process's too (one local_hostname
+		// on etcd: the last rpc_meta wins) and its server has nothing there.
+		bad = &te.TransferBadAddress{Endpoint: endpoint, Addr: addr, Server: ep.log}
+	}
 	if ep.node == d.from {
+		if bad != nil {
+			return nil, bad
+		}
 		return ep.mem, nil // local memcpy
+	}
+	if d.w.clientMem != nil && ep.mem == d.w.clientMem && d.w.clientState == paused {
+		// SIGSTOP'd mooncake_client: its kernel still completes the TCP
+		// handshake and takes the request's bytes, nothing answers. Before
+		// the v2 framing's status frame a write waits for no answer, so one
+		// the socket buffers hold completes (real 0.3.9: a page's put to a
+		// paused peer is 0; the bytes land when it resumes).
+		if !write || d.w.profile.TCPStatusDeadline || n > kernelBufferedWrite || bad != nil {
+			return nil, &te.TransferStalled{Endpoint: endpoint}
+		}
+		return ep.mem, nil
 	}
 	var req, resp int64 = 64, n
 	if write {
@@ -453,11 +477,14 @@ func (d dataPath) route(ctx context.Context, endpoint string, n int64, write boo
 	if err := d.clock.Sleep(ctx, out.Delay); err != nil {
 		return nil, err
 	}
+	if bad != nil {
+		return nil, bad
+	}
 	return ep.mem, nil
 }
 
 func (d dataPath) Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error {
-	mem, err := d.route(ctx, endpoint, c.Size, true)
+	mem, err := d.route(ctx, endpoint, addr, c.Size, true)
 	if err != nil {
 		return err
 	}
@@ -465,7 +492,7 @@ func (d dataPath) Write(ctx context.Context, endpoint string, addr uint64, c hos
 }
 
 func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error) {
-	mem, err := d.route(ctx, endpoint, size, false)
+	mem, err := d.route(ctx, endpoint, addr, size, false)
 	if err != nil {
 		return hostmem.Content{}, err
 	}

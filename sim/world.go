@@ -43,6 +43,7 @@ type endpointReg struct {
 	name string
 	node string
 	mem  *hostmem.Space
+	log  mlog.Logger // the serving process's log (its TCP server's lines)
 }
 
 // World is one simulated topology.
@@ -231,7 +232,7 @@ func (w *World) register(c *client.RealClient, node string, mem *hostmem.Space) 
 			return
 		}
 	}
-	w.endpoints = append(w.endpoints, endpointReg{name: name, node: node, mem: mem})
+	w.endpoints = append(w.endpoints, endpointReg{name: name, node: node, mem: mem, log: c.Logger()})
 	// Segments are named by local_hostname; replicas carry TEEndpoint.
 }
 

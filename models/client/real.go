@@ -950,6 +950,14 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			return mooncake.TRANSFER_FAIL
 		}
 		if err := c.d.Data.Write(ctx, r.TEEndpoint, r.Addr, data); err != nil {
+			var ba *te.TransferBadAddress
+			if errors.As(err, &ba) && c.p.TCPSessionEFAULT {
+				// The serving process's socket read into an address it does
+				// not map; the writer waits for no answer: the put is 0 and
+				// the bytes are lost (real 0.3.9).
+				sessionLog(ba.Server, "readBody", "read", ba.Addr, "Bad address (value: 14)")
+				continue
+			}
 			var hr *te.HandshakeRefused
 			var hu *te.HandshakeUnresolved
 			switch {
@@ -969,6 +977,14 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 				c.logf(mlog.Error, "Failed to submit transfer operation")
 			case errors.As(err, new(*te.TransferRefused)):
 				c.transferRefusedLog(r.TEEndpoint)
+				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
+			case errors.As(err, new(*te.TransferStalled)):
+				// A write the socket buffers did not take, or one waiting
+				// for 0.3.12's status frame (real 0.3.12.post1: the put
+				// fails when the deadline drops the connection).
+				if werr := c.transferStalled(ctx, true); werr != nil {
+					return mooncake.INTERNAL_ERROR
+				}
 				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
 			default:
 				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
@@ -1053,6 +1069,27 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			if errors.As(err, new(*te.TransferRefused)) {
 				c.transferRefusedLog(r.TEEndpoint)
 			}
+			var ba *te.TransferBadAddress
+			if errors.As(err, &ba) && c.p.TCPSessionEFAULT {
+				// The server's socket write from an address it does not map
+				// fails and it closes the connection: the reader sees End of
+				// file (real 0.3.9; the reader's buffer address is the model's).
+				sessionLog(ba.Server, "writeBody", "write", ba.Addr, "Bad address (value: 14)")
+				sessionLog(c.d.Log, "readBody", "read", readerBuffer, "End of file (value: 2)")
+				c.batches++
+				c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+			}
+			if errors.As(err, new(*te.TransferStalled)) {
+				if werr := c.transferStalled(ctx, false); werr != nil {
+					return hostmem.Content{}, mooncake.INTERNAL_ERROR
+				}
+				if master.BatchOf(ctx) != nil {
+					// Client::BatchGet's per-key result (client_service.cpp;
+					// real 0.3.9 … 0.3.14 batch_get_into).
+					c.logf(mlog.Error, "Transfer failed for key: %s with error: %d", key, mooncake.TRANSFER_FAIL)
+					return hostmem.Content{}, mooncake.TRANSFER_FAIL
+				}
+			}
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
@@ -1106,6 +1143,10 @@ func (c *RealClient) Get(ctx context.Context, key string) ([]byte, error) {
 		return []byte{}, nil
 	}
 	data, code := c.readObject(ctx, key, true)
+	if code == mooncake.TRANSFER_FAIL {
+		// get's Client::Get failed after its query (real_client.cpp v0.3.9:1111).
+		c.logf(mlog.Error, "Get failed for key: %s with error: %s", key, code.Name())
+	}
 	if code != mooncake.OK {
 		return []byte{}, nil
 	}
@@ -1221,6 +1262,7 @@ func (c *RealClient) batch(keys []string, ptrs []uint64, sizes []int64, op func(
 // must be registered.
 func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
 	ctx = master.WithBatch(ctx, keys)
+	ctx = context.WithValue(ctx, batchStartKey{}, c.d.Clock.Now())
 	out, err := c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
 		data, err := c.d.Mem.ReadContent(ptrs[i], sizes[i])
 		if err != nil {
@@ -1275,7 +1317,8 @@ func (c *RealClient) batchPutLog(keys []string, out []int) {
 // negative code per key.
 func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
 	ctx = master.WithBatch(ctx, keys)
-	return c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
+	ctx = context.WithValue(ctx, batchStartKey{}, c.d.Clock.Now())
+	out, err := c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
 		data, code := c.getBytes(ctx, k)
 		if code != mooncake.OK {
 			return int(code), nil
@@ -1288,6 +1331,16 @@ func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uin
 		}
 		return int(data.Size), nil
 	})
+	if err == nil && c.p.BatchGetFailedLog {
+		// batch_get_into's loop over Client::BatchGet's results
+		// (store_py.cpp v0.3.5, real_client.cpp v0.3.9; real 0.3.9 … 0.3.14).
+		for i, k := range keys {
+			if out[i] == int(mooncake.TRANSFER_FAIL) {
+				c.logf(mlog.Error, "BatchGet failed for key '%s': %s", k, mooncake.TRANSFER_FAIL.Name())
+			}
+		}
+	}
+	return out, err
 }
 
 // HealthCheck is health_check(): 0 healthy, 1 not initialized/closed, 2

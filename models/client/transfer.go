@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
@@ -286,4 +288,77 @@ func (c *RealClient) putSource() uint64 {
 		return 0
 	}
 	return c.localBuf.Ptr
+}
+
+// storeTransferWait is TransferTask's wait for a batch's transfers: a
+// constexpr 60 s, no knob (transfer_task.cpp v0.3.4 … v0.3.12.post1, main).
+const storeTransferWait = 60 * time.Second
+
+// batchStartKey is the context key of a batch call's submission time.
+type batchStartKey struct{}
+
+// statusFrameTimeout is MC_TCP_STATUS_TIMEOUT_SEC (tcp_transport.cpp
+// statusFrameTimeoutSec: atoi, a value under 1 is the default 30 s).
+func (c *RealClient) statusFrameTimeout() time.Duration {
+	v, set := c.d.Env["MC_TCP_STATUS_TIMEOUT_SEC"]
+	n := mooncake.ParseKnob(c.p.Version, "MC_TCP_STATUS_TIMEOUT_SEC", v, set).Int
+	if n < 1 {
+		n = 30
+	}
+	return time.Duration(n) * time.Second
+}
+
+// transferStalled waits for whichever deadline ends a transfer to a peer
+// that accepted the connection and never answers (te.TransferStalled), and
+// logs what real logs then; the transfer fails (TRANSFER_FAIL). From
+// 0.3.12 the TCP transport's status-frame deadline drops the connection;
+// before, only the store's 60 s wait ends it - from the batch's submission
+// from 0.3.10.post2, from each key's wait before (so a batch's keys time
+// out one after another). Real runs of io/peer-paused-store-wait and
+// io/peer-paused-transfer-timeout, 0.3.9 … 0.3.14 (REAL-FINDINGS §40).
+func (c *RealClient) transferStalled(ctx context.Context, write bool) error {
+	wait, status := storeTransferWait, time.Duration(0)
+	if c.p.TCPStatusDeadline {
+		if s := c.statusFrameTimeout(); s < wait {
+			wait, status = s, s
+		}
+	}
+	start := c.d.Clock.Now()
+	if s, ok := ctx.Value(batchStartKey{}).(time.Duration); ok && (status > 0 || c.p.TransferWaitFromSubmit) {
+		start = s
+	}
+	if d := start + wait - c.d.Clock.Now(); d > 0 {
+		if err := c.d.Clock.Sleep(ctx, d); err != nil {
+			return err
+		}
+	}
+	c.batches++
+	id := transferBatchBase + c.batches*16
+	switch {
+	case status > 0:
+		c.logf(mlog.Error, "ClientSession: no status frame within %ds (peer likely speaks the legacy protocol); dropping connection", int64(status/time.Second))
+		if !write {
+			c.logf(mlog.Error, "ClientSession: failed to read READ status frame. Error: Operation aborted. (value: 125)")
+		}
+		c.logf(mlog.Error, "Batch %d completed with task failures: task_ids=[0]", id)
+	case c.p.TransferWaitFromSubmit:
+		c.logf(mlog.Error, "Failed to complete transfers after %d milliseconds for batch %d", storeTransferWait.Milliseconds(), id)
+	default:
+		c.logf(mlog.Error, "Failed to complete transfers after %d seconds for batch %d", int64(storeTransferWait/time.Second), id)
+	}
+	return nil
+}
+
+// readerBuffer stands for the reader's buffer address in the TCP
+// transport's lines (real prints its heap address).
+const readerBuffer = 0x7f3a40001040
+
+// sessionLog is tcp_transport.cpp's Session::readBody / writeBody failure
+// (v0.3.6 … v0.3.9) on log, for a slice at addr: the buffer is the
+// address itself (host memory, no staging copy).
+func sessionLog(log mlog.Logger, fn, verb string, addr uint64, errText string) {
+	if log == nil {
+		return
+	}
+	log.Log(mlog.Error, fmt.Sprintf("Session::%s failed. Attempt to %s data %#x using buffer %#x. Error: %s, total_transferred_bytes_: 0, current transferred_bytes: 0", fn, verb, addr, addr, errText))
 }

@@ -2,11 +2,13 @@ package te
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 )
 
 // MetadataHTTP is the transfer engine's HTTP metadata client
@@ -79,6 +81,30 @@ func (e *HandshakeUnresolved) Error() string {
 type TransferRefused struct{ Endpoint string }
 
 func (e *TransferRefused) Error() string { return "transfer to " + e.Endpoint + ": connection refused" }
+
+// TransferStalled is a DataPath error: the peer's transport accepted the
+// connection (its kernel did) but the process never answers — SIGSTOP'd,
+// or hung. The caller waits out its own deadline (the TCP transport's
+// status-frame deadline, or the store's 60 s transfer wait) before it fails
+// the transfer.
+type TransferStalled struct{ Endpoint string }
+
+func (e *TransferStalled) Error() string { return "transfer to " + e.Endpoint + ": no answer" }
+
+// TransferBadAddress is a DataPath error: the process that serves the
+// endpoint (the one its rpc_meta names) has no memory at the slice's
+// address - a segment of the same name belongs to another process (two
+// processes with one local_hostname on etcd). Its TCP server's socket
+// read or write there fails with EFAULT. Server logs to that process.
+type TransferBadAddress struct {
+	Endpoint string
+	Addr     uint64
+	Server   mlog.Logger
+}
+
+func (e *TransferBadAddress) Error() string {
+	return fmt.Sprintf("transfer to %s: address %#x not mapped by its server", e.Endpoint, e.Addr)
+}
 
 type DataPath interface {
 	Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error
