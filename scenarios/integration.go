@@ -10,14 +10,17 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sglang"
 )
 
-// integration is a put step's process: an integration of its own beside
-// SGLang (an LMCache or vLLM connector) that sets up a
-// MooncakeDistributedStore from the node's MOONCAKE_* settings and puts
-// Python bytes, which Mooncake copies through the store's local buffer
-// (SGLang's zero-copy page I/O never does).
+// integration is the process of a node's put and call steps: an
+// integration of its own beside SGLang (an LMCache or vLLM connector) with
+// its MooncakeDistributedStore(). A call step looks a method up on it (no
+// setup needed); a put step sets it up from the node's MOONCAKE_* settings
+// (once) and puts Python bytes, which Mooncake copies through the store's
+// local buffer (SGLang's zero-copy page I/O never does).
 type integration struct {
 	proc  engine.Process
 	store engine.Store
+	env   map[string]string // the node's, for setup's arguments
+	setUp bool
 }
 
 // Defaults of an integration's setup where the node's env is silent:
@@ -28,13 +31,27 @@ const (
 	integrationSegment     = 4 << 30
 )
 
-// integrationPut runs a put step: the node's integration (started and set
-// up on its first put step; a failed setup is the step's error code) puts
+// integrationPut runs a put step: the node's integration (set up on its
+// first put step; a failed setup is the step's error code) puts
 // bytes(size) under key and returns put's code.
 func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
-	in, code, err := r.integrationOn(ctx, s.Node, env, file, extra)
-	if err != nil || code != 0 {
-		return int64(code), err
+	in, err := r.integrationOn(ctx, s.Node, env, file, extra)
+	if err != nil {
+		return nil, err
+	}
+	if !in.setUp {
+		args, err := integrationSetupArgs(in.env)
+		if err != nil {
+			return nil, fmt.Errorf("put on %s: %w", s.Node, err)
+		}
+		in.setUp = true
+		r.integrations[s.Node] = in
+		t0 := r.world.Clock().Now()
+		rc, err := in.store.Setup(ctx, args)
+		r.integrationCall("setup", rc, err, t0)
+		if err != nil || rc != 0 {
+			return int64(rc), err
+		}
 	}
 	t0 := r.world.Clock().Now()
 	rc, err := in.store.Put(ctx, s.Key, make([]byte, s.Size))
@@ -54,34 +71,27 @@ func (r *run) integrationCall(method string, rc int, err error, t0 time.Duration
 }
 
 // integrationOn is the node's integration, started with the node's
-// environment and set up with its MOONCAKE_* settings on first use.
-func (r *run) integrationOn(ctx context.Context, node string, env Env, file any, extra map[string]any) (integration, int, error) {
+// environment on its first put or call step.
+func (r *run) integrationOn(ctx context.Context, node string, env Env, file any, extra map[string]any) (integration, error) {
 	if in, ok := r.integrations[node]; ok {
-		return in, 0, nil
+		return in, nil
 	}
 	l, err := r.launchFor(node, env, file, extra)
 	if err != nil {
-		return integration{}, 0, err
-	}
-	args, err := integrationSetupArgs(l.Env)
-	if err != nil {
-		return integration{}, 0, fmt.Errorf("put on %s: %w", node, err)
+		return integration{}, err
 	}
 	p, err := r.world.StartProcess(ctx, node, l.Env)
 	if err != nil {
-		return integration{}, 0, fmt.Errorf("start the integration's process on %s: %w", node, err)
+		return integration{}, fmt.Errorf("start the integration's process on %s: %w", node, err)
 	}
 	st, err := p.NewStore(ctx)
 	if err != nil {
 		_ = p.Close(ctx)
-		return integration{}, 0, err
+		return integration{}, err
 	}
-	in := integration{proc: p, store: st}
+	in := integration{proc: p, store: st, env: l.Env}
 	r.integrations[node] = in
-	t0 := r.world.Clock().Now()
-	rc, err := st.Setup(ctx, args)
-	r.integrationCall("setup", rc, err, t0)
-	return in, rc, err
+	return in, nil
 }
 
 // integrationSetupArgs: setup(local_hostname, metadata_server,
@@ -129,7 +139,9 @@ func integrationSetupArgs(env map[string]string) (engine.SetupArgs, error) {
 func (r *run) closeIntegrations(ctx context.Context) {
 	for _, n := range sortedKeys(r.integrations) {
 		in := r.integrations[n]
-		_, _ = in.store.Close(ctx)
+		if in.setUp {
+			_, _ = in.store.Close(ctx)
+		}
 		_ = in.proc.Close(ctx)
 	}
 	r.integrations = map[string]integration{}

@@ -150,11 +150,8 @@ type run struct {
 	tr      *trace.Trace
 	world   engine.World
 	stores  map[string]*app
-	// callers are the call steps' processes, one a node: an integration
-	// of its own (LMCache, vLLM) beside SGLang, with its store.
-	callers map[string]caller
-	// integrations are the put steps' processes, one a node, and
-	// integrationCalls their calls in this phase.
+	// integrations are the put and call steps' processes, one a node
+	// (integration.go), and integrationCalls their calls in this phase.
 	integrations     map[string]integration
 	integrationCalls []Call
 	// started lists every app of the current phase in start order (failed
@@ -256,7 +253,6 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 	r.world = w
 	r.stores = map[string]*app{}
-	r.callers = map[string]caller{}
 	r.integrations = map[string]integration{}
 	for _, role := range Roles {
 		if a, err := w.Addr(role); err == nil && a != "" {
@@ -272,7 +268,6 @@ func (r *run) execute(parent context.Context, res *Result) {
 		for _, n := range sortedKeys(r.stores) {
 			_ = r.stores[n].Close(cctx)
 		}
-		r.closeCallers(cctx)
 		r.closeIntegrations(cctx)
 		res.VirtualMS = ms(w.Clock().Now())
 		if err := w.Close(cctx); err != nil && res.Verdict == Pass {
@@ -330,7 +325,6 @@ func (r *run) execute(parent context.Context, res *Result) {
 		_ = r.stores[n].Close(ctx)
 	}
 	r.stores = map[string]*app{}
-	r.closeCallers(ctx)
 	r.closeIntegrations(ctx)
 	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 {
 		if v == "run" {
@@ -773,11 +767,11 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 		return nil, r.world.Clock().Sleep(ctx, s.Sleep.D())
 	}
 	if s.Action == StepCall {
-		c, err := r.callerOn(ctx, s.Node, env, file, extra)
+		in, err := r.integrationOn(ctx, s.Node, env, file, extra)
 		if err != nil {
 			return nil, err
 		}
-		return nil, c.store.Lookup(ctx, s.Method)
+		return nil, in.store.Lookup(ctx, s.Method)
 	}
 	if s.Action == StepPut {
 		return r.integrationPut(ctx, s, env, file, extra)
@@ -818,44 +812,6 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 		return int64(n), err
 	}
 	return nil, fmt.Errorf("unknown step action %q", s.Action)
-}
-
-// caller is a call step's process and the MooncakeDistributedStore() it
-// made (not set up: a method lookup does not depend on setup).
-type caller struct {
-	proc  engine.Process
-	store engine.Store
-}
-
-// callerOn is the node's caller process, started with the node's
-// environment on its first call step.
-func (r *run) callerOn(ctx context.Context, node string, env Env, file any, extra map[string]any) (caller, error) {
-	if c, ok := r.callers[node]; ok {
-		return c, nil
-	}
-	l, err := r.launchFor(node, env, file, extra)
-	if err != nil {
-		return caller{}, err
-	}
-	p, err := r.world.StartProcess(ctx, node, l.Env)
-	if err != nil {
-		return caller{}, fmt.Errorf("start the caller's process on %s: %w", node, err)
-	}
-	st, err := p.NewStore(ctx)
-	if err != nil {
-		_ = p.Close(ctx)
-		return caller{}, err
-	}
-	c := caller{proc: p, store: st}
-	r.callers[node] = c
-	return c, nil
-}
-
-func (r *run) closeCallers(ctx context.Context) {
-	for _, n := range sortedKeys(r.callers) {
-		_ = r.callers[n].proc.Close(ctx)
-	}
-	r.callers = map[string]caller{}
 }
 
 // boolsToAny makes []bool comparable with a YAML want list.
