@@ -367,16 +367,16 @@ func TestNewFromLogNotReproduced(t *testing.T) {
 // catalog scenario a class links (with the class as evidence), and says
 // when nothing fits, never printing a {{placeholder}}.
 func TestExplainFieldClass(t *testing.T) {
-	timeout := "E0101 00:00:00.000001     7 transfer_task.cpp:300] Transfer timeout after 60 seconds\n"
-	out, _, err := executeIn(t, timeout, "explain")
-	if err != nil || !strings.Contains(out, "\n1. class transfer-timeout  9.0 points\n") || strings.Contains(out, "{{") {
+	ipc := "E0101 00:00:00.000001     7 real_client.cpp:300] Buffer 0x7f0000000000 not found in any mapped shared memory\n"
+	out, _, err := executeIn(t, ipc, "explain")
+	if err != nil || !strings.Contains(out, "\n1. class standalone-ipc-registration  7.0 points\n") || strings.Contains(out, "{{") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// A GPU registration line: the class's world, with its remedy in the
 	// words of the fix on the host.
 	gpu := "E0101 00:00:00.000001     7 rdma_context.cpp:300] Failed to register memory 0x7f0000000000: Bad address [14]\n"
 	out, _, err = executeIn(t, gpu, "explain")
-	if err != nil || !strings.Contains(out, "\n1. scenario register/gpu-peermem-missing @0.3.9  11.2 points\n") ||
+	if err != nil || !strings.Contains(out, "\n1. scenario register/gpu-peermem-missing @0.3.9  11.3 points\n") ||
 		!strings.Contains(out, "+ field class gpu-memory-registration: ") ||
 		!strings.Contains(out, "remedy:  on tp0 load nvidia_peermem (modprobe nvidia_peermem) → verified: starts, register_buffer [0 0], setup 0\n") {
 		t.Fatalf("%v\n%s", err, out)
