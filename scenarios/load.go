@@ -18,10 +18,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Methods are the Mooncake store methods expect.codes may name.
+// Methods are the Mooncake methods expect.codes may name: the store's,
+// then the TransferEngine's the te step calls.
 var Methods = []string{
 	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "is_exist",
 	"batch_put_from", "batch_get_into", "batch_is_exist", "health_check", "close",
+	"initialize", "register_memory", "transfer_sync_write", "batch_transfer_sync_write",
 }
 
 var (

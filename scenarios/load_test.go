@@ -135,7 +135,7 @@ func TestParseErrors(t *testing.T) {
 		{"one code listed alone", validScenario + "  codes: {put: [0, [-900]]}\n",
 			[]string{`f.yaml:6:20: codes: a list in place of one code names two or more codes real may return there`}},
 		{"unknown method", validScenario + "  codes: {setupp: -1}\n",
-			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close`}},
+			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close, initialize, register_memory, transfer_sync_write, batch_transfer_sync_write`}},
 		{"unknown placeholder", validScenario + "config:\n  env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
 			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}, {{master_ip}}, {{master_ipv6}}, {{metadata_ipv6}}`}},
 		{"several at once", "name: Bad Name\nsteps: []\nexpect: {}\nlabels: x\n",
