@@ -2,7 +2,12 @@ package realengine
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 )
@@ -19,8 +24,46 @@ func (p *Process) NewTransferEngine(ctx context.Context) (engine.TransferEngine,
 	return &TransferEngine{d: p.d, h: h}, nil
 }
 
-// Pause implements engine.TEProcess: SIGSTOP to the driver's group.
-func (p *Process) Pause(context.Context) error { return p.d.p.signal(syscall.SIGSTOP) }
+// Pause implements engine.TEProcess: SIGSTOP to the driver's group, then
+// wait until every thread of it is stopped. kill returns before they are:
+// a transfer sent at once could still be served by an I/O thread (real
+// 0.3.14, io/te-sync-transfer-timeout: the write after the pause 0).
+func (p *Process) Pause(ctx context.Context) error {
+	if err := p.d.p.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for !allStopped(p.d.p.pid) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pause driver %s (pid %d): its threads did not stop: %w", p.node, p.d.p.pid, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// allStopped: every thread of pid is in state T (stopped) per /proc.
+func allStopped(pid int) bool {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "stat"))
+		if err != nil {
+			continue // the thread exited
+		}
+		// "pid (comm) S ...": comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 || i+2 >= len(b) || b[i+2] != 'T' {
+			return false
+		}
+	}
+	return true
+}
 
 // Resume implements engine.TEProcess: SIGCONT.
 func (p *Process) Resume(context.Context) error { return p.d.p.signal(syscall.SIGCONT) }
