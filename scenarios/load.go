@@ -828,9 +828,9 @@ func (d *decoder) noPageIO(sc *Scenario) {
 	}
 	for _, st := range steps {
 		switch st.Action {
-		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut:
+		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut, StepTE:
 		default:
-			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put", st.Action, sc.Storage.Backend)
+			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put, te", st.Action, sc.Storage.Backend)
 		}
 	}
 }
