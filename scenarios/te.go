@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 
@@ -53,14 +54,30 @@ type teNode struct {
 	te      engine.TransferEngine
 	env     map[string]string // the node's, for initialize's arguments
 	host    string            // local_hostname given to initialize
+	meta    string            // metadata_server given to initialize
 	port    int               // get_rpc_port() after a successful initialize
 	buf     engine.Buffer
 	paused  bool
 	started bool
 }
 
-// session is what PD disaggregation names a peer by: local_hostname:rpc_port.
-func (t *teNode) session() string { return t.host + ":" + strconv.Itoa(t.port) }
+// session is the segment name a transfer to this engine targets: with
+// P2PHANDSHAKE, host:get_rpc_port() (SGLang's session_id; a port in
+// local_hostname is not the RPC port), else local_hostname as given (the
+// name its segment is published under).
+func (t *teNode) session() string {
+	if t.meta != "P2PHANDSHAKE" {
+		return t.host
+	}
+	h := t.host
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+		if strings.Contains(h, ":") {
+			h = "[" + h + "]"
+		}
+	}
+	return h + ":" + strconv.Itoa(t.port)
+}
 
 func (r *run) teOn(ctx context.Context, node string, env Env, file any, extra map[string]any) (*teNode, error) {
 	if t, ok := r.tes[node]; ok {
@@ -121,7 +138,8 @@ func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[s
 			return def
 		}
 		method = "initialize"
-		rc, err = t.te.Initialize(ctx, t.host, get("MOONCAKE_TE_META_DATA_SERVER", "P2PHANDSHAKE"), get("MOONCAKE_PROTOCOL", "tcp"), get("MOONCAKE_DEVICE", ""))
+		t.meta = get("MOONCAKE_TE_META_DATA_SERVER", "P2PHANDSHAKE")
+		rc, err = t.te.Initialize(ctx, t.host, t.meta, get("MOONCAKE_PROTOCOL", "tcp"), get("MOONCAKE_DEVICE", ""))
 		if err == nil && rc == 0 {
 			t.started = true
 			t.port, err = t.te.RPCPort(ctx)
