@@ -21,6 +21,9 @@ type Py struct {
 	e     *Engine
 	data  DataPath
 	clock engine.Clock
+	// batches numbers the batch ids a timeout leaves busy (real ids are
+	// heap addresses: only the text around them is compared).
+	batches int
 }
 
 // NewPy is TransferEnginePy(): nothing runs until initialize.
@@ -128,6 +131,11 @@ func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer u
 		p.e.logf(mlog.Info, "Sync batch data transfer timeout after %dns", elapsed.Nanoseconds())
 	} else {
 		p.e.logf(mlog.Info, "Sync data transfer timeout after %dns, local buffer %#x remote buffer %#x length %d", elapsed.Nanoseconds(), local, peer, length)
+	}
+	if p.e.cfg.Profile.TEDeferredBatchCleanup {
+		// freeBatchID of a batch whose slice is still in flight.
+		p.batches++
+		p.e.logf(mlog.Warning, "Batch %d is still busy; cleanup has been deferred", p.batches)
 	}
 	return -1, nil
 }

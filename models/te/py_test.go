@@ -38,6 +38,8 @@ func TestPyTransferSyncWriteStalled(t *testing.T) {
 	}{
 		{"batch, MC_TRANSFER_TIMEOUT 5", "0.3.13.post1", map[string]string{"MC_TRANSFER_TIMEOUT": "5"}, true,
 			5*time.Second + mib + time.Microsecond, "Sync batch data transfer timeout after 5016778216ns"},
+		{"0.3.14 defers the busy batch's cleanup", "0.3.14", map[string]string{"MC_TRANSFER_TIMEOUT": "5"}, true,
+			5*time.Second + mib + time.Microsecond, "Sync batch data transfer timeout after 5016778216ns"},
 		{"under 5 is 5", "0.3.9", map[string]string{"MC_TRANSFER_TIMEOUT": "1"}, true,
 			5*time.Second + mib + time.Microsecond, "Sync batch data transfer timeout after 5016778216ns"},
 		{"one entry", "0.3.9", map[string]string{"MC_TRANSFER_TIMEOUT": "5"}, false,
@@ -69,6 +71,10 @@ func TestPyTransferSyncWriteStalled(t *testing.T) {
 			}
 			if !slices.Contains(logs, c.wantLog) {
 				t.Errorf("logs %q lack %q", logs, c.wantLog)
+			}
+			deferred := slices.Contains(logs, "Batch 1 is still busy; cleanup has been deferred")
+			if want := c.version == "0.3.14"; deferred != want {
+				t.Errorf("deferred-cleanup warning %v, want %v (logs %q)", deferred, want, logs)
 			}
 		})
 	}
