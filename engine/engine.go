@@ -71,6 +71,33 @@ type Process interface {
 	Close(ctx context.Context) error
 }
 
+// TEProcess is a Process that can drive mooncake.engine.TransferEngine
+// directly, as PD disaggregation does (SGLang's disaggregation/mooncake,
+// vLLM's Mooncake connector). An engine whose processes lack it cannot run
+// the te step (a skip).
+type TEProcess interface {
+	Process
+	NewTransferEngine(ctx context.Context) (TransferEngine, error)
+	// Pause freezes the process (SIGSTOP) and Resume thaws it: a peer that
+	// accepts connections and never answers.
+	Pause(ctx context.Context) error
+	Resume(ctx context.Context) error
+}
+
+// TransferEngine mirrors mooncake.engine.TransferEngine. The int results
+// are what Python receives.
+type TransferEngine interface {
+	// Initialize is initialize(local_hostname, metadata_server, protocol, device_name).
+	Initialize(ctx context.Context, localHostname, metadataServer, protocol, deviceName string) (int, error)
+	// RPCPort is get_rpc_port(): a peer's session is local_hostname:port.
+	RPCPort(ctx context.Context) (int, error)
+	// RegisterMemory is register_memory(ptr, size).
+	RegisterMemory(ctx context.Context, ptr uint64, size int64) (int, error)
+	// TransferSyncWrite is transfer_sync_write(target, local, peer, length),
+	// or batch_transfer_sync_write(target, [local], [peer], [length]).
+	TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error)
+}
+
 // Allocator names.
 const (
 	AllocDefault     = "default"

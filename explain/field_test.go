@@ -186,9 +186,10 @@ func TestFieldCorpus(t *testing.T) {
 		// version/client-api-missing (an integration's AttributeError); 14
 		// since a caller's store.put with no segment space
 		// (io/no-segment-space-put, sglang#6836's 0.3.3 lines); 16 since the
-		// RDMA datapath worlds (io/rdma-*).
-		{"tuning reproduced", tun.reproduced, 16},
-		{"tuning reproduced from the right cause", tun.reproRight, 15},
+		// RDMA datapath worlds (io/rdma-*); 17 since PD disaggregation's
+		// TransferEngine (io/te-sync-transfer-timeout, vllm-ascend#7846).
+		{"tuning reproduced", tun.reproduced, 17},
+		{"tuning reproduced from the right cause", tun.reproRight, 16},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}

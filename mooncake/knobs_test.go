@@ -159,7 +159,7 @@ func TestModelledKnobsListed(t *testing.T) {
 	for _, n := range []string{"MC_MAX_MR_SIZE", "MC_RPC_TIMEOUT_MS", "MC_RPC_CONNECT_TIMEOUT_MS", "MC_STORE_CLIENT_SETUP_RETRIES",
 		"MC_STORE_CLIENT_MIN_PORT", "MC_STORE_CLIENT_MAX_PORT", "MC_MS_AUTO_DISC", "MC_FORCE_TCP", "MC_FORCE_HCA", "MC_STORE_MEMCPY",
 		"MC_STORE_USE_HUGEPAGE", "MC_MIN_RPC_PORT", "MC_MAX_RPC_PORT", "default_kv_lease_ttl", "client_ttl",
-		"MC_TCP_BIND_ADDRESS", "MC_LEGACY_RPC_PORT_BINDING"} {
+		"MC_TCP_BIND_ADDRESS", "MC_LEGACY_RPC_PORT_BINDING", "MC_TRANSFER_TIMEOUT"} {
 		k, ok := KnobByName(n)
 		if !ok || !k.Modelled {
 			t.Errorf("%s: not in the table as modelled", n)

@@ -418,7 +418,7 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"3"}, "boundary": {"1"}, "invalid": {"0"}},
 	},
 	{
-		Name: "MC_TRANSFER_TIMEOUT", Scope: ScopeEnv, Reader: "transfer engine (Python TransferEngine)", Type: "int",
+		Name: "MC_TRANSFER_TIMEOUT", Scope: ScopeEnv, Reader: "transfer engine (Python TransferEngine)", Type: "int", Modelled: true,
 		Doc:   "seconds the Python TransferEngine waits for a transfer (default 30, at least 5)",
 		Since: "0.3.2",
 		Rules: []Rule{{

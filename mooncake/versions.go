@@ -171,6 +171,12 @@ type Profile struct {
 	// (tcp_transport.cpp v0.3.12 statusFrameTimeoutSec; v0.3.11.post1 has
 	// no deadline). Real 0.3.12.post1 … 0.3.14, a paused peer.
 	TCPStatusDeadline bool
+	// TEDeferredBatchCleanup: after the Python TransferEngine's sync
+	// transfer times out, freeing its still-busy batch is deferred with a
+	// WARNING "Batch N is still busy; cleanup has been deferred"
+	// (multi_transport.cpp:151). Real 0.3.14 (no tag to read; absent at
+	// 0.3.13.post1 and before), io/te-sync-transfer-timeout.
+	TEDeferredBatchCleanup bool
 	// TransferWaitFromSubmit: the store's 60 s transfer wait counts from the
 	// batch's submission and is printed in milliseconds (0.3.10.post2+,
 	// transfer_task.cpp start_ts_); before, each future waits its own 60 s
@@ -720,6 +726,7 @@ func profileOf(v Version) Profile {
 	p.MasterVersionCheck = at("0.3.8")
 	p.RPCTimeoutCode = at("0.3.12")
 	p.TCPStatusDeadline = at("0.3.12")
+	p.TEDeferredBatchCleanup = at("0.3.14")
 	p.TransferWaitFromSubmit = at("0.3.10.post2")
 	p.BatchGetFailedLog = at("0.3.5")
 	p.TCPSessionEFAULT = at("0.3.6") && !at("0.3.10")

@@ -85,6 +85,19 @@ func (g *schemaGen) stepSchema() map[string]any {
 				"size": byteSizeSchema,
 				"want": map[string]any{"type": "integer"},
 			}}
+		case StepTE:
+			ops := make([]any, len(TEOps))
+			for i, o := range TEOps {
+				ops[i] = o
+			}
+			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"op"}, "properties": map[string]any{
+				"node":  map[string]any{"type": "string"},
+				"op":    map[string]any{"enum": ops},
+				"peer":  map[string]any{"type": "string"},
+				"size":  byteSizeSchema,
+				"batch": map[string]any{"type": "boolean"},
+				"want":  map[string]any{"type": "integer"},
+			}}
 		}
 		one = append(one, map[string]any{"type": "object", "additionalProperties": false, "required": []any{a},
 			"properties": map[string]any{a: v}})

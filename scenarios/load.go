@@ -18,10 +18,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Methods are the Mooncake store methods expect.codes may name.
+// Methods are the Mooncake methods expect.codes may name: the store's,
+// then the TransferEngine's the te step calls.
 var Methods = []string{
 	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "is_exist",
 	"batch_put_from", "batch_get_into", "batch_is_exist", "health_check", "close",
+	"initialize", "register_memory", "transfer_sync_write", "batch_transfer_sync_write",
 }
 
 var (
@@ -826,9 +828,9 @@ func (d *decoder) noPageIO(sc *Scenario) {
 	}
 	for _, st := range steps {
 		switch st.Action {
-		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut:
+		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut, StepTE:
 		default:
-			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put", st.Action, sc.Storage.Backend)
+			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put, te", st.Action, sc.Storage.Backend)
 		}
 	}
 }

@@ -154,6 +154,8 @@ type run struct {
 	// (integration.go), and integrationCalls their calls in this phase.
 	integrations     map[string]integration
 	integrationCalls []Call
+	// tes are the te steps' TransferEngines, one a node (te.go).
+	tes map[string]*teNode
 	// started lists every app of the current phase in start order (failed
 	// starts included: their calls are observations).
 	started []*app
@@ -254,6 +256,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	r.world = w
 	r.stores = map[string]*app{}
 	r.integrations = map[string]integration{}
+	r.tes = map[string]*teNode{}
 	for _, role := range Roles {
 		if a, err := w.Addr(role); err == nil && a != "" {
 			if res.Addrs == nil {
@@ -268,6 +271,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		for _, n := range sortedKeys(r.stores) {
 			_ = r.stores[n].Close(cctx)
 		}
+		r.closeTEs(cctx)
 		r.closeIntegrations(cctx)
 		res.VirtualMS = ms(w.Clock().Now())
 		if err := w.Close(cctx); err != nil && res.Verdict == Pass {
@@ -325,6 +329,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		_ = r.stores[n].Close(ctx)
 	}
 	r.stores = map[string]*app{}
+	r.closeTEs(ctx)
 	r.closeIntegrations(ctx)
 	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 {
 		if v == "run" {
@@ -775,6 +780,9 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 	}
 	if s.Action == StepPut {
 		return r.integrationPut(ctx, s, env, file, extra)
+	}
+	if s.Action == StepTE {
+		return r.teStep(ctx, s, env, file, extra)
 	}
 	if s.Action == StepInit {
 		if old, ok := r.stores[s.Node]; ok {

@@ -391,3 +391,38 @@ expect: {ok: true}
 		t.Fatalf("sim's SGLang lines %q lack %q", c[0].Engines[0].SGLangLogs, want)
 	}
 }
+
+// The te step on sim: a write into a peer's registered buffer completes
+// (the session is host:rpc_port without local_hostname's own port); a
+// transfer to a peer that registered nothing is the harness's error,
+// naming the missing step.
+func TestTEStep(t *testing.T) {
+	const world = `name: t/te
+topology:
+  nodes:
+    - {name: decode, env: {MOONCAKE_LOCAL_HOSTNAME: "127.0.0.1:17777"}}
+    - {name: prefill, env: {MOONCAKE_LOCAL_HOSTNAME: "127.0.0.1:17778"}}
+config:
+  env: {MOONCAKE_PROTOCOL: tcp}
+steps:
+  - te: {node: decode, op: initialize, want: 0}
+  - te: {node: prefill, op: initialize, want: 0}
+  - te: {node: prefill, op: register, size: 1MiB, want: 0}
+`
+	cases := []struct {
+		name, steps, verdict, reason string
+	}{
+		{"write completes", "  - te: {node: decode, op: register, size: 1MiB, want: 0}\n  - te: {node: prefill, op: transfer, peer: decode, size: 64KiB, want: 0}\nexpect: {ok: true, codes: {transfer_sync_write: [0]}}\n",
+			scenarios.Pass, ""},
+		{"peer without a buffer", "  - te: {node: prefill, op: transfer, peer: decode, size: 64KiB, want: 0}\nexpect: {ok: true}\n",
+			scenarios.Error, "te transfer from prefill: peer decode has no initialized TransferEngine with a registered buffer (te initialize and register on it first)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := scenarios.RunVersion(context.Background(), parse(t, world+c.steps), sim.New(), mooncake.Latest, scenarios.Options{Seed: 1})
+			if r.Verdict != c.verdict || !strings.Contains(r.Reason, c.reason) {
+				t.Fatalf("got %s %q, want %s %q", r.Verdict, r.Reason, c.verdict, c.reason)
+			}
+		})
+	}
+}

@@ -23,10 +23,11 @@ const (
 	StepHealthCheck = "health_check" // store.health_check()
 	StepCall        = "call"         // an integration's store.<method>: the attribute lookup
 	StepPut         = "put"          // an integration's own store: setup, then put(key, bytes(size))
+	StepTE          = "te"           // PD disaggregation's mooncake.engine.TransferEngine on a node (te.go)
 )
 
 // StepActions lists the step actions.
-var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck, StepCall, StepPut}
+var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck, StepCall, StepPut, StepTE}
 
 // Step is one action of a phase.
 type Step struct {
@@ -44,6 +45,13 @@ type Step struct {
 	// Key and Size are the put step's object: put(key, bytes(size)).
 	Key  string
 	Size ByteSize
+	// Op, Peer and Batch are the te step's: Op one of TEOps; Peer the
+	// node whose TransferEngine a transfer writes to; Batch: through
+	// batch_transfer_sync_write (else transfer_sync_write). Size is the
+	// register's buffer and the transfer's length.
+	Op    string
+	Peer  string
+	Batch bool
 	// Want is the expected result: set/get → one bool per page; exists →
 	// the hit count; health_check and put → the code. nil = not checked.
 	Want any
@@ -56,6 +64,16 @@ type pageArgs struct {
 	Node  string `yaml:"node"`
 	Pages any    `yaml:"pages"`
 	Want  any    `yaml:"want"`
+}
+
+// teArgs is the mapping form of te.
+type teArgs struct {
+	Node  string   `yaml:"node"`
+	Op    string   `yaml:"op"`
+	Peer  string   `yaml:"peer"`
+	Size  ByteSize `yaml:"size"`
+	Batch bool     `yaml:"batch"`
+	Want  any      `yaml:"want"`
 }
 
 // callArgs is the mapping form of call.
@@ -111,6 +129,12 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 		if a.Size <= 0 {
 			d.errorf(v, "put: size is required and must be positive (the value's bytes)")
 		}
+		d.checkWant(v, s)
+	case StepTE:
+		var a teArgs
+		d.decodeStruct(v, reflectValue(&a), k.Value)
+		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Want
+		d.checkTE(v, s)
 		d.checkWant(v, s)
 	case StepInit, StepHealthCheck, StepSet, StepGet, StepExists:
 		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && (k.Value == StepInit || k.Value == StepHealthCheck) {
@@ -188,6 +212,12 @@ func (d *decoder) checkWant(n *yaml.Node, s *Step) {
 		if !ok || len(l) != len(s.Pages) {
 			d.errorf(n, "%s: want must be a list of %d booleans (one per page)", s.Action, len(s.Pages))
 		}
+	case StepTE:
+		if s.Op == TEPause || s.Op == TEResume {
+			d.errorf(n, "te: op %s has no want", s.Op)
+		} else if _, ok := s.Want.(int64); !ok {
+			d.errorf(n, "te: want must be an integer (the call's return code)")
+		}
 	case StepExists, StepHealthCheck, StepPut:
 		if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "%s: want must be an integer", s.Action)
@@ -207,6 +237,14 @@ func (s Step) String() string {
 		return fmt.Sprintf("call %s %s", s.Node, s.Method)
 	case StepPut:
 		return fmt.Sprintf("put %s %s %d bytes", s.Node, s.Key, int64(s.Size))
+	case StepTE:
+		switch s.Op {
+		case TETransfer:
+			return fmt.Sprintf("te %s transfer %d bytes to %s", s.Node, int64(s.Size), s.Peer)
+		case TERegister:
+			return fmt.Sprintf("te %s register %d bytes", s.Node, int64(s.Size))
+		}
+		return "te " + s.Node + " " + s.Op
 	}
 	return s.Action + " " + s.Node
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 )
 
 // Process is an SGLang scheduler process on a node.
@@ -23,6 +24,8 @@ type Process struct {
 	// imported: mooncake.store was imported (its first store, or
 	// MooncakeHostMemAllocator for a mooncake-shm pool).
 	imported bool
+	// tes are its TransferEngine objects (te step).
+	tes []*te.Py
 }
 
 // importStore is `from mooncake.store import …`: the first one runs the
@@ -108,6 +111,10 @@ func (p *Process) Close(context.Context) error {
 	// no longer be reached (real 0.3.9: "Failed to open segment for
 	// endpoint=...", -800, until client_ttl expires the segment).
 	p.w.unregister(p.mem)
+	delete(p.w.paused, p.mem)
+	for _, t := range p.tes {
+		t.Engine().ReleasePorts()
+	}
 	return nil
 }
 

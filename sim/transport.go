@@ -447,7 +447,7 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 		}
 		return ep.mem, nil // local memcpy
 	}
-	if d.w.clientMem != nil && ep.mem == d.w.clientMem && d.w.clientState == paused {
+	if d.w.clientMem != nil && ep.mem == d.w.clientMem && d.w.clientState == paused || d.w.paused[ep.mem] {
 		// SIGSTOP'd mooncake_client: its kernel still completes the TCP
 		// handshake and takes the request's bytes, nothing answers. Before
 		// the v2 framing's status frame a write waits for no answer, so one

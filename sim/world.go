@@ -79,6 +79,9 @@ type World struct {
 
 	ports     map[string]bool
 	endpoints []endpointReg
+	// paused are the address spaces of SGLang-side processes frozen by
+	// Process.Pause (looked up, never iterated).
+	paused map[*hostmem.Space]bool
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	procs  int
@@ -223,6 +226,12 @@ func (w *World) register(c *client.RealClient, node string, mem *hostmem.Space) 
 	if eng == nil {
 		return
 	}
+	w.registerTE(eng, node, mem, c.Logger())
+	// Segments are named by local_hostname; replicas carry TEEndpoint.
+}
+
+// registerTE records a transfer engine's endpoint for the data path.
+func (w *World) registerTE(eng *te.Engine, node string, mem *hostmem.Space, log mlog.Logger) {
 	name := eng.ServerName()
 	if name == "" {
 		return
@@ -232,8 +241,7 @@ func (w *World) register(c *client.RealClient, node string, mem *hostmem.Space) 
 			return
 		}
 	}
-	w.endpoints = append(w.endpoints, endpointReg{name: name, node: node, mem: mem, log: c.Logger()})
-	// Segments are named by local_hostname; replicas carry TEEndpoint.
+	w.endpoints = append(w.endpoints, endpointReg{name: name, node: node, mem: mem, log: log})
 }
 
 // endpoint finds an endpoint, preferring the caller's node.

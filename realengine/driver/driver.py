@@ -249,6 +249,42 @@ def op_peek(req):
     return _encode(ctypes.string_at(req["ptr"], req["size"]))
 
 
+_tes = {}        # handle -> mooncake.engine.TransferEngine (PD disaggregation's binding)
+
+
+def op_new_te(req):
+    from mooncake.engine import TransferEngine
+    h = len(_tes) + 1
+    _tes[h] = TransferEngine()
+    return h
+
+
+def _te(req):
+    try:
+        return _tes[req["te"]]
+    except KeyError:
+        raise HarnessError("no TransferEngine %r" % (req.get("te"),))
+
+
+def op_te_initialize(req):
+    return _te(req).initialize(req["local_hostname"], req["metadata_server"], req["protocol"], req["device_name"])
+
+
+def op_te_rpc_port(req):
+    return _te(req).get_rpc_port()
+
+
+def op_te_register_memory(req):
+    return _te(req).register_memory(req["ptr"], req["size"])
+
+
+def op_te_transfer_sync_write(req):
+    t = _te(req)
+    if req["batch"]:
+        return t.batch_transfer_sync_write(req["target"], [req["local"]], [req["peer"]], [req["length"]])
+    return t.transfer_sync_write(req["target"], req["local"], req["peer"], req["length"])
+
+
 def op_exit(req):
     _send({"id": req.get("id", 0), "ok": True, "result": 0})
     sys.stderr.flush()

@@ -1,0 +1,147 @@
+package te
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
+// Py is mooncake.engine.TransferEngine (transfer_engine_py.cpp), the
+// binding PD disaggregation drives directly (SGLang's
+// disaggregation/mooncake, vLLM's Mooncake connector): initialize,
+// register_memory, transfer_sync_write and batch_transfer_sync_write over
+// one Engine. Only the TCP data path is modelled.
+type Py struct {
+	e     *Engine
+	data  DataPath
+	clock engine.Clock
+	// batches numbers the batch ids a timeout leaves busy (real ids are
+	// heap addresses: only the text around them is compared).
+	batches int
+}
+
+// NewPy is TransferEnginePy(): nothing runs until initialize.
+func NewPy(cfg Config, data DataPath, clock engine.Clock) *Py {
+	return &Py{e: New(cfg), data: data, clock: clock}
+}
+
+// Engine is the engine underneath (its endpoint, for the data path).
+func (p *Py) Engine() *Engine { return p.e }
+
+// Initialize is initialize(local_hostname, metadata_server, protocol,
+// device_name): TransferEngine::init with topology auto-discovery, which
+// installs TCP when no RNIC is found (real 0.3.9, 0.3.12.post1: "Found 0
+// HCAs", "TcpTransport: listen on port"). 0 or -1, as Python receives it.
+func (p *Py) Initialize(ctx context.Context, localHostname, metadataServer, protocol, deviceName string) int {
+	p.e.loadGlobalConfig()
+	if protocol != "tcp" {
+		// The RDMA path of the binding (device filter, per-NIC install)
+		// is not modelled here; the store's is (InitStore).
+		p.e.logf(mlog.Error, "faultlab model: TransferEngine.initialize protocol %q is not modelled (tcp only)", protocol)
+		return -1
+	}
+	if rc := p.e.init(ctx, localHostname, metadataServer, true); rc != 0 {
+		return -1
+	}
+	return 0
+}
+
+// RPCPort is get_rpc_port(): the handshake/RPC port init chose.
+func (p *Py) RPCPort() int { return p.e.rpcPort }
+
+// RegisterMemory is register_memory(addr, capacity): registerLocalMemory's
+// return code.
+func (p *Py) RegisterMemory(ctx context.Context, addr uint64, length int64) int {
+	return p.e.RegisterLocalMemory(ctx, addr, length, true)
+}
+
+// transferTimeout is transfer_timeout_nsec_: MC_TRANSFER_TIMEOUT seconds,
+// at least 5, default 30 (transfer_engine_py.cpp v0.3.12.post1:104-111).
+func (p *Py) transferTimeout() time.Duration {
+	v, set := p.e.env("MC_TRANSFER_TIMEOUT")
+	n := int64(30)
+	if set {
+		n = mooncake.ParseKnob(p.e.cfg.Profile.Version, "MC_TRANSFER_TIMEOUT", v, set).Int
+		n = max(n, 5)
+	}
+	return time.Duration(n) * time.Second
+}
+
+// statusFrameTimeout is MC_TCP_STATUS_TIMEOUT_SEC (tcp_transport.cpp
+// statusFrameTimeoutSec: under 1 is the default 30 s).
+func (p *Py) statusFrameTimeout() time.Duration {
+	v, set := p.e.env("MC_TCP_STATUS_TIMEOUT_SEC")
+	n := mooncake.ParseKnob(p.e.cfg.Profile.Version, "MC_TCP_STATUS_TIMEOUT_SEC", v, set).Int
+	if n < 1 {
+		n = 30
+	}
+	return time.Duration(n) * time.Second
+}
+
+// TransferSyncWrite is transfer_sync_write(target, buffer, peer_address,
+// length), or batch_transfer_sync_write with that one entry (batch): the
+// segment opened (the handshake's descriptor, or the metadata's), the
+// write submitted, then its status polled until it completes, fails, or
+// transfer_timeout_nsec_ + length ns pass since the submission
+// (transferSync / batchTransferSync, v0.3.9 … v0.3.14). A peer that
+// accepted the connection and never answers (SIGSTOP'd) leaves the write
+// pending: from 0.3.12 the TCP transport's status-frame deadline fails it
+// first if it is the shorter; else the loop's timeout logs "Sync (batch)
+// data transfer timeout after <n>ns" and Python gets -1 (real
+// 0.3.12.post1, MC_TRANSFER_TIMEOUT=5: -1 after 5.000 s).
+func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
+	if !p.e.OpenSegment(ctx, target) {
+		return -1, nil
+	}
+	start := p.clock.Now()
+	err := p.data.Write(ctx, target, peer, hostmem.Content{Size: length})
+	if err == nil {
+		return 0, nil
+	}
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
+	}
+	var stalled *TransferStalled
+	if !errors.As(err, &stalled) {
+		p.e.logf(mlog.Error, "faultlab model: transfer to %s failed: %v", target, err)
+		return -1, nil
+	}
+	timeout := p.transferTimeout() + time.Duration(length) // 1 GiB per second
+	if p.e.cfg.Profile.TCPStatusDeadline {
+		if s := p.statusFrameTimeout(); s < timeout {
+			if err := p.clock.Sleep(ctx, start+s-p.clock.Now()); err != nil {
+				return 0, err
+			}
+			p.e.logf(mlog.Error, "ClientSession: no status frame within %ds (peer likely speaks the legacy protocol); dropping connection", int64(s/time.Second))
+			return -1, nil
+		}
+	}
+	// The poll loop notices the deadline on its next pass: a little after.
+	elapsed := timeout + time.Microsecond
+	if err := p.clock.Sleep(ctx, start+elapsed-p.clock.Now()); err != nil {
+		return 0, err
+	}
+	if batch {
+		p.e.logf(mlog.Info, "Sync batch data transfer timeout after %dns", elapsed.Nanoseconds())
+	} else {
+		p.e.logf(mlog.Info, "Sync data transfer timeout after %dns, local buffer %#x remote buffer %#x length %d", elapsed.Nanoseconds(), local, peer, length)
+	}
+	if p.e.cfg.Profile.TEDeferredBatchCleanup {
+		// freeBatchID of a batch whose slice is still in flight.
+		p.batches++
+		p.e.logf(mlog.Warning, "Batch %d is still busy; cleanup has been deferred", p.batches)
+	}
+	return -1, nil
+}
+
+// Close is ~TransferEnginePy: the engine freed.
+func (p *Py) Close(ctx context.Context) { p.e.Close(ctx) }
+
+// String names the engine in errors.
+func (p *Py) String() string { return fmt.Sprintf("TransferEngine(%s)", p.e.serverName) }

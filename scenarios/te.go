@@ -1,0 +1,184 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"gopkg.in/yaml.v3"
+)
+
+// The te step's operations: what PD disaggregation does with
+// mooncake.engine.TransferEngine (SGLang's disaggregation/mooncake
+// transfer_engine.py, vLLM's Mooncake connector), and its peer's process
+// frozen or thawed.
+const (
+	TEInitialize = "initialize" // TransferEngine().initialize(...) from the node's env
+	TERegister   = "register"   // register_memory(ptr, size) of a buffer of size bytes
+	TETransfer   = "transfer"   // (batch_)transfer_sync_write of size bytes into peer's registered buffer
+	TEPause      = "pause"      // the node's TransferEngine process frozen (SIGSTOP): a hung peer
+	TEResume     = "resume"     // thawed (SIGCONT)
+)
+
+// TEOps lists the te step's operations.
+var TEOps = []string{TEInitialize, TERegister, TETransfer, TEPause, TEResume}
+
+func (d *decoder) checkTE(n *yaml.Node, s *Step) {
+	switch s.Op {
+	case TEInitialize, TEPause, TEResume:
+		if s.Size != 0 || s.Peer != "" || s.Batch {
+			d.errorf(n, "te: op %s takes no size, peer or batch", s.Op)
+		}
+	case TERegister:
+		if s.Size <= 0 || s.Peer != "" || s.Batch {
+			d.errorf(n, "te: op register takes size (positive), no peer or batch")
+		}
+	case TETransfer:
+		if s.Size <= 0 || s.Peer == "" {
+			d.errorf(n, "te: op transfer needs peer (a node) and size (positive)")
+		}
+	default:
+		d.errorf(n, "te: op %q%s; valid ops: %s (te: {node: prefill, op: transfer, peer: decode, size: 1MiB, batch: true})", s.Op, didYouMean(s.Op, TEOps), strings.Join(TEOps, ", "))
+	}
+}
+
+// teNode is a node's TransferEngine: a process of its own (as SGLang's
+// disaggregation runs it beside the scheduler's store) with one
+// TransferEngine object, its session name once initialized and its
+// registered buffer.
+type teNode struct {
+	proc    engine.TEProcess
+	te      engine.TransferEngine
+	env     map[string]string // the node's, for initialize's arguments
+	host    string            // local_hostname given to initialize
+	meta    string            // metadata_server given to initialize
+	port    int               // get_rpc_port() after a successful initialize
+	buf     engine.Buffer
+	paused  bool
+	started bool
+}
+
+// session is the segment name a transfer to this engine targets: with
+// P2PHANDSHAKE, host:get_rpc_port() (SGLang's session_id; a port in
+// local_hostname is not the RPC port), else local_hostname as given (the
+// name its segment is published under).
+func (t *teNode) session() string {
+	if t.meta != "P2PHANDSHAKE" {
+		return t.host
+	}
+	h := t.host
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+		if strings.Contains(h, ":") {
+			h = "[" + h + "]"
+		}
+	}
+	return h + ":" + strconv.Itoa(t.port)
+}
+
+func (r *run) teOn(ctx context.Context, node string, env Env, file any, extra map[string]any) (*teNode, error) {
+	if t, ok := r.tes[node]; ok {
+		return t, nil
+	}
+	l, err := r.launchFor(node, env, file, extra)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.world.StartProcess(ctx, node, l.Env)
+	if err != nil {
+		return nil, fmt.Errorf("start the transfer engine's process on %s: %w", node, err)
+	}
+	tp, ok := p.(engine.TEProcess)
+	if !ok {
+		_ = p.Close(ctx)
+		return nil, engine.Unsupportedf("te step: this engine's processes do not drive mooncake.engine.TransferEngine")
+	}
+	t := &teNode{proc: tp, env: l.Env}
+	r.tes[node] = t
+	te, err := tp.NewTransferEngine(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.te = te
+	t.host = l.Env["MOONCAKE_LOCAL_HOSTNAME"]
+	if t.host == "" {
+		t.host = "localhost"
+	}
+	return t, nil
+}
+
+// teStep runs a te step; the result is the call's return code (nil for
+// pause and resume).
+func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
+	t, err := r.teOn(ctx, s.Node, env, file, extra)
+	if err != nil {
+		return nil, err
+	}
+	if t.paused && s.Op != TEResume {
+		return nil, fmt.Errorf("te %s on node %s: its process is paused (te: {node: %s, op: resume} first)", s.Op, s.Node, s.Node)
+	}
+	t0 := r.world.Clock().Now()
+	var rc int
+	method := ""
+	switch s.Op {
+	case TEPause:
+		t.paused = true
+		return nil, t.proc.Pause(ctx)
+	case TEResume:
+		t.paused = false
+		return nil, t.proc.Resume(ctx)
+	case TEInitialize:
+		get := func(k, def string) string {
+			if v, ok := t.env[k]; ok {
+				return v
+			}
+			return def
+		}
+		method = "initialize"
+		t.meta = get("MOONCAKE_TE_META_DATA_SERVER", "P2PHANDSHAKE")
+		rc, err = t.te.Initialize(ctx, t.host, t.meta, get("MOONCAKE_PROTOCOL", "tcp"), get("MOONCAKE_DEVICE", ""))
+		if err == nil && rc == 0 {
+			t.started = true
+			t.port, err = t.te.RPCPort(ctx)
+		}
+	case TERegister:
+		method = "register_memory"
+		t.buf, err = t.proc.Alloc(ctx, engine.AllocDefault, int64(s.Size))
+		if err != nil {
+			return nil, fmt.Errorf("te register on %s: %w", s.Node, err)
+		}
+		rc, err = t.te.RegisterMemory(ctx, t.buf.Ptr, t.buf.Size)
+	case TETransfer:
+		peer, ok := r.tes[s.Peer]
+		if !ok || !peer.started || peer.buf.Size == 0 {
+			return nil, fmt.Errorf("te transfer from %s: peer %s has no initialized TransferEngine with a registered buffer (te initialize and register on it first)", s.Node, s.Peer)
+		}
+		if t.buf.Size < int64(s.Size) || peer.buf.Size < int64(s.Size) {
+			return nil, fmt.Errorf("te transfer of %d bytes from %s to %s: larger than a registered buffer (%d, %d)", int64(s.Size), s.Node, s.Peer, t.buf.Size, peer.buf.Size)
+		}
+		method = "transfer_sync_write"
+		if s.Batch {
+			method = "batch_transfer_sync_write"
+		}
+		rc, err = t.te.TransferSyncWrite(ctx, peer.session(), t.buf.Ptr, peer.buf.Ptr, int64(s.Size), s.Batch)
+	}
+	r.integrationCall(method, rc, err, t0)
+	if err != nil {
+		return nil, err
+	}
+	return int64(rc), nil
+}
+
+func (r *run) closeTEs(ctx context.Context) {
+	for _, n := range sortedKeys(r.tes) {
+		t := r.tes[n]
+		if t.paused {
+			_ = t.proc.Resume(ctx)
+		}
+		_ = t.proc.Close(ctx)
+	}
+	r.tes = map[string]*teNode{}
+}
