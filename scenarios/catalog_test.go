@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -18,5 +19,24 @@ func TestCatalogLoads(t *testing.T) {
 			t.Errorf("%s: no versions", sc.Name)
 		}
 		t.Logf("%-50s %v %v", sc.Name, vs, sc.Labels)
+	}
+}
+
+// The catalog scenarios without an SGLang side: the SGLang agreement
+// leaves them to the real catalog.
+func TestStartsSGLang(t *testing.T) {
+	scs, err := Catalog()
+	if err != nil {
+		t.Fatalf("catalog: %v", err)
+	}
+	var none []string
+	for _, sc := range scs {
+		if !sc.StartsSGLang() {
+			none = append(none, sc.Name)
+		}
+	}
+	want := []string{"io/local-buffer-exhausted", "io/no-segment-space-put", "io/te-sync-transfer-timeout", "version/client-api-missing"}
+	if !slices.Equal(none, want) {
+		t.Fatalf("scenarios without SGLang: %q, want %q", none, want)
 	}
 }

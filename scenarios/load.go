@@ -651,6 +651,14 @@ func defaultPool(hp *HostPool) {
 // HasLabel reports whether the scenario carries label l.
 func (sc *Scenario) HasLabel(l string) bool { return slices.Contains(sc.Labels, l) }
 
+// StartsSGLang reports whether a phase of the scenario starts SGLang (an
+// init step): one whose steps only drive an integration's own store or
+// the transfer engine (put, call, te) has no SGLang side.
+func (sc *Scenario) StartsSGLang() bool {
+	init := func(st Step) bool { return st.Action == StepInit }
+	return slices.ContainsFunc(sc.Steps, init) || (sc.Remedy != nil && slices.ContainsFunc(sc.Remedy.Steps, init))
+}
+
 // RunsOn reports whether the scenario lists engine e.
 func (sc *Scenario) RunsOn(e string) bool { return slices.Contains(sc.Engines, e) }
 
