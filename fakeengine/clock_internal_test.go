@@ -9,8 +9,9 @@ func TestScaledTimeoutFloor(t *testing.T) {
 	s := newScale(0.02)
 	for _, tc := range []struct{ d, want time.Duration }{
 		{30 * time.Second, 600 * time.Millisecond}, // scaled as ever
-		{500 * time.Millisecond, 10 * time.Millisecond},
-		{100 * time.Millisecond, 10 * time.Millisecond}, // the floor
+		{2 * time.Second, 50 * time.Millisecond},
+		{500 * time.Millisecond, 50 * time.Millisecond}, // the floor
+		{50 * time.Millisecond, 50 * time.Millisecond},  // Mooncake's own length
 		{5 * time.Millisecond, 5 * time.Millisecond},    // below it: Mooncake's own length
 		{0, 0},
 	} {
