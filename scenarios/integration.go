@@ -76,20 +76,16 @@ func (r *run) integrationOn(ctx context.Context, node string, env Env, file any,
 	if in, ok := r.integrations[node]; ok {
 		return in, nil
 	}
-	l, err := r.launchFor(node, env, file, extra)
+	p, penv, err := r.nodeProcess(ctx, node, "the integration's", env, file, extra)
 	if err != nil {
 		return integration{}, err
-	}
-	p, err := r.world.StartProcess(ctx, node, l.Env)
-	if err != nil {
-		return integration{}, fmt.Errorf("start the integration's process on %s: %w", node, err)
 	}
 	st, err := p.NewStore(ctx)
 	if err != nil {
 		_ = p.Close(ctx)
 		return integration{}, err
 	}
-	in := integration{proc: p, store: st, env: l.Env}
+	in := integration{proc: p, store: st, env: penv}
 	r.integrations[node] = in
 	return in, nil
 }
@@ -145,4 +141,19 @@ func (r *run) closeIntegrations(ctx context.Context) {
 		_ = in.proc.Close(ctx)
 	}
 	r.integrations = map[string]integration{}
+}
+
+// nodeProcess starts a process of its own on node (whose: "the
+// integration's", for errors) with the node's environment, which it also
+// returns for the process's setup arguments.
+func (r *run) nodeProcess(ctx context.Context, node, whose string, env Env, file any, extra map[string]any) (engine.Process, map[string]string, error) {
+	l, err := r.launchFor(node, env, file, extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := r.world.StartProcess(ctx, node, l.Env)
+	if err != nil {
+		return nil, nil, fmt.Errorf("start %s process on %s: %w", whose, node, err)
+	}
+	return p, l.Env, nil
 }

@@ -83,27 +83,23 @@ func (r *run) teOn(ctx context.Context, node string, env Env, file any, extra ma
 	if t, ok := r.tes[node]; ok {
 		return t, nil
 	}
-	l, err := r.launchFor(node, env, file, extra)
+	p, penv, err := r.nodeProcess(ctx, node, "the transfer engine's", env, file, extra)
 	if err != nil {
 		return nil, err
-	}
-	p, err := r.world.StartProcess(ctx, node, l.Env)
-	if err != nil {
-		return nil, fmt.Errorf("start the transfer engine's process on %s: %w", node, err)
 	}
 	tp, ok := p.(engine.TEProcess)
 	if !ok {
 		_ = p.Close(ctx)
 		return nil, engine.Unsupportedf("te step: this engine's processes do not drive mooncake.engine.TransferEngine")
 	}
-	t := &teNode{proc: tp, env: l.Env}
+	t := &teNode{proc: tp, env: penv}
 	r.tes[node] = t
 	te, err := tp.NewTransferEngine(ctx)
 	if err != nil {
 		return nil, err
 	}
 	t.te = te
-	t.host = l.Env["MOONCAKE_LOCAL_HOSTNAME"]
+	t.host = penv["MOONCAKE_LOCAL_HOSTNAME"]
 	if t.host == "" {
 		t.host = "localhost"
 	}
