@@ -44,7 +44,7 @@ type Case struct {
 	Class   string `yaml:"class"`
 	Heldout bool   `yaml:"heldout"`
 	// Batch is the collection round: 0 (omitted) for the first batch, 2
-	// and 3 for the second and third, blind held-out ones (collected
+	// to 4 for the second to fourth, blind held-out ones (collected
 	// without running explain on them); batches are reported apart so a
 	// later batch leaves the earlier batches' numbers as they were.
 	Batch int `yaml:"batch,omitempty"`
@@ -60,7 +60,7 @@ var (
 )
 
 // MaxBatch is the latest collection round.
-const MaxBatch = 3
+const MaxBatch = 4
 
 // Confidences are the valid confidence values, strongest first.
 var Confidences = []string{"high", "medium", "low"}

@@ -38,7 +38,7 @@ func TestParseErrors(t *testing.T) {
 	if _, err := Parse("good.yaml", []byte(good)); err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []int{2, 3} {
+	for _, b := range []int{2, 3, 4} {
 		if c, err := Parse("good2.yaml", []byte(fmt.Sprintf("%sheldout: true\nbatch: %d\n", good, b))); err != nil || c.Batch != b || !c.Heldout {
 			t.Fatalf("batch %d: %+v, %v", b, c, err)
 		}
@@ -49,8 +49,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad confidence", strings.Replace(good, "high", "sure", 1), `bad.yaml:5: confidence: "sure": one of high, medium, low`},
 		{"empty log", strings.Replace(good, "log: |\n  E0101 a.cpp:1] x\n", "log: \"\"\n", 1), "bad.yaml:7: log: empty"},
 		{"bad id", strings.Replace(good, "a-1", "A 1", 1), `bad.yaml:1: id: "A 1"`},
-		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..3"},
-		{"batch 4", good + "batch: 4\n", "bad.yaml:9: batch: 4: omit it"},
+		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..4"},
+		{"batch 5", good + "batch: 5\n", "bad.yaml:9: batch: 5: omit it"},
 		{"batch -1", good + "batch: -1\n", "bad.yaml:9: batch: -1: omit it"},
 		{"batch 2 tuning", good + "batch: 2\n", "bad.yaml:9: batch: batch 2 is held out as a whole: set heldout: true"},
 		{"batch 3 tuning", good + "batch: 3\n", "bad.yaml:9: batch: batch 3 is held out as a whole: set heldout: true"},
