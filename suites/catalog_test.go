@@ -167,24 +167,34 @@ func catalogSuite(s engineSuite) bool {
 // prerun runs the entries this ginkgo invocation selects (focus, skip and
 // label filter applied as ginkgo applies them) as parallel worlds.
 func prerun(ctx context.Context, s engineSuite, results map[string]scenarios.Result) {
-	cat, err := scenarios.Catalog()
-	Expect(err).NotTo(HaveOccurred())
-	eng := s.newEngine()
 	var jobs []scenarios.Job
-	for _, j := range scenarios.Jobs(cat, []engine.Engine{eng}, s.opts) {
-		if !included(s, j.Scenario, eng) || !selected(s, j.Scenario, j.Version) {
-			continue
-		}
+	for _, j := range selectedJobs(s) {
 		if r, ok := s.memo.get(catalogKey(j.Scenario.Name, j.Version)); ok {
 			results[catalogKey(j.Scenario.Name, j.Version)] = r
 			continue
 		}
 		jobs = append(jobs, j)
 	}
+	eng := s.newEngine()
 	for _, r := range scenarios.RunParallel(ctx, jobs, s.opts, scenarios.ParallelOptions{Jobs: map[string]int{eng.Name(): s.parallel}}) {
 		results[catalogKey(r.Scenario, r.MooncakeVersion)] = r
 		s.memo.put(catalogKey(r.Scenario, r.MooncakeVersion), r)
 	}
+}
+
+// selectedJobs are the suite's entries this ginkgo invocation selects, as
+// jobs.
+func selectedJobs(s engineSuite) []scenarios.Job {
+	cat, err := scenarios.Catalog()
+	Expect(err).NotTo(HaveOccurred())
+	eng := s.newEngine()
+	var jobs []scenarios.Job
+	for _, j := range scenarios.Jobs(cat, []engine.Engine{eng}, s.opts) {
+		if included(s, j.Scenario, eng) && selected(s, j.Scenario, j.Version) {
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs
 }
 
 // entryLabels are the labels ginkgo filters an entry of sc by: the

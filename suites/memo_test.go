@@ -9,7 +9,10 @@ import (
 // realRuns holds the real catalog's runs (the Go SGLang model, newest
 // release, seed 1) for the other suites that need the same run: the SGLang
 // agreement's model side. One `make test` runs a scenario × version on an
-// engine once, whichever suite Ginkgo's order reaches first.
+// engine once, whichever suite Ginkgo's order reaches first. The agreement
+// (first) also runs the real catalog's entries it does not cover in its
+// own tail, where its pairs leave slots free: the catalog then waits for
+// nothing.
 var realRuns = &runMemo{m: map[string]scenarios.Result{}}
 
 type runMemo struct {
