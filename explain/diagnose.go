@@ -91,6 +91,7 @@ func (d Diagnosis) Top() (Cause, bool) {
 // the nearest. version, when not empty, is the Mooncake version the user
 // gives; otherwise the one the log states is used when faultlab models it.
 func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Diagnosis, error) {
+	log = unwrapLog(log)
 	ev := ParseLog(log)
 	d := Diagnosis{Evidence: ev, Causes: []Cause{}, Threshold: Threshold}
 	if version != "" {

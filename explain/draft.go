@@ -382,6 +382,7 @@ func isIPv6Host(h string) bool {
 // gets an expect of ok.
 func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerprints, eng engine.Engine, log string, opt DraftOptions) Draft {
 	var dr Draft
+	log = unwrapLog(log)
 	diag, err := Diagnose(catalog, fp, log, opt.Version)
 	dr.Diagnosis = diag
 	if err != nil {

@@ -105,6 +105,51 @@ var (
 	rePipVer  = regexp.MustCompile(`^Version: (\S+)$`)
 )
 
+var (
+	reANSI = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+	// What the operator's tooling puts before a line, outermost first in a
+	// paste but stripped in any order: a quoted reply's "> ", Markdown's
+	// backtick, docker compose's "service-1  | ", docker logs -t's and
+	// kubectl --timestamps' RFC 3339 stamp, kubectl --prefix's
+	// "[pod/name/container] ", journald's "Dec 01 12:00:00 host proc[pid]: ",
+	// Ray's "(Worker rank=0 pid=1) ", torch's "[rank0]: ".
+	reWrappers = []*regexp.Regexp{
+		regexp.MustCompile(`^(?:> ?)+`),
+		regexp.MustCompile("^`+"),
+		regexp.MustCompile(`^[A-Za-z0-9][\w.\-]*\s+\| ?`),
+		regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+`),
+		regexp.MustCompile(`^\[pod/[^\]\s]+\]\s?`),
+		regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.\-/]+(?:\[\d+\])?: `),
+		regexp.MustCompile(`^\([\w.\-]+(?:\s+[\w.\-]+=[\w.\-]+)*\)\s+`),
+		regexp.MustCompile(`^\[rank\d+\]:\s?`),
+	}
+)
+
+// unwrap strips colours and the prefixes operators' tooling adds around a
+// log line (reWrappers), however they nest.
+func unwrap(s string) string {
+	s = reANSI.ReplaceAllString(s, "")
+	for changed := true; changed; {
+		changed = false
+		for _, re := range reWrappers {
+			if loc := re.FindStringIndex(s); loc != nil && loc[1] > 0 {
+				s, changed = s[loc[1]:], true
+			}
+		}
+	}
+	return strings.TrimRight(strings.TrimSuffix(s, "`"), " \t")
+}
+
+// unwrapLog is log with every line unwrapped: what the rest of explain
+// matches, so that no pattern meets a colour code or a compose prefix.
+func unwrapLog(log string) string {
+	lines := strings.Split(strings.ReplaceAll(log, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = unwrap(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // ParseLog reads what operators paste: glog lines (prefix stripped,
 // file:line kept), SGLang and vLLM log lines, tracebacks (complete or cut
 // short: their lines are kept as they are), mooncake_master logs (glog),
@@ -115,9 +160,7 @@ func ParseLog(log string) Evidence {
 	pipName := ""
 	pendingEnv := ""
 	for i, s := range raw {
-		s = strings.TrimRight(s, " \t")
-		// Quoted replies ("> E0414 ...") are the same log.
-		t := strings.TrimLeft(s, "> ")
+		t := unwrap(strings.TrimRight(s, " \t"))
 		l := Line{N: i + 1, Text: strings.TrimSpace(t)}
 		if m := reGlog.FindStringSubmatch(t); m != nil {
 			l.Level, l.Source, l.Text = m[1], m[6], strings.TrimSpace(m[7])

@@ -21,6 +21,13 @@ func TestParseLogLines(t *testing.T) {
 		{"(Worker_TP1 pid=113078) ERROR 11-10 20:25:57 [mooncake_connector.py:329] Failed to transfer", "E", "mooncake_connector.py:329", "Failed to transfer"},
 		{"2025-06-06 09:39:00.285457 ERROR    [382] [coro_rpc_client.hpp:923] client has been closed", "E", "coro_rpc_client.hpp:923", "client has been closed"},
 		{"RuntimeError: Failed to setup Mooncake store, error code: -1", "", "", "RuntimeError: Failed to setup Mooncake store, error code: -1"},
+		// Wrapped by the operator's tooling (explain/wrapped_test.go runs the corpus so).
+		{"mooncake-master-1  | E1130 transfer_metadata.cpp:123] Failed to set location of x", "E", "transfer_metadata.cpp:123", "Failed to set location of x"},
+		{"2025-06-06T09:39:00.285457123Z E0302 09:15:07.980787     7 rdma_context.cpp:81] Failed to open device mlx5_1", "E", "rdma_context.cpp:81", "Failed to open device mlx5_1"},
+		{"Dec 01 12:00:00 node-3 mooncake_master[4121]: W1201 12:00:00.000001 4121 master_service.cpp:9] x", "W", "master_service.cpp:9", "x"},
+		{"(VllmWorker rank=0 pid=4121) E1201 12:00:00.000001 4121 client.cpp:9] y", "E", "client.cpp:9", "y"},
+		{"\x1b[0;31m[rank0]: RuntimeError: Mooncake memory registration failed.\x1b[0m", "", "", "RuntimeError: Mooncake memory registration failed."},
+		{"[pod/sglang-0/sglang] `E1201 client.cpp:9] z`", "E", "client.cpp:9", "z"},
 		{`  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2297, in run`, "", "", `File "/sgl/python/sglang/srt/managers/scheduler.py", line 2297, in run`},
 	} {
 		ev := explain.ParseLog(tc.in)
