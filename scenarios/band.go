@@ -23,10 +23,13 @@ import (
 //     on an idle 2-core machine, docs/REAL-FINDINGS.md), and by WallLoad of
 //     the expected time: every CPU-bound step between Mooncake's waits (glog,
 //     RPC handling, Python) runs up to twice as long with a second CPU-bound
-//     process on each core (suites: "duration bands under load").
+//     process on each core (suites: "duration bands under load"). The start
+//     is CPU-bound too, so WallStart is twice its idle 1.3 s, rounded up (it
+//     was 2 s: a start of 2.2 s on a machine loaded beyond that failed a
+//     900 ms bound, docs/MEASUREMENTS.md).
 const (
 	WallEarly = 50 * time.Millisecond
-	WallStart = 2 * time.Second
+	WallStart = 3 * time.Second
 	WallLoad  = 0.25
 )
 
