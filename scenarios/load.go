@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -178,7 +179,7 @@ func (d *decoder) validate(sc *Scenario) {
 	}
 	nodes := map[string]bool{}
 	gpus := map[string]bool{} // nodes with a GPU (te register's memory: gpu)
-	for _, n := range sc.Topology.Nodes {
+	for i, n := range sc.Topology.Nodes {
 		switch {
 		case n.Name == "":
 			d.at(n.Pos, "topology.nodes: name is required")
@@ -189,6 +190,9 @@ func (d *decoder) validate(sc *Scenario) {
 		}
 		nodes[n.Name] = true
 		gpus[n.Name] = n.GPU != nil
+		if i == 0 {
+			gpus[""] = n.GPU != nil // a step without node runs on the first
+		}
 		d.checkHostPool(n.HostPool, "hostpool")
 		// One model: every scheduler's pool has the same layout (is_mla).
 		if l0, l := layoutOf(sc.Topology.Nodes[0].HostPool), layoutOf(n.HostPool); l != l0 {
@@ -396,8 +400,8 @@ func (d *decoder) checkSteps(steps []Step, nodes, gpus map[string]bool, names []
 	for _, s := range steps {
 		if s.Node != "" && !nodes[s.Node] {
 			d.at(s.Pos, "%s: unknown node %q; nodes: %s", s.Action, s.Node, strings.Join(names, ", "))
-		} else if s.Memory == TEMemoryGPU && !gpus[s.Node] {
-			d.at(s.Pos, "te: memory gpu on node %q, which has no GPU (give it topology.nodes[].gpu)", s.Node)
+		} else if s.Op == TERegister && s.Memory == TEMemoryGPU && !gpus[s.Node] {
+			d.at(s.Pos, "te: memory gpu on node %q, which has no GPU (give it topology.nodes[].gpu)", cmp.Or(s.Node, "the first node"))
 		}
 	}
 }
