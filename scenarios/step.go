@@ -251,6 +251,9 @@ func (s Step) String() string {
 		case TETransfer:
 			return fmt.Sprintf("te %s transfer %d bytes to %s", s.Node, int64(s.Size), s.Peer)
 		case TERegister:
+			if s.Memory != "" {
+				return fmt.Sprintf("te %s register %d bytes of %s memory", s.Node, int64(s.Size), s.Memory)
+			}
 			return fmt.Sprintf("te %s register %d bytes", s.Node, int64(s.Size))
 		}
 		return "te " + s.Node + " " + s.Op
