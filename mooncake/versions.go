@@ -192,6 +192,17 @@ type Profile struct {
 	// socket write fails and closes, so a read ends in End of file (real
 	// 0.3.9, one local_hostname on two SGLang nodes with etcd).
 	TCPSessionEFAULT bool
+	// TCPStagesGPUMemory: the TCP transport copies a GPU buffer through
+	// host memory (cudaMemcpy into a bounce buffer) before its socket
+	// writes it: the CUDA build's branch in Session::writeBody
+	// (tcp_transport.cpp v0.3.6:150-156), and the mooncake-transfer-engine
+	// wheels are CUDA builds from 0.3.7 (release.yaml v0.3.7:65
+	// -DUSE_CUDA=ON; v0.3.6.post1:61 without it). A node with a GPU runs
+	// that build (the -non-cuda wheels never stage). Before, the socket
+	// write reads the GPU address itself and fails with EFAULT,
+	// "Session::writeBody failed. Error: Bad address (value: 14)"
+	// (v0.3.4.post2:137; Mooncake#602).
+	TCPStagesGPUMemory bool
 	// BatchGetFailedLog: batch_get_into logs "BatchGet failed for key 'K':
 	// CODE" per key whose transfer failed (v0.3.5 store_py.cpp:691; real
 	// 0.3.9 … 0.3.14).
@@ -730,6 +741,7 @@ func profileOf(v Version) Profile {
 	p.TransferWaitFromSubmit = at("0.3.10.post2")
 	p.BatchGetFailedLog = at("0.3.5")
 	p.TCPSessionEFAULT = at("0.3.6") && !at("0.3.10")
+	p.TCPStagesGPUMemory = at("0.3.7")
 	p.DummyClient = at("0.3.8")
 	p.RealClientRPCLoopback = p.DummyClient && !at("0.3.10.post2")
 	p.HostMemAllocator = at("0.3.8")

@@ -91,12 +91,14 @@ func (g *schemaGen) stepSchema() map[string]any {
 				ops[i] = o
 			}
 			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"op"}, "properties": map[string]any{
-				"node":  map[string]any{"type": "string"},
-				"op":    map[string]any{"enum": ops},
-				"peer":  map[string]any{"type": "string"},
-				"size":  byteSizeSchema,
-				"batch": map[string]any{"type": "boolean"},
-				"want":  map[string]any{"type": "integer"},
+				"node":   map[string]any{"type": "string"},
+				"op":     map[string]any{"enum": ops},
+				"peer":   map[string]any{"type": "string"},
+				"size":   byteSizeSchema,
+				"batch":  map[string]any{"type": "boolean"},
+				"memory": map[string]any{"enum": []any{TEMemoryHost, TEMemoryGPU}},
+				"raise":  map[string]any{"type": "boolean"},
+				"want":   map[string]any{"type": "integer"},
 			}}
 		}
 		one = append(one, map[string]any{"type": "object", "additionalProperties": false, "required": []any{a},

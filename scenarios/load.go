@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -177,7 +178,8 @@ func (d *decoder) validate(sc *Scenario) {
 		}
 	}
 	nodes := map[string]bool{}
-	for _, n := range sc.Topology.Nodes {
+	gpus := map[string]bool{} // nodes with a GPU (te register's memory: gpu)
+	for i, n := range sc.Topology.Nodes {
 		switch {
 		case n.Name == "":
 			d.at(n.Pos, "topology.nodes: name is required")
@@ -187,6 +189,10 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(n.Pos, "topology.nodes: %q is a role name; pick another node name", n.Name)
 		}
 		nodes[n.Name] = true
+		gpus[n.Name] = n.GPU != nil
+		if i == 0 {
+			gpus[""] = n.GPU != nil // a step without node runs on the first
+		}
 		d.checkHostPool(n.HostPool, "hostpool")
 		// One model: every scheduler's pool has the same layout (is_mla).
 		if l0, l := layoutOf(sc.Topology.Nodes[0].HostPool), layoutOf(n.HostPool); l != l0 {
@@ -275,7 +281,7 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(f.Pos, "faults: link target %q is neither a role (%s) nor a node (%s)", f.Target, strings.Join(Roles[:3], ", "), strings.Join(nodeNames, ", "))
 		}
 	}
-	d.checkSteps(sc.Steps, nodes, nodeNames)
+	d.checkSteps(sc.Steps, nodes, gpus, nodeNames)
 	d.checkAnchors(sc)
 	d.checkExpect(sc.Expect, "expect", true)
 	d.checkByVersion(sc.ByVersion)
@@ -314,7 +320,7 @@ func (d *decoder) validate(sc *Scenario) {
 				d.at(r.Pos, "remedy.node_env: unknown node %q; nodes: %s", name, strings.Join(nodeNames, ", "))
 			}
 		}
-		d.checkSteps(r.Steps, nodes, nodeNames)
+		d.checkSteps(r.Steps, nodes, gpus, nodeNames)
 		d.checkExpect(r.Expect, "remedy.expect", true)
 		d.checkByVersion(r.ByVersion)
 		d.checkBySGLang(r.BySGLang)
@@ -390,10 +396,12 @@ func (d *decoder) checkConfigFile(p Pos, f any) {
 	}
 }
 
-func (d *decoder) checkSteps(steps []Step, nodes map[string]bool, names []string) {
+func (d *decoder) checkSteps(steps []Step, nodes, gpus map[string]bool, names []string) {
 	for _, s := range steps {
 		if s.Node != "" && !nodes[s.Node] {
 			d.at(s.Pos, "%s: unknown node %q; nodes: %s", s.Action, s.Node, strings.Join(names, ", "))
+		} else if s.Op == TERegister && s.Memory == TEMemoryGPU && !gpus[s.Node] {
+			d.at(s.Pos, "te: memory gpu on node %q, which has no GPU (give it topology.nodes[].gpu)", cmp.Or(s.Node, "the first node"))
 		}
 	}
 }

@@ -129,6 +129,13 @@ func TestParseErrors(t *testing.T) {
 				`f.yaml:5:9: te: op pause has no want`,
 				`f.yaml:6:9: te: want must be an integer (the call's return code)`,
 			}},
+		{"te memory and raise where they do not apply", "name: t/x\nsteps:\n  - te: {op: initialize, memory: gpu}\n  - te: {op: register, size: 4KiB, memory: vram}\n  - te: {op: transfer, peer: tp0, size: 1MiB, batch: true, raise: true}\n  - te: {node: tp0, op: register, size: 4KiB, memory: gpu}\nexpect: {ok: true}\n",
+			[]string{
+				`f.yaml:3:9: te: memory is op register's (the buffer it registers), not op initialize's`,
+				`f.yaml:4:9: te: memory "vram"; valid: host, gpu`,
+				`f.yaml:5:9: te: raise is SGLang's PD wrapper's, which initializes, registers and writes with transfer_sync_write (op initialize, register, or transfer without batch)`,
+				`f.yaml:6:5: te: memory gpu on node "tp0", which has no GPU (give it topology.nodes[].gpu)`,
+			}},
 		{"put without key or size", "name: t/x\nsteps:\n  - put: {node: tp0, want: x}\nexpect: {ok: true}\n",
 			[]string{
 				`f.yaml:3:10: put: key is required`,

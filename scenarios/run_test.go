@@ -426,3 +426,39 @@ steps:
 		})
 	}
 }
+
+// raise: true is SGLang's PD wrapper: a failed call is its RuntimeError
+// (and its error line), which ends the phase as SGLang's exception would;
+// without it the step's code is all there is.
+func TestTEStepRaise(t *testing.T) {
+	const world = `name: t/te-raise
+topology:
+  metadata: http
+  nodes:
+    - {name: decode, env: {MOONCAKE_LOCAL_HOSTNAME: localhost, MOONCAKE_TE_META_DATA_SERVER: P2PHANDSHAKE}}
+    - {name: prefill, env: {MOONCAKE_LOCAL_HOSTNAME: 127.0.0.1}}
+config:
+  env: {MOONCAKE_PROTOCOL: tcp, MOONCAKE_TE_META_DATA_SERVER: "{{metadata}}"}
+steps:
+  - te: {node: decode, op: initialize, raise: true}
+  - te: {node: decode, op: register, size: 1MiB, raise: true}
+  - te: {node: prefill, op: initialize, raise: true}
+  - te: {node: prefill, op: register, size: 1MiB, raise: true}
+`
+	cases := []struct {
+		name, steps string
+	}{
+		{"raised", "  - te: {node: prefill, op: transfer, peer: decode, size: 64KiB, raise: true}\n" +
+			"expect: {raises: {class: RuntimeError, message: \"Mooncake Transfer Engine Return Error.\"}, codes: {transfer_sync_write: [-1]}, logs: [\"Failed to retrieve segment descriptor\", \"Mooncake Transfer Engine Return Error.\"]}\n"},
+		{"the code only", "  - te: {node: prefill, op: transfer, peer: decode, size: 64KiB, want: -1}\n" +
+			"expect: {ok: true, codes: {transfer_sync_write: [-1]}, no_logs: [\"Mooncake Transfer Engine Return Error.\"]}\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := scenarios.RunVersion(context.Background(), parse(t, world+c.steps), sim.New(), "0.3.9", scenarios.Options{Seed: 1})
+			if r.Verdict != scenarios.Pass {
+				t.Fatalf("got %s %q", r.Verdict, r.Reason)
+			}
+		})
+	}
+}

@@ -52,6 +52,13 @@ type Step struct {
 	Op    string
 	Peer  string
 	Batch bool
+	// Memory is the te register's buffer: "" or TEMemoryHost (malloc'd
+	// host memory), TEMemoryGPU (device memory of the node's GPU 0, as
+	// PD disaggregation registers its KV cache).
+	Memory string
+	// Raise: the te call goes through SGLang's PD wrapper, which raises
+	// when it fails (scenarios/te.go, pdRaises).
+	Raise bool
 	// Want is the expected result: set/get → one bool per page; exists →
 	// the hit count; health_check and put → the code. nil = not checked.
 	Want any
@@ -68,12 +75,14 @@ type pageArgs struct {
 
 // teArgs is the mapping form of te.
 type teArgs struct {
-	Node  string   `yaml:"node"`
-	Op    string   `yaml:"op"`
-	Peer  string   `yaml:"peer"`
-	Size  ByteSize `yaml:"size"`
-	Batch bool     `yaml:"batch"`
-	Want  any      `yaml:"want"`
+	Node   string   `yaml:"node"`
+	Op     string   `yaml:"op"`
+	Peer   string   `yaml:"peer"`
+	Size   ByteSize `yaml:"size"`
+	Batch  bool     `yaml:"batch"`
+	Memory string   `yaml:"memory"`
+	Raise  bool     `yaml:"raise"`
+	Want   any      `yaml:"want"`
 }
 
 // callArgs is the mapping form of call.
@@ -133,7 +142,7 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 	case StepTE:
 		var a teArgs
 		d.decodeStruct(v, reflectValue(&a), k.Value)
-		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Want
+		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Memory, s.Raise, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Memory, a.Raise, a.Want
 		d.checkTE(v, s)
 		d.checkWant(v, s)
 	case StepInit, StepHealthCheck, StepSet, StepGet, StepExists:
@@ -242,6 +251,9 @@ func (s Step) String() string {
 		case TETransfer:
 			return fmt.Sprintf("te %s transfer %d bytes to %s", s.Node, int64(s.Size), s.Peer)
 		case TERegister:
+			if s.Memory != "" {
+				return fmt.Sprintf("te %s register %d bytes of %s memory", s.Node, int64(s.Size), s.Memory)
+			}
 			return fmt.Sprintf("te %s register %d bytes", s.Node, int64(s.Size))
 		}
 		return "te " + s.Node + " " + s.Op

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 	"gopkg.in/yaml.v3"
 )
 
@@ -26,7 +27,21 @@ const (
 // TEOps lists the te step's operations.
 var TEOps = []string{TEInitialize, TERegister, TETransfer, TEPause, TEResume}
 
+// The te register's memory kinds.
+const (
+	TEMemoryHost = "host" // malloc'd host memory (the default)
+	TEMemoryGPU  = "gpu"  // device memory of the node's GPU 0 (torch.empty(..., device="cuda"))
+)
+
 func (d *decoder) checkTE(n *yaml.Node, s *Step) {
+	switch {
+	case s.Memory != "" && s.Op != TERegister:
+		d.errorf(n, "te: memory is op register's (the buffer it registers), not op %s's", s.Op)
+	case s.Memory != "" && s.Memory != TEMemoryHost && s.Memory != TEMemoryGPU:
+		d.errorf(n, "te: memory %q; valid: %s, %s", s.Memory, TEMemoryHost, TEMemoryGPU)
+	case s.Raise && (s.Op == TEPause || s.Op == TEResume || s.Batch):
+		d.errorf(n, "te: raise is SGLang's PD wrapper's, which initializes, registers and writes with transfer_sync_write (op initialize, register, or transfer without batch)")
+	}
 	switch s.Op {
 	case TEInitialize, TEPause, TEResume:
 		if s.Size != 0 || s.Peer != "" || s.Batch {
@@ -142,7 +157,11 @@ func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[s
 		}
 	case TERegister:
 		method = "register_memory"
-		t.buf, err = t.proc.Alloc(ctx, engine.AllocDefault, int64(s.Size))
+		alloc := engine.AllocDefault
+		if s.Memory == TEMemoryGPU {
+			alloc = engine.AllocCUDA
+		}
+		t.buf, err = t.proc.Alloc(ctx, alloc, int64(s.Size))
 		if err != nil {
 			return nil, fmt.Errorf("te register on %s: %w", s.Node, err)
 		}
@@ -165,7 +184,27 @@ func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[s
 	if err != nil {
 		return nil, err
 	}
+	if pr := pdRaises[s.Op]; s.Raise && pr.failed(rc) {
+		r.tr.Log(sglangSource, sglang.LevelError, pr.text)
+		return nil, &engine.PyError{Class: "RuntimeError", Message: pr.text}
+	}
 	return int64(rc), nil
+}
+
+// pdRaises are the calls SGLang's PD wrapper checks (te's raise: true):
+// disaggregation/mooncake's MooncakeTransferEngine logs an error and raises
+// RuntimeError with the same text when initialize or register_memory does
+// not return 0, or transfer_sync_write returns less than 0 (the wrapper as
+// Mooncake's own tree carries it, mooncake-transfer-engine/tests/
+// fault-tolerant/transfer_engine.py v0.3.4.post2 … v0.3.12.post1:32-71,
+// "to run SGLang with MooncakeTransferEngine"; SGLang 0.4.x).
+var pdRaises = map[string]struct {
+	failed func(rc int) bool
+	text   string
+}{
+	TEInitialize: {func(rc int) bool { return rc != 0 }, "Mooncake Transfer Engine initialization failed."},
+	TERegister:   {func(rc int) bool { return rc != 0 }, "Mooncake memory registration failed."},
+	TETransfer:   {func(rc int) bool { return rc < 0 }, "Mooncake Transfer Engine Return Error."},
 }
 
 func (r *run) closeTEs(ctx context.Context) {

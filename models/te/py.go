@@ -35,17 +35,17 @@ func NewPy(cfg Config, data DataPath, clock engine.Clock) *Py {
 func (p *Py) Engine() *Engine { return p.e }
 
 // Initialize is initialize(local_hostname, metadata_server, protocol,
-// device_name): TransferEngine::init with topology auto-discovery, which
-// installs TCP when no RNIC is found (real 0.3.9, 0.3.12.post1: "Found 0
-// HCAs", "TcpTransport: listen on port"). 0 or -1, as Python receives it.
+// device_name): TransferEngine(true, device_filter)::init, topology
+// auto-discovery over the devices device_name lists (all when empty),
+// which installs RDMA on the HCAs it finds and TCP when it finds none
+// (real 0.3.9, 0.3.12.post1: "Found 0 HCAs", "TcpTransport: listen on
+// port"). The protocol argument is not read (initializeExt: (void)
+// protocol, transfer_engine_py.cpp v0.3.4.post2:118, v0.3.9:161; from
+// v0.3.12 only xgmi and the EFA/CXI builds look at it). 0 or -1, as Python
+// receives it.
 func (p *Py) Initialize(ctx context.Context, localHostname, metadataServer, protocol, deviceName string) int {
 	p.e.loadGlobalConfig()
-	if protocol != "tcp" {
-		// The RDMA path of the binding (device filter, per-NIC install)
-		// is not modelled here; the store's is (InitStore).
-		p.e.logf(mlog.Error, "faultlab model: TransferEngine.initialize protocol %q is not modelled (tcp only)", protocol)
-		return -1
-	}
+	p.e.filter = splitDevices(deviceName)
 	if rc := p.e.init(ctx, localHostname, metadataServer, true); rc != 0 {
 		return -1
 	}
@@ -99,6 +99,13 @@ func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer u
 	if !p.e.OpenSegment(ctx, target) {
 		return -1, nil
 	}
+	if hostmem.IsDevice(local) && len(p.e.nics) == 0 && !p.e.cfg.Profile.TCPStagesGPUMemory {
+		// The TCP session's socket write reads the GPU address itself
+		// (no CUDA staging in this build): EFAULT on the first body
+		// write, the slice FAILED, and transferSync returns -1.
+		p.e.logf(mlog.Error, "%s", writeBodyEFAULT(p.e.cfg.Profile, local))
+		return -1, nil
+	}
 	start := p.clock.Now()
 	err := p.data.Write(ctx, target, peer, hostmem.Content{Size: length})
 	if err == nil {
@@ -145,3 +152,15 @@ func (p *Py) Close(ctx context.Context) { p.e.Close(ctx) }
 
 // String names the engine in errors.
 func (p *Py) String() string { return fmt.Sprintf("TransferEngine(%s)", p.e.serverName) }
+
+// writeBodyEFAULT is Session::writeBody's failure of a socket write from
+// an address the kernel cannot read (EFAULT) at the first chunk: up to
+// v0.3.5 without the addresses (tcp_transport.cpp v0.3.4.post2:137), from
+// v0.3.6 with the source and the buffer written from (the same address
+// when nothing was staged; v0.3.6:168-174).
+func writeBodyEFAULT(p mooncake.Profile, addr uint64) string {
+	if p.TCPSessionEFAULT {
+		return fmt.Sprintf("Session::writeBody failed. Attempt to write data %#x using buffer %#x. Error: Bad address (value: 14), total_transferred_bytes_: 0, current transferred_bytes: 0", addr, addr)
+	}
+	return "Session::writeBody failed. Error: Bad address (value: 14), total_transferred_bytes_: 0, current transferred_bytes: 0"
+}

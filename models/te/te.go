@@ -89,10 +89,13 @@ type Engine struct {
 	// P2PHANDSHAKE).
 	etcd       string
 	transports []string
-	nics       []*nic
-	regions    []region
-	release    []func()
-	pinned     int64 // process-wide RLIMIT_MEMLOCK accounting
+	// filter: the devices auto-discovery may take (TransferEngine's
+	// filter_: the Python binding's device_name; nil = all).
+	filter  []string
+	nics    []*nic
+	regions []region
+	release []func()
+	pinned  int64 // process-wide RLIMIT_MEMLOCK accounting
 	// handshake: the P2P handshake listener runs (init bound its port).
 	// leaked: a failed transport install leaked its transport, which holds
 	// the metadata and so the listener (Profile.FailedTransportFreed).
@@ -632,7 +635,7 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 		return 0
 	}
 	e.logf(mlog.Info, "Auto-discovering topology...")
-	hcas := e.discover(nil)
+	hcas := e.discover(e.filter)
 	e.logf(mlog.Info, "Topology discovery complete. Found %d HCAs.", len(hcas))
 	_, forceTCP := e.env("MC_FORCE_TCP")
 	_, forceHCA := e.env("MC_FORCE_HCA")
