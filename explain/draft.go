@@ -419,8 +419,27 @@ func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerp
 			versions = draftVersions(sc, based.Version, ev.MooncakeRange)
 		}
 		var first []string
+		// A log whose caller is not SGLang's store (an LMCache or vLLM
+		// connector, Mooncake's own Python API): the cause is the same,
+		// only the caller differs - the world's SGLang starts become an
+		// integration's own store. First when the log shows another caller
+		// (SGLang's exception is then no outcome of it); else when SGLang's
+		// draft does not reproduce the log (a release whose setup SGLang's
+		// newest call does not fit).
+		asIntegration := !sglangStoreLog(ev) && initsOnly(sc)
+		otherFirst := asIntegration && otherCallerLog(ev)
 		for _, v := range versions {
-			out, missing := draftAt(ctx, fp, sc, &based, eng, log, ev, opt.Name, v)
+			var out []byte
+			var missing []string
+			if otherFirst {
+				out, _ = draftAt(ctx, fp, sc, &based, eng, log, ev, opt.Name, v, true)
+			}
+			if out == nil {
+				out, missing = draftAt(ctx, fp, sc, &based, eng, log, ev, opt.Name, v, false)
+			}
+			if out == nil && asIntegration && !otherFirst {
+				out, _ = draftAt(ctx, fp, sc, &based, eng, log, ev, opt.Name, v, true)
+			}
 			if out != nil {
 				dr.YAML, dr.Based, dr.Version, dr.Missing = out, sc.Name, v, nil
 				return dr
@@ -487,7 +506,12 @@ const MaxDraftTries = 3
 
 // draftAt builds the draft at one version and runs it; the YAML when the
 // run ends in the log's error, else what it did not reproduce.
-func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based *Cause, eng engine.Engine, log string, ev Evidence, name, version string) ([]byte, []string) {
+//
+// asIntegration: the world's SGLang starts (its init steps) become an
+// integration's own store on the node (a put step: setup from the node's
+// MOONCAKE_* settings, then a put), and the expectation is the log's
+// alone, not the scenario's SGLang outcome.
+func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based *Cause, eng engine.Engine, log string, ev Evidence, name, version string, asIntegration bool) ([]byte, []string) {
 	src, err := scenarios.SourceOf(sc)
 	if err != nil {
 		return nil, []string{err.Error()}
@@ -529,15 +553,28 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "steps" {
 			callLogMethod(root.Content[i+1], log)
+			if asIntegration {
+				initsAsPuts(root.Content[i+1])
+			}
 		}
 	}
+	if asIntegration {
+		setKey(root, "remedy", nil) // its expectation is SGLang's start
+	}
 
-	exp, quoted, why := expectFromLog(log, ev, sc, version)
+	base := sc
+	if asIntegration {
+		base = &scenarios.Scenario{Name: sc.Name}
+	}
+	exp, quoted, why := expectFromLog(log, ev, base, version)
 	if exp == nil {
 		return nil, []string{why}
 	}
 	setKey(root, "expect", exp)
 	root.HeadComment = fmt.Sprintf("based on %s (faultlab explain's best catalog cause, %.1f points): %s", sc.Name, based.Points, based.Cause)
+	if asIntegration {
+		root.HeadComment += "\nthe log's caller is not SGLang's store: its init steps are an integration's own store (put: setup, then a page), and the world's remedy, which SGLang's start checks, is left out"
+	}
 	if ev.SGLangVersion != "" {
 		root.HeadComment += "\nthe log states SGLang " + ev.SGLangVersion
 	}
@@ -592,6 +629,85 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		missing = append(missing, "the log quotes: "+q.Text)
 	}
 	return nil, append(missing, unprinted(quoted, r.Observed.Logs, fp, version)...)
+}
+
+// sglangStoreLog reports whether the log shows SGLang's HiCache store as
+// Mooncake's caller: its frames, its messages, its logger.
+func sglangStoreLog(ev Evidence) bool {
+	for _, l := range ev.Lines {
+		if l.logger == "sglang" {
+			return true
+		}
+		for _, m := range []string{"sglang", "HiCache", "hicache", "mooncake_store.py", "Creating storage backend",
+			"Failed to setup Mooncake store", "Mooncake store setup successfully", "Failed to register buffer to Mooncake Store"} {
+			if strings.Contains(l.Text, m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// otherCallerLog reports whether the log shows a caller of Mooncake's
+// store other than SGLang: vLLM's or LMCache's loggers and frames.
+func otherCallerLog(ev Evidence) bool {
+	for _, l := range ev.Lines {
+		if l.logger == "vllm" || l.logger == "caller" {
+			return true
+		}
+		for _, m := range []string{"lmcache", "LMCache", "vllm", "vLLM"} {
+			if strings.Contains(l.Text, m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// initsOnly reports whether SGLang enters sc's steps only to start (init
+// steps, each naming its node): what an integration's put step can stand
+// for. A world that then reads or writes through SGLang's store cannot.
+func initsOnly(sc *scenarios.Scenario) bool {
+	inits := 0
+	for _, st := range sc.Steps {
+		switch st.Action {
+		case scenarios.StepInit:
+			if st.Node == "" {
+				return false
+			}
+			inits++
+		case scenarios.StepSleep, scenarios.StepPut, scenarios.StepCall:
+		default:
+			return false
+		}
+	}
+	return inits > 0
+}
+
+// initsAsPuts turns the steps' init steps into the node's integration's
+// put (its setup, then one page).
+func initsAsPuts(steps *yaml.Node) {
+	if steps == nil || steps.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, st := range steps.Content {
+		if st.Kind != yaml.MappingNode || len(st.Content) != 2 || st.Content[0].Value != scenarios.StepInit {
+			continue
+		}
+		v, node := st.Content[1], ""
+		if v.Kind == yaml.ScalarNode {
+			node = v.Value
+		} else if v.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				if v.Content[i].Value == "node" {
+					node = v.Content[i+1].Value
+				}
+			}
+		}
+		put := mapping("node", node, "key", "kv0", "size", "4KiB")
+		put.Style = yaml.FlowStyle
+		st.Content[0], st.Content[1] = scalar(scenarios.StepPut), put
+	}
 }
 
 // noAttrRE is Python's AttributeError for a method the store binding

@@ -293,3 +293,38 @@ func BenchmarkDraftFromLog(b *testing.B) {
 		explain.DraftFromLog(context.Background(), cat, fp, sim.New(), cs[i%len(cs)].Log, explain.DraftOptions{Name: "field/b"})
 	}
 }
+
+// A log whose caller is not SGLang's store (LMCache on Mooncake's own
+// Python API, 0.3.4, master not running): the draft's world runs the
+// caller as an integration's own store on the node, and SGLang's
+// exception is no part of its expectation. The same lines under SGLang's
+// own (its storage backend line) keep SGLang as the caller. The Mooncake
+// lines are written as 0.3.4's store_py.cpp and master_client.cpp print
+// them (LOG(ERROR) at v0.3.4).
+func TestDraftIntegrationCaller(t *testing.T) {
+	log := strings.Join([]string{
+		"Name: mooncake-transfer-engine",
+		"Version: 0.3.4",
+		"[2025-06-01 10:00:00,123] LMCache INFO: Creating the Mooncake store connector",
+		"E0601 10:00:00.000001  4121 master_client.cpp:123] Failed to connect to master: not connected",
+		"E0601 10:00:00.000002  4121 store_py.cpp:245] Failed to create client",
+	}, "\n")
+	dr, sc := draft(t, log)
+	if sc == nil {
+		t.Fatalf("not written: %v", dr.Missing)
+	}
+	var actions []string
+	for _, st := range sc.Steps {
+		actions = append(actions, st.Action)
+	}
+	if dr.Version != "0.3.4" || !slices.Equal(actions, []string{scenarios.StepPut}) || sc.Expect.Raises != nil {
+		t.Errorf("drafted from %s @%s, steps %v, raises %v:\n%s", dr.Based, dr.Version, actions, sc.Expect.Raises, dr.YAML)
+	}
+	if !strings.Contains(string(dr.YAML), "its init steps are an integration's own store") {
+		t.Errorf("the draft does not say its caller changed:\n%s", dr.YAML)
+	}
+	dr, sc = draft(t, "[2025-06-01 10:00:00] Creating storage backend 'mooncake' (sglang.srt.mem_cache.storage.mooncake_store.mooncake_store.MooncakeStore)\n"+strings.Replace(log, "LMCache", "x", 1))
+	if sc != nil && slices.ContainsFunc(sc.Steps, func(s scenarios.Step) bool { return s.Action == scenarios.StepPut }) {
+		t.Errorf("SGLang's log drafted as an integration's:\n%s", dr.YAML)
+	}
+}
