@@ -90,6 +90,9 @@ func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.
 		byName[sc.Name] = sc
 	}
 	fp := Fingerprints{}
+	// Worlds and releases print the same lines over and over: each is
+	// normalized once (norm's regexps were a third of the time).
+	normed := map[string]string{}
 	for _, r := range scenarios.RunParallel(ctx, jobs, opts, scenarios.ParallelOptions{}) {
 		if r.Verdict != scenarios.Pass && r.Verdict != scenarios.Fail {
 			continue
@@ -100,7 +103,12 @@ func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.
 				break
 			}
 			if e.Kind == "log" {
-				lines = append(lines, norm(e.Text))
+				n, ok := normed[e.Text]
+				if !ok {
+					n = norm(e.Text)
+					normed[e.Text] = n
+				}
+				lines = append(lines, n)
 			}
 		}
 		fp[Key{r.Scenario, r.MooncakeVersion, releaseKey(byName[r.Scenario], r.SGLangVersion)}] = slices.Compact(slices.Sorted(slices.Values(lines)))
