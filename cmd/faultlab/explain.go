@@ -12,6 +12,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/explain"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
 
@@ -66,7 +67,24 @@ func loadField(cmd *cobra.Command, cf catalogFlags, version string) (fieldContex
 	if err != nil {
 		return fieldContext{}, err
 	}
-	return fieldContext{catalog, explain.Fingerprint(cmd.Context(), catalog, model, version), model}, nil
+	return fieldContext{catalog, fingerprintCache().Fingerprint(cmd.Context(), catalog, model, version), model}, nil
+}
+
+// fingerprintCache keeps the catalog on the model between calls
+// (explain.FingerprintCache) in $FAULTLAB_FINGERPRINT_CACHE ("off": none),
+// else under the cache directory; without one, it is computed each time.
+func fingerprintCache() explain.FingerprintCache {
+	dir, ok := os.LookupEnv("FAULTLAB_FINGERPRINT_CACHE")
+	switch {
+	case dir == "off":
+		return explain.FingerprintCache{}
+	case ok && dir != "":
+		return explain.FingerprintCache{Dir: dir}
+	}
+	if d, err := realengine.CacheDir(); err == nil {
+		return explain.FingerprintCache{Dir: d}
+	}
+	return explain.FingerprintCache{}
 }
 
 func explainCmd() *cobra.Command {
