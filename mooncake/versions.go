@@ -489,8 +489,8 @@ type Profile struct {
 	// clears its flag (v0.3.8.post1, sigaction); before, it logs
 	// "Received signal N, stopping target server...". Real 0.3.9,
 	// 0.3.13.post1: nothing logged, exit 0.
-	BenchQuietSignal bool
-	HotCacheFdExchange            bool
+	BenchQuietSignal   bool
+	HotCacheFdExchange bool
 	// DummyRegisterOutsideShm: DummyClient::register_buffer of a buffer
 	// outside every shared memory it mapped returns 0 and logs nothing
 	// (0.3.14: real run of register/standalone-draft-default-allocator,
