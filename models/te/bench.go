@@ -28,7 +28,8 @@ const benchBuffer = 0x7f3000000000
 // the same at v0.3.9 and v0.3.12.post1): init, whose result it ignores;
 // installTransport("tcp"), LOG_ASSERT(xport) in the initiator only; one
 // buffer (one NUMA node) registered, LOG_ASSERT(!rc); then the target
-// serves until SIGTERM (its handler ends the loop and main returns 0). A FATAL ends
+// serves until SIGTERM (its handler ends the loop, main returns 0 and the
+// engine's destructor unpublishes). A FATAL ends
 // the process with SIGABRT (real 0.3.9 … 0.3.14: "*** Check failure stack
 // trace: ***", killed by signal 6): the status is -6, as Python's
 // subprocess reports it. The initiator's transfer loop (openSegment, the
@@ -50,7 +51,10 @@ func RunBench(ctx context.Context, cfg Config, clock engine.Clock, f BenchFlags)
 			return abortEnd(), nil
 		}
 	}
-	if rc := e.RegisterLocalMemory(ctx, benchBuffer, f.BufferSize, true); rc != 0 {
+	// Each installed transport registers the buffer and publishes the
+	// descriptor: a target whose install failed has none, so it publishes
+	// nothing and serves (real 0.3.9: "DRAM is used", no PUT).
+	if rc := e.RegisterLocalMemory(ctx, benchBuffer, f.BufferSize, len(e.transports) > 0); rc != 0 {
 		e.logf(mlog.Fatal, "Assert failed: !rc")
 		return abortEnd(), nil
 	}
@@ -68,6 +72,9 @@ func RunBench(ctx context.Context, cfg Config, clock engine.Clock, f BenchFlags)
 	if !e.cfg.Profile.BenchQuietSignal {
 		e.logf(mlog.Info, "Received signal %d, stopping target server...", int(syscall.SIGTERM))
 	}
+	// main returns: the engine's destructor (freeEngine) removes what it
+	// published (real 0.3.9 against a 404: "Failed to remove location of").
+	e.Close(ctx)
 	return engine.BenchEnd{Stopped: true}, nil
 }
 
