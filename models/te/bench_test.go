@@ -50,8 +50,8 @@ func TestBenchMetadata404(t *testing.T) {
 	cases := []struct {
 		version string
 		status  int
-		reqs          []string
-		logs          []string // the ERROR and FATAL lines after the RPC port's
+		reqs    []string
+		logs    []string // the ERROR and FATAL lines after the RPC port's
 	}{
 		{"0.3.4.post2", -6, []string{"PUT", "PUT"}, []string{
 			"Unexpected code in http response, PUT " + url + "?key=mooncake%2Frpc_meta%2F127.0.0.1%3A12345 response code: 404 response body: 404: Not Found",
