@@ -474,7 +474,23 @@ type Profile struct {
 	// 0.3.13.post1 log the 404 and "Failed to retrieve segment
 	// descriptor" on every fresh install with HTTP metadata).
 	TCPInstallReadsOwnSegmentDesc bool
-	HotCacheFdExchange            bool
+	// FailedInstallDeletesTransport: MultiTransport::installTransport
+	// deletes a transport whose install failed, and ~TcpTransport removes
+	// the segment descriptor (a DELETE of mooncake/ram/<name>;
+	// multi_transport.cpp v0.3.12:443-445, none at v0.3.11.post1; real
+	// 0.3.13.post1, 0.3.14: "Failed to unregister segment descriptor" after
+	// "TcpTransport: cannot publish segments", transfer_engine_bench).
+	FailedInstallDeletesTransport bool
+	// BenchDRAMLine: transfer_engine_bench logs "DRAM is used, numa node
+	// num: N" after registering host buffers (example/
+	// transfer_engine_bench.cpp v0.3.6); before, "numa node num: N".
+	BenchDRAMLine bool
+	// BenchQuietSignal: the bench target's SIGINT/SIGTERM handler only
+	// clears its flag (v0.3.8.post1, sigaction); before, it logs
+	// "Received signal N, stopping target server...". Real 0.3.9,
+	// 0.3.13.post1: nothing logged, exit 0.
+	BenchQuietSignal   bool
+	HotCacheFdExchange bool
 	// DummyRegisterOutsideShm: DummyClient::register_buffer of a buffer
 	// outside every shared memory it mapped returns 0 and logs nothing
 	// (0.3.14: real run of register/standalone-draft-default-allocator,
@@ -821,6 +837,9 @@ func profileOf(v Version) Profile {
 	p.ForceTCPAtInit = at("0.3.12")
 	p.LogsMissingLocalSegment = at("0.3.13")
 	p.TCPInstallReadsOwnSegmentDesc = at("0.3.12")
+	p.FailedInstallDeletesTransport = at("0.3.12")
+	p.BenchDRAMLine = at("0.3.6")
+	p.BenchQuietSignal = at("0.3.8.post1")
 	p.HotCacheFdExchange = at("0.3.13")
 	p.IPCConnectErrorLogged = at("0.3.12")
 	switch {

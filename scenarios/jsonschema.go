@@ -85,6 +85,8 @@ func (g *schemaGen) stepSchema() map[string]any {
 				"size": byteSizeSchema,
 				"want": map[string]any{"type": "integer"},
 			}}
+		case StepBench:
+			v = benchSchema()
 		case StepTE:
 			ops := make([]any, len(TEOps))
 			for i, o := range TEOps {

@@ -25,6 +25,7 @@ var Methods = []string{
 	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "is_exist",
 	"batch_put_from", "batch_get_into", "batch_is_exist", "health_check", "close",
 	"initialize", "register_memory", "transfer_sync_write", "batch_transfer_sync_write",
+	"transfer_engine_bench", // the bench step's exit status (bench.go)
 }
 
 var (
@@ -844,9 +845,9 @@ func (d *decoder) noPageIO(sc *Scenario) {
 	}
 	for _, st := range steps {
 		switch st.Action {
-		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut, StepTE:
+		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut, StepTE, StepBench:
 		default:
-			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put, te", st.Action, sc.Storage.Backend)
+			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put, te, bench", st.Action, sc.Storage.Backend)
 		}
 	}
 }

@@ -784,6 +784,9 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 	if s.Action == StepTE {
 		return r.teStep(ctx, s, env, file, extra)
 	}
+	if s.Action == StepBench {
+		return r.benchStep(ctx, s, env, file, extra)
+	}
 	if s.Action == StepInit {
 		if old, ok := r.stores[s.Node]; ok {
 			_ = old.Close(ctx)

@@ -24,10 +24,11 @@ const (
 	StepCall        = "call"         // an integration's store.<method>: the attribute lookup
 	StepPut         = "put"          // an integration's own store: setup, then put(key, bytes(size))
 	StepTE          = "te"           // PD disaggregation's mooncake.engine.TransferEngine on a node (te.go)
+	StepBench       = "bench"        // the wheel's transfer_engine_bench on a node (bench.go)
 )
 
 // StepActions lists the step actions.
-var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck, StepCall, StepPut, StepTE}
+var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck, StepCall, StepPut, StepTE, StepBench}
 
 // Step is one action of a phase.
 type Step struct {
@@ -59,6 +60,8 @@ type Step struct {
 	// Raise: the te call goes through SGLang's PD wrapper, which raises
 	// when it fails (scenarios/te.go, pdRaises).
 	Raise bool
+	// Bench is the bench step's flags (bench.go).
+	Bench *BenchStep
 	// Want is the expected result: set/get → one bool per page; exists →
 	// the hit count; health_check and put → the code. nil = not checked.
 	Want any
@@ -145,6 +148,8 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Memory, s.Raise, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Memory, a.Raise, a.Want
 		d.checkTE(v, s)
 		d.checkWant(v, s)
+	case StepBench:
+		s.decodeBench(d, v)
 	case StepInit, StepHealthCheck, StepSet, StepGet, StepExists:
 		if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && (k.Value == StepInit || k.Value == StepHealthCheck) {
 			s.Node = v.Value
@@ -227,7 +232,7 @@ func (d *decoder) checkWant(n *yaml.Node, s *Step) {
 		} else if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "te: want must be an integer (the call's return code)")
 		}
-	case StepExists, StepHealthCheck, StepPut:
+	case StepExists, StepHealthCheck, StepPut, StepBench:
 		if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "%s: want must be an integer", s.Action)
 		}
@@ -246,6 +251,8 @@ func (s Step) String() string {
 		return fmt.Sprintf("call %s %s", s.Node, s.Method)
 	case StepPut:
 		return fmt.Sprintf("put %s %s %d bytes", s.Node, s.Key, int64(s.Size))
+	case StepBench:
+		return fmt.Sprintf("bench %s %s", s.Node, s.Bench.Mode)
 	case StepTE:
 		switch s.Op {
 		case TETransfer:

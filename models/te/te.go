@@ -102,6 +102,10 @@ type Engine struct {
 	handshake, leaked bool
 	// forcedTCP: init installed TCP for MC_FORCE_TCP (Profile.ForceTCPAtInit).
 	forcedTCP bool
+	// publishAtInstall: TcpTransport::install's updateLocalSegmentDesc is
+	// modelled (the bench, bench.go). The store's paths leave it out: they
+	// reach install only after init's own PUT worked.
+	publishAtInstall bool
 	// rpcMeta is TransferMetadata's rpc_meta_map_: the segments whose
 	// rpc_meta this process has read (getRpcMetaEntry).
 	rpcMeta map[string]RPCMeta
@@ -677,6 +681,10 @@ func (e *Engine) installTCP(ctx context.Context) int {
 		}
 	}
 	if !e.legacyBind(ctx) {
+		return -1
+	}
+	if e.publishAtInstall && e.publishSegment(ctx) != 0 {
+		e.logf(mlog.Error, "TcpTransport: cannot publish segments, check the availability of metadata storage")
 		return -1
 	}
 	e.transports = append(e.transports, "tcp")
