@@ -183,15 +183,18 @@ type Profile struct {
 	// from its wait, printed in seconds, so a batch's stalled keys time out
 	// one after another (real 0.3.9 and 0.3.10.post1: 2 keys, 120 s).
 	TransferWaitFromSubmit bool
-	// TCPSessionEFAULT: the TCP transport's Session texts of v0.3.6 …
-	// v0.3.9 ("Session::readBody failed. Attempt to read data …"; from
-	// v0.3.10 ServerSession/ClientSession, v0.3.4/v0.3.5 without the
-	// addresses) for a slice whose address the serving process does not map
-	// (te.TransferBadAddress): its server's socket read fails with EFAULT
-	// and a write is still 0 (no acknowledgement in that framing), its
-	// socket write fails and closes, so a read ends in End of file (real
-	// 0.3.9, one local_hostname on two SGLang nodes with etcd).
-	TCPSessionEFAULT bool
+	// TCPSessionEFAULT: the TCP transport's Session texts of v0.3.4 …
+	// v0.3.9 (from v0.3.10 ServerSession/ClientSession) for a slice whose
+	// address the serving process does not map (te.TransferBadAddress): its
+	// server's socket read fails with EFAULT and a write is still 0 (no
+	// acknowledgement in that framing), its socket write fails and closes,
+	// so a read ends in End of file (real 0.3.9, one local_hostname on two
+	// SGLang nodes with etcd; real 0.3.4.post2, a third process reading the
+	// shared name). TCPSessionAddrs: the texts name the addresses
+	// ("Session::readBody failed. Attempt to read data 0x… using buffer
+	// 0x…. Error: …", v0.3.6 on); v0.3.4/v0.3.5 print "Session::readBody
+	// failed. Error: …" (tcp_transport.cpp v0.3.4.post2:171).
+	TCPSessionEFAULT, TCPSessionAddrs bool
 	// BatchGetFailedLog: batch_get_into logs "BatchGet failed for key 'K':
 	// CODE" per key whose transfer failed (v0.3.5 store_py.cpp:691; real
 	// 0.3.9 … 0.3.14).
@@ -281,6 +284,21 @@ type Profile struct {
 	// returns in 63 ms, no ping-thread join; explore seed 2005).
 	Heartbeat           bool
 	HeartbeatAfterMount bool
+	// MasterUnmountExpiredAction is the action ClientMonitorFunc logs for
+	// each segment of an expired client after "action=client_expired"
+	// (master_service.cpp: "client_id=C, segment_name=N, action=…";
+	// unmount_expired_segment up to v0.3.10.post2, unmount_expired_mem_segment
+	// from v0.3.11).
+	MasterUnmountExpiredAction string
+	// GetViaBuffer: Python's get() reads through get_buffer, which logs
+	// "Get failed for key: K with error: CODE" when the read after the
+	// query fails (store_py.cpp MooncakeStorePyWrapper::get, v0.3.6+); up
+	// to v0.3.5 get() logs nothing there (store_py.cpp v0.3.4.post2:405-468;
+	// real 0.3.4.post2), only get_buffer does. ReadFailInvalidParams:
+	// Client::Get returns INVALID_PARAMS for a failed read up to v0.3.4.post2
+	// (client.cpp "transfer_read_failed key=K"), the transfer's error from
+	// v0.3.5.
+	GetViaBuffer, ReadFailInvalidParams bool
 	// DestructorJoinsTaskPoll: ~Client joins the task-poll thread before it
 	// clears storage_heartbeat_running_ (client_service.cpp v0.3.10.post1:80-87,
 	// v0.3.12.post1:308-315). The two threads tick together, so the join
@@ -729,7 +747,7 @@ func profileOf(v Version) Profile {
 	p.TEDeferredBatchCleanup = at("0.3.14")
 	p.TransferWaitFromSubmit = at("0.3.10.post2")
 	p.BatchGetFailedLog = at("0.3.5")
-	p.TCPSessionEFAULT = at("0.3.6") && !at("0.3.10")
+	p.TCPSessionEFAULT, p.TCPSessionAddrs = at("0.3.4") && !at("0.3.10"), at("0.3.6")
 	p.DummyClient = at("0.3.8")
 	p.RealClientRPCLoopback = p.DummyClient && !at("0.3.10.post2")
 	p.HostMemAllocator = at("0.3.8")
@@ -750,6 +768,11 @@ func profileOf(v Version) Profile {
 	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
+	p.GetViaBuffer, p.ReadFailInvalidParams = at("0.3.6"), !at("0.3.5")
+	p.MasterUnmountExpiredAction = "unmount_expired_segment"
+	if at("0.3.11") {
+		p.MasterUnmountExpiredAction = "unmount_expired_mem_segment"
+	}
 	p.DestructorJoinsTaskPoll = at("0.3.10.post1")
 	p.DestructorUnmountLog = "Failed to unmount segment: "
 	if at("0.3.11") {

@@ -85,6 +85,13 @@ func (g *schemaGen) stepSchema() map[string]any {
 				"size": byteSizeSchema,
 				"want": map[string]any{"type": "integer"},
 			}}
+		case StepFetch:
+			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"key"}, "properties": map[string]any{
+				"node":   map[string]any{"type": "string"},
+				"key":    map[string]any{"type": "string", "minLength": 1},
+				"method": map[string]any{"enum": []any{"get", "get_buffer"}},
+				"want":   map[string]any{"type": "integer"},
+			}}
 		case StepTE:
 			ops := make([]any, len(TEOps))
 			for i, o := range TEOps {

@@ -955,7 +955,7 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 				// The serving process's socket read into an address it does
 				// not map; the writer waits for no answer: the put is 0 and
 				// the bytes are lost (real 0.3.9).
-				sessionLog(ba.Server, "readBody", "read", ba.Addr, "Bad address (value: 14)")
+				sessionLog(ba.Server, c.p.TCPSessionAddrs, "readBody", "read", ba.Addr, "Bad address (value: 14)")
 				continue
 			}
 			var hr *te.HandshakeRefused
@@ -1068,14 +1068,25 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 		if err != nil {
 			if errors.As(err, new(*te.TransferRefused)) {
 				c.transferRefusedLog(r.TEEndpoint)
+				if master.BatchOf(ctx) != nil {
+					// batch_get_into: the failed task, then Client::BatchGet's
+					// per-key result, no transfer_read_failed (real 0.3.9 and
+					// 0.3.13.post1, io/peer-departed-stale-segment).
+					if c.p.TransferBatchFailLogged {
+						c.batches++
+						c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+					}
+					c.logf(mlog.Error, "Transfer failed for key: %s with error: %d", key, mooncake.TRANSFER_FAIL)
+					return hostmem.Content{}, mooncake.TRANSFER_FAIL
+				}
 			}
 			var ba *te.TransferBadAddress
 			if errors.As(err, &ba) && c.p.TCPSessionEFAULT {
 				// The server's socket write from an address it does not map
 				// fails and it closes the connection: the reader sees End of
 				// file (real 0.3.9; the reader's buffer address is the model's).
-				sessionLog(ba.Server, "writeBody", "write", ba.Addr, "Bad address (value: 14)")
-				sessionLog(c.d.Log, "readBody", "read", readerBuffer, "End of file (value: 2)")
+				sessionLog(ba.Server, c.p.TCPSessionAddrs, "writeBody", "write", ba.Addr, "Bad address (value: 14)")
+				sessionLog(c.d.Log, c.p.TCPSessionAddrs, "readBody", "read", readerBuffer, "End of file (value: 2)")
 				c.batches++
 				c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
 			}
@@ -1143,14 +1154,40 @@ func (c *RealClient) Get(ctx context.Context, key string) ([]byte, error) {
 		return []byte{}, nil
 	}
 	data, code := c.readObject(ctx, key, true)
-	if code == mooncake.TRANSFER_FAIL {
-		// get's Client::Get failed after its query (real_client.cpp v0.3.9:1111).
-		c.logf(mlog.Error, "Get failed for key: %s with error: %s", key, code.Name())
+	if c.p.GetViaBuffer {
+		c.getFailedLog(key, code)
 	}
 	if code != mooncake.OK {
 		return []byte{}, nil
 	}
 	return data.Bytes(), nil
+}
+
+// GetBuffer is get_buffer(key): the object's size, 0 for None.
+func (c *RealClient) GetBuffer(ctx context.Context, key string) (int, error) {
+	if !c.ready() {
+		return 0, nil
+	}
+	data, code := c.readObject(ctx, key, true)
+	c.getFailedLog(key, code)
+	if code != mooncake.OK {
+		return 0, nil
+	}
+	return int(data.Size), nil
+}
+
+// getFailedLog is get_buffer's line when Client::Get failed after its
+// query (store_py.cpp v0.3.4.post2:628, real_client.cpp v0.3.9:1111), with
+// the code Client::Get returned for a failed read: INVALID_PARAMS up to
+// v0.3.4.post2 (client.cpp), the transfer's own from v0.3.5.
+func (c *RealClient) getFailedLog(key string, code mooncake.ErrorCode) {
+	if code != mooncake.TRANSFER_FAIL {
+		return
+	}
+	if c.p.ReadFailInvalidParams {
+		code = mooncake.INVALID_PARAMS
+	}
+	c.logf(mlog.Error, "Get failed for key: %s with error: %s", key, code.Name())
 }
 
 // IsExist is is_exist(key): 1, 0 or a negative code.
