@@ -117,7 +117,7 @@ func TestParseErrors(t *testing.T) {
 		{"enum", validScenario + "topology: {metadata: redis}\n",
 			[]string{`f.yaml:6:22: topology.metadata: "redis" is not one of P2PHANDSHAKE, http, master, etcd`}},
 		{"unknown step", "name: t/x\nsteps:\n  - boot: tp0\nexpect: {ok: true}\n",
-			[]string{`f.yaml:3:5: unknown step action "boot"; valid actions: init, sleep, set, get, exists, health_check, call, put, te`}},
+			[]string{`f.yaml:3:5: unknown step action "boot"; valid actions: init, sleep, set, get, exists, health_check, call, put, fetch, te`}},
 		{"call without a method name", "name: t/x\nsteps:\n  - call: {node: tp0, method: \"a-b\"}\nexpect: {ok: true}\n",
 			[]string{`f.yaml:3:11: call: want a MooncakeDistributedStore method name (call: batch_get_buffer, or call: {node: tp0, method: batch_get_buffer}), got "a-b"`}},
 		{"method placeholder without a call step", "name: t/x\nsteps:\n  - init: tp0\nexpect: {raises: {class: AttributeError, message: \"no attribute '{{method}}'\"}}\n",
@@ -142,7 +142,7 @@ func TestParseErrors(t *testing.T) {
 		{"one code listed alone", validScenario + "  codes: {put: [0, [-900]]}\n",
 			[]string{`f.yaml:6:20: codes: a list in place of one code names two or more codes real may return there`}},
 		{"unknown method", validScenario + "  codes: {setupp: -1}\n",
-			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close, initialize, register_memory, transfer_sync_write, batch_transfer_sync_write`}},
+			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, get_buffer, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close, initialize, register_memory, transfer_sync_write, batch_transfer_sync_write`}},
 		{"unknown placeholder", validScenario + "config:\n  env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
 			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}, {{master_ip}}, {{master_ipv6}}, {{metadata_ipv6}}`}},
 		{"several at once", "name: Bad Name\nsteps: []\nexpect: {}\nlabels: x\n",
@@ -194,7 +194,7 @@ func TestParseErrors(t *testing.T) {
 			"storage: {backend: direct-linker}\ntopology:\n  nodes:\n    - {name: tp0, gpu: {count: -1}}\n    - {name: tp1}\n" +
 			"remedy:\n  gpus: {tp9: {peermem: true}}\n  expect: {ok: true}\n",
 			[]string{
-				`f.yaml:4:5: set: page I/O is not modelled for storage.backend direct-linker; steps may be init, sleep, health_check, call, put, te`,
+				`f.yaml:4:5: set: page I/O is not modelled for storage.backend direct-linker; steps may be init, sleep, health_check, call, put, fetch, te`,
 				`f.yaml:9:7: topology.nodes.tp0: storage.backend direct-linker registers the node's GPU KV pool; give gpu.kv_pool`,
 				`f.yaml:9:24: topology.nodes.tp0.gpu: count must be at least 1 (default 1)`,
 				`f.yaml:9:24: topology.nodes.tp0.gpu: a scenario with GPUs carries the label needs-gpu (the real engine has none to run it on)`,
@@ -203,7 +203,7 @@ func TestParseErrors(t *testing.T) {
 			}},
 		{"embedding without extra_config and page I/O", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 1}\nexpect: {ok: true}\nstorage: {backend: embedding}\nconfig: {extra_config: {master_server_address: m}}\ntopology:\n  nodes:\n    - name: tp0\n      hostpool: {draft: {size: 1GiB}}\n",
 			[]string{
-				`f.yaml:4:5: set: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check, call, put, te`,
+				`f.yaml:4:5: set: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check, call, put, fetch, te`,
 				`f.yaml:6:10: storage.backend embedding: the embedding store reads no extra_config (its controller passes no storage config); use config.env or config.file`,
 				`f.yaml:11:25: hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)`,
 			}},

@@ -244,14 +244,14 @@ func (w *World) registerTE(eng *te.Engine, node string, mem *hostmem.Space, log 
 	w.endpoints = append(w.endpoints, endpointReg{name: name, node: node, mem: mem, log: log})
 }
 
-// endpoint finds an endpoint, preferring the caller's node.
 // unregister drops the TE endpoints of a process's address space (the
 // process exited).
 func (w *World) unregister(mem *hostmem.Space) {
 	w.endpoints = slices.DeleteFunc(w.endpoints, func(e endpointReg) bool { return e.mem == mem })
 }
 
-// Another node's name shared by several processes (one local_hostname on
+// endpoint finds an endpoint, preferring the caller's node. Another
+// node's name shared by several processes (one local_hostname on
 // etcd, whose Put overwrites) is the last one registered: its rpc_meta is
 // the one a reader finds (real 0.3.4.post2, etcd/duplicate-local-hostname-read:
 // a third process's read reaches the second's server).
