@@ -164,6 +164,11 @@ type Profile struct {
 	MasterVersionCheck bool
 	// RPCTimeoutCode: RPC timeouts are -901 (0.3.12+); before, -900.
 	RPCTimeoutCode bool
+	// RPCFailPerOp: up to v0.3.5 each MasterClient method logs its own
+	// failure with coro_rpc's text ("Failed to end put operation: invalid
+	// rpc arg", master_client.cpp v0.3.5:297); from v0.3.6 invoke_rpc logs
+	// "RPC call failed: <text>" for every RPC.
+	RPCFailPerOp bool
 	// TCPStatusDeadline: the TCP transport's v2 framing (0.3.12+) waits
 	// MC_TCP_STATUS_TIMEOUT_SEC (default 30 s) for a peer's status frame,
 	// then drops the connection and fails the slice; before, a transfer to
@@ -743,6 +748,7 @@ func profileOf(v Version) Profile {
 	p.AutoDiscoveryAllProtocols = at("0.3.6") && !at("0.3.7")
 	p.MasterVersionCheck = at("0.3.8")
 	p.RPCTimeoutCode = at("0.3.12")
+	p.RPCFailPerOp = !at("0.3.6")
 	p.TCPStatusDeadline = at("0.3.12")
 	p.TEDeferredBatchCleanup = at("0.3.14")
 	p.TransferWaitFromSubmit = at("0.3.10.post2")

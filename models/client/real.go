@@ -147,8 +147,13 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 			log.Log(mlog.Error, "RPC call failed: Connection reset by peer")
 		}
 	case master.Incompatible:
-		// Version skew (mooncake.SkewFails): coro_rpc's decoding error.
-		log.Log(mlog.Error, "RPC call failed: "+re.Text)
+		// Version skew (mooncake.SkewFails): coro_rpc's decoding error,
+		// up to 0.3.5 in the method's own words.
+		if f, ok := rpcFailPerOp[re.Op]; ok && p.RPCFailPerOp {
+			log.Log(mlog.Error, f+re.Text)
+		} else {
+			log.Log(mlog.Error, "RPC call failed: "+re.Text)
+		}
 	case master.EOF:
 		// MasterClient::invoke_batch_rpc says "Batch RPC call failed".
 		if strings.HasPrefix(re.Op, "Batch") {
@@ -160,6 +165,21 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 }
 
 func (c *RealClient) rpcLog(err error) { rpcLog(c.d.Log, c.p, "", err) }
+
+// rpcFailPerOp: MasterClient's own failure line per RPC up to v0.3.5
+// (master_client.cpp v0.3.5, "LOG(ERROR) << … << result.error().msg").
+var rpcFailPerOp = map[string]string{
+	"ExistKey":            "Failed to check key existence: ",
+	"BatchExistKey":       "Failed to check batch key existence: ",
+	"GetReplicaList":      "Failed to get replica list: ",
+	"BatchGetReplicaList": "Failed to get batch replica list: ",
+	"PutStart":            "Failed to start put operation: ",
+	"PutEnd":              "Failed to end put operation: ",
+	"BatchPutEnd":         "Failed to end batch put operation: ",
+	"PutRevoke":           "Failed to revoke put operation: ",
+	"BatchPutRevoke":      "Failed to revoke batch put operation: ",
+	"UnmountSegment":      "Failed to unmount segment: ",
+}
 
 func (c *RealClient) code(err error) mooncake.ErrorCode {
 	c.rpcLog(err)
@@ -1066,19 +1086,9 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 		}
 		data, err := c.d.Data.Read(ctx, r.TEEndpoint, r.Addr, r.Size)
 		if err != nil {
-			if errors.As(err, new(*te.TransferRefused)) {
+			refused := errors.As(err, new(*te.TransferRefused))
+			if refused {
 				c.transferRefusedLog(r.TEEndpoint)
-				if master.BatchOf(ctx) != nil {
-					// batch_get_into: the failed task, then Client::BatchGet's
-					// per-key result, no transfer_read_failed (real 0.3.9 and
-					// 0.3.13.post1, io/peer-departed-stale-segment).
-					if c.p.TransferBatchFailLogged {
-						c.batches++
-						c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
-					}
-					c.logf(mlog.Error, "Transfer failed for key: %s with error: %d", key, mooncake.TRANSFER_FAIL)
-					return hostmem.Content{}, mooncake.TRANSFER_FAIL
-				}
 			}
 			var ba *te.TransferBadAddress
 			if errors.As(err, &ba) && c.p.TCPSessionEFAULT {
@@ -1100,6 +1110,17 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 					c.logf(mlog.Error, "Transfer failed for key: %s with error: %d", key, mooncake.TRANSFER_FAIL)
 					return hostmem.Content{}, mooncake.TRANSFER_FAIL
 				}
+			}
+			if master.BatchOf(ctx) != nil {
+				// batch_get_into: the failed task, then Client::BatchGet's
+				// per-key result; transfer_read_failed is Client::Get's (real
+				// 0.3.8.post1 … 0.3.13.post1, io/peer-departed-stale-segment).
+				if refused && c.p.TransferBatchFailLogged {
+					c.batches++
+					c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+				}
+				c.logf(mlog.Error, "Transfer failed for key: %s with error: %d", key, mooncake.TRANSFER_FAIL)
+				return hostmem.Content{}, mooncake.TRANSFER_FAIL
 			}
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
