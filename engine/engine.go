@@ -162,6 +162,9 @@ type StoreCalls interface {
 	Put(ctx context.Context, key string, value []byte) (int, error)
 	// Get returns b"" on a miss or failure, as Python's get() does.
 	Get(ctx context.Context, key string) ([]byte, error)
+	// GetBuffer is get_buffer(key) (LMCache's read): the size of the
+	// buffer it returns, 0 for None (a miss or failure).
+	GetBuffer(ctx context.Context, key string) (int, error)
 	IsExist(ctx context.Context, key string) (int, error)
 	BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error)
 	BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error)

@@ -127,7 +127,7 @@ func TestDraftKeepsStatedSettings(t *testing.T) {
 				"E1201 10:00:00.000001 42 topology.cpp:1] No RDMA devices found, check your device installation\n" +
 				"E1201 10:00:00.000002 42 rdma_transport.cpp:1] RdmaTransport: No available RNIC\n" +
 				"RuntimeError: Failed to setup Mooncake store, error code: -1\n",
-			based: "setup/rdma-named-devices-no-nic",
+			based: "setup/rdma-named-devices-no-nic setup/rdma-force-hca-no-nic",
 			env:   map[string]string{"MOONCAKE_PROTOCOL": "rdma", "MOONCAKE_DEVICE": "mlx5_3"},
 		},
 		{

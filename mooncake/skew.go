@@ -52,6 +52,13 @@ var skewPairs = []skewPair{
 	{"0.3.13.post1", "0.3.14", map[string]string{}}, // setup, put, is_exist, get all fine
 	{"0.3.12.post1", "0.3.13.post1", map[string]string{"PutStart": SkewInvalidArg, "ExistKey": SkewDeserialResult, "BatchExistKey": SkewDeserialResult, "GetReplicaList": SkewDeserialResult}},
 	{"0.3.10.post1", "0.3.11.post1", map[string]string{"PutStart": SkewInvalidArg, "ExistKey": SkewDeserialResult, "BatchExistKey": SkewDeserialResult, "GetReplicaList": SkewDeserialResult}},
+	// A 0.3.5 client (its wheel loaded with torch from an SGLang venv)
+	// against a 0.3.6.post1 master, 2026-12-02 (docs/REAL-FINDINGS.md §42):
+	// setup 0, PutStart works, PutEnd and PutRevoke "invalid rpc arg"
+	// (LMCache#1518's lines). The master then closes the connection, so
+	// the client's next RPCs fail with an empty text: not modelled, the
+	// pair's world only puts.
+	{"0.3.6.post1", "0.3.5", map[string]string{"PutEnd": SkewInvalidArg, "PutRevoke": SkewInvalidArg}},
 }
 
 // SkewModelled reports whether the models know how a mooncake_master of

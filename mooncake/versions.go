@@ -164,6 +164,11 @@ type Profile struct {
 	MasterVersionCheck bool
 	// RPCTimeoutCode: RPC timeouts are -901 (0.3.12+); before, -900.
 	RPCTimeoutCode bool
+	// RPCFailPerOp: up to v0.3.5 each MasterClient method logs its own
+	// failure with coro_rpc's text ("Failed to end put operation: invalid
+	// rpc arg", master_client.cpp v0.3.5:297); from v0.3.6 invoke_rpc logs
+	// "RPC call failed: <text>" for every RPC.
+	RPCFailPerOp bool
 	// TCPStatusDeadline: the TCP transport's v2 framing (0.3.12+) waits
 	// MC_TCP_STATUS_TIMEOUT_SEC (default 30 s) for a peer's status frame,
 	// then drops the connection and fails the slice; before, a transfer to
@@ -183,15 +188,18 @@ type Profile struct {
 	// from its wait, printed in seconds, so a batch's stalled keys time out
 	// one after another (real 0.3.9 and 0.3.10.post1: 2 keys, 120 s).
 	TransferWaitFromSubmit bool
-	// TCPSessionEFAULT: the TCP transport's Session texts of v0.3.6 …
-	// v0.3.9 ("Session::readBody failed. Attempt to read data …"; from
-	// v0.3.10 ServerSession/ClientSession, v0.3.4/v0.3.5 without the
-	// addresses) for a slice whose address the serving process does not map
-	// (te.TransferBadAddress): its server's socket read fails with EFAULT
-	// and a write is still 0 (no acknowledgement in that framing), its
-	// socket write fails and closes, so a read ends in End of file (real
-	// 0.3.9, one local_hostname on two SGLang nodes with etcd).
-	TCPSessionEFAULT bool
+	// TCPSessionEFAULT: the TCP transport's Session texts of v0.3.4 …
+	// v0.3.9 (from v0.3.10 ServerSession/ClientSession) for a slice whose
+	// address the serving process does not map (te.TransferBadAddress): its
+	// server's socket read fails with EFAULT and a write is still 0 (no
+	// acknowledgement in that framing), its socket write fails and closes,
+	// so a read ends in End of file (real 0.3.9, one local_hostname on two
+	// SGLang nodes with etcd; real 0.3.4.post2, a third process reading the
+	// shared name). TCPSessionAddrs: the texts name the addresses
+	// ("Session::readBody failed. Attempt to read data 0x… using buffer
+	// 0x…. Error: …", v0.3.6 on); v0.3.4/v0.3.5 print "Session::readBody
+	// failed. Error: …" (tcp_transport.cpp v0.3.4.post2:171).
+	TCPSessionEFAULT, TCPSessionAddrs bool
 	// TCPStagesGPUMemory: the TCP transport copies a GPU buffer through
 	// host memory (cudaMemcpy into a bounce buffer) before its socket
 	// writes it: the CUDA build's branch in Session::writeBody
@@ -292,6 +300,21 @@ type Profile struct {
 	// returns in 63 ms, no ping-thread join; explore seed 2005).
 	Heartbeat           bool
 	HeartbeatAfterMount bool
+	// MasterUnmountExpiredAction is the action ClientMonitorFunc logs for
+	// each segment of an expired client after "action=client_expired"
+	// (master_service.cpp: "client_id=C, segment_name=N, action=…";
+	// unmount_expired_segment up to v0.3.10.post2, unmount_expired_mem_segment
+	// from v0.3.11).
+	MasterUnmountExpiredAction string
+	// GetViaBuffer: Python's get() reads through get_buffer, which logs
+	// "Get failed for key: K with error: CODE" when the read after the
+	// query fails (store_py.cpp MooncakeStorePyWrapper::get, v0.3.6+); up
+	// to v0.3.5 get() logs nothing there (store_py.cpp v0.3.4.post2:405-468;
+	// real 0.3.4.post2), only get_buffer does. ReadFailInvalidParams:
+	// Client::Get returns INVALID_PARAMS for a failed read up to v0.3.4.post2
+	// (client.cpp "transfer_read_failed key=K"), the transfer's error from
+	// v0.3.5.
+	GetViaBuffer, ReadFailInvalidParams bool
 	// DestructorJoinsTaskPoll: ~Client joins the task-poll thread before it
 	// clears storage_heartbeat_running_ (client_service.cpp v0.3.10.post1:80-87,
 	// v0.3.12.post1:308-315). The two threads tick together, so the join
@@ -752,11 +775,12 @@ func profileOf(v Version) Profile {
 	p.AutoDiscoveryAllProtocols = at("0.3.6") && !at("0.3.7")
 	p.MasterVersionCheck = at("0.3.8")
 	p.RPCTimeoutCode = at("0.3.12")
+	p.RPCFailPerOp = !at("0.3.6")
 	p.TCPStatusDeadline = at("0.3.12")
 	p.TEDeferredBatchCleanup = at("0.3.14")
 	p.TransferWaitFromSubmit = at("0.3.10.post2")
 	p.BatchGetFailedLog = at("0.3.5")
-	p.TCPSessionEFAULT = at("0.3.6") && !at("0.3.10")
+	p.TCPSessionEFAULT, p.TCPSessionAddrs = at("0.3.4") && !at("0.3.10"), at("0.3.6")
 	p.TCPStagesGPUMemory = at("0.3.7")
 	p.DummyClient = at("0.3.8")
 	p.RealClientRPCLoopback = p.DummyClient && !at("0.3.10.post2")
@@ -778,6 +802,11 @@ func profileOf(v Version) Profile {
 	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
+	p.GetViaBuffer, p.ReadFailInvalidParams = at("0.3.6"), !at("0.3.5")
+	p.MasterUnmountExpiredAction = "unmount_expired_segment"
+	if at("0.3.11") {
+		p.MasterUnmountExpiredAction = "unmount_expired_mem_segment"
+	}
 	p.DestructorJoinsTaskPoll = at("0.3.10.post1")
 	p.DestructorUnmountLog = "Failed to unmount segment: "
 	if at("0.3.11") {

@@ -148,6 +148,11 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	return v.bytes()
 }
 
+// GetBuffer implements engine.Store.
+func (s *Store) GetBuffer(ctx context.Context, key string) (int, error) {
+	return s.intCall(ctx, "get_buffer", map[string]any{"key": key})
+}
+
 // IsExist implements engine.Store.
 func (s *Store) IsExist(ctx context.Context, key string) (int, error) {
 	return s.intCall(ctx, "is_exist", map[string]any{"key": key})

@@ -73,7 +73,7 @@ func TestDidYouMean(t *testing.T) {
 		{"name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true}\ntopology: {metadata: htpp}\n",
 			`f.yaml:4:22: topology.metadata: "htpp" is not one of P2PHANDSHAKE, http, master, etcd (did you mean "http"?)`},
 		{"name: t/x\nsteps: [{int: tp0}]\nexpect: {ok: true}\n",
-			`f.yaml:2:10: unknown step action "int" (did you mean "init"?); valid actions: init, sleep, set, get, exists, health_check, call, put, te, bench`},
+			`f.yaml:2:10: unknown step action "int" (did you mean "init"?); valid actions: init, sleep, set, get, exists, health_check, call, put, fetch, te, bench`},
 		{"name: t/x\nsteps: [{init: tp0}]\nexpect: {ok: true, raise: {class: E}}\n",
 			`f.yaml:3:20: expect: unknown key "raise" (did you mean "raises"?); valid keys: codes, dies, duration, invariants, logs, no_logs, ok, raises, within`},
 	} {

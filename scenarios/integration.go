@@ -10,7 +10,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/sglang"
 )
 
-// integration is the process of a node's put and call steps: an
+// integration is the process of a node's put, fetch and call steps: an
 // integration of its own beside SGLang (an LMCache or vLLM connector) with
 // its MooncakeDistributedStore(). A call step looks a method up on it (no
 // setup needed); a put step sets it up from the node's MOONCAKE_* settings
@@ -31,9 +31,11 @@ const (
 	integrationSegment     = 4 << 30
 )
 
-// integrationPut runs a put step: the node's integration (set up on its
-// first put step; a failed setup is the step's error code) puts
-// bytes(size) under key and returns put's code.
+// integrationPut runs a put or fetch step: the node's integration (set up
+// on its first put or fetch step; a failed setup is the step's error code)
+// puts bytes(size) under key and returns put's code, or gets key and
+// returns the bytes get gave back (0 for b"", which is how get reports
+// any failure).
 func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
 	in, err := r.integrationOn(ctx, s.Node, env, file, extra)
 	if err != nil {
@@ -42,7 +44,7 @@ func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, ext
 	if !in.setUp {
 		args, err := integrationSetupArgs(in.env)
 		if err != nil {
-			return nil, fmt.Errorf("put on %s: %w", s.Node, err)
+			return nil, fmt.Errorf("%s on %s: %w", s.Action, s.Node, err)
 		}
 		in.setUp = true
 		r.integrations[s.Node] = in
@@ -54,6 +56,21 @@ func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, ext
 		}
 	}
 	t0 := r.world.Clock().Now()
+	if s.Action == StepFetch {
+		var n int
+		if s.Method == "get_buffer" {
+			n, err = in.store.GetBuffer(ctx, s.Key)
+		} else {
+			var b []byte
+			b, err = in.store.Get(ctx, s.Key)
+			n = len(b)
+		}
+		r.integrationCall(s.Method, n, err, t0)
+		if err != nil {
+			return nil, err
+		}
+		return int64(n), nil
+	}
 	rc, err := in.store.Put(ctx, s.Key, make([]byte, s.Size))
 	r.integrationCall("put", rc, err, t0)
 	if err != nil {

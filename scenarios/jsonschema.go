@@ -87,11 +87,15 @@ func (g *schemaGen) stepSchema() map[string]any {
 			}}
 		case StepBench:
 			v = benchSchema()
+		case StepFetch:
+			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"key"}, "properties": map[string]any{
+				"node":   map[string]any{"type": "string"},
+				"key":    map[string]any{"type": "string", "minLength": 1},
+				"method": map[string]any{"enum": anys(FetchMethods)},
+				"want":   map[string]any{"type": "integer"},
+			}}
 		case StepTE:
-			ops := make([]any, len(TEOps))
-			for i, o := range TEOps {
-				ops[i] = o
-			}
+			ops := anys(TEOps)
 			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"op"}, "properties": map[string]any{
 				"node":   map[string]any{"type": "string"},
 				"op":     map[string]any{"enum": ops},

@@ -22,7 +22,7 @@ import (
 // Methods are the Mooncake methods expect.codes may name: the store's,
 // then the TransferEngine's the te step calls.
 var Methods = []string{
-	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "is_exist",
+	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "get_buffer", "is_exist",
 	"batch_put_from", "batch_get_into", "batch_is_exist", "health_check", "close",
 	"initialize", "register_memory", "transfer_sync_write", "batch_transfer_sync_write",
 	"transfer_engine_bench", // the bench step's exit status (bench.go)
@@ -845,9 +845,9 @@ func (d *decoder) noPageIO(sc *Scenario) {
 	}
 	for _, st := range steps {
 		switch st.Action {
-		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut, StepTE, StepBench:
+		case StepInit, StepSleep, StepHealthCheck, StepCall, StepPut, StepFetch, StepTE, StepBench:
 		default:
-			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put, te, bench", st.Action, sc.Storage.Backend)
+			d.at(st.Pos, "%s: page I/O is not modelled for storage.backend %s; steps may be init, sleep, health_check, call, put, fetch, te, bench", st.Action, sc.Storage.Backend)
 		}
 	}
 }

@@ -117,7 +117,7 @@ func TestParseErrors(t *testing.T) {
 		{"enum", validScenario + "topology: {metadata: redis}\n",
 			[]string{`f.yaml:6:22: topology.metadata: "redis" is not one of P2PHANDSHAKE, http, master, etcd`}},
 		{"unknown step", "name: t/x\nsteps:\n  - boot: tp0\nexpect: {ok: true}\n",
-			[]string{`f.yaml:3:5: unknown step action "boot"; valid actions: init, sleep, set, get, exists, health_check, call, put, te, bench`}},
+			[]string{`f.yaml:3:5: unknown step action "boot"; valid actions: init, sleep, set, get, exists, health_check, call, put, fetch, te, bench`}},
 		{"bench: bad mode, rdma, an initiator without segment_id, part seconds, a string want", "name: t/x\nsteps:\n  - bench: {mode: server}\n  - bench: {mode: target, protocol: rdma}\n  - bench: {mode: initiator}\n  - bench: {mode: target, duration: 1500ms}\n  - bench: {mode: target, want: x}\nexpect: {ok: true}\n",
 			[]string{
 				`f.yaml:3:12: bench: mode "server"; valid: initiator, target`,
@@ -126,6 +126,10 @@ func TestParseErrors(t *testing.T) {
 				`f.yaml:6:12: bench: duration must be whole seconds (--duration is an int32 of seconds), got 1.5s`,
 				`f.yaml:7:12: bench: want must be an integer`,
 			}},
+		{"fetch without a key, with a read it does not know, a want that is no number", "name: t/x\nsteps:\n  - fetch: {node: tp0}\n  - fetch: {key: k, method: batch_get_buffer}\n  - fetch: {key: k, want: [1]}\nexpect: {ok: true}\n",
+			[]string{`f.yaml:3:12: fetch: key is required`,
+				`f.yaml:4:12: fetch: method "batch_get_buffer": want one of get, get_buffer`,
+				`f.yaml:5:12: fetch: want must be an integer`}},
 		{"call without a method name", "name: t/x\nsteps:\n  - call: {node: tp0, method: \"a-b\"}\nexpect: {ok: true}\n",
 			[]string{`f.yaml:3:11: call: want a MooncakeDistributedStore method name (call: batch_get_buffer, or call: {node: tp0, method: batch_get_buffer}), got "a-b"`}},
 		{"method placeholder without a call step", "name: t/x\nsteps:\n  - init: tp0\nexpect: {raises: {class: AttributeError, message: \"no attribute '{{method}}'\"}}\n",
@@ -157,7 +161,7 @@ func TestParseErrors(t *testing.T) {
 		{"one code listed alone", validScenario + "  codes: {put: [0, [-900]]}\n",
 			[]string{`f.yaml:6:20: codes: a list in place of one code names two or more codes real may return there`}},
 		{"unknown method", validScenario + "  codes: {setupp: -1}\n",
-			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close, initialize, register_memory, transfer_sync_write, batch_transfer_sync_write, transfer_engine_bench`}},
+			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, get_buffer, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close, initialize, register_memory, transfer_sync_write, batch_transfer_sync_write, transfer_engine_bench`}},
 		{"unknown placeholder", validScenario + "config:\n  env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
 			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}, {{master_ip}}, {{master_ipv6}}, {{metadata_ipv6}}`}},
 		{"several at once", "name: Bad Name\nsteps: []\nexpect: {}\nlabels: x\n",
@@ -209,7 +213,7 @@ func TestParseErrors(t *testing.T) {
 			"storage: {backend: direct-linker}\ntopology:\n  nodes:\n    - {name: tp0, gpu: {count: -1}}\n    - {name: tp1}\n" +
 			"remedy:\n  gpus: {tp9: {peermem: true}}\n  expect: {ok: true}\n",
 			[]string{
-				`f.yaml:4:5: set: page I/O is not modelled for storage.backend direct-linker; steps may be init, sleep, health_check, call, put, te, bench`,
+				`f.yaml:4:5: set: page I/O is not modelled for storage.backend direct-linker; steps may be init, sleep, health_check, call, put, fetch, te, bench`,
 				`f.yaml:9:7: topology.nodes.tp0: storage.backend direct-linker registers the node's GPU KV pool; give gpu.kv_pool`,
 				`f.yaml:9:24: topology.nodes.tp0.gpu: count must be at least 1 (default 1)`,
 				`f.yaml:9:24: topology.nodes.tp0.gpu: a scenario with GPUs carries the label needs-gpu (the real engine has none to run it on)`,
@@ -218,7 +222,7 @@ func TestParseErrors(t *testing.T) {
 			}},
 		{"embedding without extra_config and page I/O", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 1}\nexpect: {ok: true}\nstorage: {backend: embedding}\nconfig: {extra_config: {master_server_address: m}}\ntopology:\n  nodes:\n    - name: tp0\n      hostpool: {draft: {size: 1GiB}}\n",
 			[]string{
-				`f.yaml:4:5: set: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check, call, put, te, bench`,
+				`f.yaml:4:5: set: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check, call, put, fetch, te, bench`,
 				`f.yaml:6:10: storage.backend embedding: the embedding store reads no extra_config (its controller passes no storage config); use config.env or config.file`,
 				`f.yaml:11:25: hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)`,
 			}},

@@ -778,7 +778,7 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 		}
 		return nil, in.store.Lookup(ctx, s.Method)
 	}
-	if s.Action == StepPut {
+	if s.Action == StepPut || s.Action == StepFetch {
 		return r.integrationPut(ctx, s, env, file, extra)
 	}
 	if s.Action == StepTE {

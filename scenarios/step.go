@@ -23,12 +23,13 @@ const (
 	StepHealthCheck = "health_check" // store.health_check()
 	StepCall        = "call"         // an integration's store.<method>: the attribute lookup
 	StepPut         = "put"          // an integration's own store: setup, then put(key, bytes(size))
+	StepFetch       = "fetch"        // an integration's own store: setup, then get(key)
 	StepTE          = "te"           // PD disaggregation's mooncake.engine.TransferEngine on a node (te.go)
 	StepBench       = "bench"        // the wheel's transfer_engine_bench on a node (bench.go)
 )
 
 // StepActions lists the step actions.
-var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck, StepCall, StepPut, StepTE, StepBench}
+var StepActions = []string{StepInit, StepSleep, StepSet, StepGet, StepExists, StepHealthCheck, StepCall, StepPut, StepFetch, StepTE, StepBench}
 
 // Step is one action of a phase.
 type Step struct {
@@ -41,9 +42,11 @@ type Step struct {
 	Sleep Duration
 	// Pages are the page keys of set/get/exists.
 	Pages []string
-	// Method is the call step's MooncakeDistributedStore method.
+	// Method is the call step's MooncakeDistributedStore method, and the
+	// fetch step's read (FetchMethods).
 	Method string
-	// Key and Size are the put step's object: put(key, bytes(size)).
+	// Key and Size are the put step's object: put(key, bytes(size)); Key
+	// is also the fetch step's get(key).
 	Key  string
 	Size ByteSize
 	// Op, Peer and Batch are the te step's: Op one of TEOps; Peer the
@@ -63,7 +66,8 @@ type Step struct {
 	// Bench is the bench step's flags (bench.go).
 	Bench *BenchStep
 	// Want is the expected result: set/get → one bool per page; exists →
-	// the hit count; health_check and put → the code. nil = not checked.
+	// the hit count; health_check and put → the code; fetch → the bytes
+	// get returned (0: b""). nil = not checked.
 	Want any
 }
 
@@ -93,6 +97,18 @@ type callArgs struct {
 	Node   string `yaml:"node"`
 	Method string `yaml:"method"`
 }
+
+// fetchArgs is the mapping form of fetch.
+type fetchArgs struct {
+	Node   string `yaml:"node"`
+	Key    string `yaml:"key"`
+	Method string `yaml:"method"`
+	Want   any    `yaml:"want"`
+}
+
+// FetchMethods are the reads a fetch step makes: get(key) -> bytes, and
+// get_buffer(key) -> a buffer or None (LMCache's).
+var FetchMethods = []string{"get", "get_buffer"}
 
 // putArgs is the mapping form of put.
 type putArgs struct {
@@ -140,6 +156,19 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 		}
 		if a.Size <= 0 {
 			d.errorf(v, "put: size is required and must be positive (the value's bytes)")
+		}
+		d.checkWant(v, s)
+	case StepFetch:
+		var a fetchArgs
+		d.decodeStruct(v, reflectValue(&a), k.Value)
+		s.Node, s.Key, s.Method, s.Want = a.Node, a.Key, a.Method, a.Want
+		if a.Key == "" {
+			d.errorf(v, "fetch: key is required")
+		}
+		if s.Method == "" {
+			s.Method = FetchMethods[0]
+		} else if !slices.Contains(FetchMethods, s.Method) {
+			d.errorf(v, "fetch: method %q: want one of %s", s.Method, strings.Join(FetchMethods, ", "))
 		}
 		d.checkWant(v, s)
 	case StepTE:
@@ -232,7 +261,7 @@ func (d *decoder) checkWant(n *yaml.Node, s *Step) {
 		} else if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "te: want must be an integer (the call's return code)")
 		}
-	case StepExists, StepHealthCheck, StepPut, StepBench:
+	case StepExists, StepHealthCheck, StepPut, StepFetch, StepBench:
 		if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "%s: want must be an integer", s.Action)
 		}
@@ -253,6 +282,8 @@ func (s Step) String() string {
 		return fmt.Sprintf("put %s %s %d bytes", s.Node, s.Key, int64(s.Size))
 	case StepBench:
 		return fmt.Sprintf("bench %s %s", s.Node, s.Bench.Mode)
+	case StepFetch:
+		return fmt.Sprintf("fetch %s %s %s", s.Node, s.Method, s.Key)
 	case StepTE:
 		switch s.Op {
 		case TETransfer:

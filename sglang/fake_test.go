@@ -195,6 +195,11 @@ func (s *fakeStore) BatchPutFrom(_ context.Context, keys []string, _ []uint64, s
 	return out, nil
 }
 
+func (s *fakeStore) GetBuffer(ctx context.Context, key string) (int, error) {
+	b, err := s.Get(ctx, key)
+	return len(b), err
+}
+
 func (s *fakeStore) BatchGetInto(_ context.Context, keys []string, _ []uint64, sizes []int64) ([]int, error) {
 	s.batchCalls = append(s.batchCalls, fmt.Sprintf("batch_get_into%v", keys))
 	out := make([]int, len(keys))

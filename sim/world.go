@@ -244,13 +244,17 @@ func (w *World) registerTE(eng *te.Engine, node string, mem *hostmem.Space, log 
 	w.endpoints = append(w.endpoints, endpointReg{name: name, node: node, mem: mem, log: log})
 }
 
-// endpoint finds an endpoint, preferring the caller's node.
 // unregister drops the TE endpoints of a process's address space (the
 // process exited).
 func (w *World) unregister(mem *hostmem.Space) {
 	w.endpoints = slices.DeleteFunc(w.endpoints, func(e endpointReg) bool { return e.mem == mem })
 }
 
+// endpoint finds an endpoint, preferring the caller's node. Another
+// node's name shared by several processes (one local_hostname on
+// etcd, whose Put overwrites) is the last one registered: its rpc_meta is
+// the one a reader finds (real 0.3.4.post2, etcd/duplicate-local-hostname-read:
+// a third process's read reaches the second's server).
 func (w *World) endpoint(from, name string) *endpointReg {
 	var found *endpointReg
 	for i := range w.endpoints {
@@ -261,9 +265,7 @@ func (w *World) endpoint(from, name string) *endpointReg {
 		if e.node == from {
 			return e
 		}
-		if found == nil {
-			found = e
-		}
+		found = e
 	}
 	return found
 }

@@ -296,6 +296,12 @@ func (c *DummyClient) Get(ctx context.Context, key string) ([]byte, error) {
 	return c.local.Data.Read(0, int64(n)), nil
 }
 
+// GetBuffer is get_buffer(key): the object's size, 0 for None.
+func (c *DummyClient) GetBuffer(ctx context.Context, key string) (int, error) {
+	b, err := c.Get(ctx, key)
+	return len(b), err
+}
+
 // IsExist is is_exist(key).
 func (c *DummyClient) IsExist(ctx context.Context, key string) (int, error) {
 	if !c.up {

@@ -147,8 +147,13 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 			log.Log(mlog.Error, "RPC call failed: Connection reset by peer")
 		}
 	case master.Incompatible:
-		// Version skew (mooncake.SkewFails): coro_rpc's decoding error.
-		log.Log(mlog.Error, "RPC call failed: "+re.Text)
+		// Version skew (mooncake.SkewFails): coro_rpc's decoding error,
+		// up to 0.3.5 in the method's own words.
+		if f, ok := rpcFailPerOp[re.Op]; ok && p.RPCFailPerOp {
+			log.Log(mlog.Error, f+re.Text)
+		} else {
+			log.Log(mlog.Error, "RPC call failed: "+re.Text)
+		}
 	case master.EOF:
 		// MasterClient::invoke_batch_rpc says "Batch RPC call failed".
 		if strings.HasPrefix(re.Op, "Batch") {
@@ -160,6 +165,21 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 }
 
 func (c *RealClient) rpcLog(err error) { rpcLog(c.d.Log, c.p, "", err) }
+
+// rpcFailPerOp: MasterClient's own failure line per RPC up to v0.3.5
+// (master_client.cpp v0.3.5, "LOG(ERROR) << … << result.error().msg").
+var rpcFailPerOp = map[string]string{
+	"ExistKey":            "Failed to check key existence: ",
+	"BatchExistKey":       "Failed to check batch key existence: ",
+	"GetReplicaList":      "Failed to get replica list: ",
+	"BatchGetReplicaList": "Failed to get batch replica list: ",
+	"PutStart":            "Failed to start put operation: ",
+	"PutEnd":              "Failed to end put operation: ",
+	"BatchPutEnd":         "Failed to end batch put operation: ",
+	"PutRevoke":           "Failed to revoke put operation: ",
+	"BatchPutRevoke":      "Failed to revoke batch put operation: ",
+	"UnmountSegment":      "Failed to unmount segment: ",
+}
 
 func (c *RealClient) code(err error) mooncake.ErrorCode {
 	c.rpcLog(err)
@@ -955,7 +975,7 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 				// The serving process's socket read into an address it does
 				// not map; the writer waits for no answer: the put is 0 and
 				// the bytes are lost (real 0.3.9).
-				sessionLog(ba.Server, "readBody", "read", ba.Addr, "Bad address (value: 14)")
+				sessionLog(ba.Server, c.p.TCPSessionAddrs, "readBody", "read", ba.Addr, "Bad address (value: 14)")
 				continue
 			}
 			var hr *te.HandshakeRefused
@@ -1066,7 +1086,8 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 		}
 		data, err := c.d.Data.Read(ctx, r.TEEndpoint, r.Addr, r.Size)
 		if err != nil {
-			if errors.As(err, new(*te.TransferRefused)) {
+			refused := errors.As(err, new(*te.TransferRefused))
+			if refused {
 				c.transferRefusedLog(r.TEEndpoint)
 			}
 			var ba *te.TransferBadAddress
@@ -1074,8 +1095,8 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 				// The server's socket write from an address it does not map
 				// fails and it closes the connection: the reader sees End of
 				// file (real 0.3.9; the reader's buffer address is the model's).
-				sessionLog(ba.Server, "writeBody", "write", ba.Addr, "Bad address (value: 14)")
-				sessionLog(c.d.Log, "readBody", "read", readerBuffer, "End of file (value: 2)")
+				sessionLog(ba.Server, c.p.TCPSessionAddrs, "writeBody", "write", ba.Addr, "Bad address (value: 14)")
+				sessionLog(c.d.Log, c.p.TCPSessionAddrs, "readBody", "read", readerBuffer, "End of file (value: 2)")
 				c.batches++
 				c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
 			}
@@ -1089,6 +1110,17 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 					c.logf(mlog.Error, "Transfer failed for key: %s with error: %d", key, mooncake.TRANSFER_FAIL)
 					return hostmem.Content{}, mooncake.TRANSFER_FAIL
 				}
+			}
+			if master.BatchOf(ctx) != nil {
+				// batch_get_into: the failed task, then Client::BatchGet's
+				// per-key result; transfer_read_failed is Client::Get's (real
+				// 0.3.8.post1 … 0.3.13.post1, io/peer-departed-stale-segment).
+				if refused && c.p.TransferBatchFailLogged {
+					c.batches++
+					c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+				}
+				c.logf(mlog.Error, "Transfer failed for key: %s with error: %d", key, mooncake.TRANSFER_FAIL)
+				return hostmem.Content{}, mooncake.TRANSFER_FAIL
 			}
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
@@ -1143,14 +1175,40 @@ func (c *RealClient) Get(ctx context.Context, key string) ([]byte, error) {
 		return []byte{}, nil
 	}
 	data, code := c.readObject(ctx, key, true)
-	if code == mooncake.TRANSFER_FAIL {
-		// get's Client::Get failed after its query (real_client.cpp v0.3.9:1111).
-		c.logf(mlog.Error, "Get failed for key: %s with error: %s", key, code.Name())
+	if c.p.GetViaBuffer {
+		c.getFailedLog(key, code)
 	}
 	if code != mooncake.OK {
 		return []byte{}, nil
 	}
 	return data.Bytes(), nil
+}
+
+// GetBuffer is get_buffer(key): the object's size, 0 for None.
+func (c *RealClient) GetBuffer(ctx context.Context, key string) (int, error) {
+	if !c.ready() {
+		return 0, nil
+	}
+	data, code := c.readObject(ctx, key, true)
+	c.getFailedLog(key, code)
+	if code != mooncake.OK {
+		return 0, nil
+	}
+	return int(data.Size), nil
+}
+
+// getFailedLog is get_buffer's line when Client::Get failed after its
+// query (store_py.cpp v0.3.4.post2:628, real_client.cpp v0.3.9:1111), with
+// the code Client::Get returned for a failed read: INVALID_PARAMS up to
+// v0.3.4.post2 (client.cpp), the transfer's own from v0.3.5.
+func (c *RealClient) getFailedLog(key string, code mooncake.ErrorCode) {
+	if code != mooncake.TRANSFER_FAIL {
+		return
+	}
+	if c.p.ReadFailInvalidParams {
+		code = mooncake.INVALID_PARAMS
+	}
+	c.logf(mlog.Error, "Get failed for key: %s with error: %s", key, code.Name())
 }
 
 // IsExist is is_exist(key): 1, 0 or a negative code.

@@ -109,6 +109,11 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	return call(s, func() ([]byte, error) { return s.client().Get(ctx, key) })
 }
 
+// GetBuffer implements engine.Store.
+func (s *Store) GetBuffer(ctx context.Context, key string) (int, error) {
+	return call(s, func() (int, error) { return s.client().GetBuffer(ctx, key) })
+}
+
 // IsExist implements engine.Store.
 func (s *Store) IsExist(ctx context.Context, key string) (int, error) {
 	return call(s, func() (int, error) { return s.client().IsExist(ctx, key) })

@@ -354,10 +354,15 @@ func (c *RealClient) transferStalled(ctx context.Context, write bool) error {
 const readerBuffer = 0x7f3a40001040
 
 // sessionLog is tcp_transport.cpp's Session::readBody / writeBody failure
-// (v0.3.6 … v0.3.9) on log, for a slice at addr: the buffer is the
+// (v0.3.4 … v0.3.9; addrs: with the addresses, v0.3.6 on) on log, for a
+// slice at addr: the buffer is the
 // address itself (host memory, no staging copy).
-func sessionLog(log mlog.Logger, fn, verb string, addr uint64, errText string) {
+func sessionLog(log mlog.Logger, addrs bool, fn, verb string, addr uint64, errText string) {
 	if log == nil {
+		return
+	}
+	if !addrs {
+		log.Log(mlog.Error, fmt.Sprintf("Session::%s failed. Error: %s, total_transferred_bytes_: 0, current transferred_bytes: 0", fn, errText))
 		return
 	}
 	log.Log(mlog.Error, fmt.Sprintf("Session::%s failed. Attempt to %s data %#x using buffer %#x. Error: %s, total_transferred_bytes_: 0, current transferred_bytes: 0", fn, verb, addr, addr, errText))

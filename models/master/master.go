@@ -252,18 +252,23 @@ func (m *Master) monitorClients(at time.Duration) {
 		}
 		return expired[i].Lo < expired[j].Lo
 	})
+	// Every expired client first, then each of their segments unmounted
+	// (ClientMonitorFunc's two phases, master_service.cpp v0.3.9:2008-2077).
+	var gone []*segment
 	for _, id := range expired {
 		m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=client_expired", id))
 		delete(m.clientTTL, id)
 		delete(m.okClients, id)
-		var mine []*segment
 		for _, s := range m.segments {
 			if s.client == id {
-				mine = append(mine, s)
+				gone = append(gone, s)
 			}
 		}
-		for _, s := range mine {
-			m.unmount(s)
+	}
+	for _, s := range gone {
+		m.unmount(s)
+		if a := m.cfg.Version.MasterUnmountExpiredAction; a != "" {
+			m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, segment_name=%s, action=%s", s.client, s.Name, a))
 		}
 	}
 }

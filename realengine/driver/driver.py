@@ -182,6 +182,12 @@ def op_get(req):
     return _encode(_store(req).get(req["key"]))
 
 
+def op_get_buffer(req):
+    # The buffer's size; None (a miss or a failure) is 0.
+    b = _store(req).get_buffer(req["key"])
+    return 0 if b is None else int(b.size())
+
+
 def op_is_exist(req):
     return _store(req).is_exist(req["key"])
 
