@@ -571,10 +571,6 @@ type Profile struct {
 	// store's client.cpp words it otherwise; v0.3.12 rewrote the pool:
 	// rail failover, no RNIC error counter).
 	RDMAWorkerPool RDMAPool
-	// HandshakeRejectedWording: setupConnectionsByActive logs "Rejected
-	// handshake request by peer" (rdma_endpoint.cpp v0.3.10.post2+;
-	// before: "Reject the handshake request by peer").
-	HandshakeRejectedWording bool
 	// RemountRepublish: the ping thread's remount also writes the segment
 	// descriptor and (if the stored one differs) the rpc_meta entry again,
 	// retried at later pings when that fails (client_service.cpp
@@ -850,7 +846,6 @@ func profileOf(v Version) Profile {
 	case at("0.3.8"):
 		p.RDMAWorkerPool = RDMAPoolFlushRetried
 	}
-	p.HandshakeRejectedWording = at("0.3.10.post2")
 	p.RemountRepublish = at("0.3.12")
 	p.GetLocksMountedSegments = at("0.3.11")
 	p.RegisterMetadataRollback = at("0.3.12")

@@ -352,13 +352,15 @@ type rdmaEndpoint struct {
 const rtrResolveTimeout = time.Second
 
 // connect is performPostSend's endpoint check for peerNIC (worker_pool.cpp
-// v0.3.9:230-252, v0.3.11.post1:229-258): false when the round's slices
+// v0.3.9:230-258, v0.3.11.post1:229-258): false when the round's slices
 // fail (each retry_cnt+1). An endpoint inactive for more than 1 s is
 // deleted (its slices still fail this round) and the next round makes a
 // new one; an unconnected one runs setupConnectionsByActive, whose
 // handshake the peer answers after its own doSetupConnection: off-subnet
-// (reachable false) its RTR fails and it replies with the message, and
-// the active side rejects (rdma_endpoint.cpp v0.3.9:149-152).
+// (reachable false) its RTR fails, its handshake callback returns the
+// error and the daemon sends back an empty reply (transfer_metadata.cpp
+// v0.3.9:793-806, transfer_metadata_plugin.cpp v0.3.9:763-778), which
+// the active side finds inconsistent (rdma_endpoint.cpp v0.3.9:155-164).
 func (e *Engine) connect(ctx context.Context, clock engine.Clock, cx *rdmaContext, peerNIC string, reachable bool, active func() bool) bool {
 	if e.endpoints == nil {
 		e.endpoints = map[string]*rdmaEndpoint{}
@@ -383,11 +385,10 @@ func (e *Engine) connect(ctx context.Context, clock engine.Clock, cx *rdmaContex
 	if e.peerLog != nil {
 		e.peerLog.Log(mlog.Error, "[Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]")
 	}
-	if e.cfg.Profile.HandshakeRejectedWording {
-		e.logf(mlog.Error, "Rejected handshake request by peer %s", peerNIC)
-	} else {
-		e.logf(mlog.Error, "Reject the handshake request by peer %s", peerNIC)
-	}
+	// The peer's callback failed, so its daemon answers the JSON null (up
+	// to 0.3.11.post1 it encodes no reply_msg): sendHandshake decodes an
+	// empty descriptor and the active side reports the paths' mismatch.
+	e.logf(mlog.Error, "Invalid argument: received packet mismatch, local.local_nic_path: %s@%s, local.peer_nic_path: %s, peer.local_nic_path: , peer.peer_nic_path: ", e.serverName, e.nics[0].dev.Name, peerNIC)
 	e.logf(mlog.Error, "Worker: Cannot make connection for endpoint: %s, mark it inactive", peerNIC)
 	e.endpoints[peerNIC] = &rdmaEndpoint{inactive: true, inactiveAt: clock.Now()}
 	cx.failedPolls++
