@@ -409,6 +409,12 @@ type RDMADevice struct {
 	// beyond it ibv_reg_mr fails with EIO (erdma: 64 GiB, "Out of mr
 	// size"). 0 = no cap.
 	MaxRegBytes int64
+	// Subnet is the IPv4 subnet of the port's RoCE GID (its netdev's
+	// address, CIDR). Two ports reach each other only within one subnet:
+	// at RTR the kernel resolves the peer GID's MAC on the local GID's
+	// netdev, and off-subnet without a route that times out. "" = the
+	// default subnet every such port shares.
+	Subnet string
 	// LeakedMRs are memory keys (MKEYs) an earlier, uncleanly killed
 	// process left in the NIC: they count against MaxMR and only a reboot
 	// or driver reload returns them (mlx5 CREATE_MKEY "no resources").

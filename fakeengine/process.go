@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -29,6 +30,8 @@ type Process struct {
 	env  map[string]string
 	mem  *hostmem.Space // guarded by w.gate
 	seq  int
+	// logSource is the trace source of its Mooncake log (set by deps).
+	logSource atomic.Value
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -99,6 +102,16 @@ func (p *Process) deps(source, stream string) client.Deps {
 	host := te.HostFromSpec(p.spec)
 	host.Name = p.node
 	host.RDMAFaults = p.w.rdma.Node(p.node)
+	p.logSource.Store(source)
+	host.Peer = func(endpoint string) (te.Peer, bool) {
+		p.w.netMu.Lock()
+		owner, ok := p.w.endpointOwnerLocked(p.node, endpoint)
+		p.w.netMu.Unlock()
+		if !ok {
+			return te.Peer{}, false
+		}
+		return te.Peer{RDMA: owner.spec.RDMA, Log: mlog.Trace{T: p.w.trace, Source: fmt.Sprint(owner.logSource.Load())}}, true
+	}
 	return client.Deps{
 		Node: p.node, Host: host, Profile: p.w.profile,
 		Clock:  modelClock{start: p.w.start, s: p.w.scale, g: &p.w.gate},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path"
 	"regexp"
@@ -832,6 +833,11 @@ func (d *decoder) checkNIC(n NIC) {
 		}
 		if r.GIDs < 0 || r.GIDTableLen < 0 || r.GIDs > r.GIDTableLen {
 			d.at(r.Pos, "nic.rdma %s: want 0 <= gids <= gid_tbl_len (got gids %d, gid_tbl_len %d)", r.Name, r.GIDs, r.GIDTableLen)
+		}
+		if r.Subnet != "" {
+			if ip, _, err := net.ParseCIDR(r.Subnet); err != nil || ip.To4() == nil {
+				d.at(r.Pos, "nic.rdma %s: subnet %q: want an IPv4 CIDR (e.g. 10.0.1.0/24)", r.Name, r.Subnet)
+			}
 		}
 	}
 }

@@ -173,6 +173,10 @@ type RDMADevice struct {
 	// LeakedMRs are MKEYs earlier killed processes left behind.
 	MaxRegBytes ByteSize `yaml:"max_reg_bytes"`
 	LeakedMRs   int      `yaml:"leaked_mrs"`
+	// Subnet is the IPv4 subnet (CIDR) of the port's RoCE GID; ports in
+	// different subnets fail the QP handshake at RTR. "" = one shared
+	// default subnet.
+	Subnet string `yaml:"subnet"`
 }
 
 // HostPool is SGLang's host KV pool on the node.

@@ -206,6 +206,13 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 	}
 	host.Name = node
 	host.RDMAFaults = w.rdma.Node(node)
+	host.Peer = func(endpoint string) (te.Peer, bool) {
+		ep := w.endpoint(node, endpoint)
+		if ep == nil {
+			return te.Peer{}, false
+		}
+		return te.Peer{RDMA: w.nodeRDMA(ep.node), Log: ep.log}, true
+	}
 	return client.Deps{
 		Node: node, Host: host, Profile: w.profile, Clock: clock,
 		Log: mlog.Trace{T: w.tr, Source: source}, Env: env, Rand: w.k.Stream(stream), PortRand: w.k.Stream(stream + "/rpc_port"), Mem: mem,
@@ -218,6 +225,19 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		JoinPing: w.joinPing,
 		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,
 	}
+}
+
+// nodeRDMA is node's RNICs (the mooncake_client's on ClientNode).
+func (w *World) nodeRDMA(node string) []engine.RDMADevice {
+	if node == ClientNode && w.spec.Client != nil {
+		return w.spec.Client.RDMA
+	}
+	for _, n := range w.nodes {
+		if n.Name == node {
+			return n.RDMA
+		}
+	}
+	return nil
 }
 
 // register records a client's TE endpoint for the data path.

@@ -44,6 +44,16 @@ type Host struct {
 	// RDMAFaults is the host's injected work-completion fault (nil = none
 	// can be injected).
 	RDMAFaults *RDMAFaults
+	// Peer finds the process serving a TE endpoint (nil or ok false:
+	// unknown): the RDMA handshake's passive side.
+	Peer func(endpoint string) (Peer, bool)
+}
+
+// Peer is the process serving a TE endpoint, as the RDMA handshake meets
+// it: its host's RNICs and its log (the passive side's lines).
+type Peer struct {
+	RDMA []engine.RDMADevice
+	Log  mlog.Logger
 }
 
 // HostFromSpec converts a node spec.

@@ -249,7 +249,17 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 			break
 		}
 	}
-	peerNIC := peer + "@" + dev
+	peerDev, reachable := dev, true
+	if e.cfg.Host.Peer != nil && peer != e.serverName {
+		if pr, ok := e.cfg.Host.Peer(peer); ok && len(pr.RDMA) > 0 {
+			// selectDevice: the peer segment's first device here.
+			peerDev = pr.RDMA[0].Name
+			reachable = e.nics[0].dev.Subnet == pr.RDMA[0].Subnet
+			defer func() { e.peerLog = nil }()
+			e.peerLog = pr.Log
+		}
+	}
+	peerNIC := peer + "@" + peerDev
 	failed := false
 	// retry: the slice goes round again, or fails once it used up
 	// max_retry_cnt (performPollCq, redispatch).
@@ -273,6 +283,13 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	for len(pending) > 0 {
 		var next []*slice
 		e.portEvents(cx, dev)
+		if !e.connect(ctx, clock, cx, peerNIC, reachable, active) {
+			for _, s := range pending {
+				next = retry(s, next)
+			}
+			pending = next
+			continue
+		}
 		if !active() {
 			// RdmaContext::endpoint refuses; the slices are redispatched.
 			e.logf(mlog.Error, "Context is not active: %s", dev)
@@ -317,6 +334,69 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 		return RDMAFailed
 	}
 	return RDMADone
+}
+
+// rdmaEndpoint is an RdmaEndPoint of the first context: inactive since
+// inactiveAt after a failed connection.
+type rdmaEndpoint struct {
+	inactive   bool
+	inactiveAt time.Duration
+}
+
+// rtrResolveTimeout is how long the passive side's INIT→RTR
+// ibv_modify_qp takes to fail when the peer GID is off its GID's subnet:
+// on RoCE the kernel resolves the destination MAC at RTR (Linux
+// ib_resolve_eth_dmac → rdma_addr_find_l2_eth_by_grh, a 1000 ms
+// rdma_resolve_ip) and gives up with ETIMEDOUT (Mooncake#204: the
+// failures 1.1 s apart).
+const rtrResolveTimeout = time.Second
+
+// connect is performPostSend's endpoint check for peerNIC (worker_pool.cpp
+// v0.3.9:230-258, v0.3.11.post1:229-258): false when the round's slices
+// fail (each retry_cnt+1). An endpoint inactive for more than 1 s is
+// deleted (its slices still fail this round) and the next round makes a
+// new one; an unconnected one runs setupConnectionsByActive, whose
+// handshake the peer answers after its own doSetupConnection: off-subnet
+// (reachable false) its RTR fails, its handshake callback returns the
+// error and the daemon sends back an empty reply (transfer_metadata.cpp
+// v0.3.9:793-806, transfer_metadata_plugin.cpp v0.3.9:763-778), which
+// the active side finds inconsistent (rdma_endpoint.cpp v0.3.9:155-164).
+func (e *Engine) connect(ctx context.Context, clock engine.Clock, cx *rdmaContext, peerNIC string, reachable bool, active func() bool) bool {
+	if e.endpoints == nil {
+		e.endpoints = map[string]*rdmaEndpoint{}
+	}
+	ep := e.endpoints[peerNIC]
+	if ep != nil && ep.inactive {
+		// inactiveTime() > 1.0: the model's rounds take no time, so the
+		// next transfer (a put's retry 1 s later, plus its own overhead on
+		// real) is the first to see it past 1 s.
+		if clock.Now()-ep.inactiveAt >= time.Second {
+			delete(e.endpoints, peerNIC)
+		}
+		return false
+	}
+	if ep != nil || reachable {
+		e.endpoints[peerNIC] = &rdmaEndpoint{}
+		return true
+	}
+	if err := clock.Sleep(ctx, rtrResolveTimeout); err != nil {
+		return false
+	}
+	if e.peerLog != nil {
+		e.peerLog.Log(mlog.Error, "[Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]")
+	}
+	// The peer's callback failed, so its daemon answers the JSON null (up
+	// to 0.3.11.post1 it encodes no reply_msg): sendHandshake decodes an
+	// empty descriptor and the active side reports the paths' mismatch.
+	e.logf(mlog.Error, "Invalid argument: received packet mismatch, local.local_nic_path: %s@%s, local.peer_nic_path: %s, peer.local_nic_path: , peer.peer_nic_path: ", e.serverName, e.nics[0].dev.Name, peerNIC)
+	e.logf(mlog.Error, "Worker: Cannot make connection for endpoint: %s, mark it inactive", peerNIC)
+	e.endpoints[peerNIC] = &rdmaEndpoint{inactive: true, inactiveAt: clock.Now()}
+	cx.failedPolls++
+	if active() && cx.failedPolls > rdmaErrorThreshold && cx.successPolls == 0 {
+		e.logf(mlog.Warning, "Failed to establish peer endpoints in local RNIC %s@%s, mark it inactive", e.serverName, e.nics[0].dev.Name)
+		cx.inactive, cx.inactiveAt = true, clock.Now()
+	}
+	return false
 }
 
 // portEvents is doProcessContextEvents for the port events this engine

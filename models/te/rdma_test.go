@@ -218,3 +218,56 @@ func TestRDMAUnsupported(t *testing.T) {
 		}
 	}
 }
+
+// The handshake: a peer NIC whose GID is in another subnet fails the
+// peer's RTR after 1 s (its log), its empty reply is a mismatch to the
+// active side, the endpoint is inactive and retried once past 1 s; the same
+// subnet connects.
+func TestRDMAHandshakeRTRTimeout(t *testing.T) {
+	for _, tc := range []struct{ version string }{{"0.3.9"}, {"0.3.11.post1"}} {
+		p, err := mooncake.ProfileFor(tc.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs, peerLogs []string
+		subnet := "10.0.2.0/24"
+		peer := func(endpoint string) (te.Peer, bool) {
+			return te.Peer{RDMA: []engine.RDMADevice{{Name: "mlx5_9", Subnet: subnet}},
+				Log: mlog.Func(func(_, text string) { peerLogs = append(peerLogs, text) })}, endpoint == "peer:1"
+		}
+		e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{{Name: "mlx5_0", Subnet: "10.0.1.0/24"}}, RDMAFaults: &te.RDMAFaults{}, Peer: peer},
+			Log: mlog.Func(func(_, text string) { logs = append(logs, text) })})
+		dev := "mlx5_0"
+		if err := e.InitStore(context.Background(), "localhost:12345", te.P2PHandshake, "rdma", &dev); err != nil {
+			t.Fatal(err)
+		}
+		e.StartWorkers(0)
+		clock := &stepClock{}
+		put := func() te.RDMAOutcome {
+			logs, peerLogs = nil, nil
+			return e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "peer:1")
+		}
+		if got := put(); got != te.RDMAFailed || clock.now != time.Second {
+			t.Fatalf("%s: first put %v at %v", tc.version, got, clock.now)
+		}
+		want := []string{"Invalid argument: received packet mismatch, local.local_nic_path: " + e.ServerName() + "@mlx5_0, local.peer_nic_path: peer:1@mlx5_9, peer.local_nic_path: , peer.peer_nic_path: ", "Worker: Cannot make connection for endpoint: peer:1@mlx5_9, mark it inactive"}
+		if strings.Join(logs, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s: logs %q", tc.version, logs)
+		}
+		if len(peerLogs) != 1 || peerLogs[0] != "[Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]" {
+			t.Fatalf("%s: peer logs %q", tc.version, peerLogs)
+		}
+		// Within 1 s of the failure the endpoint stays inactive: no
+		// handshake, the slice fails silently.
+		clock.now += 500 * time.Millisecond
+		if got := put(); got != te.RDMAFailed || len(logs) != 0 || len(peerLogs) != 0 || clock.now != 1500*time.Millisecond {
+			t.Fatalf("%s: second put %v, %q %q", tc.version, got, logs, peerLogs)
+		}
+		// Past 1 s it is deleted and the same subnet connects.
+		clock.now += time.Second
+		subnet = "10.0.1.0/24"
+		if got := put(); got != te.RDMADone || len(logs) != 0 || len(peerLogs) != 0 {
+			t.Fatalf("%s: third put %v, %q %q", tc.version, got, logs, peerLogs)
+		}
+	}
+}

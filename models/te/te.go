@@ -120,6 +120,10 @@ type Engine struct {
 	rdma      []rdmaContext
 	workersAt time.Duration
 	portSeen  int // port events handled (rdma.go)
+	// endpoints are the first context's RDMA endpoints by peer NIC path;
+	// peerLog the current transfer's passive side's log (rdma.go).
+	endpoints map[string]*rdmaEndpoint
+	peerLog   mlog.Logger
 }
 
 // New returns an uninitialised engine.
