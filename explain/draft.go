@@ -634,31 +634,22 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 // sglangStoreLog reports whether the log shows SGLang's HiCache store as
 // Mooncake's caller: its frames, its messages, its logger.
 func sglangStoreLog(ev Evidence) bool {
-	for _, l := range ev.Lines {
-		if l.logger == "sglang" {
-			return true
-		}
-		for _, m := range []string{"sglang", "HiCache", "hicache", "mooncake_store.py", "Creating storage backend",
-			"Failed to setup Mooncake store", "Mooncake store setup successfully", "Failed to register buffer to Mooncake Store"} {
-			if strings.Contains(l.Text, m) {
-				return true
-			}
-		}
-	}
-	return false
+	return logShows(ev, []string{"sglang"}, "sglang", "HiCache", "hicache", "mooncake_store.py", "Creating storage backend",
+		"Failed to setup Mooncake store", "Mooncake store setup successfully", "Failed to register buffer to Mooncake Store")
 }
 
 // otherCallerLog reports whether the log shows a caller of Mooncake's
 // store other than SGLang: vLLM's or LMCache's loggers and frames.
 func otherCallerLog(ev Evidence) bool {
+	return logShows(ev, []string{"vllm", "caller"}, "lmcache", "LMCache", "vllm", "vLLM")
+}
+
+// logShows reports whether a line of the log came through one of loggers
+// or holds one of markers.
+func logShows(ev Evidence, loggers []string, markers ...string) bool {
 	for _, l := range ev.Lines {
-		if l.logger == "vllm" || l.logger == "caller" {
+		if slices.Contains(loggers, l.logger) || slices.ContainsFunc(markers, func(m string) bool { return strings.Contains(l.Text, m) }) {
 			return true
-		}
-		for _, m := range []string{"lmcache", "LMCache", "vllm", "vLLM"} {
-			if strings.Contains(l.Text, m) {
-				return true
-			}
 		}
 	}
 	return false
