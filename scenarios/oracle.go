@@ -71,23 +71,30 @@ func Check(e Expect, o Observed, stepWants []stepWant, band Band) string {
 			return fmt.Sprintf("expected %s codes %v, observed %v", m, want, fmtInts(got))
 		}
 	}
-	cursor := 0
+	// One cursor per source: the expected order binds lines of one process,
+	// never two (their pipes interleave as the scheduler pleases).
+	source := func(j int) string {
+		if len(o.LogSources) == len(o.Logs) {
+			return o.LogSources[j]
+		}
+		return ""
+	}
+	cursor := map[string]int{}
 	for i, want := range e.Logs {
 		idx := -1
-		for j := cursor; j < len(o.Logs); j++ {
-			if strings.Contains(normalize(o.Logs[j]), normalize(want)) {
+		for j := range o.Logs {
+			if j >= cursor[source(j)] && strings.Contains(normalize(o.Logs[j]), normalize(want)) {
 				idx = j
 				break
 			}
 		}
 		if idx < 0 {
-			earlier := slices.IndexFunc(o.Logs[:cursor], func(l string) bool { return strings.Contains(normalize(l), normalize(want)) })
-			if earlier >= 0 {
+			if slices.ContainsFunc(o.Logs, func(l string) bool { return strings.Contains(normalize(l), normalize(want)) }) {
 				return fmt.Sprintf("expected log %q after %q, observed it only before (out of order)", want, e.Logs[i-1])
 			}
 			return fmt.Sprintf("expected log containing %q, observed none (%d log lines)", want, len(o.Logs))
 		}
-		cursor = idx + 1
+		cursor[source(idx)] = idx + 1
 	}
 	for _, bad := range e.NoLogs {
 		for _, l := range o.Logs {

@@ -93,6 +93,11 @@ type Observed struct {
 	// Calls are every store call with a code, in order.
 	Calls []Call   `json:"calls"`
 	Logs  []string `json:"logs"`
+	// LogSources is each log line's trace source (a process), parallel to
+	// Logs when known: lines of different processes reach the trace in no
+	// guaranteed order on a wall-clock engine, so the oracle orders the
+	// expected logs only within one source.
+	LogSources []string `json:"-"`
 	// SGLangLogs are SGLang's own lines (trace source "sglang") as
 	// "LEVEL text", in order: what the model and real SGLang must agree on.
 	SGLangLogs []string     `json:"sglang_logs,omitempty"`

@@ -744,6 +744,7 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	for _, e := range events {
 		if e.Kind == "log" {
 			obs.Logs = append(obs.Logs, e.Text)
+			obs.LogSources = append(obs.LogSources, e.Source)
 			if e.Source == sglangSource {
 				obs.SGLangLogs = append(obs.SGLangLogs, e.Level+" "+e.Text)
 			}

@@ -384,7 +384,8 @@ type Expect struct {
 	Raises *Raises `yaml:"raises"`
 	// Codes: Mooncake method (setup, register_buffer...) → code(s).
 	Codes map[string]CodeExpect `yaml:"codes"`
-	// Logs: substrings that must appear in the log lines, in this order.
+	// Logs: substrings that must appear in the log lines, in this order among
+	// the lines of one process (source); lines of two processes in any order.
 	Logs []string `yaml:"logs"`
 	// NoLogs: substrings that must appear in no log line.
 	NoLogs   []string  `yaml:"no_logs"`
