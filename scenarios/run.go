@@ -99,8 +99,23 @@ func notApplicable(sc *Scenario, eng engine.Engine, opts Options) Result {
 		Verdict: Skip, Reason: fmt.Sprintf("scenario does not apply to Mooncake %s (versions: %s)", opts.Version, strings.Join(sc.Mooncake.Versions, ", "))}
 }
 
-// RunVersion runs the scenario once at one Mooncake version.
-func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version string, opts Options) (res Result) {
+// RunVersion runs the scenario at one Mooncake version: once, or twice
+// when the first run failed on a neighbour's port (interference); the
+// second run's result stands, its Reason naming the first.
+func RunVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version string, opts Options) Result {
+	res := runVersion(ctx, sc, eng, version, opts)
+	why := interference(sc, eng, res)
+	if why == "" || ctx.Err() != nil {
+		return res
+	}
+	slog.Warn("run again: interference", "scenario", sc.Name, "version", version, "engine", eng.Name(), "why", why)
+	again := runVersion(ctx, sc, eng, version, opts)
+	again.Reason = strings.TrimSpace(again.Reason + " (run twice: the first run failed because " + why + ")")
+	return again
+}
+
+// runVersion runs the scenario once at one Mooncake version.
+func runVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version string, opts Options) (res Result) {
 	start := time.Now()
 	side := opts.sglangSide()
 	res = Result{Scenario: sc.Name, Engine: eng.Name(), MooncakeVersion: version, Seed: opts.Seed, Source: sc.Source, Observed: Observed{},

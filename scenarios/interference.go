@@ -1,0 +1,67 @@
+package scenarios
+
+import (
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+)
+
+// portInUse is how a bind that lost Mooncake's port race reads: asio's
+// "bind: Address already in use" (TcpContext), the handshake plugin's
+// "bind (port N): Address already in use [98]".
+const portInUse = "Address already in use"
+
+// interference says why a failed wall-clock run met the harness's own
+// parallel worlds rather than its scenario ("" when it did not). Mooncake's
+// transfer engine picks its RPC port at random in 15000-17000 and binds
+// the next port for its TCP transport without checking it first
+// (Mooncake#601, tcp-port-collision); a world running beside it may hold
+// that port. No setting avoids it before 0.3.11 (MC_MIN_RPC_PORT), and
+// the harness's own ports are outside the range (netport), so a world
+// that failed on a bind, where its scenario expects none, ran into a
+// neighbour. Sim has no neighbours: its runs are never interfered with.
+func interference(sc *Scenario, eng engine.Engine, r Result) string {
+	if r.Verdict != Fail || !Wall(eng) || mentions(sc, portInUse) {
+		return ""
+	}
+	for _, o := range []*Observed{&r.Observed, r.Remedy} {
+		if o == nil {
+			continue
+		}
+		if o.Exception != nil && strings.Contains(o.Exception.Message, portInUse) ||
+			o.Died != nil && strings.Contains(o.Died.Reason, portInUse) {
+			return "a bind met a port another world held (Mooncake#601: the transfer engine's TCP port is its random RPC port + 1, unchecked)"
+		}
+	}
+	return ""
+}
+
+// mentions reports whether any of the scenario's expectations names s: a
+// scenario about a port collision judges its own binds.
+func mentions(sc *Scenario, s string) bool {
+	es := []Expect{sc.Expect}
+	for _, v := range sc.ByVersion {
+		es = append(es, v.Expect)
+	}
+	if sc.Remedy != nil {
+		es = append(es, sc.Remedy.Expect)
+		for _, v := range sc.Remedy.ByVersion {
+			es = append(es, v.Expect)
+		}
+	}
+	for _, e := range es {
+		texts := append(append([]string{}, e.Logs...), e.NoLogs...)
+		if e.Raises != nil && e.Raises.Message != nil {
+			texts = append(texts, *e.Raises.Message)
+		}
+		if e.Dies != nil && e.Dies.Reason != nil {
+			texts = append(texts, *e.Dies.Reason)
+		}
+		for _, t := range texts {
+			if strings.Contains(t, s) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,41 @@
+package scenarios
+
+import (
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+)
+
+type wallEngine struct{ engine.Engine }
+
+type virtualEngine struct{ engine.Engine }
+
+func (virtualEngine) VirtualTime() bool { return true }
+
+func TestInterference(t *testing.T) {
+	bind := "bind: Address already in use"
+	plain := &Scenario{}
+	aboutBinds := &Scenario{Expect: Expect{Logs: []string{"TcpTransport: cannot", "Address already in use"}}}
+	aboutBindsInRemedy := &Scenario{Remedy: &Remedy{ByVersion: ByVersion{{Expect: Expect{Raises: &Raises{Message: &bind}}}}}}
+	raised := Result{Verdict: Fail, Observed: Observed{Exception: &Exception{Class: "RuntimeError", Message: bind}}}
+	died := Result{Verdict: Fail, Remedy: &Observed{Died: &Death{Signal: "SIGABRT", Reason: "terminate called after throwing an instance of 'std::system_error' what(): bind: Address already in use"}}}
+	for _, tc := range []struct {
+		name string
+		sc   *Scenario
+		eng  engine.Engine
+		r    Result
+		want bool
+	}{
+		{"a raise on a wall engine", plain, wallEngine{}, raised, true},
+		{"a death in the remedy", plain, wallEngine{}, died, true},
+		{"sim has no neighbours", plain, virtualEngine{}, raised, false},
+		{"a pass is a pass", plain, wallEngine{}, Result{Verdict: Pass, Observed: raised.Observed}, false},
+		{"another failure", plain, wallEngine{}, Result{Verdict: Fail, Observed: Observed{Exception: &Exception{Class: "RuntimeError", Message: "Failed to setup"}}}, false},
+		{"the scenario expects a bind to fail", aboutBinds, wallEngine{}, raised, false},
+		{"its remedy does", aboutBindsInRemedy, wallEngine{}, raised, false},
+	} {
+		if got := interference(tc.sc, tc.eng, tc.r) != ""; got != tc.want {
+			t.Errorf("%s: interference = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
