@@ -23,7 +23,7 @@ import (
 var _ = catalogSuite(realSuite)
 
 // realSuite is the real catalog; the SGLang agreement runs its entries
-// that it does not cover itself in its own tail (suites/memo_test.go).
+// that it does not cover itself beside its pairs (suites/memo_test.go).
 var realSuite = engineSuite{
 	name:      realengine.Name,
 	newEngine: func() engine.Engine { return realengine.New(realengine.Options{}) },

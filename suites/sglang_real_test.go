@@ -33,6 +33,10 @@ import (
 // host-memory reserve.
 const sglangAgreementPairs = 4
 
+// sglangAgreementSingles is how many of the real catalog's other entries
+// (one world, no SGLang side) run beside the pairs.
+const sglangAgreementSingles = 2
+
 // hostMemoryRefusal is SGLang's ValueError when the host has less than the
 // pool plus its 10 GiB reserve available.
 const hostMemoryRefusal = "Not enough host memory available."
@@ -95,11 +99,6 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 			sglang  string
 			idx     int
 			est     time.Duration // expected wall time, to start the longest first
-			// catalogOnly: a real catalog entry the agreement does not
-			// cover (no SGLang side, or a Mooncake version it leaves out):
-			// run in the agreement's tail, where pairs leave slots free,
-			// for the real catalog to find in realRuns.
-			catalogOnly bool
 		}
 		full := fullAgreement()
 		var jobs []job
@@ -164,31 +163,41 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 		var rest []job
 		for _, cj := range selectedJobs(realSuite) {
 			if !covered[catalogKey(cj.Scenario.Name, cj.Version)] {
-				rest = append(rest, job{sc: cj.Scenario, version: cj.Version, catalogOnly: true, est: expectedWall(cj.Scenario, eng, cj.Version)})
+				rest = append(rest, job{sc: cj.Scenario, version: cj.Version, est: expectedWall(cj.Scenario, eng, cj.Version)})
 			}
 		}
 		slices.SortStableFunc(rest, func(a, b job) int { return cmp.Compare(b.est, a.est) })
-		queue = append(queue, rest...)
-		next := make(chan job)
-		go func() {
-			defer close(next)
-			for _, j := range queue {
-				select {
-				case next <- j:
-				case <-ctx.Done():
-					return
+		feed := func(js []job) <-chan job {
+			ch := make(chan job)
+			go func() {
+				defer close(ch)
+				for _, j := range js {
+					select {
+					case ch <- j:
+					case <-ctx.Done():
+						return
+					}
 				}
-			}
-		}()
+			}()
+			return ch
+		}
+		pairs, singles := feed(queue), feed(rest)
 		var wg sync.WaitGroup
+		// The catalog's other entries are one world each, without SGLang's
+		// host-memory reserve: their own workers run them from the start,
+		// and the pairs help once their queue is empty.
+		for range sglangAgreementSingles {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				for j := range singles {
+					realRuns.put(catalogKey(j.sc.Name, j.version), scenarios.RunVersion(ctx, j.sc, eng, j.version, realSuite.opts))
+				}
+			})
+		}
 		for range sglangAgreementPairs {
 			wg.Go(func() {
 				defer GinkgoRecover()
-				for j := range next {
-					if j.catalogOnly {
-						realRuns.put(catalogKey(j.sc.Name, j.version), scenarios.RunVersion(ctx, j.sc, eng, j.version, realSuite.opts))
-						continue
-					}
+				for j := range pairs {
 					run := func(side sglang.Side) scenarios.Result {
 						opts := scenarios.Options{Seed: 1, Version: j.version, SGLang: side}
 						r := scenarios.Run(ctx, j.sc, eng, opts)[0]
@@ -230,6 +239,9 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 					if n := left[j.sglang]; n != nil && n.Add(-1) == 0 {
 						Expect(reals[j.sglang].Close()).To(Succeed())
 					}
+				}
+				for j := range singles {
+					realRuns.put(catalogKey(j.sc.Name, j.version), scenarios.RunVersion(ctx, j.sc, eng, j.version, realSuite.opts))
 				}
 			})
 		}
