@@ -45,7 +45,8 @@ type Case struct {
 	Heldout bool   `yaml:"heldout"`
 	// Batch is the collection round: 0 (omitted) for the first batch, 2
 	// to 4 for the second to fourth, blind held-out ones (collected
-	// without running explain on them); batches are reported apart so a
+	// without running explain on them), 5 for the fifth, a tuning batch
+	// (more causes to build worlds from); batches are reported apart so a
 	// later batch leaves the earlier batches' numbers as they were.
 	Batch int `yaml:"batch,omitempty"`
 	// Log is the excerpt as posted, trimmed to the relevant lines.
@@ -60,7 +61,11 @@ var (
 )
 
 // MaxBatch is the latest collection round.
-const MaxBatch = 4
+const MaxBatch = 5
+
+// TuningBatch is the collection round that is tuning data as a whole;
+// batches 2 to 4 are held out as a whole.
+const TuningBatch = 5
 
 // Confidences are the valid confidence values, strongest first.
 var Confidences = []string{"high", "medium", "low"}
@@ -133,8 +138,10 @@ func Parse(file string, data []byte) (Case, error) {
 		return c, bad("log", "empty: the excerpt as posted")
 	case c.Batch < 0 || c.Batch == 1 || c.Batch > MaxBatch:
 		return c, bad("batch", "%d: omit it for the first batch, or 2..%d", c.Batch, MaxBatch)
-	case c.Batch >= 2 && !c.Heldout:
+	case c.Batch >= 2 && c.Batch < TuningBatch && !c.Heldout:
 		return c, bad("batch", "batch %d is held out as a whole: set heldout: true", c.Batch)
+	case c.Batch == TuningBatch && c.Heldout:
+		return c, bad("batch", "batch %d is tuning data as a whole: set heldout: false", c.Batch)
 	}
 	return c, nil
 }

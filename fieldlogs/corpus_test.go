@@ -21,15 +21,19 @@ func TestCorpusLoads(t *testing.T) {
 	if len(tun)+len(held) != len(cs) || 3*len(held) < len(cs) {
 		t.Fatalf("split %d/%d", len(tun), len(held))
 	}
-	// The second to fourth batches are held out as a whole (issue 15); the
-	// first batch keeps its 42, the second its 15 and the third its 16, and
-	// the fourth has at least 16.
+	// The second to fourth batches are held out as a whole (issue 15), the
+	// fifth is tuning data as a whole; the first batch keeps its 42, the
+	// second its 15 and the third its 16, the fourth has at least 16 and
+	// the fifth at least 12.
 	n := map[int]int{}
 	for _, c := range cs {
 		n[c.Batch]++
+		if c.Batch == TuningBatch && c.Heldout {
+			t.Errorf("%s: batch %d is tuning data, yet held out", c.File, c.Batch)
+		}
 	}
-	if n[0] != 42 || n[2] != 15 || n[3] != 16 || n[4] < 16 || len(n) != 4 {
-		t.Fatalf("cases per batch %v; want 42 in the first, 15 in batch 2, 16 in batch 3, at least 16 in batch 4", n)
+	if n[0] != 42 || n[2] != 15 || n[3] != 16 || n[4] < 16 || n[5] < 12 || len(n) != 5 {
+		t.Fatalf("cases per batch %v; want 42 in the first, 15 in batch 2, 16 in batch 3, at least 16 in batch 4, at least 12 in batch 5", n)
 	}
 }
 
@@ -43,18 +47,22 @@ func TestParseErrors(t *testing.T) {
 			t.Fatalf("batch %d: %+v, %v", b, c, err)
 		}
 	}
+	if c, err := Parse("good5.yaml", []byte(good+"heldout: false\nbatch: 5\n")); err != nil || c.Batch != 5 || c.Heldout {
+		t.Fatalf("batch 5: %+v, %v", c, err)
+	}
 	for _, tc := range []struct{ name, in, want string }{
 		{"unknown key", good + "extra: 1\n", "field extra not found"},
 		{"bad url", strings.Replace(good, "https://github.com/o/r/issues/1", "http://example.com", 1), `bad.yaml:2: url: "http://example.com" is not a GitHub`},
 		{"bad confidence", strings.Replace(good, "high", "sure", 1), `bad.yaml:5: confidence: "sure": one of high, medium, low`},
 		{"empty log", strings.Replace(good, "log: |\n  E0101 a.cpp:1] x\n", "log: \"\"\n", 1), "bad.yaml:7: log: empty"},
 		{"bad id", strings.Replace(good, "a-1", "A 1", 1), `bad.yaml:1: id: "A 1"`},
-		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..4"},
-		{"batch 5", good + "batch: 5\n", "bad.yaml:9: batch: 5: omit it"},
+		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..5"},
+		{"batch 6", good + "batch: 6\n", "bad.yaml:9: batch: 6: omit it"},
 		{"batch -1", good + "batch: -1\n", "bad.yaml:9: batch: -1: omit it"},
 		{"batch 2 tuning", good + "batch: 2\n", "bad.yaml:9: batch: batch 2 is held out as a whole: set heldout: true"},
 		{"batch 3 tuning", good + "batch: 3\n", "bad.yaml:9: batch: batch 3 is held out as a whole: set heldout: true"},
 		{"batch 4 tuning", good + "batch: 4\n", "bad.yaml:9: batch: batch 4 is held out as a whole: set heldout: true"},
+		{"batch 5 held out", good + "heldout: true\nbatch: 5\n", "bad.yaml:10: batch: batch 5 is tuning data as a whole: set heldout: false"},
 	} {
 		_, err := Parse("bad.yaml", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
