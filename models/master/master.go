@@ -355,7 +355,13 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 		}
 		m.log.Log(mlog.Info, line)
 	}
-	m.needEviction = false
+	// BatchEvict keeps asking while a pass frees nothing and objects remain
+	// (master_service.cpp v0.3.9:1976-1984; real 0.3.13.post1 and 0.3.14
+	// repeat [EVICT-TRIGGER] need_mem_eviction=1 every pass while every
+	// object is leased).
+	if evicted > 0 || len(m.objects) == 0 {
+		m.needEviction = false
+	}
 }
 
 // cfloat is a double as C++'s ostream prints it by default (six
