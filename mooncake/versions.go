@@ -465,6 +465,26 @@ type Profile struct {
 	// error: NO_AVAILABLE_HANDLE" at v0.3.6 and v0.3.6.post1 (AllocFailedAll).
 	PutNoSpaceHelper      bool
 	MasterAllocFailedLine AllocFailedLine
+	// BatchPutKeyErrors: a batch put's failed PutStart is logged per key
+	// on both sides, whatever the code (OBJECT_ALREADY_EXISTS of a key
+	// another writer stored first included): the master's ERROR
+	// "BatchPutStart failed for key[I] 'K': CODE" (rpc_service.cpp
+	// v0.3.5:314, v0.3.6.post1:345) and the client's WARNING "Put operation
+	// failed for key K, context: CODE: Master failed to start put
+	// operation; " (PutOperation::SetError, client.cpp v0.3.5:566,
+	// v0.3.6.post1:727); the batch still returns 0 for an existing key.
+	// From v0.3.7 SetError logs nothing and the master's line is VLOG(1)
+	// for OBJECT_ALREADY_EXISTS, one warning for NO_AVAILABLE_HANDLE
+	// (PutNoSpaceHelper) and an ERROR for any other code.
+	BatchPutKeyErrors bool
+	// EvictResultLines: the eviction thread's INFO lines on each pass,
+	// "[EVICT-TRIGGER] memory_ratio=R high_watermark=W need_mem_eviction=N
+	// eviction_ratio=E" and "[EVICT-RESULT] evicted_count=C,
+	// eviction_base=B, actual_evict_ratio=A" (master_service.cpp
+	// v0.3.12:EvictionThreadFunc, BatchEvict; not at v0.3.11.post1), with
+	// ", target_evict_ratio=T" up to 0.3.13.post1 (real 0.3.13.post1; real
+	// 0.3.14 ends the line at the actual ratio).
+	EvictResultLines, EvictTargetRatio bool
 	// The client's local buffer (setup's local_buffer_size) is where put
 	// copies a Python bytes value and get reads one back; too small for the
 	// object, the call fails before any RPC (put) or after the replica
@@ -836,6 +856,8 @@ func profileOf(v Version) Profile {
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10.post1")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
 	p.PutNoSpaceHelper = at("0.3.7")
+	p.BatchPutKeyErrors = at("0.3.5") && !at("0.3.7")
+	p.EvictResultLines, p.EvictTargetRatio = at("0.3.12"), at("0.3.12") && !at("0.3.14")
 	p.PutAllocSlices = !at("0.3.5")
 	p.GetAllocOperation, p.GetAllocBuffer = at("0.3.5") && !at("0.3.6"), at("0.3.6")
 	switch {

@@ -71,12 +71,80 @@ func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, ext
 		}
 		return int64(n), nil
 	}
+	if len(s.Keys) > 0 {
+		return r.integrationBatchPut(ctx, s, in)
+	}
 	rc, err := in.store.Put(ctx, s.Key, make([]byte, s.Size))
 	r.integrationCall("put", rc, err, t0)
 	if err != nil {
 		return nil, err
 	}
 	return int64(rc), nil
+}
+
+// integrationBatchPut is a batch put step: a buffer of len(Keys)*Size
+// bytes of host memory (engine.AllocDefault), registered once with register_buffer
+// (its code is the step's when it fails), then one batch_put_from of the
+// keys from consecutive slices; its codes are the step's result and count
+// one per key in batch_put_from's codes. With SkipExisting,
+// batch_is_exist first (its answers count in batch_is_exist's codes), and
+// only the keys it did not find are put (nothing at all when it found
+// every one).
+func (r *run) integrationBatchPut(ctx context.Context, s Step, in integration) (any, error) {
+	out := make([]int64, len(s.Keys))
+	keys := s.Keys
+	if s.SkipExisting {
+		t0 := r.world.Clock().Now()
+		ex, err := in.store.BatchIsExist(ctx, s.Keys)
+		if err != nil {
+			r.integrationCall("batch_is_exist", 0, err, t0)
+			return nil, err
+		}
+		keys = nil
+		for i, k := range s.Keys {
+			r.integrationCall("batch_is_exist", ex[i], nil, t0)
+			if ex[i] != 1 {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return out, nil
+		}
+	}
+	size := int64(s.Size)
+	buf, err := in.proc.Alloc(ctx, engine.AllocDefault, size*int64(len(keys)))
+	if err != nil {
+		return nil, fmt.Errorf("put on %s: allocate the batch's buffer: %w", s.Node, err)
+	}
+	t0 := r.world.Clock().Now()
+	rc, err := in.store.RegisterBuffer(ctx, buf.Ptr, buf.Size)
+	r.integrationCall("register_buffer", rc, err, t0)
+	if err != nil || rc != 0 {
+		return int64(rc), err
+	}
+	ptrs := make([]uint64, len(keys))
+	sizes := make([]int64, len(keys))
+	for i := range keys {
+		ptrs[i], sizes[i] = buf.Slice(int64(i)*size, size).Ptr, size
+	}
+	t0 = r.world.Clock().Now()
+	rcs, err := in.store.BatchPutFrom(ctx, keys, ptrs, sizes)
+	if err != nil {
+		r.integrationCall("batch_put_from", 0, err, t0)
+		return nil, err
+	}
+	if len(rcs) != len(keys) {
+		return nil, fmt.Errorf("put on %s: batch_put_from returned %d codes for %d keys", s.Node, len(rcs), len(keys))
+	}
+	put := 0
+	for i, k := range s.Keys {
+		if put < len(keys) && keys[put] == k {
+			r.integrationCall("batch_put_from", rcs[put], nil, t0)
+			out[i] = int64(rcs[put])
+			put++
+		}
+	}
+	return out, nil
 }
 
 func (r *run) integrationCall(method string, rc int, err error, t0 time.Duration) {

@@ -79,12 +79,17 @@ func (g *schemaGen) stepSchema() map[string]any {
 			v = map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "object", "additionalProperties": false,
 				"required": []any{"method"}, "properties": map[string]any{"node": map[string]any{"type": "string"}, "method": map[string]any{"type": "string"}}}}}
 		case StepPut:
-			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"key", "size"}, "properties": map[string]any{
-				"node": map[string]any{"type": "string"},
-				"key":  map[string]any{"type": "string", "minLength": 1},
-				"size": byteSizeSchema,
-				"want": map[string]any{"type": "integer"},
-			}}
+			// key (put) or keys (batch_put_from), one of them.
+			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"size"},
+				"oneOf": []any{map[string]any{"required": []any{"key"}}, map[string]any{"required": []any{"keys"}}},
+				"properties": map[string]any{
+					"node":          map[string]any{"type": "string"},
+					"key":           map[string]any{"type": "string", "minLength": 1},
+					"keys":          map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "string", "minLength": 1}},
+					"size":          byteSizeSchema,
+					"skip_existing": map[string]any{"type": "boolean"},
+					"want":          map[string]any{"oneOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "array", "items": map[string]any{"type": "integer"}}}},
+				}}
 		case StepBench:
 			v = benchSchema()
 		case StepFetch:

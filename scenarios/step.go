@@ -46,9 +46,16 @@ type Step struct {
 	// fetch step's read (FetchMethods).
 	Method string
 	// Key and Size are the put step's object: put(key, bytes(size)); Key
-	// is also the fetch step's get(key).
+	// is also the fetch step's get(key). Keys instead of Key: one
+	// batch_put_from of len(Keys) objects of Size each, from a buffer the
+	// integration registered (LMCache's zero-copy put).
 	Key  string
+	Keys []string
 	Size ByteSize
+	// SkipExisting: the batch put asks batch_is_exist(Keys) first and
+	// puts only the keys not stored yet (newer SGLang and LMCache); a
+	// skipped key's code is 0, stored already.
+	SkipExisting bool
 	// Op, Peer and Batch are the te step's: Op one of TEOps; Peer the
 	// node whose TransferEngine a transfer writes to; Batch: through
 	// batch_transfer_sync_write (else transfer_sync_write). Size is the
@@ -66,7 +73,8 @@ type Step struct {
 	// Bench is the bench step's flags (bench.go).
 	Bench *BenchStep
 	// Want is the expected result: set/get → one bool per page; exists →
-	// the hit count; health_check and put → the code; fetch → the bytes
+	// the hit count; health_check and put → the code (a batch put: one
+	// per key); fetch → the bytes
 	// get returned (0: b""). nil = not checked.
 	Want any
 }
@@ -114,8 +122,11 @@ var FetchMethods = []string{"get", "get_buffer"}
 type putArgs struct {
 	Node string   `yaml:"node"`
 	Key  string   `yaml:"key"`
+	Keys []string `yaml:"keys"`
 	Size ByteSize `yaml:"size"`
 	Want any      `yaml:"want"`
+	// SkipExisting is skip_existing: only with keys.
+	SkipExisting bool `yaml:"skip_existing"`
 }
 
 func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
@@ -150,10 +161,18 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 	case StepPut:
 		var a putArgs
 		d.decodeStruct(v, reflectValue(&a), k.Value)
-		s.Node, s.Key, s.Size, s.Want = a.Node, a.Key, a.Size, a.Want
-		if a.Key == "" {
-			d.errorf(v, "put: key is required")
+		s.Node, s.Key, s.Keys, s.Size, s.Want = a.Node, a.Key, a.Keys, a.Size, a.Want
+		switch {
+		case a.Key == "" && len(a.Keys) == 0:
+			d.errorf(v, "put: key (put) or keys (batch_put_from) is required")
+		case a.Key != "" && len(a.Keys) > 0:
+			d.errorf(v, "put: give key (put) or keys (batch_put_from), not both")
+		case slices.Contains(a.Keys, ""):
+			d.errorf(v, "put: keys must not be empty strings")
+		case a.SkipExisting && len(a.Keys) == 0:
+			d.errorf(v, "put: skip_existing needs keys (a batch put)")
 		}
+		s.SkipExisting = a.SkipExisting
 		if a.Size <= 0 {
 			d.errorf(v, "put: size is required and must be positive (the value's bytes)")
 		}
@@ -261,7 +280,25 @@ func (d *decoder) checkWant(n *yaml.Node, s *Step) {
 		} else if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "te: want must be an integer (the call's return code)")
 		}
-	case StepExists, StepHealthCheck, StepPut, StepFetch, StepBench:
+	case StepPut:
+		if len(s.Keys) == 0 {
+			if _, ok := s.Want.(int64); !ok {
+				d.errorf(n, "put: want must be an integer")
+			}
+			return
+		}
+		l, ok := s.Want.([]any)
+		if ok {
+			for _, x := range l {
+				if _, isInt := x.(int64); !isInt {
+					ok = false
+				}
+			}
+		}
+		if !ok || len(l) != len(s.Keys) {
+			d.errorf(n, "put: want must be a list of %d integers (one code per key)", len(s.Keys))
+		}
+	case StepExists, StepHealthCheck, StepFetch, StepBench:
 		if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "%s: want must be an integer", s.Action)
 		}
@@ -279,6 +316,13 @@ func (s Step) String() string {
 	case StepCall:
 		return fmt.Sprintf("call %s %s", s.Node, s.Method)
 	case StepPut:
+		if len(s.Keys) > 0 {
+			skip := ""
+			if s.SkipExisting {
+				skip = " those batch_is_exist does not find of"
+			}
+			return fmt.Sprintf("batch_put_from %s%s %s %d bytes each", s.Node, skip, strings.Join(s.Keys, ","), int64(s.Size))
+		}
 		return fmt.Sprintf("put %s %s %d bytes", s.Node, s.Key, int64(s.Size))
 	case StepBench:
 		return fmt.Sprintf("bench %s %s", s.Node, s.Bench.Mode)

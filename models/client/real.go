@@ -925,6 +925,10 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 	reps, err := c.ms.PutStart(ctx, key, data.Size, master.ReplicateConfig{ReplicaNum: 1})
 	if err != nil {
 		code := c.code(err)
+		if batch && c.p.BatchPutKeyErrors {
+			// PutOperation::SetError (client.cpp v0.3.5, v0.3.6.post1).
+			c.logf(mlog.Warning, "Put operation failed for key %s, context: %s: Master failed to start put operation; ", key, code.Name())
+		}
 		switch {
 		case code == mooncake.OBJECT_ALREADY_EXISTS:
 			return mooncake.OK

@@ -322,15 +322,57 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 		}
 		return cands[i].key < cands[j].key
 	})
+	if m.cfg.Version.EvictResultLines {
+		m.log.Log(mlog.Info, fmt.Sprintf("[EVICT-TRIGGER] memory_ratio=%s high_watermark=%s need_mem_eviction=%d eviction_ratio=%s",
+			cfloat(ratio), cfloat(m.cfg.EvictionHighWatermarkRatio), b2i(m.needEviction), cfloat(m.cfg.EvictionRatio)))
+	}
 	n := int(float64(len(m.objects))*target + 0.999999)
 	if n < 1 && len(cands) > 0 {
 		n = 1
 	}
+	evicted := 0
 	for i := 0; i < n && i < len(cands); i++ {
 		m.log.Log(mlog.Info, fmt.Sprintf("key=%s, action=evicted", cands[i].key))
 		m.removeObject(cands[i])
+		evicted++
 	}
-	m.needEviction = false
+	if v := m.cfg.Version; v.EvictResultLines {
+		// BatchEvict's base: the complete objects it looked at.
+		base := 0
+		for _, o := range m.objects {
+			if o.complete {
+				base++
+			}
+		}
+		base += evicted
+		actual := 0.0
+		if base > 0 {
+			actual = float64(evicted) / float64(base)
+		}
+		line := fmt.Sprintf("[EVICT-RESULT] evicted_count=%d, eviction_base=%d, actual_evict_ratio=%s", evicted, base, cfloat(actual))
+		if v.EvictTargetRatio {
+			line += ", target_evict_ratio=" + cfloat(target)
+		}
+		m.log.Log(mlog.Info, line)
+	}
+	// BatchEvict keeps asking while a pass frees nothing and objects remain
+	// (master_service.cpp v0.3.9:1976-1984; real 0.3.13.post1 and 0.3.14
+	// repeat [EVICT-TRIGGER] need_mem_eviction=1 every pass while every
+	// object is leased).
+	if evicted > 0 || len(m.objects) == 0 {
+		m.needEviction = false
+	}
+}
+
+// cfloat is a double as C++'s ostream prints it by default (six
+// significant digits, no trailing zeros).
+func cfloat(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (m *Master) removeObject(o *object) {
@@ -514,6 +556,14 @@ func (m *Master) PutStart(ctx context.Context, key string, size int64, cfg Repli
 	}
 	if errors.Is(err, mooncake.NO_AVAILABLE_HANDLE) {
 		m.batchNoSpace[b.ID]++
+	}
+	var code mooncake.ErrorCode
+	if errors.As(err, &code) {
+		v := m.cfg.Version
+		quiet := code == mooncake.OBJECT_ALREADY_EXISTS || code == mooncake.NO_AVAILABLE_HANDLE
+		if v.BatchPutKeyErrors || (v.PutNoSpaceHelper && !quiet) {
+			m.log.Log(mlog.Error, fmt.Sprintf("BatchPutStart failed for key[%d] '%s': %s", b.Index, key, code.Name()))
+		}
 	}
 	if b.Index == b.N-1 {
 		if n := m.batchNoSpace[b.ID]; n > 0 && m.cfg.Version.PutNoSpaceHelper {

@@ -27,7 +27,10 @@ func TestNoSpaceLines(t *testing.T) {
 			[]string{"ERROR key=b1, replica_id=0, slice_index=0, error=allocation_failed", "ERROR key=b2, replica_id=0, slice_index=0, error=allocation_failed"}},
 		{"0.3.6.post1",
 			[]string{"ERROR Failed to allocate all replicas for key=k, error: NO_AVAILABLE_HANDLE"},
-			[]string{"ERROR Failed to allocate all replicas for key=b1, error: NO_AVAILABLE_HANDLE", "ERROR Failed to allocate all replicas for key=b2, error: NO_AVAILABLE_HANDLE"}},
+			// rpc_service.cpp v0.3.6.post1:345 logs every failed key of a
+			// BatchPutStart (Profile.BatchPutKeyErrors).
+			[]string{"ERROR Failed to allocate all replicas for key=b1, error: NO_AVAILABLE_HANDLE", "ERROR BatchPutStart failed for key[1] 'b1': NO_AVAILABLE_HANDLE",
+				"ERROR Failed to allocate all replicas for key=b2, error: NO_AVAILABLE_HANDLE", "ERROR BatchPutStart failed for key[2] 'b2': NO_AVAILABLE_HANDLE"}},
 		{"0.3.7.post2", nil, []string{"WARNING BatchPutStart failed for 2 keys" + helper}},
 		{"0.3.14", nil, []string{"WARNING BatchPutStart failed for 2 keys" + helper}},
 	}
