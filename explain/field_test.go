@@ -210,8 +210,8 @@ func TestFieldCorpus(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		{"tuning top-1", tun.top1, 28},
-		{"tuning top-3", tun.top3, 28},
+		{"tuning top-1", tun.top1, 32},
+		{"tuning top-3", tun.top3, 33},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines
@@ -233,9 +233,10 @@ func TestFieldCorpus(t *testing.T) {
 		// process's read of a shared etcd name
 		// (etcd/duplicate-local-hostname-read, Mooncake#736 at 0.3.4.post2)
 		// and a 0.3.5 client against a 0.3.6.post1 master
-		// (version/master-skew-put-end, LMCache#1518).
-		{"tuning reproduced", tun.reproduced, 23},
-		{"tuning reproduced from the right cause", tun.reproRight, 22},
+		// (version/master-skew-put-end, LMCache#1518); 24 since the RNIC's
+		// QP pool used up (io/rdma-qp-exhausted, Mooncake#1845).
+		{"tuning reproduced", tun.reproduced, 24},
+		{"tuning reproduced from the right cause", tun.reproRight, 23},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}
@@ -246,9 +247,11 @@ func TestFieldCorpus(t *testing.T) {
 	}
 	// Ceilings on confident wrong answers: an honest "no cause fits" beats
 	// them.
-	// Tuning: 2 since the fifth batch (mooncake-691's QP-pool ENOMEM read as
-	// a refused peer, sglang-pr29127's faulty NIC as a GID fault).
-	if tun.wrong > 2 || held.wrong > 1 {
+	// Tuning: 0 again since an outcome of no exception earns no outcome
+	// points (any excerpt shows it) and a cause resting only on lines
+	// another class claims too is not named (the fifth batch's
+	// mooncake-691, sglang-pr29127).
+	if tun.wrong > 0 || held.wrong > 1 {
 		t.Errorf("confident wrong answers: tuning %d, held-out %d", tun.wrong, held.wrong)
 	}
 }
