@@ -271,3 +271,35 @@ func TestRDMAHandshakeRTRTimeout(t *testing.T) {
 		}
 	}
 }
+
+// A used-up QP pool: each try's new endpoint fails in ibv_create_qp; up to
+// 0.3.10.post2 the dropped endpoint's unset QP is destroyed (a crash), from
+// 0.3.11 the slice uses up its nine tries. Healed, the transfer goes
+// through.
+func TestRDMATransferQPExhausted(t *testing.T) {
+	const line = "Failed to create QP: Cannot allocate memory [12]"
+	for _, c := range []struct {
+		version string
+		want    te.RDMAOutcome
+		lines   int
+	}{
+		{"0.3.9", te.RDMACrashed, 1},
+		{"0.3.10.post2", te.RDMACrashed, 1},
+		{"0.3.11.post1", te.RDMAFailed, 9},
+	} {
+		e, h, logs := rdmaEngine(t, c.version)
+		clock := &stepClock{now: time.Second}
+		heal := h.Arm(clock.now, faults.RDMAPrimitive{QPExhausted: true})
+		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != c.want {
+			t.Fatalf("%s: %v, want %v", c.version, got, c.want)
+		}
+		if n := count(*logs, line); n != c.lines || len(*logs) != c.lines {
+			t.Fatalf("%s: %q", c.version, *logs)
+		}
+		heal(clock.now)
+		*logs = (*logs)[:0]
+		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != te.RDMADone || len(*logs) != 0 {
+			t.Fatalf("%s healed: %v, %q", c.version, got, *logs)
+		}
+	}
+}
