@@ -102,7 +102,7 @@ func init() { RegisterKind(rdmaKind{}) }
 
 func (rdmaKind) Kind() Kind { return RDMA }
 func (rdmaKind) Doc() string {
-	return "a node's RNICs complete RDMA work requests with an error status (the transfer engine's failed work completions)"
+	return "a node's RNICs complete RDMA work requests with an error status (the transfer engine's failed work completions), or have no queue pair left to create"
 }
 func (rdmaKind) Fields() []Field {
 	return []Field{
