@@ -21,7 +21,9 @@ const Threshold = 4.0
 
 // OutcomePoints is what ending in a catalog scenario's exact outcome (its
 // exception message and code, or its death) is worth: the catalog run
-// verified that this cause ends so.
+// verified that this cause ends so. Ending without an exception is worth
+// it only when the scenario prints every error line of the log (a log
+// cut short shows no exception either).
 const OutcomePoints = 4.0
 
 // Cause is one explanation of a field log. Its JSON is part of the
@@ -48,6 +50,9 @@ type Cause struct {
 	// Match is the catalog match behind a scenario cause.
 	Match *Candidate `json:"scenario_match,omitempty"`
 	order int
+	// claims are the log's lines and facts the cause's class patterns
+	// matched (its evidence beyond the catalog's).
+	claims []string
 	// cutShort: a scenario scored on its lines alone, the log lacking its
 	// outcome (its points never outrank one whose outcome the log shows).
 	cutShort bool
@@ -117,8 +122,18 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 	byName := map[string]int{}
 	var all []Cause
 	for _, c := range res.Candidates {
-		pts := OutcomePoints + math.Max(-2, math.Min(6, c.Score)) - 3*float64(c.bad)
-		evid := []string{"ends in: " + c.Outcome}
+		// Ending well is an outcome only when the scenario prints every
+		// error line the log has: an excerpt cut before its exception
+		// shows no exception either (a refused connect ending well
+		// outranked the QP failure the same excerpt opened with).
+		outcome, ends := OutcomePoints, "ends in: "+c.Outcome
+		if c.Outcome == okOutcome && slices.ContainsFunc(ev.Lines, func(l Line) bool {
+			return errorLine(l) && !prints(fp, Cause{Name: c.Scenario, Version: c.Version, Match: &c}, l.Text)
+		}) {
+			outcome, ends = 0, ends+" (no outcome points: the log has error lines this cause never prints)"
+		}
+		pts := outcome + math.Max(-2, math.Min(6, c.Score)) - 3*float64(c.bad)
+		evid := []string{ends}
 		for _, l := range c.MatchedLogs {
 			evid = append(evid, "expected line: "+Humanize(l))
 		}
@@ -176,6 +191,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		if pts <= 0 && len(evid) == 0 {
 			continue
 		}
+		claims := slices.Clone(evid)
 		if sc := linked(catalog, cl, d.MooncakeVersion, scoredBy(all, byName)); sc != nil {
 			// A field class the catalog reproduces: its points go to the
 			// scenario, whose remedy a run verified.
@@ -184,21 +200,23 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 				all[j].Points += pts
 				all[j].Evidence = append(all[j].Evidence, evid...)
 				all[j].Against = append(all[j].Against, against...)
+				all[j].claims = append(all[j].claims, claims...)
 				continue
 			}
 			byName[sc.Name] = len(all)
 			all = append(all, Cause{Kind: "scenario", Name: sc.Name, Cause: Humanize(cause(sc.Summary)), Points: pts, Evidence: evid,
-				Against: against, Remedy: Humanize(Remedy(sc)), Refs: cl.Refs, order: len(all)})
+				Against: against, Remedy: Humanize(Remedy(sc)), Refs: cl.Refs, order: len(all), claims: claims})
 			continue
 		}
 		if j, ok := byName[cl.Name]; ok {
 			all[j].Points += pts
 			all[j].Evidence = append(all[j].Evidence, evid...)
 			all[j].Against = append(all[j].Against, against...)
+			all[j].claims = append(all[j].claims, claims...)
 			continue
 		}
 		c := Cause{Kind: "class", Name: cl.Name, Cause: cl.Cause, Points: pts, Evidence: evid, Against: against,
-			Remedy: cl.Remedy, Refs: cl.Refs, Reproduce: cl.Scenarios, order: len(all)}
+			Remedy: cl.Remedy, Refs: cl.Refs, Reproduce: cl.Scenarios, order: len(all), claims: claims}
 		sc := find(catalog, cl.Name)
 		if sc == nil && cl.Cause == "" {
 			continue // the signature of a scenario this catalog (--catalog DIR) lacks
@@ -245,6 +263,10 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 				d.Ambiguous = fmt.Sprintf("%s (%.2f) and %s (%.2f) fit about equally: the log does not tell them apart", all[0].Name, all[0].Points, c.Name, c.Points)
 				break
 			}
+			if claimedToo(all[0], c) {
+				d.Ambiguous = fmt.Sprintf("%s (%.2f) and %s (%.2f) rest on the same lines: the log does not tell them apart", all[0].Name, all[0].Points, c.Name, c.Points)
+				break
+			}
 		}
 	}
 	for _, c := range all {
@@ -269,6 +291,22 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 // class before explain names it (field corpus tuning split: every right
 // top cause led by at least 1).
 const Margin = 1.0
+
+// claimedToo: best rests only on lines its class patterns match (no
+// catalog outcome or line) and other's class patterns match every one of
+// them: the lines cannot tell the two apart, only the classes' weights
+// for the same line differ.
+func claimedToo(best, other Cause) bool {
+	if best.Match != nil || best.cutShort || len(best.claims) == 0 {
+		return false
+	}
+	for _, l := range best.claims {
+		if !slices.Contains(other.claims, l) {
+			return false
+		}
+	}
+	return true
+}
 
 // uncapped is a cause's points with its catalog evidence (the rarity of
 // its lines) not capped.

@@ -165,3 +165,39 @@ func TestLinkWhenScored(t *testing.T) {
 		}
 	}
 }
+
+// A scenario ending well earns the outcome's points only when it prints
+// every error line of the log: an excerpt whose first line is another
+// cause's (the QP pool used up) ends in no exception too.
+func TestDiagnoseOKOutcomeNeedsTheLogsErrors(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	log := "E1201 10:00:00.000000 100 rdma_endpoint.cpp:70] Failed to create QP: Cannot allocate memory [12]\n" +
+		"E1201 10:00:56.000000 101 transfer_metadata_plugin.cpp:835] SocketHandShakePlugin: connect()10.0.0.2:15468: Connection refused [111]\n"
+	d, err := explain.Diagnose(cat, fp, log, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Verdict != "cause" || d.Causes[0].Name != "io/rdma-qp-exhausted" {
+		t.Fatalf("verdict %s, causes %v, nearest %v", d.Verdict, d.Causes, d.Nearest)
+	}
+	i := slices.IndexFunc(d.Causes, func(c explain.Cause) bool { return c.Name == "io/peer-not-listening" })
+	if i < 0 || d.Causes[i].Evidence[0] != "ends in: no exception (no outcome points: the log has error lines this cause never prints)" {
+		t.Fatalf("io/peer-not-listening: %+v", d.Causes)
+	}
+}
+
+// Two classes whose patterns match the same lines are not told apart by
+// them, whatever each weighs them: a retry-exceeded completion alone names
+// neither a GID fault nor a failing path.
+func TestDiagnoseSameLinesNotNamed(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	log := "worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, source_addr: 0x7f0000001000, length: 4096, dest_addr: 0x7f0000002000, " +
+		"local_nic: mlx5_0, peer_nic: 10.0.0.2:12345@mlx5_1, dest_rkey: 2097153, retry_cnt: 8): transport retry counter exceeded\n"
+	d, err := explain.Diagnose(cat, fp, log, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "setup/roce-no-suitable-gid (5.00) and io/rdma-work-completion-error (4.00) rest on the same lines: the log does not tell them apart"; d.Verdict != "no-fit" || d.Ambiguous != want {
+		t.Fatalf("verdict %s, ambiguous %q, causes %v", d.Verdict, d.Ambiguous, d.Causes)
+	}
+}

@@ -297,6 +297,9 @@ var mooncakeMessages = func() []struct {
 		{"Failed to register memory {}: {errno}", "rdma_context.cpp"},
 		{"Failed to open device {} on port {} with GID {}", "rdma_context.cpp"},
 		{"Failed to query GID {} on {}: {errno}", "rdma_context.cpp"},
+		// rdma_endpoint.cpp (v0.3.4 … v0.3.12.post1): an endpoint's
+		// ibv_create_qp failed.
+		{"Failed to create QP: {errno}", "rdma_endpoint.cpp"},
 		{"Failed to install RDMA transport with specified devices", "client_service.cpp"},
 		{"Failed to install RDMA transport, type={}", "transfer_engine_impl.cpp"},
 		// client_service.cpp, real_client.cpp (v0.3.8 …), transfer_task.cpp, store_py.cpp

@@ -210,10 +210,11 @@ func TestFieldCorpus(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		// 37 and 38 since the fifth batch's patterns and the store's answers' worlds
-		// (io/duplicate-key-put, io/eviction-starved-leases).
-		{"tuning top-1", tun.top1, 37},
-		{"tuning top-3", tun.top3, 38},
+		// 40 and 41 since the fifth batch's patterns and worlds
+		// (io/duplicate-key-put, io/eviction-starved-leases,
+		// io/rdma-qp-exhausted).
+		{"tuning top-1", tun.top1, 40},
+		{"tuning top-3", tun.top3, 41},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines
@@ -236,9 +237,10 @@ func TestFieldCorpus(t *testing.T) {
 		// (etcd/duplicate-local-hostname-read, Mooncake#736 at 0.3.4.post2)
 		// and a 0.3.5 client against a 0.3.6.post1 master
 		// (version/master-skew-put-end, LMCache#1518); then two writers of
-		// one key at 0.3.6.post1 (io/duplicate-key-put, sglang#8651).
-		{"tuning reproduced", tun.reproduced, 24},
-		{"tuning reproduced from the right cause", tun.reproRight, 23},
+		// one key at 0.3.6.post1 (io/duplicate-key-put, sglang#8651) and
+		// the RNIC's QP pool used up (io/rdma-qp-exhausted, Mooncake#1845).
+		{"tuning reproduced", tun.reproduced, 25},
+		{"tuning reproduced from the right cause", tun.reproRight, 24},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}
@@ -249,9 +251,11 @@ func TestFieldCorpus(t *testing.T) {
 	}
 	// Ceilings on confident wrong answers: an honest "no cause fits" beats
 	// them.
-	// Tuning: 2 since the fifth batch (mooncake-691's QP-pool ENOMEM read as
-	// a refused peer, sglang-pr29127's faulty NIC as a GID fault).
-	if tun.wrong > 2 || held.wrong > 1 {
+	// Tuning: 0 again since an outcome of no exception earns no outcome
+	// points (any excerpt shows it) and a cause resting only on lines
+	// another class claims too is not named (the fifth batch's
+	// mooncake-691, sglang-pr29127).
+	if tun.wrong > 0 || held.wrong > 1 {
 		t.Errorf("confident wrong answers: tuning %d, held-out %d", tun.wrong, held.wrong)
 	}
 }

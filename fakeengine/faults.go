@@ -128,7 +128,7 @@ func (in injector) inject(ctx context.Context, p faults.Primitive) (func(context
 		return w.injectLinkLocked(ctx, p)
 	case faults.RDMAPrimitive:
 		now := func() time.Duration { return w.scale.mooncake(time.Since(w.start)) }
-		heal := w.rdma.Node(p.Node).Arm(now(), p.Status, p.AfterWR, p.PortDown)
+		heal := w.rdma.Node(p.Node).Arm(now(), p)
 		return func(context.Context) error { heal(now()); return nil }, nil
 	case faults.AnswerPrimitive:
 		h := w.metaHandler

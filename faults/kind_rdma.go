@@ -51,6 +51,12 @@ var WCStatuses = []WCStatus{
 // them), and IBV_EVENT_PORT_ACTIVE when it heals.
 const ModePortDown = "port_down"
 
+// ModeQPExhausted is the rdma mode of an RNIC whose queue-pair pool is
+// used up (other processes' or leaked endpoints' QPs hold it): every
+// ibv_create_qp of a new endpoint fails with ENOMEM; endpoints already
+// connected keep working. No work request fails.
+const ModeQPExhausted = "qp_exhausted"
+
 // WCStatusOf is the status mode names (port_down: the retry counter's).
 func WCStatusOf(mode string) (WCStatus, bool) {
 	if mode == ModePortDown {
@@ -63,26 +69,29 @@ func WCStatusOf(mode string) (WCStatus, bool) {
 	return WCStatuses[i], true
 }
 
-// RDMAModes are the rdma kind's modes: the statuses, then port_down.
+// RDMAModes are the rdma kind's modes: the statuses, then port_down and
+// qp_exhausted.
 func RDMAModes() []string {
-	out := make([]string, 0, len(WCStatuses)+1)
+	out := make([]string, 0, len(WCStatuses)+2)
 	for _, s := range WCStatuses {
 		out = append(out, s.Mode)
 	}
-	return append(out, ModePortDown)
+	return append(out, ModePortDown, ModeQPExhausted)
 }
 
 // RDMAPrimitive: the RNICs of Node complete work requests with Status,
 // after AfterWR have completed successfully (counted from the fault's
 // start, over every process on the node); healing restores them.
 // PortDown: the port itself went down (ModePortDown): its async events
-// too.
+// too. QPExhausted: no work request fails, new queue pairs cannot be
+// created (ModeQPExhausted; Status is zero).
 type RDMAPrimitive struct {
-	Fault    Fault
-	Node     string
-	Status   WCStatus
-	AfterWR  int64
-	PortDown bool
+	Fault       Fault
+	Node        string
+	Status      WCStatus
+	AfterWR     int64
+	PortDown    bool
+	QPExhausted bool
 }
 
 func (p RDMAPrimitive) Source() Fault { return p.Fault }
@@ -93,12 +102,12 @@ func init() { RegisterKind(rdmaKind{}) }
 
 func (rdmaKind) Kind() Kind { return RDMA }
 func (rdmaKind) Doc() string {
-	return "a node's RNICs complete RDMA work requests with an error status (the transfer engine's failed work completions)"
+	return "a node's RNICs complete RDMA work requests with an error status (the transfer engine's failed work completions), or have no queue pair left to create"
 }
 func (rdmaKind) Fields() []Field {
 	return []Field{
 		{"target", "the node whose RNICs fail (a topology node with nic.rdma)"},
-		{"mode", "the ibv_wc status the work requests end in (" + strings.Join(RDMAModes()[:len(WCStatuses)], " | ") + "), or port_down: the port goes down for the fault's span (async events port error / port active; work requests meanwhile: retry_exceeded)"},
+		{"mode", "the ibv_wc status the work requests end in (" + strings.Join(RDMAModes()[:len(WCStatuses)], " | ") + "), or port_down: the port goes down for the fault's span (async events port error / port active; work requests meanwhile: retry_exceeded), or qp_exhausted: the RNIC's queue-pair pool is used up (ibv_create_qp of a new endpoint fails with ENOMEM)"},
 	}
 }
 
@@ -121,7 +130,7 @@ func (rdmaKind) LinkTarget(Fault) string { return "" }
 
 func (rdmaKind) Lower(f Fault) Primitive {
 	s, _ := WCStatusOf(f.Mode)
-	return RDMAPrimitive{Fault: f, Node: f.Target, Status: s, AfterWR: paramsOf[RDMAParams](f).AfterWR, PortDown: f.Mode == ModePortDown}
+	return RDMAPrimitive{Fault: f, Node: f.Target, Status: s, AfterWR: paramsOf[RDMAParams](f).AfterWR, PortDown: f.Mode == ModePortDown, QPExhausted: f.Mode == ModeQPExhausted}
 }
 
 // Weight keeps explore from drawing it: no engine of this host can check

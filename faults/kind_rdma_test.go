@@ -14,7 +14,7 @@ func TestRDMAKind(t *testing.T) {
 		{faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "local_protection"}, ""},
 		{faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "port_down", Params: faults.RDMAParams{AfterWR: 3}}, ""},
 		{faults.Fault{Kind: faults.RDMA, Mode: "local_protection"}, "rdma: give target, the node whose RNICs fail (e.g. target: tp0)"},
-		{faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "local_protect"}, `rdma "local_protect": mode must be one of local_length, local_qp_operation, local_protection, memory_window_bind, bad_response, local_access, remote_invalid_request, remote_access, remote_operation, retry_exceeded, rnr_retry_exceeded, fatal, response_timeout, general, port_down (did you mean "local_protection"?)`},
+		{faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "local_protect"}, `rdma "local_protect": mode must be one of local_length, local_qp_operation, local_protection, memory_window_bind, bad_response, local_access, remote_invalid_request, remote_access, remote_operation, retry_exceeded, rnr_retry_exceeded, fatal, response_timeout, general, port_down, qp_exhausted (did you mean "local_protection"?)`},
 		{faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "fatal", Params: faults.RDMAParams{AfterWR: -1}}, "rdma: after_wr -1: give 0 or more work requests"},
 	} {
 		got := ""
@@ -35,6 +35,10 @@ func TestRDMAKind(t *testing.T) {
 	}
 	p, _ = faults.Lower(faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "port_down"})
 	if r := p.(faults.RDMAPrimitive); !r.PortDown || r.Status.Text != "transport retry counter exceeded" {
+		t.Fatalf("%#v", r)
+	}
+	p, _ = faults.Lower(faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "qp_exhausted"})
+	if r := p.(faults.RDMAPrimitive); !r.QPExhausted || r.PortDown || r.Status != (faults.WCStatus{}) {
 		t.Fatalf("%#v", r)
 	}
 	if s := (faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "fatal", Params: faults.RDMAParams{AfterWR: 5}}).String(); s != "rdma target=tp0 mode=fatal after_wr=5" {

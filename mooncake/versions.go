@@ -630,6 +630,13 @@ type Profile struct {
 	// store's client.cpp words it otherwise; v0.3.12 rewrote the pool:
 	// rail failover, no RNIC error counter).
 	RDMAWorkerPool RDMAPool
+	// RDMANullQPDestroy: an endpoint whose ibv_create_qp failed is
+	// destroyed with its unset QP (rdma_endpoint.cpp up to v0.3.10.post2:
+	// construct returns on the failed QP, insertEndpoint drops the
+	// endpoint, ~RdmaEndPoint's deconstruct calls ibv_destroy_qp(NULL)
+	// and the process dies with SIGSEGV); from v0.3.11 (PR 1903) unset QPs
+	// are skipped and the slices fail.
+	RDMANullQPDestroy bool
 	// RemountRepublish: the ping thread's remount also writes the segment
 	// descriptor and (if the stored one differs) the rpc_meta entry again,
 	// retried at later pings when that fails (client_service.cpp
@@ -916,6 +923,7 @@ func profileOf(v Version) Profile {
 	case at("0.3.8"):
 		p.RDMAWorkerPool = RDMAPoolFlushRetried
 	}
+	p.RDMANullQPDestroy = !at("0.3.11")
 	p.RemountRepublish = at("0.3.12")
 	p.GetLocksMountedSegments = at("0.3.11")
 	p.RegisterMetadataRollback = at("0.3.12")

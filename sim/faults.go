@@ -73,7 +73,7 @@ func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.C
 		}
 		return func(context.Context) error { w.net.Remove(id); return nil }, nil
 	case faults.RDMAPrimitive:
-		heal := w.rdma.Node(p.Node).Arm(w.k.Now(), p.Status, p.AfterWR, p.PortDown)
+		heal := w.rdma.Node(p.Node).Arm(w.k.Now(), p)
 		return func(context.Context) error { heal(w.k.Now()); return nil }, nil
 	case faults.AnswerPrimitive:
 		w.answer = &p

@@ -50,6 +50,9 @@ const (
 // concurrent use: a wall-clock driver must serialise calls, Heartbeat
 // included.
 type RealClient struct {
+	// died: the process died inside a transfer (an RDMA endpoint's
+	// teardown); the Python call that made it returns the death.
+	died     error
 	d        Deps
 	p        mooncake.Profile
 	t        Timeouts
@@ -967,6 +970,9 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			return mooncake.TRANSFER_FAIL
 		}
 		if !c.rdmaTransfer(ctx, r, true, c.putSource(), data.Size, key, batch) {
+			if c.died != nil {
+				return mooncake.TRANSFER_FAIL
+			}
 			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
 				c.rpcLog(rerr)
 				c.logf(mlog.Error, "Failed to revoke put operation")
@@ -1085,6 +1091,9 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
 		if !c.rdmaTransfer(ctx, r, false, c.putSource(), r.Size, key, false) {
+			if c.died != nil {
+				return hostmem.Content{}, mooncake.TRANSFER_FAIL
+			}
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
@@ -1165,6 +1174,9 @@ func (c *RealClient) Put(ctx context.Context, key string, value []byte) (int, er
 		return int(mooncake.INVALID_PARAMS), nil
 	}
 	code := c.putBytes(ctx, key, hostmem.Literal(value))
+	if c.died != nil {
+		return 0, c.died
+	}
 	if code != mooncake.OK && !c.p.PutNoSpaceHelper {
 		// store_py.cpp / pybind_client.cpp put up to v0.3.6.post1 (real
 		// 0.3.4, 0.3.6.post1); from v0.3.7 put_internal returns silently.
@@ -1179,6 +1191,9 @@ func (c *RealClient) Get(ctx context.Context, key string) ([]byte, error) {
 		return []byte{}, nil
 	}
 	data, code := c.readObject(ctx, key, true)
+	if c.died != nil {
+		return nil, c.died
+	}
 	if c.p.GetViaBuffer {
 		c.getFailedLog(key, code)
 	}
@@ -1194,6 +1209,9 @@ func (c *RealClient) GetBuffer(ctx context.Context, key string) (int, error) {
 		return 0, nil
 	}
 	data, code := c.readObject(ctx, key, true)
+	if c.died != nil {
+		return 0, c.died
+	}
 	c.getFailedLog(key, code)
 	if code != mooncake.OK {
 		return 0, nil
@@ -1330,7 +1348,8 @@ func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uin
 		if err != nil {
 			return 0, fmt.Errorf("batch_put_from %s: %w", k, err)
 		}
-		return int(c.putBytesIn(ctx, k, data, true)), nil
+		rc := c.putBytesIn(ctx, k, data, true)
+		return int(rc), c.died
 	})
 	if err == nil {
 		c.batchPutLog(keys, out)
@@ -1382,6 +1401,9 @@ func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uin
 	ctx = context.WithValue(ctx, batchStartKey{}, c.d.Clock.Now())
 	out, err := c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
 		data, code := c.getBytes(ctx, k)
+		if c.died != nil {
+			return 0, c.died
+		}
 		if code != mooncake.OK {
 			return int(code), nil
 		}

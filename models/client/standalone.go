@@ -129,7 +129,8 @@ func (s *Standalone) PutFrom(ctx context.Context, dummy, key string, ptr uint64,
 	if err != nil {
 		return 0, fmt.Errorf("mooncake_client put_from %s: %w", key, err)
 	}
-	return int(s.putBytes(ctx, key, data)), nil
+	rc := s.putBytes(ctx, key, data)
+	return int(rc), s.died
 }
 
 // GetInto implements RealClientService: bytes read or a negative code.

@@ -245,6 +245,9 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 			c.logf(mlog.Error, "Failed to submit transfer operation")
 		}
 		return false
+	case te.RDMACrashed:
+		c.died = segfault("Segmentation fault in ibv_destroy_qp: an RDMA endpoint whose queue pair was never created was destroyed")
+		return false
 	case te.RDMAFailed:
 		if c.p.TransferBatchFailLogged {
 			c.batches++

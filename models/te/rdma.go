@@ -43,6 +43,9 @@ type RDMAFaults struct {
 	mu     sync.Mutex
 	status *faults.WCStatus
 	after  int64 // work requests still to complete successfully
+	// qpExhausted: the RNICs' queue-pair pool is used up, ibv_create_qp
+	// fails with ENOMEM.
+	qpExhausted bool
 	// events are the port's async events so far (port_down faults), in
 	// time order.
 	events []portEvent
@@ -55,14 +58,24 @@ type portEvent struct {
 	down bool
 }
 
-// Arm makes the host's RNICs complete work requests with status after
-// after successful ones from Mooncake time now; portDown: the port went
-// down (and comes back when healed). The returned func heals it at the
-// Mooncake time it is given.
-func (h *RDMAFaults) Arm(now time.Duration, status faults.WCStatus, after int64, portDown bool) func(time.Duration) {
+// Arm makes the host's RNICs complete work requests with p's status
+// after p.AfterWR successful ones from Mooncake time now; p.PortDown: the
+// port went down (and comes back when healed); p.QPExhausted: no new
+// queue pair can be created. The returned func heals it at the Mooncake
+// time it is given.
+func (h *RDMAFaults) Arm(now time.Duration, p faults.RDMAPrimitive) func(time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.status, h.after = &status, after
+	if p.QPExhausted {
+		h.qpExhausted = true
+		return func(time.Duration) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.qpExhausted = false
+		}
+	}
+	status, portDown := p.Status, p.PortDown
+	h.status, h.after = &status, p.AfterWR
 	if portDown {
 		h.events = append(h.events, portEvent{at: now, down: true})
 	}
@@ -81,7 +94,17 @@ func (h *RDMAFaults) Arm(now time.Duration, status faults.WCStatus, after int64,
 func (h *RDMAFaults) Heal() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.status = nil
+	h.status, h.qpExhausted = nil, false
+}
+
+// createQP is one ibv_create_qp: false when the pool is used up.
+func (h *RDMAFaults) createQP() bool {
+	if h == nil {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.qpExhausted
 }
 
 // complete is one executed work request's completion: ok, or the fault's
@@ -180,6 +203,9 @@ const (
 	RDMASubmitFailed
 	// RDMAFailed: a slice failed for good; the task is FAILED.
 	RDMAFailed
+	// RDMACrashed: the process died (SIGSEGV) destroying an endpoint whose
+	// queue pair was never created (Profile.RDMANullQPDestroy).
+	RDMACrashed
 )
 
 // retryExceededCost is how long a work request to a peer that never
@@ -283,6 +309,20 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	for len(pending) > 0 {
 		var next []*slice
 		e.portEvents(cx, dev)
+		if !e.hasEndpoint(peerNIC) && !e.cfg.Host.RDMAFaults.createQP() {
+			// RdmaContext::endpoint → insertEndpoint → construct: the
+			// first ibv_create_qp fails (PLOG: strerror and errno); the
+			// endpoint is dropped, so the next round tries again.
+			e.logf(mlog.Error, "Failed to create QP: Cannot allocate memory [12]")
+			if e.cfg.Profile.RDMANullQPDestroy {
+				return RDMACrashed
+			}
+			for _, s := range pending {
+				next = retry(s, next)
+			}
+			pending = next
+			continue
+		}
 		if !e.connect(ctx, clock, cx, peerNIC, reachable, active) {
 			for _, s := range pending {
 				next = retry(s, next)
@@ -350,6 +390,12 @@ type rdmaEndpoint struct {
 // rdma_resolve_ip) and gives up with ETIMEDOUT (Mooncake#204: the
 // failures 1.1 s apart).
 const rtrResolveTimeout = time.Second
+
+// hasEndpoint: the context's endpoint store holds one for peerNIC.
+func (e *Engine) hasEndpoint(peerNIC string) bool {
+	_, ok := e.endpoints[peerNIC]
+	return ok
+}
 
 // connect is performPostSend's endpoint check for peerNIC (worker_pool.cpp
 // v0.3.9:230-258, v0.3.11.post1:229-258): false when the round's slices

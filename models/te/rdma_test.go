@@ -66,7 +66,7 @@ func status(t *testing.T, mode string) faults.WCStatus {
 func TestRDMATransferErrorThreshold(t *testing.T) {
 	e, h, logs := rdmaEngine(t, "0.3.9")
 	clock := &stepClock{now: time.Second}
-	h.Arm(clock.now, status(t, "local_protection"), 0, false)
+	h.Arm(clock.now, faults.RDMAPrimitive{Status: status(t, "local_protection")})
 	put := func() te.RDMAOutcome {
 		*logs = (*logs)[:0]
 		return e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345")
@@ -116,7 +116,7 @@ func TestRDMATransferSuccessKeepsRNIC(t *testing.T) {
 	// so no number of failures marks the RNIC inactive.
 	e, h, logs := rdmaEngine(t, "0.3.9")
 	clock := &stepClock{}
-	h.Arm(0, status(t, "remote_access"), 1, false)
+	h.Arm(0, faults.RDMAPrimitive{Status: status(t, "remote_access"), AfterWR: 1})
 	if got := e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "p:1"); got != te.RDMADone {
 		t.Fatal(got)
 	}
@@ -145,7 +145,7 @@ func TestRDMATransferFlushedSlices(t *testing.T) {
 	}{{"0.3.9", 2, 9}, {"0.3.11.post1", 4, 9}} {
 		e, h, logs := rdmaEngine(t, c.version)
 		clock := &stepClock{}
-		h.Arm(0, status(t, "local_protection"), 0, false)
+		h.Arm(0, faults.RDMAPrimitive{Status: status(t, "local_protection")})
 		for i := 1; i <= c.tripsAt; i++ {
 			*logs = (*logs)[:0]
 			if got := e.RDMATransfer(context.Background(), clock, true, 0, 0, 3*65536, "p:1"); got != te.RDMAFailed {
@@ -164,7 +164,7 @@ func TestRDMATransferFlushedSlices(t *testing.T) {
 func TestRDMAPortDown(t *testing.T) {
 	e, h, logs := rdmaEngine(t, "0.3.11.post1")
 	clock := &stepClock{now: 1000 * time.Millisecond}
-	heal := h.Arm(clock.now, status(t, faults.ModePortDown), 0, true)
+	heal := h.Arm(clock.now, faults.RDMAPrimitive{Status: status(t, faults.ModePortDown), PortDown: true})
 	put := func() te.RDMAOutcome {
 		*logs = (*logs)[:0]
 		return e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "p:1")
@@ -268,6 +268,38 @@ func TestRDMAHandshakeRTRTimeout(t *testing.T) {
 		subnet = "10.0.1.0/24"
 		if got := put(); got != te.RDMADone || len(logs) != 0 || len(peerLogs) != 0 {
 			t.Fatalf("%s: third put %v, %q %q", tc.version, got, logs, peerLogs)
+		}
+	}
+}
+
+// A used-up QP pool: each try's new endpoint fails in ibv_create_qp; up to
+// 0.3.10.post2 the dropped endpoint's unset QP is destroyed (a crash), from
+// 0.3.11 the slice uses up its nine tries. Healed, the transfer goes
+// through.
+func TestRDMATransferQPExhausted(t *testing.T) {
+	const line = "Failed to create QP: Cannot allocate memory [12]"
+	for _, c := range []struct {
+		version string
+		want    te.RDMAOutcome
+		lines   int
+	}{
+		{"0.3.9", te.RDMACrashed, 1},
+		{"0.3.10.post2", te.RDMACrashed, 1},
+		{"0.3.11.post1", te.RDMAFailed, 9},
+	} {
+		e, h, logs := rdmaEngine(t, c.version)
+		clock := &stepClock{now: time.Second}
+		heal := h.Arm(clock.now, faults.RDMAPrimitive{QPExhausted: true})
+		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != c.want {
+			t.Fatalf("%s: %v, want %v", c.version, got, c.want)
+		}
+		if n := count(*logs, line); n != c.lines || len(*logs) != c.lines {
+			t.Fatalf("%s: %q", c.version, *logs)
+		}
+		heal(clock.now)
+		*logs = (*logs)[:0]
+		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != te.RDMADone || len(*logs) != 0 {
+			t.Fatalf("%s healed: %v, %q", c.version, got, *logs)
 		}
 	}
 }
