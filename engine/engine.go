@@ -371,7 +371,16 @@ type NodeSpec struct {
 	// GPU is the node's NVIDIA GPUs; nil = none. A node with GPUs runs
 	// Mooncake's CUDA build (the wheel SGLang installs on GPU hosts).
 	GPU *GPUSpec
+	// Build: the CMake options of the node's source build of Mooncake
+	// beyond the wheel's (BuildMNNVL, BuildIntraNVLink); nil = the wheel.
+	Build []string
 }
+
+// Source-build options a NodeSpec's Build names.
+const (
+	BuildMNNVL       = "mnnvl"        // -DUSE_MNNVL=ON: the cross-node NVLink transport ("nvlink")
+	BuildIntraNVLink = "intra_nvlink" // -DUSE_INTRA_NVLINK=ON: the intra-node one ("nvlink_intra", v0.3.9 on)
+)
 
 // GPUSpec is a node's GPUs and what GPUDirect RDMA they support.
 type GPUSpec struct {

@@ -214,6 +214,14 @@ func (d *decoder) validate(sc *Scenario) {
 				d.at(n.GPU.Pos, "topology.nodes.%s.gpu: a scenario with GPUs carries the label %s (the real engine has none to run it on)", n.Name, LabelNeedsGPU)
 			}
 		}
+		for _, b := range n.Build {
+			switch {
+			case !slices.Contains(BuildOptions, b):
+				d.at(n.Pos, "topology.nodes.%s.build: %q%s; valid: %s", n.Name, b, didYouMean(b, BuildOptions), strings.Join(BuildOptions, ", "))
+			case n.GPU == nil:
+				d.at(n.Pos, "topology.nodes.%s.build: %s is a CUDA build: the node needs a gpu", n.Name, b)
+			}
+		}
 		if sc.Storage.Backend == "direct-linker" && (n.GPU == nil || n.GPU.KVPool <= 0) {
 			d.at(n.Pos, "topology.nodes.%s: storage.backend direct-linker registers the node's GPU KV pool; give gpu.kv_pool", n.Name)
 		}

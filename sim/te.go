@@ -75,12 +75,18 @@ func (t *transferEngine) RegisterMemory(ctx context.Context, ptr uint64, size in
 	if err := t.enter(); err != nil {
 		return 0, err
 	}
+	if t.py.Engine().NVLink() {
+		return 0, engine.Unsupportedf("te register: the NVLink transports' memory path is not modelled")
+	}
 	return t.py.RegisterMemory(ctx, ptr, size), nil
 }
 
 func (t *transferEngine) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
 	if err := t.enter(); err != nil {
 		return 0, err
+	}
+	if t.py.Engine().NVLink() {
+		return 0, engine.Unsupportedf("te transfer: the NVLink transports' data path is not modelled")
 	}
 	return t.py.TransferSyncWrite(ctx, target, local, peer, length, batch)
 }
