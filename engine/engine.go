@@ -98,6 +98,12 @@ type TransferEngine interface {
 	TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error)
 }
 
+// TEAllocator is the TransferEngine's allocate_managed_buffer(length),
+// where an engine models it (sim): the buffer's address, 0 for NULL.
+type TEAllocator interface {
+	AllocateManagedBuffer(ctx context.Context, length int64) (uint64, error)
+}
+
 // Allocator names.
 const (
 	AllocDefault     = "default"
@@ -394,6 +400,14 @@ type GPUSpec struct {
 	// DmaBuf: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED (driver and kernel
 	// export GPU memory as a dma-buf that ibv_reg_dmabuf_mr imports).
 	DmaBuf bool
+	// Fabric: cuMemCreate with CU_MEM_HANDLE_TYPE_FABRIC is permitted (an
+	// MNNVL system with the driver's IMEX channel set up, e.g. GB200
+	// NVL72); without it CUDA returns 800, CUDA_ERROR_NOT_PERMITTED (an
+	// H20 in Mooncake#965, a B300 in #1297). The GPUs report
+	// CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED either way (the
+	// Hopper and Blackwell GPUs the NVLink transport runs on), so the
+	// transport takes the fabric path and meets the 800.
+	Fabric bool
 }
 
 // RDMADevice is one RNIC as ibv_query_device reports it.

@@ -485,7 +485,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 }
 
 func (g GPU) spec() engine.GPUSpec {
-	return engine.GPUSpec{Count: max(g.Count, 1), Peermem: g.Peermem, DmaBuf: g.DmaBuf}
+	return engine.GPUSpec{Count: max(g.Count, 1), Peermem: g.Peermem, DmaBuf: g.DmaBuf, Fabric: g.Fabric}
 }
 
 func (n NIC) devices() []engine.RDMADevice {

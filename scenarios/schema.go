@@ -152,6 +152,9 @@ type GPU struct {
 	Peermem bool `yaml:"peermem"`
 	// DmaBuf: the GPUs support dma-buf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED).
 	DmaBuf bool `yaml:"dma_buf"`
+	// Fabric: cuMemCreate with a fabric handle is permitted (MNNVL with
+	// IMEX; engine.GPUSpec.Fabric).
+	Fabric bool `yaml:"fabric"`
 	// KVPool is SGLang's device KV pool on GPU 0 (k and v buffers, one
 	// allocation each), which storage.backend direct-linker registers.
 	KVPool ByteSize `yaml:"kv_pool"`

@@ -56,6 +56,8 @@ type Host struct {
 type Peer struct {
 	RDMA []engine.RDMADevice
 	Log  mlog.Logger
+	// NVLink is its NVLink segment descriptor's buffers (nvlink.go).
+	NVLink []NVLinkBuffer
 }
 
 // HostFromSpec converts a node spec.

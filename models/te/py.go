@@ -22,6 +22,9 @@ type Py struct {
 	e     *Engine
 	data  DataPath
 	clock engine.Clock
+	// allocator is allocate_managed_buffer's (chooseAllocator: "nvlink",
+	// "nvlink_intra", "" = malloc).
+	allocator string
 	// batches numbers the batch ids a timeout leaves busy (real ids are
 	// heap addresses: only the text around them is compared).
 	batches int
@@ -47,6 +50,7 @@ func (p *Py) Engine() *Engine { return p.e }
 func (p *Py) Initialize(ctx context.Context, localHostname, metadataServer, protocol, deviceName string) int {
 	p.e.loadGlobalConfig()
 	p.initMemoryAllocator(protocol)
+	p.allocator = p.chooseAllocator(protocol)
 	p.e.filter = splitDevices(deviceName)
 	if rc := p.e.init(ctx, localHostname, metadataServer, true); rc != 0 {
 		return -1
@@ -122,6 +126,9 @@ func (p *Py) statusFrameTimeout() time.Duration {
 func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
 	if !p.e.OpenSegment(ctx, target) {
 		return -1, nil
+	}
+	if p.e.nvlinkInstalled() {
+		return p.e.transferNVLink(ctx, target, peer, length), nil
 	}
 	if hostmem.IsDevice(local) && len(p.e.nics) == 0 && !p.e.cfg.Profile.TCPStagesGPUMemory {
 		// The TCP session's socket write reads the GPU address itself

@@ -125,6 +125,12 @@ type Engine struct {
 	// peerLog the current transfer's passive side's log (rdma.go).
 	endpoints map[string]*rdmaEndpoint
 	peerLog   mlog.Logger
+	// nvFabric is the NVLink transport's use_fabric_mem_ (supportFabricMem
+	// at install); nvBufs its segment's buffers; fabricAllocs the
+	// cuMemCreate allocations of allocatePinnedLocalMemory (nvlink.go).
+	nvFabric     bool
+	nvBufs       []NVLinkBuffer
+	fabricAllocs []NVLinkBuffer
 }
 
 // New returns an uninitialised engine.
@@ -687,9 +693,9 @@ func (e *Engine) nvlinkBuild() bool {
 // selectNVLink is the NVLink builds' transport choice at auto-discovery
 // (Profile.NVLinkSelect, IntraNVLinkFirst). A transport the build lacks
 // is multi_transport.cpp's "Unsupported transport …, please rebuild
-// Mooncake" and init fails. Only the choice is modelled: the NVLink
-// transports' memory and data paths are not (the te step's register and
-// transfer skip on them).
+// Mooncake" and init fails. The cross-node transport's memory and data
+// paths are nvlink.go's; the intra-node one's are not modelled (the te
+// step's register and transfer skip on it).
 func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 	_, force := e.env("MC_FORCE_MNNVL")
 	_, intra := e.env("MC_INTRANODE_NVLINK")
@@ -700,6 +706,9 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 			e.logf(mlog.Error, "Unsupported transport %s, please rebuild Mooncake", proto)
 			e.logf(mlog.Error, "Failed to install %s transport", name)
 			return -1
+		}
+		if proto == "nvlink" {
+			e.nvFabric = e.supportFabricMem() // NvlinkTransport's constructor
 		}
 		e.transports = append(e.transports, proto)
 		if e.cfg.Profile.NVLinkSelect {
@@ -721,12 +730,6 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 		e.logf(mlog.Info, "Using RDMA transport (RoCE/iWARP)")
 	}
 	return 0
-}
-
-// NVLink: init installed an NVLink transport (nvlink or nvlink_intra),
-// whose memory and data paths are not modelled.
-func (e *Engine) NVLink() bool {
-	return slices.Contains(e.transports, "nvlink") || slices.Contains(e.transports, "nvlink_intra")
 }
 
 // installTCP is TcpTransport::install; its listen port follows the RPC port.
@@ -1010,6 +1013,9 @@ func (e *Engine) RegisterLocalMemory(ctx context.Context, addr uint64, length in
 	if length == 0 && e.cfg.Profile.RegisterParamChecks {
 		e.logf(mlog.Error, "Transfer Engine does not support zero length memory region")
 		return mooncake.ERR_INVALID_ARGUMENT
+	}
+	if e.nvlinkInstalled() {
+		return e.registerNVLink(addr, length)
 	}
 	r := region{addr: addr, length: length, chunks: 1}
 	if len(e.nics) > 0 {
