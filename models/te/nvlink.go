@@ -135,6 +135,8 @@ func (p *Py) AllocateManagedBuffer(ctx context.Context, length int64, alloc func
 		buf, err = p.e.allocatePinned(length, alloc)
 	case "nvlink_intra":
 		return 0, engine.Unsupportedf("allocate_managed_buffer: the intra-node NVLink allocator is not modelled")
+	case "none":
+		return 0, engine.Unsupportedf("allocate_managed_buffer: initialize left no allocator (protocol %s without its build option: allocateMemory is NULL, the call would crash the process)", p.protocol)
 	default:
 		buf, err = alloc(engine.AllocDefault, length)
 	}
@@ -149,7 +151,7 @@ func (p *Py) AllocateManagedBuffer(ctx context.Context, length int64, alloc func
 
 // chooseAllocator is the allocator allocate_managed_buffer uses: from
 // v0.3.9 initMemoryAllocator(protocol) (the NVLink protocols take their
-// transport's where the build has it, else malloc), before the build's
+// transport's where the build has it, else none; the others malloc), before the build's
 // alone (USE_MNNVL: NvlinkTransport's, transfer_engine_py.cpp
 // v0.3.4.post2:23-31, v0.3.7:23-31).
 func (p *Py) chooseAllocator(protocol string) string {
@@ -163,6 +165,10 @@ func (p *Py) chooseAllocator(protocol string) string {
 		return "nvlink"
 	case protocol == "nvlink_intra" && has(engine.BuildIntraNVLink):
 		return "nvlink_intra"
+	case protocol == "nvlink" || protocol == "nvlink_intra":
+		// "Protocol 'nvlink' requires -DUSE_MNNVL=ON" and no allocator
+		// is set (real 0.3.9, 0.3.12.post1, 0.3.13.post1 print the line).
+		return "none"
 	}
 	return ""
 }

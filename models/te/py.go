@@ -23,8 +23,8 @@ type Py struct {
 	data  DataPath
 	clock engine.Clock
 	// allocator is allocate_managed_buffer's (chooseAllocator: "nvlink",
-	// "nvlink_intra", "" = malloc).
-	allocator string
+	// "nvlink_intra", "none" = NULL, "" = malloc) and the protocol given.
+	allocator, protocol string
 	// batches numbers the batch ids a timeout leaves busy (real ids are
 	// heap addresses: only the text around them is compared).
 	batches int
@@ -51,6 +51,7 @@ func (p *Py) Initialize(ctx context.Context, localHostname, metadataServer, prot
 	p.e.loadGlobalConfig()
 	p.initMemoryAllocator(protocol)
 	p.allocator = p.chooseAllocator(protocol)
+	p.protocol = protocol
 	p.e.filter = splitDevices(deviceName)
 	if rc := p.e.init(ctx, localHostname, metadataServer, true); rc != 0 {
 		return -1
