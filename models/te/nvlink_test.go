@@ -72,3 +72,87 @@ func TestNVLinkBuildSelect(t *testing.T) {
 		})
 	}
 }
+
+// The cross-node transport's memory: fabric allocation, registration by
+// handle kind, and allocate_managed_buffer without an allocator.
+func TestNVLinkMemory(t *testing.T) {
+	ctx := context.Background()
+	const (
+		gpuAddr  = uint64(1 << 40) // GPU 0's window (hostmem.IsDevice)
+		hostAddr = uint64(0x7f0000000000)
+	)
+	newPy := func(fabric bool, build []string, env map[string]string, logs *[]string) *te.Py {
+		host := te.Host{Name: "h", GPU: &engine.GPUSpec{Count: 4, Fabric: fabric}, Build: build}
+		py := te.NewPy(te.Config{Profile: mooncake.MustProfile("0.3.12.post1"), Env: env, Host: host,
+			Log: mlog.Func(func(_, text string) { *logs = append(*logs, text) })}, nil, nil)
+		if rc := py.Initialize(ctx, "127.0.0.1", te.P2PHandshake, "nvlink", ""); rc != 0 {
+			t.Fatalf("initialize = %d (logs %q)", rc, *logs)
+		}
+		return py
+	}
+	next := gpuAddr
+	alloc := func(kind string, size int64) (uint64, error) {
+		if kind != engine.AllocCUDA {
+			return hostAddr, nil
+		}
+		p := next
+		next += uint64(size)
+		return p, nil
+	}
+	mnnvl := []string{engine.BuildMNNVL}
+
+	t.Run("no fabric: cuMemCreate 800, NULL", func(t *testing.T) {
+		var logs []string
+		py := newPy(false, mnnvl, nil, &logs)
+		p, err := py.AllocateManagedBuffer(ctx, 1<<30, alloc)
+		if p != 0 || err != nil || !slices.Contains(logs, "NvlinkTransport: cuMemCreate failed: 800") {
+			t.Errorf("allocate = %#x, %v (logs %q)", p, err, logs)
+		}
+	})
+	t.Run("fabric: cuMemCreate memory is shared, cudaMalloc memory is not", func(t *testing.T) {
+		var logs []string
+		py := newPy(true, mnnvl, nil, &logs)
+		p, err := py.AllocateManagedBuffer(ctx, 1<<30, alloc)
+		if p == 0 || err != nil {
+			t.Fatalf("allocate = %#x, %v (logs %q)", p, err, logs)
+		}
+		other := next
+		if rc := py.RegisterMemory(ctx, other, 1<<20); rc != 0 {
+			t.Errorf("register cudaMalloc memory = %d", rc)
+		}
+		warn := "Memory region 0x10040000000 is not allocated by cuMemCreate, but it can be used as local buffer"
+		if !slices.Contains(logs, warn) {
+			t.Errorf("no %q in %q", warn, logs)
+		}
+		want := []te.NVLinkBuffer{{Addr: p, Length: 1 << 30, Fabric: true}}
+		if got := py.Engine().NVLinkBuffers(); !slices.Equal(got, want) {
+			t.Errorf("segment buffers %v, want %v", got, want)
+		}
+	})
+	t.Run("MC_USE_NVLINK_IPC: cudaMalloc and IPC handles, host memory refused", func(t *testing.T) {
+		var logs []string
+		py := newPy(false, mnnvl, map[string]string{"MC_USE_NVLINK_IPC": "1"}, &logs)
+		p, err := py.AllocateManagedBuffer(ctx, 1<<30, alloc)
+		if p == 0 || err != nil {
+			t.Fatalf("allocate = %#x, %v (logs %q)", p, err, logs)
+		}
+		if rc := py.RegisterMemory(ctx, hostAddr, 1<<20); rc != -1 || !slices.Contains(logs, "Unsupported memory type, 0x7f0000000000 0") {
+			t.Errorf("register host memory = %d (logs %q)", rc, logs)
+		}
+		want := []te.NVLinkBuffer{{Addr: p, Length: 1 << 30}}
+		if got := py.Engine().NVLinkBuffers(); !slices.Equal(got, want) {
+			t.Errorf("segment buffers %v, want %v", got, want)
+		}
+	})
+	t.Run("protocol nvlink on a wheel: no allocator", func(t *testing.T) {
+		var logs []string
+		py := newPy(false, nil, nil, &logs)
+		if !slices.Contains(logs, "Protocol 'nvlink' requires -DUSE_MNNVL=ON") {
+			t.Errorf("no allocator line in %q", logs)
+		}
+		_, err := py.AllocateManagedBuffer(ctx, 1<<30, alloc)
+		if _, ok := err.(*engine.Unsupported); !ok {
+			t.Errorf("allocate: %v, want engine.Unsupported", err)
+		}
+	})
+}
