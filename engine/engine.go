@@ -98,6 +98,12 @@ type TransferEngine interface {
 	TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error)
 }
 
+// TEAllocator is the TransferEngine's allocate_managed_buffer(length),
+// where an engine models it (sim): the buffer's address, 0 for NULL.
+type TEAllocator interface {
+	AllocateManagedBuffer(ctx context.Context, length int64) (uint64, error)
+}
+
 // Allocator names.
 const (
 	AllocDefault     = "default"
@@ -371,7 +377,16 @@ type NodeSpec struct {
 	// GPU is the node's NVIDIA GPUs; nil = none. A node with GPUs runs
 	// Mooncake's CUDA build (the wheel SGLang installs on GPU hosts).
 	GPU *GPUSpec
+	// Build: the CMake options of the node's source build of Mooncake
+	// beyond the wheel's (BuildMNNVL, BuildIntraNVLink); nil = the wheel.
+	Build []string
 }
+
+// Source-build options a NodeSpec's Build names.
+const (
+	BuildMNNVL       = "mnnvl"        // -DUSE_MNNVL=ON: the cross-node NVLink transport ("nvlink")
+	BuildIntraNVLink = "intra_nvlink" // -DUSE_INTRA_NVLINK=ON: the intra-node one ("nvlink_intra", v0.3.9 on)
+)
 
 // GPUSpec is a node's GPUs and what GPUDirect RDMA they support.
 type GPUSpec struct {
@@ -385,6 +400,14 @@ type GPUSpec struct {
 	// DmaBuf: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED (driver and kernel
 	// export GPU memory as a dma-buf that ibv_reg_dmabuf_mr imports).
 	DmaBuf bool
+	// Fabric: cuMemCreate with CU_MEM_HANDLE_TYPE_FABRIC is permitted (an
+	// MNNVL system with the driver's IMEX channel set up, e.g. GB200
+	// NVL72); without it CUDA returns 800, CUDA_ERROR_NOT_PERMITTED (an
+	// H20 in Mooncake#965, a B300 in #1297). The GPUs report
+	// CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED either way (the
+	// Hopper and Blackwell GPUs the NVLink transport runs on), so the
+	// transport takes the fabric path and meets the 800.
+	Fabric bool
 }
 
 // RDMADevice is one RNIC as ibv_query_device reports it.

@@ -227,6 +227,21 @@ type Profile struct {
 	// chunks (commit 7a938fb35, #2644 fixing #2017, merged 2026-07-28 after
 	// v0.3.12.post1, so first released in 0.3.13).
 	ChunkLargeMR bool
+	// NVLinkSelect: a build with an NVLink transport (USE_MNNVL or, from
+	// it, USE_INTRA_NVLINK) picks its transport at auto-discovery in
+	// TransferEngineImpl::init's `#elif defined(USE_MNNVL) ||
+	// defined(USE_INTRA_NVLINK)` branch: nvlink_intra for
+	// MC_INTRANODE_NVLINK, nvlink for MC_FORCE_MNNVL or no HCA, else rdma,
+	// each logging "Using … transport" (transfer_engine_impl.cpp
+	// v0.3.9:242-275; the intra-node transport is new in v0.3.9). Up to
+	// v0.3.8.post1 the branch is USE_MNNVL's alone (v0.3.8.post1:242-258):
+	// rdma with HCAs and no MC_FORCE_MNNVL, else nvlink, no "Using" line.
+	// IntraNVLinkFirst: MC_INTRANODE_NVLINK is read before the no-HCA
+	// fallback (PR 1612, v0.3.10:257-275); in v0.3.9 a host without an HCA
+	// takes nvlink even with MC_INTRANODE_NVLINK set, which a build with
+	// only USE_INTRA_NVLINK cannot install ("Unsupported transport nvlink,
+	// please rebuild Mooncake", multi_transport.cpp v0.3.9:287-289).
+	NVLinkSelect, IntraNVLinkFirst bool
 	// ForceHCA: MC_FORCE_HCA forbids the TCP fallback of RDMA
 	// auto-discovery (#1259; in transfer_engine.cpp from v0.3.8, absent in
 	// v0.3.7.post2, whose real wheel ignores it).
@@ -816,6 +831,8 @@ func profileOf(v Version) Profile {
 	// field comments.
 	p.ChunkLargeMR = at("0.3.13")
 	p.ForceHCA = at("0.3.8")
+	p.NVLinkSelect = at("0.3.9")
+	p.IntraNVLinkFirst = at("0.3.10")
 	p.StoreMRSizeCheck = at("0.3.6") && !at("0.3.13")
 	p.RegisterParamChecks = at("0.3.6")
 	p.SegmentSplit = at("0.3.5") && !at("0.3.13")

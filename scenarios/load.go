@@ -25,7 +25,7 @@ import (
 var Methods = []string{
 	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "get_buffer", "is_exist",
 	"batch_put_from", "batch_get_into", "batch_is_exist", "health_check", "close",
-	"initialize", "register_memory", "transfer_sync_write", "batch_transfer_sync_write",
+	"initialize", "register_memory", "allocate_managed_buffer", "transfer_sync_write", "batch_transfer_sync_write",
 	"transfer_engine_bench", // the bench step's exit status (bench.go)
 }
 
@@ -212,6 +212,14 @@ func (d *decoder) validate(sc *Scenario) {
 			d.checkGPU(*n.GPU, "topology.nodes."+n.Name+".gpu")
 			if !sc.HasLabel(LabelNeedsGPU) {
 				d.at(n.GPU.Pos, "topology.nodes.%s.gpu: a scenario with GPUs carries the label %s (the real engine has none to run it on)", n.Name, LabelNeedsGPU)
+			}
+		}
+		for _, b := range n.Build {
+			switch {
+			case !slices.Contains(BuildOptions, b):
+				d.at(n.Pos, "topology.nodes.%s.build: %q%s; valid: %s", n.Name, b, didYouMean(b, BuildOptions), strings.Join(BuildOptions, ", "))
+			case n.GPU == nil:
+				d.at(n.Pos, "topology.nodes.%s.build: %s is a CUDA build: the node needs a gpu", n.Name, b)
 			}
 		}
 		if sc.Storage.Backend == "direct-linker" && (n.GPU == nil || n.GPU.KVPool <= 0) {

@@ -140,7 +140,7 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:4:18: placeholder {{method}} names the method of the scenario's call step, and its steps have none`}},
 		{"te with a bad op, a transfer without peer, a want on pause", "name: t/x\nsteps:\n  - te: {node: tp0, op: initalize}\n  - te: {op: transfer, size: 1MiB}\n  - te: {op: pause, want: 0}\n  - te: {op: register, want: x, size: 4KiB}\nexpect: {ok: true}\n",
 			[]string{
-				`f.yaml:3:9: te: op "initalize" (did you mean "initialize"?); valid ops: initialize, register, transfer, pause, resume (te: {node: prefill, op: transfer, peer: decode, size: 1MiB, batch: true})`,
+				`f.yaml:3:9: te: op "initalize" (did you mean "initialize"?); valid ops: initialize, register, allocate, transfer, pause, resume (te: {node: prefill, op: transfer, peer: decode, size: 1MiB, batch: true})`,
 				`f.yaml:4:9: te: op transfer needs peer (a node) and size (positive)`,
 				`f.yaml:5:9: te: op pause has no want`,
 				`f.yaml:6:9: te: want must be an integer (the call's return code)`,
@@ -171,7 +171,7 @@ func TestParseErrors(t *testing.T) {
 		{"one code listed alone", validScenario + "  codes: {put: [0, [-900]]}\n",
 			[]string{`f.yaml:6:20: codes: a list in place of one code names two or more codes real may return there`}},
 		{"unknown method", validScenario + "  codes: {setupp: -1}\n",
-			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, get_buffer, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close, initialize, register_memory, transfer_sync_write, batch_transfer_sync_write, transfer_engine_bench`}},
+			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, get_buffer, is_exist, batch_put_from, batch_get_into, batch_is_exist, health_check, close, initialize, register_memory, allocate_managed_buffer, transfer_sync_write, batch_transfer_sync_write, transfer_engine_bench`}},
 		{"unknown placeholder", validScenario + "config:\n  env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
 			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}, {{master_ip}}, {{master_ipv6}}, {{metadata_ipv6}}`}},
 		{"several at once", "name: Bad Name\nsteps: []\nexpect: {}\nlabels: x\n",

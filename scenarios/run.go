@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -473,6 +474,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 	for _, n := range t.Nodes {
 		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), RAMBytes: int64(n.RAM), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
 		ns.RDMA = n.NIC.devices()
+		ns.Build = slices.Clone(n.Build)
 		if n.GPU != nil {
 			g := n.GPU.spec()
 			ns.GPU = &g
@@ -483,7 +485,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 }
 
 func (g GPU) spec() engine.GPUSpec {
-	return engine.GPUSpec{Count: max(g.Count, 1), Peermem: g.Peermem, DmaBuf: g.DmaBuf}
+	return engine.GPUSpec{Count: max(g.Count, 1), Peermem: g.Peermem, DmaBuf: g.DmaBuf, Fabric: g.Fabric}
 }
 
 func (n NIC) devices() []engine.RDMADevice {

@@ -129,7 +129,17 @@ type Node struct {
 	// GPU: the node's NVIDIA GPUs (absent = none). A node with GPUs runs
 	// Mooncake's CUDA build; the real engine skips it (label needs-gpu).
 	GPU *GPU `yaml:"gpu"`
+	// Build lists the CMake options of a source build of Mooncake this
+	// node runs beyond the wheel's (BuildOptions: mnnvl = -DUSE_MNNVL=ON,
+	// intra_nvlink = -DUSE_INTRA_NVLINK=ON; both are CUDA builds, so the
+	// node has a GPU). Absent = the wheel.
+	Build []string `yaml:"build"`
 }
+
+// BuildOptions are the source-build options topology.nodes[].build names:
+// the NVLink transports the wheels leave out (the x86_64 wheels of every
+// release; the aarch64 wheel has USE_MNNVL from 0.3.12, release.yaml).
+var BuildOptions = []string{engine.BuildMNNVL, engine.BuildIntraNVLink}
 
 // GPU is a node's GPUs, what GPUDirect RDMA they have, and SGLang's device
 // KV pool on them.
@@ -142,6 +152,9 @@ type GPU struct {
 	Peermem bool `yaml:"peermem"`
 	// DmaBuf: the GPUs support dma-buf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED).
 	DmaBuf bool `yaml:"dma_buf"`
+	// Fabric: cuMemCreate with a fabric handle is permitted (MNNVL with
+	// IMEX; engine.GPUSpec.Fabric).
+	Fabric bool `yaml:"fabric"`
 	// KVPool is SGLang's device KV pool on GPU 0 (k and v buffers, one
 	// allocation each), which storage.backend direct-linker registers.
 	KVPool ByteSize `yaml:"kv_pool"`

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/sglang"
 	"gopkg.in/yaml.v3"
 )
@@ -19,13 +20,14 @@ import (
 const (
 	TEInitialize = "initialize" // TransferEngine().initialize(...) from the node's env
 	TERegister   = "register"   // register_memory(ptr, size) of a buffer of size bytes
+	TEAllocate   = "allocate"   // allocate_managed_buffer(size): the engine's own buffer, registered (over 256 MiB)
 	TETransfer   = "transfer"   // (batch_)transfer_sync_write of size bytes into peer's registered buffer
 	TEPause      = "pause"      // the node's TransferEngine process frozen (SIGSTOP): a hung peer
 	TEResume     = "resume"     // thawed (SIGCONT)
 )
 
 // TEOps lists the te step's operations.
-var TEOps = []string{TEInitialize, TERegister, TETransfer, TEPause, TEResume}
+var TEOps = []string{TEInitialize, TERegister, TEAllocate, TETransfer, TEPause, TEResume}
 
 // The te register's memory kinds.
 const (
@@ -39,7 +41,7 @@ func (d *decoder) checkTE(n *yaml.Node, s *Step) {
 		d.errorf(n, "te: memory is op register's (the buffer it registers), not op %s's", s.Op)
 	case s.Memory != "" && s.Memory != TEMemoryHost && s.Memory != TEMemoryGPU:
 		d.errorf(n, "te: memory %q; valid: %s, %s", s.Memory, TEMemoryHost, TEMemoryGPU)
-	case s.Raise && (s.Op == TEPause || s.Op == TEResume || s.Batch):
+	case s.Raise && (s.Op == TEPause || s.Op == TEResume || s.Op == TEAllocate || s.Batch):
 		d.errorf(n, "te: raise is SGLang's PD wrapper's, which initializes, registers and writes with transfer_sync_write (op initialize, register, or transfer without batch)")
 	}
 	switch s.Op {
@@ -50,6 +52,10 @@ func (d *decoder) checkTE(n *yaml.Node, s *Step) {
 	case TERegister:
 		if s.Size <= 0 || s.Peer != "" || s.Batch {
 			d.errorf(n, "te: op register takes size (positive), no peer or batch")
+		}
+	case TEAllocate:
+		if int64(s.Size) < te.ManagedBufferMin || s.Peer != "" || s.Batch {
+			d.errorf(n, "te: op allocate takes size above 256MiB (the slab classes below it are not modelled), no peer or batch")
 		}
 	case TETransfer:
 		if s.Size <= 0 || s.Peer == "" {
@@ -166,6 +172,20 @@ func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[s
 			return nil, fmt.Errorf("te register on %s: %w", s.Node, err)
 		}
 		rc, err = t.te.RegisterMemory(ctx, t.buf.Ptr, t.buf.Size)
+	case TEAllocate:
+		// Recorded as Python tests the address: 1 a buffer, 0 NULL (the
+		// address itself is the allocator's).
+		method = "allocate_managed_buffer"
+		a, ok := t.te.(engine.TEAllocator)
+		if !ok {
+			return nil, engine.Unsupportedf("te allocate: this engine does not model allocate_managed_buffer")
+		}
+		var ptr uint64
+		ptr, err = a.AllocateManagedBuffer(ctx, int64(s.Size))
+		if err == nil && ptr != 0 {
+			t.buf = engine.Buffer{Ptr: ptr, Size: int64(s.Size)}
+			rc = 1
+		}
 	case TETransfer:
 		peer, ok := r.tes[s.Peer]
 		if !ok || !peer.started || peer.buf.Size == 0 {

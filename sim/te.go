@@ -75,6 +75,9 @@ func (t *transferEngine) RegisterMemory(ctx context.Context, ptr uint64, size in
 	if err := t.enter(); err != nil {
 		return 0, err
 	}
+	if t.py.Engine().NVLinkIntra() {
+		return 0, engine.Unsupportedf("te register: the intra-node NVLink transport's memory path is not modelled")
+	}
 	return t.py.RegisterMemory(ctx, ptr, size), nil
 }
 
@@ -82,7 +85,25 @@ func (t *transferEngine) TransferSyncWrite(ctx context.Context, target string, l
 	if err := t.enter(); err != nil {
 		return 0, err
 	}
+	if t.py.Engine().NVLinkIntra() {
+		return 0, engine.Unsupportedf("te transfer: the intra-node NVLink transport's data path is not modelled")
+	}
 	return t.py.TransferSyncWrite(ctx, target, local, peer, length, batch)
 }
 
-var _ engine.TEProcess = (*Process)(nil)
+// AllocateManagedBuffer implements engine.TEAllocator: the memory comes
+// from the process's own allocators.
+func (t *transferEngine) AllocateManagedBuffer(ctx context.Context, length int64) (uint64, error) {
+	if err := t.enter(); err != nil {
+		return 0, err
+	}
+	return t.py.AllocateManagedBuffer(ctx, length, func(alloc string, size int64) (uint64, error) {
+		b, err := t.p.Alloc(ctx, alloc, size)
+		return b.Ptr, err
+	})
+}
+
+var (
+	_ engine.TEProcess   = (*Process)(nil)
+	_ engine.TEAllocator = (*transferEngine)(nil)
+)

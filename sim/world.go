@@ -44,6 +44,7 @@ type endpointReg struct {
 	node string
 	mem  *hostmem.Space
 	log  mlog.Logger // the serving process's log (its TCP server's lines)
+	eng  *te.Engine  // its transfer engine (the NVLink segment's buffers)
 }
 
 // World is one simulated topology.
@@ -211,7 +212,11 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		if ep == nil {
 			return te.Peer{}, false
 		}
-		return te.Peer{RDMA: w.nodeRDMA(ep.node), Log: ep.log}, true
+		peer := te.Peer{RDMA: w.nodeRDMA(ep.node), Log: ep.log}
+		if ep.eng != nil {
+			peer.NVLink = ep.eng.NVLinkBuffers()
+		}
+		return peer, true
 	}
 	return client.Deps{
 		Node: node, Host: host, Profile: w.profile, Clock: clock,
@@ -261,7 +266,7 @@ func (w *World) registerTE(eng *te.Engine, node string, mem *hostmem.Space, log 
 			return
 		}
 	}
-	w.endpoints = append(w.endpoints, endpointReg{name: name, node: node, mem: mem, log: log})
+	w.endpoints = append(w.endpoints, endpointReg{name: name, node: node, mem: mem, log: log, eng: eng})
 }
 
 // unregister drops the TE endpoints of a process's address space (the

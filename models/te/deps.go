@@ -41,6 +41,8 @@ type Host struct {
 	CapIPCLock bool
 	// GPU is the host's GPUs (nil = none: Mooncake's non-CUDA build).
 	GPU *engine.GPUSpec
+	// Build: the source build's options (engine.NodeSpec.Build).
+	Build []string
 	// RDMAFaults is the host's injected work-completion fault (nil = none
 	// can be injected).
 	RDMAFaults *RDMAFaults
@@ -54,11 +56,13 @@ type Host struct {
 type Peer struct {
 	RDMA []engine.RDMADevice
 	Log  mlog.Logger
+	// NVLink is its NVLink segment descriptor's buffers (nvlink.go).
+	NVLink []NVLinkBuffer
 }
 
 // HostFromSpec converts a node spec.
 func HostFromSpec(n engine.NodeSpec) Host {
-	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock, GPU: n.GPU}
+	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock, GPU: n.GPU, Build: n.Build}
 }
 
 // DataPath moves object contents between this engine and a remote segment

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -21,6 +22,9 @@ type Py struct {
 	e     *Engine
 	data  DataPath
 	clock engine.Clock
+	// allocator is allocate_managed_buffer's (chooseAllocator: "nvlink",
+	// "nvlink_intra", "none" = NULL, "" = malloc) and the protocol given.
+	allocator, protocol string
 	// batches numbers the batch ids a timeout leaves busy (real ids are
 	// heap addresses: only the text around them is compared).
 	batches int
@@ -45,11 +49,36 @@ func (p *Py) Engine() *Engine { return p.e }
 // receives it.
 func (p *Py) Initialize(ctx context.Context, localHostname, metadataServer, protocol, deviceName string) int {
 	p.e.loadGlobalConfig()
+	p.initMemoryAllocator(protocol)
+	p.allocator = p.chooseAllocator(protocol)
+	p.protocol = protocol
 	p.e.filter = splitDevices(deviceName)
 	if rc := p.e.init(ctx, localHostname, metadataServer, true); rc != 0 {
 		return -1
 	}
 	return 0
+}
+
+// initMemoryAllocator is initialize's choice of allocate_managed_buffer's
+// allocator by protocol (transfer_engine_py.cpp v0.3.9:41-80 …
+// v0.3.12.post1:53-100): the NVLink protocols take their transport's
+// allocator when the build has it. Only those are modelled: the other
+// protocols' WARNING "Using default malloc/free for protocol: …" is not.
+func (p *Py) initMemoryAllocator(protocol string) {
+	if !p.e.cfg.Profile.NVLinkSelect {
+		return
+	}
+	has := func(opt string) bool { return slices.Contains(p.e.cfg.Host.Build, opt) }
+	switch {
+	case protocol == "nvlink" && has(engine.BuildMNNVL):
+		p.e.logf(mlog.Info, "Selected MNNVL (NVLink) memory allocator")
+	case protocol == "nvlink":
+		p.e.logf(mlog.Error, "Protocol 'nvlink' requires -DUSE_MNNVL=ON")
+	case protocol == "nvlink_intra" && has(engine.BuildIntraNVLink):
+		p.e.logf(mlog.Info, "Selected Intra-NVLink memory allocator")
+	case protocol == "nvlink_intra":
+		p.e.logf(mlog.Error, "Protocol 'nvlink_intra' requires -DUSE_INTRA_NVLINK=ON")
+	}
 }
 
 // RPCPort is get_rpc_port(): the handshake/RPC port init chose.
@@ -98,6 +127,9 @@ func (p *Py) statusFrameTimeout() time.Duration {
 func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
 	if !p.e.OpenSegment(ctx, target) {
 		return -1, nil
+	}
+	if p.e.nvlinkInstalled() {
+		return p.e.transferNVLink(ctx, target, peer, length), nil
 	}
 	if hostmem.IsDevice(local) && len(p.e.nics) == 0 && !p.e.cfg.Profile.TCPStagesGPUMemory {
 		// The TCP session's socket write reads the GPU address itself

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,6 +125,12 @@ type Engine struct {
 	// peerLog the current transfer's passive side's log (rdma.go).
 	endpoints map[string]*rdmaEndpoint
 	peerLog   mlog.Logger
+	// nvFabric is the NVLink transport's use_fabric_mem_ (supportFabricMem
+	// at install); nvBufs its segment's buffers; fabricAllocs the
+	// cuMemCreate allocations of allocatePinnedLocalMemory (nvlink.go).
+	nvFabric     bool
+	nvBufs       []NVLinkBuffer
+	fabricAllocs []NVLinkBuffer
 }
 
 // New returns an uninitialised engine.
@@ -645,6 +652,9 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	e.logf(mlog.Info, "Auto-discovering topology...")
 	hcas := e.discover(e.filter)
 	e.logf(mlog.Info, "Topology discovery complete. Found %d HCAs.", len(hcas))
+	if e.nvlinkBuild() {
+		return e.selectNVLink(hcas)
+	}
 	_, forceTCP := e.env("MC_FORCE_TCP")
 	_, forceHCA := e.env("MC_FORCE_HCA")
 	forceHCA = forceHCA && e.cfg.Profile.ForceHCA
@@ -669,6 +679,57 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 		e.logf(mlog.Error, "Local segment descriptor not found")
 	}
 	return e.installTCP(ctx)
+}
+
+// nvlinkBuild: the node runs a source build whose auto-discovery is the
+// NVLink builds' branch (Profile.NVLinkSelect): USE_MNNVL, or from 0.3.9
+// USE_INTRA_NVLINK. Such a build never falls back to TCP.
+func (e *Engine) nvlinkBuild() bool {
+	b := e.cfg.Host.Build
+	return e.cfg.Host.GPU != nil && (slices.Contains(b, engine.BuildMNNVL) ||
+		e.cfg.Profile.NVLinkSelect && slices.Contains(b, engine.BuildIntraNVLink))
+}
+
+// selectNVLink is the NVLink builds' transport choice at auto-discovery
+// (Profile.NVLinkSelect, IntraNVLinkFirst). A transport the build lacks
+// is multi_transport.cpp's "Unsupported transport …, please rebuild
+// Mooncake" and init fails. The cross-node transport's memory and data
+// paths are nvlink.go's; the intra-node one's are not modelled (the te
+// step's register and transfer skip on it).
+func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
+	_, force := e.env("MC_FORCE_MNNVL")
+	_, intra := e.env("MC_INTRANODE_NVLINK")
+	intra = intra && e.cfg.Profile.NVLinkSelect
+	cross := force || len(hcas) == 0
+	install := func(proto, opt, name, using string) int {
+		if !slices.Contains(e.cfg.Host.Build, opt) {
+			e.logf(mlog.Error, "Unsupported transport %s, please rebuild Mooncake", proto)
+			e.logf(mlog.Error, "Failed to install %s transport", name)
+			return -1
+		}
+		if proto == "nvlink" {
+			e.nvFabric = e.supportFabricMem() // NvlinkTransport's constructor
+		}
+		e.transports = append(e.transports, proto)
+		if e.cfg.Profile.NVLinkSelect {
+			e.logf(mlog.Info, "Using %s", using)
+		}
+		return 0
+	}
+	switch {
+	case intra && (e.cfg.Profile.IntraNVLinkFirst || !cross):
+		return install("nvlink_intra", engine.BuildIntraNVLink, "Intra-Node NVLink", "Intra-Node NVLink transport (MC_INTRANODE_NVLINK set)")
+	case cross:
+		return install("nvlink", engine.BuildMNNVL, "NVLink", "cross-node NVLink transport (MC_FORCE_MNNVL or no HCA detected)")
+	}
+	if e.openContexts(hcas) != 0 {
+		e.logf(mlog.Error, "Failed to install RDMA transport")
+		return -1
+	}
+	if e.cfg.Profile.NVLinkSelect {
+		e.logf(mlog.Info, "Using RDMA transport (RoCE/iWARP)")
+	}
+	return 0
 }
 
 // installTCP is TcpTransport::install; its listen port follows the RPC port.
@@ -952,6 +1013,9 @@ func (e *Engine) RegisterLocalMemory(ctx context.Context, addr uint64, length in
 	if length == 0 && e.cfg.Profile.RegisterParamChecks {
 		e.logf(mlog.Error, "Transfer Engine does not support zero length memory region")
 		return mooncake.ERR_INVALID_ARGUMENT
+	}
+	if e.nvlinkInstalled() {
+		return e.registerNVLink(addr, length)
 	}
 	r := region{addr: addr, length: length, chunks: 1}
 	if len(e.nics) > 0 {
