@@ -35,7 +35,7 @@ func TestStartsSGLang(t *testing.T) {
 			none = append(none, sc.Name)
 		}
 	}
-	want := []string{"etcd/duplicate-local-hostname-read", "io/local-buffer-exhausted", "io/no-segment-space-put", "io/te-peer-segment-not-published", "io/te-sync-transfer-timeout", "io/te-tcp-gpu-memory", "register/te-gpu-peermem-missing", "setup/bench-http-metadata-wrong-path", "version/client-api-missing", "version/master-skew-put-end"}
+	want := []string{"etcd/duplicate-local-hostname-read", "io/local-buffer-exhausted", "io/no-segment-space-put", "io/ssd-offload-key-removed-before-offload", "io/te-peer-segment-not-published", "io/te-sync-transfer-timeout", "io/te-tcp-gpu-memory", "register/te-gpu-peermem-missing", "setup/bench-http-metadata-wrong-path", "version/client-api-missing", "version/master-skew-put-end"}
 	if !slices.Equal(none, want) {
 		t.Fatalf("scenarios without SGLang: %q, want %q", none, want)
 	}
