@@ -115,7 +115,10 @@ func (r *run) integrationOn(ctx context.Context, node string, env Env, file any,
 // master_server_addr) from MOONCAKE_LOCAL_HOSTNAME,
 // MOONCAKE_TE_META_DATA_SERVER, MOONCAKE_GLOBAL_SEGMENT_SIZE,
 // MOONCAKE_LOCAL_BUFFER_SIZE (bytes), MOONCAKE_PROTOCOL, MOONCAKE_DEVICE,
-// MOONCAKE_MASTER (required). Seven positionals: every release binds them.
+// MOONCAKE_MASTER (required). Seven positionals: every release binds them;
+// with MOONCAKE_ENABLE_SSD_OFFLOAD true also the 8th (None) and the SSD
+// keywords (0.3.10.post2+), ssd_offload_path from
+// MOONCAKE_OFFLOAD_FILE_STORAGE_PATH, as SGLang's MooncakeStore passes them.
 func integrationSetupArgs(env map[string]string) (engine.SetupArgs, error) {
 	get := func(k, def string) string {
 		if v, ok := env[k]; ok {
