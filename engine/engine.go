@@ -171,6 +171,8 @@ type StoreCalls interface {
 	// GetBuffer is get_buffer(key) (LMCache's read): the size of the
 	// buffer it returns, 0 for None (a miss or failure).
 	GetBuffer(ctx context.Context, key string) (int, error)
+	// Remove is remove(key): 0, or the negative code of the failure.
+	Remove(ctx context.Context, key string) (int, error)
 	IsExist(ctx context.Context, key string) (int, error)
 	BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error)
 	BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error)

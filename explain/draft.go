@@ -312,6 +312,9 @@ var mooncakeMessages = func() []struct {
 		{"Get failed for key: {} with error: {}", "real_client.cpp"},
 		{"Transfer failed for batch {} task {} with status {}", "transfer_task.cpp"},
 		{"Retry: failed to re-publish RPC meta entry to metadata server, rc={}", "client_service.cpp"},
+		// file_storage.cpp, storage_backend.cpp (SSD offload, v0.3.8.post1 … v0.3.11.post1)
+		{"BatchQuerySlices failed with error: {}", "file_storage.cpp"},
+		{"Key not found: {}", "file_storage.cpp"},
 	}
 	out := make([]struct {
 		re       *regexp.Regexp

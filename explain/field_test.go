@@ -210,11 +210,11 @@ func TestFieldCorpus(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		// 45 and 46 since the fifth batch's patterns and worlds
+		// 51 and 53 since the fifth batch's patterns and worlds
 		// (io/duplicate-key-put, io/eviction-starved-leases,
-		// io/rdma-qp-exhausted, the NVLink worlds).
-		{"tuning top-1", tun.top1, 45},
-		{"tuning top-3", tun.top3, 46},
+		// io/rdma-qp-exhausted, the NVLink and SSD offload worlds).
+		{"tuning top-1", tun.top1, 51},
+		{"tuning top-3", tun.top3, 53},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines
@@ -238,11 +238,13 @@ func TestFieldCorpus(t *testing.T) {
 		// and a 0.3.5 client against a 0.3.6.post1 master
 		// (version/master-skew-put-end, LMCache#1518); then two writers of
 		// one key at 0.3.6.post1 (io/duplicate-key-put, sglang#8651), the
-		// RNIC's QP pool used up (io/rdma-qp-exhausted, Mooncake#1845) and
-		// the NVLink transport's fabric memory
-		// (register/te-nvlink-fabric-mem-unsupported, Mooncake#965).
-		{"tuning reproduced", tun.reproduced, 26},
-		{"tuning reproduced from the right cause", tun.reproRight, 25},
+		// RNIC's QP pool used up (io/rdma-qp-exhausted, Mooncake#1845), the
+		// NVLink transport's fabric memory
+		// (register/te-nvlink-fabric-mem-unsupported, Mooncake#965) and SSD
+		// offload's lookup of a removed key
+		// (io/ssd-offload-key-removed-before-offload: Mooncake#1729, #2827).
+		{"tuning reproduced", tun.reproduced, 28},
+		{"tuning reproduced from the right cause", tun.reproRight, 27},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}

@@ -300,6 +300,14 @@ type Profile struct {
 	// AutoPortRangeEnv: MC_STORE_CLIENT_MIN_PORT/MAX_PORT (v0.3.11+);
 	// before, AutoPortBinder's fixed 12300..14300.
 	AutoPortRangeEnv bool
+	// OffloadQueryFailsBucket: the FileStorage heartbeat's query of the
+	// keys it was handed to offload fails the bucket at the first key with
+	// no local memory replica, in two ERROR lines (file_storage.cpp
+	// v0.3.11.post1:731-735 BatchQuerySegmentSlices "Key not found: ",
+	// :382 OffloadObjects "BatchQuerySlices failed with error: "; from
+	// v0.3.8.post1). From v0.3.12 (PR 2658) the query is best-effort and
+	// silent: such a key is skipped. Real 0.3.11.post1 / 0.3.13.post1.
+	OffloadQueryFailsBucket bool
 	// HealthCheck: MooncakeDistributedStore.health_check exists (v0.3.10+).
 	HealthCheck bool
 	// EmptyHostnameCheck: setup_internal rejects an empty local_hostname
@@ -842,6 +850,7 @@ func profileOf(v Version) Profile {
 	p.RegisterRollback = at("0.3.13")
 	p.RPCTimeoutEnv = at("0.3.12")
 	p.AutoPortRangeEnv = at("0.3.11")
+	p.OffloadQueryFailsBucket = at("0.3.8.post1") && !at("0.3.12")
 	p.HealthCheck = at("0.3.10")
 	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")

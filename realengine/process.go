@@ -153,6 +153,11 @@ func (s *Store) GetBuffer(ctx context.Context, key string) (int, error) {
 	return s.intCall(ctx, "get_buffer", map[string]any{"key": key})
 }
 
+// Remove implements engine.Store.
+func (s *Store) Remove(ctx context.Context, key string) (int, error) {
+	return s.intCall(ctx, "remove", map[string]any{"key": key})
+}
+
 // IsExist implements engine.Store.
 func (s *Store) IsExist(ctx context.Context, key string) (int, error) {
 	return s.intCall(ctx, "is_exist", map[string]any{"key": key})

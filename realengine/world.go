@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -622,7 +623,18 @@ func (w *World) Addr(role string) (string, error) {
 		w.mu.Unlock()
 		return w.probeAddr(ctx, p, m.ports["rpc"])
 	}
-	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6)", role)
+	if role == "offload_dir" {
+		if w.ctr != nil {
+			return "", engine.Unsupportedf("real engine: role offload_dir: a directory of this host, not of a container")
+		}
+		// Under the world's temp dir: removed with it at Close.
+		d := filepath.Join(w.dir, "offload")
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", fmt.Errorf("real engine: offload_dir: %w", err)
+		}
+		return d, nil
+	}
+	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6, offload_dir)", role)
 }
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.

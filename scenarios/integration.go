@@ -58,9 +58,12 @@ func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, ext
 	t0 := r.world.Clock().Now()
 	if s.Action == StepFetch {
 		var n int
-		if s.Method == "get_buffer" {
+		switch s.Method {
+		case "get_buffer":
 			n, err = in.store.GetBuffer(ctx, s.Key)
-		} else {
+		case "remove":
+			n, err = in.store.Remove(ctx, s.Key)
+		default:
 			var b []byte
 			b, err = in.store.Get(ctx, s.Key)
 			n = len(b)
@@ -180,7 +183,10 @@ func (r *run) integrationOn(ctx context.Context, node string, env Env, file any,
 // master_server_addr) from MOONCAKE_LOCAL_HOSTNAME,
 // MOONCAKE_TE_META_DATA_SERVER, MOONCAKE_GLOBAL_SEGMENT_SIZE,
 // MOONCAKE_LOCAL_BUFFER_SIZE (bytes), MOONCAKE_PROTOCOL, MOONCAKE_DEVICE,
-// MOONCAKE_MASTER (required). Seven positionals: every release binds them.
+// MOONCAKE_MASTER (required). Seven positionals: every release binds them;
+// with MOONCAKE_ENABLE_SSD_OFFLOAD true also the 8th (None) and the SSD
+// keywords (0.3.10.post2+), ssd_offload_path from
+// MOONCAKE_OFFLOAD_FILE_STORAGE_PATH, as SGLang's MooncakeStore passes them.
 func integrationSetupArgs(env map[string]string) (engine.SetupArgs, error) {
 	get := func(k, def string) string {
 		if v, ok := env[k]; ok {
@@ -206,6 +212,18 @@ func integrationSetupArgs(env map[string]string) (engine.SetupArgs, error) {
 			return a, fmt.Errorf("MOONCAKE_GLOBAL_SEGMENT_SIZE %q: %w", v, err)
 		}
 		a.GlobalSegmentSize = n
+	}
+	// SSD offload as SGLang's MooncakeStore passes it (the 8th positional,
+	// then the keyword arguments of 0.3.10.post2+).
+	if v, ok := env["MOONCAKE_ENABLE_SSD_OFFLOAD"]; ok {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return a, fmt.Errorf("MOONCAKE_ENABLE_SSD_OFFLOAD %q: want a boolean", v)
+		}
+		if on {
+			a.PassEngine = true
+			a.Kwargs = []engine.Kwarg{{Name: "enable_ssd_offload", Value: true}, {Name: "ssd_offload_path", Value: env["MOONCAKE_OFFLOAD_FILE_STORAGE_PATH"]}}
+		}
 	}
 	if v, ok := env["MOONCAKE_LOCAL_BUFFER_SIZE"]; ok {
 		n, err := strconv.ParseInt(v, 10, 64)

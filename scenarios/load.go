@@ -23,7 +23,7 @@ import (
 // Methods are the Mooncake methods expect.codes may name: the store's,
 // then the TransferEngine's the te step calls.
 var Methods = []string{
-	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "get_buffer", "is_exist",
+	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "get_buffer", "remove", "is_exist",
 	"batch_put_from", "batch_get_into", "batch_is_exist", "health_check", "close",
 	"initialize", "register_memory", "allocate_managed_buffer", "transfer_sync_write", "batch_transfer_sync_write",
 	"transfer_engine_bench", // the bench step's exit status (bench.go)
@@ -42,7 +42,7 @@ var (
 	// on IPv6. "metadata_ipv6" is the master's embedded HTTP metadata URL
 	// on the IPv6 loopback (http://[::1]:port/metadata; topology metadata:
 	// master), reached only when that server listens on IPv6.
-	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip", "master_ipv6", "metadata_ipv6"}
+	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip", "master_ipv6", "metadata_ipv6", "offload_dir"}
 )
 
 // Parse decodes and validates one scenario file's bytes. Every problem is

@@ -114,9 +114,10 @@ type fetchArgs struct {
 	Want   any    `yaml:"want"`
 }
 
-// FetchMethods are the reads a fetch step makes: get(key) -> bytes, and
-// get_buffer(key) -> a buffer or None (LMCache's).
-var FetchMethods = []string{"get", "get_buffer"}
+// FetchMethods are the calls on a key a fetch step makes: get(key) ->
+// bytes, get_buffer(key) -> a buffer or None (LMCache's), and remove(key)
+// -> its code (an integration dropping a key it no longer needs).
+var FetchMethods = []string{"get", "get_buffer", "remove"}
 
 // putArgs is the mapping form of put.
 type putArgs struct {

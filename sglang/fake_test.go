@@ -200,6 +200,8 @@ func (s *fakeStore) GetBuffer(ctx context.Context, key string) (int, error) {
 	return len(b), err
 }
 
+func (s *fakeStore) Remove(context.Context, string) (int, error) { return 0, nil }
+
 func (s *fakeStore) BatchGetInto(_ context.Context, keys []string, _ []uint64, sizes []int64) ([]int, error) {
 	s.batchCalls = append(s.batchCalls, fmt.Sprintf("batch_get_into%v", keys))
 	out := make([]int, len(keys))

@@ -575,4 +575,14 @@ func (s *masterStub) MountLocalDiskSegment(ctx context.Context, id master.UUID) 
 	return s.call(ctx, master.RPC{Op: "MountLocalDiskSegment"}, func(m *master.Master) error { return m.MountLocalDiskSegment(ctx, id) })
 }
 
+// OffloadObjectHeartbeat is the FileStorage heartbeat's RPC
+// (master.OffloadService).
+func (s *masterStub) OffloadObjectHeartbeat(ctx context.Context, id master.UUID) (objs []master.OffloadObject, err error) {
+	err = s.call(ctx, master.RPC{Op: "OffloadObjectHeartbeat"}, func(m *master.Master) (e error) {
+		objs, e = m.OffloadObjectHeartbeat(ctx, id)
+		return
+	})
+	return
+}
+
 var _ master.OffloadService = (*masterStub)(nil)

@@ -37,6 +37,9 @@ const (
 	MasterMetricsPort = "19003"
 	// ClientNode is the host mooncake_client runs on.
 	ClientNode = "client"
+	// OffloadDir is {{offload_dir}}, the one directory that exists in the
+	// world (an SSD offload path).
+	OffloadDir = "/faultlab/offload"
 )
 
 type endpointReg struct {
@@ -229,6 +232,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Clients:  clientTransport{w: w, from: node, clock: clock},
 		JoinPing: w.joinPing,
 		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,
+		FileExists: func(path string) bool { return strings.TrimSuffix(path, "/") == OffloadDir },
 	}
 }
 
@@ -353,8 +357,10 @@ func (w *World) Addr(role string) (string, error) {
 			return "", engine.Unsupportedf("sim: role master_ipv6: only one master process on this host has an IPv6 loopback address")
 		}
 		return MasterAddrIPv6, nil
+	case "offload_dir":
+		return OffloadDir, nil
 	}
-	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics, master_ip, master_ipv6 or metadata_ipv6", role)
+	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6 or offload_dir", role)
 }
 
 // StartProcess implements engine.World.

@@ -302,6 +302,12 @@ func (c *DummyClient) GetBuffer(ctx context.Context, key string) (int, error) {
 	return len(b), err
 }
 
+// Remove is remove(key) through the real client's IPC (not modelled: a
+// harness error, never a guess).
+func (c *DummyClient) Remove(context.Context, string) (int, error) {
+	return 0, errors.New("model: remove through a dummy client (standalone storage) is not modelled")
+}
+
 // IsExist is is_exist(key).
 func (c *DummyClient) IsExist(ctx context.Context, key string) (int, error) {
 	if !c.up {

@@ -91,6 +91,9 @@ type RealClient struct {
 	// ping loop's next top after it ends); mountLocked: it runs and holds
 	// mounted_segments_mutex_.
 	remounting, mountLocked bool
+	// fs is the SSD offload's FileStorage (enable_ssd_offload), nil
+	// without it.
+	fs *fileStorage
 }
 
 // NewRealClient is MooncakeDistributedStore() (nothing happens yet).
@@ -685,6 +688,7 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 		c.logf(mlog.Error, "file storage init failed with error: %s", code.Name())
 		return code, nil
 	}
+	c.fs = newFileStorage(c.d.Env, c.d.Clock.Now())
 	return mooncake.OK, nil
 }
 
@@ -808,6 +812,7 @@ func (c *RealClient) PingDone(ctx context.Context, ms master.Service, resp maste
 		default:
 			c.retryRepublish(ctx)
 		}
+		c.offloadTick(ctx, ms)
 		return PingInterval
 	}
 	if c.ReconnectPendingNonHA() {
@@ -1231,6 +1236,18 @@ func (c *RealClient) getFailedLog(key string, code mooncake.ErrorCode) {
 		code = mooncake.INVALID_PARAMS
 	}
 	c.logf(mlog.Error, "Get failed for key: %s with error: %s", key, code.Name())
+}
+
+// Remove is remove(key): the master's Remove (Client::Remove), 0 or
+// its negative code.
+func (c *RealClient) Remove(ctx context.Context, key string) (int, error) {
+	if !c.ready() {
+		return int(mooncake.INVALID_PARAMS), nil
+	}
+	if err := c.ms.Remove(ctx, key); err != nil {
+		return int(c.code(err)), nil
+	}
+	return 0, nil
 }
 
 // IsExist is is_exist(key): 1, 0 or a negative code.

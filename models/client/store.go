@@ -114,6 +114,11 @@ func (s *Store) GetBuffer(ctx context.Context, key string) (int, error) {
 	return call(s, func() (int, error) { return s.client().GetBuffer(ctx, key) })
 }
 
+// Remove implements engine.Store.
+func (s *Store) Remove(ctx context.Context, key string) (int, error) {
+	return call(s, func() (int, error) { return s.client().Remove(ctx, key) })
+}
+
 // IsExist implements engine.Store.
 func (s *Store) IsExist(ctx context.Context, key string) (int, error) {
 	return call(s, func() (int, error) { return s.client().IsExist(ctx, key) })

@@ -195,6 +195,16 @@ const RPCVersion = "2.0.0"
 // a master without --enable_offload (UNABLE_OFFLOAD), the default.
 type OffloadService interface {
 	MountLocalDiskSegment(ctx context.Context, clientID UUID) error
+	// OffloadObjectHeartbeat is the FileStorage heartbeat's RPC: the keys
+	// queued for this client to write to its disk, the queue emptied.
+	OffloadObjectHeartbeat(ctx context.Context, clientID UUID) ([]OffloadObject, error)
+}
+
+// OffloadObject is one entry of a client's offloading queue: a key and
+// its object's size.
+type OffloadObject struct {
+	Key  string
+	Size int64
 }
 
 type batchKey struct{}

@@ -186,6 +186,10 @@ type Master struct {
 	// batchOpen is when each batch in flight started.
 	batchNoSpace map[string]int
 	batchOpen    map[string]time.Duration
+	// offloading is each client's local disk segment (mounted by
+	// MountLocalDiskSegment) and its offloading queue: the keys PutEnd
+	// pushed for its FileStorage's next OffloadObjectHeartbeat.
+	offloading map[UUID][]OffloadObject
 }
 
 // batchWindow bounds how long a batch call counts as in flight: real's
@@ -204,6 +208,7 @@ func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
 		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{},
 		objects: map[string]*object{}, viewVersion: 1,
 		lastEvict: now, lastMonitor: now, batchNoSpace: map[string]int{}, batchOpen: map[string]time.Duration{},
+		offloading: map[UUID][]OffloadObject{},
 	}
 }
 
@@ -480,12 +485,52 @@ func (m *Master) ReMountSegment(_ context.Context, segs []Segment, clientID UUID
 
 // MountLocalDiskSegment is the SSD-offload mount (client file storage):
 // UNABLE_OFFLOAD unless --enable_offload.
-func (m *Master) MountLocalDiskSegment(context.Context, UUID) error {
+func (m *Master) MountLocalDiskSegment(_ context.Context, clientID UUID) error {
 	m.catchUp()
 	if !m.cfg.EnableOffload {
 		return mooncake.UNABLE_OFFLOAD
 	}
+	if _, ok := m.offloading[clientID]; !ok {
+		m.offloading[clientID] = nil
+	}
 	return nil
+}
+
+// OffloadObjectHeartbeat hands a client's FileStorage the keys queued
+// for it and empties its queue (master_service.cpp v0.3.11.post1
+// OffloadObjectHeartbeat: std::move of offloading_objects).
+func (m *Master) OffloadObjectHeartbeat(_ context.Context, clientID UUID) ([]OffloadObject, error) {
+	m.catchUp()
+	q, ok := m.offloading[clientID]
+	if !ok {
+		return nil, mooncake.SEGMENT_NOT_FOUND
+	}
+	m.offloading[clientID] = nil
+	return q, nil
+}
+
+// pushOffloading is PutEnd's offload step with --enable_offload and
+// offload_on_evict off (master_service.cpp v0.3.11.post1
+// PushOffloadingQueue): each complete memory replica's key goes to the
+// queue of the client owning its segment, if that client mounted a local
+// disk segment. Remove does not take a queued key back out, so the
+// FileStorage may query a key that is gone.
+func (m *Master) pushOffloading(o *object) {
+	if !m.cfg.EnableOffload {
+		return
+	}
+	for _, r := range o.replicas {
+		for _, s := range m.segments {
+			if s.Name != r.SegmentName {
+				continue
+			}
+			q, ok := m.offloading[s.client]
+			if !ok || slices.ContainsFunc(q, func(x OffloadObject) bool { return x.Key == o.key }) {
+				continue
+			}
+			m.offloading[s.client] = append(q, OffloadObject{Key: o.key, Size: o.size})
+		}
+	}
 }
 
 // UnmountSegment implements Service.
@@ -653,6 +698,7 @@ func (m *Master) PutEnd(_ context.Context, key string) error {
 	for i := range o.replicas {
 		o.replicas[i].Complete = true
 	}
+	m.pushOffloading(o)
 	return nil
 }
 

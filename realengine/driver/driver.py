@@ -188,6 +188,10 @@ def op_get_buffer(req):
     return 0 if b is None else int(b.size())
 
 
+def op_remove(req):
+    return _store(req).remove(req["key"])
+
+
 def op_is_exist(req):
     return _store(req).is_exist(req["key"])
 
