@@ -132,10 +132,16 @@ func ShowsError(log string, ev Evidence) bool {
 // ("Bad address [14]").
 var reErrorWords = regexp.MustCompile(`(?i)\b(failed|failure|error|errors|exception|timeout|timed out|refused|not found|not available|cannot|unable)\b|\[\d+\]$`)
 
-// errorLine: glog's E and F lines, and any line whose words say it failed
-// (a quoted message without its prefix, a warning ending in an errno).
+// errorLine: glog's E and F lines, any line whose words say it failed
+// (a quoted message without its prefix, a warning ending in an errno), and
+// one of Mooncake's error messages (mooncakeMessages) in other words
+// ("Unsupported transport nvlink, please rebuild Mooncake").
 func errorLine(l Line) bool {
-	return l.Level == "E" || l.Level == "F" || reErrorWords.MatchString(l.Text)
+	if l.Level == "E" || l.Level == "F" || reErrorWords.MatchString(l.Text) {
+		return true
+	}
+	_, known := matchMessage(l.Text)
+	return known
 }
 
 // quote is an error line the log quotes that Mooncake printed, as the
@@ -312,6 +318,9 @@ var mooncakeMessages = func() []struct {
 		{"Get failed for key: {} with error: {}", "real_client.cpp"},
 		{"Transfer failed for batch {} task {} with status {}", "transfer_task.cpp"},
 		{"Retry: failed to re-publish RPC meta entry to metadata server, rc={}", "client_service.cpp"},
+		// multi_transport.cpp, nvlink_transport.cpp (v0.3.7 … v0.3.12.post1)
+		{"Unsupported transport {}, please rebuild Mooncake", "multi_transport.cpp"},
+		{"NvlinkTransport: cuMemCreate failed: {}", "nvlink_transport.cpp"},
 		// file_storage.cpp, storage_backend.cpp (SSD offload, v0.3.8.post1 … v0.3.11.post1)
 		{"BatchQuerySlices failed with error: {}", "file_storage.cpp"},
 		{"Key not found: {}", "file_storage.cpp"},

@@ -126,7 +126,8 @@ var (
 )
 
 // unwrap strips colours and the prefixes operators' tooling adds around a
-// log line (reWrappers), however they nest.
+// log line (reWrappers), however they nest, and the quotes around a line
+// quoted whole.
 func unwrap(s string) string {
 	s = reANSI.ReplaceAllString(s, "")
 	for changed := true; changed; {
@@ -137,7 +138,12 @@ func unwrap(s string) string {
 			}
 		}
 	}
-	return strings.TrimRight(strings.TrimSuffix(s, "`"), " \t")
+	s = strings.TrimRight(strings.TrimSuffix(s, "`"), " \t")
+	// A message quoted whole in prose ("Unsupported transport nvlink, …").
+	if len(s) > 2 && s[0] == '"' && s[len(s)-1] == '"' && strings.Count(s, `"`) == 2 {
+		s = s[1 : len(s)-1]
+	}
+	return s
 }
 
 // unwrapLog is log with every line unwrapped: what the rest of explain

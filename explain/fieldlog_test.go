@@ -29,6 +29,9 @@ func TestParseLogLines(t *testing.T) {
 		{"\x1b[0;31m[rank0]: RuntimeError: Mooncake memory registration failed.\x1b[0m", "", "", "RuntimeError: Mooncake memory registration failed."},
 		{"[pod/sglang-0/sglang] `E1201 client.cpp:9] z`", "E", "client.cpp:9", "z"},
 		{`  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2297, in run`, "", "", `File "/sgl/python/sglang/srt/managers/scheduler.py", line 2297, in run`},
+		// A message quoted whole in prose; a line with quotes of its own keeps them.
+		{`"Unsupported transport nvlink, please rebuild Mooncake"`, "", "", "Unsupported transport nvlink, please rebuild Mooncake"},
+		{`"key": "value",`, "", "", `"key": "value",`},
 	} {
 		ev := explain.ParseLog(tc.in)
 		if len(ev.Lines) != 1 {
