@@ -43,6 +43,11 @@ const (
 	// median 45 ms of setup() (25 calls, 27–138 ms on a loaded 2-core
 	// machine), minus CreateCost (docs/REAL-FINDINGS.md §20).
 	SetupCost = 35 * time.Millisecond
+	// FileStorageCost is what enable_ssd_offload adds to setup(): real
+	// 0.3.11.post1, 0.3.12.post1, 0.3.14 took 874–897 ms where the same
+	// setup without it takes 45 (fresh .ci/run 19, docs/MEASUREMENTS.md),
+	// the client buffer's 1342177280 bytes allocated.
+	FileStorageCost = 840 * time.Millisecond
 )
 
 // RealClient is MooncakeDistributedStore backed by RealClient
@@ -687,6 +692,11 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 		c.logf(mlog.Error, "Failed to mount file storage: %s", code.Name())
 		c.logf(mlog.Error, "file storage init failed with error: %s", code.Name())
 		return code, nil
+	}
+	// FileStorage's client buffer (AlignedClientBufferAllocator, 1.25 GiB)
+	// is allocated before its heartbeat starts.
+	if err := c.d.Clock.Sleep(ctx, FileStorageCost); err != nil {
+		return mooncake.INTERNAL_ERROR, err
 	}
 	c.fs = newFileStorage(c.d.Env, c.d.Clock.Now())
 	return mooncake.OK, nil
