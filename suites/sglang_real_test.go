@@ -186,12 +186,15 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 		// The catalog's other entries are one world each, without SGLang's
 		// host-memory reserve: their own workers run them from the start,
 		// and the pairs help once their queue is empty.
+		runSingles := func() {
+			for j := range singles {
+				realRuns.put(catalogKey(j.sc.Name, j.version), scenarios.RunVersion(ctx, j.sc, eng, j.version, realSuite.opts))
+			}
+		}
 		for range sglangAgreementSingles {
 			wg.Go(func() {
 				defer GinkgoRecover()
-				for j := range singles {
-					realRuns.put(catalogKey(j.sc.Name, j.version), scenarios.RunVersion(ctx, j.sc, eng, j.version, realSuite.opts))
-				}
+				runSingles()
 			})
 		}
 		for range sglangAgreementPairs {
@@ -240,9 +243,7 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 						Expect(reals[j.sglang].Close()).To(Succeed())
 					}
 				}
-				for j := range singles {
-					realRuns.put(catalogKey(j.sc.Name, j.version), scenarios.RunVersion(ctx, j.sc, eng, j.version, realSuite.opts))
-				}
+				runSingles()
 			})
 		}
 		wg.Wait()
