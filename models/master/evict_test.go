@@ -35,14 +35,7 @@ func TestEvictionStarvedByLeases(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.version, func(t *testing.T) {
 			ctx := context.Background()
-			p, err := mooncake.ProfileFor(tc.version)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := master.ConfigFor(p, map[string]string{"default_kv_lease_ttl": "60000", "eviction_high_watermark_ratio": "0.95", "client_ttl": "600"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := configAt(t, tc.version, map[string]string{"default_kv_lease_ttl": "60000", "eviction_high_watermark_ratio": "0.95", "client_ttl": "600"})
 			var lines []string
 			c := &clock{}
 			m := master.New(cfg, c, mlog.Func(func(_, text string) {

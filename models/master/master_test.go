@@ -18,6 +18,13 @@ func (c *clock) Now() time.Duration { return c.now }
 
 func newMaster(t *testing.T, version string, flags map[string]string) (*master.Master, *clock) {
 	t.Helper()
+	c := &clock{}
+	return master.New(configAt(t, version, flags), c, nil, rng.Stream(1, "master")), c
+}
+
+// configAt is the master's configuration at version with flags.
+func configAt(t *testing.T, version string, flags map[string]string) master.Config {
+	t.Helper()
 	p, err := mooncake.ProfileFor(version)
 	if err != nil {
 		t.Fatal(err)
@@ -26,8 +33,7 @@ func newMaster(t *testing.T, version string, flags map[string]string) (*master.M
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{}
-	return master.New(cfg, c, nil, rng.Stream(1, "master")), c
+	return cfg
 }
 
 func TestConfigFor(t *testing.T) {

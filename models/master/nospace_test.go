@@ -37,14 +37,7 @@ func TestNoSpaceLines(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.version, func(t *testing.T) {
 			ctx := context.Background()
-			p, err := mooncake.ProfileFor(tc.version)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := master.ConfigFor(p, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := configAt(t, tc.version, nil)
 			var lines []string
 			m := master.New(cfg, &clock{}, mlog.Func(func(level, text string) {
 				if level != mlog.Info {
