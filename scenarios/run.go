@@ -319,7 +319,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 		res.Verdict, res.Reason = Error, err.Error()
 		return
 	}
-	obs, wants, err := r.phase(ctx, "main", r.sc.Steps, r.sc.Config.Env, r.sc.Config.File, r.extraConfig(nil))
+	obs, wants, err := r.phase(ctx, "main", r.sc.Steps, r.sc.Config.Env, r.sc.Config.File, r.extraConfig(nil), exp.Logs)
 	res.Observed = obs
 	if done := r.phaseErr(ctx, res, bound, err); done {
 		return
@@ -393,15 +393,15 @@ func (r *run) execute(parent context.Context, res *Result) {
 	}
 	r.pools = rem.HostPools
 	r.nodeEnvs = rem.NodeEnv
-	robs, rwants, err := r.phase(ctx, "remedy", steps, env, file, r.extraConfig(rem.ExtraConfig))
-	res.Remedy = &robs
-	if done := r.phaseErr(ctx, res, bound, err); done {
-		res.Reason = "remedy: " + res.Reason
-		return
-	}
 	rexp, err := r.expandExpect(r.remedyExpect())
 	if err != nil {
 		res.Verdict, res.Reason = Error, err.Error()
+		return
+	}
+	robs, rwants, err := r.phase(ctx, "remedy", steps, env, file, r.extraConfig(rem.ExtraConfig), rexp.Logs)
+	res.Remedy = &robs
+	if done := r.phaseErr(ctx, res, bound, err); done {
+		res.Reason = "remedy: " + res.Reason
 		return
 	}
 	if reason := Check(rexp, robs, rwants, r.band()); reason != "" {
@@ -694,7 +694,9 @@ func poolSpec(h HostPool) sglang.HostPoolSpec {
 
 // phase runs steps and observes them. A Python exception ends the phase
 // (as it would kill the scheduler) and is an observation, not an error.
-func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, file any, extra map[string]any) (Observed, []stepWant, error) {
+// wantLogs are the phase's expected log lines: on a wall-clock engine the
+// phase lets in-flight output land before it reads the logs (settleLogs).
+func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, file any, extra map[string]any, wantLogs []string) (Observed, []stepWant, error) {
 	clock := r.world.Clock()
 	r.tr.Record("harness", "phase", "", name)
 	from := r.tr.Len()
@@ -757,6 +759,10 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			return obs, wants, fmt.Errorf("%s phase: %w", name, context.DeadlineExceeded)
 		}
 	}
+	d := clock.Now() - t0
+	if Wall(r.eng) {
+		r.settleLogs(ctx, from, wantLogs)
+	}
 	events := r.tr.EventsFrom(from)
 	for _, e := range events {
 		if e.Kind == "log" {
@@ -767,7 +773,6 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			}
 		}
 	}
-	d := clock.Now() - t0
 	for _, a := range r.started {
 		obs.Calls = append(obs.Calls, a.calls()...)
 		if st, ok := a.st.(sglang.Startup); ok {
