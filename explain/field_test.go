@@ -212,9 +212,10 @@ func TestFieldCorpus(t *testing.T) {
 	}{
 		// 51 and 53 since the fifth batch's patterns and worlds
 		// (io/duplicate-key-put, io/eviction-starved-leases,
-		// io/rdma-qp-exhausted, the NVLink and SSD offload worlds).
-		{"tuning top-1", tun.top1, 51},
-		{"tuning top-3", tun.top3, 53},
+		// io/rdma-qp-exhausted, the NVLink and SSD offload worlds); 52 and
+		// 54 since io/zero-copy-buffer-not-registered (LMCache#1993).
+		{"tuning top-1", tun.top1, 52},
+		{"tuning top-3", tun.top3, 54},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines
@@ -244,9 +245,11 @@ func TestFieldCorpus(t *testing.T) {
 		// offload's lookup of a removed key
 		// (io/ssd-offload-key-removed-before-offload: Mooncake#1729, #2827);
 		// 30 since a quoted line of Mooncake's error messages is one to check
-		// (Mooncake#1297, #1612: the NVLink worlds).
-		{"tuning reproduced", tun.reproduced, 30},
-		{"tuning reproduced from the right cause", tun.reproRight, 29},
+		// (Mooncake#1297, #1612: the NVLink worlds); 31 since a zero-copy
+		// read into an unregistered buffer over RDMA
+		// (io/zero-copy-buffer-not-registered, LMCache#1993).
+		{"tuning reproduced", tun.reproduced, 31},
+		{"tuning reproduced from the right cause", tun.reproRight, 30},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}

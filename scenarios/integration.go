@@ -63,6 +63,8 @@ func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, ext
 			n, err = in.store.GetBuffer(ctx, s.Key)
 		case "remove":
 			n, err = in.store.Remove(ctx, s.Key)
+		case fetchIntoMethod:
+			return r.integrationGetInto(ctx, s, in)
 		default:
 			var b []byte
 			b, err = in.store.Get(ctx, s.Key)
@@ -148,6 +150,37 @@ func (r *run) integrationBatchPut(ctx context.Context, s Step, in integration) (
 		}
 	}
 	return out, nil
+}
+
+// integrationGetInto is a fetch step's batch_get_into of its key into a
+// buffer of Size bytes of host memory (engine.AllocDefault), registered
+// with register_buffer first (its code is the step's when it fails)
+// unless the step says unregistered; the step's result is the call's one
+// answer, the bytes read or a negative code.
+func (r *run) integrationGetInto(ctx context.Context, s Step, in integration) (any, error) {
+	buf, err := in.proc.Alloc(ctx, engine.AllocDefault, int64(s.Size))
+	if err != nil {
+		return nil, fmt.Errorf("fetch on %s: allocate batch_get_into's buffer: %w", s.Node, err)
+	}
+	if !s.Unregistered {
+		t0 := r.world.Clock().Now()
+		rc, err := in.store.RegisterBuffer(ctx, buf.Ptr, buf.Size)
+		r.integrationCall("register_buffer", rc, err, t0)
+		if err != nil || rc != 0 {
+			return int64(rc), err
+		}
+	}
+	t0 := r.world.Clock().Now()
+	rcs, err := in.store.BatchGetInto(ctx, []string{s.Key}, []uint64{buf.Ptr}, []int64{buf.Size})
+	if err != nil {
+		r.integrationCall(fetchIntoMethod, 0, err, t0)
+		return nil, err
+	}
+	if len(rcs) != 1 {
+		return nil, fmt.Errorf("fetch on %s: batch_get_into returned %d answers for 1 key", s.Node, len(rcs))
+	}
+	r.integrationCall(fetchIntoMethod, rcs[0], nil, t0)
+	return int64(rcs[0]), nil
 }
 
 func (r *run) integrationCall(method string, rc int, err error, t0 time.Duration) {

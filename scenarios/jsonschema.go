@@ -98,6 +98,9 @@ func (g *schemaGen) stepSchema() map[string]any {
 				"key":    map[string]any{"type": "string", "minLength": 1},
 				"method": map[string]any{"enum": anys(FetchMethods)},
 				"want":   map[string]any{"type": "integer"},
+				// batch_get_into's buffer.
+				"size":         byteSizeSchema,
+				"unregistered": map[string]any{"type": "boolean"},
 			}}
 		case StepTE:
 			ops := anys(TEOps)

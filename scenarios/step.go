@@ -56,6 +56,10 @@ type Step struct {
 	// puts only the keys not stored yet (newer SGLang and LMCache); a
 	// skipped key's code is 0, stored already.
 	SkipExisting bool
+	// Unregistered: the fetch step's batch_get_into reads into a buffer
+	// the integration never passed to register_buffer (a zero-copy buffer
+	// the store does not know; LMCache#1993).
+	Unregistered bool
 	// Op, Peer and Batch are the te step's: Op one of TEOps; Peer the
 	// node whose TransferEngine a transfer writes to; Batch: through
 	// batch_transfer_sync_write (else transfer_sync_write). Size is the
@@ -112,12 +116,21 @@ type fetchArgs struct {
 	Key    string `yaml:"key"`
 	Method string `yaml:"method"`
 	Want   any    `yaml:"want"`
+	// Size and Unregistered: batch_get_into's buffer only.
+	Size         ByteSize `yaml:"size"`
+	Unregistered bool     `yaml:"unregistered"`
 }
 
 // FetchMethods are the calls on a key a fetch step makes: get(key) ->
-// bytes, get_buffer(key) -> a buffer or None (LMCache's), and remove(key)
-// -> its code (an integration dropping a key it no longer needs).
-var FetchMethods = []string{"get", "get_buffer", "remove"}
+// bytes, get_buffer(key) -> a buffer or None (LMCache's), remove(key)
+// -> its code (an integration dropping a key it no longer needs), and
+// batch_get_into([key], [buf], [size]) -> the bytes read or a negative
+// code (a zero-copy read into a buffer of size bytes, registered first
+// unless unregistered).
+var FetchMethods = []string{"get", "get_buffer", "remove", "batch_get_into"}
+
+// fetchIntoMethod is the FetchMethods entry that reads into a buffer.
+const fetchIntoMethod = "batch_get_into"
 
 // putArgs is the mapping form of put.
 type putArgs struct {
@@ -182,6 +195,7 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 		var a fetchArgs
 		d.decodeStruct(v, reflectValue(&a), k.Value)
 		s.Node, s.Key, s.Method, s.Want = a.Node, a.Key, a.Method, a.Want
+		s.Size, s.Unregistered = a.Size, a.Unregistered
 		if a.Key == "" {
 			d.errorf(v, "fetch: key is required")
 		}
@@ -189,6 +203,12 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 			s.Method = FetchMethods[0]
 		} else if !slices.Contains(FetchMethods, s.Method) {
 			d.errorf(v, "fetch: method %q: want one of %s", s.Method, strings.Join(FetchMethods, ", "))
+		}
+		switch {
+		case s.Method == fetchIntoMethod && a.Size <= 0:
+			d.errorf(v, "fetch: method %s needs size (its buffer's bytes, positive)", fetchIntoMethod)
+		case s.Method != fetchIntoMethod && (a.Size != 0 || a.Unregistered):
+			d.errorf(v, "fetch: size and unregistered are batch_get_into's (method: %s)", fetchIntoMethod)
 		}
 		d.checkWant(v, s)
 	case StepTE:
@@ -328,6 +348,13 @@ func (s Step) String() string {
 	case StepBench:
 		return fmt.Sprintf("bench %s %s", s.Node, s.Bench.Mode)
 	case StepFetch:
+		if s.Method == fetchIntoMethod {
+			reg := ""
+			if s.Unregistered {
+				reg = " unregistered"
+			}
+			return fmt.Sprintf("fetch %s %s %s into %d bytes%s", s.Node, s.Method, s.Key, int64(s.Size), reg)
+		}
 		return fmt.Sprintf("fetch %s %s %s", s.Node, s.Method, s.Key)
 	case StepTE:
 		switch s.Op {

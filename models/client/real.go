@@ -984,7 +984,7 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			}
 			return mooncake.TRANSFER_FAIL
 		}
-		if !c.rdmaTransfer(ctx, r, true, c.putSource(), data.Size, key, batch) {
+		if !c.rdmaTransfer(ctx, r, true, c.transferSource(ctx), data.Size, key, batch) {
 			if c.died != nil {
 				return mooncake.TRANSFER_FAIL
 			}
@@ -1105,8 +1105,9 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
-		if !c.rdmaTransfer(ctx, r, false, c.putSource(), r.Size, key, false) {
-			if c.died != nil {
+		if !c.rdmaTransfer(ctx, r, false, c.transferSource(ctx), r.Size, key, false) {
+			if c.died != nil || master.BatchOf(ctx) != nil {
+				// A batch get's submit failure was logged per key (rdmaTransfer).
 				return hostmem.Content{}, mooncake.TRANSFER_FAIL
 			}
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
@@ -1303,18 +1304,6 @@ func (c *RealClient) BatchIsExist(ctx context.Context, keys []string) ([]int, er
 	return out, nil
 }
 
-// addressUsable: RDMA needs a registered MR; TCP copies with memcpy and
-// does not check registration (real run: batch_get_into into an
-// unregistered address returns the byte count).
-func (c *RealClient) addressUsable(ptr uint64, size int64) bool {
-	for _, t := range c.te.Transports() {
-		if t == "rdma" {
-			return c.te.IsRegistered(ptr, size)
-		}
-	}
-	return true
-}
-
 // checkBatch is the pybind11 wrapper's length check of a batch call.
 func checkBatch(keys []string, ptrs []uint64, sizes []int64) error {
 	if len(keys) != len(ptrs) || len(keys) != len(sizes) {
@@ -1324,9 +1313,11 @@ func checkBatch(keys []string, ptrs []uint64, sizes []int64) error {
 }
 
 // batch is what batch_put_from and batch_get_into share: the length
-// check, INVALID_PARAMS for every key before setup, and per key
-// INVALID_PARAMS for an address the transport cannot use; otherwise each
-// key's result is op's.
+// check, INVALID_PARAMS for every key before setup; otherwise each key's
+// result is op's. Nothing here checks that a buffer was registered: the
+// TCP transport and a memcpy never ask (real 0.3.9, 0.3.13.post1:
+// batch_get_into into an unregistered address returns the byte count),
+// the RDMA transport refuses the transfer (rdmaTransfer).
 func (c *RealClient) batch(keys []string, ptrs []uint64, sizes []int64, op func(i int, key string) (int, error)) ([]int, error) {
 	if err := checkBatch(keys, ptrs, sizes); err != nil {
 		return nil, err
@@ -1344,11 +1335,6 @@ func (c *RealClient) batch(keys []string, ptrs []uint64, sizes []int64, op func(
 	// batch calls take 2 × 4.3 s, not one per key).
 	var rpcFailed int
 	for i, k := range keys {
-		if !c.addressUsable(ptrs[i], sizes[i]) {
-			c.logf(mlog.Error, "Failed to submit transfer operation for key: %s", k)
-			out[i] = int(mooncake.INVALID_PARAMS)
-			continue
-		}
 		if rpcFailed != 0 {
 			out[i] = rpcFailed
 			continue
@@ -1375,7 +1361,7 @@ func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uin
 		if err != nil {
 			return 0, fmt.Errorf("batch_put_from %s: %w", k, err)
 		}
-		rc := c.putBytesIn(ctx, k, data, true)
+		rc := c.putBytesIn(withZeroCopy(ctx, ptrs[i]), k, data, true)
 		return int(rc), c.died
 	})
 	if err == nil {
@@ -1427,7 +1413,7 @@ func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uin
 	ctx = master.WithBatch(ctx, keys)
 	ctx = context.WithValue(ctx, batchStartKey{}, c.d.Clock.Now())
 	out, err := c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
-		data, code := c.getBytes(ctx, k)
+		data, code := c.getBytes(withZeroCopy(ctx, ptrs[i]), k)
 		if c.died != nil {
 			return 0, c.died
 		}

@@ -234,6 +234,11 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 	if c.localMemcpy(r) || r.TEProtocol != "rdma" {
 		return true
 	}
+	// src 0: no local buffer modelled for this transfer (nothing to check).
+	if src != 0 && !c.te.IsRegistered(src, size) {
+		c.addressNotRegistered(ctx, src, write, key, batch)
+		return false
+	}
 	switch c.te.RDMATransfer(ctx, c.d.Clock, write, src, r.Addr, size, r.TEEndpoint) {
 	case te.RDMASubmitFailed:
 		// TransferSubmitter::submitTransfer (transfer_task.cpp v0.3.9:603).
@@ -260,6 +265,47 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 		return false
 	}
 	return true
+}
+
+// addressNotRegistered is a transfer whose local buffer (src) no RDMA
+// device registered: RdmaTransport::submitTransferTask's selectDevice
+// finds no region for its first slice and the submit fails
+// (rdma_transport.cpp v0.3.7.post2:381, v0.3.9:530, v0.3.12.post1:657),
+// TransferSubmitter::submitTransfer logs the status (transfer_task.cpp
+// v0.3.7.post2:528, v0.3.9:603), and the store's caller its own line:
+// BatchGet per key (client.cpp v0.3.7.post2:711, client_service.cpp
+// v0.3.9:816), BatchPut's SubmitTransfers, or TransferData's (a single
+// put or get). Every key fails TRANSFER_FAIL; nothing is retried.
+func (c *RealClient) addressNotRegistered(ctx context.Context, src uint64, write bool, key string, batch bool) {
+	c.logf(mlog.Error, "Memory region not registered by any active device(s): %#x", src)
+	c.logf(mlog.Error, "Failed to submit all transfers, error code is AddressNotRegistered")
+	switch {
+	case batch:
+		c.logf(mlog.Error, "Transfer submission failed for key %s: Failed to submit transfer for replica 0", key)
+		c.rdmaBatchFails = append(c.rdmaBatchFails, batchFail{key, "Failed to submit transfer for replica 0"})
+	case !write && master.BatchOf(ctx) != nil:
+		c.logf(mlog.Error, "Failed to submit transfer operation for key: %s", key)
+	default:
+		c.logf(mlog.Error, "Failed to submit transfer operation")
+	}
+}
+
+// zeroCopyKey is the context key of a batch call's buffer for one key.
+type zeroCopyKey struct{}
+
+// withZeroCopy: the transfer of this key moves the caller's buffer at
+// ptr itself (batch_put_from / batch_get_into), not the local buffer.
+func withZeroCopy(ctx context.Context, ptr uint64) context.Context {
+	return context.WithValue(ctx, zeroCopyKey{}, ptr)
+}
+
+// transferSource is a transfer's local side: the caller's buffer of a
+// zero-copy call, else the client's local buffer (putSource).
+func (c *RealClient) transferSource(ctx context.Context) uint64 {
+	if p, ok := ctx.Value(zeroCopyKey{}).(uint64); ok {
+		return p
+	}
+	return c.putSource()
 }
 
 // batchFail is a key of a batch whose transfer failed, with its failure
