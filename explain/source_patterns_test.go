@@ -19,6 +19,13 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The releases a class's cause needs, when the log says them: a client
+	// that pings a directly named master (v0.3.6.post1 …) is not expired.
+	versions := map[string]string{"ha-client-direct-master": "0.3.6"}
+	// A slow reattach prints the HA failover world's own lines
+	// (etcd/ha-master-failover); only the wait tells it apart, so it is a
+	// cause, not the first one.
+	causeOnly := map[string]bool{"ha-client-slow-reattach": true}
 	for _, tc := range []struct{ class, log string }{
 		// tcp_transport.cpp / client.cpp v0.3.4.post2.
 		{"tcp-port-collision", "I1201 10:00:00.000000 100 tcp_transport.cpp:241] TcpTransport: listen on port 15001\n" +
@@ -44,8 +51,9 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 			"ERROR 12-01 10:00:01 [mooncake_connector.py:387] Failed to transfer KV cache for request req-1: Mooncake transfer failed, ret: -1\n"},
 		// grpc-go http2_client.go under etcd_wrapper.go v0.3.12.
 		{"etcd-keepalive-too-many-pings", "2026/12/01 10:00:00 ERROR: [transport] Client received GoAway with error code ENHANCE_YOUR_CALM and debug data equal to ASCII \"too_many_pings\".\n"},
-		// ha_helper.cpp, master_service.cpp v0.3.6.
-		{"ha-client-direct-master", "I1201 10:00:00.000000 100 ha_helper.cpp:66] Successfully elected self as leader\n" +
+		// ha_helper.cpp, master_service.cpp v0.3.6; the client's setting.
+		{"ha-client-direct-master", "MOONCAKE_MASTER=10.0.0.1:50051\n" +
+			"I1201 10:00:00.000000 100 ha_helper.cpp:66] Successfully elected self as leader\n" +
 			"I1201 10:01:00.000000 101 master_service.cpp:957] client_id=1234-5678, action=client_expired\n" +
 			"I1201 10:01:00.000100 101 master_service.cpp:1021] client_id=1234-5678, action=unmount_expired_segment\n"},
 		// client_service.cpp v0.3.12.post1's ping loop, a Ping blocked 120 s.
@@ -65,11 +73,12 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 		if i < 0 {
 			t.Fatalf("no class %s", tc.class)
 		}
-		d, err := explain.Diagnose(cat, fp, tc.log, "")
+		d, err := explain.Diagnose(cat, fp, tc.log, versions[tc.class])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Verdict != "cause" || !cls[i].Explains(d.Causes[0].Name) {
+		named := slices.IndexFunc(d.Causes, func(c explain.Cause) bool { return cls[i].Explains(c.Name) })
+		if d.Verdict != "cause" || named < 0 || (named > 0 && !causeOnly[tc.class]) {
 			t.Errorf("%s: verdict %s, ambiguous %q, causes %v, nearest %v", tc.class, d.Verdict, d.Ambiguous, d.Causes, d.Nearest)
 		}
 	}
