@@ -1,0 +1,85 @@
+package explain_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/explain"
+)
+
+// TestSourcePatternsNameTheirClass feeds, for each class whose patterns
+// come from Mooncake's (or its callers') format strings, a synthetic log
+// built from those format strings with made-up values to Diagnose: the
+// class (or a scenario it links) must be the named cause, first. A pattern
+// edited so it no longer matches its own source line, or another class
+// grown to claim the same lines, fails here.
+func TestSourcePatternsNameTheirClass(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	cls, err := explain.Classes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The releases a class's cause needs, when the log says them: a client
+	// that pings a directly named master (v0.3.6.post1 …) is not expired.
+	versions := map[string]string{"ha-client-direct-master": "0.3.6"}
+	// A slow reattach prints the HA failover world's own lines
+	// (etcd/ha-master-failover); only the wait tells it apart, so it is a
+	// cause, not the first one.
+	causeOnly := map[string]bool{"ha-client-slow-reattach": true}
+	for _, tc := range []struct{ class, log string }{
+		// tcp_transport.cpp / client.cpp v0.3.4.post2.
+		{"tcp-port-collision", "I1201 10:00:00.000000 100 tcp_transport.cpp:241] TcpTransport: listen on port 15001\n" +
+			"E1201 10:00:00.000100 100 client.cpp:183] tcp_transport_install_failed error_message=\"bind: Address already in use\"\n"},
+		// rdma_context.cpp v0.3.8.post1, rdma_transport.cpp.
+		{"rdma-port-down", "W1201 10:00:00.000000 100 rdma_context.cpp:514] Device mlx5_0 port not active\n" +
+			"E1201 10:00:00.000100 100 rdma_context.cpp:81] Failed to open device mlx5_0 on port 1 with GID 3\n" +
+			"E1201 10:00:00.000200 100 rdma_transport.cpp:662] RdmaTransport: No available RNIC\n"},
+		// topology.cpp v0.3.10 … v0.3.12.post1 (auto-discovery).
+		{"rdma-port-down", "I1201 10:00:00.000000 100 topology.cpp:93] mlx5_1:1 is not active (state: 1)\n" +
+			"W1201 10:00:00.000100 100 topology.cpp:135] Device mlx5_1 has no active ports, skipping\n"},
+		// types.h v0.3.4.post2 Replica::mark_complete's CHECK_EQ.
+		{"master-check-abort", "F1201 10:00:00.000000 100 types.h:307] Check failed: status_ == ReplicaStatus::PROCESSING (COMPLETE vs. PROCESSING)\n" +
+			"*** Check failure stack trace: ***\n"},
+		// glibc's dlerror through Python's ImportError.
+		{"mooncake-install-broken", "Traceback (most recent call last):\n" +
+			"ImportError: /usr/local/lib/python3.10/dist-packages/mooncake/engine.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN8mooncake3fooEv\n"},
+		// ascend_direct_transport.cpp v0.3.8.post1.
+		{"ascend-transport-setup", "E1201 10:00:00.000000 100 ascend_direct_transport.cpp:265] Failed to initialize AdxlEngine, status: 1\n" +
+			"E1201 10:00:00.000100 100 ascend_direct_transport.cpp:110] AscendDirectTransport: InitAdxlEngine failed, ret: -1\n"},
+		// hccl_transport_mem_c.cpp v0.3.8.post1, vllm-ascend mooncake_connector.py.
+		{"ascend-pd-link-failed", "E1201 10:00:00.000000 100 hccl_transport_mem_c.cpp:528] hccl_socket connect timeout, local devicePhyId: 0, target devicePhyId: 8\n" +
+			"ERROR 12-01 10:00:01 [mooncake_connector.py:387] Failed to transfer KV cache for request req-1: Mooncake transfer failed, ret: -1\n"},
+		// grpc-go http2_client.go under etcd_wrapper.go v0.3.12.
+		{"etcd-keepalive-too-many-pings", "2026/12/01 10:00:00 ERROR: [transport] Client received GoAway with error code ENHANCE_YOUR_CALM and debug data equal to ASCII \"too_many_pings\".\n"},
+		// ha_helper.cpp, master_service.cpp v0.3.6; the client's setting.
+		{"ha-client-direct-master", "MOONCAKE_MASTER=10.0.0.1:50051\n" +
+			"I1201 10:00:00.000000 100 ha_helper.cpp:66] Successfully elected self as leader\n" +
+			"I1201 10:01:00.000000 101 master_service.cpp:957] client_id=1234-5678, action=client_expired\n" +
+			"I1201 10:01:00.000100 101 master_service.cpp:1021] client_id=1234-5678, action=unmount_expired_segment\n"},
+		// client_service.cpp v0.3.12.post1's ping loop, a Ping blocked 120 s.
+		{"ha-client-slow-reattach", "E1201 10:00:00.000000 100 client_service.cpp:3844] Failed to ping master\n" +
+			"E1201 10:02:00.000000 100 client_service.cpp:3852] Failed to ping master for 3 times; fetching latest master view and reconnecting\n" +
+			"I1201 10:02:00.100000 100 client_service.cpp:3880] Reconnected to master 10.0.0.3:50051\n"},
+		// store_py.cpp get_buffer before PR 308.
+		{"store-not-found-as-error", "E1201 10:00:00.000000 100 store_py.cpp:588] Query failed for key: prefix@0@abc123 with error: UNKNOWN_ERROR\n"},
+		// rdma_transport.cpp, transfer_task.cpp v0.3.6.
+		{"buffer-not-registered", "E1201 10:00:00.000000 100 rdma_transport.cpp:294] Memory region not registered by any active device(s): 0x7f0000001000\n" +
+			"E1201 10:00:00.000100 100 transfer_task.cpp:510] Failed to submit all transfers, error code is AddressNotRegistered\n"},
+		// LMCache's vllm_v1_adapter.py spec read while None.
+		{"lmcache-side-bug", "  File \"/usr/lib/python3/site-packages/lmcache/integration/vllm/vllm_v1_adapter.py\", line 700, in wait_for_save\n" +
+			"AttributeError: 'NoneType' object has no attribute 'skip_leading_tokens'\n"},
+	} {
+		i := slices.IndexFunc(cls, func(c explain.Class) bool { return c.Name == tc.class })
+		if i < 0 {
+			t.Fatalf("no class %s", tc.class)
+		}
+		d, err := explain.Diagnose(cat, fp, tc.log, versions[tc.class])
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := slices.IndexFunc(d.Causes, func(c explain.Cause) bool { return cls[i].Explains(c.Name) })
+		if d.Verdict != "cause" || named < 0 || (named > 0 && !causeOnly[tc.class]) {
+			t.Errorf("%s: verdict %s, ambiguous %q, causes %v, nearest %v", tc.class, d.Verdict, d.Ambiguous, d.Causes, d.Nearest)
+		}
+	}
+}
