@@ -101,7 +101,7 @@ func TestFieldCorpus(t *testing.T) {
 		}
 		tl, bl := &tun, &before
 		switch {
-		case c.Batch == fieldlogs.TuningBatch:
+		case fieldlogs.Tuning(c.Batch):
 			bl = &tally{}
 		case c.Batch >= 2:
 			if blind[c.Batch] == nil {
@@ -178,7 +178,7 @@ func TestFieldCorpus(t *testing.T) {
 		}
 		split := "tune"
 		switch {
-		case c.Batch == fieldlogs.TuningBatch:
+		case fieldlogs.Tuning(c.Batch):
 			// tuning data: printed like the first batch's tuning cases
 		case c.Batch >= 2:
 			split = fmt.Sprintf("hld%d", c.Batch)
