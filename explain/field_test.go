@@ -56,7 +56,7 @@ func (t tally) row(name string) string {
 // apart, and the second to fourth, blind held-out batches in rows of their
 // own (their cases leave the earlier batches' rows as they were; batches 3
 // and 4 have no "before" row). The tuning row is every tuning case: the
-// first batch's and the fifth's (a tuning batch; it adds nothing to the
+// first batch's and the fifth's and sixth's (tuning batches; they add nothing to the
 // "before" row, which stays the first batch's). Floors keep today's
 // numbers; a false green fails.
 func TestFieldCorpus(t *testing.T) {
