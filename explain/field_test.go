@@ -56,7 +56,7 @@ func (t tally) row(name string) string {
 // apart, and the second to fourth, blind held-out batches in rows of their
 // own (their cases leave the earlier batches' rows as they were; batches 3
 // and 4 have no "before" row). The tuning row is every tuning case: the
-// first batch's and the fifth's (a tuning batch; it adds nothing to the
+// first batch's and the fifth's and sixth's (tuning batches; they add nothing to the
 // "before" row, which stays the first batch's). Floors keep today's
 // numbers; a false green fails.
 func TestFieldCorpus(t *testing.T) {
@@ -101,7 +101,7 @@ func TestFieldCorpus(t *testing.T) {
 		}
 		tl, bl := &tun, &before
 		switch {
-		case c.Batch == fieldlogs.TuningBatch:
+		case fieldlogs.Tuning(c.Batch):
 			bl = &tally{}
 		case c.Batch >= 2:
 			if blind[c.Batch] == nil {
@@ -178,7 +178,7 @@ func TestFieldCorpus(t *testing.T) {
 		}
 		split := "tune"
 		switch {
-		case c.Batch == fieldlogs.TuningBatch:
+		case fieldlogs.Tuning(c.Batch):
 			// tuning data: printed like the first batch's tuning cases
 		case c.Batch >= 2:
 			split = fmt.Sprintf("hld%d", c.Batch)
@@ -216,9 +216,10 @@ func TestFieldCorpus(t *testing.T) {
 		// 58 since the pattern-free classes' patterns from the format
 		// strings (store_py.cpp's Query, rdma_transport.cpp's unregistered
 		// region, LMCache's specs; the Ascend link and HA reattach cases in
-		// the top 3).
-		{"tuning top-1", tun.top1, 54},
-		{"tuning top-3", tun.top3, 58},
+		// the top 3); 58 and 64 with the sixth batch and ld.so's "error
+		// while loading shared libraries" for Mooncake's binaries.
+		{"tuning top-1", tun.top1, 58},
+		{"tuning top-3", tun.top3, 64},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines
@@ -266,7 +267,9 @@ func TestFieldCorpus(t *testing.T) {
 	// Tuning: 0 again since an outcome of no exception earns no outcome
 	// points (any excerpt shows it) and a cause resting only on lines
 	// another class claims too is not named (the fifth batch's
-	// mooncake-691, sglang-pr29127).
+	// mooncake-691, sglang-pr29127). The sixth batch's sglang-24838
+	// (EOPNOTSUPP at ibv_create_qp on AWS EFA) was read as the QP pool
+	// used up until a QP failure other than ENOMEM counted against it.
 	if tun.wrong > 0 || held.wrong > 1 {
 		t.Errorf("confident wrong answers: tuning %d, held-out %d", tun.wrong, held.wrong)
 	}

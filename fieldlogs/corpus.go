@@ -45,9 +45,10 @@ type Case struct {
 	Heldout bool   `yaml:"heldout"`
 	// Batch is the collection round: 0 (omitted) for the first batch, 2
 	// to 4 for the second to fourth, blind held-out ones (collected
-	// without running explain on them), 5 for the fifth, a tuning batch
-	// (more causes to build worlds from); batches are reported apart so a
-	// later batch leaves the earlier batches' numbers as they were.
+	// without running explain on them), 5 and 6 for the fifth and sixth,
+	// tuning batches (more causes to build worlds from); batches are
+	// reported apart so a later batch leaves the earlier batches' numbers
+	// as they were.
 	Batch int `yaml:"batch,omitempty"`
 	// Log is the excerpt as posted, trimmed to the relevant lines.
 	Log string `yaml:"log"`
@@ -61,11 +62,14 @@ var (
 )
 
 // MaxBatch is the latest collection round.
-const MaxBatch = 5
+const MaxBatch = 6
 
-// TuningBatch is the collection round that is tuning data as a whole;
-// batches 2 to 4 are held out as a whole.
-const TuningBatch = 5
+// Tuning reports whether a collection round is tuning data as a whole (the
+// fifth and sixth); batches 2 to 4 are held out as a whole, and the first
+// batch is split case by case.
+func Tuning(batch int) bool {
+	return batch == 5 || batch == 6
+}
 
 // Confidences are the valid confidence values, strongest first.
 var Confidences = []string{"high", "medium", "low"}
@@ -138,9 +142,9 @@ func Parse(file string, data []byte) (Case, error) {
 		return c, bad("log", "empty: the excerpt as posted")
 	case c.Batch < 0 || c.Batch == 1 || c.Batch > MaxBatch:
 		return c, bad("batch", "%d: omit it for the first batch, or 2..%d", c.Batch, MaxBatch)
-	case c.Batch >= 2 && c.Batch < TuningBatch && !c.Heldout:
+	case c.Batch >= 2 && !Tuning(c.Batch) && !c.Heldout:
 		return c, bad("batch", "batch %d is held out as a whole: set heldout: true", c.Batch)
-	case c.Batch == TuningBatch && c.Heldout:
+	case Tuning(c.Batch) && c.Heldout:
 		return c, bad("batch", "batch %d is tuning data as a whole: set heldout: false", c.Batch)
 	}
 	return c, nil

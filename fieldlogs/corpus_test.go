@@ -22,18 +22,18 @@ func TestCorpusLoads(t *testing.T) {
 		t.Fatalf("split %d/%d", len(tun), len(held))
 	}
 	// The second to fourth batches are held out as a whole (issue 15), the
-	// fifth is tuning data as a whole; the first batch keeps its 42, the
-	// second its 15 and the third its 16, the fourth has at least 16 and
-	// the fifth at least 12.
+	// fifth and sixth are tuning data as a whole; the first batch keeps its
+	// 42, the second its 15 and the third its 16, the fourth has at least
+	// 16, the fifth at least 32 and the sixth at least 16.
 	n := map[int]int{}
 	for _, c := range cs {
 		n[c.Batch]++
-		if c.Batch == TuningBatch && c.Heldout {
+		if Tuning(c.Batch) && c.Heldout {
 			t.Errorf("%s: batch %d is tuning data, yet held out", c.File, c.Batch)
 		}
 	}
-	if n[0] != 42 || n[2] != 15 || n[3] != 16 || n[4] < 16 || n[5] < 32 || len(n) != 5 {
-		t.Fatalf("cases per batch %v; want 42 in the first, 15 in batch 2, 16 in batch 3, at least 16 in batch 4, at least 32 in batch 5", n)
+	if n[0] != 42 || n[2] != 15 || n[3] != 16 || n[4] < 16 || n[5] < 32 || n[6] < 16 || len(n) != 6 {
+		t.Fatalf("cases per batch %v; want 42 in the first, 15 in batch 2, 16 in batch 3, at least 16 in batch 4, at least 32 in batch 5, at least 16 in batch 6", n)
 	}
 }
 
@@ -47,8 +47,10 @@ func TestParseErrors(t *testing.T) {
 			t.Fatalf("batch %d: %+v, %v", b, c, err)
 		}
 	}
-	if c, err := Parse("good5.yaml", []byte(good+"heldout: false\nbatch: 5\n")); err != nil || c.Batch != 5 || c.Heldout {
-		t.Fatalf("batch 5: %+v, %v", c, err)
+	for _, b := range []int{5, 6} {
+		if c, err := Parse("good5.yaml", []byte(fmt.Sprintf("%sheldout: false\nbatch: %d\n", good, b))); err != nil || c.Batch != b || c.Heldout {
+			t.Fatalf("batch %d: %+v, %v", b, c, err)
+		}
 	}
 	for _, tc := range []struct{ name, in, want string }{
 		{"unknown key", good + "extra: 1\n", "field extra not found"},
@@ -56,13 +58,14 @@ func TestParseErrors(t *testing.T) {
 		{"bad confidence", strings.Replace(good, "high", "sure", 1), `bad.yaml:5: confidence: "sure": one of high, medium, low`},
 		{"empty log", strings.Replace(good, "log: |\n  E0101 a.cpp:1] x\n", "log: \"\"\n", 1), "bad.yaml:7: log: empty"},
 		{"bad id", strings.Replace(good, "a-1", "A 1", 1), `bad.yaml:1: id: "A 1"`},
-		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..5"},
-		{"batch 6", good + "batch: 6\n", "bad.yaml:9: batch: 6: omit it"},
+		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..6"},
+		{"batch 7", good + "batch: 7\n", "bad.yaml:9: batch: 7: omit it for the first batch, or 2..6"},
 		{"batch -1", good + "batch: -1\n", "bad.yaml:9: batch: -1: omit it"},
 		{"batch 2 tuning", good + "batch: 2\n", "bad.yaml:9: batch: batch 2 is held out as a whole: set heldout: true"},
 		{"batch 3 tuning", good + "batch: 3\n", "bad.yaml:9: batch: batch 3 is held out as a whole: set heldout: true"},
 		{"batch 4 tuning", good + "batch: 4\n", "bad.yaml:9: batch: batch 4 is held out as a whole: set heldout: true"},
 		{"batch 5 held out", good + "heldout: true\nbatch: 5\n", "bad.yaml:10: batch: batch 5 is tuning data as a whole: set heldout: false"},
+		{"batch 6 held out", good + "heldout: true\nbatch: 6\n", "bad.yaml:10: batch: batch 6 is tuning data as a whole: set heldout: false"},
 	} {
 		_, err := Parse("bad.yaml", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
