@@ -49,6 +49,9 @@ type World struct {
 	// answerHeal takes the answer proxy out of the metadata link (nil = none
 	// in place); guarded by mu.
 	answerHeal func(context.Context) error
+	// portHeals close the ports port-held faults hold (porthold.go);
+	// guarded by mu.
+	portHeals []func(context.Context) error
 
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
@@ -735,6 +738,9 @@ func (w *World) Close(ctx context.Context) error {
 				errs = append(errs, err)
 			}
 		}
+	}
+	if err := w.releaseHeldPorts(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	if err := w.inj.Close(); err != nil {
 		errs = append(errs, err)

@@ -294,7 +294,14 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 				}
 				return mooncake.INVALID_PARAMS, nil
 			}
-			c.release = release
+			if c.p.AutoPortBinder {
+				c.release = release
+			} else {
+				// getRandomAvailablePort only probes: isPortAvailable
+				// closes its socket (store_py.cpp v0.3.4.post2:121-133), so
+				// the transfer engine may bind the port itself.
+				release()
+			}
 			c.hostname = host + ":" + strconv.Itoa(port)
 		}
 		ok, err := c.create(ctx, a, devices)
