@@ -563,7 +563,10 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		if h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"); h != host && strings.Contains(h, ":") && net.ParseIP(h) != nil {
 			host = h
 		}
-		if e.cfg.Profile.P2PExplicitRPCPort && port != e.handshakePort() {
+		if e.cfg.Profile.P2PExplicitRPCPort && port > 0 && port <= 65535 && port != e.handshakePort() {
+			// parseHostNameWithPort: no port, or none in 1..65535, is the
+			// handshake port (common.h v0.3.4.post2:121-135).
+
 			return e.p2pExplicitPort(ctx, host, port, auto)
 		}
 		// findAvailableTcpPort: the handshake daemon's port.
