@@ -344,7 +344,9 @@ func (w *World) Addr(role string) (string, error) {
 		return MasterMetricsPort, nil
 	case "master_ip":
 		if w.ha != nil {
-			return "", fmt.Errorf("sim: role master_ip: topology master.ha has no single master")
+			// The first master's own address (the leader at start): a
+			// client given it instead of the master view.
+			return w.ha.ms[0].addr, nil
 		}
 		if w.containers {
 			return w.masterIP, nil
