@@ -79,6 +79,8 @@ func (in injector) Check(p faults.Primitive) error {
 			return engine.Unsupportedf("fake engine: %s: no HTTP metadata server served in this world", f)
 		}
 		return nil
+	case faults.PortPrimitive:
+		return nil
 	case faults.LinkPrimitive:
 		if len(w.linksTo(p.Target)) == 0 {
 			return engine.Unsupportedf("fake engine: no link to %s in this topology", p.Target)
@@ -130,6 +132,16 @@ func (in injector) inject(ctx context.Context, p faults.Primitive) (func(context
 		now := func() time.Duration { return w.scale.mooncake(time.Since(w.start)) }
 		heal := w.rdma.Node(p.Node).Arm(now(), p)
 		return func(context.Context) error { heal(now()); return nil }, nil
+	case faults.PortPrimitive:
+		w.netMu.Lock()
+		w.held[p.Port] = true
+		w.netMu.Unlock()
+		return func(context.Context) error {
+			w.netMu.Lock()
+			delete(w.held, p.Port)
+			w.netMu.Unlock()
+			return nil
+		}, nil
 	case faults.AnswerPrimitive:
 		h := w.metaHandler
 		h.SetWrong(func(method string) (int, string, bool) { return p.Status, faults.AnswerBody, p.Matches(method) })
@@ -170,6 +182,9 @@ func (in injector) Clear(ctx context.Context) error {
 		return fmt.Errorf("fake engine: clear faults: world closed")
 	}
 	w.faulted.clear()
+	w.netMu.Lock()
+	clear(w.held)
+	w.netMu.Unlock()
 	var errs []error
 	errs = append(errs, w.inj.HealAll(ctx))
 	if w.ctr != nil {

@@ -343,7 +343,7 @@ func (b portBinder) Bind(ctx context.Context, host string, port int) (func(), er
 	w := b.p.w
 	w.netMu.Lock()
 	defer w.netMu.Unlock()
-	if _, taken := w.ports[key]; taken {
+	if _, taken := w.ports[key]; taken || w.held[port] {
 		return nil, fmt.Errorf("bind %s:%d: Address already in use", host, port)
 	}
 	bd := &binding{p: b.p, host: host}

@@ -50,6 +50,7 @@ type World struct {
 	dataSrv map[string]*wire.Server      // by node
 	routes  map[string]map[string]string // node → canonical addr → proxy listen addr
 	ports   map[string]*binding          // node/port → owner
+	held    map[int]bool                 // ports port-held faults hold, on every node
 	names   map[string]*Process          // TE server name → owner (nameEndpoint)
 
 	// faulted counts the faults injected and not yet healed (faulted.go):
@@ -137,7 +138,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	w := &World{
 		spec: spec, profile: p, masterVersion: spec.MasterVersion(), logger: logger, trace: spec.Trace, start: time.Now(), scale: newScale(spec.TimeoutScale),
 		dataSrv: map[string]*wire.Server{}, routes: map[string]map[string]string{},
-		ports: map[string]*binding{}, closeDone: make(chan struct{}),
+		ports: map[string]*binding{}, held: map[int]bool{}, closeDone: make(chan struct{}),
 	}
 	if w.trace == nil {
 		w.trace = trace.New(nil)

@@ -156,6 +156,19 @@ type Profile struct {
 	// AbortOnTransportFailure: TE init / transport install failure aborts the
 	// process via glog CHECK (<= 0.3.5).
 	AbortOnTransportFailure bool
+	// MasterLogsMount: MasterService::MountSegment logs "client_id=C,
+	// action=mount_segment, segment_name=N" (master_service.cpp from
+	// v0.3.8.post1; real 0.3.4.post2 prints nothing there).
+	MasterLogsMount bool
+	// TCPPortAfterRPC: TcpTransport::install listens on the RPC port + 1
+	// without checking it first (tcp_transport.cpp v0.3.4.post2:240,
+	// Mooncake#601); from 0.3.5 (#604) on a port of findAvailableTcpPort.
+	TCPPortAfterRPC bool
+	// P2PExplicitRPCPort: with P2PHANDSHAKE metadata the RPC (handshake)
+	// port is local_hostname's own unless it is the default handshake port
+	// (transfer_engine.cpp v0.3.4.post2:55-70); from 0.3.5 always
+	// findAvailableTcpPort.
+	P2PExplicitRPCPort bool
 	// AutoDiscoveryAllProtocols: auto-discovery on for every protocol,
 	// tcp included (0.3.6, 0.3.6.post1); otherwise only rdma/efa with an
 	// empty device list (0.3.7+).
@@ -822,6 +835,8 @@ func profileOf(v Version) Profile {
 	p.SetupFailurePositive = !at("0.3.5")
 	p.AutoPortRetry = at("0.3.9")
 	p.AbortOnTransportFailure = !at("0.3.6")
+	p.TCPPortAfterRPC, p.P2PExplicitRPCPort = !at("0.3.5"), !at("0.3.5")
+	p.MasterLogsMount = at("0.3.8.post1")
 	p.AutoDiscoveryAllProtocols = at("0.3.6") && !at("0.3.7")
 	p.MasterVersionCheck = at("0.3.8")
 	p.RPCTimeoutCode = at("0.3.12")

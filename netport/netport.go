@@ -114,3 +114,47 @@ func ephemeralRange() (first, last int) {
 	}
 	return a, z
 }
+
+// held are the ports Hold listens on for this process's worlds, with how
+// many worlds hold each: process-wide like registry, since worlds running
+// in parallel may hold the same port (a scenario at several versions).
+var held = struct {
+	sync.Mutex
+	ls map[int]*holding
+}{ls: map[int]*holding{}}
+
+type holding struct {
+	l net.Listener
+	n int
+}
+
+// Hold listens on port on every address (":port", IPv4 and IPv6), as
+// another process on the host would, so that a bind of it elsewhere
+// fails with EADDRINUSE; nothing is accepted. Worlds of this process
+// holding the same port share the listener; it closes when the last one
+// releases it (release is idempotent).
+func Hold(port int) (release func(), err error) {
+	held.Lock()
+	defer held.Unlock()
+	h, ok := held.ls[port]
+	if !ok {
+		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+		if err != nil {
+			return nil, fmt.Errorf("netport: hold port %d: %w", port, err)
+		}
+		h = &holding{l: l}
+		held.ls[port] = h
+	}
+	h.n++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			held.Lock()
+			defer held.Unlock()
+			if h.n--; h.n == 0 {
+				_ = h.l.Close()
+				delete(held.ls, port)
+			}
+		})
+	}, nil
+}

@@ -100,3 +100,38 @@ func TestTakeSkipsPortsInUse(t *testing.T) {
 		t.Fatalf("Take handed out %d, which is listened on", ps[0])
 	}
 }
+
+// A held port refuses other binds on every address until its last holder
+// lets go; two holders share it.
+func TestHold(t *testing.T) {
+	ps, err := Take(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Release(ps...)
+	p := ps[0]
+	a, err := Hold(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Hold(p)
+	if err != nil {
+		t.Fatalf("second Hold(%d): %v", p, err)
+	}
+	if l, err := net.Listen("tcp4", "0.0.0.0:"+strconv.Itoa(p)); err == nil {
+		_ = l.Close()
+		t.Fatalf("0.0.0.0:%d bound while held", p)
+	}
+	a()
+	a() // idempotent: b still holds it
+	if l, err := net.Listen("tcp4", "0.0.0.0:"+strconv.Itoa(p)); err == nil {
+		_ = l.Close()
+		t.Fatalf("0.0.0.0:%d bound while b holds it", p)
+	}
+	b()
+	l, err := net.Listen("tcp4", "0.0.0.0:"+strconv.Itoa(p))
+	if err != nil {
+		t.Fatalf("0.0.0.0:%d after release: %v", p, err)
+	}
+	_ = l.Close()
+}

@@ -74,6 +74,7 @@ func (in injector) Clear(ctx context.Context) error {
 	if heal != nil { // the answer proxy out of the metadata link
 		errs = append(errs, heal(ctx))
 	}
+	errs = append(errs, w.releaseHeldPorts(ctx))
 	w.mu.Lock()
 	var down, paused []*server
 	for _, role := range startOrder(w.servers) {
@@ -122,6 +123,8 @@ func (w *World) action(p faults.Primitive) (inject, error) {
 		return w.linkAction(p)
 	case faults.AnswerPrimitive:
 		return w.answerAction(p)
+	case faults.PortPrimitive:
+		return w.portAction(p)
 	default:
 		return nil, engine.Unsupportedf("real engine: %s: %T cannot be injected here", f, p)
 	}

@@ -49,6 +49,9 @@ type World struct {
 	// answerHeal takes the answer proxy out of the metadata link (nil = none
 	// in place); guarded by mu.
 	answerHeal func(context.Context) error
+	// portHeals close the ports port-held faults hold (porthold.go);
+	// guarded by mu.
+	portHeals []func(context.Context) error
 
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
@@ -292,6 +295,12 @@ func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports
 		flags["http_metadata_server_host"] = w.bindHost()
 	}
 	maps.Copy(flags, extra)
+	if known["local_hostname"] && flags["enable_ha"] == "true" {
+		// Up to 0.3.5 an HA master publishes --local_hostname as its
+		// master view: 0.3.4 aborts without it, 0.3.4.post2 publishes ""
+		// and no client finds it (real, REAL-FINDINGS §48).
+		flags["local_hostname"] = net.JoinHostPort(w.bindHost(), strconv.Itoa(rpc))
+	}
 	sf := w.scenarioMasterFlags()
 	for _, k := range sortedKeys(sf) {
 		if slices.Contains(scenarioBindFlags, k) && w.ctr != nil {
@@ -610,9 +619,11 @@ func (w *World) Addr(role string) (string, error) {
 		// master's bind address, which a proxy would hide.
 		return net.JoinHostPort("::1", strconv.Itoa(m.ports["rpc"])), nil
 	case "master_ip":
+		// With master.ha, the first master's (the leader at start): a
+		// client given it instead of the master view.
 		m, ok := s["master"]
-		if !ok || w.spec.Master.HA {
-			return "", fmt.Errorf("real engine: role master_ip: the topology has no single master")
+		if !ok {
+			return "", fmt.Errorf("real engine: role master_ip: the topology has no master")
 		}
 		// The master's own address, not its proxy's: in a container world
 		// its container's address on the network, which a restart changes.
@@ -735,6 +746,9 @@ func (w *World) Close(ctx context.Context) error {
 				errs = append(errs, err)
 			}
 		}
+	}
+	if err := w.releaseHeldPorts(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	if err := w.inj.Close(); err != nil {
 		errs = append(errs, err)

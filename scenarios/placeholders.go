@@ -13,7 +13,7 @@ var RoleDocs = map[string]string{
 	"client":          "the mooncake_client address (host:port)",
 	"master_metrics":  "the mooncake_master metrics address (host:port)",
 	"etcd":            "the etcd address (host:port)",
-	"master_ip":       "the mooncake_master's own ip:port (no proxy in between)",
+	"master_ip":       "the mooncake_master's own ip:port (no proxy in between; with master.ha the first master's)",
 	"master_ipv6":     "the mooncake_master's RPC port on the IPv6 loopback ([::1]:port, no proxy in between)",
 	"metadata_ipv6":   "the master's embedded HTTP metadata URL on the IPv6 loopback (http://[::1]:port/metadata, no proxy in between)",
 	"offload_dir":     "an empty directory for SSD offload (under the world's own directory)",

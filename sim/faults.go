@@ -43,6 +43,8 @@ func (in injector) Check(p faults.Primitive) error {
 			return engine.Unsupportedf("sim: %s", why)
 		}
 		return nil
+	case faults.PortPrimitive:
+		return nil
 	case faults.AnswerPrimitive:
 		if in.w.spec.Metadata != "http" && in.w.spec.Metadata != "master" {
 			return engine.Unsupportedf("sim: %s: the topology has no HTTP metadata server (metadata %q)", f, in.w.spec.Metadata)
@@ -78,6 +80,9 @@ func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.C
 	case faults.AnswerPrimitive:
 		w.answer = &p
 		return func(context.Context) error { w.answer = nil; return nil }, nil
+	case faults.PortPrimitive:
+		w.held[p.Port] = true
+		return func(context.Context) error { delete(w.held, p.Port); return nil }, nil
 	case faults.ProcessPrimitive:
 		if w.ha != nil && (p.Target == "master" || p.Target == faults.TargetMasterLeader) {
 			// The undo acts on the master the fault hit, not on whoever leads then.
@@ -106,6 +111,7 @@ func (in injector) Clear(ctx context.Context) error {
 	// network again (docker network connect).
 	clear(w.parts)
 	w.answer = nil
+	clear(w.held)
 	w.rdma.HealAll()
 	if w.ha != nil {
 		for i := range w.ha.ms {

@@ -68,7 +68,9 @@ func (w *World) startHA() error {
 const roleMasterStandby = "master-standby"
 
 func (w *World) newMaster(source string) *master.Master {
-	return master.New(w.masterCfg, w.k, mlog.Trace{T: w.tr, Source: source}, w.k.Stream(fmt.Sprintf("%s#%d", source, w.k.Fired())))
+	cfg := w.masterCfg
+	cfg.EnableHA = true // realengine/hamaster.go starts both with --enable_ha=true
+	return master.New(cfg, w.k, mlog.Trace{T: w.tr, Source: source}, w.k.Stream(fmt.Sprintf("%s#%d", source, w.k.Fired())))
 }
 
 func (w *World) haLog(m *haMaster, level, text string) {

@@ -409,7 +409,7 @@ func (p portBinder) Bind(_ context.Context, host string, port int) (func(), erro
 		// the model keeps them apart as on one host.
 		key = fmt.Sprint(port)
 	}
-	if p.w.ports[key] {
+	if p.w.ports[key] || p.w.held[port] {
 		return nil, fmt.Errorf("bind %s:%d: Address already in use", host, port)
 	}
 	p.w.ports[key] = true

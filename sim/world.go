@@ -81,7 +81,10 @@ type World struct {
 	clientAddr  string
 	clientMem   *hostmem.Space // mooncake_client's address space (its TE endpoints)
 
-	ports     map[string]bool
+	ports map[string]bool
+	// held: ports another process holds on the host (port-held faults),
+	// whichever node binds them.
+	held      map[int]bool
 	endpoints []endpointReg
 	// paused are the address spaces of SGLang-side processes frozen by
 	// Process.Pause (looked up, never iterated).
@@ -155,7 +158,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	w := &World{
 		spec: spec, profile: p, masterVersion: mv, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
-		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{},
+		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{}, held: map[int]bool{},
 		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
 	}
 	in := injector{w}
@@ -341,7 +344,9 @@ func (w *World) Addr(role string) (string, error) {
 		return MasterMetricsPort, nil
 	case "master_ip":
 		if w.ha != nil {
-			return "", fmt.Errorf("sim: role master_ip: topology master.ha has no single master")
+			// The first master's own address (the leader at start): a
+			// client given it instead of the master view.
+			return w.ha.ms[0].addr, nil
 		}
 		if w.containers {
 			return w.masterIP, nil

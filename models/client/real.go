@@ -294,7 +294,14 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 				}
 				return mooncake.INVALID_PARAMS, nil
 			}
-			c.release = release
+			if c.p.AutoPortBinder {
+				c.release = release
+			} else {
+				// getRandomAvailablePort only probes: isPortAvailable
+				// closes its socket (store_py.cpp v0.3.4.post2:121-133), so
+				// the transfer engine may bind the port itself.
+				release()
+			}
 			c.hostname = host + ":" + strconv.Itoa(port)
 		}
 		ok, err := c.create(ctx, a, devices)
@@ -411,7 +418,10 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 	if !c.connect(ctx) {
 		return false, nil
 	}
-	c.pinging = c.p.Heartbeat && !c.p.HeartbeatAfterMount
+	// Up to 0.3.6 only an HA client (etcd://) starts the ping thread
+	// (client.cpp v0.3.4.post2:124-156): one given the master's address
+	// never pings, and an HA master expires it (master.Config.EnableHA).
+	c.pinging = (c.p.Heartbeat || c.haEndpoints != "") && !c.p.HeartbeatAfterMount
 	c.pingSince = c.d.Clock.Now()
 	c.pingOK, c.pingFails = true, 0
 	if cfg, err := c.ms.GetStorageConfig(ctx); err != nil {

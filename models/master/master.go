@@ -29,6 +29,10 @@ type Config struct {
 	PutStartDiscardTimeout     time.Duration // --put_start_discard_timeout_sec
 	// EnableOffload is --enable_offload (MountLocalDiskSegment accepted).
 	EnableOffload bool
+	// EnableHA is --enable_ha: up to 0.3.6 (Profile.Heartbeat false) the
+	// client monitor runs, and MountSegment starts timing its client, only
+	// then (master_service.cpp v0.3.4.post2:41, 73-91).
+	EnableHA bool
 	// RPCVersion is what ServiceReady answers (RPCVersion unless a test
 	// models a foreign master).
 	RPCVersion string
@@ -95,13 +99,15 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			c.RPCVersion = v
 		case "enable_offload":
 			c.EnableOffload, err = strconv.ParseBool(v)
+		case "enable_ha":
+			c.EnableHA, err = strconv.ParseBool(v)
 		case "rpc_address":
 			c.RPCAddress = v
 		case "http_metadata_server_host":
 			c.HTTPMetadataHost = v
 		case "port", "rpc_port", "max_threads", "rpc_thread_num", "enable_http_metadata_server",
 			"http_metadata_server_port", "metrics_port", "enable_metric_reporting",
-			"enable_ha", "memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl", "root_fs_dir",
+			"memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl", "root_fs_dir",
 			"cluster_id", "rpc_enable_tcp_no_delay", "rpc_conn_timeout_seconds", "logtostderr", "v":
 			// Accepted; no behaviour in the model.
 		default:
@@ -218,8 +224,8 @@ func (m *Master) Config() Config { return m.cfg }
 // catchUp runs the background threads' ticks due by now.
 func (m *Master) catchUp() time.Duration {
 	now := m.clock.Now()
-	// ≤ 0.3.6 runs the client monitor only in HA mode (not modelled).
-	if m.cfg.Version.Heartbeat && now-m.lastMonitor >= ClientMonitorPeriod {
+	// ≤ 0.3.6 runs the client monitor only in HA mode.
+	if (m.cfg.Version.Heartbeat || m.cfg.EnableHA) && now-m.lastMonitor >= ClientMonitorPeriod {
 		m.lastMonitor += (now - m.lastMonitor) / ClientMonitorPeriod * ClientMonitorPeriod
 		m.monitorClients(m.lastMonitor)
 	}
@@ -437,7 +443,9 @@ func (m *Master) touchClient(id UUID, now time.Duration) {
 func (m *Master) MountSegment(_ context.Context, seg Segment, clientID UUID) error {
 	now := m.catchUp()
 	m.touchClient(clientID, now)
-	m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=mount_segment, segment_name=%s", clientID, seg.Name))
+	if m.cfg.Version.MasterLogsMount {
+		m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=mount_segment, segment_name=%s", clientID, seg.Name))
+	}
 	_, err := m.mount(seg, clientID)
 	return err
 }

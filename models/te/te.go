@@ -103,6 +103,9 @@ type Engine struct {
 	handshake, leaked bool
 	// forcedTCP: init installed TCP for MC_FORCE_TCP (Profile.ForceTCPAtInit).
 	forcedTCP bool
+	// tcpBindError: what TcpTransport::install threw when its port was
+	// held (Profile.TCPPortAfterRPC): asio's system_error text.
+	tcpBindError string
 	// publishAtInstall: TcpTransport::install's updateLocalSegmentDesc is
 	// modelled (the bench, bench.go). The store's paths leave it out: they
 	// reach install only after init's own PUT worked.
@@ -324,6 +327,11 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 			return nil
 		}
 		if e.installTCP(ctx) != 0 {
+			if e.tcpBindError != "" {
+				// Client::InitTransferEngine catches what install threw
+				// (client.cpp v0.3.4.post2:180-186).
+				e.logf(mlog.Error, "tcp_transport_install_failed error_message=\"%s\"", e.tcpBindError)
+			}
 			return mooncake.INTERNAL_ERROR
 		}
 		return nil
@@ -555,6 +563,12 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		if h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"); h != host && strings.Contains(h, ":") && net.ParseIP(h) != nil {
 			host = h
 		}
+		if e.cfg.Profile.P2PExplicitRPCPort && port > 0 && port <= 65535 && port != e.handshakePort() {
+			// parseHostNameWithPort: no port, or none in 1..65535, is the
+			// handshake port (common.h v0.3.4.post2:121-135).
+
+			return e.p2pExplicitPort(ctx, host, port, auto)
+		}
 		// findAvailableTcpPort: the handshake daemon's port.
 		p, release, err := e.bindAny(ctx, host)
 		if err != nil {
@@ -625,6 +639,41 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 	}
 	return e.afterRPC(ctx, auto)
 }
+
+// handshakePort is globalConfig().handshake_port: MC_HANDSHAKE_PORT or
+// 12001.
+func (e *Engine) handshakePort() int {
+	if v, ok := e.env("MC_HANDSHAKE_PORT"); ok {
+		if pv := mooncake.ParseKnob(e.cfg.Profile.Version, "MC_HANDSHAKE_PORT", v, true); pv.Read && !pv.Fallback {
+			return int(pv.Int)
+		}
+	}
+	return 12001
+}
+
+// p2pExplicitPort is init's P2P branch up to 0.3.4.post2
+// (Profile.P2PExplicitRPCPort): local_hostname's own port is the RPC port,
+// and addRpcMetaEntry starts the handshake daemon on it (sockfd -1, so it
+// binds now): a port held by another process is SocketHandShakePlugin's
+// bind error and ERR_SOCKET (transfer_metadata.cpp v0.3.4.post2:500-515,
+// transfer_metadata_plugin.cpp:610-630).
+func (e *Engine) p2pExplicitPort(ctx context.Context, host string, port int, auto bool) int {
+	e.rpcPort = port
+	e.logf(mlog.Info, "Transfer Engine RPC using P2P handshake, listening on %s:%d", host, port)
+	if e.cfg.Ports != nil {
+		rel, err := e.cfg.Ports.Bind(ctx, host, port)
+		if err != nil {
+			e.logf(mlog.Error, "SocketHandShakePlugin: bind (port %d): Address already in use [98]", port)
+			return ErrSocket
+		}
+		e.release = append(e.release, rel)
+	}
+	e.handshake = true
+	return e.afterRPC(ctx, auto)
+}
+
+// ErrSocket is the transfer engine's ERR_SOCKET (error.h).
+const ErrSocket = -102
 
 // abortNoPlugin is the LOG(FATAL) of a scheme without a plugin: init's
 // caller returns e.aborted.
@@ -752,8 +801,20 @@ func (e *Engine) installTCP(ctx context.Context) int {
 		e.logf(mlog.Error, "TcpTransport: cannot publish segments, check the availability of metadata storage")
 		return -1
 	}
-	e.transports = append(e.transports, "tcp")
 	e.logf(mlog.Info, "TcpTransport: listen on port %d", e.rpcPort+1)
+	if e.cfg.Profile.TCPPortAfterRPC && e.cfg.Ports != nil {
+		// TcpContext's asio acceptor binds the port after the RPC port,
+		// never checked (Mooncake#601): held by another process, its
+		// constructor throws asio's system_error out of install.
+		host, _ := splitHostPort(e.serverName)
+		rel, err := e.cfg.Ports.Bind(ctx, host, e.rpcPort+1)
+		if err != nil {
+			e.tcpBindError = "bind: Address already in use"
+			return -1
+		}
+		e.release = append(e.release, rel)
+	}
+	e.transports = append(e.transports, "tcp")
 	return 0
 }
 

@@ -1,0 +1,53 @@
+package master_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/models/rng"
+)
+
+// Up to 0.3.5 the client monitor runs, and a mount starts timing its
+// client, only in HA mode (master_service.cpp v0.3.4.post2:41, 73-91): a
+// client that never pings is expired client_ttl after its mount there,
+// and kept without --enable_ha. The mount itself is logged from
+// v0.3.8.post1 only.
+func TestHAClientMonitorBeforeHeartbeat(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		version string
+		flags   map[string]string
+		want    []string
+	}{
+		{"0.3.4.post2", map[string]string{"enable_ha": "true"}, []string{
+			"client_id=0000000000000001-0000000000000002, action=client_expired",
+			"client_id=0000000000000001-0000000000000002, segment_name=h:1, action=unmount_expired_segment",
+		}},
+		{"0.3.4.post2", nil, nil},
+		{"0.3.9", nil, []string{
+			"client_id=0000000000000001-0000000000000002, action=mount_segment, segment_name=h:1",
+			"client_id=0000000000000001-0000000000000002, action=client_expired",
+			"client_id=0000000000000001-0000000000000002, segment_name=h:1, action=unmount_expired_segment",
+		}},
+	} {
+		var logs []string
+		clk := &clock{}
+		m := master.New(configAt(t, c.version, c.flags), clk, mlog.Func(func(_, text string) { logs = append(logs, text) }), rng.Stream(1, "master"))
+		id := master.UUID{Hi: 1, Lo: 2}
+		if err := m.MountSegment(ctx, master.Segment{ID: master.UUID{Lo: 9}, Name: "h:1", Base: 0x1000, Size: 100, TEEndpoint: "h:1"}, id); err != nil {
+			t.Fatal(err)
+		}
+		clk.now = 12 * time.Second
+		names := m.SegmentNames()
+		if !slices.Equal(logs, c.want) {
+			t.Errorf("%s %v: logs %q, want %q", c.version, c.flags, logs, c.want)
+		}
+		if wantGone := len(c.want) > 0; (len(names) == 0) != wantGone {
+			t.Errorf("%s %v: segments %q after 12 s", c.version, c.flags, names)
+		}
+	}
+}
