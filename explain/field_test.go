@@ -217,9 +217,12 @@ func TestFieldCorpus(t *testing.T) {
 		// strings (store_py.cpp's Query, rdma_transport.cpp's unregistered
 		// region, LMCache's specs; the Ascend link and HA reattach cases in
 		// the top 3); 58 and 64 with the sixth batch and ld.so's "error
-		// while loading shared libraries" for Mooncake's binaries.
-		{"tuning top-1", tun.top1, 58},
-		{"tuning top-3", tun.top3, 64},
+		// while loading shared libraries" for Mooncake's binaries; 63 and
+		// 69 since the sixth batch's new classes' patterns from the source
+		// (the lease-expired get, the Ascend transfer failure, the
+		// handshake listen() race) and the wheel's excluded libcudart.
+		{"tuning top-1", tun.top1, 63},
+		{"tuning top-3", tun.top3, 69},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines

@@ -68,6 +68,20 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 		// LMCache's vllm_v1_adapter.py spec read while None.
 		{"lmcache-side-bug", "  File \"/usr/lib/python3/site-packages/lmcache/integration/vllm/vllm_v1_adapter.py\", line 700, in wait_for_save\n" +
 			"AttributeError: 'NoneType' object has no attribute 'skip_leading_tokens'\n"},
+		// client_service.cpp v0.3.12.post1 BatchGet; vLLM's store worker.py.
+		{"kv-lease-expired-before-read", "W1201 10:00:00.000000 100 client_service.cpp:1483] lease_expired_before_data_transfer_completed key=model@tp_rank:0@abc123\n" +
+			"WARNING 12-01 10:00:00 [worker.py:900] Failed to get 1 Mooncake keys from sub-batch (batch_keys=8, first_failures=[('model@tp_rank:0@abc123', -707)])\n"},
+		// ascend_direct_transport.cpp v0.3.8.post1 TransferSync.
+		{"ascend-hccl-transfer-failed", "E1201 10:00:00.000000 100 ascend_direct_transport.cpp:836] Transfer slice failed with status: 100000\n" +
+			"I1201 10:00:00.000100 100 ascend_direct_transport.cpp:843] transfer failed and disconnect to:10.0.0.2:20001\n"},
+		// transfer_executor_base.cpp v0.3.12.post1; HCCL's exception_handler.cc.
+		{"ascend-hccl-transfer-failed", "E1201 10:00:00.000000 100 transfer_executor_base.cpp:704] Transfer failed to: 10.0.0.2:20001, errmsg: EI9999 inner error\n" +
+			"[ERROR] HCCL(100,):2026-12-01-10:00:00.000.000 [exception_handler.cc:23] [101]HcclBatchPut: HcclException, what: some failure, code: 4\n"},
+		// transfer_metadata_plugin.cpp v0.3.6: PLOG of listen() on the probed socket.
+		{"handshake-port-reuseaddr", "E1201 10:00:00.000000 100 transfer_metadata_plugin.cpp:680] SocketHandShakePlugin: listen(): Address already in use [98]\n"},
+		// A wheel built against CUDA 12 (build_wheel.sh excludes libcudart).
+		{"mooncake-install-broken", "Traceback (most recent call last):\n" +
+			"ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"},
 	} {
 		i := slices.IndexFunc(cls, func(c explain.Class) bool { return c.Name == tc.class })
 		if i < 0 {
