@@ -172,7 +172,7 @@ func TestLinkWhenScored(t *testing.T) {
 func TestDiagnoseOKOutcomeNeedsTheLogsErrors(t *testing.T) {
 	cat, fp := allFingerprints(t)
 	log := "E1201 10:00:00.000000 100 rdma_endpoint.cpp:70] Failed to create QP: Cannot allocate memory [12]\n" +
-		"E1201 10:00:56.000000 101 transfer_metadata_plugin.cpp:835] SocketHandShakePlugin: connect()10.0.0.2:15468: Connection refused [111]\n"
+		"E1201 10:00:56.000000 101 tcp_transport.cpp:1100] TcpTransport::getConnection failed to create connection to 10.0.0.2:15468. Error: connect: Connection refused\n"
 	d, err := explain.Diagnose(cat, fp, log, "")
 	if err != nil {
 		t.Fatal(err)

@@ -400,6 +400,16 @@ type Profile struct {
 	// create client" (setup -600 at 0.3.7.post2); 0.3.8.post1 … 0.3.14
 	// connect with either form.
 	MasterAddrIPv6 bool
+	// RefusedPoolLogged: the bundled yalantinglibs' easylog writes the
+	// client pool's reconnect to a refusing server into the process's log
+	// (stdout): each connect's "client_id 1 failed:Connection refused",
+	// "reconnect client{…},host:{ADDR} out of max limit, stop retry.
+	// connect failed" and "send request to ADDR failed. connection
+	// refused.", then MasterClient's "Client not available". Real, a
+	// refusing master (setup/master-down-explicit-port, 2026-12-02): the
+	// lines at 0.3.8.post1, 0.3.9 and 0.3.10.post1; none at 0.3.11.post1,
+	// 0.3.12.post1, 0.3.13.post1 (docs/REAL-FINDINGS.md §50).
+	RefusedPoolLogged bool
 	// MasterBindsIPv6: mooncake_master --rpc_address=::1 listens on
 	// [::1]:port. The master hands the address to coro_rpc_server
 	// (master.cpp v0.3.8.post1:560-564, the same call at every tag), so
@@ -886,6 +896,7 @@ func profileOf(v Version) Profile {
 	p.AutoGIDSelect = at("0.3.8.post1")
 	p.GPUDmaBufDefault = at("0.3.11")
 	p.MasterAddrIPv6 = at("0.3.8")
+	p.RefusedPoolLogged = at("0.3.8") && !at("0.3.11")
 	p.MasterBindsIPv6 = !at("0.3.8") || at("0.3.10.post2")
 	p.MasterBindsBracketed = at("0.3.13")
 	p.MetadataServerBindsHost = at("0.3.14")

@@ -421,6 +421,10 @@ type dataPath struct {
 	w     *World
 	from  string
 	clock engine.Clock
+	// opened: the segments this store's transfer engine has opened (its
+	// segment_id_to_desc_map_); in P2PHANDSHAKE mode a segment not in it
+	// is opened by a handshake to its endpoint first.
+	opened map[string]bool
 }
 
 func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int64, write bool) (*hostmem.Space, error) {
@@ -432,8 +436,20 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 	}
 	ep := d.w.endpoint(d.from, endpoint)
 	if ep == nil {
-		// Its process is gone: nothing listens on its port.
+		// Its process is gone: nothing listens on its port. A segment this
+		// engine never opened is opened first, in P2PHANDSHAKE mode by
+		// exchangeMetadata with the endpoint, whose connect() is refused
+		// (transfer_metadata.cpp getSegmentDesc, v0.3.4.post2 …
+		// v0.3.12.post1; real 0.3.13.post1: "SocketHandShakePlugin:
+		// connect()…: Connection refused [111]"); an opened one fails at
+		// the data connection (TcpTransport's lines).
+		if d.w.handshakeMetadata() && !d.opened[endpoint] {
+			return nil, &te.HandshakeRefused{Endpoint: endpoint, Connect: loopbackIP(endpoint)}
+		}
 		return nil, &te.TransferRefused{Endpoint: endpoint}
+	}
+	if d.opened != nil {
+		d.opened[endpoint] = true
 	}
 	var bad error
 	if r, ok := ep.mem.Find(addr); !ok || !r.Contains(addr, n) {
@@ -586,3 +602,18 @@ func (s *masterStub) OffloadObjectHeartbeat(ctx context.Context, id master.UUID)
 }
 
 var _ master.OffloadService = (*masterStub)(nil)
+
+// handshakeMetadata: the world's transfer engines open segments by the
+// P2P handshake (no metadata service).
+func (w *World) handshakeMetadata() bool {
+	return w.spec.Metadata == "" || w.spec.Metadata == te.P2PHandshake
+}
+
+// loopbackIP is the address connect() reports for an endpoint: the sim's
+// one host answers "localhost" at 127.0.0.1.
+func loopbackIP(endpoint string) string {
+	if h, port, ok := strings.Cut(endpoint, ":"); ok && h == "localhost" {
+		return "127.0.0.1:" + port
+	}
+	return endpoint
+}

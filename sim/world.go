@@ -231,7 +231,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Metadata: metadataHTTP{w: w, from: node, clock: clock},
 		Etcd:     metadataEtcd{w: w, from: node, clock: clock},
 		Ports:    portBinder{w: w, node: node},
-		Data:     dataPath{w: w, from: node, clock: clock},
+		Data:     dataPath{w: w, from: node, clock: clock, opened: map[string]bool{}},
 		Clients:  clientTransport{w: w, from: node, clock: clock},
 		JoinPing: w.joinPing,
 		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,

@@ -175,7 +175,24 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 	}
 }
 
-func (c *RealClient) rpcLog(err error) { rpcLog(c.d.Log, c.p, "", err) }
+func (c *RealClient) rpcLog(err error) {
+	if re, ok := master.AsRPCError(err); ok && re.Kind == master.Refused && c.p.RefusedPoolLogged {
+		// coro_io::client_pool's reconnect, as the bundled easylog logs it
+		// (client_pool.hpp, coro_rpc_client.hpp; yalantinglibs 0.5.6): a
+		// connect and three retries, then the pool gives up. The lines
+		// come when the call fails, not at each connect's time.
+		for i := 0; i < 4; i++ {
+			c.logf(mlog.Warning, "client_id 1 failed:Connection refused")
+		}
+		c.logf(mlog.Warning, "reconnect client{%#x},host:{%s} out of max limit, stop retry. connect failed", poolClientAddr, c.msAddr)
+		c.logf(mlog.Warning, "send request to %s failed. connection refused.", c.msAddr)
+	}
+	rpcLog(c.d.Log, c.p, "", err)
+}
+
+// poolClientAddr stands for the pool's client object pointer that
+// yalantinglibs prints (a heap address, different in every process).
+const poolClientAddr = 0x55d0c0de1e60
 
 // rpcFailPerOp: MasterClient's own failure line per RPC up to v0.3.5
 // (master_client.cpp v0.3.5, "LOG(ERROR) << … << result.error().msg").
