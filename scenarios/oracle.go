@@ -11,6 +11,11 @@ import (
 
 func normalize(s string) string { return mooncake.NormalizeAddresses(s) }
 
+// logsMention reports whether a log line contains want, addresses normalized.
+func logsMention(logs []string, want string) bool {
+	return slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(normalize(l), normalize(want)) })
+}
+
 func excString(e *Exception) string {
 	if e == nil {
 		return "no exception"
@@ -89,7 +94,7 @@ func Check(e Expect, o Observed, stepWants []stepWant, band Band) string {
 			}
 		}
 		if idx < 0 {
-			if slices.ContainsFunc(o.Logs, func(l string) bool { return strings.Contains(normalize(l), normalize(want)) }) {
+			if logsMention(o.Logs, want) {
 				return fmt.Sprintf("expected log %q after %q, observed it only before (out of order)", want, e.Logs[i-1])
 			}
 			return fmt.Sprintf("expected log containing %q, observed none (%d log lines)", want, len(o.Logs))

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -28,13 +27,10 @@ func (r *run) settleLogs(ctx context.Context, mark int, want []string) {
 		var logs []string
 		for _, e := range r.tr.EventsFrom(mark) {
 			if e.Kind == "log" {
-				logs = append(logs, normalize(e.Text))
+				logs = append(logs, e.Text)
 			}
 		}
-		return slices.ContainsFunc(want, func(w string) bool {
-			w = normalize(w)
-			return !slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(l, w) })
-		})
+		return slices.ContainsFunc(want, func(w string) bool { return !logsMention(logs, w) })
 	}
 	if len(want) == 0 || !missing() {
 		return
