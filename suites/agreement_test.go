@@ -104,16 +104,8 @@ func compareResults(s, o scenarios.Result, raced map[string]bool) (diffs []strin
 	if s.Verdict != o.Verdict {
 		diffs = append(diffs, fmt.Sprintf("%s: verdict sim=%s (%s) %s=%s (%s)", id, s.Verdict, s.Reason, on, o.Verdict, o.Reason))
 	}
-	codes := func(r scenarios.Result) []byte {
-		m := r.Observed.Codes()
-		for k := range raced {
-			delete(m, k)
-		}
-		b, _ := json.Marshal(m)
-		return b
-	}
-	sc, oc := codes(s), codes(o)
-	if string(sc) != string(oc) {
+	sc, oc := codesExcept(s, raced), codesExcept(o, raced)
+	if sc != oc {
 		diffs = append(diffs, fmt.Sprintf("%s: codes sim=%s %s=%s", id, sc, on, oc))
 	}
 	se, oe := s.Observed.Exception, o.Observed.Exception
@@ -127,6 +119,16 @@ func compareResults(s, o scenarios.Result, raced map[string]bool) (diffs []strin
 		diffs = append(diffs, fmt.Sprintf("%s: process death sim=%q %s=%q", id, signal(s.Observed.Died), on, signal(o.Observed.Died)))
 	}
 	return diffs, true
+}
+
+// codesExcept is r's codes by method as JSON, without the methods in raced.
+func codesExcept(r scenarios.Result, raced map[string]bool) string {
+	m := r.Observed.Codes()
+	for k := range raced {
+		delete(m, k)
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
 }
 
 // timingDiffs holds sim's time in each Mooncake method, per phase, to
