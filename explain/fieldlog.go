@@ -112,15 +112,17 @@ var (
 	// backtick, docker compose's "service-1  | ", docker logs -t's and
 	// kubectl --timestamps' RFC 3339 stamp, kubectl --prefix's
 	// "[pod/name/container] ", journald's "Dec 01 12:00:00 host proc[pid]: ",
-	// Ray's "(Worker rank=0 pid=1) ", torch's "[rank0]: ".
+	// Ray's "(Worker rank=0 pid=1) ", torch's "[rank0]: ". Each takes its
+	// own separator only: the line's indentation is the line's (a wrapped
+	// message's continuation, joinWrapped).
 	reWrappers = []*regexp.Regexp{
 		regexp.MustCompile(`^(?:> ?)+`),
 		regexp.MustCompile("^`+"),
 		regexp.MustCompile(`^[A-Za-z0-9][\w.\-]*\s+\| ?`),
-		regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+`),
+		regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]`),
 		regexp.MustCompile(`^\[pod/[^\]\s]+\]\s?`),
 		regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.\-/]+(?:\[\d+\])?: `),
-		regexp.MustCompile(`^\([\w.\-]+(?:\s+[\w.\-]+=[\w.\-]+)*\)\s+`),
+		regexp.MustCompile(`^\([\w.\-]+(?:\s+[\w.\-]+=[\w.\-]+)*\)[ \t]`),
 		regexp.MustCompile(`^\[rank\d+\]:\s?`),
 	}
 )
@@ -153,7 +155,37 @@ func unwrapLog(log string) string {
 	for i, l := range lines {
 		lines[i] = unwrap(l)
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(joinWrapped(lines), "\n")
+}
+
+// joinWrapped joins an exception message hard-wrapped mid-sentence (an
+// issue's text box, a terminal) into one line: "RuntimeError: ... requires"
+// then indented continuation lines, up to the one that ends the sentence.
+// A message that ends its line with a colon or a full stop is left alone
+// (pybind11's TypeError lists its overloads on lines of their own).
+func joinWrapped(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if raisedException.MatchString(l) {
+			for i+1 < len(lines) && !endsSentence(l) && reContinuation.MatchString(lines[i+1]) &&
+				!strings.HasPrefix(strings.TrimSpace(lines[i+1]), `File "`) {
+				i++
+				l += " " + strings.TrimSpace(lines[i])
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// reContinuation: an indented line of words, not a traceback's frame or
+// caret line.
+var reContinuation = regexp.MustCompile(`^\s+(?:[A-Za-z'"(]|\d+[^.\d])`)
+
+func endsSentence(l string) bool {
+	l = strings.TrimRight(l, " \t")
+	return l == "" || strings.ContainsAny(l[len(l)-1:], ".:!?)]}")
 }
 
 // ParseLog reads what operators paste: glog lines (prefix stripped,
