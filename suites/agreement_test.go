@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
@@ -185,3 +186,31 @@ func signal(d *scenarios.Death) string {
 	}
 	return d.Signal
 }
+
+// Two runs on real Mooncake may take either side of a race the scenario
+// names (expect.codes lists the codes): that is agreement; any other code
+// difference is not.
+var _ = Describe("the agreements and a race the scenario names", Label("sim"), func() {
+	sc, err := scenarios.Parse("race.yaml", []byte(`name: t/race
+steps:
+  - init: tp0
+  - set: {pages: 2}
+expect:
+  ok: true
+  codes: {setup: 0, batch_put_from: [[-900, -200, 0], [-900, -200, 0]]}
+`))
+	It("loads", func() { Expect(err).NotTo(HaveOccurred()) })
+	run := func(setup int, put ...int) scenarios.Result {
+		return scenarios.Result{Scenario: "t/race", MooncakeVersion: "0.3.14", Verdict: scenarios.Pass, Observed: scenarios.Observed{
+			Calls: []scenarios.Call{{Method: "setup", Code: setup}, {Method: "batch_put_from", Codes: put}}}}
+	}
+	DescribeTable("sglangDiffs",
+		func(a, b scenarios.Result, want []string) {
+			Expect(err).NotTo(HaveOccurred())
+			Expect(sglangDiffs(sc, "0.3.14", a, b)).To(Equal(want))
+		},
+		Entry("both sides within the race", run(0, -200, -200), run(0, -900, -900), []string(nil)),
+		Entry("one side outside it", run(0, -200, -200), run(0, -800, -800), []string{"codes"}),
+		Entry("a code the race does not cover", run(0, 0, 0), run(-1, 0, 0), []string{"codes"}),
+	)
+})
