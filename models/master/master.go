@@ -165,11 +165,14 @@ type object struct {
 	size     int64
 	replicas []Replica // memory replicas
 	// disk are its LOCAL_DISK replicas (SSD offload), one per client.
-	disk      []diskReplica
-	complete  bool
-	putStart  time.Duration
-	lease     time.Duration // lease expiry
-	lastTouch time.Duration
+	disk []diskReplica
+	// offloadPin: PutEnd queued it for offload and pinned its memory
+	// replica (inc_refcnt) until NotifyOffloadSuccess: not evictable.
+	offloadPin bool
+	complete   bool
+	putStart   time.Duration
+	lease      time.Duration // lease expiry
+	lastTouch  time.Duration
 }
 
 // diskReplica is a LOCAL_DISK replica: on client's FileStorage, read
@@ -354,7 +357,7 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 	for _, o := range m.objects {
 		// can_evict_replicas: a memory replica to free (an object on disk
 		// only frees nothing).
-		if o.complete && o.lease <= now && len(o.replicas) > 0 {
+		if o.complete && o.lease <= now && len(o.replicas) > 0 && !o.offloadPin {
 			cands = append(cands, o)
 		}
 	}
@@ -578,6 +581,7 @@ func (m *Master) NotifyOffloadSuccess(_ context.Context, clientID UUID, endpoint
 			o = &object{key: x.Key, size: x.Size, complete: true, putStart: now, lastTouch: now}
 			m.objects[x.Key] = o
 		}
+		o.offloadPin = false
 		switch i := slices.IndexFunc(o.disk, func(d diskReplica) bool { return d.client == clientID }); {
 		case i >= 0:
 			o.disk[i].endpoint, o.disk[i].size = endpoint, x.Size
@@ -589,10 +593,12 @@ func (m *Master) NotifyOffloadSuccess(_ context.Context, clientID UUID, endpoint
 }
 
 // pushOffloading is PutEnd's offload step with --enable_offload and
-// offload_on_evict off (master_service.cpp v0.3.11.post1
+// offload_on_evict off (master_service.cpp v0.3.11.post1:1390-1404,
 // PushOffloadingQueue): each complete memory replica's key goes to the
 // queue of the client owning its segment, if that client mounted a local
-// disk segment. Remove does not take a queued key back out, so the
+// disk segment, and the replica is pinned against eviction until the
+// bucket is reported (real 0.3.11.post1: eviction passes over it until
+// then, docs/REAL-FINDINGS.md §51). Remove does not take a queued key back out, so the
 // FileStorage may query a key that is gone.
 func (m *Master) pushOffloading(o *object) {
 	if !m.cfg.EnableOffload {
@@ -608,6 +614,7 @@ func (m *Master) pushOffloading(o *object) {
 				continue
 			}
 			m.offloading[s.client] = append(q, OffloadObject{Key: o.key, Size: o.size})
+			o.offloadPin = true
 		}
 	}
 }
