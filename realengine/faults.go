@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"syscall"
 
@@ -125,6 +127,8 @@ func (w *World) action(p faults.Primitive) (inject, error) {
 		return w.answerAction(p)
 	case faults.PortPrimitive:
 		return w.portAction(p)
+	case faults.OffloadFilesPrimitive:
+		return w.offloadFilesAction(p)
 	default:
 		return nil, engine.Unsupportedf("real engine: %s: %T cannot be injected here", f, p)
 	}
@@ -290,4 +294,25 @@ func startOrder(servers map[string]*server) []string {
 	}
 	slices.SortStableFunc(roles, func(a, b string) int { return rank(a) - rank(b) })
 	return roles
+}
+
+// offloadFilesAction deletes every file in the world's offload directory
+// (Addr("offload_dir")) under the running processes; nothing undoes it.
+func (w *World) offloadFilesAction(p faults.OffloadFilesPrimitive) (inject, error) {
+	if w.ctr != nil {
+		return nil, engine.Unsupportedf("real engine: %s: the offload directory is this host's, not a container's", p.Fault)
+	}
+	dir := filepath.Join(w.dir, "offload")
+	return func(context.Context) (func(context.Context) error, error) {
+		files, err := filepath.Glob(filepath.Join(dir, "*"))
+		if err != nil {
+			return nil, fmt.Errorf("real engine: %s: %w", p.Fault, err)
+		}
+		for _, f := range files {
+			if err := os.RemoveAll(f); err != nil {
+				return nil, fmt.Errorf("real engine: %s: %w", p.Fault, err)
+			}
+		}
+		return nil, nil
+	}, nil
 }

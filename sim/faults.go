@@ -43,7 +43,7 @@ func (in injector) Check(p faults.Primitive) error {
 			return engine.Unsupportedf("sim: %s", why)
 		}
 		return nil
-	case faults.PortPrimitive:
+	case faults.PortPrimitive, faults.OffloadFilesPrimitive:
 		return nil
 	case faults.AnswerPrimitive:
 		if in.w.spec.Metadata != "http" && in.w.spec.Metadata != "master" {
@@ -80,6 +80,9 @@ func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.C
 	case faults.AnswerPrimitive:
 		w.answer = &p
 		return func(context.Context) error { w.answer = nil; return nil }, nil
+	case faults.OffloadFilesPrimitive:
+		w.disk.RemoveAll(OffloadDir)
+		return nil, nil
 	case faults.PortPrimitive:
 		w.held[p.Port] = true
 		return func(context.Context) error { delete(w.held, p.Port); return nil }, nil

@@ -601,6 +601,11 @@ func (s *masterStub) OffloadObjectHeartbeat(ctx context.Context, id master.UUID)
 	return
 }
 
+// NotifyOffloadSuccess is a written bucket's report (master.OffloadService).
+func (s *masterStub) NotifyOffloadSuccess(ctx context.Context, id master.UUID, endpoint string, objs []master.OffloadObject) error {
+	return s.call(ctx, master.RPC{Op: "NotifyOffloadSuccess"}, func(m *master.Master) error { return m.NotifyOffloadSuccess(ctx, id, endpoint, objs) })
+}
+
 var _ master.OffloadService = (*masterStub)(nil)
 
 // handshakeMetadata: the world's transfer engines open segments by the

@@ -84,7 +84,9 @@ type World struct {
 	ports map[string]bool
 	// held: ports another process holds on the host (port-held faults),
 	// whichever node binds them.
-	held      map[int]bool
+	held map[int]bool
+	// disk: the files of the offload directory (SSD offload's buckets).
+	disk      *client.OffloadDisk
 	endpoints []endpointReg
 	// paused are the address spaces of SGLang-side processes frozen by
 	// Process.Pause (looked up, never iterated).
@@ -158,7 +160,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	w := &World{
 		spec: spec, profile: p, masterVersion: mv, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
-		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{}, held: map[int]bool{},
+		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{}, held: map[int]bool{}, disk: client.NewOffloadDisk(),
 		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
 	}
 	in := injector{w}
@@ -236,7 +238,18 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		JoinPing: w.joinPing,
 		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,
 		FileExists: func(path string) bool { return strings.TrimSuffix(path, "/") == OffloadDir },
+		Disk:       w.disk, OffloadPeer: w.offloadPeer,
 	}
+}
+
+// offloadPeer is the live client whose offload RPC server is endpoint.
+func (w *World) offloadPeer(endpoint string) *client.RealClient {
+	for _, b := range w.beats {
+		if b.rc != nil && b.rc.ServesOffload(endpoint) {
+			return b.rc
+		}
+	}
+	return nil
 }
 
 // nodeRDMA is node's RNICs (the mooncake_client's on ClientNode).

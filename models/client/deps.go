@@ -123,6 +123,11 @@ type Deps struct {
 	WaitMountLock func(ctx context.Context, c *RealClient) error
 	// FileExists answers stat() for SSD-offload paths; nil = no file exists.
 	FileExists func(path string) bool
+	// Disk holds the SSD offload directory's files (nil: none kept).
+	Disk *OffloadDisk
+	// OffloadPeer is the live client whose offload RPC server answers at
+	// endpoint, nil when none does (nil func: none ever does).
+	OffloadPeer func(endpoint string) *RealClient
 }
 
 // codeOf maps a call error to the ErrorCode Python sees.

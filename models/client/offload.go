@@ -2,9 +2,11 @@ package client
 
 import (
 	"context"
+	"path"
 	"strconv"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
@@ -13,10 +15,10 @@ import (
 // fileStorage is the offload side of a client set up with
 // enable_ssd_offload (file_storage.cpp FileStorage with the bucket
 // backend, v0.3.11.post1): its heartbeat thread takes the keys the master
-// queued for this client and writes them to disk in buckets. Modelled:
-// the heartbeat's timing, the bucket grouping and the query of each
-// bucket's keys; the disk replicas a written bucket reports
-// (NotifyOffloadSuccess) and reads from disk are not.
+// queued for this client and writes them to disk in buckets, reporting
+// each written bucket's keys to the master (NotifyOffloadSuccess: their
+// LOCAL_DISK replicas); its offload RPC server reads them back for any
+// client whose get finds only a disk replica (batch_get_offload_object).
 type fileStorage struct {
 	interval  time.Duration // MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS
 	keysLimit int           // MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT
@@ -25,8 +27,53 @@ type fileStorage struct {
 	// ungrouped: keys handed over that did not fill a bucket, held for
 	// the next heartbeat (ungrouped_offloading_objects_).
 	ungrouped []master.OffloadObject
-	stored    map[string]bool // keys in a written bucket
+	// objects is the bucket backend's object_bucket_map_: each key on
+	// disk, its bucket and bytes.
+	objects map[string]diskObject
+	// dir is ssd_offload_path, disk its files; buckets counts the
+	// bucket ids handed out (BucketIdGenerator).
+	dir     string
+	disk    *OffloadDisk
+	buckets int64
+	// endpoint is the offload RPC server (local_rpc_addr: local_hostname's
+	// host and the port the OS gave it); release frees that port.
+	endpoint string
+	release  func()
 }
+
+// diskObject is one key of a written bucket.
+type diskObject struct {
+	bucket int64
+	data   hostmem.Content
+}
+
+// OffloadDisk is the files of a host's SSD offload directories, which
+// FileStorage writes (<bucket id>.bucket and .meta) and a fault may
+// delete; nil = a disk no file is ever written to.
+type OffloadDisk struct{ files map[string]bool }
+
+// NewOffloadDisk is an empty disk.
+func NewOffloadDisk() *OffloadDisk { return &OffloadDisk{files: map[string]bool{}} }
+
+// RemoveAll deletes every file in dir (rm dir/*) and says how many.
+func (d *OffloadDisk) RemoveAll(dir string) int {
+	n := 0
+	for f := range d.files {
+		if path.Dir(f) == path.Clean(dir) {
+			delete(d.files, f)
+			n++
+		}
+	}
+	return n
+}
+
+func (d *OffloadDisk) write(f string) {
+	if d != nil {
+		d.files[f] = true
+	}
+}
+
+func (d *OffloadDisk) exists(f string) bool { return d != nil && d.files[f] }
 
 // Defaults of storage_backend.h v0.3.11.post1 (FileStorageConfig,
 // BucketBackendConfig).
@@ -39,7 +86,7 @@ const (
 // newFileStorage reads the FileStorage and bucket backend knobs
 // (GetEnvOr: an unparsable value keeps the default) and starts the
 // heartbeat thread, which beats at once (FileStorage::Init).
-func newFileStorage(env map[string]string, now time.Duration) *fileStorage {
+func newFileStorage(env map[string]string, now time.Duration, dir string, disk *OffloadDisk) *fileStorage {
 	num := func(k string, def int64) int64 {
 		if n, err := strconv.ParseInt(env[k], 10, 64); err == nil {
 			return n
@@ -51,7 +98,9 @@ func newFileStorage(env map[string]string, now time.Duration) *fileStorage {
 		keysLimit: int(num("MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT", offloadBucketKeys)),
 		sizeLimit: num("MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES", offloadBucketBytes),
 		next:      now,
-		stored:    map[string]bool{},
+		objects:   map[string]diskObject{},
+		dir:       dir,
+		disk:      disk,
 	}
 }
 
@@ -84,12 +133,129 @@ func (c *RealClient) offloadBeat(ctx context.Context, ms master.Service) {
 		return
 	}
 	for _, keys := range c.fs.group(objs, c.logf) {
-		if c.queryBucket(ctx, ms, keys) {
-			for _, k := range keys {
-				c.fs.stored[k] = true
-			}
+		if bucket, ok := c.queryBucket(ctx, ms, keys); ok && len(bucket) > 0 {
+			c.writeBucket(ctx, os, bucket)
 		}
 	}
+}
+
+// offloaded is one key of a bucket to write, read from its memory replica.
+type offloaded struct {
+	key  string
+	data hostmem.Content
+}
+
+// writeBucket is BucketStorageBackend::BatchOffload with its complete
+// handler (storage_backend.cpp v0.3.11.post1:1281-1378): the bucket's
+// files written, the master told (NotifyOffloadSuccess), then the keys
+// committed to object_bucket_map_.
+func (c *RealClient) writeBucket(ctx context.Context, os master.OffloadService, bucket []offloaded) {
+	fs := c.fs
+	fs.buckets++
+	id := fs.buckets
+	fs.disk.write(fs.bucketPath(id))
+	fs.disk.write(path.Join(fs.dir, strconv.FormatInt(id, 10)+".meta"))
+	objs := make([]master.OffloadObject, len(bucket))
+	for i, b := range bucket {
+		objs[i] = master.OffloadObject{Key: b.key, Size: b.data.Size}
+	}
+	if err := os.NotifyOffloadSuccess(ctx, c.id, fs.endpoint, objs); err != nil {
+		code := c.code(err)
+		c.logf(mlog.Error, "NotifyOffloadSuccess failed with error: %s", code.Name())
+		c.logf(mlog.Error, "Complete handler failed: %s, Key count: %d, Bucket id: %d", code.Name(), len(objs), id)
+		return
+	}
+	for _, b := range bucket {
+		fs.objects[b.key] = diskObject{bucket: id, data: b.data}
+	}
+}
+
+// bucketPath is GetBucketDataPath.
+func (fs *fileStorage) bucketPath(id int64) string {
+	return path.Join(fs.dir, strconv.FormatInt(id, 10)+".bucket")
+}
+
+// batchGetOffloadObject is the owner's batch_get_offload_object RPC:
+// FileStorage::BatchGet → BucketStorageBackend::BatchLoad
+// (real_client.cpp v0.3.11.post1:5415-5441, file_storage.cpp:300-315,
+// :677-691, storage_backend.cpp:1399-1490). A key missing from
+// object_bucket_map_ is INVALID_KEY, a bucket file that cannot be opened
+// FILE_OPEN_FAIL; either fails the whole batch, in three lines.
+func (c *RealClient) batchGetOffloadObject(keys []string, sizes []int64) ([]hostmem.Content, mooncake.ErrorCode) {
+	fs := c.fs
+	out := make([]hostmem.Content, len(keys))
+	code := mooncake.OK
+	for i, k := range keys {
+		o, ok := fs.objects[k]
+		switch {
+		case !ok:
+			c.logf(mlog.Error, "Key not found: %s", k)
+			code = mooncake.INVALID_KEY
+		case o.data.Size != sizes[i]:
+			c.logf(mlog.Error, "Size mismatch for key: %s, expected: %d, got: %d", k, o.data.Size, sizes[i])
+			code = mooncake.INVALID_PARAMS
+		}
+		if code != mooncake.OK {
+			break
+		}
+		out[i] = o.data
+	}
+	for _, k := range keys {
+		if code != mooncake.OK {
+			break
+		}
+		if f := fs.bucketPath(fs.objects[k].bucket); !fs.disk.exists(f) {
+			c.logf(mlog.Error, "Failed to open file: %s, errno=2 (No such file or directory)", f)
+			c.logf(mlog.Error, "Failed to open bucket file: %s", f)
+			code = mooncake.FILE_OPEN_FAIL
+		}
+	}
+	if code != mooncake.OK {
+		// FileStorage::BatchLoad's line, BatchGet's, then the RPC handler's.
+		c.logf(mlog.Error, "Batch load object failed,err_code = %s", code.Name())
+		c.logf(mlog.Error, "Batch load object failed,err_code = %s", code.Name())
+		c.logf(mlog.Error, "Batch get offload object failed,err_code = %s", code.Name())
+		return nil, code
+	}
+	return out, code
+}
+
+// ServesOffload reports whether this client's offload RPC server answers
+// at endpoint (a live client set up with SSD offload).
+func (c *RealClient) ServesOffload(endpoint string) bool {
+	return c.fs != nil && !c.closed && c.died == nil && c.fs.endpoint == endpoint
+}
+
+// offloadRead is get's read of a LOCAL_DISK replica
+// (batch_get_into_offload_object_internal, real_client.cpp
+// v0.3.11.post1:5455-5505, get_buffer_internal :2548-2563): the owner's
+// batch_get_offload_object RPC, then the bytes from its buffer. An owner
+// that is gone (its process closed, the master not yet expired it) is the
+// client pool's failed connects, RefusedPoolCost (real 0.3.11.post1:
+// 4.3 s, docs/REAL-FINDINGS.md §47 item 3).
+func (c *RealClient) offloadRead(ctx context.Context, key string, r master.Replica) (hostmem.Content, mooncake.ErrorCode) {
+	var owner *RealClient
+	if c.d.OffloadPeer != nil {
+		owner = c.d.OffloadPeer(r.OffloadEndpoint)
+	}
+	var data []hostmem.Content
+	code := mooncake.OK
+	if owner == nil {
+		if err := c.d.Clock.Sleep(ctx, RefusedPoolCost); err != nil {
+			return hostmem.Content{}, mooncake.INTERNAL_ERROR
+		}
+		c.logf(mlog.Error, "Dummy Client not available")
+		code = mooncake.RPC_FAIL
+	} else {
+		data, code = owner.batchGetOffloadObject([]string{key}, []int64{r.Size})
+	}
+	if code != mooncake.OK {
+		c.logf(mlog.Error, "Failed to invoke batch_get_offload_object, client_addr = %s, error is: %s", r.OffloadEndpoint, code.Name())
+		c.logf(mlog.Error, "Batch get offload object failed with error: %s", code.Name())
+		c.logf(mlog.Error, "SSD read failed for key '%s': %s", key, code.Name())
+		return hostmem.Content{}, code
+	}
+	return data[0], mooncake.OK
 }
 
 // group is GroupOffloadingKeysByBucket (storage_backend.cpp
@@ -121,7 +287,7 @@ func (fs *fileStorage) group(objs []master.OffloadObject, logf func(string, stri
 				i++
 				continue
 			}
-			if fs.stored[o.Key] {
+			if _, ok := fs.objects[o.Key]; ok {
 				i++
 				continue
 			}
@@ -144,39 +310,52 @@ func (fs *fileStorage) group(objs []master.OffloadObject, logf func(string, stri
 }
 
 // queryBucket is BatchQuerySegmentSlices for one bucket: each key must
-// have a memory replica in this client's own segments. Up to v0.3.11.post1
-// the first key without one fails the bucket (its query's error, or
-// INVALID_KEY when only other replicas are listed), which is then not
-// written; from v0.3.12 such a key is skipped without a word.
-func (c *RealClient) queryBucket(ctx context.Context, ms master.Service, keys []string) bool {
+// have a memory replica in this client's own segments, whose bytes the
+// bucket takes. Up to v0.3.11.post1 the first key without one fails the
+// bucket (its query's error, or INVALID_KEY when only other replicas are
+// listed), which is then not written; from v0.3.12 such a key is skipped
+// without a word.
+func (c *RealClient) queryBucket(ctx context.Context, ms master.Service, keys []string) ([]offloaded, bool) {
+	var out []offloaded
 	for _, k := range keys {
 		reps, err := ms.GetReplicaList(ctx, k)
 		code := mooncake.OK
+		var local *master.Replica
 		switch {
 		case err != nil:
 			code = c.code(err)
-		case !c.localMemory(reps):
-			code = mooncake.INVALID_KEY
+		default:
+			if local = c.localMemory(reps); local == nil {
+				code = mooncake.INVALID_KEY
+			}
 		}
-		if code == mooncake.OK || !c.p.OffloadQueryFailsBucket {
+		if code == mooncake.OK {
+			data, err := c.d.Mem.ReadContent(local.Addr, local.Size)
+			if err != nil {
+				data = hostmem.Content{Size: local.Size}
+			}
+			out = append(out, offloaded{key: k, data: data})
+			continue
+		}
+		if !c.p.OffloadQueryFailsBucket {
 			continue
 		}
 		c.logf(mlog.Error, "Key not found: %s", k)
 		c.logf(mlog.Error, "BatchQuerySlices failed with error: %s", code.Name())
-		return false
+		return nil, false
 	}
-	return true
+	return out, true
 }
 
-// localMemory reports whether a replica lies in one of this client's
-// mounted segments (Client::IsReplicaOnLocalMemory).
-func (c *RealClient) localMemory(reps []master.Replica) bool {
-	for _, r := range reps {
+// localMemory is the replica that lies in one of this client's mounted
+// segments (Client::IsReplicaOnLocalMemory), or nil.
+func (c *RealClient) localMemory(reps []master.Replica) *master.Replica {
+	for i, r := range reps {
 		for _, s := range c.segments {
-			if r.SegmentName == s.Name {
-				return true
+			if !r.LocalDisk() && r.SegmentName == s.Name {
+				return &reps[i]
 			}
 		}
 	}
-	return false
+	return nil
 }

@@ -725,8 +725,38 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 	if err := c.d.Clock.Sleep(ctx, FileStorageCost); err != nil {
 		return mooncake.INTERNAL_ERROR, err
 	}
-	c.fs = newFileStorage(c.d.Env, c.d.Clock.Now())
+	c.fs = newFileStorage(c.d.Env, c.d.Clock.Now(), path, c.d.Disk)
+	c.fs.endpoint, c.fs.release = c.offloadServer(ctx)
 	return mooncake.OK, nil
+}
+
+// stopOffloadServer frees the offload RPC server's port.
+func (c *RealClient) stopOffloadServer() {
+	if c.fs != nil && c.fs.release != nil {
+		c.fs.release()
+		c.fs.release = nil
+	}
+}
+
+// offloadPortBase is where the model's offload RPC server looks for a
+// free port; real binds port 0, any port the OS gives.
+const offloadPortBase = 40000
+
+// offloadServer starts the offload RPC server (real_client.cpp
+// v0.3.11.post1:857-885): its endpoint is local_hostname's host and the
+// port. Not modelled: the server's own failure to start.
+func (c *RealClient) offloadServer(ctx context.Context) (string, func()) {
+	host, _ := localHostPort(c.hostname, false)
+	release := func() {}
+	port := offloadPortBase
+	for ; c.d.Ports != nil && port < offloadPortBase+1000; port++ {
+		if rel, err := c.d.Ports.Bind(ctx, "0.0.0.0", port); err == nil {
+			release = rel
+			break
+		}
+	}
+	c.logf(mlog.Info, "Offload RPC server started on port %d", port)
+	return host + ":" + strconv.Itoa(port), release
 }
 
 // registerLocal is Client::RegisterLocalMemory.
@@ -1123,6 +1153,11 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 				c.logf(mlog.Error, "Failed to allocate buffer for get operation, key: %s, size: %d", key, r.Size)
 				return hostmem.Content{}, mooncake.BUFFER_OVERFLOW
 			}
+		}
+		if r.LocalDisk() {
+			// Memory replicas come first: a LOCAL_DISK one is read only
+			// when none is left (SelectBestReplica).
+			return c.offloadRead(ctx, key, r)
 		}
 		if !c.selectTransport(r) {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
@@ -1534,6 +1569,7 @@ func (c *RealClient) teardown(ctx context.Context) {
 		}
 	}
 	c.segments = nil
+	c.stopOffloadServer()
 	if c.te != nil {
 		c.te.Close(ctx)
 	}
@@ -1564,6 +1600,7 @@ func (c *RealClient) MasterAddr() string { return c.msAddr }
 // the kernel frees the ports it bound.
 func (c *RealClient) Kill() {
 	c.closed, c.pinging = true, false
+	c.stopOffloadServer()
 	if c.te != nil {
 		c.te.ReleasePorts()
 	}

@@ -120,7 +120,14 @@ type Replica struct {
 	// LeaseTTL is GetReplicaList's lease_ttl_ms (the master's
 	// default_kv_lease_ttl); 0 elsewhere.
 	LeaseTTL time.Duration
+	// OffloadEndpoint is set on a LOCAL_DISK replica (SSD offload): the
+	// owner FileStorage's offload RPC server (LocalDiskDescriptor's
+	// transport_endpoint); the memory fields are then empty.
+	OffloadEndpoint string
 }
+
+// LocalDisk reports a LOCAL_DISK replica (Replica::is_local_disk_replica).
+func (r Replica) LocalDisk() bool { return r.OffloadEndpoint != "" }
 
 // RPCKind classifies a transport failure.
 type RPCKind int
@@ -198,6 +205,9 @@ type OffloadService interface {
 	// OffloadObjectHeartbeat is the FileStorage heartbeat's RPC: the keys
 	// queued for this client to write to its disk, the queue emptied.
 	OffloadObjectHeartbeat(ctx context.Context, clientID UUID) ([]OffloadObject, error)
+	// NotifyOffloadSuccess is a written bucket's report: each key gets a
+	// LOCAL_DISK replica of this client at its offload RPC endpoint.
+	NotifyOffloadSuccess(ctx context.Context, clientID UUID, endpoint string, objs []OffloadObject) error
 }
 
 // OffloadObject is one entry of a client's offloading queue: a key and

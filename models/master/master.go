@@ -161,13 +161,26 @@ type alloc struct {
 }
 
 type object struct {
-	key       string
-	size      int64
-	replicas  []Replica
-	complete  bool
-	putStart  time.Duration
-	lease     time.Duration // lease expiry
-	lastTouch time.Duration
+	key      string
+	size     int64
+	replicas []Replica // memory replicas
+	// disk are its LOCAL_DISK replicas (SSD offload), one per client.
+	disk []diskReplica
+	// offloadPin: PutEnd queued it for offload and pinned its memory
+	// replica (inc_refcnt) until NotifyOffloadSuccess: not evictable.
+	offloadPin bool
+	complete   bool
+	putStart   time.Duration
+	lease      time.Duration // lease expiry
+	lastTouch  time.Duration
+}
+
+// diskReplica is a LOCAL_DISK replica: on client's FileStorage, read
+// through its offload RPC server at endpoint.
+type diskReplica struct {
+	client   UUID
+	endpoint string
+	size     int64
 }
 
 // Master is the master's state. Background threads (eviction every 10 ms,
@@ -282,9 +295,26 @@ func (m *Master) monitorClients(at time.Duration) {
 			m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, segment_name=%s, action=%s", s.client, s.Name, a))
 		}
 	}
+	// ClearInvalidHandles drops the expired clients' LOCAL_DISK replicas,
+	// then UnmountLocalDiskSegment their disk segments
+	// (master_service.cpp v0.3.11.post1:4995-5015, segment.cpp:341).
+	for _, id := range expired {
+		if _, ok := m.offloading[id]; !ok {
+			continue
+		}
+		for _, o := range m.objects {
+			o.disk = slices.DeleteFunc(o.disk, func(d diskReplica) bool { return d.client == id })
+			if len(o.disk) == 0 && len(o.replicas) == 0 {
+				delete(m.objects, o.key)
+			}
+		}
+		delete(m.offloading, id)
+		m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=unmount_local_disk_segment", id))
+	}
 }
 
-// unmount removes a segment and every object with a replica on it.
+// unmount removes a segment and every object with a replica on it
+// (their memory replicas only, for objects also on disk).
 func (m *Master) unmount(s *segment) {
 	for i, x := range m.segments {
 		if x == s {
@@ -294,7 +324,9 @@ func (m *Master) unmount(s *segment) {
 	}
 	for _, a := range s.allocs {
 		if o, ok := m.objects[a.key]; ok {
-			m.removeObject(o)
+			// An object offloaded to SSD keeps its LOCAL_DISK replica
+			// (real 0.3.11.post1, docs/REAL-FINDINGS.md §47 item 3).
+			m.evictMemory(o)
 		}
 	}
 }
@@ -323,7 +355,9 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 	// Candidates: complete, lease expired; oldest touch first (approximate LRU).
 	var cands []*object
 	for _, o := range m.objects {
-		if o.complete && o.lease <= now {
+		// can_evict_replicas: a memory replica to free (an object on disk
+		// only frees nothing).
+		if o.complete && o.lease <= now && len(o.replicas) > 0 && !o.offloadPin {
 			cands = append(cands, o)
 		}
 	}
@@ -344,7 +378,7 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 	evicted := 0
 	for i := 0; i < n && i < len(cands); i++ {
 		m.log.Log(mlog.Info, fmt.Sprintf("key=%s, action=evicted", cands[i].key))
-		m.removeObject(cands[i])
+		m.evictMemory(cands[i])
 		evicted++
 	}
 	if v := m.cfg.Version; v.EvictResultLines {
@@ -388,6 +422,23 @@ func b2i(b bool) int {
 
 func (m *Master) removeObject(o *object) {
 	delete(m.objects, o.key)
+	m.freeMemory(o)
+}
+
+// evictMemory is BatchEvict's evict_replicas: the memory replicas go; an
+// object with a LOCAL_DISK replica stays valid and is read from disk
+// (master_service.cpp v0.3.11.post1:4484-4525).
+func (m *Master) evictMemory(o *object) {
+	if len(o.disk) == 0 {
+		m.removeObject(o)
+		return
+	}
+	m.freeMemory(o)
+	o.replicas = nil
+}
+
+// freeMemory returns the segment space of o's memory replicas.
+func (m *Master) freeMemory(o *object) {
 	for _, s := range m.segments {
 		kept := s.allocs[:0]
 		for _, a := range s.allocs {
@@ -517,11 +568,37 @@ func (m *Master) OffloadObjectHeartbeat(_ context.Context, clientID UUID) ([]Off
 	return q, nil
 }
 
+// NotifyOffloadSuccess is AddReplica for each key of a written bucket
+// (master_service.cpp v0.3.11.post1:1426-1470, 2706-2740): a key the
+// master no longer holds is created again with the disk replica alone; a
+// disk replica of this client is updated in place; another client's keeps
+// its place and this one is not added.
+func (m *Master) NotifyOffloadSuccess(_ context.Context, clientID UUID, endpoint string, objs []OffloadObject) error {
+	now := m.catchUp()
+	for _, x := range objs {
+		o, ok := m.objects[x.Key]
+		if !ok {
+			o = &object{key: x.Key, size: x.Size, complete: true, putStart: now, lastTouch: now}
+			m.objects[x.Key] = o
+		}
+		o.offloadPin = false
+		switch i := slices.IndexFunc(o.disk, func(d diskReplica) bool { return d.client == clientID }); {
+		case i >= 0:
+			o.disk[i].endpoint, o.disk[i].size = endpoint, x.Size
+		case len(o.disk) == 0:
+			o.disk = []diskReplica{{client: clientID, endpoint: endpoint, size: x.Size}}
+		}
+	}
+	return nil
+}
+
 // pushOffloading is PutEnd's offload step with --enable_offload and
-// offload_on_evict off (master_service.cpp v0.3.11.post1
+// offload_on_evict off (master_service.cpp v0.3.11.post1:1390-1404,
 // PushOffloadingQueue): each complete memory replica's key goes to the
 // queue of the client owning its segment, if that client mounted a local
-// disk segment. Remove does not take a queued key back out, so the
+// disk segment, and the replica is pinned against eviction until the
+// bucket is reported (real 0.3.11.post1: eviction passes over it until
+// then, docs/REAL-FINDINGS.md §51). Remove does not take a queued key back out, so the
 // FileStorage may query a key that is gone.
 func (m *Master) pushOffloading(o *object) {
 	if !m.cfg.EnableOffload {
@@ -537,6 +614,7 @@ func (m *Master) pushOffloading(o *object) {
 				continue
 			}
 			m.offloading[s.client] = append(q, OffloadObject{Key: o.key, Size: o.size})
+			o.offloadPin = true
 		}
 	}
 }
@@ -737,6 +815,9 @@ func (m *Master) GetReplicaList(_ context.Context, key string) ([]Replica, error
 	o.lease = max(o.lease, now+m.cfg.DefaultKVLeaseTTL)
 	o.lastTouch = now
 	reps := append([]Replica(nil), o.replicas...)
+	for _, d := range o.disk {
+		reps = append(reps, Replica{Size: d.size, Complete: true, OffloadEndpoint: d.endpoint})
+	}
 	for i := range reps {
 		reps[i].LeaseTTL = m.cfg.DefaultKVLeaseTTL
 	}
