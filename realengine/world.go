@@ -78,7 +78,7 @@ type server struct {
 	down, paused bool
 	// noLib: down because the loader could not start it (missing_libs).
 	noLib bool
-	ports        map[string]int
+	ports map[string]int
 	// links are the proxies in front of this server: while it is stopped
 	// they refuse too, as the real port would (a proxy with a dead upstream
 	// accepts and then resets, which Mooncake logs differently).

@@ -37,7 +37,7 @@ const (
 	// ImportHintError is _import_mooncake_store's ImportError when
 	// `from mooncake.store import MooncakeDistributedStore` fails (raised
 	// from the original: a missing native library, mooncake-install-broken).
-	ImportHintError = "Please install mooncake by following the instructions at https://kvcache-ai.github.io/Mooncake/getting_started/build.html to run SGLang with MooncakeConnector."
+	ImportHintError        = "Please install mooncake by following the instructions at https://kvcache-ai.github.io/Mooncake/getting_started/build.html to run SGLang with MooncakeConnector."
 	TenantUnsupportedError = "The installed Mooncake version does not support tenant_id in MooncakeDistributedStore.setup(). Please upgrade Mooncake to use non-default Mooncake tenants with SGLang."
 
 	logSource = "sglang"
