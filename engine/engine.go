@@ -225,6 +225,10 @@ type WorldSpec struct {
 	// clients connect to; nil when absent.
 	Client *ClientSpec
 	Nodes  []NodeSpec
+	// MissingLibs are native libraries (sonames) the world's hosts lack:
+	// every Mooncake program and module that needs one fails to load
+	// (mooncake.Profile.UnloadableLib).
+	MissingLibs []string
 	// TimeoutScale makes one second of Mooncake time take TimeoutScale
 	// seconds of wall time on engines that honour it (TimeoutScaler), so
 	// suites stay fast; 0 or 1 = unscaled. World.Clock() still reports
@@ -253,6 +257,14 @@ type MasterSpec struct {
 // flags are merged over the topology's.
 type MasterReplacer interface {
 	ReplaceMaster(ctx context.Context, version string, flags map[string]string) error
+}
+
+// LibraryFixer is a World whose hosts' native libraries can change (a
+// remedy's missing_libs: the CUDA runtime installed or put on
+// LD_LIBRARY_PATH): processes started afterwards load with the new set,
+// and a server the loader could not start is started again.
+type LibraryFixer interface {
+	SetMissingLibs(ctx context.Context, libs []string) error
 }
 
 // MergeFlags is base with over's flags on top, a new map.

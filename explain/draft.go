@@ -178,6 +178,11 @@ func quotedErrors(ev Evidence) []quote {
 // fragment is a Mooncake line's most telling part a run can print, and
 // the file that prints it.
 func fragment(l Line) (string, string) {
+	// ld.so's line for a Mooncake program: from the program's name on,
+	// the library included (it names the cause; the path is the field's).
+	if m := reLoaderLine.FindStringSubmatch(l.Text); m != nil {
+		return m[1], "ld.so"
+	}
 	file, _, _ := strings.Cut(path.Base(l.Source), ":")
 	best, bestErrno := "", false
 	consider := func(f string, errno bool) {
@@ -225,6 +230,11 @@ func fragment(l Line) (string, string) {
 
 var reErrnoEnd = regexp.MustCompile(`\S \[\d+\]$`)
 
+// reLoaderLine is ld.so's "%s: error while loading shared libraries: %s:
+// %s" (glibc elf/dl-load.c) for one of Mooncake's programs: printed in its
+// process before main, by no logger.
+var reLoaderLine = regexp.MustCompile(`(?:^|/)((?:mooncake_\w+|transfer_engine_bench): error while loading shared libraries: \S+: cannot open shared object file(?:: No such file or directory)?)`)
+
 // mooncakeLine reports whether Mooncake printed the line: a glog or
 // easylog line of a C++ file (Mooncake, its RPC library), or a line
 // without a logger's prefix that is one of Mooncake's messages (its
@@ -242,7 +252,7 @@ func mooncakeLine(l Line, afterFrame bool) bool {
 			return false
 		}
 		_, known := matchMessage(l.Text)
-		return known || l.Subsystem() != ""
+		return known || l.Subsystem() != "" || reLoaderLine.MatchString(l.Text)
 	}
 	return false
 }

@@ -110,3 +110,20 @@ func TestDraftVersions(t *testing.T) {
 		t.Errorf("until 0.3.7.post2: %q, want %q", got, want)
 	}
 }
+
+// ld.so's line for a Mooncake program is Mooncake's process speaking: the
+// quote keeps the library (it names the cause), not the field's path; a
+// line of another program is none of Mooncake's.
+func TestQuotedLoaderLine(t *testing.T) {
+	log := `/home/u/venv/lib/python3.10/site-packages/mooncake/mooncake_master: error while loading shared libraries: libcudart.so.12: cannot open shared object file: No such file or directory
+/usr/bin/other: error while loading shared libraries: libfoo.so.1: cannot open shared object file: No such file or directory
+`
+	var got []string
+	for _, q := range quotedErrors(ParseLog(log)) {
+		got = append(got, q.Text+" @"+q.File)
+	}
+	want := []string{"mooncake_master: error while loading shared libraries: libcudart.so.12: cannot open shared object file: No such file or directory @ld.so"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}

@@ -529,6 +529,17 @@ func Remedy(sc *scenarios.Scenario) string {
 		}
 		parts = append(parts, "run mooncake_master of "+v)
 	}
+	if r.MissingLibs != nil {
+		var got []string
+		for _, l := range sc.Topology.MissingLibs {
+			if !slices.Contains(r.MissingLibs, l) {
+				got = append(got, l)
+			}
+		}
+		if len(got) > 0 {
+			parts = append(parts, "install "+strings.Join(got, ", ")+" (or put its directory on LD_LIBRARY_PATH) and start mooncake_master again")
+		}
+	}
 	if len(r.MasterFlags) > 0 {
 		var fl []string
 		for _, k := range slices.Sorted(maps.Keys(r.MasterFlags)) {

@@ -102,6 +102,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		// election lives in sim (sim/hamaster.go) and on real.
 		return nil, engine.Unsupportedf("HA master pair (topology master.ha) is not served by the fake engine (one master process); it runs on sim and real")
 	}
+	if len(spec.MissingLibs) > 0 {
+		return nil, engine.Unsupportedf("topology missing_libs: the fake engine's servers and stores are the models inside the harness, with no dynamic loader to withhold a library from; it runs on sim and real")
+	}
 	if why := spec.NeedsContainers(); why != "" {
 		if e.opts.Containers {
 			return nil, engine.Unsupportedf("%s; on the fake engine mooncake_client and the SGLang side run in the harness process, not in containers of their own", why)

@@ -268,6 +268,14 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 	if err := e.supported(spec); err != nil {
 		return nil, err
 	}
+	if len(spec.MissingLibs) > 0 {
+		if e.opts.Containers || (spec.Master != nil && spec.Master.HA) {
+			return nil, engine.Unsupportedf("topology missing_libs: the real engine withholds libraries from plain processes only (not HA, not in containers)")
+		}
+		if err := checkMissingLibs(spec.MissingLibs); err != nil {
+			return nil, err
+		}
+	}
 	if spec.Client != nil {
 		if _, err := l.Binary("mooncake_client"); err != nil {
 			return nil, engine.Unsupportedf("Mooncake %s has no mooncake_client (standalone mode came with 0.3.8)", spec.Version)

@@ -209,7 +209,7 @@ func (s *SGLang) spawn(ctx context.Context, w *World, node string, env map[strin
 	// A container world's scheduler runs in its container; a checkout's
 	// SGLang is not the one a fork server imported.
 	if !s.Spawn && s.Checkout == "" && w.ctr == nil {
-		if fork, err = s.forks.get(ctx, sl.Python(), w.in.LDLibraryPath(os.Getenv("LD_LIBRARY_PATH"))); err != nil {
+		if fork, err = s.forks.get(ctx, sl.Python(), w.ldPath(w.in)); err != nil {
 			w.log.Info("real SGLang: starting schedulers without the fork server", "sglang", sl.Version, "reason", err)
 			fork = nil
 		}

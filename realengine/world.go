@@ -55,6 +55,8 @@ type World struct {
 
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
+	// missing are the native libraries the hosts lack (libs.go).
+	missing []string
 	procs   []*Process
 	ports   []int // netport ports this world owns until Close
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
@@ -74,7 +76,9 @@ type server struct {
 	ready func(ctx context.Context, p *proc) error
 	// down: stopped by a fault (ClearFaults starts it again); paused: SIGSTOPped.
 	down, paused bool
-	ports        map[string]int
+	// noLib: down because the loader could not start it (missing_libs).
+	noLib bool
+	ports map[string]int
 	// links are the proxies in front of this server: while it is stopped
 	// they refuse too, as the real port would (a proxy with a dead upstream
 	// accepts and then resets, which Mooncake logs differently).
@@ -95,7 +99,8 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 	if log == nil {
 		log = e.opts.Logger.With("engine", Name, "version", spec.Version, "scenario", spec.Scenario)
 	}
-	w := &World{e: e, spec: spec, l: l, in: in, ml: l, min: in, log: log, start: newOrigin(), dir: dir, drv: drv, servers: map[string]*server{}}
+	w := &World{e: e, spec: spec, l: l, in: in, ml: l, min: in, log: log, start: newOrigin(), dir: dir, drv: drv, servers: map[string]*server{},
+		missing: slices.Clone(spec.MissingLibs)}
 	if e.opts.Containers {
 		w.inj, err = w.openContainers(ctx)
 	} else {
@@ -119,7 +124,7 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 // library path fixes, then extra.
 func (w *World) env(extra map[string]string) []string {
 	set := map[string]string{}
-	if p := w.in.LDLibraryPath(os.Getenv("LD_LIBRARY_PATH")); p != "" {
+	if p := w.ldPath(w.in); p != "" {
 		set["LD_LIBRARY_PATH"] = p
 	}
 	for k, v := range extra {
@@ -133,7 +138,7 @@ func (w *World) env(extra map[string]string) []string {
 // clients').
 func (w *World) masterEnv() []string {
 	set := map[string]string{}
-	if p := w.min.LDLibraryPath(os.Getenv("LD_LIBRARY_PATH")); p != "" {
+	if p := w.ldPath(w.min); p != "" {
 		set["LD_LIBRARY_PATH"] = p
 	}
 	return mergeEnv(baseEnv(), set)
@@ -243,7 +248,7 @@ func (w *World) launchMaster(ctx context.Context) error {
 		}
 		s.links = append(s.links, "metadata")
 	}
-	return nil
+	return w.holdIfDown(ctx, s)
 }
 
 // masterArgs is one mooncake_master's command line on fresh ports: the
@@ -403,13 +408,23 @@ func (w *World) startServer(ctx context.Context, s *server) error {
 		return fmt.Errorf("real engine: %w", err)
 	}
 	w.mu.Lock()
-	s.p, s.down, s.paused = p, false, false
+	s.p, s.down, s.paused, s.noLib = p, false, false, false
 	w.servers[s.role] = s
 	w.mu.Unlock()
 	rctx, cancel := context.WithTimeout(ctx, w.e.opts.StartTimeout)
 	defer cancel()
 	t := time.Now()
 	if err := s.ready(rctx, p); err != nil {
+		if p.Exited() {
+			p.drain(time.Second) // its last lines: ld.so's
+		}
+		if w.loaderDied(p) {
+			w.mu.Lock()
+			s.down, s.noLib = true, true
+			w.mu.Unlock()
+			w.log.Debug("real engine: the loader could not start the server", "role", s.role, "lines", p.Recent())
+			return w.holdIfDown(ctx, s)
+		}
 		return fmt.Errorf("real engine: %s %s not ready: %w", s.spec.Name, w.spec.Version, err)
 	}
 	w.log.Debug("real engine: server ready", "role", s.role, "pid", p.pid, "ports", s.ports, "ms", time.Since(t).Milliseconds())

@@ -35,7 +35,7 @@ func TestStartsSGLang(t *testing.T) {
 			none = append(none, sc.Name)
 		}
 	}
-	want := []string{"etcd/duplicate-local-hostname-read", "etcd/ha-client-direct-master", "io/duplicate-key-put", "io/eviction-starved-leases", "io/local-buffer-exhausted", "io/no-segment-space-put", "io/ssd-offload-key-removed-before-offload", "io/ssd-offload-readback-files-removed", "io/te-mnnvl-buffer-not-fabric", "io/te-peer-segment-not-published", "io/te-sync-transfer-timeout", "io/te-tcp-gpu-memory", "io/zero-copy-buffer-not-registered-tcp", "io/zero-copy-buffer-not-registered", "register/te-gpu-peermem-missing", "register/te-nvlink-fabric-mem-unsupported", "setup/bench-http-metadata-wrong-path", "setup/tcp-port-collision", "setup/te-nvlink-protocol-without-mnnvl", "setup/te-nvlink-transport-not-built", "version/client-api-missing", "version/master-skew-put-end"}
+	want := []string{"etcd/duplicate-local-hostname-read", "etcd/ha-client-direct-master", "io/duplicate-key-put", "io/eviction-starved-leases", "io/local-buffer-exhausted", "io/no-segment-space-put", "io/ssd-offload-key-removed-before-offload", "io/ssd-offload-readback-files-removed", "io/te-mnnvl-buffer-not-fabric", "io/te-peer-segment-not-published", "io/te-sync-transfer-timeout", "io/te-tcp-gpu-memory", "io/zero-copy-buffer-not-registered-tcp", "io/zero-copy-buffer-not-registered", "register/te-gpu-peermem-missing", "register/te-nvlink-fabric-mem-unsupported", "setup/bench-http-metadata-wrong-path", "setup/cuda-runtime-missing-import", "setup/tcp-port-collision", "setup/te-nvlink-protocol-without-mnnvl", "setup/te-nvlink-transport-not-built", "version/client-api-missing", "version/master-skew-put-end"}
 	if !slices.Equal(none, want) {
 		t.Fatalf("scenarios without SGLang: %q, want %q", none, want)
 	}

@@ -226,6 +226,21 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(n.Pos, "topology.nodes.%s: storage.backend direct-linker registers the node's GPU KV pool; give gpu.kv_pool", n.Name)
 		}
 	}
+	known := mooncake.KnownLibs()
+	libs := sc.Topology.MissingLibs
+	if sc.Remedy != nil {
+		libs = append(slices.Clone(libs), sc.Remedy.MissingLibs...)
+	}
+	for _, l := range libs {
+		if !slices.Contains(known, l) {
+			d.at(sc.Topology.Pos, "missing_libs: %q is no library a measured Mooncake wheel needs%s; valid: %s", l, didYouMean(l, known), strings.Join(known, ", "))
+		}
+	}
+	if slices.Contains(sc.Topology.MissingLibs, sglang.TorchCUDARuntime) && sc.StartsSGLang() {
+		// The model has no torch: its SGLang would fail where SGLang's
+		// own process imports the wheel.
+		d.at(sc.Topology.Pos, "missing_libs: %s is loaded by SGLang's torch before mooncake (sglang.TorchCUDARuntime), so SGLang's process has it whatever the host lacks; withhold it only from callers without SGLang (put, call, te steps)", sglang.TorchCUDARuntime)
+	}
 	if c := sc.Topology.Client; c != nil {
 		d.checkNIC(c.NIC)
 		if (c.Sidecar != nil || c.Shm != 0) && c.Present != nil && !*c.Present {

@@ -257,6 +257,11 @@ func TestParseErrors(t *testing.T) {
 				`f.yaml:9:29: topology.nodes: node "tp1" has a MLA pool but node "tp0" an MHA one; every node serves the same model, so the layouts must match`,
 				`f.yaml:10:29: topology.nodes: node "tp2" pages are 64 tokens × 4096 bytes, node "tp0"'s 64 × 262144; nodes share the storage config (same rank, same keys), so page_size and page_bytes must match`,
 			}},
+		{"missing_libs: known sonames, not torch's under SGLang", validScenario + "topology:\n  missing_libs: [libcudart.so.13, libfoo.so.1]\n",
+			[]string{
+				`f.yaml:7:3: missing_libs: "libfoo.so.1" is no library a measured Mooncake wheel needs (did you mean "libcuda.so.1"?); valid: libcuda.so.1, libcudart.so.12, libcudart.so.13`,
+				`f.yaml:7:3: missing_libs: libcudart.so.13 is loaded by SGLang's torch before mooncake (sglang.TorchCUDARuntime), so SGLang's process has it whatever the host lacks; withhold it only from callers without SGLang (put, call, te steps)`,
+			}},
 		{"link refuse is two-way", validScenario + "faults: [{at: 0s, kind: link, target: master, mode: refuse, stream: upstream}]\n",
 			[]string{`f.yaml:6:10: faults: link refuse: refuse cannot be one-way (stream upstream); use stream both, or blackhole for a one-way cut`}},
 		{"want length", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2, want: [true]}\nexpect: {ok: true}\n",

@@ -361,6 +361,17 @@ func (r *run) execute(parent context.Context, res *Result) {
 			return
 		}
 	}
+	if rem.MissingLibs != nil {
+		lf, ok := w.(engine.LibraryFixer)
+		if !ok {
+			r.setupErr(res, "remedy missing_libs", engine.Unsupportedf("this engine cannot change the hosts' native libraries"))
+			return
+		}
+		if err := lf.SetMissingLibs(ctx, rem.MissingLibs); err != nil {
+			r.setupErr(res, "remedy missing_libs", err)
+			return
+		}
+	}
 	if len(rem.GPUs) > 0 {
 		gc, ok := w.(engine.GPUChanger)
 		if !ok {
@@ -449,7 +460,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 	t := r.sc.Topology
 	spec := engine.WorldSpec{
 		Scenario: r.sc.Name, Seed: r.opts.Seed, Version: r.version, Trace: r.tr, Logger: r.log,
-		Metadata: t.Metadata, TimeoutScale: r.opts.TimeoutScale,
+		Metadata: t.Metadata, TimeoutScale: r.opts.TimeoutScale, MissingLibs: slices.Clone(t.MissingLibs),
 	}
 	if t.Master == nil || t.Master.Present == nil || *t.Master.Present {
 		spec.Master = &engine.MasterSpec{Flags: map[string]string{}}
@@ -700,6 +711,11 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	clock := r.world.Clock()
 	r.tr.Record("harness", "phase", "", name)
 	from := r.tr.Len()
+	if name == "main" && len(r.sc.Topology.MissingLibs) > 0 {
+		// A server the loader could not start died at launch: its
+		// line (ld.so's) is the main phase's observation.
+		from = 0
+	}
 	t0 := clock.Now()
 	var obs Observed
 	var wants []stepWant

@@ -70,6 +70,11 @@ type Topology struct {
 	Master   *Master `yaml:"master"`
 	Client   *Client `yaml:"mooncake_client"`
 	Nodes    []Node  `yaml:"nodes"`
+	// MissingLibs are native libraries (sonames) the hosts lack, e.g.
+	// libcudart.so.12 without the CUDA runtime: every Mooncake program
+	// or module of the release that needs one fails to load
+	// (mooncake_master exits 127, import mooncake.store raises ImportError).
+	MissingLibs []string `yaml:"missing_libs"`
 }
 
 // Master is mooncake_master.
@@ -520,6 +525,10 @@ type Remedy struct {
 	// flags merged over topology.master.flags (its state lost): the fix
 	// is the master's command line, e.g. rpc_address: "::".
 	MasterFlags map[string]string `yaml:"master_flags"`
+	// MissingLibs replaces topology.missing_libs ([] = every library
+	// present: the CUDA runtime installed); a server the loader could not
+	// start is started again. Engines that can (engine.LibraryFixer).
+	MissingLibs []string `yaml:"missing_libs"`
 	// Steps replace the scenario's steps (default: the same steps).
 	Steps     []Step    `yaml:"steps"`
 	Expect    Expect    `yaml:"expect"`

@@ -34,6 +34,10 @@ const (
 	// StandaloneAllocatorErrorOld is its text before 0.5.15.
 	StandaloneAllocatorErrorOld = "MooncakeStore with standalone_storage=True requires MooncakeHostTensorAllocator. Please set standalone_storage=False or upgrade Mooncake by 'pip install mooncake --upgrade'."
 	// TenantUnsupportedError is the fallback loop's RuntimeError when tenant_id is rejected.
+	// ImportHintError is _import_mooncake_store's ImportError when
+	// `from mooncake.store import MooncakeDistributedStore` fails (raised
+	// from the original: a missing native library, mooncake-install-broken).
+	ImportHintError        = "Please install mooncake by following the instructions at https://kvcache-ai.github.io/Mooncake/getting_started/build.html to run SGLang with MooncakeConnector."
 	TenantUnsupportedError = "The installed Mooncake version does not support tenant_id in MooncakeDistributedStore.setup(). Please upgrade Mooncake to use non-default Mooncake tenants with SGLang."
 
 	logSource = "sglang"
@@ -118,6 +122,8 @@ type MooncakeStore struct {
 	mhaSuffix, mlaSuffix string
 	setupKwargsFinal     []engine.Kwarg
 	closed               bool
+	// importFailed: mooncake.store did not import (newStore).
+	importFailed bool
 }
 
 // Start runs one SGLang scheduler's startup with HiCache storage backend
@@ -254,7 +260,7 @@ func (s *MooncakeStore) allocHostPool(ctx context.Context, spec HostPoolSpec, dr
 // init is MooncakeStore.__init__ with its two except branches.
 func (s *MooncakeStore) init(ctx context.Context) error {
 	err := s.initBody(ctx)
-	if pe, ok := engine.AsPyError(err); ok {
+	if pe, ok := engine.AsPyError(err); ok && !s.importFailed {
 		if pe.Class == "ValueError" {
 			s.log(LevelError, "Configuration loading failed: "+pe.Message)
 		} else {
@@ -264,11 +270,18 @@ func (s *MooncakeStore) init(ctx context.Context) error {
 	return err
 }
 
-// newStore is MooncakeDistributedStore(): a Python exception goes back as it is.
+// newStore is _import_mooncake_store() then MooncakeDistributedStore(): the
+// import's ImportError (the binding's constructor raises none) is raised
+// again with the install hint, outside __init__'s try (no log line); any
+// other Python exception goes back as it is.
 func (s *MooncakeStore) newStore(ctx context.Context) error {
 	st, err := s.proc.NewStore(ctx)
 	if err != nil {
-		if _, ok := engine.AsPyError(err); ok {
+		if pe, ok := engine.AsPyError(err); ok {
+			if pe.Class == "ImportError" {
+				s.importFailed = true
+				return &engine.PyError{Class: "ImportError", Message: ImportHintError}
+			}
 			return err
 		}
 		return fmt.Errorf("sglang: MooncakeDistributedStore(): %w", err)

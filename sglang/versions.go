@@ -129,3 +129,13 @@ func releasePart(parts []string, i int) int {
 	}
 	return n
 }
+
+// TorchCUDARuntime is the CUDA runtime SGLang's process has loaded before
+// it imports mooncake: every release modelled pins a torch built for CUDA
+// 13 (torch 2.11.0 / 2.14.1 with nvidia-cuda-runtime 13.0.96,
+// realengine/sglangreqs), and `import torch` loads libcudart.so.13 also
+// on a host without a GPU (torch 2.14.1+cu130, 2026-12-02). A wheel that
+// links it (0.3.14's cuda13 wheel) then imports in SGLang's process
+// although the host's LD_LIBRARY_PATH lacks it; libcudart.so.12 (the
+// 0.3.12.post1 wheel, Mooncake#1298's CUDA 13 host) stays missing.
+const TorchCUDARuntime = "libcudart.so.13"

@@ -9,6 +9,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/models/te"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // Process is an SGLang scheduler process on a node.
@@ -33,6 +34,9 @@ type Process struct {
 func (p *Process) importStore() error {
 	if p.imported {
 		return nil
+	}
+	if err := p.w.importError(mooncake.ELFStore); err != nil {
+		return err
 	}
 	p.imported = true
 	log := mlog.Trace{T: p.w.tr, Source: "mooncake:" + p.node}

@@ -17,6 +17,11 @@ import (
 )
 
 func (w *World) startMaster() {
+	if w.loaderFails(mooncake.ELFMaster, w.masterVersion, "master") {
+		w.master, w.masterState, w.masterNoLib = nil, stopped, true
+		return
+	}
+	w.masterNoLib = false
 	w.master = master.New(w.masterCfg, w.k, mlog.Trace{T: w.tr, Source: "master"}, w.k.Stream(fmt.Sprintf("master#%d", w.k.Fired())))
 	w.masterState = running
 	if w.spec.Metadata == "master" {
@@ -43,6 +48,11 @@ func (w *World) metadataURL() string {
 }
 
 func (w *World) startStandalone(ctx context.Context) {
+	if w.loaderFails(mooncake.ELFClient, w.profile.Version.String(), "client") {
+		w.standalone, w.clientState, w.clientNoLib = nil, stopped, true
+		return
+	}
+	w.clientNoLib = false
 	d := w.deps(ClientNode, nil, "client", hostmem.NewOnHost(w.profile, 0, len(w.nodes)), fmt.Sprintf("mooncake_client@%d", w.k.Now()))
 	cs := w.spec.Client
 	proto := cs.Protocol

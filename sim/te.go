@@ -8,6 +8,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/models/te"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // NewTransferEngine implements engine.TEProcess: TransferEngine() in the
@@ -16,6 +17,10 @@ func (p *Process) NewTransferEngine(context.Context) (engine.TransferEngine, err
 	p.w.k.RunUntil(p.w.k.Now())
 	if p.dead != nil {
 		return nil, p.dead
+	}
+	// import mooncake.engine
+	if err := p.w.importError(mooncake.ELFEngine); err != nil {
+		return nil, err
 	}
 	p.tes = append(p.tes, nil)
 	stream := fmt.Sprintf("proc:%s#%d/te#%d", p.node, p.id, len(p.tes))

@@ -117,6 +117,11 @@ type World struct {
 	// silent in a partition (containers.go).
 	parts map[string]bool
 	conns map[string]pooledConn
+	// missingLibs are the native libraries the hosts lack (spec, or a
+	// remedy's); masterNoLib / clientNoLib: the loader could not start
+	// that server (libs.go).
+	missingLibs              []string
+	masterNoLib, clientNoLib bool
 }
 
 // Launch builds a world of processes at virtual time 0.
@@ -151,6 +156,16 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	if spec.Metadata == "master" && !mooncake.MustVersion(mv).AtLeast(mooncake.EmbeddedMetadataSince) {
 		return nil, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", mv, mooncake.EmbeddedMetadataSince)
 	}
+	if len(spec.MissingLibs) > 0 {
+		if spec.Master != nil && spec.Master.HA {
+			return nil, engine.Unsupportedf("topology missing_libs with master.ha: not modelled")
+		}
+		for _, ver := range []string{v, mv} {
+			if err := mooncake.LibsMeasured(ver); err != nil {
+				return nil, engine.Unsupportedf("topology missing_libs: %v", err)
+			}
+		}
+	}
 	k := kernel.New(spec.Seed)
 	tr := spec.Trace
 	if tr == nil {
@@ -161,7 +176,8 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 		spec: spec, profile: p, masterVersion: mv, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{}, held: map[int]bool{}, disk: client.NewOffloadDisk(),
-		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
+		missingLibs: slices.Clone(spec.MissingLibs),
+		containers:  opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
 	}
 	in := injector{w}
 	w.Scheduler = schedule.New(context.Background(), in.Inject, in.Clear, kernel.Timer{K: k}, tr)
