@@ -54,7 +54,8 @@ test: real-engine junit-xsd
 	@# The packages' tests and the suites run in two lanes at once
 	@# (suites/lanes.sh); the run ends with where the suites' time went and
 	@# each failed spec's message: a CI log cut to its tail still says why.
-	suites/lanes.sh '$(GO)' '$(CI_LABELS)' '$(SERIAL_PKGS)'
+	@# REPORT_DIR=dir keeps the lanes' Ginkgo JSON reports.
+	REPORT_DIR='$(REPORT_DIR)' suites/lanes.sh '$(GO)' '$(CI_LABELS)' '$(SERIAL_PKGS)'
 
 ## test-all: make test with nothing left out: the nightly-labelled specs
 ## and the SGLang agreement at every Mooncake version.

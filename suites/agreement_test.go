@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -42,14 +43,23 @@ func sameText(a, b string) bool {
 // class and message, and process death. With rerun (real), time in each
 // Mooncake method must agree too; a run whose times are off is measured up
 // to twice more and judged by the per-method median (a loaded machine
-// stretches single calls).
+// stretches single calls). Those runs are measured again in parallel
+// (timingRerunWorkers): they mostly wait, and one after another they were
+// 3 min 17 s of make test's critical path (run 34, docs/MEASUREMENTS.md).
 //
 // A container world's results are compared with sim's container world.
 func agreeWithSim(other map[string]scenarios.Result, otherName string, containers bool, rerun func(*scenarios.Scenario, string) scenarios.Result) {
 	cat, err := scenarios.Catalog()
 	Expect(err).NotTo(HaveOccurred())
 	sim := simengine.NewWith(simengine.Options{Containers: containers})
+	type remeasure struct {
+		sc      *scenarios.Scenario
+		version string
+		sim     scenarios.Result
+		samples []scenarios.Result
+	}
 	var diffs []string
+	var again []*remeasure
 	compared := 0
 	for _, sc := range cat {
 		if !sc.RunsOn(sim.Name()) || !sc.RunsOn(otherName) {
@@ -67,20 +77,39 @@ func agreeWithSim(other map[string]scenarios.Result, otherName string, container
 				compared++
 			}
 			diffs = append(diffs, d...)
-			if ran && rerun != nil && !sc.HasLabel(scenarios.RacyTimingLabel) {
-				samples := []scenarios.Result{o}
-				td := timingDiffs(s, o)
-				for len(td) > 0 && len(samples) < 3 {
-					samples = append(samples, rerun(sc, v))
-					td = timingDiffs(s, medianTimings(samples))
-				}
-				diffs = append(diffs, td...)
+			if ran && rerun != nil && !sc.HasLabel(scenarios.RacyTimingLabel) && len(timingDiffs(s, o)) > 0 {
+				again = append(again, &remeasure{sc: sc, version: v, sim: s, samples: []scenarios.Result{o}})
 			}
 		}
+	}
+	work := make(chan *remeasure)
+	var wg sync.WaitGroup
+	for range timingRerunWorkers {
+		wg.Go(func() {
+			defer GinkgoRecover()
+			for m := range work {
+				for len(m.samples) < 3 && len(timingDiffs(m.sim, medianTimings(m.samples))) > 0 {
+					m.samples = append(m.samples, rerun(m.sc, m.version))
+				}
+			}
+		})
+	}
+	for _, m := range again {
+		work <- m
+	}
+	close(work)
+	wg.Wait()
+	for _, m := range again {
+		td := timingDiffs(m.sim, medianTimings(m.samples))
+		AddReportEntry(fmt.Sprintf("timing measured again %s: %d runs", catalogKey(m.sc.Name, m.version), len(m.samples)), strings.Join(td, "\n"))
+		diffs = append(diffs, td...)
 	}
 	Expect(compared).To(BeNumerically(">", 0), "no scenario ran on both sim and %s", otherName)
 	Expect(diffs).To(BeEmpty(), strings.Join(diffs, "\n"))
 }
+
+// timingRerunWorkers is how many runs agreeWithSim measures again at once.
+const timingRerunWorkers = 4
 
 // raced are the methods whose codes differ between s and o only where the
 // scenario names the codes real returns by a race of Mooncake's (a list

@@ -12,6 +12,8 @@
 #           last), then every other spec: containers (container worlds,
 #           compose), fake, sim, determinism, explain, the loader.
 # LABELS is make's CI_LABELS (a Ginkgo label filter; empty = every spec).
+# REPORT_DIR, when set, keeps the lanes' Ginkgo JSON reports there (lane1.json,
+# lane2.json: each run's report entries, the agreement's table of walls).
 # A lane that passed prints its summary lines, one that failed its whole
 # output (as go test does for a package); the run ends with where the
 # suites' time went and each failed spec's message (suites/failures).
@@ -79,4 +81,7 @@ echo "--- both lanes: $((SECONDS - start)) s"
 reports=()
 for r in "$tmp/lane1.json" "$tmp/lane2.json"; do [ -s "$r" ] && reports+=("$r"); done
 [ ${#reports[@]} -gt 0 ] && "$GO" run ./suites/failures "${reports[@]}"
+if [ -n "${REPORT_DIR:-}" ] && [ ${#reports[@]} -gt 0 ]; then
+	mkdir -p "$REPORT_DIR" && cp "${reports[@]}" "$REPORT_DIR"/ && echo "--- reports kept in $REPORT_DIR"
+fi
 exit $rc
