@@ -58,7 +58,7 @@ func DivergesAt(a, b scenarios.Result, bScale float64) string {
 		}
 		var calls []string
 		if !host {
-			calls = slices.DeleteFunc(scenarios.TimingDiffs(eb.TimingsMS, ea.TimingsMS), func(m string) bool {
+			calls = slices.DeleteFunc(scenarios.TimingDiffs(eb.TimingsMS, ea.TimingsMS, ea.CallCounts), func(m string) bool {
 				return math.Abs(ea.TimingsMS[m]-eb.TimingsMS[m]) <= slack+scenarios.TimingSlack(eb.TimingsMS[m])
 			})
 		}

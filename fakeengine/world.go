@@ -32,8 +32,10 @@ type World struct {
 	trace   *trace.Trace
 	start   time.Time
 	scale   scale
-	gate    gate
-	inj     *toxiproxy.Injector
+	// stalls: the process's own pauses, which the master's clock leaves out.
+	stalls stalls
+	gate   gate
+	inj    *toxiproxy.Injector
 	// rdma is each node's work-completion fault (kind rdma).
 	rdma te.RDMAFaultSet
 
@@ -158,6 +160,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		w.start = time.Now()
 	}
 	w.trace.SetClock(modelClock{start: w.start, s: w.scale}.Now)
+	w.wg.Go(func() { w.stalls.watch(w.ctx) })
 	in := injector{w}
 	w.Scheduler = schedule.New(w.ctx, in.Inject, in.Clear, wallTimer{start: w.start, s: w.scale}, w.trace)
 	defer func() {

@@ -231,6 +231,8 @@ type EngineOutcome struct {
 	Died       *Death             `json:"died,omitempty"`
 	DurationMS float64            `json:"duration_ms"`
 	TimingsMS  map[string]float64 `json:"timings_ms,omitempty"`
+	// CallCounts is how many calls of each method TimingsMS sums.
+	CallCounts map[string]int `json:"-"`
 }
 
 // Compare builds comparisons for every scenario × version that ran on more
@@ -257,7 +259,7 @@ func Compare(rs []Result) []Comparison {
 		c := Comparison{Scenario: k.s, MooncakeVersion: k.v, SGLangVersion: k.g, Differences: []string{}}
 		var ran []EngineOutcome
 		for _, r := range g {
-			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS,
+			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS, CallCounts: CallCounts(r.Observed.Calls),
 				SGLang: strings.TrimSpace(r.SGLang + " " + r.SGLangVersion), SGLangLogs: r.Observed.SGLangLogs}
 			for i, l := range eo.SGLangLogs {
 				eo.SGLangLogs[i] = abstractAddrs(l, r.Addrs)
@@ -299,10 +301,10 @@ func Compare(rs []Result) []Comparison {
 			if hi-lo > 1000 && hi > 2*lo {
 				diff["duration"] = true
 			}
-			for _, m := range TimingDiffs(refTimings(ran), eo.TimingsMS) {
+			for _, m := range TimingDiffs(refTimings(ran), eo.TimingsMS, eo.CallCounts) {
 				diff["timing."+m] = true
 			}
-			for _, m := range TimingDiffs(refTimings(ran), a.TimingsMS) {
+			for _, m := range TimingDiffs(refTimings(ran), a.TimingsMS, a.CallCounts) {
 				diff["timing."+m] = true
 			}
 		}

@@ -22,18 +22,27 @@ func timings(calls []Call) map[string]float64 {
 	return m
 }
 
+// CallCounts is how many calls of each method there were.
+func CallCounts(calls []Call) map[string]int {
+	n := map[string]int{}
+	for _, c := range calls {
+		n[c.Method]++
+	}
+	return n
+}
+
 // TimingDiffs lists the methods (sorted) whose time in got (the model's,
-// ms) is outside the tolerance of ref (a wall-clock engine's): ref more
-// than TimingLate later, or more than TimingSlack earlier. Methods only
-// one side called are codes' business.
-func TimingDiffs(ref, got map[string]float64) []string {
+// ms, in calls: CallCounts) is outside the tolerance of ref (a wall-clock
+// engine's): ref more than TimingLate later, or more than TimingSlack
+// earlier. Methods only one side called are codes' business.
+func TimingDiffs(ref, got map[string]float64, calls map[string]int) []string {
 	var out []string
 	for m, r := range ref {
 		g, ok := got[m]
 		if !ok {
 			continue
 		}
-		if g-r > TimingSlack(r) || r-g > TimingLate(g) {
+		if g-r > TimingSlack(r) || r-g > TimingLate(g, calls[m]) {
 			out = append(out, m)
 		}
 	}

@@ -13,11 +13,24 @@ func TestTimingDiffs(t *testing.T) {
 	// late, outside 0.3 s + 25 % of 1.5 s + 0.5 s; setup_dummy: 378 ms
 	// late (a loaded CI run), inside 0.3 s + 11 ms + 0.5 s; is_exist: 900 ms
 	// late, outside 0.3 s + 75 ms + 0.5 s; health_check: only one side.
-	if got := TimingDiffs(real, sim); !slices.Equal(got, []string{"get", "is_exist", "register_buffer"}) {
+	if got := TimingDiffs(real, sim, nil); !slices.Equal(got, []string{"get", "is_exist", "register_buffer"}) {
 		t.Fatalf("got %q", got)
 	}
-	if got := TimingDiffs(real, real); got != nil {
+	// Each call has its own CPU work: in two calls is_exist's 900 ms is
+	// inside 0.3 s + 75 ms + 1 s and get's 1.5 s inside 0.3 s + 375 ms +
+	// 1 s; register_buffer early stays outside, whatever the calls.
+	if got := TimingDiffs(real, sim, map[string]int{"is_exist": 2, "get": 2, "register_buffer": 9}); !slices.Equal(got, []string{"register_buffer"}) {
+		t.Fatalf("two calls: got %q", got)
+	}
+	if got := TimingDiffs(real, real, nil); got != nil {
 		t.Fatalf("self: %q", got)
+	}
+}
+
+func TestCallCounts(t *testing.T) {
+	got := CallCounts([]Call{{Method: "put"}, {Method: "get"}, {Method: "put"}})
+	if len(got) != 2 || got["put"] != 2 || got["get"] != 1 {
+		t.Fatalf("got %v", got)
 	}
 }
 

@@ -171,8 +171,9 @@ func timingDiffs(s, o scenarios.Result) []string {
 		if s == nil || o == nil {
 			return
 		}
-		for _, m := range scenarios.TimingDiffs(o.TimingsMS, s.TimingsMS) {
-			out = append(out, fmt.Sprintf("%s: %s phase: time in %s sim=%.0fms real=%.0fms (real may be %.0fms earlier, %.0fms later)", id, phase, m, s.TimingsMS[m], o.TimingsMS[m], scenarios.TimingSlack(o.TimingsMS[m]), scenarios.TimingLate(s.TimingsMS[m])))
+		calls := scenarios.CallCounts(s.Calls)
+		for _, m := range scenarios.TimingDiffs(o.TimingsMS, s.TimingsMS, calls) {
+			out = append(out, fmt.Sprintf("%s: %s phase: time in %s (%d calls) sim=%.0fms real=%.0fms (real may be %.0fms earlier, %.0fms later)", id, phase, m, calls[m], s.TimingsMS[m], o.TimingsMS[m], scenarios.TimingSlack(o.TimingsMS[m]), scenarios.TimingLate(s.TimingsMS[m], calls[m])))
 		}
 	}
 	check("main", &s.Observed, &o.Observed)
