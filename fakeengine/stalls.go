@@ -13,8 +13,11 @@ import (
 // client_ttl's 10 s, and the master, lazy (its monitor ticks catch up on
 // the next RPC), expired a client whose pings were due during it (a fresh
 // .ci/run, io/mixed-transport-tcp-into-rdma; docs/ENGINES.md "fake"). A
-// paused machine is not a Mooncake event: the master's clock leaves the
-// stalls out (masterClock).
+// paused machine is not a Mooncake event: the master's clock reports the
+// stalls (masterClock, master.StallClock) and the master extends a
+// client's client_ttl by those since its last ping. Only there: leaving
+// them out of the master's time as a whole made its leases lag the
+// world's clock (io/eviction-starved-leases, the next run).
 type stalls struct{ total atomic.Int64 }
 
 const (
@@ -48,15 +51,17 @@ func (s *stalls) sum() time.Duration {
 	return time.Duration(s.total.Load())
 }
 
-// masterClock is the master model's clock: Mooncake time since the world
-// started, without the process's stalls.
+// masterClock is the master model's clock: the world's Mooncake time, and
+// the process's stalls in Mooncake time (master.StallClock).
 type masterClock struct {
 	start time.Time
 	s     scale
 	st    *stalls
 }
 
-func (c masterClock) Now() time.Duration { return c.s.mooncake(time.Since(c.start) - c.st.sum()) }
+func (c masterClock) Now() time.Duration { return c.s.mooncake(time.Since(c.start)) }
+
+func (c masterClock) Stalled() time.Duration { return c.s.mooncake(c.st.sum()) }
 
 func (c masterClock) Sleep(ctx context.Context, d time.Duration) error {
 	return sleepWall(ctx, c.s.wall(d))

@@ -4,17 +4,23 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/mooncake-faultlab/faultlab/models/master"
 )
 
-// The master's clock leaves out the process's stalls; other clocks do not.
-func TestMasterClockLeavesOutStalls(t *testing.T) {
+// The master's clock keeps the world's time and reports the stalls in
+// Mooncake time.
+func TestMasterClockReportsStalls(t *testing.T) {
 	var st stalls
 	st.total.Store(int64(time.Second))
 	start := time.Now().Add(-3 * time.Second)
-	m := masterClock{start: start, s: 0.1, st: &st}.Now()
-	w := mooncakeClock{start: start, s: 0.1}.Now()
-	if m < 20*time.Second || m > 21*time.Second || w < 30*time.Second || w > 31*time.Second {
-		t.Fatalf("master %s, world %s: want 20 s and 30 s", m, w)
+	c := masterClock{start: start, s: 0.1, st: &st}
+	var _ master.StallClock = c
+	if m, w := c.Now(), (mooncakeClock{start: start, s: 0.1}).Now(); m < 30*time.Second || m > 31*time.Second || w-m > time.Second {
+		t.Fatalf("master %s, world %s: want both 30 s", m, w)
+	}
+	if got := c.Stalled(); got != 10*time.Second {
+		t.Fatalf("stalled %s, want 10 s", got)
 	}
 }
 

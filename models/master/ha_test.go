@@ -51,3 +51,40 @@ func TestHAClientMonitorBeforeHeartbeat(t *testing.T) {
 		}
 	}
 }
+
+// stallClock is a clock whose process could not run for stalled
+// (master.StallClock).
+type stallClock struct {
+	clock
+	stalled time.Duration
+}
+
+func (c *stallClock) Stalled() time.Duration { return c.stalled }
+
+// A stall of the process after a client's last ping extends its
+// client_ttl by as much (the fake engine's harness pauses); without a
+// stall the client expires client_ttl after it.
+func TestClientTTLExtendedByStalls(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		stalled time.Duration
+		at      time.Duration
+		expired bool
+	}{
+		{0, 12 * time.Second, true},
+		{5 * time.Second, 12 * time.Second, false},
+		{5 * time.Second, 17 * time.Second, true},
+	} {
+		clk := &stallClock{}
+		m := master.New(configAt(t, "0.3.9", nil), clk, mlog.Func(func(string, string) {}), rng.Stream(1, "master"))
+		id := master.UUID{Hi: 1, Lo: 2}
+		if err := m.MountSegment(ctx, master.Segment{ID: master.UUID{Lo: 9}, Name: "h:1", Base: 0x1000, Size: 100, TEEndpoint: "h:1"}, id); err != nil {
+			t.Fatal(err)
+		}
+		clk.stalled = c.stalled
+		clk.now = c.at
+		if gone := len(m.SegmentNames()) == 0; gone != c.expired {
+			t.Errorf("stalled %s, at %s: expired %t, want %t", c.stalled, c.at, gone, c.expired)
+		}
+	}
+}

@@ -195,6 +195,7 @@ type Master struct {
 	segments     []*segment // mount order
 	okClients    map[UUID]bool
 	clientTTL    map[UUID]time.Duration // expiry time
+	pingStalled  map[UUID]time.Duration // the clock's stalls at the last ping (StallClock)
 	objects      map[string]*object
 	viewVersion  int64
 	needEviction bool
@@ -224,7 +225,7 @@ func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
 	now := clock.Now()
 	return &Master{
 		cfg: cfg, clock: clock, log: log, rng: rng,
-		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{},
+		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{}, pingStalled: map[UUID]time.Duration{},
 		objects: map[string]*object{}, viewVersion: 1,
 		lastEvict: now, lastMonitor: now, batchNoSpace: map[string]int{}, batchOpen: map[string]time.Duration{},
 		offloading: map[UUID][]OffloadObject{},
@@ -266,7 +267,7 @@ func (m *Master) batchInFlight(now time.Duration) bool {
 func (m *Master) monitorClients(at time.Duration) {
 	var expired []UUID
 	for id, exp := range m.clientTTL {
-		if exp < at {
+		if exp+m.stalled()-m.pingStalled[id] < at {
 			expired = append(expired, id)
 		}
 	}
@@ -282,6 +283,7 @@ func (m *Master) monitorClients(at time.Duration) {
 	for _, id := range expired {
 		m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=client_expired", id))
 		delete(m.clientTTL, id)
+		delete(m.pingStalled, id)
 		delete(m.okClients, id)
 		for _, s := range m.segments {
 			if s.client == id {
@@ -485,6 +487,20 @@ func (m *Master) GetStorageConfig(context.Context) (StorageConfig, error) {
 
 func (m *Master) touchClient(id UUID, now time.Duration) {
 	m.clientTTL[id] = now + m.cfg.ClientTTL
+	m.pingStalled[id] = m.stalled()
+}
+
+// StallClock is a Clock that knows how long its process could not run
+// (the fake engine's: its Mooncake time is wall time magnified 1/scale,
+// and a pause of the harness is not a Mooncake event). A client's pings
+// were due during such a pause: its client_ttl is extended by as much.
+type StallClock interface{ Stalled() time.Duration }
+
+func (m *Master) stalled() time.Duration {
+	if c, ok := m.clock.(StallClock); ok {
+		return c.Stalled()
+	}
+	return 0
 }
 
 // MountSegment implements Service. It does not make the client OK: only
