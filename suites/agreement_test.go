@@ -31,11 +31,13 @@ var roleAddr = regexp.MustCompile(`\b(master|metadata):\d+`)
 // sameText compares messages with loopback ports, role addresses and
 // object addresses (pybind11 reprs: <... object at 0x7f...>) abstracted.
 func sameText(a, b string) bool {
-	norm := func(s string) string {
-		s = roleAddr.ReplaceAllString(s, "127.0.0.1:PORT")
-		return mooncake.NormalizeAddresses(loopbackAddr.ReplaceAllString(s, "$1:PORT"))
-	}
+	norm := func(s string) string { return portless(roleAddr.ReplaceAllString(s, "127.0.0.1:PORT")) }
 	return norm(a) == norm(b)
+}
+
+// portless is s with loopback ports and object addresses abstracted.
+func portless(s string) string {
+	return mooncake.NormalizeAddresses(loopbackAddr.ReplaceAllString(s, "$1:PORT"))
 }
 
 // agreeWithSim runs on sim every scenario × version the other engine ran

@@ -398,7 +398,7 @@ func releaseDifference(ctx context.Context, sc *scenarios.Scenario, version, rel
 			kinds = append(kinds, d+" "+excClass(a)+"/"+excClass(b))
 		case "sglang_logs": // the lines one side prints and the other does not
 			for _, l := range symmetricDifference(a.Observed.SGLangLogs, b.Observed.SGLangLogs) {
-				kinds = append(kinds, "SGLang line "+mooncake.NormalizeAddresses(loopbackAddr.ReplaceAllString(l, "$1:PORT")))
+				kinds = append(kinds, "SGLang line "+portless(l))
 			}
 		default:
 			kinds = append(kinds, d)
@@ -471,7 +471,6 @@ func representativeVersions(ctx context.Context, sc *scenarios.Scenario, vs []st
 // exception it ends with.
 func sglangInputs(ctx context.Context, sc *scenarios.Scenario, v string) string {
 	r := modelOnSim(ctx, sc, v, sglang.LatestVersion)
-	abstract := func(s string) string { return mooncake.NormalizeAddresses(loopbackAddr.ReplaceAllString(s, "$1:PORT")) }
 	var in []string
 	dummy := false
 	for _, c := range r.Observed.Calls {
@@ -481,7 +480,7 @@ func sglangInputs(ctx context.Context, sc *scenarios.Scenario, v string) string 
 			fallthrough
 		case "setup":
 			if c.Raised != nil {
-				in = append(in, c.Method+" raised "+c.Raised.Class+": "+abstract(c.Raised.Message))
+				in = append(in, c.Method+" raised "+c.Raised.Class+": "+portless(c.Raised.Message))
 			}
 		}
 		codes := c.Codes
@@ -493,7 +492,7 @@ func sglangInputs(ctx context.Context, sc *scenarios.Scenario, v string) string 
 		}
 	}
 	for _, l := range r.Observed.SGLangLogs {
-		in = append(in, "SGLang: "+abstract(l))
+		in = append(in, "SGLang: "+portless(l))
 	}
 	slices.Sort(in)
 	p, err := mooncake.ProfileFor(v)
