@@ -170,7 +170,7 @@ func (w *World) startMetaLocked(ctx context.Context) error {
 
 func (w *World) newMaster(cfg master.Config) *master.Master {
 	// Stream named as sim names it at world start ("master#<events fired>").
-	return master.New(cfg, masterClock{start: w.start, s: w.scale, st: &w.stalls}, mlog.Trace{T: w.trace, Source: "master"}, rng.Stream(w.spec.Seed, "master#0"))
+	return master.New(cfg, masterClock{mooncakeClock{start: w.start, s: w.scale}, &w.stalls}, mlog.Trace{T: w.trace, Source: "master"}, rng.Stream(w.spec.Seed, "master#0"))
 }
 
 // newMetadata is the metadata store: the wheel's Python server for

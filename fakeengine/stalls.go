@@ -54,15 +54,8 @@ func (s *stalls) sum() time.Duration {
 // masterClock is the master model's clock: the world's Mooncake time, and
 // the process's stalls in Mooncake time (master.StallClock).
 type masterClock struct {
-	start time.Time
-	s     scale
-	st    *stalls
+	mooncakeClock
+	st *stalls
 }
-
-func (c masterClock) Now() time.Duration { return c.s.mooncake(time.Since(c.start)) }
 
 func (c masterClock) Stalled() time.Duration { return c.s.mooncake(c.st.sum()) }
-
-func (c masterClock) Sleep(ctx context.Context, d time.Duration) error {
-	return sleepWall(ctx, c.s.wall(d))
-}

@@ -14,7 +14,7 @@ func TestMasterClockReportsStalls(t *testing.T) {
 	var st stalls
 	st.total.Store(int64(time.Second))
 	start := time.Now().Add(-3 * time.Second)
-	c := masterClock{start: start, s: 0.1, st: &st}
+	c := masterClock{mooncakeClock{start: start, s: 0.1}, &st}
 	var _ master.StallClock = c
 	if m, w := c.Now(), (mooncakeClock{start: start, s: 0.1}).Now(); m < 30*time.Second || m > 31*time.Second || w-m > time.Second {
 		t.Fatalf("master %s, world %s: want both 30 s", m, w)

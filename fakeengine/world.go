@@ -32,7 +32,7 @@ type World struct {
 	trace   *trace.Trace
 	start   time.Time
 	scale   scale
-	// stalls: the process's own pauses, which the master's clock leaves out.
+	// stalls: the process's own pauses, which the master adds to client_ttl.
 	stalls stalls
 	gate   gate
 	inj    *toxiproxy.Injector
