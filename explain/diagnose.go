@@ -114,7 +114,8 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 	if d.MooncakeVersion == "" {
 		w.mooncake = ev.MooncakeRange
 	}
-	res, err := explainWithin(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, w)
+	rc := &memo{}
+	res, err := explainWithin(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, w, rc)
 	if err != nil {
 		return d, err
 	}
@@ -128,7 +129,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		// outranked the QP failure the same excerpt opened with).
 		outcome, ends := OutcomePoints, "ends in: "+c.Outcome
 		if c.Outcome == okOutcome && slices.ContainsFunc(ev.Lines, func(l Line) bool {
-			return errorLine(l) && !prints(fp, Cause{Name: c.Scenario, Version: c.Version, Match: &c}, l.Text)
+			return errorLine(l) && !prints(fp, rc, Cause{Name: c.Scenario, Version: c.Version, Match: &c}, l.Text)
 		}) {
 			outcome, ends = 0, ends+" (no outcome points: the log has error lines this cause never prints)"
 		}
@@ -153,7 +154,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		// Cut before the outcome (or never reaching one; a traceback cut
 		// before its exception line): the catalog scenarios by their lines
 		// alone.
-		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, w, byName) {
+		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, w, byName, rc) {
 			c.order = len(all)
 			byName[c.Name] = len(all)
 			all = append(all, c)
@@ -181,7 +182,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		// scenario's model never prints counts against the scenario.
 		for _, l := range cl.telltales(ev.Lines) {
 			for j := range all {
-				if all[j].Kind != "scenario" || cl.Explains(all[j].Name) || prints(fp, all[j], l.Text) {
+				if all[j].Kind != "scenario" || cl.Explains(all[j].Name) || prints(fp, rc, all[j], l.Text) {
 					continue
 				}
 				all[j].Points -= TelltaleAgainst
@@ -337,8 +338,8 @@ const PartialWeight = 0.5
 // rare lines they expect or print at a version that the log has (IDF over
 // the catalog, times PartialWeight), less those they say never appear.
 // Lines most scenarios print (servers starting) say nothing of a cause.
-func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, w within, skip map[string]int) []Cause {
-	df, n := docFreq(catalog, fp, version)
+func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, w within, skip map[string]int, rc *memo) []Cause {
+	df, n := rc.docFreq(catalog, fp, version)
 	text, masked := mooncake.NormalizeAddresses(log), norm(log)
 	var out []Cause
 	for _, sc := range catalog {
@@ -366,7 +367,7 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 					evid = append(evid, kind+": "+short(Humanize(l), 120))
 				}
 				for _, l := range exp.Logs {
-					if pattern(l).MatchString(text) {
+					if rc.literal(l).MatchString(text) {
 						add(l, "expected line")
 					}
 				}
@@ -376,7 +377,7 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 					}
 				}
 				for _, l := range exp.NoLogs {
-					if pattern(l).MatchString(text) {
+					if rc.literal(l).MatchString(text) {
 						pts -= 3
 						against = append(against, "this cause never prints: "+Humanize(l))
 					}
@@ -456,7 +457,7 @@ func envAgreement(c *Cause, sc *scenarios.Scenario, stated map[string]string) {
 const TelltaleAgainst = 3.0
 
 // prints reports whether a scenario cause's run prints (or expects) line.
-func prints(fp Fingerprints, c Cause, line string) bool {
+func prints(fp Fingerprints, rc *memo, c Cause, line string) bool {
 	masked := norm(line)
 	for k, ls := range fp {
 		if k.Scenario != c.Name || (c.Version != "" && k.Version != c.Version) {
@@ -470,7 +471,7 @@ func prints(fp Fingerprints, c Cause, line string) bool {
 	}
 	if c.Match != nil {
 		for _, l := range append(append([]string{}, c.Match.MatchedLogs...), c.Match.MissingLogs...) {
-			if pattern(l).MatchString(line) {
+			if rc.literal(l).MatchString(line) {
 				return true
 			}
 		}

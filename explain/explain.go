@@ -127,7 +127,7 @@ type Result struct {
 // uses their expectations at it; otherwise each scenario's own versions
 // are tried and the best-matching one kept.
 func Explain(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Result, error) {
-	return explainWithin(catalog, fp, log, version, within{})
+	return explainWithin(catalog, fp, log, version, within{}, &memo{})
 }
 
 // within is what the log says of its versions beyond a stated Mooncake
@@ -171,7 +171,7 @@ func (w within) releases(sc *scenarios.Scenario) []string {
 // explainWithin is Explain preferring, among a scenario's versions, those
 // in the range the log's source files imply, and the SGLang releases the
 // log states.
-func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, w within) (Result, error) {
+func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, w within, rc *memo) (Result, error) {
 	res := Result{Version: version, Candidates: []Candidate{}}
 	if version != "" {
 		if _, err := mooncake.ProfileFor(version); err != nil {
@@ -183,8 +183,7 @@ func explainWithin(catalog []*scenarios.Scenario, fp Fingerprints, log, version 
 	// lines match it with ports and sizes masked too.
 	text, masked := mooncake.NormalizeAddresses(log), norm(log)
 	addrs := maskAddrs(text)
-	df, n := docFreq(catalog, fp, version)
-	rc := &reCache{}
+	df, n := rc.docFreq(catalog, fp, version)
 	for i, sc := range catalog {
 		vs, ok := sc.Versions(version)
 		if !ok {
@@ -318,7 +317,7 @@ func score(cs []Candidate, df map[string]int, n int, masked string) {
 }
 
 // match checks whether the log ends in sc's outcome at version v.
-func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *reCache) (Candidate, bool) {
+func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *memo) (Candidate, bool) {
 	exp := scenarios.ExpectForSGLang(sc.Expect, sc.ByVersion, v, sc.BySGLang, release)
 	c := Candidate{Scenario: sc.Name, Version: v, Cause: cause(sc.Summary), Remedy: Remedy(sc), MatchedLogs: []string{}, MissingLogs: []string{}, Telltale: []string{}}
 	switch {
@@ -327,9 +326,9 @@ func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *reCache) 
 		if exp.Raises.Message != nil {
 			msg = *exp.Raises.Message
 		}
-		re := pattern(msg)
+		re := rc.literal(msg)
 		if msg == "" {
-			re = pattern(exp.Raises.Class)
+			re = rc.literal(exp.Raises.Class)
 		}
 		if !re.MatchString(text) {
 			return c, false
@@ -363,7 +362,7 @@ func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *reCache) 
 		return c, false
 	}
 	for _, l := range exp.NoLogs {
-		if pattern(l).MatchString(text) {
+		if rc.literal(l).MatchString(text) {
 			c.Contradicting = append(c.Contradicting, l)
 		}
 	}
@@ -398,13 +397,36 @@ func dies(text, how string) bool {
 // placeholders standing for any address and hex addresses normalized.
 func pattern(s string) *regexp.Regexp { return literal(mooncake.NormalizeAddresses(s)) }
 
-// reCache compiles each expected text's patterns once per Explain: the
-// catalog names the same lines at every version.
-type reCache struct{ lit, addr map[string]*regexp.Regexp }
+// memo is what one Explain or Diagnose computes once: each expected
+// text's patterns (the catalog names the same lines at every version and
+// in every phase: compiling them per use was most of explain's time) and
+// the lines' document frequencies at a version.
+type memo struct {
+	lit, addr map[string]*regexp.Regexp
+	df        map[string]docs
+}
 
-func (c *reCache) literal(s string) *regexp.Regexp { return cached(&c.lit, s, pattern) }
-func (c *reCache) addrs(s string) *regexp.Regexp {
+// docs is docFreq's answer: per line, how many of n scenarios print it.
+type docs struct {
+	df map[string]int
+	n  int
+}
+
+func (c *memo) literal(s string) *regexp.Regexp { return cached(&c.lit, s, pattern) }
+func (c *memo) addrs(s string) *regexp.Regexp {
 	return cached(&c.addr, s, func(s string) *regexp.Regexp { return literal(maskAddrs(mooncake.NormalizeAddresses(s))) })
+}
+
+func (c *memo) docFreq(catalog []*scenarios.Scenario, fp Fingerprints, version string) (map[string]int, int) {
+	d, ok := c.df[version]
+	if !ok {
+		d.df, d.n = docFreq(catalog, fp, version)
+		if c.df == nil {
+			c.df = map[string]docs{}
+		}
+		c.df[version] = d
+	}
+	return d.df, d.n
 }
 
 func cached(m *map[string]*regexp.Regexp, s string, compile func(string) *regexp.Regexp) *regexp.Regexp {

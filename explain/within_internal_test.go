@@ -40,7 +40,7 @@ func TestWithinReleases(t *testing.T) {
 // An expected line matches a field line with other addresses, never one
 // with other sizes.
 func TestExpectedLineAddrs(t *testing.T) {
-	rc := &reCache{}
+	rc := &memo{}
 	for _, tc := range []struct {
 		expected, field string
 		want            bool
