@@ -130,7 +130,7 @@ func (w *World) startClientLocked(ctx context.Context) error {
 	c.model = m
 	w.gate.Unlock()
 	c.up = true
-	_ = c.proc.beat(func(ctx context.Context) time.Duration {
+	_ = c.proc.beat(&heartbeat{}, func(ctx context.Context) time.Duration {
 		if !m.Pinging() {
 			return 0
 		}

@@ -143,6 +143,29 @@ func (p *Process) remount(c *client.RealClient, steps []client.RemountStep) {
 	}()
 }
 
+// heartbeat is a store's ping thread as ~Client sees it, under the world
+// gate: busy while an iteration runs (its RPCs release the gate), stopped
+// once joined.
+type heartbeat struct{ busy, stopped bool }
+
+// joinPing is ~Client's join of the ping thread before it unmounts: the
+// thread ends the iteration it is in, then waits for its remount thread.
+// Unjoined, a remount begun before close (a ping answered NEED_REMOUNT)
+// reached the master after the unmount and mounted the closed store's
+// segment again; a later put was placed there and failed (-800,
+// io/duplicate-key-put's remedy on a loaded machine).
+func (p *Process) joinPing(ctx context.Context, hb *heartbeat, c *client.RealClient) error {
+	hb.stopped = true
+	for hb.busy || c.MountLocked() {
+		var err error
+		p.w.gate.wait(func() { err = sleepWall(ctx, idlePoll) })
+		if err != nil {
+			return fmt.Errorf("fake engine: joining the ping thread: %w", err)
+		}
+	}
+	return nil
+}
+
 // waitMountLock: a foreground call waits, the gate released, while c's
 // remount holds mounted_segments_mutex_.
 func (p *Process) waitMountLock(ctx context.Context, c *client.RealClient) error {
@@ -168,6 +191,8 @@ func (p *Process) NewStore(ctx context.Context) (engine.Store, error) {
 	}
 	p.seq++
 	d := p.deps("mooncake:"+p.node, fmt.Sprintf("proc:%s#%d/store#%d", p.node, p.id, p.seq))
+	hb := &heartbeat{}
+	d.JoinPing = func(ctx context.Context, c *client.RealClient) error { return p.joinPing(ctx, hb, c) }
 	if err := p.importStore(); err != nil {
 		p.w.gate.Unlock()
 		return nil, err
@@ -178,7 +203,7 @@ func (p *Process) NewStore(ctx context.Context) (engine.Store, error) {
 	p.mu.Lock()
 	p.stores = append(p.stores, s)
 	p.mu.Unlock()
-	kick = p.beat(func(ctx context.Context) time.Duration {
+	kick = p.beat(hb, func(ctx context.Context) time.Duration {
 		if dc := s.Dummy(); dc != nil {
 			if !dc.Pinging() || p.dead != nil {
 				return 0
@@ -209,7 +234,7 @@ const dummyPingInterval = time.Second
 // The returned function wakes an idle loop at once: a store calls it after
 // every foreground call, so a ping thread that call started pings
 // immediately, as in Mooncake (and sim).
-func (p *Process) beat(iter func(ctx context.Context) time.Duration) (kick func()) {
+func (p *Process) beat(hb *heartbeat, iter func(ctx context.Context) time.Duration) (kick func()) {
 	wake := make(chan struct{}, 1)
 	p.wg.Add(1)
 	go func() {
@@ -217,7 +242,13 @@ func (p *Process) beat(iter func(ctx context.Context) time.Duration) (kick func(
 		ctx := p.ctx
 		for ctx.Err() == nil {
 			p.w.gate.Lock()
+			if hb.stopped {
+				p.w.gate.Unlock()
+				return
+			}
+			hb.busy = true
 			d := iter(ctx)
+			hb.busy = false
 			p.w.gate.Unlock()
 			// Heartbeats keep their period precisely (a ping's phase decides
 			// when a dead master is noticed); idle polling need not.
