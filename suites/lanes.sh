@@ -4,14 +4,13 @@
 # Docker), so on two cores they overlap well:
 #   lane 1: the specs on the real engine in processes: the SGLang agreement
 #           and the real catalog (which share the real catalog's runs,
-#           suites/memo_test.go). The agreement is the longest part of
-#           make test, so lane 1 starts at once;
+#           suites/memo_test.go), duration bands. The agreement is the
+#           longest part of make test, so lane 1 starts at once;
 #   lane 2: every package's tests (those matching SERIAL, a grep -E of
 #           package paths: real Mooncake, scaled timeouts, Docker, one at a
 #           time after the others ran in parallel; the realengine package
 #           beside them all), then every other spec: containers (container
-#           worlds, compose), fake, sim, determinism, explain, the loader,
-#           and the duration bands (real, but lane 1 is the longer one).
+#           worlds, compose), fake, sim, determinism, explain, the loader.
 # LABELS is make's CI_LABELS (a Ginkgo label filter; empty = every spec).
 # REPORT_DIR, when set, keeps the lanes' Ginkgo JSON reports there (lane1.json,
 # lane2.json: each run's report entries, the agreement's table of walls).
@@ -34,7 +33,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-LANE2='!real || containers || bands'
+LANE2='!real || containers'
 filter() { # filter EXTRA: LABELS and EXTRA
 	if [ -n "$LABELS" ]; then echo "($LABELS) && $1"; else echo "$1"; fi
 }
