@@ -40,8 +40,7 @@ build:
 
 ## test: every kind of check in about 15 minutes with warm caches (README,
 ## "What make test runs"): installs the real engine first when PyPI is
-## reachable. Packages run one at a time (-p 1): real Mooncake processes
-## and the fake engine's scaled timeouts must not fight for the two cores.
+## reachable, then runs the tests in two lanes at once (suites/lanes.sh).
 ## CI_LABELS narrows the suites by Ginkgo label; specs labelled nightly
 ## (the container catalogs beyond one world per container scenario, the
 ## corpus on real) are left to `make nightly` and `make test-all`.
