@@ -128,6 +128,7 @@ func (w *World) startClientLocked(ctx context.Context) error {
 	}
 	w.gate.Lock()
 	c.model = m
+	w.nameEndpoint(m, nil)
 	w.gate.Unlock()
 	c.up = true
 	_ = c.proc.beat(&heartbeat{}, func(ctx context.Context) time.Duration {

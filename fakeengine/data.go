@@ -141,7 +141,8 @@ func (d dataPath) Read(ctx context.Context, endpoint string, addr uint64, size i
 // the gate): with a metadata service and an explicit local_hostname port
 // the name's port is not the one the TE bound, so peers resolve the name
 // as Mooncake does through rpc_meta. The last setup under a name wins, as
-// an etcd Put does.
+// an etcd Put does. A nil p (mooncake_client, found by its bound port)
+// records only the engine, for its peers' handshakes (te.Peer).
 func (w *World) nameEndpoint(c interface{ Engine() *te.Engine }, p *Process) {
 	eng := c.Engine()
 	if eng == nil || eng.ServerName() == "" {
@@ -150,7 +151,10 @@ func (w *World) nameEndpoint(c interface{ Engine() *te.Engine }, p *Process) {
 	w.netMu.Lock()
 	defer w.netMu.Unlock()
 	if w.names == nil {
-		w.names = map[string]*Process{}
+		w.names, w.engines = map[string]*Process{}, map[string]*te.Engine{}
 	}
-	w.names[eng.ServerName()] = p
+	if p != nil {
+		w.names[eng.ServerName()] = p
+	}
+	w.engines[eng.ServerName()] = eng
 }

@@ -106,11 +106,13 @@ func (p *Process) deps(source, stream string) client.Deps {
 	host.Peer = func(endpoint string) (te.Peer, bool) {
 		p.w.netMu.Lock()
 		owner, ok := p.w.endpointOwnerLocked(p.node, endpoint)
+		eng := p.w.engines[endpoint]
 		p.w.netMu.Unlock()
 		if !ok {
 			return te.Peer{}, false
 		}
-		return te.Peer{RDMA: owner.spec.RDMA, Log: mlog.Trace{T: p.w.trace, Source: fmt.Sprint(owner.logSource.Load())}}, true
+		return te.Peer{RDMA: owner.spec.RDMA, Log: mlog.Trace{T: p.w.trace, Source: fmt.Sprint(owner.logSource.Load())},
+			NoNameListener: eng != nil && !eng.ListensAtName()}, true
 	}
 	return client.Deps{
 		Node: p.node, Host: host, Profile: p.w.profile,

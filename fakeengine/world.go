@@ -54,6 +54,7 @@ type World struct {
 	ports   map[string]*binding          // node/port → owner
 	held    map[int]bool                 // ports port-held faults hold, on every node
 	names   map[string]*Process          // TE server name → owner (nameEndpoint)
+	engines map[string]*te.Engine        // TE server name → its engine (nameEndpoint)
 
 	// faulted counts the faults injected and not yet healed (faulted.go):
 	// with none, nothing in the world delays a party's answer.

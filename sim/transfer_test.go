@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -171,5 +173,55 @@ var _ = Describe("a re-publication that fails", func() {
 		rc, err := e.store.Put(ctx, "k", []byte("v"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rc).To(Equal(0))
+	})
+})
+
+// A P2PHANDSHAKE engine opens a remote segment by a handshake to the
+// segment's name; an owner on a metadata service listens elsewhere (the new
+// RPC mapping, published in rpc_meta), so the connect is refused at every
+// transfer to it (real 0.3.13.post1, 2026-12-03: SGLang at its default
+// P2PHANDSHAKE beside a mooncake_client on HTTP metadata, CI run 46's
+// `standalone/default-allocator` remedy: ten warmup puts placed in the
+// client's segment, ten times -800).
+var _ = Describe("a P2P store beside a mooncake_client on HTTP metadata", func() {
+	ctx := context.Background()
+	puts := func(metadataServer string) (codes []int, lines []string) {
+		e := launch(opts{version: "0.3.13.post1", metadata: "http", client: true})
+		a := setupArgs("localhost", "tcp", "")
+		a.MetadataServer = metadataServer
+		Expect(e.setup(a)).To(Equal(0))
+		for i := range 16 {
+			rc, err := e.store.Put(ctx, fmt.Sprintf("k%d", i), []byte("v"))
+			Expect(err).NotTo(HaveOccurred())
+			codes = append(codes, rc)
+		}
+		return codes, e.logs("mooncake:tp0")
+	}
+
+	It("fails each put the master places in the client's segment: its name's port refuses the handshake", func() {
+		codes, lines := puts("P2PHANDSHAKE")
+		Expect(codes).To(ContainElement(0), "the puts placed in the store's own segment")
+		Expect(codes).To(ContainElement(-800))
+		var refused []string
+		for _, l := range lines {
+			if strings.HasPrefix(l, "SocketHandShakePlugin: connect()") {
+				refused = append(refused, l)
+			}
+		}
+		failed := 0
+		for _, c := range codes {
+			if c == -800 {
+				failed++
+			}
+		}
+		Expect(refused).To(HaveLen(failed))
+		Expect(refused[0]).To(MatchRegexp(`^SocketHandShakePlugin: connect\(\)127\.0\.0\.1:\d+: Connection refused \[111\]$`))
+		Expect(lines).To(ContainElements(MatchRegexp(`^Failed to open segment for endpoint='127\.0\.0\.1:\d+'$`), "Failed to submit transfer operation"))
+	})
+
+	It("stores every put when the store uses the client's metadata server", func() {
+		codes, lines := puts(sim.MetadataURL)
+		Expect(codes).To(HaveEach(0))
+		Expect(lines).NotTo(ContainElement(HavePrefix("SocketHandShakePlugin")))
 	})
 })

@@ -444,7 +444,7 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 		// connect()…: Connection refused [111]"); an opened one fails at
 		// the data connection (TcpTransport's lines).
 		if d.w.handshakeMetadata() && !d.opened[endpoint] {
-			return nil, &te.HandshakeRefused{Endpoint: endpoint, Connect: loopbackIP(endpoint)}
+			return nil, &te.HandshakeRefused{Endpoint: endpoint, Connect: te.ConnectAddr(endpoint)}
 		}
 		return nil, &te.TransferRefused{Endpoint: endpoint}
 	}
@@ -612,13 +612,4 @@ var _ master.OffloadService = (*masterStub)(nil)
 // P2P handshake (no metadata service).
 func (w *World) handshakeMetadata() bool {
 	return w.spec.Metadata == "" || w.spec.Metadata == te.P2PHandshake
-}
-
-// loopbackIP is the address connect() reports for an endpoint: the sim's
-// one host answers "localhost" at 127.0.0.1.
-func loopbackIP(endpoint string) string {
-	if h, port, ok := strings.Cut(endpoint, ":"); ok && h == "localhost" {
-		return "127.0.0.1:" + port
-	}
-	return endpoint
 }

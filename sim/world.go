@@ -239,6 +239,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		peer := te.Peer{RDMA: w.nodeRDMA(ep.node), Log: ep.log}
 		if ep.eng != nil {
 			peer.NVLink = ep.eng.NVLinkBuffers()
+			peer.NoNameListener = !ep.eng.ListensAtName()
 		}
 		return peer, true
 	}

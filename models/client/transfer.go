@@ -74,7 +74,7 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 		return true
 	}
 	if c.te.Handshake() {
-		return c.handshakeResolves(r)
+		return c.handshakeResolves(r) && c.handshakeConnects(r)
 	}
 	if !c.te.OpenSegment(ctx, r.TEEndpoint) {
 		// openSegment failed: the submit stops before a batch exists
@@ -115,6 +115,25 @@ func (c *RealClient) handshakeResolves(r master.Replica) bool {
 		return true
 	}
 	c.logf(mlog.Error, "SocketHandShakePlugin: failed to get IP address of peer server %s:%s, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]", h, port)
+	c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", r.TEEndpoint)
+	c.logf(mlog.Error, "Failed to submit transfer operation")
+	return false
+}
+
+// handshakeConnects is SocketHandShakePlugin::send's connect() to the
+// segment's name. A peer whose engine listens elsewhere (a metadata
+// service's new RPC mapping) refuses it at every transfer: the segment never
+// opens (real 0.3.13.post1, 2026-12-03: a P2P SGLang store beside a
+// mooncake_client on HTTP metadata — every put the master placed in the
+// client's segment -800, these three lines).
+func (c *RealClient) handshakeConnects(r master.Replica) bool {
+	if c.d.Host.Peer == nil {
+		return true
+	}
+	if p, ok := c.d.Host.Peer(r.TEEndpoint); !ok || !p.NoNameListener {
+		return true
+	}
+	c.logf(mlog.Error, "SocketHandShakePlugin: connect()%s: Connection refused [111]", te.ConnectAddr(r.TEEndpoint))
 	c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", r.TEEndpoint)
 	c.logf(mlog.Error, "Failed to submit transfer operation")
 	return false

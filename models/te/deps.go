@@ -58,6 +58,9 @@ type Peer struct {
 	Log  mlog.Logger
 	// NVLink is its NVLink segment descriptor's buffers (nvlink.go).
 	NVLink []NVLinkBuffer
+	// NoNameListener: nothing of it listens on its segment name's port,
+	// where a P2PHANDSHAKE engine's handshake connects (Engine.ListensAtName).
+	NoNameListener bool
 }
 
 // HostFromSpec converts a node spec.

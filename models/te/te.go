@@ -166,6 +166,24 @@ func (e *Engine) JoinsHandshakeListener() bool { return e.handshake && !e.leaked
 // segment is opened by a SocketHandShakePlugin handshake to its name.
 func (e *Engine) Handshake() bool { return e.handshake }
 
+// ListensAtName reports whether the handshake daemon listens on the port
+// of the engine's own name, where a P2PHANDSHAKE peer's getSegmentDesc
+// connects (SocketHandShakePlugin::send to the segment name): in
+// P2PHANDSHAKE mode the name is host:rpc_port, and MC_LEGACY_RPC_PORT_BINDING
+// binds the name's port. With a metadata service the new RPC mapping
+// listens on another port, published in rpc_meta, which a P2P peer never
+// reads.
+func (e *Engine) ListensAtName() bool { return e.handshake || e.legacy }
+
+// ConnectAddr is the address connect() reports for an endpoint: the model's
+// one host answers "localhost" at 127.0.0.1.
+func ConnectAddr(endpoint string) string {
+	if h, port, ok := strings.Cut(endpoint, ":"); ok && h == "localhost" {
+		return "127.0.0.1:" + port
+	}
+	return endpoint
+}
+
 // JoinsTCPTransport reports whether destroying this engine joins a TCP
 // transport that init installed for MC_FORCE_TCP (~1 s: real 0.3.12.post1,
 // 0.3.13.post1, Profile.ForceTCPAtInit).
