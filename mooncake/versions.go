@@ -550,18 +550,18 @@ type Profile struct {
 	// variable ("rdma") instead of "RDMA" (client_service.cpp);
 	// GenericTransportInstallError says "Failed to install transport"
 	// instead of "Failed to install RDMA transport"
-	// (transfer_engine_impl.cpp); LogsMissingLocalSegment logs "Local
-	// segment descriptor not found" before the TCP fallback installs;
+	// (transfer_engine_impl.cpp);
 	// HotCacheFdExchange: a dummy client asks its mooncake_client for the
 	// hot-cache fd after registering SHM, which fails harmlessly.
 	AutoDiscoveryLogsProtocol    bool
 	GenericTransportInstallError bool
-	LogsMissingLocalSegment      bool
 	// TCPInstallReadsOwnSegmentDesc: TcpTransport::allocateLocalSegmentID
-	// reads its own name's descriptor from the metadata service first
-	// (getSegmentDesc; v0.3.12 tcp_transport.cpp; real 0.3.12.post1 and
-	// 0.3.13.post1 log the 404 and "Failed to retrieve segment
-	// descriptor" on every fresh install with HTTP metadata).
+	// starts from its own name's descriptor (getSegmentDesc;
+	// tcp_transport.cpp v0.3.10.post2:549, not v0.3.10.post1): with HTTP
+	// metadata the GET's 404 and "Failed to retrieve segment descriptor",
+	// in P2P mode "Local segment descriptor not found" (the handshake
+	// branch has no local descriptor to send yet) on every TCP install,
+	// explicit or a fallback (REAL-FINDINGS §54).
 	TCPInstallReadsOwnSegmentDesc bool
 	// FailedInstallDeletesTransport: MultiTransport::installTransport
 	// deletes a transport whose install failed, and ~TcpTransport removes
@@ -945,8 +945,7 @@ func profileOf(v Version) Profile {
 	p.RPCMetaVersioned = at("0.3.14")
 	p.GIDQueryFailureLogged = p.AutoGIDSelect && !at("0.3.10")
 	p.ForceTCPAtInit = at("0.3.12")
-	p.LogsMissingLocalSegment = at("0.3.13")
-	p.TCPInstallReadsOwnSegmentDesc = at("0.3.12")
+	p.TCPInstallReadsOwnSegmentDesc = at("0.3.10.post2")
 	p.FailedInstallDeletesTransport = at("0.3.12")
 	p.BenchDRAMLine = at("0.3.6")
 	p.BenchQuietSignal = at("0.3.8.post1")

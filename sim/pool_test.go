@@ -174,6 +174,7 @@ var _ = Describe("a refused master call when the master comes back", func() {
 			"Storage root directory is not set. persisting data is disabled.",
 			fmt.Sprintf("Transfer Engine RPC using P2P handshake, listening on 127.0.0.1:%d", port),
 			"Transfer engine auto discovery is disabled for protocol: tcp",
+			"Local segment descriptor not found", // P2P TCP install, from 0.3.10.post2
 			fmt.Sprintf("TcpTransport: listen on port %d", port+1),
 			"MC_STORE_MEMCPY not set, auto-detected: TCP-only environment, memcpy enabled",
 			"Registering local memory: 16777216 bytes",

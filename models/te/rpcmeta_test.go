@@ -203,26 +203,57 @@ func TestRegisterMetadataRollback(t *testing.T) {
 	}
 }
 
-// From v0.3.12 the TCP install reads its own name's segment descriptor
-// first; on a fresh metadata service that is a 404 and a warning (real
-// 0.3.12.post1 and 0.3.13.post1, HTTP metadata). 0.3.11.post1 does not.
+// From v0.3.10.post2 the TCP install starts from its own name's segment
+// descriptor (tcp_transport.cpp v0.3.10.post2:549): with HTTP metadata a
+// fresh service answers 404 and the engine warns; in P2P mode the
+// handshake branch has no local descriptor yet. Real runs of tcp and of
+// auto-discovery's fallback at 0.3.9 … 0.3.14 (REAL-FINDINGS §54) print
+// exactly these lines at exactly these releases.
 func TestTCPInstallReadsOwnSegmentDesc(t *testing.T) {
 	const get404 = "GET http://127.0.0.1:8080/metadata?key=mooncake%2Fram%2F127.0.0.1%3A48513 http=404 body: metadata not found"
 	const warn = "Failed to retrieve segment descriptor, name 127.0.0.1:48513"
+	const p2p = "Local segment descriptor not found"
 	for _, c := range []struct {
 		version string
 		want    bool
-	}{{"0.3.11.post1", false}, {"0.3.12.post1", true}, {"0.3.13.post1", true}} {
+	}{{"0.3.9", false}, {"0.3.10.post1", false}, {"0.3.10.post2", true}, {"0.3.11.post1", true}, {"0.3.12.post1", true}, {"0.3.14", true}} {
 		m := &httpMeta{s: metadata.New(false)}
 		_, logs := newHTTPEngine(t, c.version, m)
 		got := slices.Contains(*logs, get404) && slices.Contains(*logs, warn)
-		if got != c.want || (!c.want && m.gets != 0) {
-			t.Errorf("%s: logs the read = %v (GETs %d), want %v; logs %q", c.version, got, m.gets, c.want, *logs)
+		if got != c.want || (!c.want && m.gets != 0) || slices.Contains(*logs, p2p) {
+			t.Errorf("HTTP %s: logs the read = %v (GETs %d), want %v; logs %q", c.version, got, m.gets, c.want, *logs)
 		}
 		if c.want && slices.Index(*logs, warn) != slices.Index(*logs, get404)+1 {
-			t.Errorf("%s: the warning should follow the 404: %q", c.version, *logs)
+			t.Errorf("HTTP %s: the warning should follow the 404: %q", c.version, *logs)
+		}
+		for _, auto := range []bool{false, true} {
+			_, logs = newP2PEngine(t, c.version, auto)
+			if got := slices.Contains(*logs, p2p); got != c.want {
+				t.Errorf("P2P %s (auto-discovery %v): logs %q = %v, want %v; logs %q", c.version, auto, p2p, got, c.want, *logs)
+			}
 		}
 	}
+}
+
+// newP2PEngine initialises a P2PHANDSHAKE store engine on tcp, or on
+// rdma with no NIC (auto-discovery's TCP fallback).
+func newP2PEngine(t *testing.T, version string, auto bool) (*te.Engine, *[]string) {
+	t.Helper()
+	p, err := mooncake.ProfileFor(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs []string
+	e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n"},
+		Log: mlog.Func(func(_, text string) { logs = append(logs, text) })})
+	proto := "tcp"
+	if auto {
+		proto = "rdma"
+	}
+	if err := e.InitStore(context.Background(), "127.0.0.1", te.P2PHandshake, proto, nil); err != nil {
+		t.Fatal(err)
+	}
+	return e, &logs
 }
 
 func rpcOK(ctx context.Context, e *te.Engine, name string) bool {

@@ -741,10 +741,6 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 		e.logf(mlog.Info, "installTransport, type=rdma")
 		return 0
 	}
-	if e.cfg.Profile.LogsMissingLocalSegment {
-		// Seen on real 0.3.13.post1 before the TCP fallback installs.
-		e.logf(mlog.Error, "Local segment descriptor not found")
-	}
 	return e.installTCP(ctx)
 }
 
@@ -801,15 +797,22 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 
 // installTCP is TcpTransport::install; its listen port follows the RPC port.
 func (e *Engine) installTCP(ctx context.Context) int {
-	if e.cfg.Profile.TCPInstallReadsOwnSegmentDesc && e.metaURL != "" && e.etcd == "" {
-		// allocateLocalSegmentID starts from the published descriptor of
-		// its own name (getSegmentDesc), which a fresh world does not have
-		// (real 0.3.12.post1 / 0.3.13.post1: "GET …mooncake%2Fram%2F<name>
-		// http=404 body: metadata not found", then this warning). A
-		// descriptor found (a dead process's) would be reused; sim starts
-		// a new one either way. etcd's not-found is not measured: HTTP only.
-		if _, ok := e.get(ctx, segmentKey(e.serverName)); !ok {
-			e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", e.serverName)
+	if e.cfg.Profile.TCPInstallReadsOwnSegmentDesc {
+		// allocateLocalSegmentID starts from its own name's descriptor
+		// (getSegmentDesc). A P2P engine's handshake branch first encodes
+		// the local descriptor, which only this install adds. With HTTP
+		// metadata a fresh world has none published: "GET
+		// …mooncake%2Fram%2F<name> http=404 body: metadata not found", then
+		// the warning. A descriptor found (a dead process's) would be
+		// reused; sim starts a new one either way. etcd's not-found is not
+		// measured: HTTP only.
+		switch {
+		case e.handshake:
+			e.logf(mlog.Error, "Local segment descriptor not found")
+		case e.metaURL != "" && e.etcd == "":
+			if _, ok := e.get(ctx, segmentKey(e.serverName)); !ok {
+				e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", e.serverName)
+			}
 		}
 	}
 	if !e.legacyBind(ctx) {
