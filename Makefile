@@ -39,8 +39,9 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/faultlab ./cmd/faultlab
 
 ## test: every kind of check in about 15 minutes with warm caches (README,
-## "What make test runs"): installs the real engine first when PyPI is
-## reachable, then runs the tests in two lanes at once (suites/lanes.sh).
+## "What make test runs"): installs the real engine when PyPI is reachable,
+## beside vet and the packages that need none of it, then runs the rest in
+## two lanes at once (suites/lanes.sh).
 ## CI_LABELS narrows the suites by Ginkgo label; specs labelled nightly
 ## (the container catalogs beyond one world per container scenario, the
 ## corpus on real) are left to `make nightly` and `make test-all`.
@@ -48,13 +49,14 @@ CI_LABELS ?= !nightly
 # Packages whose tests run real Mooncake, the fake engine's scaled timeouts
 # or containers: one at a time, after the others ran in parallel.
 SERIAL_PKGS := /realengine$$|/fakeengine$$|/containers|/cmd/faultlab$$
-test: real-engine junit-xsd
-	$(GO) vet ./...
-	@# The packages' tests and the suites run in two lanes at once
-	@# (suites/lanes.sh); the run ends with where the suites' time went and
-	@# each failed spec's message: a CI log cut to its tail still says why.
-	@# REPORT_DIR=dir keeps the lanes' Ginkgo JSON reports.
-	REPORT_DIR='$(REPORT_DIR)' suites/lanes.sh '$(GO)' '$(CI_LABELS)' '$(SERIAL_PKGS)'
+test: junit-xsd
+	@# The real engine's install, vet, the packages' tests and the suites
+	@# (suites/lanes.sh): the install beside vet and the packages that need
+	@# none of it, then two lanes at once; the run ends with where the
+	@# suites' time went and each failed spec's message: a CI log cut to its
+	@# tail still says why. REPORT_DIR=dir keeps the lanes' Ginkgo JSON reports.
+	INSTALL='$(MAKE) --no-print-directory real-engine' REPORT_DIR='$(REPORT_DIR)' \
+		suites/lanes.sh '$(GO)' '$(CI_LABELS)' '$(SERIAL_PKGS)'
 
 ## test-all: make test with nothing left out: the nightly-labelled specs
 ## and the SGLang agreement at every Mooncake version.

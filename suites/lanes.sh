@@ -11,6 +11,11 @@
 #           time after the others ran in parallel; the realengine package
 #           beside them all), then every other spec: containers (container
 #           worlds, compose), fake, sim, determinism, explain, the loader.
+# INSTALL, when set, is the command that installs the real engine (make's
+# real-engine: minutes on a fresh machine, seconds with its caches warm). It
+# starts first and runs beside vet and lane 2's parallel packages, which need
+# none of it; lane 1 and the packages that run real Mooncake or Docker wait
+# for it, and fail when it failed.
 # LABELS is make's CI_LABELS (a Ginkgo label filter; empty = every spec).
 # REPORT_DIR, when set, keeps the lanes' Ginkgo JSON reports there (lane1.json,
 # lane2.json: each run's report entries, the agreement's table of walls).
@@ -24,7 +29,7 @@ SERIAL=${3:?usage: lanes.sh GO LABELS SERIAL}
 cd "$(dirname "$0")/.." || exit 2
 
 tmp=$(mktemp -d -t faultlab-lanes-XXXXXX) || exit 2
-pids=()
+pids=() # the process groups of the install and the lanes
 cleanup() {
 	for p in "${pids[@]}"; do kill -INT -- "-$p" 2>/dev/null; done
 	wait
@@ -34,15 +39,34 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 LANE2='!real || containers'
+
+# The install in a process group of its own (cleanup stops it); its status
+# lands in install.rc, which the lanes poll (they are not its parent).
+set -m
+{ rc=0; if [ -n "${INSTALL:-}" ]; then eval "$INSTALL" || rc=$?; fi
+  echo $rc >"$tmp/install.rc.new" && mv "$tmp/install.rc.new" "$tmp/install.rc"; } &
+pids+=($!)
+set +m
+installed() { # waits for the install; fails, saying so, when it failed
+	while [ ! -s "$tmp/install.rc" ]; do
+		[ -d "$tmp" ] || return 1 # interrupted: cleanup removed it
+		sleep 1
+	done
+	[ "$(cat "$tmp/install.rc")" = 0 ] && return 0
+	echo "--- the real engine's install failed (its output is above the lanes'): nothing that needs it ran"
+	return 1
+}
 filter() { # filter EXTRA: LABELS and EXTRA
 	if [ -n "$LABELS" ]; then echo "($LABELS) && $1"; else echo "$1"; fi
 }
 
+"$GO" vet ./... || exit 2
 # One build of the suites' test binary for both lanes; it runs in its
 # package directory, as go test runs it.
 "$GO" test -c -o "$tmp/suites.test" ./suites/ || exit 2
 
 lane1() {
+	installed || return 1
 	cd suites && "$tmp/suites.test" -test.timeout 85m \
 		-ginkgo.no-color -ginkgo.label-filter="$(filter "!($LANE2)")" -ginkgo.json-report="$tmp/lane1.json"
 }
@@ -50,12 +74,14 @@ lane2() {
 	local pkgs re rc=0
 	pkgs=$("$GO" list ./...) || return 1
 	# The realengine package mostly sleeps through Mooncake's own retries
-	# (2 min of wall, seconds of CPU): it runs beside the other packages.
-	"$GO" test -count=1 -timeout 20m ./realengine/ -args -ginkgo.label-filter="${LABELS}" >"$tmp/realengine.log" 2>&1 &
+	# (2 min of wall, seconds of CPU): it runs beside the other packages,
+	# once the install is done.
+	{ installed && "$GO" test -count=1 -timeout 20m ./realengine/ -args -ginkgo.label-filter="${LABELS}"; } >"$tmp/realengine.log" 2>&1 &
 	re=$!
 	# shellcheck disable=SC2046 # package lists: one word each
 	"$GO" test -count=1 -timeout 20m $(grep -v '/suites$' <<<"$pkgs" | grep -Ev "$SERIAL") || rc=1
 	# shellcheck disable=SC2046
+	if [ $rc = 0 ]; then installed || rc=1; fi
 	[ $rc = 0 ] && { "$GO" test -p 1 -count=1 -timeout 85m $(grep -E "$SERIAL" <<<"$pkgs" | grep -v '/realengine$') || rc=1; }
 	wait $re || rc=1
 	cat "$tmp/realengine.log"
@@ -77,9 +103,9 @@ show() { # show N NAME RC: lane N's end and output
 	if [ "$3" = 0 ]; then grep -E '^(ok |Ran [0-9]+ of|SUCCESS!|FAIL)' "$tmp/lane$1.log"; else cat "$tmp/lane$1.log"; fi
 }
 rc=0
-wait "${pids[0]}"; r1=$?
+wait "${pids[1]}"; r1=$?
 show 1 "the suites' specs on real in processes ($(filter "!($LANE2)"))" $r1
-wait "${pids[1]}"; r2=$?
+wait "${pids[2]}"; r2=$?
 show 2 "the packages, then the suites' other specs ($(filter "($LANE2)"))" $r2
 pids=()
 [ $r1 = 0 ] && [ $r2 = 0 ] || rc=1
