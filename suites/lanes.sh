@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lanes.sh GO LABELS SERIAL — the tests of `make test` after vet, in two
+# lanes.sh GO LABELS SERIAL — `make test`: vet, then the tests in two
 # lanes that run at once. Both mostly wait (on Mooncake's timeouts, on
 # Docker), so on two cores they overlap well:
 #   lane 1: the specs on the real engine in processes: the SGLang agreement
