@@ -19,6 +19,8 @@ func TestInterference(t *testing.T) {
 	aboutBindsInRemedy := &Scenario{Remedy: &Remedy{ByVersion: ByVersion{{Expect: Expect{Raises: &Raises{Message: &bind}}}}}}
 	raised := Result{Verdict: Fail, Observed: Observed{Exception: &Exception{Class: "RuntimeError", Message: bind}}}
 	died := Result{Verdict: Fail, Remedy: &Observed{Died: &Death{Signal: "SIGABRT", Reason: "terminate called after throwing an instance of 'std::system_error' what(): bind: Address already in use"}}}
+	// CI run 50: io/no-segment-space-put @0.3.4 on real, setup 1.
+	logged := Result{Verdict: Fail, Observed: Observed{Logs: []string{"TcpTransport: listen on port 13201", `tcp_transport_install_failed error_message="bind: Address already in use"`, "Failed to create client"}}}
 	for _, tc := range []struct {
 		name string
 		sc   *Scenario
@@ -28,6 +30,8 @@ func TestInterference(t *testing.T) {
 	}{
 		{"a raise on a wall engine", plain, wallEngine{}, raised, true},
 		{"a death in the remedy", plain, wallEngine{}, died, true},
+		{"a return code with the bind in the log", plain, wallEngine{}, logged, true},
+		{"the log's bind where the scenario expects one", aboutBinds, wallEngine{}, logged, false},
 		{"sim has no neighbours", plain, virtualEngine{}, raised, false},
 		{"a pass is a pass", plain, wallEngine{}, Result{Verdict: Pass, Observed: raised.Observed}, false},
 		{"another failure", plain, wallEngine{}, Result{Verdict: Fail, Observed: Observed{Exception: &Exception{Class: "RuntimeError", Message: "Failed to setup"}}}, false},
