@@ -164,7 +164,10 @@ func quotedErrors(ev Evidence) []quote {
 	for _, l := range ev.Lines {
 		frame := afterFrame
 		afterFrame = strings.HasPrefix(l.Text, "File \"")
-		if !errorLine(l) || !mooncakeLine(l, frame) || deathLine(l.Text) != "" {
+		_, _, assert := mooncakeAssert(l.Text)
+		// A failed assert is the death and the line that says which
+		// check failed: both expect.dies and a line to check.
+		if !errorLine(l) || !mooncakeLine(l, frame) || (deathLine(l.Text) != "" && !assert) {
 			continue
 		}
 		best, file := fragment(l)
@@ -182,6 +185,9 @@ func fragment(l Line) (string, string) {
 	// the library included (it names the cause; the path is the field's).
 	if m := reLoaderLine.FindStringSubmatch(l.Text); m != nil {
 		return m[1], "ld.so"
+	}
+	if a, file, ok := mooncakeAssert(l.Text); ok {
+		return a, file
 	}
 	file, _, _ := strings.Cut(path.Base(l.Source), ":")
 	best, bestErrno := "", false
@@ -235,6 +241,22 @@ var reErrnoEnd = regexp.MustCompile(`\S \[\d+\]$`)
 // process before main, by no logger.
 var reLoaderLine = regexp.MustCompile(`(?:^|/)((?:mooncake_\w+|transfer_engine_bench): error while loading shared libraries: \S+: cannot open shared object file(?:: No such file or directory)?)`)
 
+// reAssertLine is glibc's assert() failure, "%s%s%s:%u: %s%sAssertion `%s'
+// failed." (assert/assert.c: the program, the file, the line, the
+// function): printed by no logger, then abort(). The wheels keep their
+// asserts (real 0.3.11.post1, file_storage.cpp).
+var reAssertLine = regexp.MustCompile("^\\S+: (\\S+\\.(?:cpp|cc|h|hpp)):\\d+: .*(Assertion `.+' failed\\.)$")
+
+// mooncakeAssert is an assert line of Mooncake's source: its fragment
+// (the assertion, which names the check) and its file.
+func mooncakeAssert(text string) (string, string, bool) {
+	m := reAssertLine.FindStringSubmatch(text)
+	if m == nil || !strings.Contains(strings.ToLower(m[1]), "mooncake") {
+		return "", "", false
+	}
+	return m[2], path.Base(m[1]), true
+}
+
 // mooncakeLine reports whether Mooncake printed the line: a glog or
 // easylog line of a C++ file (Mooncake, its RPC library), or a line
 // without a logger's prefix that is one of Mooncake's messages (its
@@ -252,7 +274,8 @@ func mooncakeLine(l Line, afterFrame bool) bool {
 			return false
 		}
 		_, known := matchMessage(l.Text)
-		return known || l.Subsystem() != "" || reLoaderLine.MatchString(l.Text)
+		_, _, assert := mooncakeAssert(l.Text)
+		return known || assert || l.Subsystem() != "" || reLoaderLine.MatchString(l.Text)
 	}
 	return false
 }
@@ -276,6 +299,7 @@ var deathLines = []struct {
 	// glog prints this trailer after a FATAL line or a failed CHECK, then
 	// abort()s.
 	{regexp.MustCompile(`^\*\*\* Check failure stack trace: \*\*\*|^Fatal Python error: Aborted|^Aborted\b|\bSIGABRT\b`), "SIGABRT"},
+	{reAssertLine, "SIGABRT"},
 }
 
 // message is one of Mooncake's messages matched in a line: the literal

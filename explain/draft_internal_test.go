@@ -127,3 +127,29 @@ func TestQuotedLoaderLine(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }
+
+// glibc's assert line of a Mooncake source file is the death and a line
+// to check; another program's assert is neither a quote nor Mooncake's.
+func TestQuotedAssertLine(t *testing.T) {
+	for _, c := range []struct {
+		name, log, sig string
+		want           []string
+	}{
+		{"mooncake", "mooncake_client: /home/runner/work/Mooncake/Mooncake/mooncake-store/src/file_storage.cpp:598: tl::expected<std::shared_ptr<mooncake::FileStorage::AllocatedBatch>, mooncake::ErrorCode> mooncake::FileStorage::AllocateBatch(const std::vector<std::__cxx11::basic_string<char> >&, const std::vector<long int>&): Assertion `sizes[i] <= kMaxSliceSize' failed.\n",
+			"SIGABRT", []string{"Assertion `sizes[i] <= kMaxSliceSize' failed. @file_storage.cpp"}},
+		{"other program", "python3: /src/numpy/core/foo.c.cpp:10: void f(): Assertion `x' failed.\n", "SIGABRT", nil},
+		{"no assert", "mooncake_client: file_storage.cpp:598: all good\n", "", nil},
+	} {
+		ev := ParseLog(c.log)
+		var got []string
+		for _, q := range quotedErrors(ev) {
+			got = append(got, q.Text+" @"+q.File)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: quoted %q, want %q", c.name, got, c.want)
+		}
+		if sig, _ := logDeath(c.log, ev); sig != c.sig {
+			t.Errorf("%s: death %q, want %q", c.name, sig, c.sig)
+		}
+	}
+}

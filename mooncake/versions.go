@@ -321,6 +321,15 @@ type Profile struct {
 	// v0.3.8.post1). From v0.3.12 (PR 2658) the query is best-effort and
 	// silent: such a key is skipped. Real 0.3.11.post1 / 0.3.13.post1.
 	OffloadQueryFailsBucket bool
+	// OffloadReadAssertLine is file_storage.cpp's line of AllocateBatch's
+	// assert(sizes[i] <= kMaxSliceSize) on an SSD read-back (0 = none): an
+	// object larger than cachelib's slab (16 MiB - 16 bytes) aborts the
+	// process that serves the read. The wheels keep asserts (real
+	// 0.3.11.post1: SIGABRT, the line at :767); PR 2165 dropped it for
+	// v0.3.12 (real 0.3.12.post1 … 0.3.14 read 17 MiB back). v0.3.8 …
+	// v0.3.10.post2 have it too, but their Python setup has no SSD offload
+	// (real 0.3.8.post1, 0.3.9, 0.3.10.post1: a TypeError).
+	OffloadReadAssertLine int
 	// HealthCheck: MooncakeDistributedStore.health_check exists (v0.3.10+).
 	HealthCheck bool
 	// EmptyHostnameCheck: setup_internal rejects an empty local_hostname
@@ -876,6 +885,9 @@ func profileOf(v Version) Profile {
 	p.RPCTimeoutEnv = at("0.3.12")
 	p.AutoPortRangeEnv = at("0.3.11")
 	p.OffloadQueryFailsBucket = at("0.3.8.post1") && !at("0.3.12")
+	if at("0.3.11") && !at("0.3.12") {
+		p.OffloadReadAssertLine = 767
+	}
 	p.HealthCheck = at("0.3.10")
 	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")

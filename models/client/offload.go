@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"strconv"
 	"time"
@@ -175,6 +176,14 @@ func (fs *fileStorage) bucketPath(id int64) string {
 	return path.Join(fs.dir, strconv.FormatInt(id, 10)+".bucket")
 }
 
+// MaxSliceSize is kMaxSliceSize (types.h): cachelib's slab, 1<<24 bytes
+// (Slab.h kNumSlabBits 24), less 16.
+const MaxSliceSize = 1<<24 - 16
+
+// allocateBatchSignature is how the assert names FileStorage::AllocateBatch
+// (glibc's __assert_fail prints __PRETTY_FUNCTION__; real 0.3.11.post1).
+const allocateBatchSignature = "tl::expected<std::shared_ptr<mooncake::FileStorage::AllocatedBatch>, mooncake::ErrorCode> mooncake::FileStorage::AllocateBatch(const std::vector<std::__cxx11::basic_string<char> >&, const std::vector<long int>&)"
+
 // batchGetOffloadObject is the owner's batch_get_offload_object RPC:
 // FileStorage::BatchGet → BucketStorageBackend::BatchLoad
 // (real_client.cpp v0.3.11.post1:5415-5441, file_storage.cpp:300-315,
@@ -183,6 +192,17 @@ func (fs *fileStorage) bucketPath(id int64) string {
 // FILE_OPEN_FAIL; either fails the whole batch, in three lines.
 func (c *RealClient) batchGetOffloadObject(keys []string, sizes []int64) ([]hostmem.Content, mooncake.ErrorCode) {
 	fs := c.fs
+	if line := c.p.OffloadReadAssertLine; line != 0 {
+		// FileStorage::AllocateBatch, before any key is looked up.
+		for _, s := range sizes {
+			if s > MaxSliceSize {
+				msg := fmt.Sprintf("python: /home/runner/work/Mooncake/Mooncake/mooncake-store/src/file_storage.cpp:%d: %s: Assertion `sizes[i] <= kMaxSliceSize' failed.", line, allocateBatchSignature)
+				c.logf(mlog.Error, "%s", msg)
+				c.died = abort(msg)
+				return nil, mooncake.RPC_FAIL
+			}
+		}
+	}
 	out := make([]hostmem.Content, len(keys))
 	code := mooncake.OK
 	for i, k := range keys {
@@ -248,6 +268,9 @@ func (c *RealClient) offloadRead(ctx context.Context, key string, r master.Repli
 		code = mooncake.RPC_FAIL
 	} else {
 		data, code = owner.batchGetOffloadObject([]string{key}, []int64{r.Size})
+		if c.died != nil {
+			return hostmem.Content{}, code // the read was this process's own
+		}
 	}
 	if code != mooncake.OK {
 		c.logf(mlog.Error, "Failed to invoke batch_get_offload_object, client_addr = %s, error is: %s", r.OffloadEndpoint, code.Name())
