@@ -330,6 +330,16 @@ type Profile struct {
 	// v0.3.10.post2 have it too, but their Python setup has no SSD offload
 	// (real 0.3.8.post1, 0.3.9, 0.3.10.post1: a TypeError).
 	OffloadReadAssertLine int
+	// BucketEvictV2: from v0.3.12 the SSD bucket backend's eviction lines
+	// name disk_full and "finalized: attempted=N cleanup_failed=0" (not
+	// "deleted N bucket(s)"), and a bucket counts 8 more bytes a key and a
+	// metadata file of 24 bytes plus its keys (16 before). Real
+	// 0.3.11.post1, 0.3.12.post1 with one-key buckets (REAL-FINDINGS §56).
+	BucketEvictV2 bool
+	// BucketEvictPhysical: "[Evict] triggered" also names the physical
+	// disk usage, "physical=0/0" when its check is off (real 0.3.13.post1,
+	// 0.3.14).
+	BucketEvictPhysical bool
 	// HealthCheck: MooncakeDistributedStore.health_check exists (v0.3.10+).
 	HealthCheck bool
 	// EmptyHostnameCheck: setup_internal rejects an empty local_hostname
@@ -888,6 +898,7 @@ func profileOf(v Version) Profile {
 	if at("0.3.11") && !at("0.3.12") {
 		p.OffloadReadAssertLine = 767
 	}
+	p.BucketEvictV2, p.BucketEvictPhysical = at("0.3.12"), at("0.3.13")
 	p.HealthCheck = at("0.3.10")
 	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")

@@ -606,6 +606,22 @@ func (s *masterStub) NotifyOffloadSuccess(ctx context.Context, id master.UUID, e
 	return s.call(ctx, master.RPC{Op: "NotifyOffloadSuccess"}, func(m *master.Master) error { return m.NotifyOffloadSuccess(ctx, id, endpoint, objs) })
 }
 
+// EvictDiskReplicas is the bucket backend's eviction report
+// (master.OffloadService): one RPC, a result a key.
+func (s *masterStub) EvictDiskReplicas(ctx context.Context, id master.UUID, keys []string) (errs []error) {
+	err := s.call(ctx, master.RPC{Op: "BatchEvictDiskReplica"}, func(m *master.Master) error {
+		errs = m.EvictDiskReplicas(ctx, id, keys)
+		return nil
+	})
+	if err != nil {
+		errs = make([]error, len(keys))
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	return errs
+}
+
 var _ master.OffloadService = (*masterStub)(nil)
 
 // handshakeMetadata: the world's transfer engines open segments by the

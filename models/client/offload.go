@@ -1,9 +1,11 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"time"
 
@@ -36,10 +38,28 @@ type fileStorage struct {
 	dir     string
 	disk    *OffloadDisk
 	buckets int64
+	// The bucket backend's eviction (BucketBackendConfig): policy none,
+	// fifo or lru, max_total_size (0: none here; real then takes 90 % of
+	// the disk, which the model has no size for); total is total_size_,
+	// written the buckets on disk in id order.
+	policy   string
+	maxTotal int64
+	total    int64
+	written  []*bucketMeta
 	// endpoint is the offload RPC server (local_rpc_addr: local_hostname's
 	// host and the port the OS gave it); release frees that port.
 	endpoint string
 	release  func()
+}
+
+// bucketMeta is one bucket on disk (BucketMetadata): its keys, the bytes
+// it counts in total_size_ and when a read last touched it (lru_index_;
+// 0 until read, ties by id).
+type bucketMeta struct {
+	id         int64
+	keys       []string
+	size, meta int64
+	lastRead   time.Duration
 }
 
 // diskObject is one key of a written bucket.
@@ -74,6 +94,12 @@ func (d *OffloadDisk) write(f string) {
 	}
 }
 
+func (d *OffloadDisk) remove(f string) {
+	if d != nil {
+		delete(d.files, f)
+	}
+}
+
 func (d *OffloadDisk) exists(f string) bool { return d != nil && d.files[f] }
 
 // Defaults of storage_backend.h v0.3.11.post1 (FileStorageConfig,
@@ -94,10 +120,21 @@ func newFileStorage(env map[string]string, now time.Duration, dir string, disk *
 		}
 		return def
 	}
+	// BucketBackendConfig::FromEnvironment: the OFFLOAD_ names first, the
+	// older ones as their defaults; any policy but fifo and lru is none.
+	policy := env["MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY"]
+	if _, ok := env["MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY"]; !ok {
+		policy = env["MOONCAKE_BUCKET_EVICTION_POLICY"]
+	}
+	if policy != "fifo" && policy != "lru" {
+		policy = "none"
+	}
 	return &fileStorage{
 		interval:  time.Duration(num("MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS", offloadHeartbeatSeconds)) * time.Second,
 		keysLimit: int(num("MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT", offloadBucketKeys)),
 		sizeLimit: num("MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES", offloadBucketBytes),
+		policy:    policy,
+		maxTotal:  num("MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE", num("MOONCAKE_BUCKET_MAX_TOTAL_SIZE", 0)),
 		next:      now,
 		objects:   map[string]diskObject{},
 		dir:       dir,
@@ -154,12 +191,23 @@ func (c *RealClient) writeBucket(ctx context.Context, os master.OffloadService, 
 	fs := c.fs
 	fs.buckets++
 	id := fs.buckets
-	fs.disk.write(fs.bucketPath(id))
-	fs.disk.write(path.Join(fs.dir, strconv.FormatInt(id, 10)+".meta"))
 	objs := make([]master.OffloadObject, len(bucket))
+	meta := &bucketMeta{id: id, meta: 16}
+	if c.p.BucketEvictV2 {
+		meta.meta = 24
+	}
 	for i, b := range bucket {
 		objs[i] = master.OffloadObject{Key: b.key, Size: b.data.Size}
+		meta.keys = append(meta.keys, b.key)
+		meta.size += b.data.Size + int64(len(b.key))
+		if c.p.BucketEvictV2 {
+			meta.size += 8
+		}
+		meta.meta += int64(len(b.key))
 	}
+	c.evictBuckets(ctx, os, meta.size)
+	fs.disk.write(fs.bucketPath(id))
+	fs.disk.write(fs.metaPath(id))
 	if err := os.NotifyOffloadSuccess(ctx, c.id, fs.endpoint, objs); err != nil {
 		code := c.code(err)
 		c.logf(mlog.Error, "NotifyOffloadSuccess failed with error: %s", code.Name())
@@ -169,6 +217,77 @@ func (c *RealClient) writeBucket(ctx context.Context, os master.OffloadService, 
 	for _, b := range bucket {
 		fs.objects[b.key] = diskObject{bucket: id, data: b.data}
 	}
+	fs.total += meta.size + meta.meta
+	fs.written = append(fs.written, meta)
+}
+
+// evictBuckets is BatchOffload's eviction before a bucket of required
+// bytes is written (storage_backend.cpp v0.3.11.post1:1315-1328,
+// PrepareEviction :2209-2262, FinalizeEviction :2264-2328): the oldest
+// buckets (fifo) or the least recently read (lru) leave the maps until
+// the new one fits under max_total_size, the master is told to drop their
+// keys' LOCAL_DISK replicas of this client (BatchEvictDiskReplica; a
+// failure is a warning a key), then their files are deleted.
+func (c *RealClient) evictBuckets(ctx context.Context, os master.OffloadService, required int64) {
+	fs := c.fs
+	if fs.policy == "none" || fs.maxTotal <= 0 || len(fs.written) == 0 || fs.total+required <= fs.maxTotal {
+		return
+	}
+	switch {
+	case c.p.BucketEvictPhysical:
+		c.logf(mlog.Info, "[Evict] triggered: total=%d/%d physical=0/0 required=%d disk_full=0", fs.total, fs.maxTotal, required)
+	case c.p.BucketEvictV2:
+		c.logf(mlog.Info, "[Evict] triggered: total=%d/%d required=%d disk_full=0", fs.total, fs.maxTotal, required)
+	default:
+		c.logf(mlog.Info, "[Evict] triggered: total=%d/%d required=%d", fs.total, fs.maxTotal, required)
+	}
+	gone, keys := fs.prepareEviction(required)
+	c.logf(mlog.Info, "[Evict] prepared: buckets=%d keys=%d total_after=%d", len(gone), len(keys), fs.total)
+	for i, err := range os.EvictDiskReplicas(ctx, c.id, keys) {
+		if err != nil {
+			c.logf(mlog.Warning, "Failed to notify master about evicted local disk key: %s, error: %s", keys[i], c.code(err).Name())
+		}
+	}
+	for _, b := range gone {
+		fs.disk.remove(fs.bucketPath(b.id))
+		fs.disk.remove(fs.metaPath(b.id))
+	}
+	if c.p.BucketEvictV2 {
+		c.logf(mlog.Info, "[Evict] finalized: attempted=%d cleanup_failed=0", len(gone))
+	} else {
+		c.logf(mlog.Info, "[Evict] finalized: deleted %d bucket(s)", len(gone))
+	}
+}
+
+// prepareEviction takes buckets out of the maps until required more
+// bytes fit: fifo the lowest id first, lru the least recently read
+// (SelectEvictionCandidate). It returns them and their keys.
+func (fs *fileStorage) prepareEviction(required int64) (gone []*bucketMeta, keys []string) {
+	order := fs.written
+	if fs.policy == "lru" {
+		order = slices.Clone(fs.written)
+		slices.SortStableFunc(order, func(a, b *bucketMeta) int { return cmp.Compare(a.lastRead, b.lastRead) })
+	}
+	for _, b := range order {
+		if fs.total+required <= fs.maxTotal {
+			break
+		}
+		for _, k := range b.keys {
+			if o, ok := fs.objects[k]; ok && o.bucket == b.id {
+				delete(fs.objects, k)
+			}
+		}
+		fs.total -= b.size + b.meta
+		gone = append(gone, b)
+		keys = append(keys, b.keys...)
+	}
+	fs.written = slices.DeleteFunc(fs.written, func(b *bucketMeta) bool { return slices.Contains(gone, b) })
+	return gone, keys
+}
+
+// metaPath is GetBucketMetadataPath.
+func (fs *fileStorage) metaPath(id int64) string {
+	return path.Join(fs.dir, strconv.FormatInt(id, 10)+".meta")
 }
 
 // bucketPath is GetBucketDataPath.
@@ -228,6 +347,14 @@ func (c *RealClient) batchGetOffloadObject(keys []string, sizes []int64) ([]host
 			c.logf(mlog.Error, "Failed to open file: %s, errno=2 (No such file or directory)", f)
 			c.logf(mlog.Error, "Failed to open bucket file: %s", f)
 			code = mooncake.FILE_OPEN_FAIL
+		}
+	}
+	if code == mooncake.OK {
+		// BatchLoad touches each bucket it reads (lru_index_).
+		for _, k := range keys {
+			if i := slices.IndexFunc(fs.written, func(b *bucketMeta) bool { return b.id == fs.objects[k].bucket }); i >= 0 {
+				fs.written[i].lastRead = c.d.Clock.Now()
+			}
 		}
 	}
 	if code != mooncake.OK {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -43,5 +44,48 @@ func TestFileStorageKnobs(t *testing.T) {
 	fs := newFileStorage(map[string]string{"MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS": "two"}, 3*time.Second, "/d", nil)
 	if fs.interval != 10*time.Second || fs.keysLimit != 500 || fs.sizeLimit != 256<<20 || fs.next != 3*time.Second {
 		t.Fatalf("defaults: %+v", fs)
+	}
+}
+
+// TestBucketEviction: BucketBackendConfig's policy knobs (the OFFLOAD_
+// names first; anything but fifo and lru is none) and PrepareEviction's
+// order (storage_backend.cpp v0.3.11.post1:2165-2262): fifo takes the
+// lowest bucket id, lru the least recently read, never-read buckets first
+// by id; buckets go until the new one fits under max_total_size.
+func TestBucketEviction(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		env      map[string]string
+		read     []int64 // buckets read, in this order
+		required int64
+		want     []int64
+	}{
+		{"fifo", map[string]string{"MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY": "fifo", "MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE": "300"}, []int64{1}, 100, []int64{1}},
+		{"lru skips a read bucket", map[string]string{"MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY": "lru", "MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE": "300"}, []int64{1}, 100, []int64{2}},
+		{"lru by last read", map[string]string{"MOONCAKE_BUCKET_EVICTION_POLICY": "lru", "MOONCAKE_BUCKET_MAX_TOTAL_SIZE": "300"}, []int64{3, 1, 2}, 150, []int64{3, 1}},
+		{"the OFFLOAD_ name wins", map[string]string{"MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY": "fifo", "MOONCAKE_BUCKET_EVICTION_POLICY": "lru", "MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE": "300"}, []int64{1}, 100, []int64{1}},
+		{"fits", map[string]string{"MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY": "fifo", "MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE": "400"}, nil, 100, nil},
+	} {
+		fs := newFileStorage(c.env, 0, "/d", nil)
+		for id := int64(1); id <= 3; id++ {
+			k := fmt.Sprint("k", id)
+			fs.objects[k] = diskObject{bucket: id}
+			fs.written = append(fs.written, &bucketMeta{id: id, keys: []string{k}, size: 90, meta: 10})
+			fs.total += 100
+		}
+		for i, id := range c.read {
+			fs.written[id-1].lastRead = time.Duration(i+1) * time.Second
+		}
+		gone, keys := fs.prepareEviction(c.required)
+		var ids []int64
+		for _, b := range gone {
+			ids = append(ids, b.id)
+		}
+		if !reflect.DeepEqual(ids, c.want) || len(keys) != len(c.want) || fs.total != 300-100*int64(len(c.want)) || len(fs.written) != 3-len(c.want) || len(fs.objects) != 3-len(c.want) {
+			t.Errorf("%s: evicted %v (keys %v), total %d, %d buckets and %d keys left; want %v", c.name, ids, keys, fs.total, len(fs.written), len(fs.objects), c.want)
+		}
+	}
+	if fs := newFileStorage(map[string]string{"MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY": "LRU"}, 0, "/d", nil); fs.policy != "none" || fs.maxTotal != 0 {
+		t.Errorf("policy LRU (case matters), no cap: %q %d, want none 0", fs.policy, fs.maxTotal)
 	}
 }

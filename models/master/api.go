@@ -208,6 +208,9 @@ type OffloadService interface {
 	// NotifyOffloadSuccess is a written bucket's report: each key gets a
 	// LOCAL_DISK replica of this client at its offload RPC endpoint.
 	NotifyOffloadSuccess(ctx context.Context, clientID UUID, endpoint string, objs []OffloadObject) error
+	// EvictDiskReplicas is BatchEvictDiskReplica(LOCAL_DISK): the bucket
+	// backend evicted these keys' buckets; an error a key.
+	EvictDiskReplicas(ctx context.Context, clientID UUID, keys []string) []error
 }
 
 // OffloadObject is one entry of a client's offloading queue: a key and

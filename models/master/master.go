@@ -608,6 +608,28 @@ func (m *Master) NotifyOffloadSuccess(_ context.Context, clientID UUID, endpoint
 	return nil
 }
 
+// EvictDiskReplicas is BatchEvictDiskReplica with LOCAL_DISK
+// (master_service.cpp v0.3.11.post1:1803-1846): each key's LOCAL_DISK
+// replicas of this client go, and an object left with no replica is
+// erased; a key not found is OBJECT_NOT_FOUND with an INFO line.
+func (m *Master) EvictDiskReplicas(_ context.Context, clientID UUID, keys []string) []error {
+	m.catchUp()
+	errs := make([]error, len(keys))
+	for i, k := range keys {
+		o, ok := m.objects[k]
+		if !ok {
+			m.log.Log(mlog.Info, fmt.Sprintf("key=%s, info=object_not_found_for_eviction", k))
+			errs[i] = mooncake.OBJECT_NOT_FOUND
+			continue
+		}
+		o.disk = slices.DeleteFunc(o.disk, func(d diskReplica) bool { return d.client == clientID })
+		if len(o.disk) == 0 && len(o.replicas) == 0 {
+			m.removeObject(o)
+		}
+	}
+	return errs
+}
+
 // pushOffloading is PutEnd's offload step with --enable_offload and
 // offload_on_evict off (master_service.cpp v0.3.11.post1:1390-1404,
 // PushOffloadingQueue): each complete memory replica's key goes to the
