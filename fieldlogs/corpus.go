@@ -44,9 +44,9 @@ type Case struct {
 	Class   string `yaml:"class"`
 	Heldout bool   `yaml:"heldout"`
 	// Batch is the collection round: 0 (omitted) for the first batch, 2
-	// to 4 for the second to fourth, blind held-out ones (collected
-	// without running explain on them), 5 and 6 for the fifth and sixth,
-	// tuning batches (more causes to build worlds from); batches are
+	// to 4 and 7 for the blind held-out ones (collected without running
+	// explain on them), 5 and 6 for the fifth and sixth, tuning batches
+	// (more causes to build worlds from); batches are
 	// reported apart so a later batch leaves the earlier batches' numbers
 	// as they were.
 	Batch int `yaml:"batch,omitempty"`
@@ -62,11 +62,11 @@ var (
 )
 
 // MaxBatch is the latest collection round.
-const MaxBatch = 6
+const MaxBatch = 7
 
 // Tuning reports whether a collection round is tuning data as a whole (the
-// fifth and sixth); batches 2 to 4 are held out as a whole, and the first
-// batch is split case by case.
+// fifth and sixth); batches 2 to 4 and 7 are held out as a whole, and the
+// first batch is split case by case.
 func Tuning(batch int) bool {
 	return batch == 5 || batch == 6
 }

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
@@ -70,18 +72,32 @@ type diskObject struct {
 
 // OffloadDisk is the files of a host's SSD offload directories, which
 // FileStorage writes (<bucket id>.bucket and .meta) and a fault may
-// delete; nil = a disk no file is ever written to.
-type OffloadDisk struct{ files map[string]bool }
+// delete; nil = a disk no file is ever written to. A metadata file keeps
+// what its bucket holds, for a later process's scan.
+type OffloadDisk struct {
+	files map[string]bool
+	metas map[string]storedBucket
+}
+
+// storedBucket is what a bucket's two files say: its keys and their
+// bytes, and the sizes it counts in total_size_.
+type storedBucket struct {
+	keys       []string
+	data       []hostmem.Content
+	size, meta int64
+}
 
 // NewOffloadDisk is an empty disk.
-func NewOffloadDisk() *OffloadDisk { return &OffloadDisk{files: map[string]bool{}} }
+func NewOffloadDisk() *OffloadDisk {
+	return &OffloadDisk{files: map[string]bool{}, metas: map[string]storedBucket{}}
+}
 
 // RemoveAll deletes every file in dir (rm dir/*) and says how many.
 func (d *OffloadDisk) RemoveAll(dir string) int {
 	n := 0
 	for f := range d.files {
 		if path.Dir(f) == path.Clean(dir) {
-			delete(d.files, f)
+			d.remove(f)
 			n++
 		}
 	}
@@ -94,10 +110,35 @@ func (d *OffloadDisk) write(f string) {
 	}
 }
 
+func (d *OffloadDisk) writeMeta(f string, b storedBucket) {
+	if d != nil {
+		d.files[f] = true
+		d.metas[f] = b
+	}
+}
+
 func (d *OffloadDisk) remove(f string) {
 	if d != nil {
 		delete(d.files, f)
+		delete(d.metas, f)
 	}
+}
+
+// buckets are the metadata files in dir by bucket id, what a new
+// BucketStorageBackend::Init loads (storage_backend.cpp v0.3.11.post1
+// :1564-1755: each <id>.meta read back into the maps).
+func (d *OffloadDisk) buckets(dir string) map[int64]storedBucket {
+	out := map[int64]storedBucket{}
+	if d == nil {
+		return out
+	}
+	for f, b := range d.metas {
+		id, err := strconv.ParseInt(strings.TrimSuffix(path.Base(f), ".meta"), 10, 64)
+		if err == nil && path.Dir(f) == path.Clean(dir) && d.files[f] {
+			out[id] = b
+		}
+	}
+	return out
 }
 
 func (d *OffloadDisk) exists(f string) bool { return d != nil && d.files[f] }
@@ -140,6 +181,39 @@ func newFileStorage(env map[string]string, now time.Duration, dir string, disk *
 		dir:       dir,
 		disk:      disk,
 	}
+}
+
+// scanBuckets is FileStorage::Init's ScanMeta (file_storage.cpp
+// v0.3.11.post1:261-279): the buckets a process before this one left in
+// the directory go back into the maps, and the master is told of their
+// keys as this client's LOCAL_DISK replicas (NotifyOffloadSuccess), so a
+// restarted process reads them back (real 0.3.11.post1, 0.3.14:
+// REAL-FINDINGS §57). Bucket ids go on from the last one.
+func (c *RealClient) scanBuckets(ctx context.Context, os master.OffloadService) mooncake.ErrorCode {
+	fs := c.fs
+	stored := fs.disk.buckets(fs.dir)
+	ids := slices.Sorted(maps.Keys(stored))
+	var objs []master.OffloadObject
+	for _, id := range ids {
+		b := stored[id]
+		for i, k := range b.keys {
+			fs.objects[k] = diskObject{bucket: id, data: b.data[i]}
+			objs = append(objs, master.OffloadObject{Key: k, Size: b.data[i].Size})
+		}
+		fs.written = append(fs.written, &bucketMeta{id: id, keys: b.keys, size: b.size, meta: b.meta})
+		fs.total += b.size + b.meta
+		fs.buckets = max(fs.buckets, id)
+	}
+	if len(objs) == 0 {
+		return mooncake.OK
+	}
+	if err := os.NotifyOffloadSuccess(ctx, c.id, fs.endpoint, objs); err != nil {
+		code := c.code(err)
+		c.logf(mlog.Error, "Failed to add object to master: %s", code.Name())
+		c.logf(mlog.Error, "Failed to scan meta and send to master: %s", code.Name())
+		return code
+	}
+	return mooncake.OK
 }
 
 // offloadTick runs the FileStorage heartbeats due by now. Its thread is
@@ -206,8 +280,12 @@ func (c *RealClient) writeBucket(ctx context.Context, os master.OffloadService, 
 		meta.meta += int64(len(b.key))
 	}
 	c.evictBuckets(ctx, os, meta.size)
+	stored := storedBucket{keys: meta.keys, size: meta.size, meta: meta.meta}
+	for _, b := range bucket {
+		stored.data = append(stored.data, b.data)
+	}
 	fs.disk.write(fs.bucketPath(id))
-	fs.disk.write(fs.metaPath(id))
+	fs.disk.writeMeta(fs.metaPath(id), stored)
 	if err := os.NotifyOffloadSuccess(ctx, c.id, fs.endpoint, objs); err != nil {
 		code := c.code(err)
 		c.logf(mlog.Error, "NotifyOffloadSuccess failed with error: %s", code.Name())

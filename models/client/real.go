@@ -727,6 +727,11 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 	}
 	c.fs = newFileStorage(c.d.Env, c.d.Clock.Now(), path, c.d.Disk)
 	c.fs.endpoint, c.fs.release = c.offloadServer(ctx)
+	// The mount succeeded: the master answers offload RPCs.
+	if code := c.scanBuckets(ctx, c.ms.(master.OffloadService)); code != mooncake.OK {
+		c.logf(mlog.Error, "file storage init failed with error: %s", code.Name())
+		return code, nil
+	}
 	return mooncake.OK, nil
 }
 
