@@ -505,6 +505,44 @@ var Knobs = []Knob{
 		[]string{"false"}, []string{"1"}, []string{"on"}),
 	sglangKnob("MOONCAKE_OFFLOAD_FILE_STORAGE_PATH", "string", "ssd_offload_path with MOONCAKE_ENABLE_SSD_OFFLOAD",
 		[]string{"/tmp/faultlab-ssd"}, []string{""}, []string{"/nonexistent/dir"}),
+	// SSD offload's FileStorage and bucket backend (FileStorageConfig and
+	// BucketBackendConfig::FromEnvironment): GetEnvOr, checked by their
+	// Validate when the store sets up with enable_ssd_offload.
+	offloadKnob("MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS", "seconds between FileStorage heartbeats (the offload queue taken, buckets written)",
+		"10", 0, 1<<32-1, "GetEnvOr<uint32_t>: a negative number or no leading digits → 10 silently; 0 fails FileStorageConfig::Validate: \"FileStorageConfig: heartbeat_interval_seconds must > 0\", setup raises ValueError \"Invalid FileStorage configuration\"",
+		"v0.3.11.post1 mooncake-store/src/file_storage.cpp:57 (FromEnvironment), :136-151 (Validate); include/storage_backend.h:218",
+		[]string{"1", "10"}, []string{"0"}, []string{"-1", "2x", "ten"}),
+	offloadKnob("MOONCAKE_OFFLOAD_TOTAL_KEYS_LIMIT", "most keys FileStorage keeps on disk",
+		"10000000", 0, 0, "0 or less fails FileStorageConfig::Validate (\"FileStorageConfig: total_keys_limit must > 0\"): ValueError \"Invalid FileStorage configuration\"",
+		"v0.3.11.post1 mooncake-store/src/file_storage.cpp:50, :140-143; include/storage_backend.h:213",
+		[]string{"1000"}, []string{"0"}, []string{"many"}),
+	offloadKnob("MOONCAKE_OFFLOAD_TOTAL_SIZE_LIMIT_BYTES", "most bytes FileStorage keeps on disk (default 2 TiB)",
+		"2199023255552", 0, 0, "exactly 0 fails FileStorageConfig::Validate (\"FileStorageConfig: total_size_limit should not be zero\"): ValueError \"Invalid FileStorage configuration\"",
+		"v0.3.11.post1 mooncake-store/src/file_storage.cpp:53, :144-147; include/storage_backend.h:214",
+		[]string{"1073741824"}, []string{"0"}, []string{"1TB"}),
+	offloadKnob("MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT", "most keys a bucket file holds",
+		"500", 0, 0, "0 or less fails BucketBackendConfig::Validate (\"BucketBackendConfig: bucket_keys_limit must > 0\"): ValueError \"Invalid StorageBackend configuration\" (real 0.3.11.post1, 0.3.14)",
+		"v0.3.11.post1 mooncake-store/src/storage_backend.cpp:35-45 (Validate), :62 (FromEnvironment), :3203-3207 (CreateStorageBackend); include/storage_backend.h:184",
+		[]string{"1", "500"}, []string{"0"}, []string{"-1", "all"}),
+	offloadKnob("MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES", "most bytes a bucket file holds (default 256 MiB)",
+		"268435456", 0, 0, "0 or less fails BucketBackendConfig::Validate (\"BucketBackendConfig: bucket_size_limit must > 0\"): ValueError \"Invalid StorageBackend configuration\"",
+		"v0.3.11.post1 mooncake-store/src/storage_backend.cpp:40-43, :65; include/storage_backend.h:181",
+		[]string{"16777216"}, []string{"0"}, []string{"256MB"}),
+	offloadKnob("MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE", "the bucket backend's cap: past it a bucket write evicts buckets (with an eviction policy); default MOONCAKE_BUCKET_MAX_TOTAL_SIZE, else 0 (90 % of the disk)",
+		"0", 0, 0, "no leading digits → the older name's value or 0 silently; without MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY nothing is evicted",
+		"v0.3.11.post1 mooncake-store/src/storage_backend.cpp:68-71, :1725-1735, :2209-2262 (PrepareEviction)",
+		[]string{"6291456", "1073741824"}, []string{"1"}, []string{"6MB"}),
+	{
+		Name: "MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY", Scope: ScopeEnv, Reader: "store client", Type: "string", Modelled: true,
+		Doc:   "the bucket backend's eviction: fifo (oldest bucket first) or lru (least recently read); default MOONCAKE_BUCKET_EVICTION_POLICY, else none",
+		Since: "0.3.10.post2",
+		Rules: []Rule{{
+			Parse: ParseString, Default: "none",
+			Invalid: "anything but fifo or lru (LRU, FIFO included: the case counts) is none, silently",
+			Source:  "v0.3.11.post1 mooncake-store/src/storage_backend.cpp:73-82",
+		}},
+		Samples: map[string][]string{"valid": {"fifo", "lru"}, "boundary": {"none"}, "invalid": {"LRU", "random"}},
+	},
 	sglangKnob("MOONCAKE_MASTER_METRICS_PORT", "int", "the master's metrics port SGLang's health probe uses (default 9003)",
 		[]string{"9003"}, []string{"65535"}, []string{"http"}),
 	sglangKnob("MOONCAKE_CHECK_SERVER", "bool", "probe the master before setup; true/1/yes/y, false/0/no/n, else a warning and the default",
@@ -521,5 +559,15 @@ func sglangKnob(name, typ, doc string, valid, boundary, invalid []string) Knob {
 			Source: "sgl-project/sglang python/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py (MooncakeStoreConfig)",
 		}},
 		Samples: map[string][]string{"valid": valid, "boundary": boundary, "invalid": invalid},
+	}
+}
+
+// offloadKnob is a GetEnvOr number of SSD offload's configuration.
+func offloadKnob(name, doc, def string, lo, hi int64, invalid, source string, valid, boundary, bad []string) Knob {
+	return Knob{
+		Name: name, Scope: ScopeEnv, Reader: "store client", Type: "int", Modelled: true, Doc: doc,
+		Since:   "0.3.10.post2",
+		Rules:   []Rule{{Parse: ParseStoll, Default: def, Min: lo, Max: hi, Invalid: invalid, Source: source}},
+		Samples: map[string][]string{"valid": valid, "boundary": boundary, "invalid": bad},
 	}
 }

@@ -28,7 +28,10 @@ type fileStorage struct {
 	interval  time.Duration // MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS
 	keysLimit int           // MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT
 	sizeLimit int64         // MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES
-	next      time.Duration // the heartbeat thread's next iteration
+	// totalKeys, totalSize: MOONCAKE_OFFLOAD_TOTAL_KEYS_LIMIT and
+	// _TOTAL_SIZE_LIMIT_BYTES (checked at setup only here).
+	totalKeys, totalSize int64
+	next                 time.Duration // the heartbeat thread's next iteration
 	// ungrouped: keys handed over that did not fill a bucket, held for
 	// the next heartbeat (ungrouped_offloading_objects_).
 	ungrouped []master.OffloadObject
@@ -143,44 +146,75 @@ func (d *OffloadDisk) buckets(dir string) map[int64]storedBucket {
 
 func (d *OffloadDisk) exists(f string) bool { return d != nil && d.files[f] }
 
-// Defaults of storage_backend.h v0.3.11.post1 (FileStorageConfig,
-// BucketBackendConfig).
-const (
-	offloadHeartbeatSeconds = 10
-	offloadBucketKeys       = 500
-	offloadBucketBytes      = 256 << 20
-)
-
-// newFileStorage reads the FileStorage and bucket backend knobs
-// (GetEnvOr: an unparsable value keeps the default) and starts the
-// heartbeat thread, which beats at once (FileStorage::Init).
-func newFileStorage(env map[string]string, now time.Duration, dir string, disk *OffloadDisk) *fileStorage {
-	num := func(k string, def int64) int64 {
-		if n, err := strconv.ParseInt(env[k], 10, 64); err == nil {
-			return n
-		}
+// knobInt is a GetEnvOr number of the knob table (mooncake.Knobs) as
+// release v reads raw from the environment under name (an older name
+// reads by the newer one's rule); def when unset or unparsable.
+func knobInt(v mooncake.Version, env map[string]string, name, envName string, def int64) int64 {
+	raw, ok := env[envName]
+	if !ok {
 		return def
 	}
-	// BucketBackendConfig::FromEnvironment: the OFFLOAD_ names first, the
-	// older ones as their defaults; any policy but fifo and lru is none.
-	policy := env["MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY"]
-	if _, ok := env["MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY"]; !ok {
+	pv := mooncake.ParseKnob(v, name, raw, true)
+	if !pv.Read || pv.Fallback {
+		return def
+	}
+	return pv.Int
+}
+
+// newFileStorage reads the FileStorage and bucket backend knobs
+// (FileStorageConfig and BucketBackendConfig::FromEnvironment: the
+// OFFLOAD_ names first, the older ones as their defaults) and starts the
+// heartbeat thread, which beats at once (FileStorage::Init).
+func newFileStorage(v mooncake.Version, env map[string]string, now time.Duration, dir string, disk *OffloadDisk) *fileStorage {
+	num := func(name string, older ...string) int64 {
+		k, _ := mooncake.KnobByName(name)
+		def, _ := strconv.ParseInt(k.Rules[len(k.Rules)-1].Default, 10, 64)
+		for _, o := range older {
+			def = knobInt(v, env, name, o, def)
+		}
+		return knobInt(v, env, name, name, def)
+	}
+	policy, ok := env["MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY"]
+	if !ok {
 		policy = env["MOONCAKE_BUCKET_EVICTION_POLICY"]
 	}
 	if policy != "fifo" && policy != "lru" {
 		policy = "none"
 	}
 	return &fileStorage{
-		interval:  time.Duration(num("MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS", offloadHeartbeatSeconds)) * time.Second,
-		keysLimit: int(num("MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT", offloadBucketKeys)),
-		sizeLimit: num("MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES", offloadBucketBytes),
+		interval:  time.Duration(num("MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS")) * time.Second,
+		keysLimit: int(num("MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT")),
+		sizeLimit: num("MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES"),
+		totalKeys: num("MOONCAKE_OFFLOAD_TOTAL_KEYS_LIMIT"),
+		totalSize: num("MOONCAKE_OFFLOAD_TOTAL_SIZE_LIMIT_BYTES"),
 		policy:    policy,
-		maxTotal:  num("MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE", num("MOONCAKE_BUCKET_MAX_TOTAL_SIZE", 0)),
+		maxTotal:  num("MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE", "MOONCAKE_BUCKET_MAX_TOTAL_SIZE"),
 		next:      now,
 		objects:   map[string]diskObject{},
 		dir:       dir,
 		disk:      disk,
 	}
+}
+
+// invalid is FileStorageConfig::Validate after the path's check, then
+// BucketBackendConfig::Validate (file_storage.cpp v0.3.11.post1:136-151,
+// storage_backend.cpp:35-45, both thrown as std::invalid_argument out of
+// setup): the ERROR line and the ValueError's message, "" when valid.
+func (fs *fileStorage) invalid() (line, msg string) {
+	const file, backend = "Invalid FileStorage configuration", "Invalid StorageBackend configuration"
+	switch {
+	case fs.totalKeys <= 0:
+		return "FileStorageConfig: total_keys_limit must > 0", file
+	case fs.totalSize == 0:
+		return "FileStorageConfig: total_size_limit should not be zero", file
+	case fs.interval <= 0:
+		return "FileStorageConfig: heartbeat_interval_seconds must > 0", file
+	case fs.keysLimit <= 0:
+		return "BucketBackendConfig: bucket_keys_limit must > 0", backend
+	case fs.sizeLimit <= 0:
+		return "BucketBackendConfig: bucket_size_limit must > 0", backend
+	}
+	return "", ""
 }
 
 // scanBuckets is FileStorage::Init's ScanMeta (file_storage.cpp
@@ -494,7 +528,7 @@ func (c *RealClient) offloadRead(ctx context.Context, key string, r master.Repli
 func (fs *fileStorage) group(objs []master.OffloadObject, logf func(string, string, ...any)) [][]string {
 	var buckets [][]string
 	if fs.keysLimit < 1 {
-		return nil // real's BucketBackendConfig::Validate refuses it at setup; not modelled
+		return nil // BucketBackendConfig::Validate refused it at setup (invalid)
 	}
 	i := 0
 	for i < len(objs) {

@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
+
+var v0311, _ = mooncake.ParseVersion("0.3.11.post1")
 
 // TestFileStorageGroup: GroupOffloadingKeysByBucket's buckets
 // (storage_backend.cpp v0.3.11.post1): full buckets only, the rest held
@@ -15,7 +18,7 @@ import (
 // skipped.
 func TestFileStorageGroup(t *testing.T) {
 	obj := func(k string, n int64) master.OffloadObject { return master.OffloadObject{Key: k, Size: n} }
-	fs := newFileStorage(map[string]string{"MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT": "2", "MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES": "100"}, 0, "/d", nil)
+	fs := newFileStorage(v0311, map[string]string{"MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT": "2", "MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES": "100"}, 0, "/d", nil)
 	var logged []string
 	logf := func(_ string, format string, a ...any) { logged = append(logged, format) }
 	if got := fs.group([]master.OffloadObject{obj("a", 10), obj("b", 10), obj("c", 10)}, logf); !reflect.DeepEqual(got, [][]string{{"a", "b"}}) {
@@ -41,7 +44,7 @@ func TestFileStorageGroup(t *testing.T) {
 // TestFileStorageKnobs: the defaults of v0.3.11.post1 and GetEnvOr's
 // fallback on a value it cannot parse.
 func TestFileStorageKnobs(t *testing.T) {
-	fs := newFileStorage(map[string]string{"MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS": "two"}, 3*time.Second, "/d", nil)
+	fs := newFileStorage(v0311, map[string]string{"MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS": "two"}, 3*time.Second, "/d", nil)
 	if fs.interval != 10*time.Second || fs.keysLimit != 500 || fs.sizeLimit != 256<<20 || fs.next != 3*time.Second {
 		t.Fatalf("defaults: %+v", fs)
 	}
@@ -66,7 +69,7 @@ func TestBucketEviction(t *testing.T) {
 		{"the OFFLOAD_ name wins", map[string]string{"MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY": "fifo", "MOONCAKE_BUCKET_EVICTION_POLICY": "lru", "MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE": "300"}, []int64{1}, 100, []int64{1}},
 		{"fits", map[string]string{"MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY": "fifo", "MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE": "400"}, nil, 100, nil},
 	} {
-		fs := newFileStorage(c.env, 0, "/d", nil)
+		fs := newFileStorage(v0311, c.env, 0, "/d", nil)
 		for id := int64(1); id <= 3; id++ {
 			k := fmt.Sprint("k", id)
 			fs.objects[k] = diskObject{bucket: id}
@@ -85,7 +88,35 @@ func TestBucketEviction(t *testing.T) {
 			t.Errorf("%s: evicted %v (keys %v), total %d, %d buckets and %d keys left; want %v", c.name, ids, keys, fs.total, len(fs.written), len(fs.objects), c.want)
 		}
 	}
-	if fs := newFileStorage(map[string]string{"MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY": "LRU"}, 0, "/d", nil); fs.policy != "none" || fs.maxTotal != 0 {
+	if fs := newFileStorage(v0311, map[string]string{"MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY": "LRU"}, 0, "/d", nil); fs.policy != "none" || fs.maxTotal != 0 {
 		t.Errorf("policy LRU (case matters), no cap: %q %d, want none 0", fs.policy, fs.maxTotal)
+	}
+}
+
+// TestFileStorageValidate: GetEnvOr's reading of the offload knobs and the
+// two Validates at setup (file_storage.cpp v0.3.11.post1:136-151,
+// storage_backend.cpp:35-45; keys limit 0: real 0.3.11.post1, 0.3.14).
+func TestFileStorageValidate(t *testing.T) {
+	for _, c := range []struct {
+		env        map[string]string
+		line, msg  string
+		interval   time.Duration
+		keys, size int64
+	}{
+		{map[string]string{}, "", "", 10 * time.Second, 500, 256 << 20},
+		{map[string]string{"MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS": "2x"}, "", "", 2 * time.Second, 500, 256 << 20},
+		{map[string]string{"MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS": "-1"}, "", "", 10 * time.Second, 500, 256 << 20},
+		{map[string]string{"MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS": "0"}, "FileStorageConfig: heartbeat_interval_seconds must > 0", "Invalid FileStorage configuration", 0, 500, 256 << 20},
+		{map[string]string{"MOONCAKE_OFFLOAD_TOTAL_KEYS_LIMIT": "0"}, "FileStorageConfig: total_keys_limit must > 0", "Invalid FileStorage configuration", 10 * time.Second, 500, 256 << 20},
+		{map[string]string{"MOONCAKE_OFFLOAD_TOTAL_SIZE_LIMIT_BYTES": "0"}, "FileStorageConfig: total_size_limit should not be zero", "Invalid FileStorage configuration", 10 * time.Second, 500, 256 << 20},
+		{map[string]string{"MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT": "0"}, "BucketBackendConfig: bucket_keys_limit must > 0", "Invalid StorageBackend configuration", 10 * time.Second, 0, 256 << 20},
+		{map[string]string{"MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT": "all"}, "", "", 10 * time.Second, 500, 256 << 20},
+		{map[string]string{"MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES": "-5"}, "BucketBackendConfig: bucket_size_limit must > 0", "Invalid StorageBackend configuration", 10 * time.Second, 500, -5},
+	} {
+		fs := newFileStorage(v0311, c.env, 0, "/d", nil)
+		line, msg := fs.invalid()
+		if line != c.line || msg != c.msg || fs.interval != c.interval || int64(fs.keysLimit) != c.keys || fs.sizeLimit != c.size {
+			t.Errorf("%v: %q %q, interval %v keys %d size %d; want %q %q %v %d %d", c.env, line, msg, fs.interval, fs.keysLimit, fs.sizeLimit, c.line, c.msg, c.interval, c.keys, c.size)
+		}
 	}
 }

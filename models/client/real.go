@@ -709,6 +709,13 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 		c.logf(mlog.Error, "FileStorageConfig: storage_filepath does not exist: %s", path)
 		return 0, &engine.PyError{Class: "ValueError", Message: "Invalid FileStorage configuration"}
 	}
+	// The FileStorage is built (its configuration checked) before it
+	// mounts its disk segment.
+	fs := newFileStorage(c.p.Version, c.d.Env, c.d.Clock.Now(), path, c.d.Disk)
+	if line, msg := fs.invalid(); line != "" {
+		c.logf(mlog.Error, "%s", line)
+		return 0, &engine.PyError{Class: "ValueError", Message: msg}
+	}
 	err := error(mooncake.UNABLE_OFFLOAD)
 	if os, ok := c.ms.(master.OffloadService); ok {
 		err = os.MountLocalDiskSegment(ctx, c.id)
@@ -725,7 +732,8 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 	if err := c.d.Clock.Sleep(ctx, FileStorageCost); err != nil {
 		return mooncake.INTERNAL_ERROR, err
 	}
-	c.fs = newFileStorage(c.d.Env, c.d.Clock.Now(), path, c.d.Disk)
+	fs.next = c.d.Clock.Now()
+	c.fs = fs
 	c.fs.endpoint, c.fs.release = c.offloadServer(ctx)
 	// The mount succeeded: the master answers offload RPCs.
 	if code := c.scanBuckets(ctx, c.ms.(master.OffloadService)); code != mooncake.OK {
