@@ -542,14 +542,19 @@ type Profile struct {
 	// for OBJECT_ALREADY_EXISTS, one warning for NO_AVAILABLE_HANDLE
 	// (PutNoSpaceHelper) and an ERROR for any other code.
 	BatchPutKeyErrors bool
-	// EvictResultLines: the eviction thread's INFO lines on each pass,
+	// EvictPassLines: the eviction thread's INFO lines around each pass,
 	// "[EVICT-TRIGGER] memory_ratio=R high_watermark=W need_mem_eviction=N
-	// eviction_ratio=E" and "[EVICT-RESULT] evicted_count=C,
-	// eviction_base=B, actual_evict_ratio=A" (master_service.cpp
-	// v0.3.12:EvictionThreadFunc, BatchEvict; not at v0.3.11.post1), with
-	// ", target_evict_ratio=T" up to 0.3.13.post1 (real 0.3.13.post1; real
-	// 0.3.14 ends the line at the actual ratio).
-	EvictResultLines, EvictTargetRatio bool
+	// eviction_ratio=E" and "[EVICT-DONE] BatchEvict execution completed."
+	// (master_service.cpp v0.3.10, v0.3.11.post1:3170-3181
+	// EvictionThreadFunc; real 0.3.10.post1, 0.3.11.post1, REAL-FINDINGS
+	// §59); up to v0.3.10.post2 the field is "need_eviction=N"
+	// (EvictNeedField).
+	// EvictResultLines: between them BatchEvict's "[EVICT-RESULT]
+	// evicted_count=C, eviction_base=B, actual_evict_ratio=A" (v0.3.12+),
+	// with ", target_evict_ratio=T" up to 0.3.13.post1 (real 0.3.12.post1,
+	// 0.3.13.post1; real 0.3.14 ends the line at the actual ratio).
+	EvictPassLines, EvictResultLines, EvictTargetRatio bool
+	EvictNeedField                                     string
 	// The client's local buffer (setup's local_buffer_size) is where put
 	// copies a Python bytes value and get reads one back; too small for the
 	// object, the call fails before any RPC (put) or after the replica
@@ -939,6 +944,10 @@ func profileOf(v Version) Profile {
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
 	p.PutNoSpaceHelper = at("0.3.7")
 	p.BatchPutKeyErrors = at("0.3.5") && !at("0.3.7")
+	p.EvictPassLines, p.EvictNeedField = at("0.3.10"), "need_eviction"
+	if at("0.3.11") {
+		p.EvictNeedField = "need_mem_eviction"
+	}
 	p.EvictResultLines, p.EvictTargetRatio = at("0.3.12"), at("0.3.12") && !at("0.3.14")
 	p.PutAllocSlices = !at("0.3.5")
 	p.GetAllocOperation, p.GetAllocBuffer = at("0.3.5") && !at("0.3.6"), at("0.3.6")

@@ -16,21 +16,21 @@ import (
 
 // Eviction starved by leases (io/eviction-starved-leases): every object is
 // leased, a put fails for space, and the eviction pass it asks for takes
-// nothing; from v0.3.12 the pass says so (master_service.cpp
-// EvictionThreadFunc, BatchEvict; real 0.3.13.post1, 0.3.14). Once the
-// leases run out the next pass takes one object.
+// nothing; from v0.3.10.post1 the pass is logged, from v0.3.12 with its
+// result (master_service.cpp EvictionThreadFunc, BatchEvict; real
+// 0.3.10.post1, 0.3.11.post1, 0.3.13.post1, 0.3.14). Once the leases run out the next
+// pass takes one object.
 func TestEvictionStarvedByLeases(t *testing.T) {
+	const trigger, done = "[EVICT-TRIGGER] memory_ratio=0.9 high_watermark=0.95 need_mem_eviction=1 eviction_ratio=0.05", "[EVICT-DONE] BatchEvict execution completed."
 	cases := []struct {
 		version string
 		lines   []string // the passes while every object is leased
 	}{
-		{"0.3.11.post1", nil},
-		{"0.3.13.post1", []string{
-			"[EVICT-TRIGGER] memory_ratio=0.9 high_watermark=0.95 need_mem_eviction=1 eviction_ratio=0.05",
-			"[EVICT-RESULT] evicted_count=0, eviction_base=3, actual_evict_ratio=0, target_evict_ratio=0.05"}},
-		{"0.3.14", []string{
-			"[EVICT-TRIGGER] memory_ratio=0.9 high_watermark=0.95 need_mem_eviction=1 eviction_ratio=0.05",
-			"[EVICT-RESULT] evicted_count=0, eviction_base=3, actual_evict_ratio=0"}},
+		{"0.3.9", nil},
+		{"0.3.10.post1", []string{strings.Replace(trigger, "need_mem_eviction", "need_eviction", 1), done}},
+		{"0.3.11.post1", []string{trigger, done}},
+		{"0.3.13.post1", []string{trigger, "[EVICT-RESULT] evicted_count=0, eviction_base=3, actual_evict_ratio=0, target_evict_ratio=0.05", done}},
+		{"0.3.14", []string{trigger, "[EVICT-RESULT] evicted_count=0, eviction_base=3, actual_evict_ratio=0", done}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.version, func(t *testing.T) {

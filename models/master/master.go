@@ -369,9 +369,9 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 		}
 		return cands[i].key < cands[j].key
 	})
-	if m.cfg.Version.EvictResultLines {
-		m.log.Log(mlog.Info, fmt.Sprintf("[EVICT-TRIGGER] memory_ratio=%s high_watermark=%s need_mem_eviction=%d eviction_ratio=%s",
-			cfloat(ratio), cfloat(m.cfg.EvictionHighWatermarkRatio), b2i(m.needEviction), cfloat(m.cfg.EvictionRatio)))
+	if m.cfg.Version.EvictPassLines {
+		m.log.Log(mlog.Info, fmt.Sprintf("[EVICT-TRIGGER] memory_ratio=%s high_watermark=%s %s=%d eviction_ratio=%s",
+			cfloat(ratio), cfloat(m.cfg.EvictionHighWatermarkRatio), m.cfg.Version.EvictNeedField, b2i(m.needEviction), cfloat(m.cfg.EvictionRatio)))
 	}
 	n := int(float64(len(m.objects))*target + 0.999999)
 	if n < 1 && len(cands) > 0 {
@@ -379,7 +379,6 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 	}
 	evicted := 0
 	for i := 0; i < n && i < len(cands); i++ {
-		m.log.Log(mlog.Info, fmt.Sprintf("key=%s, action=evicted", cands[i].key))
 		m.evictMemory(cands[i])
 		evicted++
 	}
@@ -401,6 +400,9 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 			line += ", target_evict_ratio=" + cfloat(target)
 		}
 		m.log.Log(mlog.Info, line)
+	}
+	if m.cfg.Version.EvictPassLines {
+		m.log.Log(mlog.Info, "[EVICT-DONE] BatchEvict execution completed.")
 	}
 	// BatchEvict keeps asking while a pass frees nothing and objects remain
 	// (master_service.cpp v0.3.9:1976-1984; real 0.3.13.post1 and 0.3.14
