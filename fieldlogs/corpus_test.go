@@ -42,7 +42,7 @@ func TestParseErrors(t *testing.T) {
 	if _, err := Parse("good.yaml", []byte(good)); err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []int{2, 3, 4} {
+	for _, b := range []int{2, 3, 4, 7} {
 		if c, err := Parse("good2.yaml", []byte(fmt.Sprintf("%sheldout: true\nbatch: %d\n", good, b))); err != nil || c.Batch != b || !c.Heldout {
 			t.Fatalf("batch %d: %+v, %v", b, c, err)
 		}
@@ -58,12 +58,13 @@ func TestParseErrors(t *testing.T) {
 		{"bad confidence", strings.Replace(good, "high", "sure", 1), `bad.yaml:5: confidence: "sure": one of high, medium, low`},
 		{"empty log", strings.Replace(good, "log: |\n  E0101 a.cpp:1] x\n", "log: \"\"\n", 1), "bad.yaml:7: log: empty"},
 		{"bad id", strings.Replace(good, "a-1", "A 1", 1), `bad.yaml:1: id: "A 1"`},
-		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..6"},
-		{"batch 7", good + "batch: 7\n", "bad.yaml:9: batch: 7: omit it for the first batch, or 2..6"},
+		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..7"},
+		{"batch 8", good + "batch: 8\n", "bad.yaml:9: batch: 8: omit it for the first batch, or 2..7"},
 		{"batch -1", good + "batch: -1\n", "bad.yaml:9: batch: -1: omit it"},
 		{"batch 2 tuning", good + "batch: 2\n", "bad.yaml:9: batch: batch 2 is held out as a whole: set heldout: true"},
 		{"batch 3 tuning", good + "batch: 3\n", "bad.yaml:9: batch: batch 3 is held out as a whole: set heldout: true"},
 		{"batch 4 tuning", good + "batch: 4\n", "bad.yaml:9: batch: batch 4 is held out as a whole: set heldout: true"},
+		{"batch 7 tuning", good + "batch: 7\n", "bad.yaml:9: batch: batch 7 is held out as a whole: set heldout: true"},
 		{"batch 5 held out", good + "heldout: true\nbatch: 5\n", "bad.yaml:10: batch: batch 5 is tuning data as a whole: set heldout: false"},
 		{"batch 6 held out", good + "heldout: true\nbatch: 6\n", "bad.yaml:10: batch: batch 6 is tuning data as a whole: set heldout: false"},
 	} {
