@@ -82,12 +82,11 @@ type OffloadDisk struct {
 	metas map[string]storedBucket
 }
 
-// storedBucket is what a bucket's two files say: its keys and their
-// bytes, and the sizes it counts in total_size_.
+// storedBucket is what a bucket's two files say: its metadata and its
+// keys' bytes.
 type storedBucket struct {
-	keys       []string
-	data       []hostmem.Content
-	size, meta int64
+	bucketMeta
+	data []hostmem.Content
 }
 
 // NewOffloadDisk is an empty disk.
@@ -234,7 +233,8 @@ func (c *RealClient) scanBuckets(ctx context.Context, os master.OffloadService) 
 			fs.objects[k] = diskObject{bucket: id, data: b.data[i]}
 			objs = append(objs, master.OffloadObject{Key: k, Size: b.data[i].Size})
 		}
-		fs.written = append(fs.written, &bucketMeta{id: id, keys: b.keys, size: b.size, meta: b.meta})
+		m := b.bucketMeta
+		fs.written = append(fs.written, &m)
 		fs.total += b.size + b.meta
 		fs.buckets = max(fs.buckets, id)
 	}
@@ -314,7 +314,7 @@ func (c *RealClient) writeBucket(ctx context.Context, os master.OffloadService, 
 		meta.meta += int64(len(b.key))
 	}
 	c.evictBuckets(ctx, os, meta.size)
-	stored := storedBucket{keys: meta.keys, size: meta.size, meta: meta.meta}
+	stored := storedBucket{bucketMeta: *meta}
 	for _, b := range bucket {
 		stored.data = append(stored.data, b.data)
 	}
