@@ -179,7 +179,7 @@ type run struct {
 	// are closed with the phase's stores (their segments left to the
 	// master's client_ttl, as a crashed process leaves them).
 	failed []*app
-	procs   int
+	procs  int
 	// pools override nodes' host pools (the remedy's hostpools).
 	pools map[string]HostPool
 	// nodeEnvs are merged over nodes' env (the remedy's node_env).
