@@ -175,11 +175,7 @@ type run struct {
 	// started lists every app of the current phase in start order (failed
 	// starts included: their calls are observations).
 	started []*app
-	// failed are the apps whose start raised: SGLang exits then, so they
-	// are closed with the phase's stores (their segments left to the
-	// master's client_ttl, as a crashed process leaves them).
-	failed []*app
-	procs  int
+	procs   int
 	// pools override nodes' host pools (the remedy's hostpools).
 	pools map[string]HostPool
 	// nodeEnvs are merged over nodes' env (the remedy's node_env).
@@ -288,7 +284,9 @@ func (r *run) execute(parent context.Context, res *Result) {
 	defer func() {
 		cctx, ccancel := context.WithTimeout(context.WithoutCancel(parent), 30*time.Second)
 		defer ccancel()
-		r.closeApps(cctx)
+		for _, n := range sortedKeys(r.stores) {
+			_ = r.stores[n].Close(cctx)
+		}
 		r.closeTEs(cctx)
 		r.closeIntegrations(cctx)
 		res.VirtualMS = ms(w.Clock().Now())
@@ -343,7 +341,10 @@ func (r *run) execute(parent context.Context, res *Result) {
 			return
 		}
 	}
-	r.closeApps(ctx)
+	for _, n := range sortedKeys(r.stores) {
+		_ = r.stores[n].Close(ctx)
+	}
+	r.stores = map[string]*app{}
 	r.closeTEs(ctx)
 	r.closeIntegrations(ctx)
 	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 {
@@ -805,18 +806,6 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	return obs, wants, err
 }
 
-// closeApps ends the phase's SGLang processes: the running ones and the
-// ones whose start raised.
-func (r *run) closeApps(ctx context.Context) {
-	for _, n := range sortedKeys(r.stores) {
-		_ = r.stores[n].Close(ctx)
-	}
-	for _, a := range r.failed {
-		_ = a.Close(ctx)
-	}
-	r.stores, r.failed = map[string]*app{}, nil
-}
-
 func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[string]any) (any, error) {
 	if s.Action == StepSleep {
 		return nil, r.world.Clock().Sleep(ctx, s.Sleep.D())
@@ -851,9 +840,6 @@ func (r *run) step(ctx context.Context, s Step, env Env, file any, extra map[str
 			r.started = append(r.started, a)
 		}
 		if err != nil {
-			if a != nil {
-				r.failed = append(r.failed, a)
-			}
 			return nil, err
 		}
 		r.stores[s.Node] = a
