@@ -391,6 +391,9 @@ type NodeSpec struct {
 	// GPU is the node's NVIDIA GPUs; nil = none. A node with GPUs runs
 	// Mooncake's CUDA build (the wheel SGLang installs on GPU hosts).
 	GPU *GPUSpec
+	// EphemeralPorts is the size of the host's ip_local_port_range; 0 =
+	// Linux's default (28232 ports: no world here runs out of them).
+	EphemeralPorts int
 	// Build: the CMake options of the node's source build of Mooncake
 	// beyond the wheel's (BuildMNNVL, BuildIntraNVLink); nil = the wheel.
 	Build []string

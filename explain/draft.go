@@ -208,7 +208,7 @@ func fragment(l Line) (string, string) {
 			consider(p, false)
 		}
 		for _, v := range m.errnos {
-			consider(v, ownErrno && reErrnoEnd.MatchString(v))
+			consider(v, ownErrno && (reErrnoEnd.MatchString(v) || strerrorEnd(v)))
 		}
 		return best, file
 	}
@@ -235,6 +235,12 @@ func fragment(l Line) (string, string) {
 }
 
 var reErrnoEnd = regexp.MustCompile(`\S \[\d+\]$`)
+
+// strerrorEnd: v ends in an errno's strerror text (asio's "connect:
+// Cannot assign requested address").
+func strerrorEnd(v string) bool {
+	return slices.ContainsFunc(errnos, func(e errnoInfo) bool { return strings.HasSuffix(v, ": "+e.text) })
+}
 
 // reLoaderLine is ld.so's "%s: error while loading shared libraries: %s:
 // %s" (glibc elf/dl-load.c) for one of Mooncake's programs: printed in its
@@ -356,6 +362,9 @@ var mooncakeMessages = func() []struct {
 		{"Unsupported transport {}, please rebuild Mooncake", "multi_transport.cpp"},
 		{"NvlinkTransport: cuMemCreate failed: {}", "nvlink_transport.cpp"},
 		// file_storage.cpp, storage_backend.cpp (SSD offload, v0.3.8.post1 … v0.3.11.post1)
+		// tcp_transport.cpp (v0.3.10 …): getConnection's connect, asio's
+		// "connect: <strerror>" (no errno number: the text names it).
+		{"TcpTransport::getConnection failed to create connection to {}. Error: {errno}", "tcp_transport.cpp"},
 		{"BatchQuerySlices failed with error: {}", "file_storage.cpp"},
 		{"Key not found: {}", "file_storage.cpp"},
 	}

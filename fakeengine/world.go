@@ -108,6 +108,11 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 	if len(spec.MissingLibs) > 0 {
 		return nil, engine.Unsupportedf("topology missing_libs: the fake engine's servers and stores are the models inside the harness, with no dynamic loader to withhold a library from; it runs on sim and real")
 	}
+	for _, n := range spec.Nodes {
+		if n.EphemeralPorts > 0 {
+			return nil, engine.Unsupportedf("node %s: ip_local_port_range: the fake engine's stores move bytes inside the harness, with no connection per transfer to take a port; it runs on sim and real", n.Name)
+		}
+	}
 	if why := spec.NeedsContainers(); why != "" {
 		if e.opts.Containers {
 			return nil, engine.Unsupportedf("%s; on the fake engine mooncake_client and the SGLang side run in the harness process, not in containers of their own", why)

@@ -321,6 +321,38 @@ type Profile struct {
 	// v0.3.8.post1). From v0.3.12 (PR 2658) the query is best-effort and
 	// silent: such a key is skipped. Real 0.3.11.post1 / 0.3.13.post1.
 	OffloadQueryFailsBucket bool
+	// OffloadNotifyBeforeCommit: the bucket backend reports a written
+	// bucket's keys to the master (NotifyOffloadSuccess: LOCAL_DISK
+	// replicas) before it commits them to object_bucket_map_, whose
+	// duplicate check may then drop the bucket (OBJECT_ALREADY_EXISTS, its
+	// files deleted) with the master still listing its keys: a read of one
+	// is "Key not found" / INVALID_KEY (storage_backend.cpp
+	// v0.3.11.post1:1330-1378). From v0.3.12 a bucket's keys are reserved
+	// before its write (PrepareEviction's write_keys) and committed before
+	// the master is told. Real 0.3.11.post1 … 0.3.14 (REAL-FINDINGS §63).
+	OffloadNotifyBeforeCommit bool
+	// OffloadDeferredNack: a key GroupOffloadingKeysByBucket holds back
+	// for a bucket that is not full is reported failed to the master in
+	// the heartbeat that drained it (NotifyOffloadSuccess with data_size
+	// -1: its memory replica unpinned), and a later bucket writes only the
+	// keys drained in its own heartbeat (file_storage.cpp v0.3.12.post1
+	// OffloadObjects: task_by_storage_key): a held-back key is never
+	// written. 0.3.12 and 0.3.13 (real 0.3.12.post1, 0.3.13.post1); 0.3.14
+	// carries its task to the next cycle (REAL-FINDINGS §63).
+	OffloadDeferredNack bool
+	// OffloadCarryoverDedup: a key drained again while it is held back is
+	// grouped once (3b5a594 GroupOffloadingKeysByBucket skips a drained key
+	// of the carryover; 0.3.14: the fresh task supersedes the pooled
+	// copy); before, it can land in two buckets. Real 0.3.13.post1, 0.3.14.
+	OffloadCarryoverDedup bool
+	// SessionGetMemoryOnly: batch_get_session_start caches only a complete
+	// memory replica; a key whose only complete replica is on SSD
+	// (LOCAL_DISK) fails, "No complete memory replica for key: <key>"
+	// (ERROR) and INVALID_REPLICA (real_client.cpp 3b5a594:5481-5488,
+	// SelectCompleteMemoryReplica; real 0.3.13.post1). 0.3.14 (PRs 3854,
+	// 3916) caches the disk replica: 0, no line (real 0.3.14,
+	// REAL-FINDINGS §70). The API is bound from 0.3.13 (surface.go).
+	SessionGetMemoryOnly bool
 	// OffloadReadAssertLine is file_storage.cpp's line of AllocateBatch's
 	// assert(sizes[i] <= kMaxSliceSize) on an SSD read-back (0 = none): an
 	// object larger than cachelib's slab (16 MiB - 16 bytes) aborts the
@@ -361,6 +393,23 @@ type Profile struct {
 	// unmount_expired_segment up to v0.3.10.post2, unmount_expired_mem_segment
 	// from v0.3.11).
 	MasterUnmountExpiredAction string
+	// ClientLiveness: the master's client liveness registry (the 0.3.14
+	// wheel; no tag to read, the lines are its strings and real runs:
+	// docs/REAL-FINDINGS.md §65). A client without a ping for client_ttl
+	// is suspected, not expired ("client_id=C,
+	// action=client_liveness_suspected"): its segments stay mounted but
+	// its replicas are unreadable (GetReplicaList REPLICA_IS_NOT_READY with
+	// "key=K, error=replica_not_ready", ExistKey false) and take no new
+	// puts; a ping recovers it with its data ("…,
+	// action=client_liveness_recovered, signal=ping"). After
+	// ClientSuspicionTTLSeconds suspected (--client_ttl when given) it goes
+	// offline: "…, action=client_liveness_offline", each memory segment
+	// "…, segment_name=N, action=unmount_offline_mem_segment", then "…,
+	// action=client_offboarding_complete, retries=0, duration_ms=D".
+	ClientLiveness bool
+	// ClientSuspicionTTLSeconds is --client_suspicion_ttl_sec's default
+	// (0.3.14: 20; the mooncake_master --help text).
+	ClientSuspicionTTLSeconds int
 	// GetViaBuffer: Python's get() reads through get_buffer, which logs
 	// "Get failed for key: K with error: CODE" when the read after the
 	// query fails (store_py.cpp MooncakeStorePyWrapper::get, v0.3.6+); up
@@ -480,6 +529,24 @@ type Profile struct {
 	// ASIO exception, up to 0.3.9), "getconnection" (0.3.10 … 0.3.12.post1),
 	// "lane" (the TCP lane, 0.3.13+).
 	TCPRefusedLog string
+	// TCPOneShotPorts: with MC_TCP_ENABLE_CONNECTION_POOL off (the
+	// default) TcpTransport::getConnection connects anew for every slice
+	// and closes after it, so each transfer holds one of the host's
+	// ephemeral ports for TIME_WAIT (0.3.10 … 0.3.12.post1; real in a
+	// network namespace with a 16-port ip_local_port_range and
+	// tcp_tw_reuse=0: 14 transfers connect, the rest fail with
+	// EADDRNOTAVAIL; docs/REAL-FINDINGS.md §69). From 0.3.13 the store's
+	// transfers run on fixed TCP lanes that reuse their connections (real
+	// 0.3.13.post1 and 0.3.14: none fail). Before 0.3.10 the count varies
+	// by release (0.3.8.post1 19, 0.3.9 15 of the same range: which side
+	// closes first differs) and is not modelled.
+	TCPOneShotPorts bool
+	// BatchPutBareContext: BatchPut logs a key's failed transfer once, at
+	// the end, with the bare context ("Operation for key K failed:
+	// TRANSFER_FAIL (Transfer 0 failed)", client_service.cpp v0.3.12.post1
+	// :2421, real 0.3.12.post1); before, "Transfer failed for key K: …" at
+	// the failure and "(TRANSFER_FAIL: Transfer 0 failed; )" at the end.
+	BatchPutBareContext bool
 	// LeaseExpiryCheck: Client::Get fails a read with LEASE_EXPIRED
 	// ("lease_expired_before_data_transfer_completed key=K") when the lease
 	// the master granted, counted from before the client sent
@@ -542,6 +609,16 @@ type Profile struct {
 	// for OBJECT_ALREADY_EXISTS, one warning for NO_AVAILABLE_HANDLE
 	// (PutNoSpaceHelper) and an ERROR for any other code.
 	BatchPutKeyErrors bool
+	// BatchGetMissErrors: a batch read's key the master does not find
+	// (OBJECT_NOT_FOUND, or REPLICA_IS_NOT_READY while its put is in
+	// flight) is an ERROR in mooncake_master's log, "BatchGetReplicaList
+	// failed for key[I] 'K': CODE" (WrappedMasterService::
+	// BatchGetReplicaList, rpc_service.cpp v0.3.5:246, v0.3.6.post1:265),
+	// though the client takes it as a miss (batch_get_into's -704, no line
+	// of its own; real 0.3.6.post1). From v0.3.7 both codes are VLOG(1)
+	// (PR 916; real 0.3.7.post2 … 0.3.14 print nothing). Before v0.3.5 no
+	// binding method makes a batch read.
+	BatchGetMissErrors bool
 	// EvictPassLines: the eviction thread's INFO lines around each pass,
 	// "[EVICT-TRIGGER] memory_ratio=R high_watermark=W need_mem_eviction=N
 	// eviction_ratio=E" and "[EVICT-DONE] BatchEvict execution completed."
@@ -900,6 +977,10 @@ func profileOf(v Version) Profile {
 	p.RPCTimeoutEnv = at("0.3.12")
 	p.AutoPortRangeEnv = at("0.3.11")
 	p.OffloadQueryFailsBucket = at("0.3.8.post1") && !at("0.3.12")
+	p.OffloadNotifyBeforeCommit = !at("0.3.12")
+	p.OffloadDeferredNack = at("0.3.12") && !at("0.3.14")
+	p.OffloadCarryoverDedup = at("0.3.13")
+	p.SessionGetMemoryOnly = at("0.3.13") && !at("0.3.14")
 	if at("0.3.11") && !at("0.3.12") {
 		p.OffloadReadAssertLine = 767
 	}
@@ -909,6 +990,10 @@ func profileOf(v Version) Profile {
 	p.Heartbeat = at("0.3.6.post1")
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.GetViaBuffer, p.ReadFailInvalidParams = at("0.3.6"), !at("0.3.5")
+	p.ClientLiveness = at("0.3.14")
+	if p.ClientLiveness {
+		p.ClientSuspicionTTLSeconds = 20
+	}
 	p.MasterUnmountExpiredAction = "unmount_expired_segment"
 	if at("0.3.11") {
 		p.MasterUnmountExpiredAction = "unmount_expired_mem_segment"
@@ -936,6 +1021,8 @@ func profileOf(v Version) Profile {
 	default:
 		p.TCPRefusedLog = "asio"
 	}
+	p.TCPOneShotPorts = at("0.3.10") && !at("0.3.13")
+	p.BatchPutBareContext = at("0.3.12")
 	p.MasterWire = wireFor(v)
 	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")
@@ -944,6 +1031,7 @@ func profileOf(v Version) Profile {
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
 	p.PutNoSpaceHelper = at("0.3.7")
 	p.BatchPutKeyErrors = at("0.3.5") && !at("0.3.7")
+	p.BatchGetMissErrors = at("0.3.5") && !at("0.3.7")
 	p.EvictPassLines, p.EvictNeedField = at("0.3.10"), "need_eviction"
 	if at("0.3.11") {
 		p.EvictNeedField = "need_mem_eviction"

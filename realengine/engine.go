@@ -325,6 +325,9 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 		if why := rdmaSupported("node "+n.Name, n.RDMA, dir, host); why != "" {
 			return engine.Unsupportedf("%s", why)
 		}
+		if why := portRangeSupported(n, e.opts.Containers); why != "" {
+			return engine.Unsupportedf("%s", why)
+		}
 		if n.CapIPCLock && !hasCap(capIPCLock) {
 			return engine.Unsupportedf("node %s: cap_ipc_lock needs a run that has CAP_IPC_LOCK (root); this one has not", n.Name)
 		}

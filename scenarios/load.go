@@ -24,7 +24,7 @@ import (
 // then the TransferEngine's the te step calls.
 var Methods = []string{
 	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "get_buffer", "remove", "is_exist",
-	"batch_put_from", "batch_get_into", "batch_is_exist", "health_check", "close",
+	"batch_put_from", "batch_get_into", "batch_is_exist", "batch_get_session_start", "health_check", "close",
 	"initialize", "register_memory", "allocate_managed_buffer", "transfer_sync_write", "batch_transfer_sync_write",
 	"transfer_engine_bench", // the bench step's exit status (bench.go)
 }
@@ -212,6 +212,11 @@ func (d *decoder) validate(sc *Scenario) {
 			d.checkGPU(*n.GPU, "topology.nodes."+n.Name+".gpu")
 			if !sc.HasLabel(LabelNeedsGPU) {
 				d.at(n.GPU.Pos, "topology.nodes.%s.gpu: a scenario with GPUs carries the label %s (the real engine has none to run it on)", n.Name, LabelNeedsGPU)
+			}
+		}
+		if n.IPLocalPortRange != "" {
+			if _, err := PortRangeSize(n.IPLocalPortRange); err != nil {
+				d.at(n.Pos, "topology.nodes.%s.ip_local_port_range: %v", n.Name, err)
 			}
 		}
 		for _, b := range n.Build {

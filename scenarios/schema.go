@@ -134,6 +134,11 @@ type Node struct {
 	// GPU: the node's NVIDIA GPUs (absent = none). A node with GPUs runs
 	// Mooncake's CUDA build; the real engine skips it (label needs-gpu).
 	GPU *GPU `yaml:"gpu"`
+	// IPLocalPortRange is the host's net.ipv4.ip_local_port_range ("low
+	// high", the sysctl's own form; absent = Linux's 32768-60999): the
+	// ports its outgoing TCP connections take, each held 60 s in
+	// TIME_WAIT after the connection closes (TCP_TIMEWAIT_LEN).
+	IPLocalPortRange string `yaml:"ip_local_port_range"`
 	// Build lists the CMake options of a source build of Mooncake this
 	// node runs beyond the wheel's (BuildOptions: mnnvl = -DUSE_MNNVL=ON,
 	// intra_nvlink = -DUSE_INTRA_NVLINK=ON; both are CUDA builds, so the

@@ -126,8 +126,11 @@ type fetchArgs struct {
 // -> its code (an integration dropping a key it no longer needs), and
 // batch_get_into([key], [buf], [size]) -> the bytes read or a negative
 // code (a zero-copy read into a buffer of size bytes, registered first
-// unless unregistered).
-var FetchMethods = []string{"get", "get_buffer", "remove", "batch_get_into"}
+// unless unregistered), is_exist(key) -> 1, 0 or a negative code, and
+// batch_is_exist([key]) -> its one answer (the lookups a connector makes
+// before it reads), and batch_get_session_start([key]) -> its one code
+// (the get-session API's start, 0.3.13+: 0 once a replica is cached).
+var FetchMethods = []string{"get", "get_buffer", "remove", "batch_get_into", "is_exist", "batch_is_exist", "batch_get_session_start"}
 
 // fetchIntoMethod is the FetchMethods entry that reads into a buffer.
 const fetchIntoMethod = "batch_get_into"

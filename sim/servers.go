@@ -24,6 +24,7 @@ func (w *World) startMaster() {
 	w.masterNoLib = false
 	w.master = master.New(w.masterCfg, w.k, mlog.Trace{T: w.tr, Source: "master"}, w.k.Stream(fmt.Sprintf("master#%d", w.k.Fired())))
 	w.masterState = running
+	w.driveMonitor(w.master)
 	if w.spec.Metadata == "master" {
 		// The embedded server's store lives in the master process.
 		w.metadata, w.metadataState = metadata.New(w.profile.MetadataSameValueOK), running

@@ -425,6 +425,9 @@ type dataPath struct {
 	// segment_id_to_desc_map_); in P2PHANDSHAKE mode a segment not in it
 	// is opened by a handshake to its endpoint first.
 	opened map[string]bool
+	// oneShot: this process connects anew for every TCP transfer
+	// (World.oneShotTCP), taking a local port each.
+	oneShot bool
 }
 
 func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int64, write bool) (*hostmem.Space, error) {
@@ -473,6 +476,9 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 			return nil, &te.TransferStalled{Endpoint: endpoint}
 		}
 		return ep.mem, nil
+	}
+	if d.oneShot && !d.w.connectEphemeral(d.from, endpoint) {
+		return nil, &te.TransferRefused{Endpoint: endpoint, Reason: te.NoLocalPort}
 	}
 	var req, resp int64 = 64, n
 	if write {

@@ -91,6 +91,8 @@ type World struct {
 	// paused are the address spaces of SGLang-side processes frozen by
 	// Process.Pause (looked up, never iterated).
 	paused map[*hostmem.Space]bool
+	// ephemeral: each node's local ports in TIME_WAIT (ephemeral.go).
+	ephemeral map[string]*ephemeralPorts
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	procs  int
@@ -155,6 +157,9 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	}
 	if spec.Metadata == "master" && !mooncake.MustVersion(mv).AtLeast(mooncake.EmbeddedMetadataSince) {
 		return nil, engine.Unsupportedf("topology metadata: master: mooncake_master %s has no embedded HTTP metadata server (--enable_http_metadata_server, %s+)", mv, mooncake.EmbeddedMetadataSince)
+	}
+	if err := checkEphemeral(spec, p); err != nil {
+		return nil, err
 	}
 	if len(spec.MissingLibs) > 0 {
 		if spec.Master != nil && spec.Master.HA {
@@ -250,7 +255,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Metadata: metadataHTTP{w: w, from: node, clock: clock},
 		Etcd:     metadataEtcd{w: w, from: node, clock: clock},
 		Ports:    portBinder{w: w, node: node},
-		Data:     dataPath{w: w, from: node, clock: clock, opened: map[string]bool{}},
+		Data:     dataPath{w: w, from: node, clock: clock, opened: map[string]bool{}, oneShot: w.oneShotTCP(env)},
 		Clients:  clientTransport{w: w, from: node, clock: clock},
 		JoinPing: w.joinPing,
 		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,

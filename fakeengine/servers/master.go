@@ -51,6 +51,12 @@ type (
 	keyReq struct {
 		Key string `json:"key"`
 	}
+	getReplicaReq struct {
+		Key string `json:"key"`
+		// Batch: the key's place in a batch read (the master logs a
+		// key it does not find, Profile.BatchGetMissErrors).
+		Batch *master.BatchPos `json:"batch,omitempty"`
+	}
 	keysReq struct {
 		Keys []string `json:"keys"`
 	}
@@ -166,9 +172,12 @@ func NewMasterServer(lock sync.Locker, get func() master.Service, logger *slog.L
 		return nil, m.PutRevoke(ctx, r.Key)
 	})
 	handle(MGetReplicaList, func(ctx context.Context, m master.Service, p json.RawMessage) (any, error) {
-		var r keyReq
+		var r getReplicaReq
 		if err := decode(p, &r); err != nil {
 			return nil, err
+		}
+		if r.Batch != nil {
+			ctx = master.WithBatchPos(ctx, *r.Batch)
 		}
 		return m.GetReplicaList(ctx, r.Key)
 	})
@@ -313,7 +322,11 @@ func (m MasterStub) PutRevoke(ctx context.Context, key string) error {
 // GetReplicaList implements master.Service.
 func (m MasterStub) GetReplicaList(ctx context.Context, key string) ([]master.Replica, error) {
 	var v []master.Replica
-	err := m.call(ctx, MGetReplicaList, keyReq{Key: key}, &v)
+	req := getReplicaReq{Key: key}
+	if b, ok := master.BatchPosOf(ctx, key); ok {
+		req.Batch = &b
+	}
+	err := m.call(ctx, MGetReplicaList, req, &v)
 	return v, err
 }
 

@@ -267,7 +267,12 @@ func (c *RealClient) offloadTick(ctx context.Context, ms master.Service) {
 
 // offloadBeat is one FileStorage::Heartbeat: OffloadObjectHeartbeat, then
 // OffloadObjects (GroupOffloadingKeysByBucket, each bucket's
-// BatchQuerySegmentSlices).
+// BatchQuerySegmentSlices and BatchOffload). A bucket that fails to store
+// ends the heartbeat's offload up to 0.3.12 (file_storage.cpp
+// v0.3.11.post1:465-478, v0.3.12.post1:623-637; OBJECT_ALREADY_EXISTS is
+// a per-bucket error from 0.3.13: 3b5a594 IsPerBucketSoftOffloadError).
+// From 0.3.12 the keys drained and not written are reported back as
+// failed (OffloadDeferredNack: those held back for the next bucket too).
 func (c *RealClient) offloadBeat(ctx context.Context, ms master.Service) {
 	os, ok := ms.(master.OffloadService)
 	if !ok {
@@ -278,11 +283,72 @@ func (c *RealClient) offloadBeat(ctx context.Context, ms master.Service) {
 		c.logf(mlog.Error, "Failed to send heartbeat with error: %s", c.code(err).Name())
 		return
 	}
-	for _, keys := range c.fs.group(objs, c.logf) {
-		if bucket, ok := c.queryBucket(ctx, ms, keys); ok && len(bucket) > 0 {
-			c.writeBucket(ctx, os, bucket)
+	// drained is this heartbeat's task_by_storage_key (from v0.3.12 a
+	// bucket writes only these; a key held back from an earlier one is
+	// dropped from it).
+	drained := map[string]bool{}
+	for _, o := range objs {
+		drained[o.Key] = true
+	}
+	grouped := map[string]bool{}
+	var failed []master.OffloadObject
+	for _, keys := range c.fs.group(objs, c.p, c.logf) {
+		var batch []string // batch_object: a map, each key once
+		for _, k := range keys {
+			grouped[k] = true
+			if !slices.Contains(batch, k) && (!c.p.OffloadDeferredNack || drained[k]) {
+				batch = append(batch, k)
+			}
+		}
+		bucket, ok := c.queryBucket(ctx, ms, batch)
+		if !ok || len(bucket) == 0 {
+			if !c.p.OffloadQueryFailsBucket {
+				failed = append(failed, missing(batch, bucket)...)
+			}
+			continue
+		}
+		if !c.p.OffloadQueryFailsBucket {
+			failed = append(failed, missing(batch, bucket)...)
+		}
+		code := c.writeBucket(ctx, os, bucket)
+		if code == mooncake.OK {
+			continue
+		}
+		c.logf(mlog.Error, "Failed to store objects with error: %s", code.Name())
+		if c.p.OffloadCarryoverDedup && code == mooncake.OBJECT_ALREADY_EXISTS {
+			failed = append(failed, missing(batch, nil)...)
+			continue
+		}
+		c.logf(mlog.Error, "Failed to persist objects with error: %s", code.Name())
+		return
+	}
+	if c.p.OffloadDeferredNack {
+		for _, o := range objs {
+			if !grouped[o.Key] {
+				failed = append(failed, o)
+			}
 		}
 	}
+	if c.p.OffloadQueryFailsBucket || len(failed) == 0 {
+		return
+	}
+	for i := range failed {
+		failed[i].Size = -1 // StorageObjectMetadata{-1, 0, 0, -1, ""}: the NACK
+	}
+	if err := os.NotifyOffloadSuccess(ctx, c.id, c.fs.endpoint, failed); err != nil {
+		c.logf(mlog.Warning, "[OFFLOAD] NotifyOffloadSuccess for failed tasks returned error: %s count: %d", c.code(err).Name(), len(failed))
+	}
+}
+
+// missing is each key of batch that bucket does not hold, as a task.
+func missing(batch []string, bucket []offloaded) []master.OffloadObject {
+	var out []master.OffloadObject
+	for _, k := range batch {
+		if !slices.ContainsFunc(bucket, func(b offloaded) bool { return b.key == k }) {
+			out = append(out, master.OffloadObject{Key: k})
+		}
+	}
+	return out
 }
 
 // offloaded is one key of a bucket to write, read from its memory replica.
@@ -294,9 +360,19 @@ type offloaded struct {
 // writeBucket is BucketStorageBackend::BatchOffload with its complete
 // handler (storage_backend.cpp v0.3.11.post1:1281-1378): the bucket's
 // files written, the master told (NotifyOffloadSuccess), then the keys
-// committed to object_bucket_map_.
-func (c *RealClient) writeBucket(ctx context.Context, os master.OffloadService, bucket []offloaded) {
+// committed to object_bucket_map_ unless one is there already: then the
+// bucket's files go and the master keeps listing its keys on this disk
+// (OffloadNotifyBeforeCommit, the "Key not found" / INVALID_KEY of a later
+// read: Mooncake#2799, #2827). From v0.3.12 such a bucket is refused
+// before anything is written (PrepareEviction's write_keys) and its keys
+// committed before the master is told.
+func (c *RealClient) writeBucket(ctx context.Context, os master.OffloadService, bucket []offloaded) mooncake.ErrorCode {
 	fs := c.fs
+	dup := slices.IndexFunc(bucket, func(b offloaded) bool { _, ok := fs.objects[b.key]; return ok })
+	if dup >= 0 && !c.p.OffloadNotifyBeforeCommit {
+		fs.buckets++ // BatchOffload took its id (NextId) first
+		return mooncake.OBJECT_ALREADY_EXISTS
+	}
 	fs.buckets++
 	id := fs.buckets
 	objs := make([]master.OffloadObject, len(bucket))
@@ -324,13 +400,25 @@ func (c *RealClient) writeBucket(ctx context.Context, os master.OffloadService, 
 		code := c.code(err)
 		c.logf(mlog.Error, "NotifyOffloadSuccess failed with error: %s", code.Name())
 		c.logf(mlog.Error, "Complete handler failed: %s, Key count: %d, Bucket id: %d", code.Name(), len(objs), id)
-		return
+		return code
+	}
+	if dup >= 0 {
+		// The pre-check after the master was told (:1347-1361), then
+		// CleanupOrphanedBucket (:2132-2160).
+		c.logf(mlog.Warning, "Duplicate key detected in BatchOffload: %s, bucket_id=%d. Returning OBJECT_ALREADY_EXISTS.", bucket[dup].key, id)
+		for _, f := range []string{fs.bucketPath(id), fs.metaPath(id)} {
+			fs.disk.remove(f)
+		}
+		c.logf(mlog.Info, "Cleaned up orphaned bucket data file: %s", fs.bucketPath(id))
+		c.logf(mlog.Info, "Cleaned up orphaned bucket metadata file: %s", fs.metaPath(id))
+		return mooncake.OBJECT_ALREADY_EXISTS
 	}
 	for _, b := range bucket {
 		fs.objects[b.key] = diskObject{bucket: id, data: b.data}
 	}
 	fs.total += meta.size + meta.meta
 	fs.written = append(fs.written, meta)
+	return mooncake.OK
 }
 
 // evictBuckets is BatchOffload's eviction before a bucket of required
@@ -524,11 +612,26 @@ func (c *RealClient) offloadRead(ctx context.Context, key string, r master.Repli
 // v0.3.11.post1): buckets of at most keysLimit keys and sizeLimit bytes,
 // the keys held back first; a key already on disk or larger than a
 // bucket is skipped; a last bucket that is not full waits for the next
-// heartbeat.
-func (fs *fileStorage) group(objs []master.OffloadObject, logf func(string, string, ...any)) [][]string {
+// heartbeat. A key held back and drained again is grouped twice up to
+// 0.3.12 (it is not on disk yet when grouped), once from 0.3.13
+// (OffloadCarryoverDedup: 3b5a594 skips the drained copy; 0.3.14 drops
+// the held one, "Deferred offload key re-drained before re-emission").
+func (fs *fileStorage) group(objs []master.OffloadObject, p mooncake.Profile, logf func(string, string, ...any)) [][]string {
 	var buckets [][]string
 	if fs.keysLimit < 1 {
 		return nil // BucketBackendConfig::Validate refused it at setup (invalid)
+	}
+	if p.OffloadCarryoverDedup && len(objs) > 0 {
+		held := func(o master.OffloadObject) bool {
+			return slices.ContainsFunc(fs.ungrouped, func(u master.OffloadObject) bool { return u.Key == o.Key })
+		}
+		if p.OffloadDeferredNack {
+			objs = slices.DeleteFunc(slices.Clone(objs), held)
+		} else {
+			fs.ungrouped = slices.DeleteFunc(fs.ungrouped, func(u master.OffloadObject) bool {
+				return slices.ContainsFunc(objs, func(o master.OffloadObject) bool { return o.Key == u.Key })
+			})
+		}
 	}
 	i := 0
 	for i < len(objs) {

@@ -1075,6 +1075,7 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			}
 			var hr *te.HandshakeRefused
 			var hu *te.HandshakeUnresolved
+			var tr *te.TransferRefused
 			switch {
 			case errors.As(err, &hr):
 				// SocketHandShakePlugin, TransferEngine::openSegment, then the
@@ -1090,8 +1091,12 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 				c.logf(mlog.Error, "SocketHandShakePlugin: failed to get IP address of peer server %s:%s, check DNS and /etc/hosts, or use IPv4 address instead: Success [0]", hu.Host, hu.Port)
 				c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", hu.Endpoint)
 				c.logf(mlog.Error, "Failed to submit transfer operation")
-			case errors.As(err, new(*te.TransferRefused)):
-				c.transferRefusedLog(r.TEEndpoint)
+			case errors.As(err, &tr):
+				c.transferRefusedLog(r.TEEndpoint, tr.Text())
+				if batch && c.p.TCPOneShotPorts {
+					c.batchTransferFailed(key)
+					break
+				}
 				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
 			case errors.As(err, new(*te.TransferStalled)):
 				// A write the socket buffers did not take, or one waiting
@@ -1190,9 +1195,10 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 		}
 		data, err := c.d.Data.Read(ctx, r.TEEndpoint, r.Addr, r.Size)
 		if err != nil {
-			refused := errors.As(err, new(*te.TransferRefused))
+			var tr *te.TransferRefused
+			refused := errors.As(err, &tr)
 			if refused {
-				c.transferRefusedLog(r.TEEndpoint)
+				c.transferRefusedLog(r.TEEndpoint, tr.Text())
 			}
 			var ba *te.TransferBadAddress
 			if errors.As(err, &ba) && c.p.TCPSessionEFAULT {

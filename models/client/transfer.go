@@ -139,21 +139,23 @@ func (c *RealClient) handshakeConnects(r master.Replica) bool {
 	return false
 }
 
-// transferRefusedLog is what TcpTransport logs when the peer's data port
-// refuses the connect (its process stopped), per release - real runs of
-// io/peer-not-listening, 2026-12-01: 0.3.8.post1 and 0.3.9 the ASIO
-// exception of startTransfer; 0.3.10.post1 … 0.3.12.post1 getConnection's
-// two lines; 0.3.13.post1 and 0.3.14 the TCP lane's. Addresses and
-// numbers are the model's (the data port is the endpoint's).
-func (c *RealClient) transferRefusedLog(endpoint string) {
+// transferRefusedLog is what TcpTransport logs when its connect to the
+// peer's data port fails with text (Connection refused: its process
+// stopped; Cannot assign requested address: no local port left), per
+// release - real runs of io/peer-not-listening, 2026-12-01: 0.3.8.post1
+// and 0.3.9 the ASIO exception of startTransfer; 0.3.10.post1 …
+// 0.3.12.post1 getConnection's two lines; 0.3.13.post1 and 0.3.14 the TCP
+// lane's. Addresses and numbers are the model's (the data port is the
+// endpoint's).
+func (c *RealClient) transferRefusedLog(endpoint, text string) {
 	switch c.p.TCPRefusedLog {
 	case "asio":
-		c.logf(mlog.Error, "TcpTransport::startTransfer encountered an ASIO exception. Slice details - source_addr: 0x0, length: 0, opcode: 1, target_id: 1. Exception: connect: Connection refused")
+		c.logf(mlog.Error, "TcpTransport::startTransfer encountered an ASIO exception. Slice details - source_addr: 0x0, length: 0, opcode: 1, target_id: 1. Exception: connect: %s", text)
 	case "getconnection":
-		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s. Error: connect: Connection refused", endpoint)
+		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s. Error: connect: %s", endpoint, text)
 		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s", endpoint)
 	default:
-		c.logf(mlog.Error, "TCP lane connection to %s failed: Connection refused (attempt failure 1)", endpoint)
+		c.logf(mlog.Error, "TCP lane connection to %s failed: %s (attempt failure 1)", endpoint, text)
 	}
 }
 
@@ -343,9 +345,33 @@ func (c *RealClient) rdmaBatchLog() {
 		c.logf(mlog.Info, "Successfully revoked failed put for key %s", f.key)
 	}
 	for _, f := range c.rdmaBatchFails {
+		if c.p.BatchPutBareContext {
+			c.logf(mlog.Error, "Operation for key %s failed: %s (%s)", f.key, mooncake.TRANSFER_FAIL.Name(), f.context)
+			continue
+		}
 		c.logf(mlog.Error, "Operation for key %s failed: %s (%s: %s; )", f.key, mooncake.TRANSFER_FAIL.Name(), mooncake.TRANSFER_FAIL.Name(), f.context)
 	}
 	c.rdmaBatchFails = nil
+}
+
+// batchTransferFailed is a batch put's key whose TCP transfer failed at
+// the connect: the transfer task's failure line (TransferFuture's wait,
+// transfer_task.cpp), then BatchPut's own (client_service.cpp), the key's
+// line at the end of the batch (rdmaBatchLog). Real 0.3.10.post1 …
+// 0.3.12.post1 with no local port left (io/tcp-ephemeral-ports-exhausted,
+// docs/REAL-FINDINGS.md §69).
+func (c *RealClient) batchTransferFailed(key string) {
+	c.batches++
+	id := transferBatchBase + c.batches*16
+	if c.p.TransferBatchFailLogged {
+		c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", id, transferStatusFailed)
+	} else {
+		c.logf(mlog.Error, "Batch %d completed with task failures: task_ids=[0]", id)
+	}
+	if !c.p.BatchPutBareContext {
+		c.logf(mlog.Error, "Transfer failed for key %s: %s (Transfer 0 failed)", key, mooncake.TRANSFER_FAIL.Name())
+	}
+	c.rdmaBatchFails = append(c.rdmaBatchFails, batchFail{key, "Transfer 0 failed"})
 }
 
 // putSource is where a transfer's local side is, for the RDMA slices'

@@ -36,7 +36,9 @@ func TestHAClientMonitorBeforeHeartbeat(t *testing.T) {
 	} {
 		var logs []string
 		clk := &clock{}
-		m := master.New(configAt(t, c.version, c.flags), clk, mlog.Func(func(_, text string) { logs = append(logs, text) }), rng.Stream(1, "master"))
+		cfg := configAt(t, c.version, c.flags)
+		cfg.EnableMetricReporting = false // the lines under test only, no metrics summary
+		m := master.New(cfg, clk, mlog.Func(func(_, text string) { logs = append(logs, text) }), rng.Stream(1, "master"))
 		id := master.UUID{Hi: 1, Lo: 2}
 		if err := m.MountSegment(ctx, master.Segment{ID: master.UUID{Lo: 9}, Name: "h:1", Base: 0x1000, Size: 100, TEEndpoint: "h:1"}, id); err != nil {
 			t.Fatal(err)

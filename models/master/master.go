@@ -42,6 +42,13 @@ type Config struct {
 	// HTTPMetadataHost is --http_metadata_server_host (default "0.0.0.0";
 	// MetadataListens).
 	HTTPMetadataHost string
+	// ClientSuspicionTTL is --client_suspicion_ttl_sec (Profile.ClientLiveness):
+	// 20 s, or --client_ttl when that is given (real 0.3.14 with
+	// --client_ttl=5 and 3: offline 5 and 3 s after suspected).
+	ClientSuspicionTTL time.Duration
+	// EnableMetricReporting is --enable_metric_reporting (default true):
+	// the metrics summary every MetricReportPeriod (summary.go).
+	EnableMetricReporting bool
 }
 
 // Background-thread periods of master_service.h.
@@ -56,6 +63,7 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 	c := Config{
 		Version:                    p,
 		ClientTTL:                  time.Duration(p.ClientTTLSeconds) * time.Second,
+		ClientSuspicionTTL:         time.Duration(p.ClientSuspicionTTLSeconds) * time.Second,
 		DefaultKVLeaseTTL:          time.Duration(p.DefaultKVLeaseTTLms) * time.Millisecond,
 		EvictionHighWatermarkRatio: p.EvictionHighWatermark,
 		EvictionRatio:              p.EvictionRatio,
@@ -63,6 +71,7 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 		RPCVersion:                 RPCVersion,
 		RPCAddress:                 "0.0.0.0",
 		HTTPMetadataHost:           "0.0.0.0",
+		EnableMetricReporting:      true,
 	}
 	for _, k := range slices.Sorted(maps.Keys(flags)) {
 		v := flags[k]
@@ -74,6 +83,9 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 				return c, ferr
 			}
 			c.ClientTTL = time.Duration(pv.Int) * time.Second
+			if p.ClientLiveness {
+				c.ClientSuspicionTTL = c.ClientTTL
+			}
 		case "default_kv_lease_ttl":
 			c.DefaultKVLeaseTTL, err = parseLeaseTTL(p, v)
 			if err != nil {
@@ -101,12 +113,14 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			c.EnableOffload, err = strconv.ParseBool(v)
 		case "enable_ha":
 			c.EnableHA, err = strconv.ParseBool(v)
+		case "enable_metric_reporting":
+			c.EnableMetricReporting, err = strconv.ParseBool(v)
 		case "rpc_address":
 			c.RPCAddress = v
 		case "http_metadata_server_host":
 			c.HTTPMetadataHost = v
 		case "port", "rpc_port", "max_threads", "rpc_thread_num", "enable_http_metadata_server",
-			"http_metadata_server_port", "metrics_port", "enable_metric_reporting",
+			"http_metadata_server_port", "metrics_port",
 			"memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl", "root_fs_dir",
 			"cluster_id", "rpc_enable_tcp_no_delay", "rpc_conn_timeout_seconds", "logtostderr", "v":
 			// Accepted; no behaviour in the model.
@@ -196,6 +210,7 @@ type Master struct {
 	okClients    map[UUID]bool
 	clientTTL    map[UUID]time.Duration // expiry time
 	pingStalled  map[UUID]time.Duration // the clock's stalls at the last ping (StallClock)
+	suspected    map[UUID]suspicion     // Profile.ClientLiveness: suspected clients (liveness.go)
 	objects      map[string]*object
 	viewVersion  int64
 	needEviction bool
@@ -210,6 +225,10 @@ type Master struct {
 	// MountLocalDiskSegment) and its offloading queue: the keys PutEnd
 	// pushed for its FileStorage's next OffloadObjectHeartbeat.
 	offloading map[UUID][]OffloadObject
+	// metrics and summary: MasterMetricManager's counters and the report
+	// thread that logs them (summary.go).
+	metrics metrics
+	summary summaryState
 }
 
 // batchWindow bounds how long a batch call counts as in flight: real's
@@ -223,13 +242,19 @@ func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
 		log = mlog.Discard{}
 	}
 	now := clock.Now()
-	return &Master{
+	m := &Master{
 		cfg: cfg, clock: clock, log: log, rng: rng,
 		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{}, pingStalled: map[UUID]time.Duration{},
 		objects: map[string]*object{}, viewVersion: 1,
 		lastEvict: now, lastMonitor: now, batchNoSpace: map[string]int{}, batchOpen: map[string]time.Duration{},
-		offloading: map[UUID][]OffloadObject{},
+		offloading: map[UUID][]OffloadObject{}, suspected: map[UUID]suspicion{},
 	}
+	// The report thread's first summary is at start. The model's HA
+	// masters (leader and standby) print none: their role/state fields are
+	// not modelled.
+	m.summary.enabled = cfg.EnableMetricReporting && !cfg.EnableHA
+	m.reportDue(now)
+	return m
 }
 
 // Config returns the effective configuration.
@@ -238,16 +263,25 @@ func (m *Master) Config() Config { return m.cfg }
 // catchUp runs the background threads' ticks due by now.
 func (m *Master) catchUp() time.Duration {
 	now := m.clock.Now()
-	// ≤ 0.3.6 runs the client monitor only in HA mode.
-	if (m.cfg.Version.Heartbeat || m.cfg.EnableHA) && now-m.lastMonitor >= ClientMonitorPeriod {
-		m.lastMonitor += (now - m.lastMonitor) / ClientMonitorPeriod * ClientMonitorPeriod
-		m.monitorClients(m.lastMonitor)
-	}
-	if now-m.lastEvict >= EvictionPeriod && !m.batchInFlight(now) {
-		m.lastEvict += (now - m.lastEvict) / EvictionPeriod * EvictionPeriod
-		m.evictIfNeeded(now)
-	}
+	m.monitorUntil(now)
+	// Each summary due reads the counters of its tick: the eviction
+	// passes up to it first.
+	m.reportDue(now)
+	m.evictUntil(now)
 	return now
+}
+
+// evictUntil runs the eviction thread's passes due by t. The passes
+// between two RPCs see the same state, so one evaluation stands for them
+// all; a pass that frees nothing is counted once for each of them
+// (inc_eviction_fail every kEvictionThreadSleepMs: real counts ~100 a
+// second while eviction is starved, REAL-FINDINGS §61).
+func (m *Master) evictUntil(t time.Duration) {
+	if t-m.lastEvict >= EvictionPeriod && !m.batchInFlight(t) {
+		k := (t - m.lastEvict) / EvictionPeriod
+		m.lastEvict += k * EvictionPeriod
+		m.evictIfNeeded(t, int64(k))
+	}
 }
 
 // batchInFlight: a batch call's keys are being placed. Real places them
@@ -263,20 +297,34 @@ func (m *Master) batchInFlight(now time.Duration) bool {
 	return false
 }
 
+// monitorUntil runs the client monitor's tick due by now (≤ 0.3.6: only
+// in HA mode).
+func (m *Master) monitorUntil(now time.Duration) {
+	if (m.cfg.Version.Heartbeat || m.cfg.EnableHA) && now-m.lastMonitor >= ClientMonitorPeriod {
+		m.lastMonitor += (now - m.lastMonitor) / ClientMonitorPeriod * ClientMonitorPeriod
+		m.monitorClients(m.lastMonitor)
+	}
+}
+
+// Monitor runs the client monitor's tick due now, as its thread does
+// between RPCs: an engine in virtual time calls it every
+// ClientMonitorPeriod, so the monitor's lines come at their tick and not
+// at the next RPC.
+func (m *Master) Monitor() { m.monitorUntil(m.clock.Now()) }
+
 // ClientMonitorFunc: expire clients without a ping for client_ttl.
 func (m *Master) monitorClients(at time.Duration) {
+	if m.cfg.Version.ClientLiveness {
+		m.monitorLiveness(at)
+		return
+	}
 	var expired []UUID
 	for id, exp := range m.clientTTL {
 		if exp+m.stalled()-m.pingStalled[id] < at {
 			expired = append(expired, id)
 		}
 	}
-	sort.Slice(expired, func(i, j int) bool {
-		if expired[i].Hi != expired[j].Hi {
-			return expired[i].Hi < expired[j].Hi
-		}
-		return expired[i].Lo < expired[j].Lo
-	})
+	sortedClients(expired)
 	// Every expired client first, then each of their segments unmounted
 	// (ClientMonitorFunc's two phases, master_service.cpp v0.3.9:2008-2077).
 	var gone []*segment
@@ -301,18 +349,27 @@ func (m *Master) monitorClients(at time.Duration) {
 	// then UnmountLocalDiskSegment their disk segments
 	// (master_service.cpp v0.3.11.post1:4995-5015, segment.cpp:341).
 	for _, id := range expired {
-		if _, ok := m.offloading[id]; !ok {
-			continue
+		if m.dropLocalDisk(id) {
+			m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=unmount_local_disk_segment", id))
 		}
-		for _, o := range m.objects {
-			o.disk = slices.DeleteFunc(o.disk, func(d diskReplica) bool { return d.client == id })
-			if len(o.disk) == 0 && len(o.replicas) == 0 {
-				delete(m.objects, o.key)
-			}
-		}
-		delete(m.offloading, id)
-		m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=unmount_local_disk_segment", id))
 	}
+}
+
+// dropLocalDisk drops a gone client's LOCAL_DISK replicas (an object left
+// with none is erased) and its local disk segment; false if it mounted
+// none.
+func (m *Master) dropLocalDisk(id UUID) bool {
+	if _, ok := m.offloading[id]; !ok {
+		return false
+	}
+	for _, o := range m.objects {
+		o.disk = slices.DeleteFunc(o.disk, func(d diskReplica) bool { return d.client == id })
+		if len(o.disk) == 0 && len(o.replicas) == 0 {
+			delete(m.objects, o.key)
+		}
+	}
+	delete(m.offloading, id)
+	return true
 }
 
 // unmount removes a segment and every object with a replica on it
@@ -343,7 +400,7 @@ func (m *Master) capacity() (used, total int64) {
 
 // EvictionThreadFunc: evict when used ratio is above the high watermark, or
 // a PutStart failed for lack of space.
-func (m *Master) evictIfNeeded(now time.Duration) {
+func (m *Master) evictIfNeeded(now time.Duration, passes int64) {
 	used, total := m.capacity()
 	if total == 0 {
 		m.needEviction = false
@@ -377,8 +434,9 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 	if n < 1 && len(cands) > 0 {
 		n = 1
 	}
-	evicted := 0
+	evicted, freed := 0, int64(0)
 	for i := 0; i < n && i < len(cands); i++ {
+		freed += cands[i].size * int64(len(cands[i].replicas))
 		m.evictMemory(cands[i])
 		evicted++
 	}
@@ -410,6 +468,19 @@ func (m *Master) evictIfNeeded(now time.Duration) {
 	// object is leased).
 	if evicted > 0 || len(m.objects) == 0 {
 		m.needEviction = false
+	}
+	// inc_eviction_success / inc_eviction_fail (master_service.cpp
+	// v0.3.9:1976-1986): every pass is an attempt.
+	switch {
+	case evicted > 0:
+		m.metrics.evictSuccess++
+		m.metrics.evictAttempts++
+		m.metrics.evictedKeys += int64(evicted)
+		m.metrics.evictedSize += freed
+	case len(m.objects) == 0:
+		m.metrics.evictAttempts++
+	default:
+		m.metrics.evictAttempts += passes
 	}
 }
 
@@ -511,6 +582,7 @@ func (m *Master) stalled() time.Duration {
 // types.h: "Ping ttl expired, or the first time connect to master").
 func (m *Master) MountSegment(_ context.Context, seg Segment, clientID UUID) error {
 	now := m.catchUp()
+	m.observe(clientID, "memory_mount")
 	m.touchClient(clientID, now)
 	if m.cfg.Version.MasterLogsMount {
 		m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=mount_segment, segment_name=%s", clientID, seg.Name))
@@ -590,11 +662,19 @@ func (m *Master) OffloadObjectHeartbeat(_ context.Context, clientID UUID) ([]Off
 // (master_service.cpp v0.3.11.post1:1426-1470, 2706-2740): a key the
 // master no longer holds is created again with the disk replica alone; a
 // disk replica of this client is updated in place; another client's keeps
-// its place and this one is not added.
+// its place and this one is not added. A negative size is the NACK of a
+// key drained but not written (v0.3.12.post1 :4702-4721): its memory
+// replica is unpinned, nothing added.
 func (m *Master) NotifyOffloadSuccess(_ context.Context, clientID UUID, endpoint string, objs []OffloadObject) error {
 	now := m.catchUp()
 	for _, x := range objs {
 		o, ok := m.objects[x.Key]
+		if x.Size < 0 {
+			if ok {
+				o.offloadPin = false
+			}
+			continue
+		}
 		if !ok {
 			o = &object{key: x.Key, size: x.Size, complete: true, putStart: now, lastTouch: now}
 			m.objects[x.Key] = o
@@ -674,31 +754,42 @@ func (m *Master) UnmountSegment(_ context.Context, segmentID UUID, clientID UUID
 // Ping implements Service.
 func (m *Master) Ping(_ context.Context, clientID UUID) (PingResponse, error) {
 	now := m.catchUp()
+	m.metrics.ping++
 	st := ClientOK
 	if !m.okClients[clientID] {
 		st = NeedRemount
 	}
+	m.observe(clientID, "ping")
 	m.touchClient(clientID, now)
 	return PingResponse{ViewVersion: m.viewVersion, Status: st}, nil
 }
 
 // ExistKey implements Service: a complete object gets a lease.
 func (m *Master) ExistKey(_ context.Context, key string) (bool, error) {
-	now := m.catchUp()
+	m.metrics.exist++
+	return m.existKey(m.catchUp(), key), nil
+}
+
+func (m *Master) existKey(now time.Duration, key string) bool {
 	o, ok := m.objects[key]
 	if !ok || !o.complete {
-		return false, nil
+		return false
+	}
+	if reps, disk := m.servable(o); len(reps)+len(disk) == 0 {
+		return false
 	}
 	o.lease = max(o.lease, now+m.cfg.DefaultKVLeaseTTL)
-	return true, nil
+	return true
 }
 
 // BatchExistKey implements Service.
-func (m *Master) BatchExistKey(ctx context.Context, keys []string) ([]ExistResult, error) {
+func (m *Master) BatchExistKey(_ context.Context, keys []string) ([]ExistResult, error) {
+	now := m.catchUp()
+	m.metrics.batchExist.req++
+	m.metrics.batchExist.items += int64(len(keys))
 	out := make([]ExistResult, len(keys))
 	for i, k := range keys {
-		ok, err := m.ExistKey(ctx, k)
-		out[i] = ExistResult{Exists: ok, Err: err}
+		out[i] = ExistResult{Exists: m.existKey(now, k)}
 	}
 	return out, nil
 }
@@ -718,9 +809,17 @@ func (m *Master) PutStart(ctx context.Context, key string, size int64, cfg Repli
 		now = m.catchUp()
 	}
 	reps, err := m.putStart(now, key, size, cfg)
+	if errors.Is(err, mooncake.NO_AVAILABLE_HANDLE) {
+		m.metrics.allocFail++
+	}
 	if !ok {
+		m.metrics.putStart++
+		if err != nil {
+			m.metrics.putStartFail++
+		}
 		return reps, err
 	}
+	m.countBatchPutStart(b, err != nil)
 	if b.Index == 0 {
 		delete(m.batchNoSpace, b.ID)
 		m.batchOpen[b.ID] = now
@@ -762,6 +861,9 @@ func (m *Master) putStart(now time.Duration, key string, size int64, cfg Replica
 	order := make([]*segment, 0, len(m.segments))
 	var preferred *segment
 	for _, s := range m.segments {
+		if _, ok := m.suspected[s.client]; ok {
+			continue // a suspected client's segment takes no puts (ClientLiveness)
+		}
 		if cfg.PreferredSegment != "" && s.Name == cfg.PreferredSegment {
 			preferred = s
 			continue
@@ -815,8 +917,10 @@ func (m *Master) putStart(now time.Duration, key string, size int64, cfg Replica
 // PutEnd implements Service.
 func (m *Master) PutEnd(_ context.Context, key string) error {
 	now := m.catchUp()
+	m.metrics.putEnd++
 	o, ok := m.objects[key]
 	if !ok {
+		m.metrics.putEndFail++
 		return mooncake.OBJECT_NOT_FOUND
 	}
 	o.complete = true
@@ -831,31 +935,48 @@ func (m *Master) PutEnd(_ context.Context, key string) error {
 // PutRevoke implements Service.
 func (m *Master) PutRevoke(_ context.Context, key string) error {
 	m.catchUp()
+	m.metrics.putRevoke++
 	o, ok := m.objects[key]
 	if !ok {
+		m.metrics.putRevokeFail++
 		return mooncake.OBJECT_NOT_FOUND
 	}
 	if o.complete {
+		m.metrics.putRevokeFail++
 		return mooncake.INVALID_WRITE
 	}
 	m.removeObject(o)
 	return nil
 }
 
-// GetReplicaList implements Service: grants a lease.
-func (m *Master) GetReplicaList(_ context.Context, key string) ([]Replica, error) {
+// GetReplicaList implements Service: grants a lease. In a batch call
+// (BatchPosOf) it is one key of WrappedMasterService::BatchGetReplicaList,
+// which logs a key it does not find (Profile.BatchGetMissErrors).
+func (m *Master) GetReplicaList(ctx context.Context, key string) ([]Replica, error) {
 	now := m.catchUp()
+	m.metrics.get++
 	o, ok := m.objects[key]
 	if !ok {
+		m.metrics.getFail++
+		m.batchGetMiss(ctx, key, mooncake.OBJECT_NOT_FOUND)
 		return nil, mooncake.OBJECT_NOT_FOUND
 	}
 	if !o.complete {
+		m.metrics.getFail++
+		m.batchGetMiss(ctx, key, mooncake.REPLICA_IS_NOT_READY)
+		return nil, mooncake.REPLICA_IS_NOT_READY
+	}
+	mem, disk := m.servable(o)
+	if len(mem)+len(disk) == 0 {
+		// Every replica is a suspected client's (Profile.ClientLiveness).
+		m.metrics.getFail++
+		m.log.Log(mlog.Warning, fmt.Sprintf("key=%s, error=replica_not_ready", key))
 		return nil, mooncake.REPLICA_IS_NOT_READY
 	}
 	o.lease = max(o.lease, now+m.cfg.DefaultKVLeaseTTL)
 	o.lastTouch = now
-	reps := append([]Replica(nil), o.replicas...)
-	for _, d := range o.disk {
+	reps := append([]Replica(nil), mem...)
+	for _, d := range disk {
 		reps = append(reps, Replica{Size: d.size, Complete: true, OffloadEndpoint: d.endpoint})
 	}
 	for i := range reps {
@@ -864,17 +985,29 @@ func (m *Master) GetReplicaList(_ context.Context, key string) ([]Replica, error
 	return reps, nil
 }
 
+// batchGetMiss is BatchGetReplicaList's line for a key of a batch read
+// it did not find: an ERROR up to v0.3.6.post1, VLOG(1) from v0.3.7.
+func (m *Master) batchGetMiss(ctx context.Context, key string, code mooncake.ErrorCode) {
+	if b, ok := BatchPosOf(ctx, key); ok && m.cfg.Version.BatchGetMissErrors {
+		m.log.Log(mlog.Error, fmt.Sprintf("BatchGetReplicaList failed for key[%d] '%s': %s", b.Index, key, code.Name()))
+	}
+}
+
 // Remove implements Service.
 func (m *Master) Remove(_ context.Context, key string) error {
 	now := m.catchUp()
+	m.metrics.del++
 	o, ok := m.objects[key]
 	if !ok {
+		m.metrics.delFail++
 		return mooncake.OBJECT_NOT_FOUND
 	}
 	if o.lease > now {
+		m.metrics.delFail++
 		return mooncake.OBJECT_HAS_LEASE
 	}
 	if !o.complete {
+		m.metrics.delFail++
 		return mooncake.REPLICA_IS_NOT_READY
 	}
 	m.removeObject(o)

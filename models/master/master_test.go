@@ -126,7 +126,7 @@ func TestCode(t *testing.T) {
 func TestFirstPingNeedsRemount(t *testing.T) {
 	ctx := context.Background()
 	p, _ := mooncake.ProfileFor("0.3.13.post1")
-	cfg, _ := master.ConfigFor(p, nil)
+	cfg, _ := master.ConfigFor(p, map[string]string{"enable_metric_reporting": "false"})
 	var lines []string
 	m := master.New(cfg, &clock{}, mlog.Func(func(level, text string) { lines = append(lines, level+" "+text) }), rng.Stream(1, "master"))
 	id := master.UUID{Hi: 1, Lo: 2}

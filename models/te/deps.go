@@ -95,9 +95,26 @@ func (e *HandshakeUnresolved) Error() string {
 // TransferRefused is a DataPath error: nothing listens on the peer's
 // transfer endpoint any more (its process stopped), so the TCP
 // transport's connect is refused.
-type TransferRefused struct{ Endpoint string }
+type TransferRefused struct {
+	Endpoint string
+	// Reason is connect()'s error as asio words it; "" = Connection
+	// refused (nothing listens at the endpoint).
+	Reason string
+}
 
-func (e *TransferRefused) Error() string { return "transfer to " + e.Endpoint + ": connection refused" }
+// NoLocalPort is connect()'s EADDRNOTAVAIL: every port of the host's
+// ip_local_port_range is taken or in TIME_WAIT.
+const NoLocalPort = "Cannot assign requested address"
+
+// Text is the connect error's text.
+func (e *TransferRefused) Text() string {
+	if e.Reason == "" {
+		return "Connection refused"
+	}
+	return e.Reason
+}
+
+func (e *TransferRefused) Error() string { return "transfer to " + e.Endpoint + ": " + e.Text() }
 
 // TransferStalled is a DataPath error: the peer's transport accepted the
 // connection (its kernel did) but the process never answers — SIGSTOP'd,

@@ -208,6 +208,12 @@ def op_batch_is_exist(req):
     return list(_store(req).batch_is_exist(req["keys"]))
 
 
+def op_batch_get_session_start(req):
+    # The get-session API (0.3.13+): one code per key; the session is left
+    # to lapse (batch_get_session_end only drops the cached replica).
+    return list(_store(req).batch_get_session_start(req["keys"]))
+
+
 def op_lookup(req):
     # The attribute lookup an integration's call begins with; not called.
     getattr(_store(req), req["name"])
