@@ -29,13 +29,20 @@ func TestServeControl(t *testing.T) {
 		Ack   string                             `json:"ack"`
 		Err   string                             `json:"err"`
 	}
-	// next waits for the n-th stdout line.
+	// next waits for the n-th stdout line that is not a Mooncake log line
+	// (the master's own lines, e.g. its metrics summary at start, come
+	// whenever it prints them).
 	next := func(n int) event {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-			if len(lines) >= n && lines[n-1] != "" {
+			var lines []string
+			for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				if l != "" && !strings.HasPrefix(l, `{"log":`) {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) >= n {
 				var e event
 				if err := json.Unmarshal([]byte(lines[n-1]), &e); err != nil {
 					t.Fatalf("line %d %q: %v", n, lines[n-1], err)
