@@ -12,6 +12,13 @@ import (
 // "bind (port N): Address already in use [98]".
 const portInUse = "Address already in use"
 
+// foreignHandshake is the P2P handshake plugin's line for an answer that
+// is no handshake (transfer_metadata_plugin.cpp): a connect to a departed
+// peer's port that another world's process bound since, instead of the
+// refusal the scenario expects (CI run 63: io/peer-not-listening-handshake
+// @0.3.11.post1 on real).
+const foreignHandshake = "SocketHandShakePlugin: unexpected handshake message type"
+
 // interference says why a failed wall-clock run met the harness's own
 // parallel worlds rather than its scenario ("" when it did not). Mooncake's
 // transfer engine picks its RPC port at random in 15000-17000 and binds
@@ -35,6 +42,9 @@ func interference(sc *Scenario, eng engine.Engine, r Result) string {
 			o.Died != nil && strings.Contains(o.Died.Reason, portInUse) ||
 			slices.ContainsFunc(o.Logs, func(l string) bool { return strings.Contains(l, portInUse) }) {
 			return "a bind met a port another world held (Mooncake#601: the transfer engine's TCP port is its random RPC port + 1, unchecked)"
+		}
+		if !mentions(sc, foreignHandshake) && slices.ContainsFunc(o.Logs, func(l string) bool { return strings.Contains(l, foreignHandshake) }) {
+			return "a connect to a departed peer's port reached a process of another world that bound it since (the transfer engine's ports are random in 12000-17000)"
 		}
 	}
 	return ""

@@ -21,6 +21,10 @@ func TestInterference(t *testing.T) {
 	died := Result{Verdict: Fail, Remedy: &Observed{Died: &Death{Signal: "SIGABRT", Reason: "terminate called after throwing an instance of 'std::system_error' what(): bind: Address already in use"}}}
 	// CI run 50: io/no-segment-space-put @0.3.4 on real, setup 1.
 	logged := Result{Verdict: Fail, Observed: Observed{Logs: []string{"TcpTransport: listen on port 13201", `tcp_transport_install_failed error_message="bind: Address already in use"`, "Failed to create client"}}}
+	// CI run 63: io/peer-not-listening-handshake @0.3.11.post1 on real, the
+	// departed peer's handshake port bound by another world.
+	foreign := Result{Verdict: Fail, Observed: Observed{Logs: []string{"Socket read failed: Connection reset by peer [104]", "SocketHandShakePlugin: unexpected handshake message type", "Failed to open segment for endpoint='127.0.0.1:15906'"}}}
+	aboutForeign := &Scenario{Expect: Expect{Logs: []string{"SocketHandShakePlugin: unexpected handshake message type"}}}
 	for _, tc := range []struct {
 		name string
 		sc   *Scenario
@@ -37,6 +41,9 @@ func TestInterference(t *testing.T) {
 		{"another failure", plain, wallEngine{}, Result{Verdict: Fail, Observed: Observed{Exception: &Exception{Class: "RuntimeError", Message: "Failed to setup"}}}, false},
 		{"the scenario expects a bind to fail", aboutBinds, wallEngine{}, raised, false},
 		{"its remedy does", aboutBindsInRemedy, wallEngine{}, raised, false},
+		{"a departed peer's port answered by another world", plain, wallEngine{}, foreign, true},
+		{"the scenario expects that answer", aboutForeign, wallEngine{}, foreign, false},
+		{"not on sim", plain, virtualEngine{}, foreign, false},
 	} {
 		if got := interference(tc.sc, tc.eng, tc.r) != ""; got != tc.want {
 			t.Errorf("%s: interference = %v, want %v", tc.name, got, tc.want)
