@@ -23,8 +23,13 @@ func TestInterference(t *testing.T) {
 	logged := Result{Verdict: Fail, Observed: Observed{Logs: []string{"TcpTransport: listen on port 13201", `tcp_transport_install_failed error_message="bind: Address already in use"`, "Failed to create client"}}}
 	// CI run 63: io/peer-not-listening-handshake @0.3.11.post1 on real, the
 	// departed peer's handshake port bound by another world.
-	foreign := Result{Verdict: Fail, Observed: Observed{Logs: []string{"Socket read failed: Connection reset by peer [104]", "SocketHandShakePlugin: unexpected handshake message type", "Failed to open segment for endpoint='127.0.0.1:15906'"}}}
+	refused := "SocketHandShakePlugin: connect()127.0.0.1:15906: Connection refused [111]"
+	foreign := Result{Verdict: Fail, Observed: Observed{Logs: []string{refused, "Failed to open segment for endpoint='127.0.0.1:15906'", "Socket read failed: Connection reset by peer [104]", "SocketHandShakePlugin: unexpected handshake message type"}}}
 	aboutForeign := &Scenario{Expect: Expect{Logs: []string{"SocketHandShakePlugin: unexpected handshake message type"}}}
+	// CI run 66: @0.3.9, the tenth warmup put went to a neighbour's
+	// handshake listener on that port, the read from it failed.
+	neighbourSession := Result{Verdict: Fail, Observed: Observed{Logs: []string{refused, "Session::readBody failed. Attempt to read data 0x7fec3dffd040 using buffer 0x7fec3dffd040. Error: End of file (value: 2), total_transferred_bytes_: 0, current transferred_bytes: 0"}}}
+	sessionFirst := Result{Verdict: Fail, Observed: Observed{Logs: []string{"Session::readBody failed. Error: End of file (value: 2)", refused}}}
 	for _, tc := range []struct {
 		name string
 		sc   *Scenario
@@ -43,6 +48,8 @@ func TestInterference(t *testing.T) {
 		{"its remedy does", aboutBindsInRemedy, wallEngine{}, raised, false},
 		{"a departed peer's port answered by another world", plain, wallEngine{}, foreign, true},
 		{"the scenario expects that answer", aboutForeign, wallEngine{}, foreign, false},
+		{"a read from a neighbour after the refusal", plain, wallEngine{}, neighbourSession, true},
+		{"a session failure before any refusal", plain, wallEngine{}, sessionFirst, false},
 		{"not on sim", plain, virtualEngine{}, foreign, false},
 	} {
 		if got := interference(tc.sc, tc.eng, tc.r) != ""; got != tc.want {
