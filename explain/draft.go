@@ -361,10 +361,10 @@ var mooncakeMessages = func() []struct {
 		// multi_transport.cpp, nvlink_transport.cpp (v0.3.7 … v0.3.12.post1)
 		{"Unsupported transport {}, please rebuild Mooncake", "multi_transport.cpp"},
 		{"NvlinkTransport: cuMemCreate failed: {}", "nvlink_transport.cpp"},
-		// file_storage.cpp, storage_backend.cpp (SSD offload, v0.3.8.post1 … v0.3.11.post1)
 		// tcp_transport.cpp (v0.3.10 …): getConnection's connect, asio's
 		// "connect: <strerror>" (no errno number: the text names it).
 		{"TcpTransport::getConnection failed to create connection to {}. Error: {errno}", "tcp_transport.cpp"},
+		// file_storage.cpp, storage_backend.cpp (SSD offload, v0.3.8.post1 … v0.3.11.post1)
 		{"BatchQuerySlices failed with error: {}", "file_storage.cpp"},
 		{"Key not found: {}", "file_storage.cpp"},
 	}

@@ -41,14 +41,8 @@ func hostPortRange() (size, reuse int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	f := strings.Fields(string(b))
-	if len(f) != 2 {
-		return 0, 0, fmt.Errorf("ip_local_port_range %q: not two ports", b)
-	}
-	lo, err1 := strconv.Atoi(f[0])
-	hi, err2 := strconv.Atoi(f[1])
-	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("ip_local_port_range %q: not two ports", b)
+	if size, err = engine.PortRangeSize(strings.TrimSpace(string(b))); err != nil {
+		return 0, 0, err
 	}
 	r, err := os.ReadFile("/proc/sys/net/ipv4/tcp_tw_reuse")
 	if err != nil {
@@ -58,5 +52,5 @@ func hostPortRange() (size, reuse int, err error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("tcp_tw_reuse %q: %w", r, err)
 	}
-	return hi - lo + 1, reuse, nil
+	return size, reuse, nil
 }

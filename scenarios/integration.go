@@ -66,14 +66,8 @@ func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, ext
 		case "is_exist":
 			n, err = in.store.IsExist(ctx, s.Key)
 		case "batch_is_exist":
-			var ex []int
-			ex, err = in.store.BatchIsExist(ctx, []string{s.Key})
-			if err == nil && len(ex) != 1 {
-				return nil, fmt.Errorf("fetch on %s: batch_is_exist returned %d answers for 1 key", s.Node, len(ex))
-			}
-			if err == nil {
-				n = ex[0]
-			}
+			ex, e := in.store.BatchIsExist(ctx, []string{s.Key})
+			n, err = single(s, ex, e)
 		case "batch_get_session_start":
 			n, err = integrationSessionStart(ctx, s, in)
 		case fetchIntoMethod:

@@ -215,7 +215,7 @@ func (d *decoder) validate(sc *Scenario) {
 			}
 		}
 		if n.IPLocalPortRange != "" {
-			if _, err := PortRangeSize(n.IPLocalPortRange); err != nil {
+			if _, err := engine.PortRangeSize(n.IPLocalPortRange); err != nil {
 				d.at(n.Pos, "topology.nodes.%s.ip_local_port_range: %v", n.Name, err)
 			}
 		}

@@ -485,7 +485,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 	for _, n := range t.Nodes {
 		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), RAMBytes: int64(n.RAM), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
 		ns.RDMA = n.NIC.devices()
-		ns.EphemeralPorts, _ = PortRangeSize(n.IPLocalPortRange) // the loader checked it
+		ns.EphemeralPorts, _ = engine.PortRangeSize(n.IPLocalPortRange) // the loader checked it
 		ns.Build = slices.Clone(n.Build)
 		if n.GPU != nil {
 			g := n.GPU.spec()

@@ -19,11 +19,17 @@ func integrationSessionStart(ctx context.Context, s Step, in integration) (int, 
 		return 0, engine.Unsupportedf("fetch on %s: this engine's store has no %s", s.Node, s.Method)
 	}
 	rcs, err := sg.BatchGetSessionStart(ctx, []string{s.Key})
+	return single(s, rcs, err)
+}
+
+// single is a fetch step's one answer of a batch call made with its one
+// key.
+func single(s Step, ns []int, err error) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(rcs) != 1 {
-		return 0, fmt.Errorf("fetch on %s: %s returned %d codes for 1 key", s.Node, s.Method, len(rcs))
+	if len(ns) != 1 {
+		return 0, fmt.Errorf("fetch on %s: %s returned %d answers for 1 key", s.Node, s.Method, len(ns))
 	}
-	return rcs[0], nil
+	return ns[0], nil
 }

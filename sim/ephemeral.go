@@ -56,25 +56,25 @@ func (w *World) oneShotTCP(env map[string]string) bool {
 	return !set || slices.Contains([]string{"0", "false", "no"}, strings.ToLower(v))
 }
 
+// newEphemeral is the port count of each node with a range of its own.
+func newEphemeral(nodes []engine.NodeSpec) map[string]*ephemeralPorts {
+	out := map[string]*ephemeralPorts{}
+	for _, n := range nodes {
+		if n.EphemeralPorts > 0 {
+			out[n.Name] = &ephemeralPorts{size: n.EphemeralPorts, timeWait: map[string][]time.Duration{}}
+		}
+	}
+	return out
+}
+
 // connectEphemeral takes a local port on node for a connection to dest
 // that closes at once (then in TIME_WAIT for timeWaitLen); false
 // (EADDRNOTAVAIL) when none is left for that destination. A node without a
 // range of its own always has one.
 func (w *World) connectEphemeral(node, dest string) bool {
-	if w.ephemeral == nil {
-		w.ephemeral = map[string]*ephemeralPorts{}
-	}
 	e := w.ephemeral[node]
 	if e == nil {
-		for _, s := range w.nodes {
-			if s.Name == node && s.EphemeralPorts > 0 {
-				e = &ephemeralPorts{size: s.EphemeralPorts, timeWait: map[string][]time.Duration{}}
-			}
-		}
-		if e == nil {
-			return true
-		}
-		w.ephemeral[node] = e
+		return true
 	}
 	now := w.k.Now()
 	tw := slices.DeleteFunc(e.timeWait[dest], func(t time.Duration) bool { return t <= now })

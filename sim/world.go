@@ -181,8 +181,8 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 		spec: spec, profile: p, masterVersion: mv, k: k, tr: tr, net: netsim.New(k.Stream("netsim")),
 		nodes: spec.Nodes, masterAddr: MasterAddr, clientAddr: ClientAddr,
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{}, held: map[int]bool{}, disk: client.NewOffloadDisk(),
-		missingLibs: slices.Clone(spec.MissingLibs),
-		containers:  opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
+		missingLibs: slices.Clone(spec.MissingLibs), ephemeral: newEphemeral(spec.Nodes),
+		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
 	}
 	in := injector{w}
 	w.Scheduler = schedule.New(context.Background(), in.Inject, in.Clear, kernel.Timer{K: k}, tr)

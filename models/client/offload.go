@@ -301,14 +301,11 @@ func (c *RealClient) offloadBeat(ctx context.Context, ms master.Service) {
 			}
 		}
 		bucket, ok := c.queryBucket(ctx, ms, batch)
-		if !ok || len(bucket) == 0 {
-			if !c.p.OffloadQueryFailsBucket {
-				failed = append(failed, missing(batch, bucket)...)
-			}
-			continue
-		}
 		if !c.p.OffloadQueryFailsBucket {
 			failed = append(failed, missing(batch, bucket)...)
+		}
+		if !ok || len(bucket) == 0 {
+			continue
 		}
 		code := c.writeBucket(ctx, os, bucket)
 		if code == mooncake.OK {
@@ -368,13 +365,12 @@ type offloaded struct {
 // committed before the master is told.
 func (c *RealClient) writeBucket(ctx context.Context, os master.OffloadService, bucket []offloaded) mooncake.ErrorCode {
 	fs := c.fs
+	fs.buckets++ // BatchOffload takes its id (NextId) first
+	id := fs.buckets
 	dup := slices.IndexFunc(bucket, func(b offloaded) bool { _, ok := fs.objects[b.key]; return ok })
 	if dup >= 0 && !c.p.OffloadNotifyBeforeCommit {
-		fs.buckets++ // BatchOffload took its id (NextId) first
 		return mooncake.OBJECT_ALREADY_EXISTS
 	}
-	fs.buckets++
-	id := fs.buckets
 	objs := make([]master.OffloadObject, len(bucket))
 	meta := &bucketMeta{id: id, meta: 16}
 	if c.p.BucketEvictV2 {

@@ -85,9 +85,10 @@ type RealClient struct {
 	haReconnect bool
 	// batches counts failed transfer batches (their log lines' ids).
 	batches int64
-	// rdmaBatchFails are this batch_put_from's keys whose RDMA transfer
-	// failed, with BatchPut's failure context (rdmaTransfer).
-	rdmaBatchFails []batchFail
+	// batchFails are this batch_put_from's keys whose transfer failed
+	// (RDMA: rdmaTransfer; a TCP connect: batchTransferFailed), with
+	// BatchPut's failure context.
+	batchFails []batchFail
 	// segPending / rpcMetaPending: a remount's re-publication failed and
 	// the next plain ping retries it (segment_desc_publish_pending_,
 	// rpc_meta_publish_pending_, v0.3.12+).
@@ -1453,7 +1454,7 @@ func (c *RealClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uin
 			c.logf(mlog.Warning, "BatchPut failed for %d keys%s", n, mooncake.PutNoSpaceHelper)
 		}
 	}
-	c.rdmaBatchLog()
+	c.batchFailLog()
 	return out, err
 }
 

@@ -266,7 +266,7 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 		c.logf(mlog.Error, "Failed to submit all transfers, error code is InvalidArgument")
 		if batch {
 			c.logf(mlog.Error, "Transfer submission failed for key %s: Failed to submit transfer for replica 0", key)
-			c.rdmaBatchFails = append(c.rdmaBatchFails, batchFail{key, "Failed to submit transfer for replica 0"})
+			c.batchFails = append(c.batchFails, batchFail{key, "Failed to submit transfer for replica 0"})
 		} else {
 			c.logf(mlog.Error, "Failed to submit transfer operation")
 		}
@@ -281,7 +281,7 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 		}
 		if batch {
 			c.logf(mlog.Error, "Transfer failed for key %s: %s (Transfer 0 failed)", key, mooncake.TRANSFER_FAIL.Name())
-			c.rdmaBatchFails = append(c.rdmaBatchFails, batchFail{key, "Transfer 0 failed"})
+			c.batchFails = append(c.batchFails, batchFail{key, "Transfer 0 failed"})
 		}
 		return false
 	}
@@ -303,7 +303,7 @@ func (c *RealClient) addressNotRegistered(ctx context.Context, src uint64, write
 	switch {
 	case batch:
 		c.logf(mlog.Error, "Transfer submission failed for key %s: Failed to submit transfer for replica 0", key)
-		c.rdmaBatchFails = append(c.rdmaBatchFails, batchFail{key, "Failed to submit transfer for replica 0"})
+		c.batchFails = append(c.batchFails, batchFail{key, "Failed to submit transfer for replica 0"})
 	case !write && master.BatchOf(ctx) != nil:
 		c.logf(mlog.Error, "Failed to submit transfer operation for key: %s", key)
 	default:
@@ -333,31 +333,31 @@ func (c *RealClient) transferSource(ctx context.Context) uint64 {
 // context.
 type batchFail struct{ key, context string }
 
-// rdmaBatchLog is the end of BatchPut for the keys whose RDMA transfer
-// failed (client_service.cpp v0.3.8.post1 … v0.3.11.post1):
-// FinalizeBatchPut's BatchPutRevoke ("Successfully revoked failed put",
-// INFO), then CollectResults' line per key with PutOperation::SetError's
-// context ("TRANSFER_FAIL: <context>; "). Real submits every key before it
+// batchFailLog is the end of BatchPut for the keys whose transfer failed
+// (client_service.cpp v0.3.8.post1 …): FinalizeBatchPut's BatchPutRevoke
+// ("Successfully revoked failed put", INFO), then CollectResults' line per
+// key with PutOperation::SetError's context ("TRANSFER_FAIL: <context>; ",
+// the bare context from 0.3.12: Profile.BatchPutBareContext). Real submits every key before it
 // waits on any; the model runs them one by one, so the per-key lines
 // before these interleave.
-func (c *RealClient) rdmaBatchLog() {
-	for _, f := range c.rdmaBatchFails {
+func (c *RealClient) batchFailLog() {
+	for _, f := range c.batchFails {
 		c.logf(mlog.Info, "Successfully revoked failed put for key %s", f.key)
 	}
-	for _, f := range c.rdmaBatchFails {
+	for _, f := range c.batchFails {
 		if c.p.BatchPutBareContext {
 			c.logf(mlog.Error, "Operation for key %s failed: %s (%s)", f.key, mooncake.TRANSFER_FAIL.Name(), f.context)
 			continue
 		}
 		c.logf(mlog.Error, "Operation for key %s failed: %s (%s: %s; )", f.key, mooncake.TRANSFER_FAIL.Name(), mooncake.TRANSFER_FAIL.Name(), f.context)
 	}
-	c.rdmaBatchFails = nil
+	c.batchFails = nil
 }
 
 // batchTransferFailed is a batch put's key whose TCP transfer failed at
 // the connect: the transfer task's failure line (TransferFuture's wait,
 // transfer_task.cpp), then BatchPut's own (client_service.cpp), the key's
-// line at the end of the batch (rdmaBatchLog). Real 0.3.10.post1 …
+// line at the end of the batch (batchFailLog). Real 0.3.10.post1 …
 // 0.3.12.post1 with no local port left (io/tcp-ephemeral-ports-exhausted,
 // docs/REAL-FINDINGS.md §69).
 func (c *RealClient) batchTransferFailed(key string) {
@@ -371,7 +371,7 @@ func (c *RealClient) batchTransferFailed(key string) {
 	if !c.p.BatchPutBareContext {
 		c.logf(mlog.Error, "Transfer failed for key %s: %s (Transfer 0 failed)", key, mooncake.TRANSFER_FAIL.Name())
 	}
-	c.rdmaBatchFails = append(c.rdmaBatchFails, batchFail{key, "Transfer 0 failed"})
+	c.batchFails = append(c.batchFails, batchFail{key, "Transfer 0 failed"})
 }
 
 // putSource is where a transfer's local side is, for the RDMA slices'

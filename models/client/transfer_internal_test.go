@@ -67,7 +67,7 @@ func TestAddressNotRegistered(t *testing.T) {
 		if !slices.Equal(logs, want) {
 			t.Errorf("%s: logged %q, want %q", c.name, logs, want)
 		}
-		if fails := len(c0.rdmaBatchFails); fails != map[bool]int{true: 1, false: 0}[c.batch] {
+		if fails := len(c0.batchFails); fails != map[bool]int{true: 1, false: 0}[c.batch] {
 			t.Errorf("%s: %d batch failures recorded", c.name, fails)
 		}
 	}

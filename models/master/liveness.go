@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -27,21 +28,7 @@ type suspicion struct {
 // sortedClients is ids in a fixed order: real walks a hash map, the model
 // must not let map order decide the order of its lines.
 func sortedClients(ids []UUID) []UUID {
-	slices.SortFunc(ids, func(a, b UUID) int {
-		if a.Hi != b.Hi {
-			if a.Hi < b.Hi {
-				return -1
-			}
-			return 1
-		}
-		switch {
-		case a.Lo < b.Lo:
-			return -1
-		case a.Lo > b.Lo:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ids, func(a, b UUID) int { return cmp.Or(cmp.Compare(a.Hi, b.Hi), cmp.Compare(a.Lo, b.Lo)) })
 	return ids
 }
 

@@ -198,14 +198,32 @@ func summaryOld(at func(string) bool, in SummaryInput) string {
 	return b.String()
 }
 
-// summaryWindowed is get_summary_string_and_update_snapshot from v0.3.11.
+// since is c's counts since p, field by field, never below 0.
+func (c metrics) since(p metrics) metrics {
+	d := func(a, b int64) int64 { return max(a-b, 0) }
+	bd := func(a, b batchCounter) batchCounter {
+		return batchCounter{d(a.req, b.req), d(a.fail, b.fail), d(a.partial, b.partial), d(a.items, b.items), d(a.failedItems, b.failedItems)}
+	}
+	return metrics{
+		putStart: d(c.putStart, p.putStart), putStartFail: d(c.putStartFail, p.putStartFail),
+		putEnd: d(c.putEnd, p.putEnd), putEndFail: d(c.putEndFail, p.putEndFail),
+		putRevoke: d(c.putRevoke, p.putRevoke), putRevokeFail: d(c.putRevokeFail, p.putRevokeFail),
+		get: d(c.get, p.get), getFail: d(c.getFail, p.getFail), exist: d(c.exist, p.exist), existFail: d(c.existFail, p.existFail),
+		del: d(c.del, p.del), delFail: d(c.delFail, p.delFail), ping: d(c.ping, p.ping),
+		batchPutStart: bd(c.batchPutStart, p.batchPutStart), batchExist: bd(c.batchExist, p.batchExist),
+		evictSuccess: d(c.evictSuccess, p.evictSuccess), evictAttempts: d(c.evictAttempts, p.evictAttempts),
+		evictedKeys: d(c.evictedKeys, p.evictedKeys), evictedSize: d(c.evictedSize, p.evictedSize),
+		allocFail: d(c.allocFail, p.allocFail),
+	}
+}
+
+// summaryWindowed is get_summary_string_and_update_snapshot from v0.3.11:
+// request rates over the window since the previous report (none before
+// the first: every rate and delta 0).
 func summaryWindowed(at func(string) bool, in SummaryInput) string {
-	c, p := in.Now, in.Prev
-	delta := func(f func(metrics) int64) int64 {
-		if !in.HasPrev {
-			return 0
-		}
-		return max(f(c)-f(p), 0)
+	var w metrics
+	if in.HasPrev {
+		w = in.Now.since(in.Prev)
 	}
 	rate := func(n int64) string {
 		secs := in.Elapsed.Seconds()
@@ -221,49 +239,40 @@ func summaryWindowed(at func(string) bool, in SummaryInput) string {
 	}
 	fmt.Fprintf(&b, " | NVMe-oF SSD: 0 B / 0 B | SSD Storage: 0 B / 0 B | Keys: %d (soft-pinned: 0) | Clients: %d", in.Keys, in.Clients)
 	b.WriteString(" | Requests (Success/Total per sec): ")
-	pair := func(name string, total, fail func(metrics) int64) {
-		t := delta(total)
-		fmt.Fprintf(&b, "%s=%s/%s, ", name, rate(t-delta(fail)), rate(t))
+	pair := func(name string, total, fail int64) {
+		fmt.Fprintf(&b, "%s=%s/%s, ", name, rate(total-fail), rate(total))
 	}
-	zero := func(metrics) int64 { return 0 }
-	pair("PutStart", func(x metrics) int64 { return x.putStart }, func(x metrics) int64 { return x.putStartFail })
-	pair("PutEnd", func(x metrics) int64 { return x.putEnd }, func(x metrics) int64 { return x.putEndFail })
-	pair("PutRevoke", func(x metrics) int64 { return x.putRevoke }, func(x metrics) int64 { return x.putRevokeFail })
-	pair("Get", func(x metrics) int64 { return x.get }, func(x metrics) int64 { return x.getFail })
-	pair("Exist", func(x metrics) int64 { return x.exist }, func(x metrics) int64 { return x.existFail })
-	pair("Del", func(x metrics) int64 { return x.del }, func(x metrics) int64 { return x.delFail })
+	pair("PutStart", w.putStart, w.putStartFail)
+	pair("PutEnd", w.putEnd, w.putEndFail)
+	pair("PutRevoke", w.putRevoke, w.putRevokeFail)
+	pair("Get", w.get, w.getFail)
+	pair("Exist", w.exist, w.existFail)
+	pair("Del", w.del, w.delFail)
 	b.WriteString("DelAll=0.00/0.00, ")
-	pair("Ping", func(x metrics) int64 { return x.ping }, zero)
+	pair("Ping", w.ping, 0)
 	b.WriteString("CopyStart=0.00/0.00, CopyEnd=0.00/0.00, CopyRevoke=0.00/0.00, MoveStart=0.00/0.00, MoveEnd=0.00/0.00, MoveRevoke=0.00/0.00, EvictDiskReplica=0.00/0.00")
-	bReq := delta(func(x metrics) int64 { return x.batchPutStart.req })
-	bFail := delta(func(x metrics) int64 { return x.batchPutStart.fail })
-	bPart := delta(func(x metrics) int64 { return x.batchPutStart.partial })
-	bItems := delta(func(x metrics) int64 { return x.batchPutStart.items })
-	bFailed := delta(func(x metrics) int64 { return x.batchPutStart.failedItems })
+	bp := w.batchPutStart
 	fmt.Fprintf(&b, " | Batch Requests (per sec, Req=Success/PartialSuccess/Total, Item=Success/Total): PutStart:(Req=%s/%s/%s, Item=%s/%s), ",
-		rate(bReq-bFail-bPart), rate(bPart), rate(bReq), rate(bItems-bFailed), rate(bItems))
-	eReq := rate(delta(func(x metrics) int64 { return x.batchExist.req }))
-	eItems := rate(delta(func(x metrics) int64 { return x.batchExist.items }))
+		rate(bp.req-bp.fail-bp.partial), rate(bp.partial), rate(bp.req), rate(bp.items-bp.failedItems), rate(bp.items))
+	eReq, eItems := rate(w.batchExist.req), rate(w.batchExist.items)
 	fmt.Fprintf(&b, "PutEnd:(Req=0.00/0.00/0.00, Item=0.00/0.00), PutRevoke:(Req=0.00/0.00/0.00, Item=0.00/0.00), Get:(Req=0.00/0.00/0.00, Item=0.00/0.00), ExistKey:(Req=%s/0.00/%s, Item=%s/%s), QueryIp:(Req=0.00/0.00/0.00, Item=0.00/0.00), Clear:(Req=0.00/0.00/0.00, Item=0.00/0.00), ",
 		eReq, eReq, eItems, eItems)
-	fetch := rate(delta(func(x metrics) int64 { return x.ping }))
+	fetch := rate(w.ping)
 	fmt.Fprintf(&b, "CreateMoveTask:(Req=0.00/0.00), CreateCopyTask:(Req=0.00/0.00), QueryTask:(Req=0.00/0.00), FetchTasks:(Req=%s/%s), MarkTaskToComplete:(Req=0.00/0.00)", fetch, fetch)
 	// 0.3.11.x prints the eviction counters as the window's deltas; from
 	// 0.3.12 they are cumulative (the comment at v0.3.12's line: "eviction
 	// totals are used to track long-running pressure").
-	ev := func(f func(metrics) int64) int64 { return f(c) }
-	if !at("0.3.12") {
-		ev = delta
+	ev := w
+	if at("0.3.12") {
+		ev = in.Now
 	}
-	succ, att := ev(func(x metrics) int64 { return x.evictSuccess }), ev(func(x metrics) int64 { return x.evictAttempts })
-	keys, size := ev(func(x metrics) int64 { return x.evictedKeys }), ev(func(x metrics) int64 { return x.evictedSize })
-	fmt.Fprintf(&b, " | Eviction: Success/Attempts=%d/%d, AllocFail=%d, ", succ, att, delta(func(x metrics) int64 { return x.allocFail }))
+	fmt.Fprintf(&b, " | Eviction: Success/Attempts=%d/%d, AllocFail=%d, ", ev.evictSuccess, ev.evictAttempts, w.allocFail)
 	if at("0.3.13") {
 		b.WriteString("PartialAlloc=0, ")
 	}
-	fmt.Fprintf(&b, "keys=%d, size=%s", keys, byteSizeToString(size))
+	fmt.Fprintf(&b, "keys=%d, size=%s", ev.evictedKeys, byteSizeToString(ev.evictedSize))
 	// Every eviction of the model is of memory replicas (no NVMe-oF tier).
-	fmt.Fprintf(&b, " | Mem Eviction: Success/Attempts=%d/%d, keys=%d, size=%s", succ, att, keys, byteSizeToString(size))
+	fmt.Fprintf(&b, " | Mem Eviction: Success/Attempts=%d/%d, keys=%d, size=%s", ev.evictSuccess, ev.evictAttempts, ev.evictedKeys, byteSizeToString(ev.evictedSize))
 	b.WriteString(" | NoF Eviction: Success/Attempts=0/0, keys=0, size=0 B | Discard: Released/Total=0/0, StagingSize=0 B")
 	if at("0.3.12") {
 		b.WriteString(" | Promotion: in_flight=0, admitted=0, completed=0, failed=0, cancelled=0, expired=0, bytes=0 B, rejected(freq/wm/cap)=0/0/0")

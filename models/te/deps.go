@@ -92,9 +92,9 @@ func (e *HandshakeUnresolved) Error() string {
 	return "handshake to " + e.Endpoint + ": cannot resolve " + e.Host
 }
 
-// TransferRefused is a DataPath error: nothing listens on the peer's
-// transfer endpoint any more (its process stopped), so the TCP
-// transport's connect is refused.
+// TransferRefused is a DataPath error: the TCP transport's connect to the
+// peer's transfer endpoint failed — refused (its process stopped), or,
+// with Reason, another connect() error (NoLocalPort).
 type TransferRefused struct {
 	Endpoint string
 	// Reason is connect()'s error as asio words it; "" = Connection
