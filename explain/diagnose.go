@@ -78,6 +78,8 @@ type Diagnosis struct {
 	// Candidates are the catalog scenarios that end in the log's outcome
 	// (Explain's answer; the JSON contract before causes existed).
 	Candidates []Candidate `json:"candidates"`
+	// text is the log as read (readLog): what a draft quotes from.
+	text string
 }
 
 // Top is the best cause, or the nearest when none fits ("" when there is
@@ -96,9 +98,8 @@ func (d Diagnosis) Top() (Cause, bool) {
 // the nearest. version, when not empty, is the Mooncake version the user
 // gives; otherwise the one the log states is used when faultlab models it.
 func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Diagnosis, error) {
-	log = unwrapLog(log)
-	ev := ParseLog(log)
-	d := Diagnosis{Evidence: ev, Causes: []Cause{}, Threshold: Threshold}
+	log, ev := readLog(log)
+	d := Diagnosis{Evidence: ev, Causes: []Cause{}, Threshold: Threshold, text: log}
 	if version != "" {
 		d.MooncakeVersion, d.VersionFrom = version, "given"
 	} else if v := KnownMooncakeVersion(ev.MooncakeVersion); v != "" {

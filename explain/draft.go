@@ -440,9 +440,8 @@ func isIPv6Host(h string) bool {
 // gets an expect of ok.
 func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerprints, eng engine.Engine, log string, opt DraftOptions) Draft {
 	var dr Draft
-	log = unwrapLog(log)
 	diag, err := Diagnose(catalog, fp, log, opt.Version)
-	dr.Diagnosis = diag
+	dr.Diagnosis, log = diag, diag.text
 	if err != nil {
 		dr.Missing = []string{err.Error()}
 		return dr

@@ -51,6 +51,9 @@ type Evidence struct {
 	// Gaps are the waits of at least GapEvidence before an error line:
 	// a timeout or a retry loop.
 	Gaps []Gap `json:"gaps,omitempty"`
+	// SetAside counts the lines of a long log left out as repeats
+	// (condenseLog); 0 when every line was read.
+	SetAside int `json:"lines_set_aside,omitempty"`
 }
 
 // Gap is a wait before an error line.
@@ -186,6 +189,57 @@ var reContinuation = regexp.MustCompile(`^\s+(?:[A-Za-z'"(]|\d+[^.\d])`)
 func endsSentence(l string) bool {
 	l = strings.TrimRight(l, " \t")
 	return l == "" || strings.ContainsAny(l[len(l)-1:], ".:!?)]}")
+}
+
+// MaxLines is the longest log explain reads line by line. A longer one
+// (a process's whole log, attached) is condensed first: matching every
+// catalog line against every log line made explain take 5 s on 2,000
+// lines (BenchmarkDiagnoseLongLog, docs/MEASUREMENTS.md).
+const MaxLines = 400
+
+// condenseLog keeps, of each kind of line (alike but for its numbers,
+// hex ids and keys: "Transfer failed for key k17"), the first two and the
+// last: every kind the log has stays evidence, with the counts that tell
+// a retry loop's start from its end ("retry 1/20", "retry 20/20"). It
+// returns the log unchanged when it has at most MaxLines lines; set is
+// how many lines it left out.
+func condenseLog(log string) (out string, set int) {
+	lines := strings.Split(log, "\n")
+	if len(lines) <= MaxLines {
+		return log, 0
+	}
+	shapes := make([]string, len(lines))
+	last := map[string]int{}
+	for i, l := range lines {
+		shapes[i] = reAlike.ReplaceAllString(l, "#")
+		last[shapes[i]] = i
+	}
+	seen := map[string]int{}
+	kept := lines[:0:0]
+	for i, l := range lines {
+		if seen[shapes[i]]++; seen[shapes[i]] <= 2 || last[shapes[i]] == i {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n"), len(lines) - len(kept)
+}
+
+// reAlike: what differs between lines of one kind - hex ids and digit
+// runs (times, thread ids, ports, sizes, counters, the digits of keys).
+var reAlike = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9a-fA-F]{8,}|\d+`)
+
+// readLog is the log as explain reads it: unwrapped, condensed when long,
+// and its evidence - the waits before a failure measured on every line,
+// since a condensed log's neighbours are not the original's.
+func readLog(log string) (string, Evidence) {
+	log = unwrapLog(log)
+	short, set := condenseLog(log)
+	if set == 0 {
+		return log, ParseLog(log)
+	}
+	ev := ParseLog(short)
+	ev.Gaps, ev.SetAside = ParseLog(log).Gaps, set
+	return short, ev
 }
 
 // ParseLog reads what operators paste: glog lines (prefix stripped,

@@ -1,9 +1,11 @@
 package explain_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/explain"
 )
@@ -117,5 +119,41 @@ func TestHumanize(t *testing.T) {
 	want := `unable to set mooncake/rpc_meta/x in <etcd's address>; MOONCAKE_MASTER=<the master's address>, <other role>`
 	if got != want {
 		t.Fatalf("%q", got)
+	}
+}
+
+// A whole process log reads as its excerpt does: the same best cause, the
+// repeats set aside, and the waits before a failure measured on every line
+// (in the condensed log the QP failure's neighbour is 30 s older).
+func TestDiagnoseLongLog(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	excerpt := "E0729 05:04:30.000000 14093 rdma_endpoint.cpp:70] Failed to create QP: Cannot allocate memory [12]\n"
+	var b strings.Builder
+	for i := range 1000 {
+		if i == 500 {
+			b.WriteString(excerpt)
+		}
+		at := time.Duration(i) * 60 * time.Millisecond
+		fmt.Fprintf(&b, "I0729 05:04:%02d.%06d 14093 client_service.cpp:1807] Time taken for batch_get_into: %dus\n", int(at.Seconds()), at.Microseconds()%1e6, 10000+i)
+	}
+	short, err := explain.Diagnose(cat, fp, excerpt, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := explain.Diagnose(cat, fp, b.String(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := func(d explain.Diagnosis) string {
+		if c, ok := d.Top(); ok {
+			return c.Name
+		}
+		return "no-fit"
+	}
+	if top(long) != top(short) || top(short) != "io/rdma-qp-exhausted" {
+		t.Errorf("best cause: long log %s, excerpt %s", top(long), top(short))
+	}
+	if long.Evidence.SetAside != 997 || len(long.Evidence.Gaps) != 0 {
+		t.Errorf("set aside %d (want 997), gaps %+v (want none)", long.Evidence.SetAside, long.Evidence.Gaps)
 	}
 }

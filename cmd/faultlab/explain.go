@@ -169,6 +169,9 @@ func printDiagnosis(w io.Writer, d explain.Diagnosis) {
 	if facts := d.Evidence.Facts(); len(facts) > 0 {
 		fmt.Fprintf(w, "the log also states: %s\n", strings.Join(facts, "; "))
 	}
+	if n := d.Evidence.SetAside; n > 0 {
+		fmt.Fprintf(w, "a long log: %d repeated lines set aside (each kind of line read at its first two and its last)\n", n)
+	}
 	if len(d.Causes) == 0 {
 		if d.Ambiguous != "" {
 			fmt.Fprintf(w, "\nno cause fits this log clearly: %s.\n", d.Ambiguous)
