@@ -52,3 +52,16 @@ func TestCondenseLog(t *testing.T) {
 		}
 	}
 }
+
+func TestClipLines(t *testing.T) {
+	long := strings.Repeat("a", MaxLineBytes-1) + "é" + strings.Repeat("b", 10)
+	for _, tc := range []struct{ in, want string }{
+		{"short\nlines", "short\nlines"},
+		// é's two bytes straddle the limit: cut before it, not inside.
+		{"x\n" + long + "\ny", "x\n" + strings.Repeat("a", MaxLineBytes-1) + " …\ny"},
+	} {
+		if got := clipLines(tc.in); got != tc.want {
+			t.Errorf("clipLines(%.20q…) = %.40q… (%d bytes), want %d bytes", tc.in, got, len(got), len(tc.want))
+		}
+	}
+}

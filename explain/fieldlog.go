@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
@@ -224,6 +225,30 @@ func condenseLog(log string) (out string, set int) {
 	return strings.Join(kept, "\n"), len(lines) - len(kept)
 }
 
+// MaxLineBytes is the longest line explain reads whole: Mooncake's and
+// SGLang's messages say what matters at their start, and a pasted blob (a
+// JSON dump, the metrics of a thousand keys on one line) of 2 MB kept
+// explain busy for minutes.
+const MaxLineBytes = 4096
+
+// clipLines cuts every line to MaxLineBytes, at a character boundary.
+func clipLines(log string) string {
+	if len(log) <= MaxLineBytes {
+		return log
+	}
+	lines := strings.Split(log, "\n")
+	for i, l := range lines {
+		if len(l) > MaxLineBytes {
+			n := MaxLineBytes
+			for n > 0 && !utf8.RuneStart(l[n]) {
+				n--
+			}
+			lines[i] = l[:n] + " …"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // reAlike: what differs between lines of one kind - hex ids and digit
 // runs (times, thread ids, ports, sizes, counters, the digits of keys).
 var reAlike = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9a-fA-F]{8,}|\d+`)
@@ -232,7 +257,7 @@ var reAlike = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9a-fA-F]{8,}|\d+`)
 // and its evidence - the waits before a failure measured on every line,
 // since a condensed log's neighbours are not the original's.
 func readLog(log string) (string, Evidence) {
-	log = unwrapLog(log)
+	log = unwrapLog(clipLines(log))
 	short, set := condenseLog(log)
 	if set == 0 {
 		return log, ParseLog(log)

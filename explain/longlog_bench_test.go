@@ -24,3 +24,16 @@ func BenchmarkDiagnoseLongLog(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDiagnoseLongLine is explain on a log with a 2 MB line (a
+// metrics dump pasted whole).
+func BenchmarkDiagnoseLongLine(b *testing.B) {
+	cat, fp := allFingerprints(b)
+	log := "I0320 11:44:26.698262  1822 rpc_service.cpp:41] Master Metrics: " + strings.Repeat("PutStart=2/2, ", 150000)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := explain.Diagnose(cat, fp, log, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
