@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -849,6 +850,7 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 	}
 	sig, sigLine := logDeath(log, ev)
 	qx, qxOK := callerException(ev)
+	cc := callerCodes(ev)
 	switch {
 	case len(ms) > 0:
 		m := ms[len(ms)-1]
@@ -908,6 +910,14 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 		} else {
 			kv = append(kv, "dies", mapping("signal", base.Dies.Signal))
 		}
+	case len(cc) > 0:
+		// A caller's list of the store's codes (vLLM's "error_codes=[-707]"):
+		// the calls of the scenario that return them, as it expects them.
+		m := methodsReturning(base.Codes, cc)
+		if len(m) == 0 {
+			return nil, nil, fmt.Sprintf("the log's caller lists the codes %v, which no call of %s returns", cc, sc.Name)
+		}
+		kv = append(kv, "codes", codesNode(m))
 	case len(lines) > 0:
 		// Error lines but the scenario ends well: the lines alone.
 	default:
@@ -976,6 +986,44 @@ func callerException(ev Evidence) (quotedException, bool) {
 		}
 	}
 	return quotedException{}, false
+}
+
+// reCallerCodes: the store's codes a caller lists from a call, as
+// vLLM's mooncake_backend.py ("Failed to get 6722 keys out of 6722.
+// error_codes=[-707]") and vLLM-Ascend's ("Failed to put key [...],
+// res:[-800]") log them.
+var reCallerCodes = regexp.MustCompile(`\b(?:error_codes|res|ret|results?|codes?)\s*[=:]\s*\[\s*(-?\d+(?:\s*,\s*-?\d+)*)\s*\]`)
+
+// callerCodes are the failing codes (negative, each once, in order) the
+// caller's lines list; Mooncake's own lines name theirs (quotedErrors).
+func callerCodes(ev Evidence) []int {
+	var out []int
+	for _, l := range ev.Lines {
+		if l.logger == "glog" || l.logger == "easylog" {
+			continue
+		}
+		for _, m := range reCallerCodes.FindAllStringSubmatch(l.Text, -1) {
+			for _, f := range strings.Split(m[1], ",") {
+				if c, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && c < 0 && !slices.Contains(out, c) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// methodsReturning is, of a scenario's expected codes, the calls whose
+// codes hold every one of want.
+func methodsReturning(codes map[string]scenarios.CodeExpect, want []int) map[string]scenarios.CodeExpect {
+	out := map[string]scenarios.CodeExpect{}
+	for method, c := range codes {
+		if c.Every != nil && len(want) == 1 && *c.Every == want[0] ||
+			c.Every == nil && !slices.ContainsFunc(want, func(w int) bool { return !slices.Contains(c.Seq, w) }) {
+			out[method] = c
+		}
+	}
+	return out
 }
 
 // logSignal is the signal a log shows its process died of ("" = none).

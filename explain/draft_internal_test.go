@@ -153,3 +153,45 @@ func TestQuotedAssertLine(t *testing.T) {
 		}
 	}
 }
+
+func TestCallerCodes(t *testing.T) {
+	for _, tc := range []struct {
+		log  string
+		want []int
+	}{
+		{"(EngineCore pid=1) ERROR 07-23 11:54:45 [mooncake_backend.py:240] Failed to get 6722 keys out of 6722. error_codes=[-707]. Check key existence and memory state.", []int{-707}},
+		{"(Worker pid=1) ERROR 03-28 09:06:16 [mooncake_backend.py:85] Failed to put key ['k0'],res:[-800]", []int{-800}},
+		{"ERROR [x.py:1] batch results=[4096, -704, -704, 0, -800]", []int{-704, -800}},
+		// Mooncake's own lines name their codes; quotedErrors reads them.
+		{"E0101 00:00:00.000001 7 client_service.cpp:1] codes=[-800]", nil},
+		{"ERROR [x.py:1] all good: res:[4096, 0]", nil},
+	} {
+		if got := callerCodes(ParseLog(tc.log)); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.log, got, tc.want)
+		}
+	}
+	every := -800
+	codes := map[string]scenarios.CodeExpect{
+		"batch_get_into": {Seq: []int{-707, -707, 4096}},
+		"put":            {Every: &every},
+		"setup":          {Seq: []int{0}},
+	}
+	for _, tc := range []struct {
+		want []int
+		got  []string
+	}{
+		{[]int{-707}, []string{"batch_get_into"}},
+		{[]int{-800}, []string{"put"}},
+		{[]int{-707, -800}, nil},
+		{[]int{-704}, nil},
+	} {
+		m := methodsReturning(codes, tc.want)
+		var got []string
+		for k := range m {
+			got = append(got, k)
+		}
+		if slices.Sort(got); !slices.Equal(got, tc.got) {
+			t.Errorf("methodsReturning(%v) = %v, want %v", tc.want, got, tc.got)
+		}
+	}
+}
