@@ -309,6 +309,35 @@ type ClientSpec struct {
 	// ShmBytes is /dev/shm of its container (0 = a host's); container
 	// worlds only.
 	ShmBytes int64
+	// Flags are more command-line flags (name → value, without "--");
+	// Env more environment, where OffloadDirPlaceholder is the world's
+	// offload directory.
+	Flags map[string]string
+	Env   map[string]string
+}
+
+// OffloadDirPlaceholder stands for the world's SSD offload directory in
+// ClientSpec.Env (the engine's Addr("offload_dir")).
+const OffloadDirPlaceholder = "{{offload_dir}}"
+
+// ClientEnv is spec's Env with OffloadDirPlaceholder written as dir.
+func (s ClientSpec) ClientEnv(dir string) map[string]string {
+	out := make(map[string]string, len(s.Env))
+	for k, v := range s.Env {
+		out[k] = strings.ReplaceAll(v, OffloadDirPlaceholder, dir)
+	}
+	return out
+}
+
+// UsesOffloadDir says whether mooncake_client's env names the offload
+// directory.
+func (s ClientSpec) UsesOffloadDir() bool {
+	for _, v := range s.Env {
+		if strings.Contains(v, OffloadDirPlaceholder) {
+			return true
+		}
+	}
+	return false
 }
 
 // NeedsContainers says why a world of spec can only be built in a

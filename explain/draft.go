@@ -988,6 +988,18 @@ func callerException(ev Evidence) (quotedException, bool) {
 	return quotedException{}, false
 }
 
+// ExpectsFailure reports whether e expects the failure a log shows: an
+// exception, a death, the lines it quotes or a failing (negative) code -
+// never ok. A draft that expects less is a false green.
+func ExpectsFailure(e scenarios.Expect) bool {
+	if e.OK != nil && *e.OK {
+		return false
+	}
+	return e.Raises != nil || e.Dies != nil || len(e.Logs) > 0 || slices.ContainsFunc(slices.Collect(maps.Values(e.Codes)), func(c scenarios.CodeExpect) bool {
+		return c.Every != nil && *c.Every < 0 || slices.ContainsFunc(c.Seq, func(v int) bool { return v < 0 })
+	})
+}
+
 // reCallerCodes: the store's codes a caller lists from a call, as
 // vLLM's mooncake_backend.py ("Failed to get 6722 keys out of 6722.
 // error_codes=[-707]") and vLLM-Ascend's ("Failed to put key [...],

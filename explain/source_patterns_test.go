@@ -77,6 +77,12 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 		// transfer_executor_base.cpp v0.3.12.post1; HCCL's exception_handler.cc.
 		{"ascend-hccl-transfer-failed", "E1201 10:00:00.000000 100 transfer_executor_base.cpp:704] Transfer failed to: 10.0.0.2:20001, errmsg: EI9999 inner error\n" +
 			"[ERROR] HCCL(100,):2026-12-01-10:00:00.000.000 [exception_handler.cc:23] [101]HcclBatchPut: HcclException, what: some failure, code: 4\n"},
+		// SGLang 0.5.17's MooncakeTransferEngine wrapper under PD's conn.py on
+		// a wheel before v0.3.5 (real: the 0.3.4 wheel).
+		{"version-skew", "AttributeError: 'mooncake.engine.TransferEngine' object has no attribute 'batch_register_memory'. Did you mean: 'register_memory'?\n" +
+			"  File \"/usr/lib/python3/site-packages/sglang/srt/disaggregation/mooncake/conn.py\", line 282, in register_buffer_to_engine\n" +
+			"RuntimeError: Mooncake's batch register requires a newer version of mooncake-transfer-engine. Please upgrade Mooncake.\n"},
+		{"version-skew", "RuntimeError: Transfer thread failed because of Mooncake's batch transfer requires mooncake-transfer-engine >= 0.3.4.post2. Please upgrade Mooncake by 'pip install mooncake-transfer-engine --upgrade'. Prefill instance with bootstrap_port=8998 is dead.\n"},
 		// transfer_metadata_plugin.cpp v0.3.6: PLOG of listen() on the probed socket.
 		{"handshake-port-reuseaddr", "E1201 10:00:00.000000 100 transfer_metadata_plugin.cpp:680] SocketHandShakePlugin: listen(): Address already in use [98]\n"},
 		// A wheel built against CUDA 12 (build_wheel.sh excludes libcudart).

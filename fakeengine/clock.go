@@ -100,9 +100,14 @@ type modelClock struct {
 	start time.Time
 	s     scale
 	g     *gate
+	st    *stalls
 }
 
 func (c modelClock) Now() time.Duration { return c.s.mooncake(time.Since(c.start)) }
+
+// Stalled is the harness's stalls in Mooncake time (master.StallClock):
+// mooncake_client's dummy-client monitor extends a dummy's TTL by them.
+func (c modelClock) Stalled() time.Duration { return c.s.mooncake(c.st.sum()) }
 
 func (c modelClock) Sleep(ctx context.Context, d time.Duration) error {
 	var err error

@@ -116,7 +116,7 @@ func (p *Process) deps(source, stream string) client.Deps {
 	}
 	return client.Deps{
 		Node: p.node, Host: host, Profile: p.w.profile,
-		Clock:  modelClock{start: p.w.start, s: p.w.scale, g: &p.w.gate},
+		Clock:  modelClock{start: p.w.start, s: p.w.scale, g: &p.w.gate, st: &p.w.stalls},
 		Log:    mlog.Trace{T: p.w.trace, Source: source},
 		Env:    p.env,
 		Rand:   rng.Stream(p.w.spec.Seed, stream),

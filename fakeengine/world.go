@@ -113,6 +113,11 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 			return nil, engine.Unsupportedf("node %s: ip_local_port_range: the fake engine's stores move bytes inside the harness, with no connection per transfer to take a port; it runs on sim and real", n.Name)
 		}
 	}
+	if c := spec.Client; c != nil && (len(c.Flags) > 0 || c.UsesOffloadDir()) {
+		// The flags it has (--enable_offload) are SSD offload's, which
+		// the fake master's RPC server does not answer.
+		return nil, engine.Unsupportedf("topology mooncake_client.flags or {{offload_dir}}: SSD offload is not modelled behind the fake master's RPC server; it runs on sim and real")
+	}
 	if why := spec.NeedsContainers(); why != "" {
 		if e.opts.Containers {
 			return nil, engine.Unsupportedf("%s; on the fake engine mooncake_client and the SGLang side run in the harness process, not in containers of their own", why)

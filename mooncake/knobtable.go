@@ -531,7 +531,7 @@ var Knobs = []Knob{
 	offloadKnob("MOONCAKE_OFFLOAD_BUCKET_MAX_TOTAL_SIZE", "the bucket backend's cap: past it a bucket write evicts buckets (with an eviction policy); default MOONCAKE_BUCKET_MAX_TOTAL_SIZE, else 0 (90 % of the disk)",
 		"0", 0, 0, "no leading digits → the older name's value or 0 silently; without MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY nothing is evicted",
 		"v0.3.11.post1 mooncake-store/src/storage_backend.cpp:68-71, :1725-1735, :2209-2262 (PrepareEviction)",
-		[]string{"6291456", "1073741824"}, []string{"1"}, []string{"6MB"}),
+		[]string{"6291456", "1073741824"}, []string{"1"}, []string{"6MB"}).since("0.3.10.post2"),
 	{
 		Name: "MOONCAKE_OFFLOAD_BUCKET_EVICTION_POLICY", Scope: ScopeEnv, Reader: "store client", Type: "string", Modelled: true,
 		Doc:   "the bucket backend's eviction: fifo (oldest bucket first) or lru (least recently read); default MOONCAKE_BUCKET_EVICTION_POLICY, else none",
@@ -562,12 +562,22 @@ func sglangKnob(name, typ, doc string, valid, boundary, invalid []string) Knob {
 	}
 }
 
-// offloadKnob is a GetEnvOr number of SSD offload's configuration.
+// offloadKnob is a GetEnvOr number of SSD offload's configuration
+// (FileStorageConfig and BucketBackendConfig::FromEnvironment): read by
+// mooncake_client --enable_offload from v0.3.8 (file_storage.cpp,
+// storage_backend.cpp), by the Python setup's enable_ssd_offload from
+// v0.3.10.post2.
 func offloadKnob(name, doc, def string, lo, hi int64, invalid, source string, valid, boundary, bad []string) Knob {
 	return Knob{
 		Name: name, Scope: ScopeEnv, Reader: "store client", Type: "int", Modelled: true, Doc: doc,
-		Since:   "0.3.10.post2",
+		Since:   "0.3.8",
 		Rules:   []Rule{{Parse: ParseStoll, Default: def, Min: lo, Max: hi, Invalid: invalid, Source: source}},
 		Samples: map[string][]string{"valid": valid, "boundary": boundary, "invalid": bad},
 	}
+}
+
+// since is k read from release v on.
+func (k Knob) since(v string) Knob {
+	k.Since = v
+	return k
 }

@@ -372,6 +372,35 @@ type Profile struct {
 	// disk usage, "physical=0/0" when its check is off (real 0.3.13.post1,
 	// 0.3.14).
 	BucketEvictPhysical bool
+	// StandaloneOffloadBlocksIO: mooncake_client --enable_offload serves
+	// its SSD reads (batch_get_offload_object) on its dummy RPC port
+	// (local_rpc_addr), and batch_get_into_dummy_helper runs on that
+	// server's one IO thread (--threads 1) with a synchronous RPC
+	// (ClientRequester::invoke_rpc, syncAwait): a dummy's read of a key
+	// this client offloaded calls its own blocked server and waits out
+	// coro_rpc's 30 s request timeout, no dummy ping is served meanwhile,
+	// and the dummy-client monitor expires the dummy after 10 s
+	// (DEFAULT_CLIENT_LIVE_TTL_SEC) and unmaps its shm (real_client.cpp
+	// v0.3.9:1784-1810, :2108-2146, :2362-2430). v0.3.11 (PR 1734, and PR
+	// 2083's offload RPC server on a port of its own) posts the read to a
+	// thread pool. Real 0.3.9, 0.3.10.post1 vs 0.3.11.post1
+	// (docs/REAL-FINDINGS.md §73). v0.3.8.x has no such read.
+	StandaloneOffloadBlocksIO bool
+	// OffloadQueuePins: PutEnd's PushOffloadingQueue pins the queued
+	// memory replica (inc_refcnt) until the FileStorage reports its bucket,
+	// so eviction passes over it (master_service.cpp v0.3.10:871-875).
+	// v0.3.9 queues it unpinned: a key evicted before the next FileStorage
+	// heartbeat is gone, and that heartbeat fails its bucket ("Key not
+	// found: <key>", "BatchQuerySlices failed with error:
+	// OBJECT_NOT_FOUND"; real 0.3.9, REAL-FINDINGS §73).
+	OffloadQueuePins bool
+	// BatchGetTimingLine: batch_get_into_internal logs "Time taken for
+	// batch_get_into: Nus, read store: Nus, with memory key count: N,
+	// offload key count: N" (INFO) after each batch with a replica found
+	// (real_client.cpp v0.3.9:1807 … v0.3.11.post1; commented out from
+	// v0.3.12). Real 0.3.9 … 0.3.11.post1 (REAL-FINDINGS §73); the model
+	// prints it for mooncake_client's dummy reads only.
+	BatchGetTimingLine bool
 	// HealthCheck: MooncakeDistributedStore.health_check exists (v0.3.10+).
 	HealthCheck bool
 	// EmptyHostnameCheck: setup_internal rejects an empty local_hostname
@@ -985,6 +1014,9 @@ func profileOf(v Version) Profile {
 		p.OffloadReadAssertLine = 767
 	}
 	p.BucketEvictV2, p.BucketEvictPhysical = at("0.3.12"), at("0.3.13")
+	p.StandaloneOffloadBlocksIO = at("0.3.9") && !at("0.3.11")
+	p.OffloadQueuePins = at("0.3.10")
+	p.BatchGetTimingLine = at("0.3.9") && !at("0.3.12")
 	p.HealthCheck = at("0.3.10")
 	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")

@@ -37,7 +37,7 @@ func (w *World) RunBench(ctx context.Context, node string, env map[string]string
 		args = append(args, "--segment_id="+a.SegmentID)
 	}
 	p, err := startProc(procSpec{Name: "transfer_engine_bench " + node, Source: "mooncake:" + node, Path: bin, Args: args,
-		Env: w.env(env), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: node})
+		Env: w.portWindowEnv(w.env(env)), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: node})
 	if err != nil {
 		return engine.BenchEnd{}, err
 	}

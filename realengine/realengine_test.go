@@ -3,8 +3,11 @@ package realengine_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +19,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/netport"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 )
 
@@ -494,4 +498,65 @@ var _ = Describe("process cleanup", func() {
 		Expect(err).To(MatchError(context.DeadlineExceeded))
 		Eventually(func() bool { return alive(p.PID()) }).WithTimeout(5 * time.Second).Should(BeFalse())
 	})
+})
+
+var _ = Describe("port windows", func() {
+	// Each process's transfer engine draws its RPC port and its TCP
+	// transport's from a window of its own (portwindow.go): both in one
+	// window, never its claim port, no two processes in one window; the
+	// windows are free again after Close.
+	listening := regexp.MustCompile(`(?:listening on .*:|TcpTransport: listen on port )(\d+)$`)
+	for _, v := range []string{vOld, vNew} {
+		It("puts each transfer engine's ports in a window of its own on "+v, func() {
+			w := launch(v, func(s *engine.WorldSpec) {
+				s.Metadata = "http"
+				s.Client = &engine.ClientSpec{GlobalSegmentSize: 64 << 20}
+				s.Nodes = []engine.NodeSpec{{Name: "tp0"}, {Name: "tp1"}}
+			})
+			master, err := w.Addr("master")
+			Expect(err).NotTo(HaveOccurred())
+			ctx := timeout(60 * time.Second)
+			for _, n := range []string{"tp0", "tp1"} {
+				p, err := w.StartProcess(ctx, n, nil)
+				Expect(err).NotTo(HaveOccurred())
+				s, err := p.NewStore(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(s.Setup(ctx, setupArgs("localhost", "P2PHANDSHAKE", master))).To(Equal(0))
+			}
+			lo, _ := netport.WindowSpan()
+			windowOf := map[string]int{} // source → window index
+			for _, src := range []string{"client", "mooncake:tp0", "mooncake:tp1"} {
+				var ports []int
+				Eventually(func() []int {
+					ports = nil
+					for _, l := range w.logs(src) {
+						if m := listening.FindStringSubmatch(l); m != nil {
+							p, _ := strconv.Atoi(m[1])
+							ports = append(ports, p)
+						}
+					}
+					return ports
+				}).WithTimeout(10*time.Second).Should(HaveLen(2), "%s: its RPC and TCP transport ports", src)
+				Expect(ports[0]).To(BeNumerically(">", lo), "%s: port %d below the windows (from %d)", src, ports[0], lo)
+				k := (ports[0] - lo) / netport.WindowStride
+				claim, first, last := netport.WindowAt(lo, k)
+				for _, p := range ports {
+					Expect(p).To(SatisfyAll(BeNumerically(">=", first), BeNumerically("<=", last)),
+						"%s: port %d outside window %d-%d (claim %d) of its other port", src, p, first, last, claim)
+				}
+				windowOf[src] = k
+			}
+			Expect(windowOf["client"]).NotTo(Equal(windowOf["mooncake:tp0"]))
+			Expect(windowOf["client"]).NotTo(Equal(windowOf["mooncake:tp1"]))
+			Expect(windowOf["mooncake:tp0"]).NotTo(Equal(windowOf["mooncake:tp1"]))
+
+			Expect(w.Close(ctx)).To(Succeed())
+			for src, k := range windowOf {
+				claim, _, _ := netport.WindowAt(lo, k)
+				l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(claim)))
+				Expect(err).NotTo(HaveOccurred(), "%s's window (claim %d) still claimed after Close", src, claim)
+				Expect(l.Close()).To(Succeed())
+			}
+		})
+	}
 })

@@ -59,6 +59,9 @@ type World struct {
 	missing []string
 	procs   []*Process
 	ports   []int // netport ports this world owns until Close
+	// windows are the port windows of its transfer engines' processes
+	// (portwindow.go), held until Close.
+	windows []*netport.Window
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
 	// endFaults cancels a fault action still running at Close.
@@ -382,12 +385,21 @@ func (w *World) launchClient(ctx context.Context) error {
 	if size <= 0 {
 		size = 4 << 30 // mooncake_client's default "4 GB"
 	}
+	args := []string{"--host=" + w.dialHost("client"), "--port=" + strconv.Itoa(port), "--master_server_address=" + master,
+		"--metadata_server=" + meta, "--protocol=" + proto, "--device_names=" + w.spec.Client.DeviceNames,
+		"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"}
+	for _, f := range slices.Sorted(maps.Keys(w.spec.Client.Flags)) {
+		args = append(args, "--"+f+"="+w.spec.Client.Flags[f])
+	}
+	dir := ""
+	if w.spec.Client.UsesOffloadDir() {
+		if dir, err = w.Addr("offload_dir"); err != nil {
+			return err
+		}
+	}
 	s := &server{role: "client", ports: map[string]int{"rpc": port},
-		spec: procSpec{Name: "mooncake_client", Source: "client", Path: bin,
-			Args: []string{"--host=" + w.dialHost("client"), "--port=" + strconv.Itoa(port), "--master_server_address=" + master,
-				"--metadata_server=" + meta, "--protocol=" + proto, "--device_names=" + w.spec.Client.DeviceNames,
-				"--global_segment_size=" + strconv.FormatInt(size, 10), "--logtostderr=true"},
-			Env: w.env(nil), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: shmSize(w.spec.Client.ShmBytes)},
+		spec: procSpec{Name: "mooncake_client", Source: "client", Path: bin, Args: args,
+			Env: w.env(w.spec.Client.ClientEnv(dir)), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "client", ShmSize: shmSize(w.spec.Client.ShmBytes)},
 		ready: func(ctx context.Context, p *proc) error {
 			if p.ctr != nil && w.clientRPCLoopback() {
 				return waitTCPInside(ctx, p, port)
@@ -403,7 +415,11 @@ func (w *World) launchClient(ctx context.Context) error {
 
 // startServer (re)starts s and waits until it answers.
 func (w *World) startServer(ctx context.Context, s *server) error {
-	p, err := w.startIn(ctx, s.spec)
+	spec := s.spec
+	if s.role == "client" { // mooncake_client's transfer engine: a fresh window each start
+		spec.Env = w.portWindowEnv(spec.Env)
+	}
+	p, err := w.startIn(ctx, spec)
 	if err != nil {
 		return fmt.Errorf("real engine: %w", err)
 	}
@@ -716,7 +732,7 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 		extra[k] = v
 	}
 	d, err := startDriver(ctx, node, procSpec{Name: "driver " + node, Source: "mooncake:" + node, Path: python,
-		Args: []string{"-u", script}, Env: w.env(extra), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log, OnEvent: onEvent,
+		Args: []string{"-u", script}, Env: w.portWindowEnv(w.env(extra)), Dir: w.dir, Protocol: true, Trace: w.spec.Trace, Logger: w.log, OnEvent: onEvent,
 		Role: node, ShmSize: shmSize(spec.ShmBytes), Fork: fork}, w.startIn)
 	if err != nil {
 		return nil, err
@@ -769,6 +785,7 @@ func (w *World) Close(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	netport.Release(w.ports...)
+	w.releaseWindows()
 	if w.ctr != nil {
 		errs = append(errs, w.ctr.cw.Close(ctx))
 	}

@@ -45,8 +45,11 @@ func portAnsweredLater(sc *Scenario, logs []string) bool {
 // transfer engine picks its RPC port at random in 15000-17000 and binds
 // the next port for its TCP transport without checking it first
 // (Mooncake#601, tcp-port-collision); a world running beside it may hold
-// that port. No setting avoids it before 0.3.11 (MC_MIN_RPC_PORT), and
-// the harness's own ports are outside the range (netport), so a world
+// that port. The real engine gives each process from 0.3.7 a port window
+// of its own (MC_MIN_PRC_PORT, MC_MIN_RPC_PORT from 0.3.11:
+// realengine/portwindow.go); this re-run is the backstop for what no
+// window covers (0.3.6.post1 and older, a scenario's own range). The
+// harness's own ports are outside every range (netport), so a world
 // that failed on a bind, where its scenario expects none, ran into a
 // neighbour. Sim has no neighbours: its runs are never interfered with.
 func interference(sc *Scenario, eng engine.Engine, r Result) string {

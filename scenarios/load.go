@@ -251,6 +251,11 @@ func (d *decoder) validate(sc *Scenario) {
 		if (c.Sidecar != nil || c.Shm != 0) && c.Present != nil && !*c.Present {
 			d.at(c.Pos, "topology.mooncake_client: sidecar or shm with present: false; there is no mooncake_client to place")
 		}
+		for _, f := range sortedKeys(c.Flags) {
+			if slices.Contains(ClientReservedFlags, f) {
+				d.at(c.Pos, "topology.mooncake_client.flags: %s is set by the engine (%s are)", f, strings.Join(ClientReservedFlags, ", "))
+			}
+		}
 	}
 	if r := sc.Remedy; r != nil && r.MasterVersion != "" && r.MasterVersion != "run" {
 		if _, err := mooncake.ProfileFor(r.MasterVersion); err != nil {

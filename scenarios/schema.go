@@ -109,7 +109,19 @@ type Client struct {
 	// sharing its network namespace, where its IPC socket lives; false =
 	// its own pod (container worlds only: Mooncake #2937).
 	Sidecar *bool `yaml:"sidecar"`
+	// Flags are more mooncake_client command-line flags (enable_offload:
+	// "true"), beyond those the engine sets (ClientReservedFlags).
+	Flags map[string]string `yaml:"flags"`
+	// Env is mooncake_client's own environment beyond the engine's: the
+	// FileStorage knobs it reads with --enable_offload
+	// (MOONCAKE_OFFLOAD_*; {{offload_dir}} is the world's offload
+	// directory).
+	Env map[string]string `yaml:"env"`
 }
+
+// ClientReservedFlags are the mooncake_client flags every engine sets
+// itself (addresses, ports, the segment, logging).
+var ClientReservedFlags = []string{"host", "port", "master_server_address", "metadata_server", "protocol", "device_names", "global_segment_size", "logtostderr"}
 
 // Node is one host running an SGLang scheduler.
 type Node struct {

@@ -143,6 +143,7 @@ func (in injector) Clear(ctx context.Context) error {
 	if w.spec.Client != nil && w.clientState != running {
 		if w.clientState == paused {
 			w.clientState = running
+			w.thaw()
 		} else {
 			w.startStandalone(ctx)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/models/client"
+	"github.com/mooncake-faultlab/faultlab/models/hostmem"
 	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
@@ -34,17 +35,22 @@ type heartbeat struct {
 	// started (client.Deps.Remount); remountEv its next step.
 	remount   []client.RemountStep
 	remountEv *kernel.Event
+	// mem is the address space of the process the thread runs in; held:
+	// an iteration came due while that process was stopped (frozen).
+	mem  *hostmem.Space
+	held bool
 }
 
-// watch schedules heartbeats for a client whose ping thread runs.
-func (w *World) watch(rc *client.RealClient, dc *client.DummyClient) {
+// watch schedules heartbeats for a client whose ping thread runs in the
+// process whose address space is mem.
+func (w *World) watch(rc *client.RealClient, dc *client.DummyClient, mem *hostmem.Space) {
 	for _, b := range w.beats {
 		if (rc != nil && b.rc == rc) || (dc != nil && b.dc == dc) {
 			w.reschedule(b)
 			return
 		}
 	}
-	b := &heartbeat{rc: rc, dc: dc}
+	b := &heartbeat{rc: rc, dc: dc, mem: mem}
 	w.beats = append(w.beats, b)
 	w.reschedule(b)
 }
@@ -68,6 +74,10 @@ func (w *World) beat(b *heartbeat) {
 	b.ev = nil
 	if b.stopping {
 		return // the loop sees ping_running_ = false and the thread exits
+	}
+	if w.frozen(b) {
+		b.held = true // SIGSTOP: SIGCONT runs this iteration (thaw)
+		return
 	}
 	if b.stopNext {
 		b.stopNext, b.stopping = false, true

@@ -36,6 +36,9 @@ type opts struct {
 	flags    map[string]string
 	// containers: a modelled container world (sim.Options.Containers).
 	containers bool
+
+	// clientFlags, clientEnv: mooncake_client's own (client: true).
+	clientFlags, clientEnv map[string]string
 }
 
 func launch(o opts) *env {
@@ -52,7 +55,7 @@ func launch(o opts) *env {
 		spec.Master = &engine.MasterSpec{Flags: o.flags, HA: o.ha}
 	}
 	if o.client {
-		spec.Client = &engine.ClientSpec{GlobalSegmentSize: 64 << 20, Protocol: "tcp"}
+		spec.Client = &engine.ClientSpec{GlobalSegmentSize: 64 << 20, Protocol: "tcp", Flags: o.clientFlags, Env: o.clientEnv}
 	}
 	eng := sim.NewWith(sim.Options{Containers: o.containers})
 	world, err := eng.Launch(ctx, spec)

@@ -89,8 +89,8 @@ var _ = Describe("master and data path", func() {
 		Expect(e.w.Master().SegmentNames()).To(HaveLen(1))
 		Expect(e.w.Clock().Sleep(ctx, 15*time.Second)).To(Succeed())
 		Expect(e.w.Master().SegmentNames()).To(BeEmpty())
-		Expect(e.logs("master")).To(ContainElement(MatchRegexp(`^client_id=[0-9a-f-]+, action=client_expired$`)))
+		Expect(e.logs("master")).To(ContainElement(MatchRegexp(`^client_id=\d+-\d+, action=client_expired$`)))
 		// Then each of its segments (v0.3.11+: the _mem_ segment's words).
-		Expect(e.logs("master")).To(ContainElement(MatchRegexp(`^client_id=[0-9a-f-]+, segment_name=localhost:\d+, action=unmount_expired_mem_segment$`)))
+		Expect(e.logs("master")).To(ContainElement(MatchRegexp(`^client_id=\d+-\d+, segment_name=localhost:\d+, action=unmount_expired_mem_segment$`)))
 	})
 })

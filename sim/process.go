@@ -143,12 +143,12 @@ func (p *Process) hooks() client.StoreHooks {
 				return d
 			}
 			if s.Dummy() != nil {
-				p.w.watch(nil, s.Dummy())
+				p.w.watch(nil, s.Dummy(), p.mem)
 				return err
 			}
 			p.w.register(s.Real(), p.node, p.mem)
 			if s.Real().Pinging() {
-				p.w.watch(s.Real(), nil)
+				p.w.watch(s.Real(), nil, p.mem)
 			}
 			return err
 		},

@@ -54,8 +54,8 @@ func (w *World) startStandalone(ctx context.Context) {
 		return
 	}
 	w.clientNoLib = false
-	d := w.deps(ClientNode, nil, "client", hostmem.NewOnHost(w.profile, 0, len(w.nodes)), fmt.Sprintf("mooncake_client@%d", w.k.Now()))
 	cs := w.spec.Client
+	d := w.deps(ClientNode, cs.ClientEnv(OffloadDir), "client", hostmem.NewOnHost(w.profile, 0, len(w.nodes)), fmt.Sprintf("mooncake_client@%d", w.k.Now()))
 	proto := cs.Protocol
 	if proto == "" {
 		proto = "tcp"
@@ -66,7 +66,7 @@ func (w *World) startStandalone(ctx context.Context) {
 	}
 	sa, err := client.StartStandalone(ctx, d, client.StandaloneSpec{
 		Host: "127.0.0.1", Port: "50052", MetadataServer: w.metadataURL(), MasterServerAddress: w.masterAddr,
-		Protocol: proto, GlobalSegmentSize: seg, DeviceName: cs.DeviceNames,
+		Protocol: proto, GlobalSegmentSize: seg, DeviceName: cs.DeviceNames, Flags: cs.Flags,
 	})
 	if err != nil {
 		w.tr.Record("client", "log", mlog.Fatal, "mooncake_client exited: "+err.Error())
@@ -75,7 +75,7 @@ func (w *World) startStandalone(ctx context.Context) {
 	}
 	w.standalone, w.clientState, w.clientMem = sa, running, d.Mem
 	w.register(sa.RealClient, ClientNode, d.Mem)
-	w.watch(sa.RealClient, nil)
+	w.watch(sa.RealClient, nil, d.Mem)
 }
 
 // killStandalone is SIGKILL of mooncake_client: its ping thread stops and
@@ -183,6 +183,7 @@ func (w *World) process(target, action string) {
 			w.startStandalone(ctx)
 		default: // SIGSTOP/SIGCONT reach a running (or stopped) process only
 			w.clientState.pauseResume(action)
+			w.thaw()
 		}
 	}
 }

@@ -43,6 +43,7 @@ func (p *Process) Pause(context.Context) error {
 // Resume implements engine.TEProcess: SIGCONT.
 func (p *Process) Resume(context.Context) error {
 	delete(p.w.paused, p.mem)
+	p.w.thaw()
 	return nil
 }
 

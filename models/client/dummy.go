@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
@@ -249,7 +250,11 @@ func (c *DummyClient) UnregisterBuffer(_ context.Context, ptr uint64) (int, erro
 // 0.3.8–0.3.12.post1): every transport error is RPC_FAIL, logged as
 // "Dummy Client not available" (no connection) or "RPC call failed: <msg>"
 // (never MasterClient's "RPC call timed out").
-func (c *DummyClient) rpcCode(err error) int {
+func (c *DummyClient) rpcCode(err error) int { return c.rpcCodeOf(err, "") }
+
+// rpcCodeOf is rpcCode for invoke_rpc (prefix "") or invoke_batch_rpc
+// ("Batch ": "Batch RPC call failed: Connection timed out", real 0.3.9).
+func (c *DummyClient) rpcCodeOf(err error, prefix string) int {
 	re, ok := master.AsRPCError(err)
 	if !ok {
 		return int(codeOf(err, c.p))
@@ -258,9 +263,9 @@ func (c *DummyClient) rpcCode(err error) int {
 	case master.Refused:
 		c.logf(mlog.Error, "Dummy Client not available")
 	case master.ConnectTimeout, master.RequestTimeout:
-		c.logf(mlog.Error, "RPC call failed: Connection timed out")
+		c.logf(mlog.Error, "%sRPC call failed: Connection timed out", prefix)
 	case master.Reset:
-		c.logf(mlog.Error, "RPC call failed: Connection reset by peer")
+		c.logf(mlog.Error, "%sRPC call failed: Connection reset by peer", prefix)
 	}
 	return int(mooncake.RPC_FAIL)
 }
@@ -352,7 +357,21 @@ func (c *DummyClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []ui
 
 // BatchGetInto is batch_get_into.
 func (c *DummyClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	return c.batch(ctx, keys, ptrs, sizes, RealClientService.GetInto)
+	bt := &batchTiming{keys: len(keys)}
+	return c.batch(context.WithValue(ctx, dummyBatchGetKey{}, bt), keys, ptrs, sizes, RealClientService.GetInto)
+}
+
+// dummyBatchGetKey carries a *batchTiming: the GetInto calls are one
+// batch_get_into_dummy_helper's (not get's get_buffer_info_dummy_helper),
+// where the context reaches mooncake_client (sim).
+type dummyBatchGetKey struct{}
+
+// batchTiming is what batch_get_into_internal counts over the batch the
+// model's dummy sends one key a call: its keys, those done, the memory and
+// disk reads, when it began and its SSD time.
+type batchTiming struct {
+	keys, done, mem, disk int
+	start, store          time.Duration
 }
 
 // batch runs op (a method expression, so c.svc is read only per key) for
@@ -372,7 +391,7 @@ func (c *DummyClient) batch(ctx context.Context, keys []string, ptrs []uint64, s
 	for i, k := range keys {
 		rc, err := op(c.svc, ctx, c.name, k, ptrs[i], sizes[i])
 		if err != nil {
-			rc = c.rpcCode(err)
+			rc = c.rpcCodeOf(err, "Batch ")
 		}
 		out[i] = rc
 	}

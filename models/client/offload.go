@@ -581,6 +581,10 @@ func (c *RealClient) offloadRead(ctx context.Context, key string, r master.Repli
 	if c.d.OffloadPeer != nil {
 		owner = c.d.OffloadPeer(r.OffloadEndpoint)
 	}
+	c.diskReads++
+	if owner == c && c.selfOffloadRead != nil {
+		return c.selfOffloadRead(ctx, key, r)
+	}
 	var data []hostmem.Content
 	code := mooncake.OK
 	if owner == nil {

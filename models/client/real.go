@@ -71,6 +71,16 @@ type RealClient struct {
 	localBuf *engine.Buffer
 	buffers  []uint64 // register_buffer'd addresses
 
+	// onBeat is another thread of the process that wakes once a second
+	// (mooncake_client's dummy-client monitor): the ping thread's
+	// iterations run it. selfOffloadRead, when set, is the read of a
+	// LOCAL_DISK replica whose offload RPC server is this process's own
+	// blocked one (standalone_offload.go).
+	onBeat          func(context.Context)
+	selfOffloadRead func(ctx context.Context, key string, r master.Replica) (hostmem.Content, mooncake.ErrorCode)
+	offloadAtRPC    string // the offload endpoint when it is not a server of its own
+	diskReads       int    // reads of a LOCAL_DISK replica begun (offloadRead)
+
 	initialized bool
 	closed      bool
 	pinging     bool
@@ -735,7 +745,14 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 	}
 	fs.next = c.d.Clock.Now()
 	c.fs = fs
-	c.fs.endpoint, c.fs.release = c.offloadServer(ctx)
+	if c.offloadAtRPC != "" {
+		// mooncake_client up to v0.3.10.post2 starts no offload RPC
+		// server: its reads are served at local_rpc_addr, the dummies'
+		// RPC port (real_client.cpp v0.3.9:349-352).
+		c.fs.endpoint = c.offloadAtRPC
+	} else {
+		c.fs.endpoint, c.fs.release = c.offloadServer(ctx)
+	}
 	// The mount succeeded: the master answers offload RPCs.
 	if code := c.scanBuckets(ctx, c.ms.(master.OffloadService)); code != mooncake.OK {
 		c.logf(mlog.Error, "file storage init failed with error: %s", code.Name())
@@ -874,6 +891,9 @@ func (c *RealClient) Heartbeat(ctx context.Context, ms master.Service) time.Dura
 func (c *RealClient) PingDone(ctx context.Context, ms master.Service, resp master.PingResponse, err error) time.Duration {
 	if ms == nil {
 		ms = c.ms
+	}
+	if c.onBeat != nil {
+		c.onBeat(ctx)
 	}
 	if err == nil {
 		c.pingFails, c.pingOK = 0, true
@@ -1148,7 +1168,7 @@ func (c *RealClient) getBytes(ctx context.Context, key string) (hostmem.Content,
 // so it waits for a remount that holds it.
 func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints bool) (hostmem.Content, mooncake.ErrorCode) {
 	start := c.d.Clock.Now()
-	reps, err := c.ms.GetReplicaList(ctx, key)
+	reps, err := c.queryReplicas(ctx, key)
 	if err != nil {
 		return hostmem.Content{}, c.code(err)
 	}
@@ -1226,9 +1246,8 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 				// batch_get_into: the failed task, then Client::BatchGet's
 				// per-key result; transfer_read_failed is Client::Get's (real
 				// 0.3.8.post1 … 0.3.13.post1, io/peer-departed-stale-segment).
-				if refused && c.p.TransferBatchFailLogged {
-					c.batches++
-					c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+				if refused {
+					c.transferTaskFailed()
 				}
 				c.logf(mlog.Error, "Transfer failed for key: %s with error: %d", key, mooncake.TRANSFER_FAIL)
 				return hostmem.Content{}, mooncake.TRANSFER_FAIL
@@ -1237,8 +1256,11 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
 		// Query's lease_timeout is the client's time before the request
-		// plus the granted TTL (QueryResult::IsLeaseExpired).
-		if c.p.LeaseExpiryCheck && r.LeaseTTL > 0 && c.d.Clock.Now() >= start+r.LeaseTTL {
+		// plus the granted TTL (QueryResult::IsLeaseExpired). A batch
+		// checks every key at its end (expireBatchLeases).
+		if bl := batchLeasesOf(ctx); bl != nil {
+			bl.granted(key, r.LeaseTTL)
+		} else if c.p.LeaseExpiryCheck && r.LeaseTTL > 0 && c.d.Clock.Now() >= start+r.LeaseTTL {
 			c.logf(mlog.Warning, "lease_expired_before_data_transfer_completed key=%s", key)
 			return hostmem.Content{}, mooncake.LEASE_EXPIRED
 		}
@@ -1322,7 +1344,7 @@ func (c *RealClient) GetBuffer(ctx context.Context, key string) (int, error) {
 // the code Client::Get returned for a failed read: INVALID_PARAMS up to
 // v0.3.4.post2 (client.cpp), the transfer's own from v0.3.5.
 func (c *RealClient) getFailedLog(key string, code mooncake.ErrorCode) {
-	if code != mooncake.TRANSFER_FAIL {
+	if code != mooncake.TRANSFER_FAIL && code != mooncake.LEASE_EXPIRED {
 		return
 	}
 	if c.p.ReadFailInvalidParams {
@@ -1492,8 +1514,11 @@ func (c *RealClient) batchPutLog(keys []string, out []int) {
 // BatchGetInto is batch_get_into(keys, ptrs, sizes): bytes read or a
 // negative code per key.
 func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	ctx = master.WithBatch(ctx, keys)
-	ctx = context.WithValue(ctx, batchStartKey{}, c.d.Clock.Now())
+	ctx = withBatchQuery(master.WithBatch(ctx, keys), keys)
+	start := c.d.Clock.Now()
+	ctx = context.WithValue(ctx, batchStartKey{}, start)
+	bl := &batchLeases{start: start, ttl: map[string]time.Duration{}}
+	ctx = context.WithValue(ctx, batchLeasesKey{}, bl)
 	out, err := c.batch(keys, ptrs, sizes, func(i int, k string) (int, error) {
 		data, code := c.getBytes(withZeroCopy(ctx, ptrs[i]), k)
 		if c.died != nil {
@@ -1510,12 +1535,15 @@ func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uin
 		}
 		return int(data.Size), nil
 	})
+	if err == nil && c.p.LeaseExpiryCheck {
+		c.expireBatchLeases(keys, out, bl)
+	}
 	if err == nil && c.p.BatchGetFailedLog {
 		// batch_get_into's loop over Client::BatchGet's results
 		// (store_py.cpp v0.3.5, real_client.cpp v0.3.9; real 0.3.9 … 0.3.14).
 		for i, k := range keys {
-			if out[i] == int(mooncake.TRANSFER_FAIL) {
-				c.logf(mlog.Error, "BatchGet failed for key '%s': %s", k, mooncake.TRANSFER_FAIL.Name())
+			if code := mooncake.ErrorCode(out[i]); code == mooncake.TRANSFER_FAIL || code == mooncake.LEASE_EXPIRED {
+				c.logf(mlog.Error, "BatchGet failed for key '%s': %s", k, code.Name())
 			}
 		}
 	}

@@ -18,6 +18,8 @@ type Standalone struct {
 	*RealClient
 	addr    string
 	dummies map[string]*dummyState
+	// live is the dummy-client monitor's view (standalone_offload.go).
+	live dummyLiveness
 }
 
 type dummyState struct {
@@ -38,6 +40,9 @@ type StandaloneSpec struct {
 	Protocol, DeviceName string
 	GlobalSegmentSize    int64
 	LocalBufferSize      int64
+	// Flags are the other flags (enable_offload: FileStorage from the
+	// MOONCAKE_OFFLOAD_* environment).
+	Flags map[string]string
 }
 
 // StartStandalone runs mooncake_client's startup: setup_internal, IPC
@@ -47,6 +52,14 @@ func StartStandalone(ctx context.Context, d Deps, s StandaloneSpec) (*Standalone
 	a := engine.SetupArgs{
 		LocalHostname: s.Host, MetadataServer: s.MetadataServer, GlobalSegmentSize: s.GlobalSegmentSize,
 		LocalBufferSize: s.LocalBufferSize, Protocol: s.Protocol, RDMADevices: s.DeviceName, MasterServerAddr: s.MasterServerAddress,
+	}
+	if s.offload() {
+		// FileStorageConfig::FromEnvironment: the path from the
+		// environment (the Python setup's kwargs in the model's terms).
+		a.Kwargs = []engine.Kwarg{{Name: "enable_ssd_offload", Value: true}, {Name: "ssd_offload_path", Value: d.Env["MOONCAKE_OFFLOAD_FILE_STORAGE_PATH"]}}
+		if rc.p.StandaloneOffloadBlocksIO {
+			rc.offloadAtRPC = s.Host + ":" + s.Port
+		}
 	}
 	code, err := rc.setupInternal(ctx, a)
 	if err != nil {
@@ -60,7 +73,9 @@ func StartStandalone(ctx context.Context, d Deps, s StandaloneSpec) (*Standalone
 	rc.logf(mlog.Info, "Starting IPC server at @mooncake_client_%s.sock", s.Port)
 	rc.logf(mlog.Info, "start dummy_client_monitor_thread")
 	rc.logf(mlog.Info, "Starting real client service on %s:%s", s.Host, s.Port)
-	return &Standalone{RealClient: rc, addr: s.Host + ":" + s.Port, dummies: map[string]*dummyState{}}, nil
+	sa := &Standalone{RealClient: rc, addr: s.Host + ":" + s.Port, dummies: map[string]*dummyState{}}
+	sa.startMonitor()
+	return sa, nil
 }
 
 // ServiceReady implements RealClientService.
@@ -98,7 +113,8 @@ func (s *Standalone) RegisterShm(ctx context.Context, dummy string, shm hostmem.
 var ErrClientUnhealthy = errors.New("ping status UNDEFINED: mooncake_client's master ping is unhealthy")
 
 // Ping implements RealClientService.
-func (s *Standalone) Ping(context.Context, string) error {
+func (s *Standalone) Ping(_ context.Context, dummy string) error {
+	s.pinged(dummy)
 	if s.p.HealthCheck && !s.pingOK {
 		return ErrClientUnhealthy
 	}
@@ -120,6 +136,7 @@ func (s *Standalone) translate(dummy string, ptr uint64, size int64) (uint64, bo
 
 // PutFrom implements RealClientService.
 func (s *Standalone) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
+	s.flushTail()
 	real, ok := s.translate(dummy, ptr, size)
 	if !ok {
 		s.logf(mlog.Error, "client_id=%s, error=shm_not_mapped", dummy)
@@ -135,12 +152,17 @@ func (s *Standalone) PutFrom(ctx context.Context, dummy, key string, ptr uint64,
 
 // GetInto implements RealClientService: bytes read or a negative code.
 func (s *Standalone) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
+	s.flushTail()
 	real, ok := s.translate(dummy, ptr, size)
 	if !ok {
 		s.logf(mlog.Error, "client_id=%s, error=shm_not_mapped", dummy)
 		return int(mooncake.INVALID_PARAMS), nil
 	}
+	start, disk := s.d.Clock.Now(), s.diskReads
 	data, code := s.getBytes(ctx, key)
+	if bt, ok := ctx.Value(dummyBatchGetKey{}).(*batchTiming); ok {
+		s.timingLine(bt, start, s.diskReads > disk, code)
+	}
 	if code != mooncake.OK {
 		return int(code), nil
 	}

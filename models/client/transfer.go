@@ -90,10 +90,7 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	if !ok {
 		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get RPC meta entry for segment name: %s", r.TEEndpoint)
 	}
-	if c.p.TransferBatchFailLogged {
-		c.batches++
-		c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
-	}
+	c.transferTaskFailed()
 	return false
 }
 
@@ -275,13 +272,10 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 		c.died = segfault("Segmentation fault in ibv_destroy_qp: an RDMA endpoint whose queue pair was never created was destroyed")
 		return false
 	case te.RDMAFailed:
-		if c.p.TransferBatchFailLogged {
-			c.batches++
-			c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
-		}
 		if batch {
-			c.logf(mlog.Error, "Transfer failed for key %s: %s (Transfer 0 failed)", key, mooncake.TRANSFER_FAIL.Name())
-			c.batchFails = append(c.batchFails, batchFail{key, "Transfer 0 failed"})
+			c.batchTransferFailed(key)
+		} else {
+			c.transferTaskFailed()
 		}
 		return false
 	}
@@ -361,13 +355,7 @@ func (c *RealClient) batchFailLog() {
 // 0.3.12.post1 with no local port left (io/tcp-ephemeral-ports-exhausted,
 // docs/REAL-FINDINGS.md §69).
 func (c *RealClient) batchTransferFailed(key string) {
-	c.batches++
-	id := transferBatchBase + c.batches*16
-	if c.p.TransferBatchFailLogged {
-		c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", id, transferStatusFailed)
-	} else {
-		c.logf(mlog.Error, "Batch %d completed with task failures: task_ids=[0]", id)
-	}
+	c.transferTaskFailed()
 	if !c.p.BatchPutBareContext {
 		c.logf(mlog.Error, "Transfer failed for key %s: %s (Transfer 0 failed)", key, mooncake.TRANSFER_FAIL.Name())
 	}

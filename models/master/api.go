@@ -49,7 +49,10 @@ type Service interface {
 // UUID is Mooncake's UUID (pair<uint64,uint64>).
 type UUID struct{ Hi, Lo uint64 }
 
-func (u UUID) String() string { return fmt.Sprintf("%016x-%016x", u.Hi, u.Lo) }
+// String is operator<<(ostream&, const UUID&): both halves in decimal,
+// first-second (types.h, v0.3.4 … v0.3.12.post1 and 3b5a594; real 0.3.14
+// prints client_id=14286400266408116154-6178115569062298502, §72).
+func (u UUID) String() string { return fmt.Sprintf("%d-%d", u.Hi, u.Lo) }
 
 // StorageConfig is GetStorageConfigResponse.
 type StorageConfig struct {

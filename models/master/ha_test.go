@@ -24,14 +24,14 @@ func TestHAClientMonitorBeforeHeartbeat(t *testing.T) {
 		want    []string
 	}{
 		{"0.3.4.post2", map[string]string{"enable_ha": "true"}, []string{
-			"client_id=0000000000000001-0000000000000002, action=client_expired",
-			"client_id=0000000000000001-0000000000000002, segment_name=h:1, action=unmount_expired_segment",
+			"client_id=1-2, action=client_expired",
+			"client_id=1-2, segment_name=h:1, action=unmount_expired_segment",
 		}},
 		{"0.3.4.post2", nil, nil},
 		{"0.3.9", nil, []string{
-			"client_id=0000000000000001-0000000000000002, action=mount_segment, segment_name=h:1",
-			"client_id=0000000000000001-0000000000000002, action=client_expired",
-			"client_id=0000000000000001-0000000000000002, segment_name=h:1, action=unmount_expired_segment",
+			"client_id=1-2, action=mount_segment, segment_name=h:1",
+			"client_id=1-2, action=client_expired",
+			"client_id=1-2, segment_name=h:1, action=unmount_expired_segment",
 		}},
 	} {
 		var logs []string

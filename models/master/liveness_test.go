@@ -21,8 +21,8 @@ import (
 // with the defaults and with --client_ttl=5, SIGSTOP for 15 s and 40 s).
 func TestClientLiveness(t *testing.T) {
 	const (
-		a = "client_id=0000000000000001-0000000000000001"
-		b = "client_id=0000000000000002-0000000000000002"
+		a = "client_id=1-1"
+		b = "client_id=2-2"
 	)
 	for _, c := range []struct {
 		name    string

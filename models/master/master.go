@@ -734,7 +734,7 @@ func (m *Master) pushOffloading(o *object) {
 				continue
 			}
 			m.offloading[s.client] = append(q, OffloadObject{Key: o.key, Size: o.size})
-			o.offloadPin = true
+			o.offloadPin = m.cfg.Version.OffloadQueuePins
 		}
 	}
 }
