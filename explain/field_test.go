@@ -289,4 +289,3 @@ func TestFieldCorpus(t *testing.T) {
 		t.Errorf("confident wrong answers: tuning %d, held-out %d", tun.wrong, held.wrong)
 	}
 }
-
