@@ -62,10 +62,10 @@ var (
 )
 
 // MaxBatch is the latest collection round.
-const MaxBatch = 8
+const MaxBatch = 9
 
 // Tuning reports whether a collection round is tuning data as a whole (the
-// fifth and sixth); batches 2 to 4 and 7 are held out as a whole, and the
+// fifth and sixth); batches 2 to 4, 7, 8 and 9 are held out as a whole, and the
 // first batch is split case by case.
 func Tuning(batch int) bool {
 	return batch == 5 || batch == 6
