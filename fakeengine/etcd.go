@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mooncake-faultlab/faultlab/models/te"
+	"github.com/mooncake-faultlab/faultlab/tmpdir"
 )
 
 // etcdServer is a real one-member etcd (etcd's own server, embedded) that
@@ -34,7 +35,7 @@ const etcdReadyTimeout = 30 * time.Second
 // newEtcdServer picks ports on host (loopback, or the harness's address on
 // a container world's network) and a data dir; Start serves.
 func newEtcdServer(host string) (*etcdServer, error) {
-	dir, err := os.MkdirTemp("", "faultlab-etcd-")
+	dir, err := tmpdir.Make("faultlab-etcd-")
 	if err != nil {
 		return nil, fmt.Errorf("fake engine: etcd data dir: %w", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mooncake-faultlab/faultlab/tmpdir"
 )
 
 // sglangForkServerPy imports torch and SGLang once and forks a scheduler
@@ -43,7 +45,7 @@ type forkServer struct {
 // runtime, its stub libcuda) from its server's path, never from its own
 // environment.
 func startForkServer(ctx context.Context, python, ldPath string) (*forkServer, error) {
-	dir, err := os.MkdirTemp("", "faultlab-sglang-fork-")
+	dir, err := tmpdir.Make("faultlab-sglang-fork-")
 	if err != nil {
 		return nil, fmt.Errorf("sglang fork server: %w", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine/schedule"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"github.com/mooncake-faultlab/faultlab/netport"
+	"github.com/mooncake-faultlab/faultlab/tmpdir"
 )
 
 // World is one running real topology: mooncake_master (with or without
@@ -89,7 +90,7 @@ type server struct {
 }
 
 func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, in Installed) (*World, error) {
-	dir, err := os.MkdirTemp("", "faultlab-real-")
+	dir, err := tmpdir.Make("faultlab-real-")
 	if err != nil {
 		return nil, fmt.Errorf("real engine: temp dir: %w", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/moby/moby/client"
+
+	"github.com/mooncake-faultlab/faultlab/tmpdir"
 )
 
 // BaseSuite and BasePackages are the Debian base recipe: Python for the venv
@@ -39,7 +41,7 @@ func (b *Builder) base(ctx context.Context) (Image, error) {
 			if _, err := exec.LookPath("mmdebstrap"); err != nil {
 				return fmt.Errorf("mmdebstrap not found (apt-get install -y mmdebstrap): %w", err)
 			}
-			dir, err := os.MkdirTemp("", "faultlab-base-")
+			dir, err := tmpdir.Make("faultlab-base-")
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mooncake-faultlab/faultlab/tmpdir"
 )
 
 // ToxiproxyVersion is the toxiproxy module faultlab builds (go.mod's).
@@ -50,7 +52,7 @@ func (b *Builder) static(ctx context.Context, repo, tag, kind string, pkgs map[s
 		}
 		return Image{}, fmt.Errorf("%w; or build %s once from the repository with `make images`", err, alias)
 	}
-	dir, err := os.MkdirTemp("", "faultlab-static-")
+	dir, err := tmpdir.Make("faultlab-static-")
 	if err != nil {
 		return Image{}, err
 	}
