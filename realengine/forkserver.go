@@ -56,7 +56,9 @@ func startForkServer(ctx context.Context, python, ldPath string) (*forkServer, e
 	}
 	z := &forkServer{dir: dir, sock: filepath.Join(dir, "fork.sock"), done: make(chan struct{})}
 	z.cmd = exec.Command(python, "-u", script, z.sock)
-	env := map[string]string{"PYTHONUNBUFFERED": "1"}
+	// torch makes its inductor cache dir (/tmp/torchinductor_<user>) when
+	// SGLang imports it: in the server's own dir, it goes with the server.
+	env := map[string]string{"PYTHONUNBUFFERED": "1", "TORCHINDUCTOR_CACHE_DIR": filepath.Join(dir, "torchinductor")}
 	if ldPath != "" {
 		env["LD_LIBRARY_PATH"] = ldPath
 	}

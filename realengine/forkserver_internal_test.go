@@ -27,11 +27,19 @@ func TestForkServer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	// The server's temp dir is in TMPDIR until it closes, and gone after.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	z, err := startForkServer(ctx, l.Python(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer z.close()
+	defer func() {
+		z.close()
+		if m, _ := filepath.Glob(filepath.Join(tmp, "faultlab-sglang-fork-*")); len(m) != 0 {
+			t.Errorf("left behind after close: %v", m)
+		}
+	}()
 
 	dir := t.TempDir()
 	script := filepath.Join(dir, "child.py")
