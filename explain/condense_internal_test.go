@@ -42,7 +42,7 @@ func TestCondenseLog(t *testing.T) {
 			"Transfer failed for key k299 at 0x7f000012b000", "put ok for 4c67fd4f0000012b",
 		}, 594},
 	} {
-		out, set := condenseLog(tc.in)
+		out, _, set := condenseLog(tc.in)
 		want := tc.in
 		if tc.want != nil {
 			want = strings.Join(tc.want, "\n")

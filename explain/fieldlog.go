@@ -201,13 +201,13 @@ const MaxLines = 400
 // condenseLog keeps, of each kind of line (alike but for its numbers,
 // hex ids and keys: "Transfer failed for key k17"), the first two and the
 // last: every kind the log has stays evidence, with the counts that tell
-// a retry loop's start from its end ("retry 1/20", "retry 20/20"). It
-// returns the log unchanged when it has at most MaxLines lines; set is
-// how many lines it left out.
-func condenseLog(log string) (out string, set int) {
+// a retry loop's start from its end ("retry 1/20", "retry 20/20"). A log
+// of at most MaxLines lines is kept whole; keep says which lines stay
+// (nil: all), set how many it left out.
+func condenseLog(log string) (out string, keep []bool, set int) {
 	lines := strings.Split(log, "\n")
 	if len(lines) <= MaxLines {
-		return log, 0
+		return log, nil, 0
 	}
 	shapes := make([]string, len(lines))
 	last := map[string]int{}
@@ -216,13 +216,15 @@ func condenseLog(log string) (out string, set int) {
 		last[shapes[i]] = i
 	}
 	seen := map[string]int{}
-	kept := lines[:0:0]
+	keep = make([]bool, len(lines))
+	var kept []string
 	for i, l := range lines {
 		if seen[shapes[i]]++; seen[shapes[i]] <= 2 || last[shapes[i]] == i {
+			keep[i] = true
 			kept = append(kept, l)
 		}
 	}
-	return strings.Join(kept, "\n"), len(lines) - len(kept)
+	return strings.Join(kept, "\n"), keep, len(lines) - len(kept)
 }
 
 // MaxLineBytes is the longest line explain reads whole: Mooncake's and
@@ -253,17 +255,18 @@ func clipLines(log string) string {
 // runs (times, thread ids, ports, sizes, counters, the digits of keys).
 var reAlike = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9a-fA-F]{8,}|\d+`)
 
-// readLog is the log as explain reads it: unwrapped, condensed when long,
-// and its evidence - the waits before a failure measured on every line,
-// since a condensed log's neighbours are not the original's.
+// readLog is the log as explain reads it: unwrapped, condensed when long.
+// Its evidence is read from every line (the waits before a failure: a
+// condensed log's neighbours are not the original's), then keeps the
+// condensed log's lines, numbered as in the original.
 func readLog(log string) (string, Evidence) {
 	log = unwrapLog(clipLines(log))
-	short, set := condenseLog(log)
-	if set == 0 {
-		return log, ParseLog(log)
+	ev := ParseLog(log)
+	short, keep, set := condenseLog(log)
+	if set > 0 {
+		ev.Lines = slices.DeleteFunc(ev.Lines, func(l Line) bool { return !keep[l.N-1] })
+		ev.SetAside = set
 	}
-	ev := ParseLog(short)
-	ev.Gaps, ev.SetAside = ParseLog(log).Gaps, set
 	return short, ev
 }
 
