@@ -141,8 +141,38 @@ func errorLine(l Line) bool {
 	if l.Level == "E" || l.Level == "F" || reErrorWords.MatchString(l.Text) {
 		return true
 	}
+	if _, _, ok := failureEvent(l.Text); ok {
+		return true
+	}
 	_, known := matchMessage(l.Text)
 	return known
+}
+
+// failureEvents are Mooncake's INFO lines that report a failure in words
+// errorLine's would miss: a client expired by the master or by
+// mooncake_client because it stopped pinging (master_service.cpp,
+// real_client.cpp "client_id=…, action=client_expired"; 0.3.14's
+// suspicion first), and a metrics summary whose window counted failed
+// allocations while eviction freed nothing (master_metric_manager.cpp
+// @v0.3.11+ "Eviction: Success/Attempts=0/649, AllocFail=12160",
+// kvcache-ai/Mooncake#2187). The fragment is what a run must print.
+var failureEvents = []struct {
+	re             *regexp.Regexp
+	fragment, file string
+}{
+	{regexp.MustCompile(`\baction=client_expired\b`), "action=client_expired", "master_service.cpp"},
+	{regexp.MustCompile(`\baction=client_liveness_suspected\b`), "action=client_liveness_suspected", "master_service.cpp"},
+	{regexp.MustCompile(`\bEviction: Success/Attempts=0/[1-9]\d*, AllocFail=[1-9]`), "Eviction: Success/Attempts=0/", "master_metric_manager.cpp"},
+}
+
+// failureEvent is the line's failure event: its fragment and file.
+func failureEvent(text string) (string, string, bool) {
+	for _, f := range failureEvents {
+		if f.re.MatchString(text) {
+			return f.fragment, f.file, true
+		}
+	}
+	return "", "", false
 }
 
 // quote is an error line the log quotes that Mooncake printed, as the
@@ -191,6 +221,12 @@ func fragment(l Line) (string, string) {
 		return a, file
 	}
 	file, _, _ := strings.Cut(path.Base(l.Source), ":")
+	if f, printer, ok := failureEvent(l.Text); ok {
+		if file == "." || file == "" {
+			file = printer
+		}
+		return f, file
+	}
 	best, bestErrno := "", false
 	consider := func(f string, errno bool) {
 		f = strings.Trim(f, ":,;=() ")
@@ -282,7 +318,8 @@ func mooncakeLine(l Line, afterFrame bool) bool {
 		}
 		_, known := matchMessage(l.Text)
 		_, _, assert := mooncakeAssert(l.Text)
-		return known || assert || l.Subsystem() != "" || reLoaderLine.MatchString(l.Text)
+		_, _, event := failureEvent(l.Text)
+		return known || assert || event || l.Subsystem() != "" || reLoaderLine.MatchString(l.Text)
 	}
 	return false
 }

@@ -195,3 +195,28 @@ func TestCallerCodes(t *testing.T) {
 		}
 	}
 }
+
+// A failure Mooncake reports at INFO is an error line a draft must
+// reproduce; a healthy summary, an idle one and a recovery are not.
+func TestQuotedFailureEvents(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"I0320 11:44:12.713064 1965 real_client.cpp:2127] client_id=10684295550290858646-16823729354007242427, action=client_expired", "action=client_expired @real_client.cpp"},
+		{"I1204 10:00:10.000000 7 master_service.cpp:40] client_id=1-2, action=client_liveness_suspected", "action=client_liveness_suspected @master_service.cpp"},
+		{"Eviction: Success/Attempts=0/649, AllocFail=12160, keys=0, size=0 B", "Eviction: Success/Attempts=0/ @master_metric_manager.cpp"},
+		{"Eviction: Success/Attempts=6/6, AllocFail=3, keys=146150, size=10.04 GB", ""},
+		{"Eviction: Success/Attempts=0/0, AllocFail=0, keys=0, size=0 B", ""},
+		{"I1204 10:00:20.000000 7 master_service.cpp:60] client_id=1-2, action=client_liveness_recovered, signal=ping", ""},
+	} {
+		ev := ParseLog(c.line)
+		var got string
+		for _, q := range quotedErrors(ev) {
+			got = q.Text + " @" + q.File
+		}
+		if got != c.want {
+			t.Errorf("%q: quoted %q, want %q", c.line, got, c.want)
+		}
+		if ShowsError(c.line, ev) != (c.want != "") {
+			t.Errorf("%q: ShowsError %v, want %v", c.line, !(c.want != ""), c.want != "")
+		}
+	}
+}
