@@ -214,6 +214,48 @@ var Knobs = []Knob{
 		},
 	},
 	{
+		Name: "MC_MIN_PRC_PORT", Scope: ScopeEnv, Reader: "transfer engine", Type: "port", Modelled: true,
+		Doc:   "MC_MIN_RPC_PORT's misspelt first name (0.3.7 … 0.3.10.x), read as its fallback from 0.3.11",
+		Since: "0.3.7",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "15000", Min: 1, Max: 65535,
+			Invalid:    "atoi; 0 < value < 65536 is taken, else a warning (misspelt MC_PRC_MIN_PORT) and 15000 kept. The pair is never checked: a max one below the min divides by zero in findAvailableTcpPort (SIGFPE in setup), a max further below draws from min up (real 0.3.9)",
+			InvalidLog: "Ignore value from environment variable MC_PRC_MIN_PORT",
+			Source:     "v0.3.7 mooncake-transfer-engine/src/config.cpp:242; v0.3.10.post1 config.cpp:267; findAvailableTcpPort v0.3.9 transfer_metadata_plugin.cpp:1167",
+		}, {
+			From: "0.3.11", Parse: ParseAtoi, Default: "15000", Min: 1024, Max: 65535, ExcludeLo: 32768, ExcludeHi: 60999, PortRange: true,
+			Invalid:    "read only when MC_MIN_RPC_PORT is unset, then as it: ValidatePortRange falls back to 15000..17000 with a warning",
+			InvalidLog: "falling back to default [15000, 17000]",
+			Source:     "v0.3.11 mooncake-transfer-engine/src/config.cpp:289",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"15500"},
+			"boundary": {"1"},
+			"invalid":  {"99999", "0", "abc"},
+		},
+	},
+	{
+		Name: "MC_MAX_PRC_PORT", Scope: ScopeEnv, Reader: "transfer engine", Type: "port", Modelled: true,
+		Doc:   "MC_MAX_RPC_PORT's misspelt first name (0.3.7 … 0.3.10.x), read as its fallback from 0.3.11",
+		Since: "0.3.7",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "17000", Min: 1, Max: 65535,
+			Invalid:    "as MC_MIN_PRC_PORT (warning misspelt MC_PRC_MAX_PORT); one below the min is SIGFPE",
+			InvalidLog: "Ignore value from environment variable MC_PRC_MAX_PORT",
+			Source:     "v0.3.7 mooncake-transfer-engine/src/config.cpp:252; v0.3.10.post1 config.cpp:277",
+		}, {
+			From: "0.3.11", Parse: ParseAtoi, Default: "17000", Min: 1024, Max: 65535, ExcludeLo: 32768, ExcludeHi: 60999, PortRange: true,
+			Invalid:    "as MC_MIN_PRC_PORT",
+			InvalidLog: "falling back to default [15000, 17000]",
+			Source:     "v0.3.11 mooncake-transfer-engine/src/config.cpp:291",
+		}},
+		Samples: map[string][]string{
+			"valid":    {"16500"},
+			"boundary": {"65535"},
+			"invalid":  {"70000", "-1"},
+		},
+	},
+	{
 		Name: "MC_TCP_BIND_ADDRESS", Scope: ScopeEnv, Reader: "transfer engine", Type: "string", Modelled: true,
 		Doc: "the address the TE publishes in its rpc_meta with HTTP/etcd metadata (new RPC mapping; not P2P, not MC_LEGACY_RPC_PORT_BINDING)",
 		Rules: []Rule{{

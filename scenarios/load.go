@@ -461,7 +461,7 @@ func (d *decoder) checkExpect(e Expect, where string, top bool) {
 		case e.Dies.Exit != nil && (*e.Dies.Exit < 1 || *e.Dies.Exit > 255):
 			d.at(e.Dies.Pos, "%s.dies: exit must be a failing status, 1..255 (got %d)", where, *e.Dies.Exit)
 		case e.Dies.Signal == "" && e.Dies.Exit == nil && !d.hasErr(".dies.signal: "): // an invalid signal was reported already
-			d.at(e.Dies.Pos, "%s.dies: signal (SIGSEGV or SIGABRT) or exit (a status) is required", where)
+			d.at(e.Dies.Pos, "%s.dies: signal (SIGSEGV, SIGABRT or SIGFPE) or exit (a status) is required", where)
 		}
 	}
 	if e.Raises != nil && e.Raises.Class == "" {

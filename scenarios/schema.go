@@ -436,7 +436,7 @@ type Expect struct {
 // Dies is an expected process death.
 type Dies struct {
 	Pos
-	Signal string `yaml:"signal" enum:"SIGSEGV,SIGABRT"`
+	Signal string `yaml:"signal" enum:"SIGSEGV,SIGABRT,SIGFPE"`
 	// Exit: the process exits with this status instead (exit(), no signal).
 	Exit *int `yaml:"exit"`
 	// Reason, when given, must be a substring of the engine's reason.

@@ -110,6 +110,9 @@ type RealClient struct {
 	// fs is the SSD offload's FileStorage (enable_ssd_offload), nil
 	// without it.
 	fs *fileStorage
+	// leaked: failed setup attempts' engines whose metadata leaked
+	// (te.Engine.Leaked): their ports stay bound until the process ends.
+	leaked []*te.Engine
 }
 
 // NewRealClient is MooncakeDistributedStore() (nothing happens yet).
@@ -467,6 +470,10 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		if errors.As(err, &ab) {
 			return false, abort(ab.Message)
 		}
+		var died *engine.ProcessDied
+		if errors.As(err, &died) {
+			return false, died
+		}
 		var cx *te.CppException
 		if errors.As(err, &cx) {
 			// Thrown out of setup through pybind11 (real 0.3.11.post1,
@@ -505,6 +512,9 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 			}
 		}
 		c.te.Close(ctx)
+		if c.te.Leaked() {
+			c.leaked = append(c.leaked, c.te)
+		}
 		if listener && !c.pinging {
 			if err := c.d.Clock.Sleep(ctx, threadJoinCost); err != nil {
 				return false, err
@@ -1652,6 +1662,10 @@ func (c *RealClient) Kill() {
 	if c.te != nil {
 		c.te.ReleasePorts()
 	}
+	for _, t := range c.leaked {
+		t.ReleasePorts()
+	}
+	c.leaked = nil
 	if c.release != nil {
 		c.release()
 		c.release = nil

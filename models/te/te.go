@@ -85,6 +85,12 @@ type Engine struct {
 	rpcPort    int
 	// rpcLo, rpcHi: findAvailableTcpPort's range (loadGlobalConfig).
 	rpcLo, rpcHi int
+	// crashed: the process died in init (findAvailableTcpPort's modulo
+	// by zero, SIGFPE).
+	crashed error
+	// tcpPort: the TCP transport's own port (findAvailableTcpPort, from
+	// 0.3.5; the RPC port + 1 before).
+	tcpPort int
 	metaURL      string // "" for P2PHANDSHAKE
 	// etcd is the endpoint list of an etcd metadata service ("" = HTTP or
 	// P2PHANDSHAKE).
@@ -161,6 +167,11 @@ func (e *Engine) ServerName() string { return e.serverName }
 // P2P handshake listener (up to its 1 s poll): it runs, and no leaked
 // transport keeps the metadata that owns it alive.
 func (e *Engine) JoinsHandshakeListener() bool { return e.handshake && !e.leaked }
+
+// Leaked reports whether a failed transport install leaked the engine's
+// metadata (Profile.FailedTransportFreed): Close keeps its ports, which
+// its process frees only when it ends.
+func (e *Engine) Leaked() bool { return e.leaked }
 
 // Handshake reports whether the engine runs in P2PHANDSHAKE mode: a
 // segment is opened by a SocketHandShakePlugin handshake to its name.
@@ -256,23 +267,55 @@ func (e *Engine) loadGlobalConfig() {
 		}
 	}
 	e.rpcLo, e.rpcHi = 15000, 17000
-	lo, loSet := e.env("MC_MIN_RPC_PORT")
-	hi, hiSet := e.env("MC_MAX_RPC_PORT")
-	if (loSet || hiSet) && mooncake.ParseKnob(p.Version, "MC_MIN_RPC_PORT", lo, true).Read {
+	minName, maxName := mooncake.RPCPortRangeEnv(p.Version)
+	switch {
+	case minName == "": // up to 0.3.6.post1: fixed
+	case p.Version.AtLeast("0.3.11"):
+		// MC_MIN_RPC_PORT, else the misspelt MC_MIN_PRC_PORT (max alike),
+		// the pair through ValidatePortRange (config.cpp v0.3.11:288-299).
+		lo, loSet := e.env(minName)
+		if !loSet {
+			lo, loSet = e.env("MC_MIN_PRC_PORT")
+		}
+		hi, hiSet := e.env(maxName)
+		if !hiSet {
+			hi, hiSet = e.env("MC_MAX_PRC_PORT")
+		}
+		if !loSet && !hiSet {
+			return
+		}
 		l, h := int64(e.rpcLo), int64(e.rpcHi)
 		if loSet {
-			l = mooncake.ParseKnob(p.Version, "MC_MIN_RPC_PORT", lo, true).Int
+			l = mooncake.ParseKnob(p.Version, minName, lo, true).Int
 		}
 		if hiSet {
-			h = mooncake.ParseKnob(p.Version, "MC_MAX_RPC_PORT", hi, true).Int
+			h = mooncake.ParseKnob(p.Version, maxName, hi, true).Int
 		}
 		// real 0.3.11.post1 / 0.3.13.post1: "Invalid port range [16000,
-		// 15000], falling back to default [15000, 17000]".
+		// 15000], falling back to default [15000, 17000]" (either name).
 		l, h, warn := mooncake.ValidatePortRange(l, h, 15000, 17000)
 		if warn != "" {
 			e.logf(mlog.Warning, "%s", warn)
 		}
 		e.rpcLo, e.rpcHi = int(l), int(h)
+	default:
+		// 0.3.7 to 0.3.10.x: each taken when 0 < atoi < 65536, else a
+		// warning that misspells the name again; the pair is never checked
+		// (config.cpp v0.3.7:242-260; findAvailableTcpPort draws from it).
+		for _, x := range []struct {
+			name string
+			dst  *int
+		}{{minName, &e.rpcLo}, {maxName, &e.rpcHi}} {
+			raw, set := e.env(x.name)
+			if !set {
+				continue
+			}
+			if pv := mooncake.ParseKnob(p.Version, x.name, raw, true); pv.Fallback {
+				e.logf(mlog.Warning, "%s", pv.Log)
+			} else {
+				*x.dst = int(pv.Int)
+			}
+		}
 	}
 }
 
@@ -293,6 +336,9 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 	if rc := e.init(ctx, localHostname, metadataConn, auto); rc != 0 {
 		if e.aborted != nil {
 			return e.aborted
+		}
+		if e.crashed != nil {
+			return e.crashed
 		}
 		if p.AbortOnTransportFailure {
 			msg := fmt.Sprintf("Check failed: rc == 0 (%d vs. 0) Failed to initialize transfer engine", rc)
@@ -589,6 +635,9 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		}
 		// findAvailableTcpPort: the handshake daemon's port.
 		p, release, err := e.bindAny(ctx, host)
+		if e.crashed != nil {
+			return -1
+		}
 		if err != nil {
 			e.logf(mlog.Error, "P2P: No valid port found for local TCP service.")
 			return -1
@@ -627,6 +676,9 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 			return e.afterRPC(ctx, auto)
 		}
 		p, release, err := e.bindAny(ctx, host)
+		if e.crashed != nil {
+			return -1
+		}
 		if err != nil {
 			e.logf(mlog.Error, "not valid port for serving local TCP service")
 			return -1
@@ -795,8 +847,32 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 	return 0
 }
 
-// installTCP is TcpTransport::install; its listen port follows the RPC port.
+// installTCP is TcpTransport::install; its listen port follows the RPC
+// port up to 0.3.4.post2, and is findAvailableTcpPort's from 0.3.5.
 func (e *Engine) installTCP(ctx context.Context) int {
+	e.tcpPort = e.rpcPort + 1
+	if !e.cfg.Profile.TCPPortAfterRPC && e.cfg.Ports != nil {
+		// Drawn from the RPC port's range, where the RPC port is taken: a
+		// range of one port leaves none (real 0.3.9, 0.3.13.post1,
+		// MC_MIN/MAX_PRC_PORT=16000: setup -1 after every attempt).
+		host, _ := splitHostPort(e.serverName)
+		port, rel, err := e.bindAny(ctx, host)
+		if err != nil {
+			e.logf(mlog.Error, "TcpTransport: unable to find available tcp port for data transmission")
+			// Before 0.3.12 the failed transport leaks with the metadata
+			// and its P2P listener, which keeps the RPC port: the next
+			// attempt finds none either ("P2P: No valid port found").
+			if e.cfg.Profile.FailedTransportFreed {
+				e.removeSegmentDesc(ctx, false)
+			} else {
+				e.leaked = true
+			}
+			e.logf(mlog.Error, "Failed to install TCP transport")
+			return -1
+		}
+		e.release = append(e.release, rel)
+		e.tcpPort = port
+	}
 	if e.cfg.Profile.TCPInstallReadsOwnSegmentDesc {
 		// allocateLocalSegmentID starts from its own name's descriptor
 		// (getSegmentDesc). A P2P engine's handshake branch first encodes
@@ -822,7 +898,7 @@ func (e *Engine) installTCP(ctx context.Context) int {
 		e.logf(mlog.Error, "TcpTransport: cannot publish segments, check the availability of metadata storage")
 		return -1
 	}
-	e.logf(mlog.Info, "TcpTransport: listen on port %d", e.rpcPort+1)
+	e.logf(mlog.Info, "TcpTransport: listen on port %d", e.tcpPort)
 	if e.cfg.Profile.TCPPortAfterRPC && e.cfg.Ports != nil {
 		// TcpContext's asio acceptor binds the port after the RPC port,
 		// never checked (Mooncake#601): held by another process, its
@@ -869,8 +945,9 @@ func (e *Engine) legacyBind(ctx context.Context) bool {
 	return false
 }
 
-// bindAny picks the TE's own RPC port (findAvailableTcpPort: 15000..17000,
-// or MC_MIN_RPC_PORT..MC_MAX_RPC_PORT from 0.3.11).
+// bindAny picks a port of findAvailableTcpPort's range (15000..17000, or
+// the range loadGlobalConfig read) on host: the TE's own RPC port, and
+// from 0.3.5 its TCP transport's.
 func (e *Engine) bindAny(ctx context.Context, host string) (int, func(), error) {
 	if e.cfg.Ports == nil {
 		return 15000, func() {}, nil
@@ -878,6 +955,19 @@ func (e *Engine) bindAny(ctx context.Context, host string) (int, func(), error) 
 	lo, hi := e.rpcLo, e.rpcHi
 	if hi == 0 { // not through InitStore (tests that install directly)
 		lo, hi = 15000, 17000
+	}
+	// min_port + rand % (max_port - min_port + 1), the pair unchecked
+	// before 0.3.11: a width of 0 divides by zero (real 0.3.9,
+	// MC_MIN_PRC_PORT=16000 MC_MAX_PRC_PORT=15999: SIGFPE in setup), a
+	// negative one leaves C++'s remainder the dividend's sign, so ports
+	// from min_port up to |width| - 1 above it (16000/15000: 16000..16998,
+	// real 0.3.9 listened on 16362 and 16681).
+	switch w := hi - lo + 1; {
+	case w == 0:
+		e.crashed = &engine.ProcessDied{Signal: "SIGFPE", Reason: fmt.Sprintf("findAvailableTcpPort: integer division by zero (port range %d..%d)", lo, hi)}
+		return 0, nil, e.crashed
+	case w < 0:
+		hi = lo - w - 1
 	}
 	start := lo
 	if e.cfg.PortRand != nil {
@@ -1312,7 +1402,11 @@ func (e *Engine) Close(ctx context.Context) {
 			e.logf(mlog.Error, "Failed to remove location of %s", e.serverName)
 		}
 	}
-	e.ReleasePorts()
+	if !e.leaked {
+		// A leaked transport keeps the metadata and its P2P listener, so
+		// the RPC port, until the process ends (ReleasePorts).
+		e.ReleasePorts()
+	}
 	e.regions = nil
 	e.nics = nil
 	e.transports = nil
