@@ -50,7 +50,7 @@ func (p *Process) importStore() error {
 		return nil
 	}
 	p.imported = true
-	if err := client.LoadGlobalConfig(p.w.profile, p.env, mlog.Trace{T: p.w.trace, Source: "mooncake:" + p.node}); err != nil {
+	if err := client.LoadGlobalConfig(p.w.profile, p.env, mlog.Trace{T: p.w.trace, Source: "mooncake:" + p.node, Min: mlog.MinLevel(p.env)}); err != nil {
 		p.dead = err
 		return err
 	}
@@ -117,7 +117,7 @@ func (p *Process) deps(source, stream string) client.Deps {
 	return client.Deps{
 		Node: p.node, Host: host, Profile: p.w.profile,
 		Clock:  modelClock{start: p.w.start, s: p.w.scale, g: &p.w.gate, st: &p.w.stalls},
-		Log:    mlog.Trace{T: p.w.trace, Source: source},
+		Log:    mlog.Trace{T: p.w.trace, Source: source, Min: mlog.MinLevel(p.env)},
 		Env:    p.env,
 		Rand:   rng.Stream(p.w.spec.Seed, stream),
 		Mem:    p.mem,

@@ -398,11 +398,11 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"12001"}, "boundary": {"65535"}, "invalid": {"65536"}},
 	},
 	{
-		Name: "MC_LOG_LEVEL", Scope: ScopeEnv, Reader: "transfer engine", Type: "string",
+		Name: "MC_LOG_LEVEL", Scope: ScopeEnv, Reader: "transfer engine", Type: "string", Modelled: true,
 		Doc: "TRACE, INFO, WARNING or ERROR",
 		Rules: []Rule{{
 			Parse: ParseString, Default: "INFO",
-			Invalid: "exact, case-sensitive match; anything else (\"debug\", \"info\") silently keeps INFO",
+			Invalid: "exact, case-sensitive match; anything else (\"debug\", \"info\") silently keeps INFO. It is glog's minloglevel for the whole process: WARNING drops every INFO line of the store client and the transfer engine (real 0.3.9, 0.3.13.post1)",
 			Source:  "v0.3.0 mooncake-transfer-engine/src/config.cpp:182; v0.3.12.post1 config.cpp:389",
 		}},
 		Samples: map[string][]string{"valid": {"INFO"}, "boundary": {"TRACE"}, "invalid": {"info"}},
@@ -418,12 +418,12 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"1"}, "boundary": {""}, "invalid": {"0"}},
 	},
 	{
-		Name: "MC_METADATA_CLUSTER_ID", Scope: ScopeEnv, Reader: "transfer engine", Type: "string",
+		Name: "MC_METADATA_CLUSTER_ID", Scope: ScopeEnv, Reader: "transfer engine", Type: "string", Modelled: true,
 		Doc:   "prefix of the TE's metadata keys (mooncake/<id>/…)",
 		Since: "0.3.7.post1",
 		Rules: []Rule{{
 			Parse:   ParseString,
-			Invalid: "used as is; processes with different ids do not see each other's segments",
+			Invalid: "used as is, a '/' appended; processes with different ids do not see each other's segments (real 0.3.9, 0.3.13.post1: 404, -800 at every put into the other's segment)",
 			Source:  "v0.3.7.post1 mooncake-transfer-engine/src/transfer_metadata.cpp:81; v0.3.12.post1 transfer_metadata.cpp:153",
 		}},
 		Samples: map[string][]string{"valid": {"cluster-a"}, "boundary": {""}, "invalid": {"a/b"}},

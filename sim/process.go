@@ -39,7 +39,7 @@ func (p *Process) importStore() error {
 		return err
 	}
 	p.imported = true
-	log := mlog.Trace{T: p.w.tr, Source: "mooncake:" + p.node}
+	log := mlog.Trace{T: p.w.tr, Source: "mooncake:" + p.node, Min: mlog.MinLevel(p.env)}
 	if err := client.LoadGlobalConfig(p.w.profile, p.env, log); err != nil {
 		p.dead = err
 		return err

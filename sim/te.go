@@ -65,7 +65,7 @@ func (t *transferEngine) Initialize(ctx context.Context, localHostname, metadata
 	}
 	rc := t.py.Initialize(ctx, localHostname, metadataServer, protocol, deviceName)
 	if rc == 0 {
-		t.p.w.registerTE(t.py.Engine(), t.p.node, t.p.mem, mlog.Trace{T: t.p.w.tr, Source: "mooncake:" + t.p.node})
+		t.p.w.registerTE(t.py.Engine(), t.p.node, t.p.mem, mlog.Trace{T: t.p.w.tr, Source: "mooncake:" + t.p.node, Min: mlog.MinLevel(t.p.env)})
 	}
 	return rc, nil
 }

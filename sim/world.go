@@ -250,7 +250,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 	}
 	return client.Deps{
 		Node: node, Host: host, Profile: w.profile, Clock: clock,
-		Log: mlog.Trace{T: w.tr, Source: source}, Env: env, Rand: w.k.Stream(stream), PortRand: w.k.Stream(stream + "/rpc_port"), Mem: mem,
+		Log: mlog.Trace{T: w.tr, Source: source, Min: mlog.MinLevel(env)}, Env: env, Rand: w.k.Stream(stream), PortRand: w.k.Stream(stream + "/rpc_port"), Mem: mem,
 		Master:   masterTransport{w: w, from: node, clock: clock, pool: w.newPool(w.profile.HeartbeatAfterMount)},
 		Metadata: metadataHTTP{w: w, from: node, clock: clock},
 		Etcd:     metadataEtcd{w: w, from: node, clock: clock},
@@ -259,8 +259,9 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Clients:  clientTransport{w: w, from: node, clock: clock},
 		JoinPing: w.joinPing,
 		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,
-		FileExists: func(path string) bool { return strings.TrimSuffix(path, "/") == OffloadDir },
-		Disk:       w.disk, OffloadPeer: w.offloadPeer,
+		PingStarted: func(rc *client.RealClient) { w.watch(rc, nil, mem) },
+		FileExists:  func(path string) bool { return strings.TrimSuffix(path, "/") == OffloadDir },
+		Disk:        w.disk, OffloadPeer: w.offloadPeer,
 	}
 }
 

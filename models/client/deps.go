@@ -118,6 +118,10 @@ type Deps struct {
 	// turn, each with a master stub, then calls c.RemountDone. nil = the
 	// steps run inline in the ping iteration.
 	Remount func(c *RealClient, steps []RemountStep)
+	// PingStarted: c's ping thread starts during setup (before 0.3.11 it
+	// starts at connect), so it pings while setup goes on; nil = the
+	// engine picks ping threads up when the call returns.
+	PingStarted func(c *RealClient)
 	// WaitMountLock waits while c's remount holds mounted_segments_mutex_
 	// (RemountDone releases it); nil = it is never held across a wait.
 	WaitMountLock func(ctx context.Context, c *RealClient) error

@@ -455,6 +455,9 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 	c.pinging = (c.p.Heartbeat || c.haEndpoints != "") && !c.p.HeartbeatAfterMount
 	c.pingSince = c.d.Clock.Now()
 	c.pingOK, c.pingFails = true, 0
+	if c.pinging && c.d.PingStarted != nil {
+		c.d.PingStarted(c)
+	}
 	if cfg, err := c.ms.GetStorageConfig(ctx); err != nil {
 		c.rpcLog(err)
 		c.logf(mlog.Error, "Failed to get storage config from master")
@@ -815,6 +818,15 @@ func (c *RealClient) registerLocal(ctx context.Context, ptr uint64, size int64) 
 func (c *RealClient) mountSegment(ctx context.Context, buf engine.Buffer, protocol string) mooncake.ErrorCode {
 	if code := c.checkRegisterParams(buf.Ptr, buf.Size); code != mooncake.OK {
 		return code
+	}
+	// It holds mounted_segments_mutex_ from here: a remount the ping thread
+	// started first (before 0.3.11 it pings from connect, so its first
+	// ping finds the client unknown) runs with no segment, and the mount
+	// comes after it (real 0.3.9: no segment_already_exists).
+	if c.mountLocked && c.d.WaitMountLock != nil {
+		if err := c.d.WaitMountLock(ctx, c); err != nil {
+			return mooncake.INTERNAL_ERROR
+		}
 	}
 	if rc := c.te.RegisterLocalMemory(ctx, buf.Ptr, buf.Size, true); rc != 0 {
 		if c.p.MountFailNamesSegment {

@@ -22,13 +22,42 @@ type Logger interface {
 type Trace struct {
 	T      *trace.Trace
 	Source string
+	// Min drops lines below this level ("" = none): glog's minloglevel
+	// (MinLevel).
+	Min string
 }
 
 // Log implements Logger.
 func (l Trace) Log(level, text string) {
-	if l.T != nil {
+	if l.T != nil && rank(level) >= rank(l.Min) {
 		l.T.Log(l.Source, level, text)
 	}
+}
+
+// MinLevel is the least level a process with env prints: the transfer
+// engine's config sets glog's FLAGS_minloglevel from MC_LOG_LEVEL for the
+// whole process, its store client included — "WARNING" or "ERROR" exactly
+// (case-sensitive), anything else INFO (config.cpp v0.3.9:211-225,
+// v0.3.12.post1:389; real 0.3.9 and 0.3.13.post1 with WARNING print no
+// INFO line of SGLang's process, the master's as ever).
+func MinLevel(env map[string]string) string {
+	switch v := env["MC_LOG_LEVEL"]; v {
+	case Warning, Error:
+		return v
+	}
+	return ""
+}
+
+func rank(level string) int {
+	switch level {
+	case Warning:
+		return 1
+	case Error:
+		return 2
+	case Fatal:
+		return 3
+	}
+	return 0
 }
 
 // Discard drops every line.

@@ -43,7 +43,7 @@ func RunBench(ctx context.Context, cfg Config, clock engine.Clock, f BenchFlags)
 		return abortEnd(), nil
 	}
 	if e.installTCP(ctx) != 0 {
-		if e.cfg.Profile.FailedInstallDeletesTransport && e.metaURL != "" && !e.del(ctx, segmentKey(e.serverName)) {
+		if e.cfg.Profile.FailedInstallDeletesTransport && e.metaURL != "" && !e.del(ctx, e.segmentKey(e.serverName)) {
 			e.logf(mlog.Error, "Failed to unregister segment descriptor, name %s", e.serverName)
 		}
 		if f.Mode == "initiator" {

@@ -88,10 +88,12 @@ type Engine struct {
 	// crashed: the process died in init (findAvailableTcpPort's modulo
 	// by zero, SIGFPE).
 	crashed error
+	// clusterPrefix: MC_METADATA_CLUSTER_ID with its '/', "" unset.
+	clusterPrefix string
 	// tcpPort: the TCP transport's own port (findAvailableTcpPort, from
 	// 0.3.5; the RPC port + 1 before).
 	tcpPort int
-	metaURL      string // "" for P2PHANDSHAKE
+	metaURL string // "" for P2PHANDSHAKE
 	// etcd is the endpoint list of an etcd metadata service ("" = HTTP or
 	// P2PHANDSHAKE).
 	etcd       string
@@ -647,6 +649,7 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		e.handshake = true
 		e.serverName = host + ":" + strconv.Itoa(p)
 		e.logf(mlog.Info, "Transfer Engine RPC using P2P handshake, listening on %s:%d", host, p)
+		e.loadClusterID()
 	} else {
 		switch proto, domain := ParseConnectionString(metadataConn); proto {
 		case "http", "https":
@@ -666,10 +669,11 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 			// held; the handshake daemon binds it at install (legacyBind).
 			e.rpcPort, e.legacy = port, true
 			e.logf(mlog.Info, "Transfer Engine RPC using legacy/P2P, listening on %s:%d", host, port)
+			e.loadClusterID()
 			if e.noPlugin != "" {
 				return e.abortNoPlugin()
 			}
-			if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
+			if !e.put(ctx, e.rpcMetaKey(e.serverName), e.rpcMetaBody()) {
 				e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
 				return mooncake.ERR_METADATA
 			}
@@ -696,13 +700,14 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 			}
 		}
 		e.logf(mlog.Info, "Transfer Engine RPC using new RPC mapping, listening on %s:%d", host, p)
+		e.loadClusterID()
 		if e.noPlugin != "" {
 			return e.abortNoPlugin()
 		}
 		if e.cfg.Profile.RPCMetaGetBeforePut && e.etcd == "" {
-			e.get(ctx, rpcMetaKey(e.serverName)) // logged when it fails; the PUT follows
+			e.get(ctx, e.rpcMetaKey(e.serverName)) // logged when it fails; the PUT follows
 		}
-		if !e.put(ctx, rpcMetaKey(e.serverName), e.rpcMetaBody()) {
+		if !e.put(ctx, e.rpcMetaKey(e.serverName), e.rpcMetaBody()) {
 			e.logf(mlog.Error, "Failed to set location of %s", e.serverName)
 			return mooncake.ERR_METADATA
 		}
@@ -886,7 +891,7 @@ func (e *Engine) installTCP(ctx context.Context) int {
 		case e.handshake:
 			e.logf(mlog.Error, "Local segment descriptor not found")
 		case e.metaURL != "" && e.etcd == "":
-			if _, ok := e.get(ctx, segmentKey(e.serverName)); !ok {
+			if _, ok := e.get(ctx, e.segmentKey(e.serverName)); !ok {
 				e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", e.serverName)
 			}
 		}
@@ -938,7 +943,7 @@ func (e *Engine) legacyBind(ctx context.Context) bool {
 	}
 	e.logf(mlog.Error, "SocketHandShakePlugin: bind (port %d): Address already in use [98]", e.rpcPort)
 	e.logf(mlog.Error, "TcpTransport: cannot start handshake daemon")
-	if !e.del(ctx, segmentKey(e.serverName)) {
+	if !e.del(ctx, e.segmentKey(e.serverName)) {
 		e.logf(mlog.Error, "Failed to unregister segment descriptor, name %s", e.serverName)
 	}
 	e.logf(mlog.Error, "Failed to install TCP transport")
@@ -1088,7 +1093,7 @@ func (e *Engine) publishSegment(ctx context.Context) int {
 		proto = "rdma"
 	}
 	body, _ := json.Marshal(segmentDesc{Buffers: bufs, Name: e.serverName, Protocol: proto})
-	if !e.put(ctx, segmentKey(e.serverName), body) {
+	if !e.put(ctx, e.segmentKey(e.serverName), body) {
 		e.logf(mlog.Error, "Failed to register segment descriptor, name %s protocol %s", e.serverName, proto)
 		return mooncake.ERR_METADATA
 	}
@@ -1112,8 +1117,29 @@ type segmentBuffer struct {
 
 // segmentKey and rpcMetaKey are a segment's descriptor and rpc_meta keys in
 // the metadata service (TransferMetadata::getFullMetadataKey, kRpcMetaPrefix).
-func segmentKey(name string) string { return "mooncake/ram/" + name }
-func rpcMetaKey(name string) string { return "mooncake/rpc_meta/" + name }
+// segmentKey and rpcMetaKey are the metadata keys of a segment and of a
+// location: "mooncake/" + MC_METADATA_CLUSTER_ID's prefix (clusterPrefix).
+func (e *Engine) segmentKey(name string) string { return "mooncake/" + e.clusterPrefix + "ram/" + name }
+func (e *Engine) rpcMetaKey(name string) string {
+	return "mooncake/" + e.clusterPrefix + "rpc_meta/" + name
+}
+
+// loadClusterID is TransferMetadata's constructor's MC_METADATA_CLUSTER_ID
+// (transfer_metadata.cpp v0.3.7.post1:81, v0.3.12.post1:153): a non-empty
+// value, with a '/' appended when it lacks one, goes between "mooncake/"
+// and every key, so processes with different ids find none of each
+// other's segments or locations.
+func (e *Engine) loadClusterID() {
+	v, set := e.env("MC_METADATA_CLUSTER_ID")
+	if !set || v == "" || !mooncake.ParseKnob(e.cfg.Profile.Version, "MC_METADATA_CLUSTER_ID", v, true).Read {
+		return
+	}
+	if !strings.HasSuffix(v, "/") {
+		v += "/"
+	}
+	e.clusterPrefix = v
+	e.logf(mlog.Info, "Using metadata cluster ID: mooncake/%s", v)
+}
 
 // rpcMetaBody is the rpc_meta value this engine publishes.
 func (e *Engine) rpcMetaBody() []byte {
@@ -1146,7 +1172,7 @@ func (e *Engine) RePublishRpcMetaEntry(ctx context.Context) int {
 	if e.metaURL == "" && e.etcd == "" {
 		return 0
 	}
-	key := rpcMetaKey(e.serverName)
+	key := e.rpcMetaKey(e.serverName)
 	body := e.rpcMetaBody()
 	if old, ok := e.get(ctx, key); ok && sameRPCMeta(old, body) {
 		return 0
@@ -1353,7 +1379,7 @@ func (e *Engine) removeSegmentDesc(ctx context.Context, exists bool) {
 		}
 		return
 	}
-	if !e.del(ctx, segmentKey(e.serverName)) {
+	if !e.del(ctx, e.segmentKey(e.serverName)) {
 		e.logf(mlog.Error, "Failed to unregister segment descriptor, name %s", e.serverName)
 	}
 }
@@ -1398,7 +1424,7 @@ func (e *Engine) Close(ctx context.Context) {
 		e.removeSegmentDesc(ctx, true)
 	}
 	if e.metaURL != "" && e.serverName != "" {
-		if !e.del(ctx, rpcMetaKey(e.serverName)) {
+		if !e.del(ctx, e.rpcMetaKey(e.serverName)) {
 			e.logf(mlog.Error, "Failed to remove location of %s", e.serverName)
 		}
 	}
@@ -1445,7 +1471,7 @@ func (e *Engine) RPCMetaEntry(ctx context.Context, name string) (RPCMeta, bool) 
 	if m, ok := e.rpcMeta[name]; ok {
 		return m, true
 	}
-	body, ok := e.get(ctx, rpcMetaKey(name))
+	body, ok := e.get(ctx, e.rpcMetaKey(name))
 	if !ok {
 		e.logf(mlog.Error, "Failed to find location of %s", name)
 		return RPCMeta{}, false
@@ -1476,7 +1502,7 @@ func (e *Engine) OpenSegment(ctx context.Context, name string) bool {
 	if e.metaURL == "" && e.etcd == "" || name == e.serverName || e.segDescs[name] {
 		return true
 	}
-	if _, ok := e.get(ctx, segmentKey(name)); !ok {
+	if _, ok := e.get(ctx, e.segmentKey(name)); !ok {
 		e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", name)
 		return false
 	}
