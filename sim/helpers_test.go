@@ -95,28 +95,25 @@ func (e *env) logs(source string) []string {
 
 // listenPort is the RPC port the process's transfer engine drew
 // (findAvailableTcpPort, seeded), from its "listening on" line.
-// tcpListenPort is the TCP transport's port in its "listen on port" line.
-func tcpListenPort(lines []string) int {
-	re := regexp.MustCompile(`^TcpTransport: listen on port (\d+)$`)
-	for _, l := range lines {
-		if m := re.FindStringSubmatch(l); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return n
-		}
-	}
-	Expect(lines).To(ContainElement(MatchRegexp(re.String())), "no \"listen on port\" line")
-	return 0
+func listenPort(lines []string) int {
+	return portOf(lines, `^Transfer Engine RPC using .*, listening on [^ ]+:(\d+)$`)
 }
 
-func listenPort(lines []string) int {
-	re := regexp.MustCompile(`^Transfer Engine RPC using .*, listening on [^ ]+:(\d+)$`)
+// tcpListenPort is the TCP transport's port (its own draw from 0.3.5).
+func tcpListenPort(lines []string) int {
+	return portOf(lines, `^TcpTransport: listen on port (\d+)$`)
+}
+
+// portOf is the port of the first line matching pattern (its group 1).
+func portOf(lines []string, pattern string) int {
+	re := regexp.MustCompile(pattern)
 	for _, l := range lines {
 		if m := re.FindStringSubmatch(l); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return n
 		}
 	}
-	Expect(lines).To(ContainElement(MatchRegexp(re.String())), "no \"listening on\" line")
+	Expect(lines).To(ContainElement(MatchRegexp(pattern)), "no line like %s", pattern)
 	return 0
 }
 
