@@ -429,11 +429,11 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"cluster-a"}, "boundary": {""}, "invalid": {"a/b"}},
 	},
 	{
-		Name: "MC_RPC_PROTOCOL", Scope: ScopeEnv, Reader: "store client", Type: "string",
+		Name: "MC_RPC_PROTOCOL", Scope: ScopeEnv, Reader: "store client", Type: "string", Modelled: true,
 		Doc:   "\"rdma\" runs client→master RPCs over ibverbs; anything else TCP",
 		Since: "0.3.6",
 		Rules: []Rule{{
-			Parse: ParseString, Default: "tcp", Invalid: "anything but exactly \"rdma\" is TCP",
+			Parse: ParseString, Default: "tcp", Invalid: "anything but exactly \"rdma\" is TCP; \"rdma\" on a host with no RDMA device crashes the store client's first master connect (SIGSEGV, real 0.3.7.post2 … 0.3.14)",
 			Source: "v0.3.6 mooncake-store/include/master_client.h:26; v0.3.12.post1 master_client.h:68",
 		}},
 		Samples: map[string][]string{"valid": {"tcp"}, "boundary": {"RDMA"}, "invalid": {"udp"}},

@@ -445,6 +445,15 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		}
 		c.msAddr, c.haEndpoints = addr, strings.TrimPrefix(a.MasterServerAddr, haPrefix)
 	}
+	if v, ok := c.d.Env["MC_RPC_PROTOCOL"]; ok && v == "rdma" && len(c.d.Host.RDMA) == 0 &&
+		mooncake.ParseKnob(c.p.Version, "MC_RPC_PROTOCOL", v, true).Read {
+		// MasterClient's pool then makes coro_rpc ib_socket clients
+		// (master_client.h v0.3.9:32), and the first connect on a host
+		// with no RDMA device crashes the process (real 0.3.7.post2 …
+		// 0.3.14: SIGSEGV after "Client metrics enabled but reporting
+		// disabled", nothing logged by Mooncake; docs/REAL-FINDINGS.md §78).
+		return false, segfault("Segmentation fault in MasterClient::Connect: MC_RPC_PROTOCOL=rdma on a host with no RDMA device")
+	}
 	c.ms = c.d.Master.Master(c.msAddr, c.t)
 	if !c.connect(ctx) {
 		return false, nil
