@@ -77,7 +77,7 @@ remedy:
 				r + `:6:44: hostpool.draft: shares_main: true takes no other field (the draft is the main pool's tensors)` + "\n" +
 				r + `:6:44: hostpool.draft: storage.backend embedding has no draft pool (its pool is the embedding cpu_pool)` + "\n" +
 				r + `:7:22: get: page I/O is not modelled for storage.backend embedding; steps may be init, sleep, health_check, call, put, fetch, te, bench` + "\n" +
-				r + `:8:25: expect.dies.signal: "SIGTERM" is not one of SIGSEGV, SIGABRT` + "\n" +
+				r + `:8:25: expect.dies.signal: "SIGTERM" is not one of SIGSEGV, SIGABRT, SIGFPE` + "\n" +
 				r + `:10:12: by_version.0.3.9: ok: true and dies contradict each other` + "\n" +
 				r + `:12:20: remedy.hostpools: unknown node "tp1"; nodes: tp0` + "\n" +
 				r + `:13:11: remedy.expect: raises and dies contradict each other (a dead process raises nothing)`))
