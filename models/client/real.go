@@ -832,10 +832,8 @@ func (c *RealClient) mountSegment(ctx context.Context, buf engine.Buffer, protoc
 	// started first (before 0.3.11 it pings from connect, so its first
 	// ping finds the client unknown) runs with no segment, and the mount
 	// comes after it (real 0.3.9: no segment_already_exists).
-	if c.mountLocked && c.d.WaitMountLock != nil {
-		if err := c.d.WaitMountLock(ctx, c); err != nil {
-			return mooncake.INTERNAL_ERROR
-		}
+	if err := c.lockMountedSegments(ctx); err != nil {
+		return mooncake.INTERNAL_ERROR
 	}
 	if rc := c.te.RegisterLocalMemory(ctx, buf.Ptr, buf.Size, true); rc != 0 {
 		if c.p.MountFailNamesSegment {
@@ -885,6 +883,15 @@ func (c *RealClient) JoinRemount() {
 	if !c.mountLocked {
 		c.remounting = false
 	}
+}
+
+// lockMountedSegments takes mounted_segments_mutex_: it waits while a
+// remount thread holds it.
+func (c *RealClient) lockMountedSegments(ctx context.Context) error {
+	if !c.mountLocked || c.d.WaitMountLock == nil {
+		return nil
+	}
+	return c.d.WaitMountLock(ctx, c)
 }
 
 // MountLocked reports whether a remount thread holds mounted_segments_mutex_.
@@ -1203,8 +1210,8 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 	if err != nil {
 		return hostmem.Content{}, c.code(err)
 	}
-	if localEndpoints && c.p.GetLocksMountedSegments && c.mountLocked && c.d.WaitMountLock != nil {
-		if err := c.d.WaitMountLock(ctx, c); err != nil {
+	if localEndpoints && c.p.GetLocksMountedSegments {
+		if err := c.lockMountedSegments(ctx); err != nil {
 			return hostmem.Content{}, mooncake.INTERNAL_ERROR
 		}
 	}

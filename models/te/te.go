@@ -90,10 +90,7 @@ type Engine struct {
 	crashed error
 	// clusterPrefix: MC_METADATA_CLUSTER_ID with its '/', "" unset.
 	clusterPrefix string
-	// tcpPort: the TCP transport's own port (findAvailableTcpPort, from
-	// 0.3.5; the RPC port + 1 before).
-	tcpPort int
-	metaURL string // "" for P2PHANDSHAKE
+	metaURL       string // "" for P2PHANDSHAKE
 	// etcd is the endpoint list of an etcd metadata service ("" = HTTP or
 	// P2PHANDSHAKE).
 	etcd       string
@@ -855,7 +852,7 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 // installTCP is TcpTransport::install; its listen port follows the RPC
 // port up to 0.3.4.post2, and is findAvailableTcpPort's from 0.3.5.
 func (e *Engine) installTCP(ctx context.Context) int {
-	e.tcpPort = e.rpcPort + 1
+	tcpPort := e.rpcPort + 1
 	if !e.cfg.Profile.TCPPortAfterRPC && e.cfg.Ports != nil {
 		// Drawn from the RPC port's range, where the RPC port is taken: a
 		// range of one port leaves none (real 0.3.9, 0.3.13.post1,
@@ -876,7 +873,7 @@ func (e *Engine) installTCP(ctx context.Context) int {
 			return -1
 		}
 		e.release = append(e.release, rel)
-		e.tcpPort = port
+		tcpPort = port
 	}
 	if e.cfg.Profile.TCPInstallReadsOwnSegmentDesc {
 		// allocateLocalSegmentID starts from its own name's descriptor
@@ -903,7 +900,7 @@ func (e *Engine) installTCP(ctx context.Context) int {
 		e.logf(mlog.Error, "TcpTransport: cannot publish segments, check the availability of metadata storage")
 		return -1
 	}
-	e.logf(mlog.Info, "TcpTransport: listen on port %d", e.tcpPort)
+	e.logf(mlog.Info, "TcpTransport: listen on port %d", tcpPort)
 	if e.cfg.Profile.TCPPortAfterRPC && e.cfg.Ports != nil {
 		// TcpContext's asio acceptor binds the port after the RPC port,
 		// never checked (Mooncake#601): held by another process, its
