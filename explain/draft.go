@@ -131,7 +131,7 @@ func ShowsError(log string, ev Evidence) bool {
 
 // reErrorWords: a line that says something failed, or ends in an errno
 // ("Bad address [14]").
-var reErrorWords = regexp.MustCompile(`(?i)\b(failed|failure|error|errors|exception|timeout|timed out|refused|not found|not available|cannot|unable)\b|\[\d+\]$`)
+var reErrorWords = regexp.MustCompile(`(?i)\b(failed|failure|error|errors|exception|timeout|timed out|refused|not found|not available|not allowed|cannot|unable)\b|\[\d+\]$`)
 
 // errorLine: glog's E and F lines, any line whose words say it failed
 // (a quoted message without its prefix, a warning ending in an errno), and
