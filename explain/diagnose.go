@@ -135,6 +135,21 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			outcome, ends = 0, ends+" (no outcome points: the log has error lines this cause never prints)"
 		}
 		pts := outcome + math.Max(-2, math.Min(6, c.Score)) - 3*float64(c.bad)
+		var against []string
+		if c.Outcome != okOutcome {
+			// Ending alike is no explanation of Mooncake's own error
+			// lines the cause never prints: each costs it (a log of
+			// "P2P: No valid port found" and setup -1 named an RDMA
+			// device world that ends in -1 too and never prints it).
+			n := 0
+			for _, l := range ev.Lines {
+				if n < MaxUnexplained && mooncakeError(l) && !prints(fp, rc, Cause{Name: c.Scenario, Version: c.Version, Match: &c}, l.Text) {
+					n++
+					pts -= UnexplainedAgainst
+					against = append(against, l.Cite()+" - a Mooncake error this cause never prints")
+				}
+			}
+		}
 		evid := []string{ends}
 		for _, l := range c.MatchedLogs {
 			evid = append(evid, "expected line: "+Humanize(l))
@@ -142,7 +157,6 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		for _, l := range c.ModelLogs {
 			evid = append(evid, "modelled line: "+short(l, 120))
 		}
-		var against []string
 		for _, l := range c.Contradicting {
 			against = append(against, "this cause never prints: "+Humanize(l))
 		}
@@ -451,6 +465,20 @@ func envAgreement(c *Cause, sc *scenarios.Scenario, stated map[string]string) {
 			c.Against = append(c.Against, fmt.Sprintf("the log sets %s=%s, this scenario does not", k, v))
 		}
 	}
+}
+
+// UnexplainedAgainst is what one of Mooncake's own error lines costs a
+// scenario that ends in the log's outcome but never prints the line, for
+// at most MaxUnexplained lines (a long log's many errors are one story).
+const (
+	UnexplainedAgainst = 2.0
+	MaxUnexplained     = 3
+)
+
+// mooncakeError: an E or F line of Mooncake's C++ logger (glog), the
+// lines a scenario's model prints word for word.
+func mooncakeError(l Line) bool {
+	return (l.Level == "E" || l.Level == "F") && l.logger == "glog"
 }
 
 // TelltaleAgainst is what a telltale line of another cause that a

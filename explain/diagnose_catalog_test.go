@@ -202,3 +202,33 @@ func TestDiagnoseSameLinesNotNamed(t *testing.T) {
 		t.Fatalf("verdict %s, ambiguous %q, causes %v", d.Verdict, d.Ambiguous, d.Causes)
 	}
 }
+
+// One of Mooncake's own error lines that a cause ending in the log's
+// outcome never prints costs it UnexplainedAgainst, and says so.
+func TestDiagnoseUnexplainedMooncakeError(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	log := "E1201 12:00:00.000000 1 transfer_metadata_plugin.cpp:338] PUT http://10.0.0.1:8080/metadata/?key=mooncake%2Frpc_meta%2F10.0.0.2%3A12345 http=404 body: 404: Not Found\n" +
+		"E1201 12:00:00.000100 1 transfer_metadata.cpp:520] Failed to set location of 10.0.0.2:12345\n" +
+		"E1201 12:00:00.000200 1 client_service.cpp:200] Failed to initialize transfer engine, rc=-200\n" +
+		"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
+	const extra = "E1201 11:59:59.000000 1 rdma_context.cpp:99] Widget frobnication failed on mlx5_0\n"
+	points := func(log string) explain.Cause {
+		d, err := explain.Diagnose(cat, fp, log, "0.3.9")
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(d.Causes, func(c explain.Cause) bool { return c.Name == "setup/http-metadata-wrong-path" })
+		if i != 0 {
+			t.Fatalf("setup/http-metadata-wrong-path at %d in %v", i, d.Causes)
+		}
+		return d.Causes[i]
+	}
+	base, with := points(log), points(extra+log)
+	if got := base.Points - with.Points; got != explain.UnexplainedAgainst {
+		t.Errorf("the unexplained line cost %.2f points (%.2f → %.2f), want %.2f", got, base.Points, with.Points, explain.UnexplainedAgainst)
+	}
+	want := "line 1 (rdma_context.cpp:99): Widget frobnication failed on mlx5_0 - a Mooncake error this cause never prints"
+	if !slices.Contains(with.Against, want) {
+		t.Errorf("against = %q, want it to hold %q", with.Against, want)
+	}
+}
