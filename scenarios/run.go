@@ -147,6 +147,14 @@ func runVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 		res.Verdict, res.Reason = Skip, err.Error()
 		return res
 	}
+	if Wall(eng) && !InContainers(eng) {
+		release, err := claimFixedPorts(ctx, sc)
+		if err != nil {
+			res.Verdict, res.Reason = Error, err.Error()
+			return res
+		}
+		defer release()
+	}
 	r := &run{sc: sc, eng: eng, version: version, opts: opts, log: opts.logger().With("scenario", sc.Name, "engine", eng.Name(), "version", version)}
 	r.execute(ctx, &res)
 	if opts.Invariants != nil && sc.Expect.Invariants && res.Verdict == Pass {
