@@ -98,16 +98,21 @@ func (d Diagnosis) Top() (Cause, bool) {
 // the nearest. version, when not empty, is the Mooncake version the user
 // gives; otherwise the one the log states is used when faultlab models it.
 func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version string) (Diagnosis, error) {
+	cls, err := Classes()
+	if err != nil {
+		return Diagnosis{}, err
+	}
+	return diagnose(catalog, fp, cls, log, version)
+}
+
+// diagnose is Diagnose with the cause classes given (a test leaves one out).
+func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, version string) (Diagnosis, error) {
 	log, ev := readLog(log)
 	d := Diagnosis{Evidence: ev, Causes: []Cause{}, Threshold: Threshold, text: log}
 	if version != "" {
 		d.MooncakeVersion, d.VersionFrom = version, "given"
 	} else if v := KnownMooncakeVersion(ev.MooncakeVersion); v != "" {
 		d.MooncakeVersion, d.VersionFrom = v, "log"
-	}
-	cls, err := Classes()
-	if err != nil {
-		return d, err
 	}
 	// The raw log keeps multi-line messages whole (a pybind11 TypeError);
 	// the stripped lines let a glog-prefixed line match an expected text.
@@ -135,21 +140,6 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 			outcome, ends = 0, ends+" (no outcome points: the log has error lines this cause never prints)"
 		}
 		pts := outcome + math.Max(-2, math.Min(6, c.Score)) - 3*float64(c.bad)
-		var against []string
-		if c.Outcome != okOutcome {
-			// Ending alike is no explanation of Mooncake's own error
-			// lines the cause never prints: each costs it (a log of
-			// "P2P: No valid port found" and setup -1 named an RDMA
-			// device world that ends in -1 too and never prints it).
-			n := 0
-			for _, l := range ev.Lines {
-				if n < MaxUnexplained && mooncakeError(l) && !prints(fp, rc, Cause{Name: c.Scenario, Version: c.Version, Match: &c}, l.Text) {
-					n++
-					pts -= UnexplainedAgainst
-					against = append(against, l.Cite()+" - a Mooncake error this cause never prints")
-				}
-			}
-		}
 		evid := []string{ends}
 		for _, l := range c.MatchedLogs {
 			evid = append(evid, "expected line: "+Humanize(l))
@@ -157,6 +147,7 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		for _, l := range c.ModelLogs {
 			evid = append(evid, "modelled line: "+short(l, 120))
 		}
+		var against []string
 		for _, l := range c.Contradicting {
 			against = append(against, "this cause never prints: "+Humanize(l))
 		}
@@ -164,12 +155,15 @@ func Diagnose(catalog []*scenarios.Scenario, fp Fingerprints, log, version strin
 		byName[c.Scenario] = len(all)
 		all = append(all, Cause{Kind: "scenario", Name: c.Scenario, Version: c.Version, Cause: Humanize(c.Cause), Outcome: c.Outcome,
 			Points: pts, Evidence: evid, Against: against, Remedy: Humanize(c.Remedy), Match: &m, order: len(all)})
+		if c.Outcome != okOutcome {
+			unexplained(fp, rc, &all[len(all)-1], ev.Lines)
+		}
 	}
 	if !raisedException.MatchString(log) {
 		// Cut before the outcome (or never reaching one; a traceback cut
 		// before its exception line): the catalog scenarios by their lines
 		// alone.
-		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), d.MooncakeVersion, w, byName, rc) {
+		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), ev.Lines, d.MooncakeVersion, w, byName, rc) {
 			c.order = len(all)
 			byName[c.Name] = len(all)
 			all = append(all, c)
@@ -353,7 +347,7 @@ const PartialWeight = 0.5
 // rare lines they expect or print at a version that the log has (IDF over
 // the catalog, times PartialWeight), less those they say never appear.
 // Lines most scenarios print (servers starting) say nothing of a cause.
-func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string, w within, skip map[string]int, rc *memo) []Cause {
+func partial(catalog []*scenarios.Scenario, fp Fingerprints, log string, lines []Line, version string, w within, skip map[string]int, rc *memo) []Cause {
 	df, n := rc.docFreq(catalog, fp, version)
 	text, masked := mooncake.NormalizeAddresses(log), norm(log)
 	var out []Cause
@@ -411,6 +405,7 @@ func partial(catalog []*scenarios.Scenario, fp Fingerprints, log, version string
 			}
 		}
 		if best != nil {
+			unexplained(fp, rc, best, lines)
 			out = append(out, *best)
 		}
 	}
@@ -474,6 +469,25 @@ const (
 	UnexplainedAgainst = 2.0
 	MaxUnexplained     = 3
 )
+
+// unexplained charges c for Mooncake's own error lines in lines that its
+// runs never print: ending alike (or sharing some lines) explains no other
+// error (a log of "P2P: No valid port found" and setup -1 named an RDMA
+// device world that ends in -1 too and never prints it).
+func unexplained(fp Fingerprints, rc *memo, c *Cause, lines []Line) {
+	cost := UnexplainedAgainst
+	if c.cutShort {
+		cost *= PartialWeight // its lines count at that weight too
+	}
+	n := 0
+	for _, l := range lines {
+		if n < MaxUnexplained && mooncakeError(l) && !prints(fp, rc, *c, l.Text) {
+			n++
+			c.Points -= cost
+			c.Against = append(c.Against, l.Cite()+" - a Mooncake error this cause never prints")
+		}
+	}
+}
 
 // mooncakeError: an E or F line of Mooncake's C++ logger (glog), the
 // lines a scenario's model prints word for word.
