@@ -329,6 +329,16 @@ func (s ClientSpec) ClientEnv(dir string) map[string]string {
 	return out
 }
 
+// ExpandOffloadDir is flags with OffloadDirPlaceholder written as dir: a
+// master's --root_fs_dir under the world's offload directory.
+func ExpandOffloadDir(flags map[string]string, dir string) map[string]string {
+	out := make(map[string]string, len(flags))
+	for k, v := range flags {
+		out[k] = strings.ReplaceAll(v, OffloadDirPlaceholder, dir)
+	}
+	return out
+}
+
 // UsesOffloadDir says whether mooncake_client's env names the offload
 // directory.
 func (s ClientSpec) UsesOffloadDir() bool {
@@ -424,14 +434,19 @@ type NodeSpec struct {
 	// Linux's default (28232 ports: no world here runs out of them).
 	EphemeralPorts int
 	// Build: the CMake options of the node's source build of Mooncake
-	// beyond the wheel's (BuildMNNVL, BuildIntraNVLink); nil = the wheel.
+	// beyond the wheel's (BuildMNNVL, BuildIntraNVLink, BuildAscendDirect);
+	// nil = the wheel.
 	Build []string
+	// NPU is the node's Ascend NPUs and their CANN stack; nil = none.
+	NPU *NPUSpec
 }
 
 // Source-build options a NodeSpec's Build names.
 const (
 	BuildMNNVL       = "mnnvl"        // -DUSE_MNNVL=ON: the cross-node NVLink transport ("nvlink")
 	BuildIntraNVLink = "intra_nvlink" // -DUSE_INTRA_NVLINK=ON: the intra-node one ("nvlink_intra", v0.3.9 on)
+	// -DUSE_ASCEND_DIRECT=ON: the Ascend direct transport ("ascend", ADXL; v0.3.6 on)
+	BuildAscendDirect = "ascend_direct"
 )
 
 // GPUSpec is a node's GPUs and what GPUDirect RDMA they support.

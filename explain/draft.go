@@ -628,6 +628,9 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	if sc.HasLabel(scenarios.LabelNeedsGPU) { // the loader requires it of a world with GPUs
 		labels = append(labels, scenarios.LabelNeedsGPU)
 	}
+	if sc.HasLabel(scenarios.LabelNeedsAscend) { // and of one with NPUs
+		labels = append(labels, scenarios.LabelNeedsAscend)
+	}
 	setKey(root, "labels", node(labels))
 	setKey(root, "mooncake", mapping("versions", []string{version}))
 	config := child(root, "config")

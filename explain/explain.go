@@ -609,6 +609,9 @@ func Remedy(sc *scenarios.Scenario) string {
 	for _, n := range slices.Sorted(maps.Keys(r.GPUs)) {
 		parts = append(parts, gpuRemedy(sc, n, r.GPUs[n])...)
 	}
+	for _, n := range slices.Sorted(maps.Keys(r.NPUs)) {
+		parts = append(parts, npuRemedy(sc, n, r.NPUs[n])...)
+	}
 	if r.Steps != nil {
 		var ss []string
 		for _, s := range r.Steps {

@@ -189,20 +189,20 @@ func (s clientService) Ping(ctx context.Context, dummy string) error {
 	return m.Ping(ctx, dummy)
 }
 
-func (s clientService) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
+func (s clientService) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64, b *client.BufferBatch) (int, error) {
 	m, err := s.svc()
 	if err != nil {
 		return 0, err
 	}
-	return m.PutFrom(ctx, dummy, key, ptr, size)
+	return m.PutFrom(ctx, dummy, key, ptr, size, b)
 }
 
-func (s clientService) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
+func (s clientService) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64, b *client.BufferBatch) (int, error) {
 	m, err := s.svc()
 	if err != nil {
 		return 0, err
 	}
-	return m.GetInto(ctx, dummy, key, ptr, size)
+	return m.GetInto(ctx, dummy, key, ptr, size, b)
 }
 
 func (s clientService) IsExist(ctx context.Context, key string) (int, error) {

@@ -243,13 +243,13 @@ func (c realClientConn) Ping(ctx context.Context, dummy string) error {
 	return c.do(ctx, func() error { return c.stub.Ping(ctx, dummy) })
 }
 
-func (c realClientConn) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
-	err = c.do(ctx, func() (e error) { rc, e = c.stub.PutFrom(ctx, dummy, key, ptr, size); return })
+func (c realClientConn) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64, b *client.BufferBatch) (rc int, err error) {
+	err = c.do(ctx, func() (e error) { rc, e = c.stub.PutFrom(ctx, dummy, key, ptr, size, b); return })
 	return
 }
 
-func (c realClientConn) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
-	err = c.do(ctx, func() (e error) { rc, e = c.stub.GetInto(ctx, dummy, key, ptr, size); return })
+func (c realClientConn) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64, b *client.BufferBatch) (rc int, err error) {
+	err = c.do(ctx, func() (e error) { rc, e = c.stub.GetInto(ctx, dummy, key, ptr, size, b); return })
 	return
 }
 

@@ -585,6 +585,20 @@ var Knobs = []Knob{
 		}},
 		Samples: map[string][]string{"valid": {"fifo", "lru"}, "boundary": {"none"}, "invalid": {"LRU", "random"}},
 	},
+	{
+		Name: "MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR", Scope: ScopeEnv, Reader: "store client", Type: "string", Modelled: true,
+		Doc:   "FileStorage's backend: bucket_storage_backend (default), file_per_key_storage_backend (needs MOONCAKE_OFFLOAD_FSDIR) or offset_allocator_storage_backend; up to 0.3.11.post1 the two others log \"BatchQuerySlices failed with error: INVALID_REPLICA\" every heartbeat with nothing to offload (Mooncake#2138)",
+		Since: "0.3.8.post1",
+		Rules: []Rule{{
+			Parse: ParseString, Default: "bucket_storage_backend",
+			Invalid: "any other name logs \"Unknown storage backend.\" (ERROR) and keeps the bucket backend",
+			Source:  "v0.3.11.post1 mooncake-store/src/file_storage.cpp:24-37, mooncake-store/src/storage_backend.cpp (CreateStorageBackend)",
+		}},
+		// Not offset_allocator_storage_backend: it fallocates its data file
+		// at the total size limit (2 TiB), the host's whole free disk
+		// (REAL-FINDINGS §79); a draw on real must not.
+		Samples: map[string][]string{"valid": {"bucket_storage_backend"}, "boundary": {"file_per_key_storage_backend"}, "invalid": {"bucket"}},
+	},
 	sglangKnob("MOONCAKE_MASTER_METRICS_PORT", "int", "the master's metrics port SGLang's health probe uses (default 9003)",
 		[]string{"9003"}, []string{"65535"}, []string{"http"}),
 	sglangKnob("MOONCAKE_CHECK_SERVER", "bool", "probe the master before setup; true/1/yes/y, false/0/no/n, else a warning and the default",

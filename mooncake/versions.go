@@ -255,6 +255,25 @@ type Profile struct {
 	// only USE_INTRA_NVLINK cannot install ("Unsupported transport nvlink,
 	// please rebuild Mooncake", multi_transport.cpp v0.3.9:287-289).
 	NVLinkSelect, IntraNVLinkFirst bool
+	// AscendDirect: a build with USE_ASCEND_DIRECT installs the Ascend
+	// direct transport ("ascend", ADXL) in TransferEngineImpl::init right
+	// after addRpcMetaEntry, in place of auto-discovery
+	// (transfer_engine_impl.cpp v0.3.8.post1:195-201, v0.3.12.post1:226-232;
+	// ascend_direct_transport.cpp is new in v0.3.6). The rest are its
+	// per-release texts, models/te/ascend.go: AscendConnectTimeoutBranch,
+	// ADXL Connect's TIMEOUT has its own line, "Connect timeout to: …"
+	// (v0.3.8 on; v0.3.8–v0.3.9 go on as if connected, v0.3.8.post1:
+	// 1105-1113), and "Failed to connect to segment" is gone; AscendDisconnectLine,
+	// a failed TransferSync logs "transfer failed and disconnect to:"
+	// (v0.3.8 on, up to v0.3.9); AscendRetry, a failed transfer is retried
+	// once and ends in "Transfer failed to: …, errmsg: …"
+	// (ascend_direct_transport.cpp v0.3.10:795-847); AscendExecutor, the
+	// TransferExecutor split (transfer_executor_base.cpp v0.3.10.post1 on:
+	// "TransferExecutor init failed", one "Retry transfer to:", a shorter
+	// timeout text). AscendConnectTimeoutMs is connect_timeout_'s default
+	// (3000 up to v0.3.7, 10000 from v0.3.8).
+	AscendDirect, AscendConnectTimeoutBranch, AscendDisconnectLine, AscendRetry, AscendExecutor bool
+	AscendConnectTimeoutMs                                                                      int
 	// ForceHCA: MC_FORCE_HCA forbids the TCP fallback of RDMA
 	// auto-discovery (#1259; in transfer_engine.cpp from v0.3.8, absent in
 	// v0.3.7.post2, whose real wheel ignores it).
@@ -394,6 +413,62 @@ type Profile struct {
 	// found: <key>", "BatchQuerySlices failed with error:
 	// OBJECT_NOT_FOUND"; real 0.3.9, REAL-FINDINGS §73).
 	OffloadQueuePins bool
+	// FsReplicaRepins: with --root_fs_dir and --enable_offload, the DISK
+	// replica's PutEnd pushes the complete memory replica to the
+	// offloading queue again and pins it a second time
+	// (PushOffloadingQueue accepts a queued key; master_service.cpp
+	// v0.3.10.post1:867-878); the bucket report unpins it once, so it is
+	// never evicted. PR 1853 (v0.3.11) visits memory replicas only and
+	// refuses a queued key. Real 0.3.10.post1 (REAL-FINDINGS §81).
+	FsReplicaRepins bool
+	// BatchGetFirstComplete: batch_get_into_internal reads a LOCAL_DISK
+	// replica through the offload RPC only when it is the key's one
+	// replica; a key with more goes to Client::BatchGet, which reads the
+	// first complete one, and a LOCAL_DISK one there throws
+	// std::runtime_error("Expected DiskDescriptor") out of
+	// submitFileReadOperation (real_client.cpp v0.3.10.post1:2424,
+	// transfer_task.cpp :668, replica.h :368). v0.3.11 picks by type
+	// (SelectBestReplica: memory, then LOCAL_DISK, then DISK). Real 0.3.9
+	// (REAL-FINDINGS §81).
+	BatchGetFirstComplete bool
+	// BatchGetDiskTempBuffer: batch_get_into_internal reads a DISK replica
+	// into a temporary buffer of the client's local buffer
+	// (client_buffer_allocator_) and then copies it: a client without room
+	// there (mooncake_client: "Local buffer size is 0") fails the key
+	// "Failed to allocate temp buffer for DISK read, key: <key>, size:
+	// <n>", NO_AVAILABLE_HANDLE; the timing line counts such keys in
+	// neither count (real_client.cpp v0.3.11:4440-4490). Before, a DISK
+	// replica was a memory-path key read straight into the caller's
+	// buffer. Real 0.3.11.post1 (REAL-FINDINGS §81).
+	BatchGetDiskTempBuffer bool
+	// OffloadSkipsEmptyHeartbeat: FileStorage::Heartbeat and OffloadObjects
+	// return early when the master handed over no key (PR 2151, in
+	// v0.3.12). Before, a backend other than the bucket one
+	// (MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR file_per_key_ or
+	// offset_allocator_storage_backend) queries an empty batch every
+	// heartbeat: BatchQuery([]) is empty, so BatchQuerySegmentSlices
+	// returns INVALID_REPLICA and OffloadObjects logs "BatchQuerySlices
+	// failed with error: INVALID_REPLICA" (ERROR) on an idle store
+	// (file_storage.cpp v0.3.11.post1:352-359, :382, :713; Mooncake#2138;
+	// real 0.3.11.post1 vs 0.3.12.post1 … 0.3.14, REAL-FINDINGS §79).
+	OffloadSkipsEmptyHeartbeat bool
+	// OffloadHeartbeatRemount: a FileStorage heartbeat that finds its
+	// LOCAL_DISK segment gone (SEGMENT_NOT_FOUND: the master expired the
+	// client or restarted) mounts it again, retries, and re-registers the
+	// keys on disk (file_storage.cpp v0.3.12.post1:785-826,
+	// ReRegisterOffloadedObjects); before, "Failed to send heartbeat with
+	// error: SEGMENT_NOT_FOUND" every interval, offloading stopped until
+	// the process restarts (v0.3.11.post1:507-513).
+	OffloadHeartbeatRemount bool
+	// ExpiryUnmountsDiskSegment: ClientMonitorFunc unmounts an expired
+	// client's LOCAL_DISK segment (master_service.cpp v0.3.10.post2:3815,
+	// v0.3.11.post1:5013-5015), with "client_id=C,
+	// action=unmount_local_disk_segment" (segment.cpp v0.3.11.post1:341)
+	// up to 0.3.12 (ExpiryDiskSegmentLine); 3b5a594's
+	// local_ssd_manager_.UnregisterClient logs nothing. Up to 0.3.10.post1
+	// the segment stays and the heartbeat goes on after expiry (real
+	// 0.3.9, 0.3.10.post1: §79).
+	ExpiryUnmountsDiskSegment, ExpiryDiskSegmentLine bool
 	// BatchGetTimingLine: batch_get_into_internal logs "Time taken for
 	// batch_get_into: Nus, read store: Nus, with memory key count: N,
 	// offload key count: N" (INFO) after each batch with a replica found
@@ -717,6 +792,27 @@ type Profile struct {
 	// shared memory" is gone from 0.3.14's _store.so). Before, -1 with
 	// that text.
 	DummyRegisterOutsideShm bool
+	// DummyAddrMapLine: mooncake_client translates the dummy addresses of
+	// a dummy's batch_put_from and batch_get_into through
+	// map_dummy_addrs_to_real_ptrs, one line for both when one lies
+	// outside every shm it mapped for that dummy: "Dummy buffer at <addr>
+	// (size <n>) not found in any mapped shared memory, client_id=<id>"
+	// (real_client.cpp v0.3.10.post1 :99, v0.3.12.post1 :418, 3b5a594
+	// :532). Before (v0.3.8 .. v0.3.10), each helper has its own:
+	// batch_put_from_dummy_helper's "Dummy buffer at <addr> not found in
+	// any mapped shared memory" (v0.3.9 :1450), batch_get_into_dummy_helper's
+	// "Dummy buffer at <addr> (size <n>) not found in any mapped shared
+	// memory for client <id>" (v0.3.9 :1618). Every key of the batch is
+	// INVALID_PARAMS either way.
+	DummyAddrMapLine bool
+	// DummyHostBuffers: the DummyClient moves the bytes of a registered
+	// buffer outside its shm itself (batch_put_from, batch_get_into work),
+	// and a buffer outside both its shm and what it registered fails the
+	// batch with INVALID_PARAMS and no line: mooncake_client never sees
+	// its address (0.3.14: real runs, docs/REAL-FINDINGS.md §80; no source
+	// here). Before, every address goes to mooncake_client, which logs
+	// "not found in any mapped shared memory" (DummyAddrMapLine).
+	DummyHostBuffers bool
 	// RDMAInstallErrorUntyped: a failed RDMA install under MC_FORCE_HCA
 	// logs "Failed to install RDMA transport" without ", type=rdma"
 	// (0.3.14 cuda13 wheel, real run: 20 of 20 attempts; the same text is
@@ -996,6 +1092,15 @@ func profileOf(v Version) Profile {
 	p.ForceHCA = at("0.3.8")
 	p.NVLinkSelect = at("0.3.9")
 	p.IntraNVLinkFirst = at("0.3.10")
+	p.AscendDirect = at("0.3.6")
+	p.AscendConnectTimeoutBranch = at("0.3.8")
+	p.AscendDisconnectLine = at("0.3.8") && !at("0.3.10")
+	p.AscendRetry = at("0.3.10")
+	p.AscendExecutor = at("0.3.10.post1")
+	p.AscendConnectTimeoutMs = 3000
+	if at("0.3.8") {
+		p.AscendConnectTimeoutMs = 10000
+	}
 	p.StoreMRSizeCheck = at("0.3.6") && !at("0.3.13")
 	p.RegisterParamChecks = at("0.3.6")
 	p.SegmentSplit = at("0.3.5") && !at("0.3.13")
@@ -1016,6 +1121,12 @@ func profileOf(v Version) Profile {
 	p.BucketEvictV2, p.BucketEvictPhysical = at("0.3.12"), at("0.3.13")
 	p.StandaloneOffloadBlocksIO = at("0.3.9") && !at("0.3.11")
 	p.OffloadQueuePins = at("0.3.10")
+	p.FsReplicaRepins = at("0.3.10") && !at("0.3.11")
+	p.BatchGetFirstComplete = at("0.3.9") && !at("0.3.11")
+	p.BatchGetDiskTempBuffer = at("0.3.11")
+	p.OffloadSkipsEmptyHeartbeat, p.OffloadHeartbeatRemount = at("0.3.12"), at("0.3.12")
+	p.ExpiryUnmountsDiskSegment = at("0.3.10.post2")
+	p.ExpiryDiskSegmentLine = at("0.3.10.post2") && !at("0.3.13")
 	p.BatchGetTimingLine = at("0.3.9") && !at("0.3.12")
 	p.HealthCheck = at("0.3.10")
 	p.EmptyHostnameCheck = at("0.3.10")
@@ -1087,6 +1198,8 @@ func profileOf(v Version) Profile {
 	// text follows the build, not the release; docs/REAL-FINDINGS.md §27).
 	p.GenericTransportInstallError = at("0.3.13") && !at("0.3.14")
 	p.DummyRegisterOutsideShm = at("0.3.14")
+	p.DummyAddrMapLine = at("0.3.10.post1")
+	p.DummyHostBuffers = at("0.3.14")
 	p.RDMAInstallErrorUntyped = at("0.3.14")
 	p.MasterConnectDirect = !at("0.3.6")
 	if at("0.3.14") {

@@ -322,6 +322,10 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 		if n.GPU != nil {
 			return engine.Unsupportedf("%s", NeedsGPUReason(n.Name))
 		}
+		if n.NPU != nil {
+			// label needs-ascend: no NPU here, and no wheel carries USE_ASCEND_DIRECT.
+			return engine.Unsupportedf("node %s: needs an Ascend NPU: the real engine has none, and no Mooncake wheel carries USE_ASCEND_DIRECT; the Ascend direct transport runs on sim", n.Name)
+		}
 		if why := rdmaSupported("node "+n.Name, n.RDMA, dir, host); why != "" {
 			return engine.Unsupportedf("%s", why)
 		}

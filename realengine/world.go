@@ -322,6 +322,14 @@ func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports
 			return "", nil, 0, 0, 0, engine.Unsupportedf("mooncake_master %s has no flag --%s", w.spec.MasterVersion(), k)
 		}
 		flags[k] = sf[k]
+		if strings.Contains(sf[k], engine.OffloadDirPlaceholder) {
+			// --root_fs_dir under the world's offload directory.
+			dir, err := w.Addr("offload_dir")
+			if err != nil {
+				return "", nil, 0, 0, 0, err
+			}
+			flags[k] = strings.ReplaceAll(sf[k], engine.OffloadDirPlaceholder, dir)
+		}
 	}
 	for _, k := range sortedKeys(flags) {
 		args = append(args, "--"+k+"="+flags[k])

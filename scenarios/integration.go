@@ -29,6 +29,9 @@ type integration struct {
 const (
 	integrationLocalBuffer = 16 << 20
 	integrationSegment     = 4 << 30
+	// integrationDummyPool is setup_dummy's mem_pool_size, which
+	// DummyClient does not use (Mooncake's standalone example: 64 MiB).
+	integrationDummyPool = 64 << 20
 )
 
 // integrationPut runs a put or fetch step: the node's integration (set up
@@ -42,16 +45,9 @@ func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, ext
 		return nil, err
 	}
 	if !in.setUp {
-		args, err := integrationSetupArgs(in.env)
-		if err != nil {
-			return nil, fmt.Errorf("%s on %s: %w", s.Action, s.Node, err)
-		}
 		in.setUp = true
 		r.integrations[s.Node] = in
-		t0 := r.world.Clock().Now()
-		rc, err := in.store.Setup(ctx, args)
-		r.integrationCall("setup", rc, err, t0)
-		if err != nil || rc != 0 {
+		if rc, err := r.integrationSetup(ctx, s, in); err != nil || rc != 0 {
 			return int64(rc), err
 		}
 	}
@@ -94,9 +90,72 @@ func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, ext
 	return int64(rc), nil
 }
 
+// integrationSetup is the integration's setup on its first put or fetch
+// step: setup() from the node's MOONCAKE_* settings, or, with
+// MOONCAKE_STANDALONE_STORAGE true, setup_dummy(mem_pool_size,
+// local_buffer_size, MOONCAKE_CLIENT) as Mooncake's standalone example
+// makes it (a dummy client of the node's mooncake_client).
+func (r *run) integrationSetup(ctx context.Context, s Step, in integration) (int, error) {
+	if on, err := integrationStandalone(in.env); err != nil || on {
+		if err != nil {
+			return 0, fmt.Errorf("%s on %s: %w", s.Action, s.Node, err)
+		}
+		addr := in.env["MOONCAKE_CLIENT"]
+		if addr == "" {
+			return 0, fmt.Errorf("%s on %s: MOONCAKE_CLIENT is required with MOONCAKE_STANDALONE_STORAGE (setup_dummy's server_address)", s.Action, s.Node)
+		}
+		local, err := integrationLocalBufferSize(in.env)
+		if err != nil {
+			return 0, fmt.Errorf("%s on %s: %w", s.Action, s.Node, err)
+		}
+		t0 := r.world.Clock().Now()
+		rc, err := in.store.SetupDummy(ctx, integrationDummyPool, local, addr)
+		r.integrationCall("setup_dummy", rc, err, t0)
+		return rc, err
+	}
+	args, err := integrationSetupArgs(in.env)
+	if err != nil {
+		return 0, fmt.Errorf("%s on %s: %w", s.Action, s.Node, err)
+	}
+	t0 := r.world.Clock().Now()
+	rc, err := in.store.Setup(ctx, args)
+	r.integrationCall("setup", rc, err, t0)
+	return rc, err
+}
+
+// integrationStandalone reads MOONCAKE_STANDALONE_STORAGE (SGLang's name
+// for the same choice; absent: false).
+func integrationStandalone(env map[string]string) (bool, error) {
+	v, ok := env["MOONCAKE_STANDALONE_STORAGE"]
+	if !ok {
+		return false, nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("MOONCAKE_STANDALONE_STORAGE %q: want a boolean", v)
+	}
+	return on, nil
+}
+
+// integrationBuffer is a zero-copy step's buffer of size bytes from the
+// step's allocator: host memory of the integration's own, or Mooncake's
+// shared memory (MooncakeHostMemAllocator).
+func (r *run) integrationBuffer(ctx context.Context, s Step, in integration, size int64) (engine.Buffer, error) {
+	alloc := engine.AllocDefault
+	if s.Allocator == BufferMooncake {
+		alloc = engine.AllocMooncakeShm
+	}
+	buf, err := in.proc.Alloc(ctx, alloc, size)
+	if err != nil {
+		return engine.Buffer{}, fmt.Errorf("%s on %s: allocate the %s buffer (%s): %w", s.Action, s.Node, s.Action, alloc, err)
+	}
+	return buf, nil
+}
+
 // integrationBatchPut is a batch put step: a buffer of len(Keys)*Size
-// bytes of host memory (engine.AllocDefault), registered once with register_buffer
-// (its code is the step's when it fails), then one batch_put_from of the
+// bytes from the step's allocator (integrationBuffer), registered once with
+// register_buffer unless the step says unregistered (its code is the
+// step's when it fails), then one batch_put_from of the
 // keys from consecutive slices; its codes are the step's result and count
 // one per key in batch_put_from's codes. With SkipExisting,
 // batch_is_exist first (its answers count in batch_is_exist's codes), and
@@ -124,22 +183,24 @@ func (r *run) integrationBatchPut(ctx context.Context, s Step, in integration) (
 		}
 	}
 	size := int64(s.Size)
-	buf, err := in.proc.Alloc(ctx, engine.AllocDefault, size*int64(len(keys)))
+	buf, err := r.integrationBuffer(ctx, s, in, size*int64(len(keys)))
 	if err != nil {
-		return nil, fmt.Errorf("put on %s: allocate the batch's buffer: %w", s.Node, err)
+		return nil, err
 	}
-	t0 := r.world.Clock().Now()
-	rc, err := in.store.RegisterBuffer(ctx, buf.Ptr, buf.Size)
-	r.integrationCall("register_buffer", rc, err, t0)
-	if err != nil || rc != 0 {
-		return int64(rc), err
+	if !s.Unregistered {
+		t0 := r.world.Clock().Now()
+		rc, err := in.store.RegisterBuffer(ctx, buf.Ptr, buf.Size)
+		r.integrationCall("register_buffer", rc, err, t0)
+		if err != nil || rc != 0 {
+			return int64(rc), err
+		}
 	}
 	ptrs := make([]uint64, len(keys))
 	sizes := make([]int64, len(keys))
 	for i := range keys {
 		ptrs[i], sizes[i] = buf.Slice(int64(i)*size, size).Ptr, size
 	}
-	t0 = r.world.Clock().Now()
+	t0 := r.world.Clock().Now()
 	rcs, err := in.store.BatchPutFrom(ctx, keys, ptrs, sizes)
 	if err != nil {
 		r.integrationCall("batch_put_from", 0, err, t0)
@@ -160,14 +221,14 @@ func (r *run) integrationBatchPut(ctx context.Context, s Step, in integration) (
 }
 
 // integrationGetInto is a fetch step's batch_get_into of its key into a
-// buffer of Size bytes of host memory (engine.AllocDefault), registered
+// buffer of Size bytes from the step's allocator (integrationBuffer), registered
 // with register_buffer first (its code is the step's when it fails)
 // unless the step says unregistered; the step's result is the call's one
 // answer, the bytes read or a negative code.
 func (r *run) integrationGetInto(ctx context.Context, s Step, in integration) (any, error) {
-	buf, err := in.proc.Alloc(ctx, engine.AllocDefault, int64(s.Size))
+	buf, err := r.integrationBuffer(ctx, s, in, int64(s.Size))
 	if err != nil {
-		return nil, fmt.Errorf("fetch on %s: allocate batch_get_into's buffer: %w", s.Node, err)
+		return nil, err
 	}
 	if !s.Unregistered {
 		t0 := r.world.Clock().Now()
@@ -265,14 +326,23 @@ func integrationSetupArgs(env map[string]string) (engine.SetupArgs, error) {
 			a.Kwargs = []engine.Kwarg{{Name: "enable_ssd_offload", Value: true}, {Name: "ssd_offload_path", Value: env["MOONCAKE_OFFLOAD_FILE_STORAGE_PATH"]}}
 		}
 	}
-	if v, ok := env["MOONCAKE_LOCAL_BUFFER_SIZE"]; ok {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return a, fmt.Errorf("MOONCAKE_LOCAL_BUFFER_SIZE %q: want a byte count", v)
-		}
-		a.LocalBufferSize = n
+	n, err := integrationLocalBufferSize(env)
+	a.LocalBufferSize = n
+	return a, err
+}
+
+// integrationLocalBufferSize is MOONCAKE_LOCAL_BUFFER_SIZE (bytes), or
+// Mooncake's default.
+func integrationLocalBufferSize(env map[string]string) (int64, error) {
+	v, ok := env["MOONCAKE_LOCAL_BUFFER_SIZE"]
+	if !ok {
+		return integrationLocalBuffer, nil
 	}
-	return a, nil
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return integrationLocalBuffer, fmt.Errorf("MOONCAKE_LOCAL_BUFFER_SIZE %q: want a byte count", v)
+	}
+	return n, nil
 }
 
 func (r *run) closeIntegrations(ctx context.Context) {

@@ -88,6 +88,8 @@ func (g *schemaGen) stepSchema() map[string]any {
 					"keys":          map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "string", "minLength": 1}},
 					"size":          byteSizeSchema,
 					"skip_existing": map[string]any{"type": "boolean"},
+					"unregistered":  map[string]any{"type": "boolean"},
+					"allocator":     map[string]any{"enum": anys(BufferAllocators)},
 					"want":          map[string]any{"oneOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "array", "items": map[string]any{"type": "integer"}}}},
 				}}
 		case StepBench:
@@ -101,6 +103,7 @@ func (g *schemaGen) stepSchema() map[string]any {
 				// batch_get_into's buffer.
 				"size":         byteSizeSchema,
 				"unregistered": map[string]any{"type": "boolean"},
+				"allocator":    map[string]any{"enum": anys(BufferAllocators)},
 			}}
 		case StepTE:
 			ops := anys(TEOps)

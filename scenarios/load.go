@@ -223,9 +223,16 @@ func (d *decoder) validate(sc *Scenario) {
 			switch {
 			case !slices.Contains(BuildOptions, b):
 				d.at(n.Pos, "topology.nodes.%s.build: %q%s; valid: %s", n.Name, b, didYouMean(b, BuildOptions), strings.Join(BuildOptions, ", "))
+			case b == engine.BuildAscendDirect:
+				if n.NPU == nil {
+					d.at(n.Pos, "topology.nodes.%s.build: %s is an Ascend build: the node needs an npu", n.Name, b)
+				}
 			case n.GPU == nil:
 				d.at(n.Pos, "topology.nodes.%s.build: %s is a CUDA build: the node needs a gpu", n.Name, b)
 			}
+		}
+		if n.NPU != nil {
+			d.checkNPU(sc, *n.NPU, n.GPU != nil, "topology.nodes."+n.Name+".npu")
 		}
 		if sc.Storage.Backend == "direct-linker" && (n.GPU == nil || n.GPU.KVPool <= 0) {
 			d.at(n.Pos, "topology.nodes.%s: storage.backend direct-linker registers the node's GPU KV pool; give gpu.kv_pool", n.Name)
@@ -350,6 +357,13 @@ func (d *decoder) validate(sc *Scenario) {
 			}
 			d.checkGPU(g, "remedy.gpus."+name)
 		}
+		for _, name := range sortedKeys(r.NPUs) {
+			n := r.NPUs[name]
+			if !nodes[name] {
+				d.at(n.Pos, "remedy.npus: unknown node %q; nodes: %s", name, strings.Join(nodeNames, ", "))
+			}
+			d.checkNPU(sc, n, false, "remedy.npus."+name)
+		}
 		for _, name := range sortedKeys(r.NodeEnv) {
 			if !nodes[name] {
 				d.at(r.Pos, "remedy.node_env: unknown node %q; nodes: %s", name, strings.Join(nodeNames, ", "))
@@ -361,6 +375,7 @@ func (d *decoder) validate(sc *Scenario) {
 		d.checkBySGLang(r.BySGLang)
 	}
 	d.checkPlaceholders(sc)
+	d.checkOffloadReserve(sc)
 }
 
 // LabelNeedsGPU marks scenarios whose nodes have GPUs: only engines that

@@ -393,6 +393,19 @@ func (r *run) execute(parent context.Context, res *Result) {
 			}
 		}
 	}
+	if len(rem.NPUs) > 0 {
+		nc, ok := w.(engine.NPUChanger)
+		if !ok {
+			r.setupErr(res, "remedy npus", engine.Unsupportedf("this engine cannot change a node's NPU setup"))
+			return
+		}
+		for _, n := range sortedKeys(rem.NPUs) {
+			if err := nc.SetNPU(ctx, n, rem.NPUs[n].spec()); err != nil {
+				r.setupErr(res, "remedy npus", err)
+				return
+			}
+		}
+	}
 	env := Env{}
 	maps.Copy(env, r.sc.Config.Env)
 	for k, v := range rem.Env {
@@ -498,6 +511,10 @@ func (r *run) worldSpec() engine.WorldSpec {
 		if n.GPU != nil {
 			g := n.GPU.spec()
 			ns.GPU = &g
+		}
+		if n.NPU != nil {
+			npu := n.NPU.spec()
+			ns.NPU = &npu
 		}
 		spec.Nodes = append(spec.Nodes, ns)
 	}

@@ -154,14 +154,33 @@ type Node struct {
 	// Build lists the CMake options of a source build of Mooncake this
 	// node runs beyond the wheel's (BuildOptions: mnnvl = -DUSE_MNNVL=ON,
 	// intra_nvlink = -DUSE_INTRA_NVLINK=ON; both are CUDA builds, so the
-	// node has a GPU). Absent = the wheel.
+	// node has a GPU; ascend_direct = -DUSE_ASCEND_DIRECT=ON, the Ascend
+	// direct transport, needs an npu). Absent = the wheel.
 	Build []string `yaml:"build"`
+	// NPU: the node's Ascend NPUs (absent = none); the real engine has none
+	// (label needs-ascend).
+	NPU *NPU `yaml:"npu"`
+}
+
+// NPU is a node's Ascend NPUs as the Ascend direct transport meets them
+// (engine.NPUSpec).
+type NPU struct {
+	Pos
+	// CANN is the CANN toolkit's version (8.3.RC1, 8.2.0; absent = one
+	// ADXL runs on): ADXL fails to initialise below engine.CANNForADXL.
+	CANN string `yaml:"cann"`
+	// Link is the NPUs' device NIC link (hccn_tool -link): up (default) or
+	// down, where a peer's ADXL Connect times out.
+	Link string `yaml:"link" enum:"up,down"`
+	// TransferStatus is the adxl::Status the node's transfers end in
+	// (absent = SUCCESS): 103900, 103902, 103904, 203900 or 503900.
+	TransferStatus int64 `yaml:"transfer_status"`
 }
 
 // BuildOptions are the source-build options topology.nodes[].build names:
 // the NVLink transports the wheels leave out (the x86_64 wheels of every
 // release; the aarch64 wheel has USE_MNNVL from 0.3.12, release.yaml).
-var BuildOptions = []string{engine.BuildMNNVL, engine.BuildIntraNVLink}
+var BuildOptions = []string{engine.BuildMNNVL, engine.BuildIntraNVLink, engine.BuildAscendDirect}
 
 // GPU is a node's GPUs, what GPUDirect RDMA they have, and SGLang's device
 // KV pool on them.
@@ -534,6 +553,9 @@ type Remedy struct {
 	// modprobe nvidia_peermem, a driver with dma-buf). Engines that model
 	// GPUs only (engine.GPUChanger).
 	GPUs map[string]GPU `yaml:"gpus"`
+	// NPUs replace the named nodes' Ascend NPU setup (a newer CANN, the
+	// device NIC's link up; engine.NPUChanger).
+	NPUs map[string]NPU `yaml:"npus"`
 	// MasterVersion replaces mooncake_master before the remedy with one
 	// of this Mooncake release (restarted, its state lost): the fix for
 	// version skew. "run" = the run's version (the clients' release).

@@ -56,10 +56,16 @@ type Step struct {
 	// puts only the keys not stored yet (newer SGLang and LMCache); a
 	// skipped key's code is 0, stored already.
 	SkipExisting bool
-	// Unregistered: the fetch step's batch_get_into reads into a buffer
-	// the integration never passed to register_buffer (a zero-copy buffer
-	// the store does not know; LMCache#1993).
+	// Unregistered: the fetch step's batch_get_into reads into (the batch
+	// put step's batch_put_from writes from) a buffer the integration
+	// never passed to register_buffer (a zero-copy buffer the store does
+	// not know; LMCache#1993).
 	Unregistered bool
+	// Allocator is the integration's zero-copy buffer's allocator (batch
+	// put, batch_get_into): "" or BufferDefault (host memory of its own),
+	// BufferMooncake (MooncakeHostMemAllocator: Mooncake's shared memory,
+	// what a standalone store's register_buffer accepts).
+	Allocator string
 	// Op, Peer and Batch are the te step's: Op one of TEOps; Peer the
 	// node whose TransferEngine a transfer writes to; Batch: through
 	// batch_transfer_sync_write (else transfer_sync_write). Size is the
@@ -116,10 +122,20 @@ type fetchArgs struct {
 	Key    string `yaml:"key"`
 	Method string `yaml:"method"`
 	Want   any    `yaml:"want"`
-	// Size and Unregistered: batch_get_into's buffer only.
+	// Size, Unregistered and Allocator: batch_get_into's buffer only.
 	Size         ByteSize `yaml:"size"`
 	Unregistered bool     `yaml:"unregistered"`
+	Allocator    string   `yaml:"allocator"`
 }
+
+// The integration's buffer allocators (Step.Allocator).
+const (
+	BufferDefault  = "default"
+	BufferMooncake = "mooncake"
+)
+
+// BufferAllocators are the valid Step.Allocator values.
+var BufferAllocators = []string{BufferDefault, BufferMooncake}
 
 // FetchMethods are the calls on a key a fetch step makes: get(key) ->
 // bytes, get_buffer(key) -> a buffer or None (LMCache's), remove(key)
@@ -144,6 +160,9 @@ type putArgs struct {
 	Want any      `yaml:"want"`
 	// SkipExisting is skip_existing: only with keys.
 	SkipExisting bool `yaml:"skip_existing"`
+	// Unregistered and Allocator: the batch's buffer (keys only).
+	Unregistered bool   `yaml:"unregistered"`
+	Allocator    string `yaml:"allocator"`
 }
 
 func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
@@ -188,8 +207,11 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 			d.errorf(v, "put: keys must not be empty strings")
 		case a.SkipExisting && len(a.Keys) == 0:
 			d.errorf(v, "put: skip_existing needs keys (a batch put)")
+		case (a.Unregistered || a.Allocator != "") && len(a.Keys) == 0:
+			d.errorf(v, "put: unregistered and allocator are the batch's buffer's (keys)")
 		}
-		s.SkipExisting = a.SkipExisting
+		d.checkAllocator(v, "put", a.Allocator)
+		s.SkipExisting, s.Unregistered, s.Allocator = a.SkipExisting, a.Unregistered, a.Allocator
 		if a.Size <= 0 {
 			d.errorf(v, "put: size is required and must be positive (the value's bytes)")
 		}
@@ -198,7 +220,8 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 		var a fetchArgs
 		d.decodeStruct(v, reflectValue(&a), k.Value)
 		s.Node, s.Key, s.Method, s.Want = a.Node, a.Key, a.Method, a.Want
-		s.Size, s.Unregistered = a.Size, a.Unregistered
+		s.Size, s.Unregistered, s.Allocator = a.Size, a.Unregistered, a.Allocator
+		d.checkAllocator(v, "fetch", a.Allocator)
 		if a.Key == "" {
 			d.errorf(v, "fetch: key is required")
 		}
@@ -212,6 +235,8 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 			d.errorf(v, "fetch: method %s needs size (its buffer's bytes, positive)", fetchIntoMethod)
 		case s.Method != fetchIntoMethod && (a.Size != 0 || a.Unregistered):
 			d.errorf(v, "fetch: size and unregistered are batch_get_into's (method: %s)", fetchIntoMethod)
+		case s.Method != fetchIntoMethod && a.Allocator != "":
+			d.errorf(v, "fetch: allocator is batch_get_into's (method: %s)", fetchIntoMethod)
 		}
 		d.checkWant(v, s)
 	case StepTE:
@@ -243,6 +268,13 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 		d.checkWant(v, s)
 	default:
 		d.errorf(k, "unknown step action %q%s; valid actions: %s", k.Value, didYouMean(k.Value, StepActions), strings.Join(StepActions, ", "))
+	}
+}
+
+// checkAllocator: a step's buffer allocator is one of BufferAllocators.
+func (d *decoder) checkAllocator(n *yaml.Node, action, a string) {
+	if a != "" && !slices.Contains(BufferAllocators, a) {
+		d.errorf(n, "%s: allocator %q: want one of %s", action, a, strings.Join(BufferAllocators, ", "))
 	}
 }
 
@@ -345,18 +377,14 @@ func (s Step) String() string {
 			if s.SkipExisting {
 				skip = " those batch_is_exist does not find of"
 			}
-			return fmt.Sprintf("batch_put_from %s%s %s %d bytes each", s.Node, skip, strings.Join(s.Keys, ","), int64(s.Size))
+			return fmt.Sprintf("batch_put_from %s%s %s %d bytes each%s", s.Node, skip, strings.Join(s.Keys, ","), int64(s.Size), s.bufferText())
 		}
 		return fmt.Sprintf("put %s %s %d bytes", s.Node, s.Key, int64(s.Size))
 	case StepBench:
 		return fmt.Sprintf("bench %s %s", s.Node, s.Bench.Mode)
 	case StepFetch:
 		if s.Method == fetchIntoMethod {
-			reg := ""
-			if s.Unregistered {
-				reg = " unregistered"
-			}
-			return fmt.Sprintf("fetch %s %s %s into %d bytes%s", s.Node, s.Method, s.Key, int64(s.Size), reg)
+			return fmt.Sprintf("fetch %s %s %s into %d bytes%s", s.Node, s.Method, s.Key, int64(s.Size), s.bufferText())
 		}
 		return fmt.Sprintf("fetch %s %s %s", s.Node, s.Method, s.Key)
 	case StepTE:
@@ -372,6 +400,19 @@ func (s Step) String() string {
 		return "te " + s.Node + " " + s.Op
 	}
 	return s.Action + " " + s.Node
+}
+
+// bufferText is how String names a zero-copy buffer's allocator and
+// registration (nothing for the default: registered host memory).
+func (s Step) bufferText() string {
+	t := ""
+	if s.Allocator == BufferMooncake {
+		t = " of Mooncake's shm"
+	}
+	if s.Unregistered {
+		t += " unregistered"
+	}
+	return t
 }
 
 // sortedKeys returns m's keys sorted, so iteration never decides behaviour.

@@ -205,7 +205,7 @@ func (w *World) ReplaceMaster(_ context.Context, version string, flags map[strin
 	if err != nil {
 		return fmt.Errorf("sim: remedy master_version: %w", err)
 	}
-	cfg, err := master.ConfigFor(mp, engine.MergeFlags(w.spec.Master.Flags, flags))
+	cfg, err := master.ConfigFor(mp, engine.ExpandOffloadDir(engine.MergeFlags(w.spec.Master.Flags, flags), OffloadDir))
 	if err != nil {
 		return fmt.Errorf("sim: remedy master_version: %w", err)
 	}

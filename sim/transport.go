@@ -578,12 +578,12 @@ func (s *standaloneStub) RegisterShm(ctx context.Context, dummy string, shm host
 func (s *standaloneStub) Ping(ctx context.Context, dummy string) error {
 	return s.call(ctx, "ping", 64, func(sa *client.Standalone) error { return sa.Ping(ctx, dummy) })
 }
-func (s *standaloneStub) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
-	err = s.call(ctx, "put_dummy_helper", 64, func(sa *client.Standalone) (e error) { rc, e = sa.PutFrom(ctx, dummy, key, ptr, size); return })
+func (s *standaloneStub) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64, b *client.BufferBatch) (rc int, err error) {
+	err = s.call(ctx, "put_dummy_helper", 64, func(sa *client.Standalone) (e error) { rc, e = sa.PutFrom(ctx, dummy, key, ptr, size, b); return })
 	return
 }
-func (s *standaloneStub) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (rc int, err error) {
-	err = s.call(ctx, "get_into_dummy_helper", 64, func(sa *client.Standalone) (e error) { rc, e = sa.GetInto(ctx, dummy, key, ptr, size); return })
+func (s *standaloneStub) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64, b *client.BufferBatch) (rc int, err error) {
+	err = s.call(ctx, "get_into_dummy_helper", 64, func(sa *client.Standalone) (e error) { rc, e = sa.GetInto(ctx, dummy, key, ptr, size, b); return })
 	return
 }
 func (s *standaloneStub) IsExist(ctx context.Context, key string) (rc int, err error) {

@@ -187,7 +187,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	in := injector{w}
 	w.Scheduler = schedule.New(context.Background(), in.Inject, in.Clear, kernel.Timer{K: k}, tr)
 	if spec.Master != nil {
-		w.masterCfg, err = master.ConfigFor(mp, spec.Master.Flags)
+		w.masterCfg, err = master.ConfigFor(mp, engine.ExpandOffloadDir(spec.Master.Flags, OffloadDir))
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
@@ -245,7 +245,9 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		if ep.eng != nil {
 			peer.NVLink = ep.eng.NVLinkBuffers()
 			peer.NoNameListener = !ep.eng.ListensAtName()
+			peer.Adxl = ep.eng.AdxlEngineName()
 		}
+		peer.NPU = w.nodeNPU(ep.node)
 		return peer, true
 	}
 	return client.Deps{
@@ -283,6 +285,16 @@ func (w *World) nodeRDMA(node string) []engine.RDMADevice {
 	for _, n := range w.nodes {
 		if n.Name == node {
 			return n.RDMA
+		}
+	}
+	return nil
+}
+
+// nodeNPU is a node's Ascend NPUs (nil = none).
+func (w *World) nodeNPU(node string) *engine.NPUSpec {
+	for _, n := range w.nodes {
+		if n.Name == node {
+			return n.NPU
 		}
 	}
 	return nil

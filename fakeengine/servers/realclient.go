@@ -40,6 +40,8 @@ type (
 		Key   string `json:"key"`
 		Ptr   uint64 `json:"ptr"`
 		Size  int64  `json:"size"`
+		// Batch is the batch the key belongs to (nil: the local buffer).
+		Batch *client.BufferBatch `json:"batch,omitempty"`
 	}
 )
 
@@ -109,14 +111,14 @@ func NewRealClientServer(lock sync.Locker, svc client.RealClientService, shms *S
 		if err := decode(p, &r); err != nil {
 			return nil, err
 		}
-		return svc.PutFrom(ctx, r.Dummy, r.Key, r.Ptr, r.Size)
+		return svc.PutFrom(ctx, r.Dummy, r.Key, r.Ptr, r.Size, r.Batch)
 	})
 	handle(CGetInto, func(ctx context.Context, p json.RawMessage) (any, error) {
 		var r bufReq
 		if err := decode(p, &r); err != nil {
 			return nil, err
 		}
-		return svc.GetInto(ctx, r.Dummy, r.Key, r.Ptr, r.Size)
+		return svc.GetInto(ctx, r.Dummy, r.Key, r.Ptr, r.Size, r.Batch)
 	})
 	handle(CIsExist, func(ctx context.Context, p json.RawMessage) (any, error) {
 		var r keyReq
@@ -180,16 +182,16 @@ func (c RealClientStub) Ping(ctx context.Context, dummy string) error {
 }
 
 // PutFrom implements client.RealClientService.
-func (c RealClientStub) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
+func (c RealClientStub) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64, b *client.BufferBatch) (int, error) {
 	var rc int
-	err := c.call(ctx, CPutFrom, bufReq{Dummy: dummy, Key: key, Ptr: ptr, Size: size}, &rc)
+	err := c.call(ctx, CPutFrom, bufReq{Dummy: dummy, Key: key, Ptr: ptr, Size: size, Batch: b}, &rc)
 	return rc, err
 }
 
 // GetInto implements client.RealClientService.
-func (c RealClientStub) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
+func (c RealClientStub) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64, b *client.BufferBatch) (int, error) {
 	var rc int
-	err := c.call(ctx, CGetInto, bufReq{Dummy: dummy, Key: key, Ptr: ptr, Size: size}, &rc)
+	err := c.call(ctx, CGetInto, bufReq{Dummy: dummy, Key: key, Ptr: ptr, Size: size, Batch: b}, &rc)
 	return rc, err
 }
 

@@ -60,10 +60,30 @@ type RealClientService interface {
 	RegisterShm(ctx context.Context, dummy string, shm hostmem.Shm, isLocalBuffer bool) (int, error)
 	Ping(ctx context.Context, dummy string) error
 	// PutFrom/GetInto/IsExist run on the real client on behalf of a dummy;
-	// ptr is a dummy address inside a registered shm.
-	PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error)
-	GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error)
+	// ptr is a dummy address, which the real client looks up in the shm
+	// it mapped for the dummy. b is the batch the key belongs to (nil: a
+	// call on the dummy's local buffer): the real client maps every
+	// buffer of it before it moves any.
+	PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64, b *BufferBatch) (int, error)
+	GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64, b *BufferBatch) (int, error)
 	IsExist(ctx context.Context, key string) (int, error)
+}
+
+// The dummy's batch RPCs a BufferBatch names (RealClient's helpers).
+const (
+	BatchPutFromHelper = "batch_put_from_dummy_helper"
+	BatchGetIntoHelper = "batch_get_into_dummy_helper"
+)
+
+// BufferBatch is one batch RPC of a dummy, which the model sends a key a
+// call: the helper, and on the batch's first key every buffer of it
+// (Mooncake maps them all once, before it moves any byte; the later keys
+// share that answer, so they carry none).
+type BufferBatch struct {
+	Helper string   `json:"helper"`
+	First  bool     `json:"first"`
+	Ptrs   []uint64 `json:"ptrs,omitempty"`
+	Sizes  []int64  `json:"sizes,omitempty"`
 }
 
 // IPCRefused is RegisterShm's error when the dummy's connect() to

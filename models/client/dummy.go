@@ -20,15 +20,18 @@ import (
 // (dummy_client.cpp): every call goes over RPC to mooncake_client; buffers
 // must be MooncakeHostMemAllocator shm. Failures are literal -1.
 type DummyClient struct {
-	d      Deps
-	p      mooncake.Profile
-	name   string
-	svc    RealClientService
-	local  *hostmem.Shm
-	reg    map[uint64]bool // shm base → registered with the real client
-	up     bool
-	closed bool
-	pingOK bool
+	d     Deps
+	p     mooncake.Profile
+	name  string
+	svc   RealClientService
+	local *hostmem.Shm
+	reg   map[uint64]bool // shm base → registered with the real client
+	// hostBufs are the buffers outside every shm register_buffer accepted
+	// (base → size; mooncake.Profile.DummyHostBuffers).
+	hostBufs map[uint64]int64
+	up       bool
+	closed   bool
+	pingOK   bool
 	// connected is connected_: false after one failed ping, until the
 	// reconnection loop re-registers the shm and a ping succeeds; calls
 	// fail fast meanwhile ("Dummy Client not connected", RPC_FAIL).
@@ -189,6 +192,7 @@ func (c *DummyClient) Pinging() bool { return c.up && !c.closed }
 func (c *DummyClient) RegisterBuffer(ctx context.Context, ptr uint64, size int64) (int, error) {
 	if c.p.DummyRegisterOutsideShm && ptr != 0 {
 		if _, in := c.d.Mem.FindShm(ptr); !in {
+			c.registerHostBuffer(ptr, size)
 			return 0, nil
 		}
 	}
@@ -266,6 +270,9 @@ func (c *DummyClient) rpcCodeOf(err error, prefix string) int {
 		c.logf(mlog.Error, "%sRPC call failed: Connection timed out", prefix)
 	case master.Reset:
 		c.logf(mlog.Error, "%sRPC call failed: Connection reset by peer", prefix)
+	case master.Threw:
+		// mooncake_client's handler threw (fsreplica.go; real 0.3.9).
+		c.logf(mlog.Error, "%sRPC call failed: %s", prefix, re.Text)
 	}
 	return int(mooncake.RPC_FAIL)
 }
@@ -279,7 +286,7 @@ func (c *DummyClient) Put(ctx context.Context, key string, value []byte) (int, e
 		return int(mooncake.RPC_FAIL), nil
 	}
 	c.local.Data.Write(0, value)
-	rc, err := c.svc.PutFrom(ctx, c.name, key, c.local.Base, int64(len(value)))
+	rc, err := c.svc.PutFrom(ctx, c.name, key, c.local.Base, int64(len(value)), nil)
 	if err != nil {
 		return c.rpcCode(err), nil
 	}
@@ -291,7 +298,7 @@ func (c *DummyClient) Get(ctx context.Context, key string) ([]byte, error) {
 	if !c.up || c.local == nil || c.notConnected() {
 		return []byte{}, nil
 	}
-	n, err := c.svc.GetInto(ctx, c.name, key, c.local.Base, c.local.Size)
+	n, err := c.svc.GetInto(ctx, c.name, key, c.local.Base, c.local.Size, nil)
 	if err != nil || n < 0 {
 		if err != nil {
 			c.rpcCode(err)
@@ -350,15 +357,16 @@ func (c *DummyClient) BatchIsExist(ctx context.Context, keys []string) ([]int, e
 	return out, nil
 }
 
-// BatchPutFrom is batch_put_from: pointers are dummy addresses in shm.
+// BatchPutFrom is batch_put_from: pointers are dummy addresses, which
+// mooncake_client must find in the shm it mapped for this dummy.
 func (c *DummyClient) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	return c.batch(ctx, keys, ptrs, sizes, RealClientService.PutFrom)
+	return c.batch(ctx, BatchPutFromHelper, keys, ptrs, sizes, RealClientService.PutFrom)
 }
 
 // BatchGetInto is batch_get_into.
 func (c *DummyClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
 	bt := &batchTiming{keys: len(keys)}
-	return c.batch(context.WithValue(ctx, dummyBatchGetKey{}, bt), keys, ptrs, sizes, RealClientService.GetInto)
+	return c.batch(context.WithValue(ctx, dummyBatchGetKey{}, bt), BatchGetIntoHelper, keys, ptrs, sizes, RealClientService.GetInto)
 }
 
 // dummyBatchGetKey carries a *batchTiming: the GetInto calls are one
@@ -371,13 +379,19 @@ type dummyBatchGetKey struct{}
 // disk reads, when it began and its SSD time.
 type batchTiming struct {
 	keys, done, mem, disk int
-	start, store          time.Duration
+	// temp: DISK replicas read through a temporary buffer
+	// (fsreplica.go), in neither count.
+	temp         int
+	start, store time.Duration
 }
 
 // batch runs op (a method expression, so c.svc is read only per key) for
-// each key; an RPC failure is that key's code.
-func (c *DummyClient) batch(ctx context.Context, keys []string, ptrs []uint64, sizes []int64,
-	op func(svc RealClientService, ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error)) ([]int, error) {
+// each key, each call naming its batch of helper and the first carrying the
+// batch's buffers (mooncake_client maps them all first: BufferBatch); an RPC
+// failure is that key's code. 0.3.14's registered host buffers are moved
+// by the dummy itself (dummy_hostbuf.go).
+func (c *DummyClient) batch(ctx context.Context, helper string, keys []string, ptrs []uint64, sizes []int64,
+	op func(svc RealClientService, ctx context.Context, dummy, key string, ptr uint64, size int64, b *BufferBatch) (int, error)) ([]int, error) {
 	if err := checkBatch(keys, ptrs, sizes); err != nil {
 		return nil, err
 	}
@@ -388,8 +402,28 @@ func (c *DummyClient) batch(ctx context.Context, keys []string, ptrs []uint64, s
 		}
 		return out, nil
 	}
+	host, shmPtrs, shmSizes, ok := c.splitHostBuffers(ptrs, sizes)
+	if !ok {
+		for i := range out {
+			out[i] = int(mooncake.INVALID_PARAMS)
+		}
+		return out, nil
+	}
+	first := true
 	for i, k := range keys {
-		rc, err := op(c.svc, ctx, c.name, k, ptrs[i], sizes[i])
+		if host[i] {
+			rc, err := c.staged(ctx, helper, k, ptrs[i], sizes[i])
+			if err != nil {
+				return nil, err
+			}
+			out[i] = rc
+			continue
+		}
+		b := &BufferBatch{Helper: helper, First: first}
+		if first {
+			b.Ptrs, b.Sizes, first = shmPtrs, shmSizes, false
+		}
+		rc, err := op(c.svc, ctx, c.name, k, ptrs[i], sizes[i], b)
 		if err != nil {
 			rc = c.rpcCodeOf(err, "Batch ")
 		}

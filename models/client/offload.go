@@ -25,9 +25,16 @@ import (
 // LOCAL_DISK replicas); its offload RPC server reads them back for any
 // client whose get finds only a disk replica (batch_get_offload_object).
 type fileStorage struct {
-	interval  time.Duration // MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS
-	keysLimit int           // MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT
-	sizeLimit int64         // MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES
+	interval time.Duration // MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS
+	// backend is MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR (an unknown
+	// name is the bucket backend, FileStorageConfig's default); fsdir is
+	// MOONCAKE_OFFLOAD_FSDIR, which file_per_key_storage_backend needs.
+	// The other backends' own files and reads are not modelled: their
+	// keys are kept as one bucket a heartbeat, as OffloadObjects groups
+	// them (one batch of every key).
+	backend, fsdir string
+	keysLimit      int   // MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT
+	sizeLimit      int64 // MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES
 	// totalKeys, totalSize: MOONCAKE_OFFLOAD_TOTAL_KEYS_LIMIT and
 	// _TOTAL_SIZE_LIMIT_BYTES (checked at setup only here).
 	totalKeys, totalSize int64
@@ -80,6 +87,8 @@ type diskObject struct {
 type OffloadDisk struct {
 	files map[string]bool
 	metas map[string]storedBucket
+	// objects are --root_fs_dir's object files (fsreplica.go).
+	objects map[string]hostmem.Content
 }
 
 // storedBucket is what a bucket's two files say: its metadata and its
@@ -180,7 +189,13 @@ func newFileStorage(v mooncake.Version, env map[string]string, now time.Duration
 	if policy != "fifo" && policy != "lru" {
 		policy = "none"
 	}
+	backend := env["MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR"]
+	if backend != backendFilePerKey && backend != backendOffsetAllocator {
+		backend = backendBucket
+	}
 	return &fileStorage{
+		backend:   backend,
+		fsdir:     env["MOONCAKE_OFFLOAD_FSDIR"],
 		interval:  time.Duration(num("MOONCAKE_OFFLOAD_HEARTBEAT_INTERVAL_SECONDS")) * time.Second,
 		keysLimit: int(num("MOONCAKE_OFFLOAD_BUCKET_KEYS_LIMIT")),
 		sizeLimit: num("MOONCAKE_OFFLOAD_BUCKET_SIZE_LIMIT_BYTES"),
@@ -195,9 +210,18 @@ func newFileStorage(v mooncake.Version, env map[string]string, now time.Duration
 	}
 }
 
+// The storage backends FileStorageConfig::FromEnvironment names
+// (file_storage.cpp v0.3.8.post1:13-26 … v0.3.12.post1:92-107).
+const (
+	backendBucket          = "bucket_storage_backend"
+	backendFilePerKey      = "file_per_key_storage_backend"
+	backendOffsetAllocator = "offset_allocator_storage_backend"
+)
+
 // invalid is FileStorageConfig::Validate after the path's check, then
-// BucketBackendConfig::Validate (file_storage.cpp v0.3.11.post1:136-151,
-// storage_backend.cpp:35-45, both thrown as std::invalid_argument out of
+// the backend's: BucketBackendConfig::Validate or FilePerKeyConfig's
+// (file_storage.cpp v0.3.11.post1:136-151, storage_backend.cpp:35-45,
+// CreateStorageBackend, all thrown as std::invalid_argument out of
 // setup): the ERROR line and the ValueError's message, "" when valid.
 func (fs *fileStorage) invalid() (line, msg string) {
 	const file, backend = "Invalid FileStorage configuration", "Invalid StorageBackend configuration"
@@ -208,6 +232,10 @@ func (fs *fileStorage) invalid() (line, msg string) {
 		return "FileStorageConfig: total_size_limit should not be zero", file
 	case fs.interval <= 0:
 		return "FileStorageConfig: heartbeat_interval_seconds must > 0", file
+	case fs.backend == backendFilePerKey && fs.fsdir == "":
+		return "FilePerKeyConfig: fsdir is invalid", backend
+	case fs.backend != backendBucket:
+		return "", ""
 	case fs.keysLimit <= 0:
 		return "BucketBackendConfig: bucket_keys_limit must > 0", backend
 	case fs.sizeLimit <= 0:
@@ -250,18 +278,26 @@ func (c *RealClient) scanBuckets(ctx context.Context, os master.OffloadService) 
 	return mooncake.OK
 }
 
-// offloadTick runs the FileStorage heartbeats due by now. Its thread is
+// offloadTick runs the FileStorage heartbeat due by now. Its thread is
 // not scheduled on its own: the ping thread's iterations (one a second)
-// run it, so a heartbeat is up to a ping period late.
+// run it, so a heartbeat is up to a ping period late. The thread beats,
+// then sleeps the interval: after a stall (a frozen process) it beats
+// once, not once per interval missed (real 0.3.11.post1: one line a
+// second after SIGCONT, REAL-FINDINGS §79).
 func (c *RealClient) offloadTick(ctx context.Context, ms master.Service) {
 	fs := c.fs
 	if fs == nil || c.closed {
 		return
 	}
 	now := c.d.Clock.Now()
-	for fs.next <= now {
-		c.offloadBeat(ctx, ms)
-		fs.next += max(fs.interval, time.Second)
+	if fs.next > now {
+		return
+	}
+	c.offloadBeat(ctx, ms)
+	step := max(fs.interval, time.Second)
+	fs.next += step
+	if fs.next <= now {
+		fs.next = now + step
 	}
 }
 
@@ -278,9 +314,13 @@ func (c *RealClient) offloadBeat(ctx context.Context, ms master.Service) {
 	if !ok {
 		return
 	}
-	objs, err := os.OffloadObjectHeartbeat(ctx, c.id)
-	if err != nil {
-		c.logf(mlog.Error, "Failed to send heartbeat with error: %s", c.code(err).Name())
+	objs, ok := c.offloadHeartbeat(ctx, os)
+	if !ok {
+		return
+	}
+	if len(objs) == 0 && (c.p.OffloadSkipsEmptyHeartbeat || c.fs.backend == backendBucket) {
+		// Nothing to do: from 0.3.12 the heartbeat returns; before, the
+		// bucket backend groups no bucket.
 		return
 	}
 	// drained is this heartbeat's task_by_storage_key (from v0.3.12 a
@@ -292,7 +332,15 @@ func (c *RealClient) offloadBeat(ctx context.Context, ms master.Service) {
 	}
 	grouped := map[string]bool{}
 	var failed []master.OffloadObject
-	for _, keys := range c.fs.group(objs, c.p, c.logf) {
+	groups := [][]string{nil} // OffloadObjects' other backends: one batch, every key
+	if c.fs.backend == backendBucket {
+		groups = c.fs.group(objs, c.p, c.logf)
+	} else {
+		for _, o := range objs {
+			groups[0] = append(groups[0], o.Key)
+		}
+	}
+	for _, keys := range groups {
 		var batch []string // batch_object: a map, each key once
 		for _, k := range keys {
 			grouped[k] = true
@@ -335,6 +383,76 @@ func (c *RealClient) offloadBeat(ctx context.Context, ms master.Service) {
 	if err := os.NotifyOffloadSuccess(ctx, c.id, c.fs.endpoint, failed); err != nil {
 		c.logf(mlog.Warning, "[OFFLOAD] NotifyOffloadSuccess for failed tasks returned error: %s count: %d", c.code(err).Name(), len(failed))
 	}
+}
+
+// offloadHeartbeat is Heartbeat's STEP 1: Client::OffloadObjectHeartbeat
+// (client_service.cpp: "OffloadObjectHeartbeat failed, error code is",
+// ERROR) and, on a failure, FileStorage's line. From 0.3.12 a
+// SEGMENT_NOT_FOUND (the master expired the client or restarted)
+// re-mounts the LOCAL_DISK segment, beats again and re-registers the keys
+// on disk (Profile.OffloadHeartbeatRemount; file_storage.cpp
+// v0.3.12.post1:785-831, 3b5a594:931-989, which also reports the SSD
+// capacity first). ok is false when the heartbeat ends here.
+func (c *RealClient) offloadHeartbeat(ctx context.Context, os master.OffloadService) ([]master.OffloadObject, bool) {
+	objs, err := os.OffloadObjectHeartbeat(ctx, c.id)
+	if err == nil {
+		return objs, true
+	}
+	code := c.code(err)
+	c.logf(mlog.Error, "OffloadObjectHeartbeat failed, error code is %s", code.Name())
+	if code != mooncake.SEGMENT_NOT_FOUND || !c.p.OffloadHeartbeatRemount {
+		c.logf(mlog.Error, "Failed to send heartbeat with error: %s", code.Name())
+		return nil, false
+	}
+	c.logf(mlog.Warning, "OffloadObjectHeartbeat returned SEGMENT_NOT_FOUND, attempting to re-register local disk segment and re-register object metadata")
+	if err := os.MountLocalDiskSegment(ctx, c.id); err != nil {
+		code := c.code(err)
+		c.logf(mlog.Error, "MountLocalDiskSegment failed, error code is %s", code.Name())
+		c.logf(mlog.Error, "Failed to re-register local disk segment: %s", code.Name())
+		return nil, false
+	}
+	if objs, err = os.OffloadObjectHeartbeat(ctx, c.id); err != nil {
+		code := c.code(err)
+		c.logf(mlog.Error, "OffloadObjectHeartbeat failed, error code is %s", code.Name())
+		c.logf(mlog.Error, "Heartbeat failed after re-registration: %s", code.Name())
+		return nil, false
+	}
+	c.logf(mlog.Info, "Triggering background metadata rescan after LOCAL_DISK segment re-registration")
+	c.reRegisterOffloaded(ctx, os)
+	return objs, true
+}
+
+// reRegisterOffloaded is FileStorage::ReRegisterOffloadedObjects
+// (file_storage.cpp v0.3.12.post1), run on its own thread in real and
+// here at once: ScanMeta from the first bucket, each batch's keys told to
+// the master as this client's LOCAL_DISK replicas. ScanMeta calls its
+// handler once also with no bucket on disk ("batch 1 with 0 keys", real
+// 0.3.12.post1 … 0.3.14); the model hands every key over in that one
+// batch (real: batches of scanmeta_iterator_keys_limit).
+func (c *RealClient) reRegisterOffloaded(ctx context.Context, os master.OffloadService) {
+	const p = "ReRegisterOffloadedObjects: "
+	c.logf(mlog.Info, p+"starting ScanMeta to re-register offloaded objects with master")
+	c.logf(mlog.Info, p+"about to call storage_backend_->ScanMeta()")
+	var objs []master.OffloadObject
+	for _, b := range c.fs.written {
+		for _, k := range b.keys {
+			if o, ok := c.fs.objects[k]; ok && o.bucket == b.id {
+				objs = append(objs, master.OffloadObject{Key: k, Size: o.data.Size})
+			}
+		}
+	}
+	failures := 0
+	if err := os.NotifyOffloadSuccess(ctx, c.id, c.fs.endpoint, objs); err != nil {
+		failures = 1
+		c.logf(mlog.Error, p+"NotifyOffloadSuccess failed for batch 1 with %d keys, error: %s", len(objs), c.code(err).Name())
+		c.logf(mlog.Info, p+"ScanMeta returned. success=0")
+		c.logf(mlog.Error, p+"ScanMeta failed: %s", c.code(err).Name())
+		c.logf(mlog.Error, "Background metadata rescan failed: %s", c.code(err).Name())
+		return
+	}
+	c.logf(mlog.Info, p+"NotifyOffloadSuccess succeeded for batch 1 with %d keys", len(objs))
+	c.logf(mlog.Info, p+"ScanMeta returned. success=1")
+	c.logf(mlog.Info, p+"completed. total_keys=%d total_batches=1 total_failures=%d", len(objs), failures)
 }
 
 // missing is each key of batch that bucket does not hold, as a task.
@@ -681,6 +799,14 @@ func (fs *fileStorage) group(objs []master.OffloadObject, p mooncake.Profile, lo
 // listed), which is then not written; from v0.3.12 such a key is skipped
 // without a word.
 func (c *RealClient) queryBucket(ctx context.Context, ms master.Service, keys []string) ([]offloaded, bool) {
+	if len(keys) == 0 && c.p.OffloadQueryFailsBucket {
+		// BatchQuery([]) is an empty vector, which BatchQuerySegmentSlices
+		// takes for a failure up to v0.3.11.post1 (:711-713; from v0.3.12
+		// it returns OK): the empty heartbeat of a backend other than the
+		// bucket one (Profile.OffloadSkipsEmptyHeartbeat).
+		c.logf(mlog.Error, "BatchQuerySlices failed with error: %s", mooncake.INVALID_REPLICA.Name())
+		return nil, false
+	}
 	var out []offloaded
 	for _, k := range keys {
 		reps, err := ms.GetReplicaList(ctx, k)

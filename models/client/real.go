@@ -110,6 +110,8 @@ type RealClient struct {
 	// fs is the SSD offload's FileStorage (enable_ssd_offload), nil
 	// without it.
 	fs *fileStorage
+	// rootFS is --root_fs_dir's storage backend (fsreplica.go).
+	rootFS rootFSBackend
 	// leaked: failed setup attempts' engines whose metadata leaked
 	// (te.Engine.Leaked): their ports stay bound until the process ends.
 	leaked []*te.Engine
@@ -473,6 +475,8 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		c.logf(mlog.Error, "Failed to get fsdir from master")
 	} else if cfg.FSDir == "" {
 		c.logf(mlog.Info, "Storage root directory is not set. persisting data is disabled.")
+	} else {
+		c.prepareStorageBackend(cfg)
 	}
 	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Etcd: c.d.Etcd, Ports: c.d.Ports, PortRand: c.d.PortRand})
 	err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices)
@@ -1180,6 +1184,7 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 		c.logf(mlog.Error, "Failed to end put operation: %s", code.Name())
 		return code
 	}
+	c.putToLocalFile(ctx, key, data)
 	return mooncake.OK
 }
 
@@ -1209,6 +1214,9 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 	reps, err := c.queryReplicas(ctx, key)
 	if err != nil {
 		return hostmem.Content{}, c.code(err)
+	}
+	if data, code, done := c.readFsReplica(ctx, key, &reps); done {
+		return data, code
 	}
 	if localEndpoints && c.p.GetLocksMountedSegments {
 		if err := c.lockMountedSegments(ctx); err != nil {

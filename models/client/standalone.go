@@ -25,6 +25,9 @@ type Standalone struct {
 type dummyState struct {
 	maps     []shmMap
 	hasLocal bool
+	// batchUnmapped: the current batch's first key found a buffer outside
+	// every mapped shm, so every key of it fails (BufferBatch).
+	batchUnmapped bool
 }
 
 type shmMap struct {
@@ -121,11 +124,7 @@ func (s *Standalone) Ping(_ context.Context, dummy string) error {
 	return nil
 }
 
-func (s *Standalone) translate(dummy string, ptr uint64, size int64) (uint64, bool) {
-	st := s.dummies[dummy]
-	if st == nil {
-		return 0, false
-	}
+func (s *Standalone) translate(st *dummyState, ptr uint64, size int64) (uint64, bool) {
 	for _, m := range st.maps {
 		if ptr >= m.dummyBase && ptr+uint64(size) <= m.dummyBase+uint64(m.size) {
 			return m.realBase + (ptr - m.dummyBase), true
@@ -134,13 +133,80 @@ func (s *Standalone) translate(dummy string, ptr uint64, size int64) (uint64, bo
 	return 0, false
 }
 
-// PutFrom implements RealClientService.
-func (s *Standalone) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
-	s.flushTail()
-	real, ok := s.translate(dummy, ptr, size)
-	if !ok {
+// dummyContext is shm_contexts_.find(client_id): nil after "error=
+// shm_not_mapped" when mooncake_client maps nothing for the dummy (never
+// registered, or expired by the monitor).
+func (s *Standalone) dummyContext(dummy string) *dummyState {
+	st := s.dummies[dummy]
+	if st == nil {
 		s.logf(mlog.Error, "client_id=%s, error=shm_not_mapped", dummy)
-		return int(mooncake.INVALID_PARAMS), nil
+	}
+	return st
+}
+
+// mapBatch is the helper's map_dummy_addrs_to_real_ptrs (real_client.cpp
+// v0.3.10.post1+; inline in each helper before): every buffer of the
+// batch must lie inside one shm mapped for the dummy, else the first that
+// does not is logged and every key fails INVALID_PARAMS. The batch's
+// first key checks it; the later keys share its answer (one RPC in
+// Mooncake).
+func (s *Standalone) mapBatch(dummy string, st *dummyState, b *BufferBatch) bool {
+	if !b.First {
+		return !st.batchUnmapped
+	}
+	st.batchUnmapped = false
+	for i, p := range b.Ptrs {
+		if i >= len(b.Sizes) {
+			break
+		}
+		if _, ok := s.translate(st, p, b.Sizes[i]); !ok {
+			s.logf(mlog.Error, "%s", s.notMappedLine(b.Helper, dummy, p, b.Sizes[i]))
+			st.batchUnmapped = true
+			return false
+		}
+	}
+	return true
+}
+
+// notMappedLine is the helper's text for a dummy address outside every
+// mapped shm (mooncake.Profile.DummyAddrMapLine); addresses are uint64s,
+// which glog prints in decimal, and the client id is the dummy's UUID.
+func (s *Standalone) notMappedLine(helper, dummy string, ptr uint64, size int64) string {
+	switch {
+	case s.p.DummyAddrMapLine:
+		return fmt.Sprintf("Dummy buffer at %d (size %d) not found in any mapped shared memory, client_id=%s", ptr, size, dummy)
+	case helper == BatchPutFromHelper:
+		return fmt.Sprintf("Dummy buffer at %d not found in any mapped shared memory", ptr)
+	default:
+		return fmt.Sprintf("Dummy buffer at %d (size %d) not found in any mapped shared memory for client %s", ptr, size, dummy)
+	}
+}
+
+// resolve is a helper's lookup of its buffer: the dummy's context, the
+// batch's mapping, then this key's real address; ok false after the lines
+// Mooncake logs (the caller returns INVALID_PARAMS).
+func (s *Standalone) resolve(dummy string, ptr uint64, size int64, b *BufferBatch) (real uint64, ok bool, err error) {
+	st := s.dummyContext(dummy)
+	if st == nil {
+		return 0, false, nil
+	}
+	if b != nil && !s.mapBatch(dummy, st, b) {
+		return 0, false, nil
+	}
+	real, ok = s.translate(st, ptr, size)
+	if !ok && b != nil {
+		return 0, false, fmt.Errorf("mooncake_client: buffer %#x (%d bytes) is not one of its batch's", ptr, size)
+	}
+	// b == nil: the dummy's local buffer, which setup_dummy mapped.
+	return real, ok, nil
+}
+
+// PutFrom implements RealClientService.
+func (s *Standalone) PutFrom(ctx context.Context, dummy, key string, ptr uint64, size int64, b *BufferBatch) (int, error) {
+	s.flushTail()
+	real, ok, err := s.resolve(dummy, ptr, size, b)
+	if err != nil || !ok {
+		return int(mooncake.INVALID_PARAMS), err
 	}
 	data, err := s.d.Mem.ReadContent(real, size)
 	if err != nil {
@@ -151,17 +217,19 @@ func (s *Standalone) PutFrom(ctx context.Context, dummy, key string, ptr uint64,
 }
 
 // GetInto implements RealClientService: bytes read or a negative code.
-func (s *Standalone) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64) (int, error) {
+func (s *Standalone) GetInto(ctx context.Context, dummy, key string, ptr uint64, size int64, b *BufferBatch) (int, error) {
 	s.flushTail()
-	real, ok := s.translate(dummy, ptr, size)
-	if !ok {
-		s.logf(mlog.Error, "client_id=%s, error=shm_not_mapped", dummy)
-		return int(mooncake.INVALID_PARAMS), nil
+	real, ok, err := s.resolve(dummy, ptr, size, b)
+	if err != nil || !ok {
+		return int(mooncake.INVALID_PARAMS), err
 	}
-	start, disk := s.d.Clock.Now(), s.diskReads
+	start, disk, temp := s.d.Clock.Now(), s.diskReads, s.rootFS.tempReads
 	data, code := s.getBytes(ctx, key)
+	if err := s.handlerThrew(); err != nil {
+		return 0, err
+	}
 	if bt, ok := ctx.Value(dummyBatchGetKey{}).(*batchTiming); ok {
-		s.timingLine(bt, start, s.diskReads > disk, code)
+		s.timingLine(bt, start, s.diskReads > disk, s.rootFS.tempReads > temp, code)
 	}
 	if code != mooncake.OK {
 		return int(code), nil

@@ -155,10 +155,11 @@ func (s *Standalone) flushTail() {
 // key, prints batch_get_into_internal's INFO line (real_client.cpp
 // v0.3.9:1807 … v0.3.11.post1; commented out from v0.3.12) unless no key
 // had a replica (its early return): the keys read from memory and from
-// SSD, the batch's time and its SSD part. After a blocked read it follows
+// SSD (a DISK replica read through a temporary buffer in neither:
+// fsreplica.go), the batch's time and its SSD part. After a blocked read it follows
 // the handler's other late lines. Only where the dummy's context reaches
 // the model (sim; fake's wire drops it: no line).
-func (s *Standalone) timingLine(bt *batchTiming, start time.Duration, disk bool, code mooncake.ErrorCode) {
+func (s *Standalone) timingLine(bt *batchTiming, start time.Duration, disk, temp bool, code mooncake.ErrorCode) {
 	if bt.done == 0 {
 		bt.start = start
 	}
@@ -167,10 +168,13 @@ func (s *Standalone) timingLine(bt *batchTiming, start time.Duration, disk bool,
 	case disk:
 		bt.disk++
 		bt.store += s.d.Clock.Now() - start
+	case temp:
+		// A DISK replica through a temporary buffer: in neither count.
+		bt.temp++
 	case code == mooncake.OK || code == mooncake.TRANSFER_FAIL:
 		bt.mem++
 	}
-	if !s.p.BatchGetTimingLine || bt.done < bt.keys || bt.mem+bt.disk == 0 {
+	if !s.p.BatchGetTimingLine || bt.done < bt.keys || bt.mem+bt.disk+bt.temp == 0 {
 		return
 	}
 	line := fmt.Sprintf("Time taken for batch_get_into: %dus, read store: %dus, with memory key count: %d, offload key count: %d",

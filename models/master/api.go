@@ -127,6 +127,9 @@ type Replica struct {
 	// owner FileStorage's offload RPC server (LocalDiskDescriptor's
 	// transport_endpoint); the memory fields are then empty.
 	OffloadEndpoint string
+	// FilePath is set on a DISK replica (--root_fs_dir; DiskDescriptor's
+	// file_path; fsreplica.go).
+	FilePath string
 }
 
 // LocalDisk reports a LOCAL_DISK replica (Replica::is_local_disk_replica).
@@ -151,10 +154,13 @@ const (
 	// struct_pack layouts of this RPC differ (mooncake.SkewFails): the
 	// call reaches the master and fails on decoding; Text is coro_rpc's.
 	Incompatible
+	// Threw: the server's handler threw; coro_rpc answers with the
+	// exception's what(), Text (coro_rpc router: rpc_throw_exception).
+	Threw
 )
 
 func (k RPCKind) String() string {
-	return [...]string{"refused", "connect_timeout", "request_timeout", "reset", "eof", "incompatible"}[k]
+	return [...]string{"refused", "connect_timeout", "request_timeout", "reset", "eof", "incompatible", "threw"}[k]
 }
 
 // RPCError is a transport failure of one RPC. Mooncake maps every one to

@@ -84,6 +84,7 @@ func (m *Master) offboard(id UUID) {
 	}
 	// UnmountLocalDiskSegment without a line of its own.
 	m.dropLocalDisk(id)
+	m.offboarded[id] = true
 	m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=client_offboarding_complete, retries=0, duration_ms=0", id))
 }
 

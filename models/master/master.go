@@ -29,6 +29,9 @@ type Config struct {
 	PutStartDiscardTimeout     time.Duration // --put_start_discard_timeout_sec
 	// EnableOffload is --enable_offload (MountLocalDiskSegment accepted).
 	EnableOffload bool
+	// RootFsDir is --root_fs_dir: each put also gets a DISK replica, a
+	// file the client writes under it (fsreplica.go).
+	RootFsDir string
 	// EnableHA is --enable_ha: up to 0.3.6 (Profile.Heartbeat false) the
 	// client monitor runs, and MountSegment starts timing its client, only
 	// then (master_service.cpp v0.3.4.post2:41, 73-91).
@@ -111,6 +114,8 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			c.RPCVersion = v
 		case "enable_offload":
 			c.EnableOffload, err = strconv.ParseBool(v)
+		case "root_fs_dir":
+			c.RootFsDir = v
 		case "enable_ha":
 			c.EnableHA, err = strconv.ParseBool(v)
 		case "enable_metric_reporting":
@@ -121,7 +126,7 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			c.HTTPMetadataHost = v
 		case "port", "rpc_port", "max_threads", "rpc_thread_num", "enable_http_metadata_server",
 			"http_metadata_server_port", "metrics_port",
-			"memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl", "root_fs_dir",
+			"memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl",
 			"cluster_id", "rpc_enable_tcp_no_delay", "rpc_conn_timeout_seconds", "logtostderr", "v":
 			// Accepted; no behaviour in the model.
 		default:
@@ -183,10 +188,12 @@ type object struct {
 	// offloadPin: PutEnd queued it for offload and pinned its memory
 	// replica (inc_refcnt) until NotifyOffloadSuccess: not evictable.
 	offloadPin bool
-	complete   bool
-	putStart   time.Duration
-	lease      time.Duration // lease expiry
-	lastTouch  time.Duration
+	// fs is its DISK replica (--root_fs_dir; fsreplica.go).
+	fs        fsReplica
+	complete  bool
+	putStart  time.Duration
+	lease     time.Duration // lease expiry
+	lastTouch time.Duration
 }
 
 // diskReplica is a LOCAL_DISK replica: on client's FileStorage, read
@@ -211,6 +218,7 @@ type Master struct {
 	clientTTL    map[UUID]time.Duration // expiry time
 	pingStalled  map[UUID]time.Duration // the clock's stalls at the last ping (StallClock)
 	suspected    map[UUID]suspicion     // Profile.ClientLiveness: suspected clients (liveness.go)
+	offboarded   map[UUID]bool          // Profile.ClientLiveness: taken offline, not remounted since
 	objects      map[string]*object
 	viewVersion  int64
 	needEviction bool
@@ -247,7 +255,7 @@ func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
 		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{}, pingStalled: map[UUID]time.Duration{},
 		objects: map[string]*object{}, viewVersion: 1,
 		lastEvict: now, lastMonitor: now, batchNoSpace: map[string]int{}, batchOpen: map[string]time.Duration{},
-		offloading: map[UUID][]OffloadObject{}, suspected: map[UUID]suspicion{},
+		offloading: map[UUID][]OffloadObject{}, suspected: map[UUID]suspicion{}, offboarded: map[UUID]bool{},
 	}
 	// The report thread's first summary is at start. The model's HA
 	// masters (leader and standby) print none: their role/state fields are
@@ -347,9 +355,14 @@ func (m *Master) monitorClients(at time.Duration) {
 	}
 	// ClearInvalidHandles drops the expired clients' LOCAL_DISK replicas,
 	// then UnmountLocalDiskSegment their disk segments
-	// (master_service.cpp v0.3.11.post1:4995-5015, segment.cpp:341).
+	// (master_service.cpp v0.3.11.post1:4995-5015, segment.cpp:341; from
+	// v0.3.10.post2, silent from 0.3.13: Profile.ExpiryUnmountsDiskSegment).
+	// Before, the segment stays: the FileStorage heartbeat goes on.
+	if !m.cfg.Version.ExpiryUnmountsDiskSegment {
+		return
+	}
 	for _, id := range expired {
-		if m.dropLocalDisk(id) {
+		if m.dropLocalDisk(id) && m.cfg.Version.ExpiryDiskSegmentLine {
 			m.log.Log(mlog.Info, fmt.Sprintf("client_id=%s, action=unmount_local_disk_segment", id))
 		}
 	}
@@ -364,7 +377,7 @@ func (m *Master) dropLocalDisk(id UUID) bool {
 	}
 	for _, o := range m.objects {
 		o.disk = slices.DeleteFunc(o.disk, func(d diskReplica) bool { return d.client == id })
-		if len(o.disk) == 0 && len(o.replicas) == 0 {
+		if len(o.disk) == 0 && len(o.replicas) == 0 && !o.fs.complete {
 			delete(m.objects, o.key)
 		}
 	}
@@ -416,7 +429,7 @@ func (m *Master) evictIfNeeded(now time.Duration, passes int64) {
 	for _, o := range m.objects {
 		// can_evict_replicas: a memory replica to free (an object on disk
 		// only frees nothing).
-		if o.complete && o.lease <= now && len(o.replicas) > 0 && !o.offloadPin {
+		if o.complete && o.lease <= now && len(o.replicas) > 0 && !o.offloadPin && !o.fs.repinned {
 			cands = append(cands, o)
 		}
 	}
@@ -504,12 +517,13 @@ func (m *Master) removeObject(o *object) {
 // object with a LOCAL_DISK replica stays valid and is read from disk
 // (master_service.cpp v0.3.11.post1:4484-4525).
 func (m *Master) evictMemory(o *object) {
-	if len(o.disk) == 0 {
+	if len(o.disk) == 0 && !o.fs.complete {
 		m.removeObject(o)
 		return
 	}
 	m.freeMemory(o)
 	o.replicas = nil
+	o.fs.afterMemoryErased(len(o.disk) > 0)
 }
 
 // freeMemory returns the segment space of o's memory replicas.
@@ -552,10 +566,10 @@ func (m *Master) ServiceReady(context.Context) (string, error) {
 	return m.cfg.RPCVersion, nil
 }
 
-// GetStorageConfig implements Service: no root_fs_dir in the model.
+// GetStorageConfig implements Service: --root_fs_dir's fsdir (fsreplica.go).
 func (m *Master) GetStorageConfig(context.Context) (StorageConfig, error) {
 	m.catchUp()
-	return StorageConfig{}, nil
+	return m.storageConfig(), nil
 }
 
 func (m *Master) touchClient(id UUID, now time.Duration) {
@@ -629,6 +643,7 @@ func (m *Master) ReMountSegment(_ context.Context, segs []Segment, clientID UUID
 		}
 	}
 	m.okClients[clientID] = true
+	delete(m.offboarded, clientID)
 	return nil
 }
 
@@ -650,8 +665,16 @@ func (m *Master) MountLocalDiskSegment(_ context.Context, clientID UUID) error {
 // OffloadObjectHeartbeat: std::move of offloading_objects).
 func (m *Master) OffloadObjectHeartbeat(_ context.Context, clientID UUID) ([]OffloadObject, error) {
 	m.catchUp()
+	if m.offboarded[clientID] {
+		// 0.3.14: an offline client's heartbeat before its remount (real,
+		// three runs of three: the first heartbeat after the thaw;
+		// docs/REAL-FINDINGS.md §79). No master line.
+		return nil, mooncake.UNAVAILABLE_IN_CURRENT_STATUS
+	}
 	q, ok := m.offloading[clientID]
 	if !ok {
+		// master_service.cpp v0.3.8.post1 … 3b5a594 (v0.3.11.post1:2629).
+		m.log.Log(mlog.Error, fmt.Sprintf("Local disk segment not found with client id = %s", clientID))
 		return nil, mooncake.SEGMENT_NOT_FOUND
 	}
 	m.offloading[clientID] = nil
@@ -705,7 +728,7 @@ func (m *Master) EvictDiskReplicas(_ context.Context, clientID UUID, keys []stri
 			continue
 		}
 		o.disk = slices.DeleteFunc(o.disk, func(d diskReplica) bool { return d.client == clientID })
-		if len(o.disk) == 0 && len(o.replicas) == 0 {
+		if len(o.disk) == 0 && len(o.replicas) == 0 && !o.fs.complete {
 			m.removeObject(o)
 		}
 	}
@@ -910,7 +933,7 @@ func (m *Master) putStart(now time.Duration, key string, size int64, cfg Replica
 		}
 		return nil, mooncake.NO_AVAILABLE_HANDLE
 	}
-	m.objects[key] = &object{key: key, size: size, replicas: reps, putStart: now, lastTouch: now}
+	m.objects[key] = &object{key: key, size: size, replicas: reps, putStart: now, lastTouch: now, fs: m.newFsReplica(key)}
 	return reps, nil
 }
 
@@ -967,7 +990,7 @@ func (m *Master) GetReplicaList(ctx context.Context, key string) ([]Replica, err
 		return nil, mooncake.REPLICA_IS_NOT_READY
 	}
 	mem, disk := m.servable(o)
-	if len(mem)+len(disk) == 0 {
+	if len(mem)+len(disk) == 0 && !o.fs.complete {
 		// Every replica is a suspected client's (Profile.ClientLiveness).
 		m.metrics.getFail++
 		m.log.Log(mlog.Warning, fmt.Sprintf("key=%s, error=replica_not_ready", key))
@@ -979,6 +1002,7 @@ func (m *Master) GetReplicaList(ctx context.Context, key string) ([]Replica, err
 	for _, d := range disk {
 		reps = append(reps, Replica{Size: d.size, Complete: true, OffloadEndpoint: d.endpoint})
 	}
+	reps = o.fs.place(reps, len(mem), o.size)
 	for i := range reps {
 		reps[i].LeaseTTL = m.cfg.DefaultKVLeaseTTL
 	}

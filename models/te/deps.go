@@ -43,6 +43,8 @@ type Host struct {
 	GPU *engine.GPUSpec
 	// Build: the source build's options (engine.NodeSpec.Build).
 	Build []string
+	// NPU is the host's Ascend NPUs (nil = none; ascend.go).
+	NPU *engine.NPUSpec
 	// RDMAFaults is the host's injected work-completion fault (nil = none
 	// can be injected).
 	RDMAFaults *RDMAFaults
@@ -61,11 +63,15 @@ type Peer struct {
 	// NoNameListener: nothing of it listens on its segment name's port,
 	// where a P2PHANDSHAKE engine's handshake connects (Engine.ListensAtName).
 	NoNameListener bool
+	// Adxl is its ADXL engine name ("" = no Ascend transport) and NPU its
+	// host's NPUs (ascend.go).
+	Adxl string
+	NPU  *engine.NPUSpec
 }
 
 // HostFromSpec converts a node spec.
 func HostFromSpec(n engine.NodeSpec) Host {
-	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock, GPU: n.GPU, Build: n.Build}
+	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock, GPU: n.GPU, Build: n.Build, NPU: n.NPU}
 }
 
 // DataPath moves object contents between this engine and a remote segment

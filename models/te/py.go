@@ -131,6 +131,9 @@ func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer u
 	if p.e.nvlinkInstalled() {
 		return p.e.transferNVLink(ctx, target, peer, length), nil
 	}
+	if p.e.ascend != nil {
+		return p.transferAscend(ctx, target)
+	}
 	if hostmem.IsDevice(local) && len(p.e.nics) == 0 && !p.e.cfg.Profile.TCPStagesGPUMemory {
 		// The TCP session's socket write reads the GPU address itself
 		// (no CUDA staging in this build): EFAULT on the first body

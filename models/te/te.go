@@ -139,6 +139,8 @@ type Engine struct {
 	nvFabric     bool
 	nvBufs       []NVLinkBuffer
 	fabricAllocs []NVLinkBuffer
+	// ascend is the installed Ascend direct transport (ascend.go).
+	ascend *ascendState
 }
 
 // New returns an uninitialised engine.
@@ -766,6 +768,9 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 		e.forcedTCP = true
 		e.logf(mlog.Info, "MC_FORCE_TCP is set, using TCP transport only")
 		return 0
+	}
+	if e.ascendBuild() {
+		return e.installAscend() // in place of auto-discovery (ascend.go)
 	}
 	if !auto {
 		return 0

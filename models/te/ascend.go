@@ -1,0 +1,242 @@
+package te
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+)
+
+// The Ascend direct transport (ascend_direct_transport.cpp v0.3.6 …
+// v0.3.10; from v0.3.10.post1 with transfer_executor_base.cpp and
+// sync_transfer_executor.cpp), the transport of a USE_ASCEND_DIRECT build
+// that vLLM-Ascend's Mooncake connectors and KV pool drive: ADXL (CANN's
+// one-sided HCCL engine) under the transfer engine. Modelled: install
+// (AdxlEngine::Initialize), ADXL Connect to a peer, TransferSync's status,
+// each with the lines of its release (Profile.Ascend*). Not modelled: the
+// async path (ASCEND_USE_ASYNC_TRANSFER), the buffer pool, fabric memory,
+// agent mode, ASCEND_AUTO_CONNECT (and v0.3.12's capability probe, taken
+// as unsupported: the executor connects first), the local copy's engine,
+// the "Connected to segment" and "Success to initialize" lines (their
+// cost and pid are the wall clock's and the process's).
+
+// adxl::Status values the model itself produces (adxl_compat.h
+// 3b5a594:41-49; a node's transfer_status may be any of
+// engine.AdxlTransferStatuses).
+const (
+	AdxlSuccess      uint32 = 0
+	AdxlTimeout      uint32 = 103901
+	AdxlNotConnected uint32 = 103902
+	AdxlFailed       uint32 = 503900
+)
+
+// ascendBasePort is base_port_'s default (ascend_direct_transport.h
+// v0.3.8.post1:141, v0.3.12.post1:79), ASCEND_BASE_PORT overrides it.
+const ascendBasePort = 20000
+
+// ascendState is an installed Ascend direct transport.
+type ascendState struct {
+	name      string          // local_adxl_engine_name_ (host_ip:port)
+	connected map[string]bool // connected_segments_
+}
+
+// ascendBuild: the node runs a USE_ASCEND_DIRECT build of a release that
+// has the transport (before v0.3.6 CMake ignores the option).
+func (e *Engine) ascendBuild() bool {
+	return e.cfg.Profile.AscendDirect && slices.Contains(e.cfg.Host.Build, engine.BuildAscendDirect)
+}
+
+// AdxlEngineName is the ADXL engine name this engine's segment descriptor
+// publishes (rank_info hostIp:hostPort), "" without the transport: what a
+// peer connects to.
+func (e *Engine) AdxlEngineName() string {
+	if e.ascend == nil {
+		return ""
+	}
+	return e.ascend.name
+}
+
+// installAscend is TransferEngineImpl::init's installTransport("ascend")
+// (transfer_engine_impl.cpp v0.3.8.post1:195-201, v0.3.12.post1:226-232):
+// AscendDirectTransport::install, whose AdxlEngine::Initialize fails on a
+// CANN older than engine.CANNForADXL with adxl::FAILED (a model choice:
+// the status is CANN's, not pinned on real). Then init returns -1.
+func (e *Engine) installAscend() int {
+	e.logf(mlog.Info, "install AscendDirectTransport for: %s", e.serverName)
+	host, _ := splitHostPort(e.serverName)
+	// findAdxlListenPort (v0.3.8.post1:554-600, utils.cpp v0.3.12.post1):
+	// a port of [base + dev*100, base + (dev+1)*100] for device 0.
+	base := ascendBasePort
+	if v, ok := e.env("ASCEND_BASE_PORT"); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			base = n
+		}
+	}
+	port := base
+	if e.cfg.PortRand != nil {
+		port += e.cfg.PortRand.IntN(101)
+	}
+	name := host + ":" + strconv.Itoa(port)
+	if status := e.adxlInitStatus(); status != AdxlSuccess {
+		// InitAdxlEngine (v0.3.8.post1:263-266; from v0.3.10 with
+		// aclGetRecentErrMsg, v0.3.10:292-294; transfer_executor_base.cpp
+		// v0.3.12.post1:230-234): the errmsg is CANN's, empty here.
+		if e.cfg.Profile.AscendRetry {
+			e.logf(mlog.Error, "Failed to initialize AdxlEngine, status: %d, errmsg: ", status)
+		} else {
+			e.logf(mlog.Error, "Failed to initialize AdxlEngine, status: %d", status)
+		}
+		if e.cfg.Profile.AscendExecutor {
+			// ascend_direct_transport.cpp v0.3.10.post1:113-117, v0.3.12.post1:114-118.
+			e.logf(mlog.Error, "AscendDirectTransport: TransferExecutor init failed, ret: -1")
+		} else {
+			// ascend_direct_transport.cpp v0.3.6:106-110, v0.3.10:117-121.
+			e.logf(mlog.Error, "AscendDirectTransport: InitAdxlEngine failed, ret: -1")
+		}
+		e.logf(mlog.Error, "Failed to install Ascend transport")
+		return -1
+	}
+	e.ascend = &ascendState{name: name, connected: map[string]bool{}}
+	e.transports = append(e.transports, "ascend")
+	return 0
+}
+
+// adxlInitStatus is AdxlEngine::Initialize's status on this host.
+func (e *Engine) adxlInitStatus() uint32 {
+	npu := e.cfg.Host.NPU
+	if npu == nil || npu.CANN == "" {
+		return AdxlSuccess
+	}
+	if ok, err := engine.CANNAtLeast(npu.CANN, engine.CANNForADXL); err == nil && !ok {
+		return AdxlFailed
+	}
+	return AdxlSuccess
+}
+
+// ascendConnectTimeout is connect_timeout_ in ms: ASCEND_CONNECT_TIMEOUT when it
+// parses, else Profile.AscendConnectTimeoutMs.
+func (e *Engine) ascendConnectTimeout() time.Duration {
+	ms := e.cfg.Profile.AscendConnectTimeoutMs
+	if v, ok := e.env("ASCEND_CONNECT_TIMEOUT"); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			ms = n
+		}
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// transferAscend is one write into a peer's segment over the Ascend
+// direct transport, as transfer_sync_write sees it: 0, or -1 when the
+// slice failed. Per release (Profile):
+//   - v0.3.6 … v0.3.9 (processSliceList, connectAndTransfer): one attempt;
+//     a failed Connect is "Failed to connect to target: …, status: S"
+//     (up to v0.3.7 with "Failed to connect to segment: …"); from v0.3.8 a
+//     Connect TIMEOUT logs "Connect timeout to: …" and goes on as if
+//     connected, so TransferSync then meets no channel (NOT_CONNECTED, a
+//     model choice); a failed TransferSync is "Transfer slice failed with
+//     status: S", from v0.3.8 then "transfer failed and disconnect to:…";
+//   - v0.3.10 … (kRetryTimes/kTransferRetryTimes 2): a failed attempt
+//     disconnects and is retried once, "Retry transfer to:" (v0.3.10 after
+//     each attempt, with the segment name; from v0.3.10.post1 between
+//     them, with the ADXL name), then "Transfer failed to: …, errmsg: ".
+func (p *Py) transferAscend(ctx context.Context, target string) (int, error) {
+	e := p.e
+	var peer Peer
+	ok := false
+	if e.cfg.Host.Peer != nil {
+		peer, ok = e.cfg.Host.Peer(target)
+	}
+	if !ok || peer.Adxl == "" {
+		return 0, engine.Unsupportedf("transfer to %s over the Ascend transport: the peer's segment has no ADXL engine (only Ascend peers are modelled)", target)
+	}
+	name := peer.Adxl
+	if name == e.ascend.name {
+		return 0, nil // localCopy: no ADXL
+	}
+	prof := e.cfg.Profile
+	attempts := 1
+	if prof.AscendRetry {
+		attempts = 2
+	}
+	for i := range attempts {
+		ok, err := p.ascendAttempt(ctx, target, name, peer)
+		if err != nil || ok {
+			return 0, err
+		}
+		switch {
+		case prof.AscendExecutor && i+1 < attempts:
+			// transfer_executor_base.cpp v0.3.12.post1:686-695.
+			e.logf(mlog.Info, "Retry transfer to:%s", name)
+		case prof.AscendRetry && !prof.AscendExecutor:
+			// ascend_direct_transport.cpp v0.3.10:825-833.
+			e.logf(mlog.Info, "Retry transfer to:%s", target)
+		}
+	}
+	if prof.AscendRetry {
+		// ascend_direct_transport.cpp v0.3.10:834-847,
+		// transfer_executor_base.cpp v0.3.12.post1:697-706 (status
+		// FAILED: neither a failed connect nor the set statuses are
+		// TIMEOUT).
+		e.logf(mlog.Error, "Transfer failed to: %s, errmsg: ", name)
+	}
+	return -1, nil
+}
+
+// ascendAttempt is one connect-and-TransferSync: ok, or false with its
+// lines logged.
+func (p *Py) ascendAttempt(ctx context.Context, target, name string, peer Peer) (bool, error) {
+	e, prof := p.e, p.e.cfg.Profile
+	linkDown := peer.NPU != nil && peer.NPU.LinkDown
+	status := AdxlSuccess
+	if !e.ascend.connected[name] {
+		if linkDown {
+			// ADXL Connect to device NICs that never answer: TIMEOUT
+			// after connect_timeout_ ms.
+			if err := p.clock.Sleep(ctx, e.ascendConnectTimeout()); err != nil {
+				return false, err
+			}
+			switch {
+			case !prof.AscendConnectTimeoutBranch:
+				// ascend_direct_transport.cpp v0.3.6:520-525, :463-466.
+				e.logf(mlog.Error, "Failed to connect to target: %s, status: %d", name, AdxlTimeout)
+				e.logf(mlog.Error, "Failed to connect to segment: %s", target)
+				return false, nil
+			case !prof.AscendRetry:
+				// v0.3.8.post1:1106-1110: logged, then on as if connected.
+				e.logf(mlog.Error, "Connect timeout to: %s, you can increase the timeout duration to reduce the ASCEND_CONNECT_TIMEOUT environment variable.", name)
+			case !prof.AscendExecutor:
+				// v0.3.10:1149-1155.
+				e.logf(mlog.Error, "Connect timeout to: %s, you can increase the timeout duration to reduce the failure rate by configuring the ASCEND_CONNECT_TIMEOUT environment variable, errmsg: ", name)
+				return false, nil
+			default:
+				// transfer_executor_base.cpp v0.3.10.post1:257-261, v0.3.12.post1:268-272.
+				e.logf(mlog.Error, "Connect timeout to: %s, errmsg: ", name)
+				return false, nil
+			}
+		}
+		e.ascend.connected[name] = true
+	}
+	switch {
+	case linkDown:
+		status = AdxlNotConnected
+	case e.cfg.Host.NPU != nil && e.cfg.Host.NPU.TransferStatus != 0:
+		status = e.cfg.Host.NPU.TransferStatus
+	}
+	if status == AdxlSuccess {
+		return true, nil
+	}
+	// A failed TransferSync disconnects (v0.3.7:607, v0.3.8.post1:841-846,
+	// v0.3.10:877-880, sync_transfer_executor.cpp v0.3.12.post1:78-84).
+	delete(e.ascend.connected, name)
+	if !prof.AscendRetry {
+		// v0.3.6:501, v0.3.8.post1:836 (ERROR), :843 (INFO).
+		e.logf(mlog.Error, "Transfer slice failed with status: %d", status)
+		if prof.AscendDisconnectLine {
+			e.logf(mlog.Info, "transfer failed and disconnect to:%s", name)
+		}
+	}
+	return false, nil
+}
