@@ -152,6 +152,18 @@ func (r *run) integrationBuffer(ctx context.Context, s Step, in integration, siz
 	return buf, nil
 }
 
+// registerStepBuffer registers buf with register_buffer (a call the step
+// counts) unless the step says unregistered.
+func (r *run) registerStepBuffer(ctx context.Context, s Step, in integration, buf engine.Buffer) (int, error) {
+	if s.Unregistered {
+		return 0, nil
+	}
+	t0 := r.world.Clock().Now()
+	rc, err := in.store.RegisterBuffer(ctx, buf.Ptr, buf.Size)
+	r.integrationCall("register_buffer", rc, err, t0)
+	return rc, err
+}
+
 // integrationBatchPut is a batch put step: a buffer of len(Keys)*Size
 // bytes from the step's allocator (integrationBuffer), registered once with
 // register_buffer unless the step says unregistered (its code is the
@@ -187,13 +199,8 @@ func (r *run) integrationBatchPut(ctx context.Context, s Step, in integration) (
 	if err != nil {
 		return nil, err
 	}
-	if !s.Unregistered {
-		t0 := r.world.Clock().Now()
-		rc, err := in.store.RegisterBuffer(ctx, buf.Ptr, buf.Size)
-		r.integrationCall("register_buffer", rc, err, t0)
-		if err != nil || rc != 0 {
-			return int64(rc), err
-		}
+	if rc, err := r.registerStepBuffer(ctx, s, in, buf); err != nil || rc != 0 {
+		return int64(rc), err
 	}
 	ptrs := make([]uint64, len(keys))
 	sizes := make([]int64, len(keys))
@@ -230,13 +237,8 @@ func (r *run) integrationGetInto(ctx context.Context, s Step, in integration) (a
 	if err != nil {
 		return nil, err
 	}
-	if !s.Unregistered {
-		t0 := r.world.Clock().Now()
-		rc, err := in.store.RegisterBuffer(ctx, buf.Ptr, buf.Size)
-		r.integrationCall("register_buffer", rc, err, t0)
-		if err != nil || rc != 0 {
-			return int64(rc), err
-		}
+	if rc, err := r.registerStepBuffer(ctx, s, in, buf); err != nil || rc != 0 {
+		return int64(rc), err
 	}
 	t0 := r.world.Clock().Now()
 	rcs, err := in.store.BatchGetInto(ctx, []string{s.Key}, []uint64{buf.Ptr}, []int64{buf.Size})

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 )
@@ -11,15 +9,7 @@ import (
 // SetNPU implements engine.NPUChanger: processes started afterwards see
 // the node's new NPU setup (a remedy's npus).
 func (w *World) SetNPU(_ context.Context, node string, npu engine.NPUSpec) error {
-	nodes := slices.Clone(w.nodes) // the spec's slice is the runner's
-	for i := range nodes {
-		if nodes[i].Name == node {
-			nodes[i].NPU = &npu
-			w.nodes = nodes
-			return nil
-		}
-	}
-	return fmt.Errorf("sim: remedy npus: no node %q in the topology", node)
+	return w.setNode(node, "npus", func(n *engine.NodeSpec) { n.NPU = &npu })
 }
 
 var _ engine.NPUChanger = (*World)(nil)

@@ -220,13 +220,19 @@ func (w *World) ReplaceMaster(_ context.Context, version string, flags map[strin
 // SetGPU implements engine.GPUChanger: processes started afterwards see
 // the node's new GPU setup (a remedy's gpus: modprobe nvidia_peermem).
 func (w *World) SetGPU(_ context.Context, node string, gpu engine.GPUSpec) error {
+	return w.setNode(node, "gpus", func(n *engine.NodeSpec) { n.GPU = &gpu })
+}
+
+// setNode changes one node of the topology for processes started
+// afterwards (a remedy's gpus or npus, named by what).
+func (w *World) setNode(node, what string, set func(*engine.NodeSpec)) error {
 	nodes := slices.Clone(w.nodes) // the spec's slice is the runner's
 	for i := range nodes {
 		if nodes[i].Name == node {
-			nodes[i].GPU = &gpu
+			set(&nodes[i])
 			w.nodes = nodes
 			return nil
 		}
 	}
-	return fmt.Errorf("sim: remedy gpus: no node %q in the topology", node)
+	return fmt.Errorf("sim: remedy %s: no node %q in the topology", what, node)
 }
