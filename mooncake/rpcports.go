@@ -7,6 +7,13 @@ package mooncake
 // back to the misspelt ones.
 var RPCPortRangeNames = []string{"MC_MIN_RPC_PORT", "MC_MAX_RPC_PORT", "MC_MIN_PRC_PORT", "MC_MAX_PRC_PORT"}
 
+// RPCPortRangePairs are RPCPortRangeNames as (min, max) pairs.
+var RPCPortRangePairs = [][2]string{{"MC_MIN_RPC_PORT", "MC_MAX_RPC_PORT"}, {"MC_MIN_PRC_PORT", "MC_MAX_PRC_PORT"}}
+
+// DefaultRPCMinPort and DefaultRPCMaxPort are findAvailableTcpPort's range
+// when no variable moves it (config.h rpc_min_port, rpc_max_port).
+const DefaultRPCMinPort, DefaultRPCMaxPort = 15000, 17000
+
 // RPCPortRangeEnv names the variables v reads for the lowest and highest
 // port findAvailableTcpPort draws from (its RPC port, and from v0.3.5 its
 // TCP transport's; default 15000..17000); "", "" before v0.3.7, whose

@@ -14,30 +14,17 @@ const (
 // environment picks the offset-allocator backend while none of its
 // environments sets the size limit.
 func (d *decoder) checkOffloadReserve(sc *Scenario) {
-	type named struct {
-		p   Pos
-		env map[string]*string
-	}
-	envs := []named{{sc.Config.Pos, sc.Config.Env}}
-	for _, n := range sc.Topology.Nodes {
-		envs = append(envs, named{n.Pos, n.Env})
-	}
+	envs := sc.envs()
 	if c := sc.Topology.Client; c != nil {
-		m := map[string]*string{}
+		env := Env{}
 		for k, v := range c.Env {
-			m[k] = &v
+			env[k] = &v
 		}
-		envs = append(envs, named{c.Pos, m})
-	}
-	if r := sc.Remedy; r != nil {
-		envs = append(envs, named{r.Pos, r.Env})
-		for _, n := range sortedKeys(r.NodeEnv) {
-			envs = append(envs, named{r.Pos, r.NodeEnv[n]})
-		}
+		envs = append(envs, placedEnv{c.Pos, env})
 	}
 	limited := false
 	for _, e := range envs {
-		if v, ok := e.env[offloadLimitEnv]; ok && v != nil {
+		if v, ok := e.Env[offloadLimitEnv]; ok && v != nil {
 			limited = true
 		}
 	}
@@ -45,8 +32,8 @@ func (d *decoder) checkOffloadReserve(sc *Scenario) {
 		return
 	}
 	for _, e := range envs {
-		if v := e.env[offloadBackendEnv]; v != nil && *v == offsetAllocatorBackend {
-			d.at(e.p, "%s=%s reserves its data file at %s (2 TiB when unset): set %s (e.g. \"67108864\")",
+		if v := e.Env[offloadBackendEnv]; v != nil && *v == offsetAllocatorBackend {
+			d.at(e.Pos, "%s=%s reserves its data file at %s (2 TiB when unset): set %s (e.g. \"67108864\")",
 				offloadBackendEnv, offsetAllocatorBackend, offloadLimitEnv, offloadLimitEnv)
 			return
 		}

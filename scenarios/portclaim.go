@@ -7,14 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/netport"
 )
-
-// rangeNames pairs the variables releases read for the transfer engine's
-// port range (mooncake.RPCPortRangeNames), with the default of each.
-var rangeNames = [][2]string{{"MC_MIN_RPC_PORT", "MC_MAX_RPC_PORT"}, {"MC_MIN_PRC_PORT", "MC_MAX_PRC_PORT"}}
-
-const defaultMinPort, defaultMaxPort = 15000, 17000
 
 // claimWait bounds how long a run waits for another run of a scenario
 // with the same fixed ports: longer than any catalog world's run on
@@ -23,31 +18,22 @@ const claimWait = 10 * time.Minute
 
 // fixedPortRanges are the narrow transfer-engine port ranges (at most
 // netport.MaxClaimed ports) sc's env fixes anywhere: config, nodes, the
-// remedy's env and node_env. A missing partner is Mooncake's default.
+// remedy's env and node_env (Scenario.envs). A missing partner is
+// Mooncake's default.
 func fixedPortRanges(sc *Scenario) [][2]int {
-	envs := []Env{sc.Config.Env}
-	for _, n := range sc.Topology.Nodes {
-		envs = append(envs, n.Env)
-	}
-	if sc.Remedy != nil {
-		envs = append(envs, sc.Remedy.Env)
-		for _, n := range sortedKeys(sc.Remedy.NodeEnv) {
-			envs = append(envs, sc.Remedy.NodeEnv[n])
-		}
-	}
 	var out [][2]int
-	for _, env := range envs {
-		for _, names := range rangeNames {
-			lo, okLo := envPort(env, names[0])
-			hi, okHi := envPort(env, names[1])
+	for _, e := range sc.envs() {
+		for _, names := range mooncake.RPCPortRangePairs {
+			lo, okLo := envPort(e.Env, names[0])
+			hi, okHi := envPort(e.Env, names[1])
 			if !okLo && !okHi {
 				continue
 			}
 			if !okLo {
-				lo = defaultMinPort
+				lo = mooncake.DefaultRPCMinPort
 			}
 			if !okHi {
-				hi = defaultMaxPort
+				hi = mooncake.DefaultRPCMaxPort
 			}
 			if r := [2]int{min(lo, hi), max(lo, hi)}; r[0] >= 1 && r[1] <= 65535 && r[1]-r[0] < netport.MaxClaimed {
 				out = append(out, r)
@@ -102,4 +88,26 @@ func claimFixedPorts(ctx context.Context, sc *Scenario) (release func(), err err
 		held = append(held, c)
 	}
 	return release, nil
+}
+
+// placedEnv is one environment a scenario sets and where it is written.
+type placedEnv struct {
+	Pos
+	Env Env
+}
+
+// envs are the environments sc sets for its SGLang (or integration)
+// processes: config.env, each node's env, the remedy's env and node_env.
+func (sc *Scenario) envs() []placedEnv {
+	out := []placedEnv{{sc.Config.Pos, sc.Config.Env}}
+	for _, n := range sc.Topology.Nodes {
+		out = append(out, placedEnv{n.Pos, n.Env})
+	}
+	if r := sc.Remedy; r != nil {
+		out = append(out, placedEnv{r.Pos, r.Env})
+		for _, n := range sortedKeys(r.NodeEnv) {
+			out = append(out, placedEnv{r.Pos, r.NodeEnv[n]})
+		}
+	}
+	return out
 }

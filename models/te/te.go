@@ -267,7 +267,7 @@ func (e *Engine) loadGlobalConfig() {
 			e.logf(mlog.Warning, "%s", pv.Log)
 		}
 	}
-	e.rpcLo, e.rpcHi = 15000, 17000
+	e.rpcLo, e.rpcHi = mooncake.DefaultRPCMinPort, mooncake.DefaultRPCMaxPort
 	minName, maxName := mooncake.RPCPortRangeEnv(p.Version)
 	switch {
 	case minName == "": // up to 0.3.6.post1: fixed
@@ -294,7 +294,7 @@ func (e *Engine) loadGlobalConfig() {
 		}
 		// real 0.3.11.post1 / 0.3.13.post1: "Invalid port range [16000,
 		// 15000], falling back to default [15000, 17000]" (either name).
-		l, h, warn := mooncake.ValidatePortRange(l, h, 15000, 17000)
+		l, h, warn := mooncake.ValidatePortRange(l, h, mooncake.DefaultRPCMinPort, mooncake.DefaultRPCMaxPort)
 		if warn != "" {
 			e.logf(mlog.Warning, "%s", warn)
 		}
@@ -957,11 +957,11 @@ func (e *Engine) legacyBind(ctx context.Context) bool {
 // from 0.3.5 its TCP transport's.
 func (e *Engine) bindAny(ctx context.Context, host string) (int, func(), error) {
 	if e.cfg.Ports == nil {
-		return 15000, func() {}, nil
+		return mooncake.DefaultRPCMinPort, func() {}, nil
 	}
 	lo, hi := e.rpcLo, e.rpcHi
 	if hi == 0 { // not through InitStore (tests that install directly)
-		lo, hi = 15000, 17000
+		lo, hi = mooncake.DefaultRPCMinPort, mooncake.DefaultRPCMaxPort
 	}
 	// min_port + rand % (max_port - min_port + 1), the pair unchecked
 	// before 0.3.11: a width of 0 divides by zero (real 0.3.9,
