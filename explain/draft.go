@@ -405,6 +405,10 @@ var mooncakeMessages = func() []struct {
 		// file_storage.cpp, storage_backend.cpp (SSD offload, v0.3.8.post1 … v0.3.11.post1)
 		{"BatchQuerySlices failed with error: {}", "file_storage.cpp"},
 		{"Key not found: {}", "file_storage.cpp"},
+		// dummy_client.cpp invoke_batch_rpc (v0.3.9 …): mooncake_client's
+		// handler threw; replica.h's "Expected DiskDescriptor" is a whole
+		// message (kvcache-ai/Mooncake#2011), not a value.
+		{"Batch RPC call failed: Expected DiskDescriptor", "dummy_client.cpp"},
 	}
 	out := make([]struct {
 		re       *regexp.Regexp

@@ -269,9 +269,11 @@ func TestFieldCorpus(t *testing.T) {
 		// [-707], io/lease-expired-before-transfer-completed); 43 and 41
 		// since Mooncake's failures at INFO are lines to reproduce (a
 		// client expired, Mooncake#1711; eviction freeing nothing while
-		// allocations fail, #2187).
-		{"tuning reproduced", tun.reproduced, 43},
-		{"tuning reproduced from the right cause", tun.reproRight, 41},
+		// allocations fail, #2187); 44 and 42 since dummy_client.cpp's
+		// "Batch RPC call failed: Expected DiskDescriptor" is a line to
+		// reproduce (standalone/ssd-offload-disk-descriptor, #2011).
+		{"tuning reproduced", tun.reproduced, 44},
+		{"tuning reproduced from the right cause", tun.reproRight, 42},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}
