@@ -49,6 +49,10 @@ func (in injector) Check(p faults.Primitive) error {
 		}
 		return err
 	case faults.ProcessPrimitive:
+		if p.Action == faults.Vanish {
+			// Its world is an HA master pair, which fake does not build.
+			return engine.Unsupportedf("fake engine: process %s: modelled for an HA master only (sim, real)", p.Action)
+		}
 		switch p.Target {
 		case "master":
 			if w.masterAddr == "" {

@@ -63,7 +63,7 @@ func DrawFault(kind Kind, d *Draw) (Fault, bool) {
 			case "mode":
 				f.Mode = d.Pick(append(LinkModes(), DownModes...)...)
 			case "action":
-				f.Action = d.Pick(Actions...)
+				f.Action = d.Pick(drawnActions...)
 			}
 		}
 		f.Params = DrawParams(k.Params(f), d)
@@ -152,7 +152,7 @@ func (linkKind) Draw(d *Draw) (Fault, bool) {
 // engine a pause that costs 30 s per held call becomes stop.
 func (processKind) Draw(d *Draw) (Fault, bool) {
 	f := Fault{Kind: Process, Target: d.Pick(d.ProcessTargets...)}
-	f.Action = d.Pick(append([]string{"restart", "stop"}, Actions...)...)
+	f.Action = d.Pick(append([]string{"restart", "stop"}, drawnActions...)...)
 	if f.Action == "pause" && d.slowHold() {
 		f.Action = "stop"
 	}

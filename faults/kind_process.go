@@ -1,5 +1,10 @@
 package faults
 
+import (
+	"fmt"
+	"slices"
+)
+
 // Process: an action on a server process (Target master, metadata or
 // client). Each action knows its undo, which healing at At+For runs.
 const Process Kind = "process"
@@ -19,10 +24,19 @@ var ProcessActions = []Action{
 	{"restart", "stopped and started again at once (state lost)", ""},
 	{"pause", "frozen (SIGSTOP); healed by resume", "resume"},
 	{"resume", "thawed if paused", ""},
+	{Vanish, "killed, and its address then drops every packet, so connects to it time out (a deleted pod's IP; an HA master only); healed by start", "start"},
 }
+
+// Vanish is the process action of an address that goes silent with its
+// process (Mooncake#3740: a deleted pod whose IP drops SYNs).
+const Vanish = "vanish"
 
 // Actions are the names of ProcessActions.
 var Actions = actionNames(ProcessActions)
+
+// drawnActions are the actions explore draws: vanish needs an HA master,
+// which a drawn world does not have.
+var drawnActions = slices.DeleteFunc(slices.Clone(Actions), func(a string) bool { return a == Vanish })
 
 // Undo is the process action that heals action ("" = none).
 func Undo(action string) string { return undoOf(ProcessActions, action) }
@@ -60,7 +74,7 @@ func (processKind) Doc() string { return "an action on a server process" }
 func (processKind) Fields() []Field {
 	return []Field{
 		{"target", "master | metadata | client | master-leader (master.ha: the current leader)"},
-		{"action", "stop | start | restart | pause | resume"},
+		{"action", "stop | start | restart | pause | resume | vanish"},
 	}
 }
 
@@ -70,7 +84,13 @@ func (processKind) Validate(f Fault) error {
 	if err := oneOf(f, "target", f.Target, ProcessTargets); err != nil {
 		return err
 	}
-	return oneOf(f, "action", f.Action, Actions)
+	if err := oneOf(f, "action", f.Action, Actions); err != nil {
+		return err
+	}
+	if f.Action == Vanish && f.Target != "master" && f.Target != TargetMasterLeader {
+		return fmt.Errorf("%s %q: target %s: a vanished address is modelled for an HA master only (target master or %s)", f.Kind, f.Action, f.Target, TargetMasterLeader)
+	}
+	return nil
 }
 
 func (processKind) LinkTarget(Fault) string { return "" }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Version is a Mooncake release such as 0.3.10.post1.
@@ -826,6 +827,20 @@ type Profile struct {
 	// "Failed to discover a ready master view: " and no longer
 	// "Failed to read current master view: ").
 	HAMasterReadyWaitSeconds int
+	// HAWarmingView: a newly elected HA leader holds the master view with
+	// "__mooncake_service_warming__:<lease>" until it serves, and clients
+	// read that as no view ("No active master view is published yet"):
+	// PR 3743, after v0.3.12.post1 (the 0.3.14 _store.so has both strings;
+	// real 0.3.14: no "Failed to switch to leader" while the standby warms
+	// up, docs/REAL-FINDINGS.md §82).
+	HAWarmingView bool
+	// HAPingUnreachableCost: how long the ping thread's Ping to a master
+	// address that drops SYNs takes to fail (0 = the client pool's four
+	// connects, each the connect timeout). PR 3743 stops the ping's
+	// retries from blocking; no source here: real 0.3.14 measured 1.0 s
+	// per ping (four pings, two runs, docs/REAL-FINDINGS.md §82), while its
+	// other threads still took 120 s.
+	HAPingUnreachableCost time.Duration
 	// GIDQueryFailureLogged: findBestGidIndex walks the whole GID table and
 	// PLOGs each index whose ibv_query_gid_ex fails ("Failed to query GID
 	// N on dev/port: No data available [61]"; rdma_context.cpp
@@ -894,6 +909,16 @@ type Profile struct {
 	// transfer_task.cpp:255).
 	StoreMemcpy             StoreMemcpy
 	TransferBatchFailLogged bool
+	// LocalTransferIPOnly: TransferSubmitter::isLocalTransfer takes a
+	// replica for this process's own when its transport endpoint's IP
+	// (extractIpAddress) is the local endpoint's, ports ignored
+	// (transfer_task.cpp v0.3.10 … v0.3.10.post2, PR 1226), so a replica
+	// of another process on the host is memcpy'd from that process's
+	// virtual address: SIGSEGV in MemcpyWorkerPool::workerThread (real
+	// 0.3.10.post1 with MC_STORE_MEMCPY=1, 0.3.10.post2 unset). v0.3.7 …
+	// v0.3.9 and v0.3.11+ (PRs 1995, 2001: isSameProcessEndpoint) compare
+	// the full endpoint.
+	LocalTransferIPOnly bool
 	// RDMAWorkerPool is the RDMA transport's handling of failed work
 	// completions (worker_pool.cpp performPollCq, rdma_transport.cpp
 	// submitTransferTask) and the store's lines for a failed transfer
@@ -1204,6 +1229,7 @@ func profileOf(v Version) Profile {
 	p.MasterConnectDirect = !at("0.3.6")
 	if at("0.3.14") {
 		p.HAMasterReadyWaitSeconds = 30
+		p.HAWarmingView, p.HAPingUnreachableCost = true, time.Second
 	}
 	p.RPCMetaGetBeforePut = at("0.3.14")
 	p.HTTPPluginLegacyLog = !at("0.3.6")
@@ -1231,6 +1257,7 @@ func profileOf(v Version) Profile {
 		p.StoreMemcpy = MemcpyNever
 	}
 	p.TransferBatchFailLogged = !at("0.3.10.post2")
+	p.LocalTransferIPOnly = at("0.3.10") && !at("0.3.11")
 	switch {
 	case at("0.3.12"):
 		p.RDMAWorkerPool = RDMAPoolNone

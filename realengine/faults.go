@@ -111,6 +111,9 @@ func (w *World) action(p faults.Primitive) (inject, error) {
 	f := p.Source()
 	switch p := p.(type) {
 	case faults.ProcessPrimitive:
+		if err := w.vanishCheck(p); err != nil {
+			return nil, err
+		}
 		if p.Target == faults.TargetMasterLeader {
 			return w.leaderAction(p), nil
 		}
@@ -159,6 +162,9 @@ func (w *World) linkAction(p faults.LinkPrimitive) (inject, error) {
 // processAction acts on a server process; its heal is the action's undo
 // (faults.Undo).
 func (w *World) processAction(s *server, action string) inject {
+	if action == faults.Vanish {
+		return w.vanishAction(s)
+	}
 	do := func(ctx context.Context, action string) error { return w.doProcess(ctx, s, action) }
 	return func(ctx context.Context) (func(context.Context) error, error) {
 		if err := do(ctx, action); err != nil {

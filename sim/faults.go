@@ -35,6 +35,9 @@ func (in injector) Check(p faults.Primitive) error {
 	case faults.ContainerPrimitive:
 		return in.w.containerCheck(p)
 	case faults.ProcessPrimitive:
+		if err := in.w.vanishCheck(p); err != nil {
+			return err
+		}
 		return in.w.haCheck(p)
 	case faults.LinkPrimitive:
 		return nil

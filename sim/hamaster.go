@@ -7,6 +7,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
+	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/models/master"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/sim/kernel"
@@ -38,6 +39,9 @@ type haMaster struct {
 	serving bool          // elected and warmed up: its RPC port is open
 	grant   time.Duration // when its lease was granted (keepalives follow every haKeepAlive)
 	serve   *kernel.Event
+	// vanished: killed by process action vanish, its address drops every
+	// SYN until it starts again (havanish.go).
+	vanished bool
 }
 
 // haPair is the election of topology master.ha: which master holds the
@@ -120,6 +124,14 @@ func (w *World) haCheck(p faults.ProcessPrimitive) error {
 	return nil
 }
 
+// vanishCheck: vanish is modelled for an HA master only.
+func (w *World) vanishCheck(p faults.ProcessPrimitive) error {
+	if p.Action == faults.Vanish && w.ha == nil {
+		return engine.Unsupportedf("sim: %s: modelled for an HA master only (topology master.ha)", p.Fault)
+	}
+	return nil
+}
+
 // haProcess performs a process action on master i (-1: nothing).
 func (w *World) haProcess(i int, action string) {
 	if i < 0 {
@@ -133,6 +145,8 @@ func (w *World) haProcess(i int, action string) {
 	case "restart":
 		w.haKill(i)
 		w.haStart(i)
+	case faults.Vanish:
+		w.haVanish(i)
 	}
 }
 
@@ -169,7 +183,7 @@ func (w *World) haStart(i int) {
 	if m.alive {
 		return
 	}
-	m.alive = true
+	m.alive, m.vanished = true, false
 	if w.ha.leader < 0 && w.ha.expiry == nil {
 		w.haElect(i)
 	}
@@ -209,7 +223,12 @@ func (w *World) haElect(i int) {
 	m := w.ha.ms[i]
 	w.ha.leader = i
 	m.grant = w.k.Now()
-	w.etcd.Put(w.profile.MasterViewKey, []byte(m.addr))
+	if w.profile.HAWarmingView {
+		// The key is taken, its value no address until the leader serves.
+		w.etcd.Put(w.profile.MasterViewKey, []byte(client.HAWarmingPrefix+fmt.Sprint(int64(m.grant))))
+	} else {
+		w.etcd.Put(w.profile.MasterViewKey, []byte(m.addr))
+	}
 	if w.profile.HABackend {
 		w.haLog(m, mlog.Info, "Entering warmup phase...")
 		if w.profile.HARuntimeState {
@@ -229,12 +248,22 @@ func (w *World) haElect(i int) {
 		} else {
 			w.haLog(m, mlog.Info, "Starting master service...")
 		}
+		if w.profile.HAWarmingView {
+			// Published once it serves: the leader monitors see it now.
+			w.etcd.Put(w.profile.MasterViewKey, []byte(m.addr))
+			w.haMonitors(m.addr)
+		}
 	})
-	if w.profile.HABackend {
-		for _, b := range w.beats {
-			if b.rc != nil && b.rc.HA() {
-				w.haMonitor(b, m.addr)
-			}
+	if w.profile.HABackend && !w.profile.HAWarmingView {
+		w.haMonitors(m.addr)
+	}
+}
+
+// haMonitors: every HA client's leader monitor sees addr in the view.
+func (w *World) haMonitors(addr string) {
+	for _, b := range w.beats {
+		if b.rc != nil && b.rc.HA() {
+			w.haMonitor(b, addr)
 		}
 	}
 }

@@ -218,6 +218,9 @@ func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master
 		if s.w.ha.takeEOF(s.from, s.conn, s.addr) {
 			return &master.RPCError{Kind: master.EOF, Op: op}
 		}
+		if s.w.ha.vanished(s.addr) {
+			return unreachableCall(ctx, s.clock, op, s.unreachableCost())
+		}
 		st, m = s.w.ha.at(s.addr)
 	case s.w.master != nil && s.w.masterListens(s.addr):
 		if s.pool.takeDead() {

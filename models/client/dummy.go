@@ -264,7 +264,7 @@ func (c *DummyClient) rpcCodeOf(err error, prefix string) int {
 		return int(codeOf(err, c.p))
 	}
 	switch re.Kind {
-	case master.Refused:
+	case master.Refused, master.Unreachable:
 		c.logf(mlog.Error, "Dummy Client not available")
 	case master.ConnectTimeout, master.RequestTimeout:
 		c.logf(mlog.Error, "%sRPC call failed: Connection timed out", prefix)

@@ -15,6 +15,11 @@ import (
 // haPrefix marks a master_server_addr resolved through the HA master view.
 const haPrefix = "etcd://"
 
+// HAWarmingPrefix begins the master view's value while a new leader warms
+// up (mooncake.Profile.HAWarmingView; the 0.3.14 _store.so's string): no
+// address, so clients wait for the published one.
+const HAWarmingPrefix = "__mooncake_service_warming__:"
+
 var errNoEtcd = errors.New("etcd client not initialized")
 
 // masterFromView is Client::ConnectToMaster's HA branch: the master address
@@ -34,9 +39,13 @@ func (c *RealClient) masterFromView(ctx context.Context, endpoints string) (stri
 	if c.d.Etcd != nil {
 		v, found, err = c.d.Etcd.Get(ctx, endpoints, key)
 	}
-	if err == nil && found {
+	warming := c.p.HAWarmingView && strings.HasPrefix(string(v), HAWarmingPrefix)
+	if err == nil && found && !warming {
 		return strings.TrimSpace(string(v)), true
 	}
+	// A warming leader's view is taken as none (0.3.14's setup during a
+	// leader's warmup is not measured).
+	found = found && !warming
 	why := "key not found in etcd"
 	if err != nil {
 		why = err.Error()
@@ -111,6 +120,11 @@ func (c *RealClient) Reconnect(ctx context.Context, etcd Etcd, dial func(addr st
 		return PingInterval
 	}
 	addr := strings.TrimSpace(string(v))
+	if c.p.HAWarmingView && strings.HasPrefix(addr, HAWarmingPrefix) {
+		// The key exists (no etcd line): a leader warming up (real 0.3.14).
+		c.logf(mlog.Warning, "No active master view is published yet")
+		return PingInterval
+	}
 	if err := c.SwitchLeader(ctx, addr, dial(addr)); err != nil {
 		c.logf(mlog.Error, "Failed to connect to master %s: %s", addr, master.Code(err, c.p).Name())
 		return PingInterval

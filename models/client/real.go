@@ -159,7 +159,7 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 		return
 	}
 	switch re.Kind {
-	case master.Refused:
+	case master.Refused, master.Unreachable:
 		log.Log(mlog.Error, prefix+"Client not available")
 	case master.ConnectTimeout, master.RequestTimeout:
 		if p.RPCTimeoutCode {
@@ -1103,6 +1103,11 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 		return code
 	}
 	for _, r := range reps {
+		if c.memcpyCrossProcess(r) {
+			// selectStrategy picks LOCAL_MEMCPY before any transport.
+			c.memcpyCrossProcessDied(r)
+			return mooncake.TRANSFER_FAIL
+		}
 		if !c.selectTransport(r) {
 			if rerr := c.ms.PutRevoke(ctx, key); rerr != nil {
 				c.rpcLog(rerr)
@@ -1243,6 +1248,10 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			// Memory replicas come first: a LOCAL_DISK one is read only
 			// when none is left (SelectBestReplica).
 			return c.offloadRead(ctx, key, r)
+		}
+		if c.memcpyCrossProcess(r) {
+			c.memcpyCrossProcessDied(r)
+			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
 		if !c.selectTransport(r) {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)

@@ -54,9 +54,10 @@ func (c *RealClient) logMemcpyChoice() {
 // or its local_hostname (isSameProcessEndpoint, transfer_task.cpp
 // v0.3.11.post1:849-878) - a segment of the same name in another process
 // (two processes with local_hostname "[::1]") is not (real 0.3.11.post1:
-// the peer's handshake).
+// the peer's handshake). Where isLocalTransfer compares IPs only, any
+// endpoint of this host passes (memcpyCrossProcess).
 func (c *RealClient) localMemcpy(r master.Replica) bool {
-	if r.TEEndpoint != c.te.ServerName() && r.TEEndpoint != c.hostname {
+	if !c.ownEndpoint(r) && !c.sameIPEndpoint(r) {
 		return false
 	}
 	v, set := c.d.Env["MC_STORE_MEMCPY"]

@@ -157,10 +157,15 @@ const (
 	// Threw: the server's handler threw; coro_rpc answers with the
 	// exception's what(), Text (coro_rpc router: rpc_throw_exception).
 	Threw
+	// Unreachable: every connect of coro_io::client_pool's reconnect to an
+	// address that drops SYNs waited out the connect timeout, and the pool
+	// gave up ("Client not available", RPC_FAIL; real 0.3.13.post1:
+	// docs/REAL-FINDINGS.md §82).
+	Unreachable
 )
 
 func (k RPCKind) String() string {
-	return [...]string{"refused", "connect_timeout", "request_timeout", "reset", "eof", "incompatible", "threw"}[k]
+	return [...]string{"refused", "connect_timeout", "request_timeout", "reset", "eof", "incompatible", "threw", "unreachable"}[k]
 }
 
 // RPCError is a transport failure of one RPC. Mooncake maps every one to

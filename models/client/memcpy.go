@@ -1,0 +1,56 @@
+package client
+
+import (
+	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/models/master"
+)
+
+// ownEndpoint reports whether replica r lives in this process: its
+// transport endpoint is this engine's or this client's local_hostname.
+func (c *RealClient) ownEndpoint(r master.Replica) bool {
+	return r.TEEndpoint == c.te.ServerName() || r.TEEndpoint == c.hostname
+}
+
+// sameIPEndpoint is isLocalTransfer's test where it compares IPs only
+// (Profile.LocalTransferIPOnly, transfer_task.cpp v0.3.10 … v0.3.10.post2):
+// the replica's endpoint and this engine's (getLocalIpAndPort) name the
+// same host, whatever their ports.
+func (c *RealClient) sameIPEndpoint(r master.Replica) bool {
+	if !c.p.LocalTransferIPOnly || r.TEEndpoint == "" {
+		return false
+	}
+	local := extractIPAddress(c.te.ServerName())
+	return local != "" && extractIPAddress(r.TEEndpoint) == local
+}
+
+// memcpyCrossProcess reports whether the store memcpys replica r although
+// another process on this host holds it: its buffer address is that
+// process's, and the copy in MemcpyWorkerPool::workerThread faults (real
+// 0.3.10.post1 with MC_STORE_MEMCPY=1 and 0.3.10.post2 unset: the reader
+// dies with SIGSEGV before any line; docs/REAL-FINDINGS.md).
+func (c *RealClient) memcpyCrossProcess(r master.Replica) bool {
+	return !c.ownEndpoint(r) && c.localMemcpy(r)
+}
+
+// memcpyCrossProcessDied marks the process dead by memcpyCrossProcess.
+func (c *RealClient) memcpyCrossProcessDied(r master.Replica) {
+	c.died = segfault("Segmentation fault in MemcpyWorkerPool::workerThread: memcpy from " + r.TEEndpoint + "'s buffer address, another process's")
+}
+
+// extractIPAddress is transfer_task.cpp's extractIpAddress: "[v6]:port" →
+// v6 ("" when the bracket is not closed), "host:port" → host (the last
+// colon), anything else as it is.
+func extractIPAddress(endpoint string) string {
+	if strings.HasPrefix(endpoint, "[") {
+		i := strings.Index(endpoint, "]")
+		if i < 0 {
+			return ""
+		}
+		return endpoint[1:i]
+	}
+	if i := strings.LastIndex(endpoint, ":"); i >= 0 {
+		return endpoint[:i]
+	}
+	return endpoint
+}
