@@ -116,12 +116,15 @@ func (p *Process) deps(source, stream string) client.Deps {
 	}
 	return client.Deps{
 		Node: p.node, Host: host, Profile: p.w.profile,
-		Clock:  modelClock{start: p.w.start, s: p.w.scale, g: &p.w.gate, st: &p.w.stalls},
-		Log:    mlog.Trace{T: p.w.trace, Source: source, Min: mlog.MinLevel(p.env)},
-		Env:    p.env,
-		Rand:   rng.Stream(p.w.spec.Seed, stream),
-		Mem:    p.mem,
-		Master: n, Metadata: n, Etcd: etcdClient{n: n}, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
+		Clock: modelClock{start: p.w.start, s: p.w.scale, g: &p.w.gate, st: &p.w.stalls},
+		Log:   mlog.Trace{T: p.w.trace, Source: source, Min: mlog.MinLevel(p.env)},
+		Env:   p.env,
+		Rand:  rng.Stream(p.w.spec.Seed, stream),
+		// findAvailableTcpPort's random RPC port, drawn as sim draws it:
+		// two processes on one host get endpoints of their own.
+		PortRand: rng.Stream(p.w.spec.Seed, stream+"/rpc_port"),
+		Mem:      p.mem,
+		Master:   n, Metadata: n, Etcd: etcdClient{n: n}, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
 		Remount: p.remount, WaitMountLock: p.waitMountLock,
 	}
 }

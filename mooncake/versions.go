@@ -915,7 +915,7 @@ type Profile struct {
 	// (transfer_task.cpp v0.3.10 … v0.3.10.post2, PR 1226), so a replica
 	// of another process on the host is memcpy'd from that process's
 	// virtual address: SIGSEGV in MemcpyWorkerPool::workerThread (real
-	// 0.3.10.post1 with MC_STORE_MEMCPY=1, 0.3.10.post2 unset). v0.3.7 …
+	// 0.3.10.post1 with MC_STORE_MEMCPY=1, 0.3.10.post2 unset: §83). v0.3.7 …
 	// v0.3.9 and v0.3.11+ (PRs 1995, 2001: isSameProcessEndpoint) compare
 	// the full endpoint.
 	LocalTransferIPOnly bool

@@ -9,26 +9,35 @@ import (
 // ownEndpoint reports whether replica r lives in this process: its
 // transport endpoint is this engine's or this client's local_hostname.
 func (c *RealClient) ownEndpoint(r master.Replica) bool {
-	return r.TEEndpoint == c.te.ServerName() || r.TEEndpoint == c.hostname
+	return sameProcessEndpoint(r.TEEndpoint, c.te.ServerName(), c.hostname)
 }
 
-// sameIPEndpoint is isLocalTransfer's test where it compares IPs only
-// (Profile.LocalTransferIPOnly, transfer_task.cpp v0.3.10 … v0.3.10.post2):
-// the replica's endpoint and this engine's (getLocalIpAndPort) name the
-// same host, whatever their ports.
-func (c *RealClient) sameIPEndpoint(r master.Replica) bool {
-	if !c.p.LocalTransferIPOnly || r.TEEndpoint == "" {
-		return false
-	}
-	local := extractIPAddress(c.te.ServerName())
-	return local != "" && extractIPAddress(r.TEEndpoint) == local
+// isLocalTransfer is TransferSubmitter::isLocalTransfer for a replica at
+// endpoint: this process's own endpoint (local, the engine's
+// getLocalIpAndPort, or its local_hostname), or where the release
+// compares IPs only (Profile.LocalTransferIPOnly, transfer_task.cpp
+// v0.3.10 … v0.3.10.post2) any endpoint of the same host, whatever its
+// port.
+func isLocalTransfer(ipOnly bool, endpoint, local, hostname string) bool {
+	return sameProcessEndpoint(endpoint, local, hostname) || ipOnly && sameIP(endpoint, local)
+}
+
+// sameProcessEndpoint: endpoint is local's or hostname's, whole.
+func sameProcessEndpoint(endpoint, local, hostname string) bool {
+	return endpoint != "" && (endpoint == local || endpoint == hostname)
+}
+
+// sameIP: the two endpoints' extractIpAddress agree (and are not empty).
+func sameIP(endpoint, local string) bool {
+	ip := extractIPAddress(local)
+	return endpoint != "" && ip != "" && extractIPAddress(endpoint) == ip
 }
 
 // memcpyCrossProcess reports whether the store memcpys replica r although
 // another process on this host holds it: its buffer address is that
 // process's, and the copy in MemcpyWorkerPool::workerThread faults (real
 // 0.3.10.post1 with MC_STORE_MEMCPY=1 and 0.3.10.post2 unset: the reader
-// dies with SIGSEGV before any line; docs/REAL-FINDINGS.md).
+// dies with SIGSEGV before any line; docs/REAL-FINDINGS.md §83).
 func (c *RealClient) memcpyCrossProcess(r master.Replica) bool {
 	return !c.ownEndpoint(r) && c.localMemcpy(r)
 }

@@ -57,7 +57,7 @@ func (c *RealClient) logMemcpyChoice() {
 // the peer's handshake). Where isLocalTransfer compares IPs only, any
 // endpoint of this host passes (memcpyCrossProcess).
 func (c *RealClient) localMemcpy(r master.Replica) bool {
-	if !c.ownEndpoint(r) && !c.sameIPEndpoint(r) {
+	if !isLocalTransfer(c.p.LocalTransferIPOnly, r.TEEndpoint, c.te.ServerName(), c.hostname) {
 		return false
 	}
 	v, set := c.d.Env["MC_STORE_MEMCPY"]
