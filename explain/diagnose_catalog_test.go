@@ -54,12 +54,22 @@ func TestDiagnoseCatalogLogs(t *testing.T) {
 	t.Logf("%d catalog runs, %d not first, %d not told apart from another", n, misses, ambiguous)
 }
 
-// fixedRelease: r ends well at an SGLang release the scenario chose
-// while another release it names fails (the release with the fix). Its
-// log is a healthy start like every other standalone one: no field log
+// fixedRelease: r ends well at an SGLang or Mooncake release the
+// scenario chose while another release it names fails (the release with
+// the fix). Its log is a healthy start like every other: no field log
 // reaches explain for it.
 func fixedRelease(sc *scenarios.Scenario, r scenarios.Result) bool {
-	if len(sc.SGLang.Versions) == 0 || r.Observed.Exception != nil || r.Observed.Died != nil {
+	if r.Observed.Exception != nil || r.Observed.Died != nil {
+		return false
+	}
+	fails := func(e scenarios.Expect) bool { return e.Raises != nil || e.Dies != nil }
+	if !fails(scenarios.ExpectFor(sc.Expect, sc.ByVersion, r.MooncakeVersion)) {
+		vs, _ := sc.Versions("")
+		if slices.ContainsFunc(vs, func(v string) bool { return fails(scenarios.ExpectFor(sc.Expect, sc.ByVersion, v)) }) {
+			return true
+		}
+	}
+	if len(sc.SGLang.Versions) == 0 {
 		return false
 	}
 	for _, rel := range sc.SGLangReleases() {
