@@ -14,8 +14,9 @@ import (
 // connections read end of file and every later connect to the address
 // waits out coro_rpc's connect timeout, as to a deleted pod's IP
 // (Mooncake#3740). Its heal lets go of the port and starts the master
-// again (it campaigns). Non-HA masters sit behind toxiproxy, whose
-// proxy address the clients dial: their vanish is not implemented.
+// again (it campaigns). A non-HA master sits behind toxiproxy, whose
+// address the clients dial: vanishCheck makes vanish a skip there, and
+// a silent address is the link fault's blackhole mode.
 func (w *World) vanishAction(s *server) inject {
 	return func(ctx context.Context) (func(context.Context) error, error) {
 		if err := w.stopServer(ctx, s); err != nil {
