@@ -220,3 +220,19 @@ func TestQuotedFailureEvents(t *testing.T) {
 		}
 	}
 }
+
+// A gdb backtrace names no signal: its innermost frames do.
+func TestBacktraceSignal(t *testing.T) {
+	for _, c := range []struct{ name, log, want string }{
+		{"memcpy faults", "#0  __memcpy_avx512_unaligned_erms ()\n    at ../sysdeps/x86_64/multiarch/memmove-vec-unaligned-erms.S:265\n#1  mooncake::MemcpyWorkerPool::workerThread ()\n", "SIGSEGV"},
+		{"with an address", "#0  0x00007f3a1c2b4e5d in __memmove_avx_unaligned_erms () from /lib/x86_64-linux-gnu/libc.so.6\n", "SIGSEGV"},
+		{"abort", "#0  __pthread_kill_implementation (no_tid=0, signo=6, threadid=1) at ./nptl/pthread_kill.c:44\n#1  0x00007ffff7c4526e in __GI_raise (sig=sig@entry=6) at ../sysdeps/posix/raise.c:26\n#2  0x00007ffff7c288ff in __GI_abort () at ./stdlib/abort.c:79\n", "SIGABRT"},
+		{"memcpy not innermost", "#0  mooncake::Foo::bar ()\n#1  memcpy ()\n", ""},
+		{"abort deep in the stack", "#0  a ()\n#1  b ()\n#2  c ()\n#3  abort ()\n", ""},
+		{"a sentence", "the copy failed in memcpy (see #0)\n", ""},
+	} {
+		if got := backtraceSignal(c.log); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

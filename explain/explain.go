@@ -390,7 +390,28 @@ func dies(text, how string) bool {
 	if n, ok := strings.CutPrefix(how, "exit "); ok {
 		words = []string{"exit code " + n, "exit status " + n, "exited with code " + n}
 	}
-	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) })
+	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) }) || backtraceSignal(text) == how
+}
+
+// A gdb backtrace names no signal; its innermost frames do: a copy that
+// faults is a SIGSEGV on the address it was given, raise/abort at the top
+// is glog's or libc's abort().
+var backtraceSignals = []struct {
+	re  *regexp.Regexp
+	sig string
+}{
+	{regexp.MustCompile(`(?m)^\s*#0\s+(?:0x[0-9a-fA-F]+\s+in\s+)?_*(?:GI_)?_*mem(?:cpy|move|set)\w*\s*\(`), "SIGSEGV"},
+	{regexp.MustCompile(`(?m)^\s*#[0-2]\s+(?:0x[0-9a-fA-F]+\s+in\s+)?_*(?:GI_)?_*(?:raise|abort|pthread_kill\w*)\s*\(`), "SIGABRT"},
+}
+
+// backtraceSignal is the signal a pasted gdb backtrace shows ("" = none).
+func backtraceSignal(text string) string {
+	for _, b := range backtraceSignals {
+		if b.re.MatchString(text) {
+			return b.sig
+		}
+	}
+	return ""
 }
 
 // pattern matches an expected text in a log: literally, with {{role}}
