@@ -12,7 +12,9 @@ The first line, unasked, is {"id": 0, "ok": true, "result": {"ready": true, ...}
 Mooncake writes glog to stderr and (0.3.9) yalantinglibs logs to stdout, so the
 protocol has its own fd: only this file writes it, and stdout and stderr stay
 separate streams (sharing one pipe interleaves their partial writes). Bytes
-travel as {"b64": "..."}. Standard library only.
+travel as {"b64": "..."}, or {"fill": byte, "size": n} when they are all one
+byte (a scenario's values are zeros: base64 and JSON of megabytes would be the
+harness's own time inside a timed call). Standard library only.
 """
 
 import base64
@@ -102,6 +104,8 @@ def _send(obj):
 def _decode(v):
     if isinstance(v, dict) and "b64" in v:
         return base64.b64decode(v["b64"])
+    if isinstance(v, dict) and "fill" in v:
+        return bytes([v["fill"]]) * v["size"]
     if isinstance(v, list):
         return [_decode(x) for x in v]
     return v
@@ -109,6 +113,8 @@ def _decode(v):
 
 def _encode(v):
     if isinstance(v, (bytes, bytearray)):
+        if len(v) > 1 and v.count(v[:1]) == len(v):
+            return {"fill": v[0], "size": len(v)}
         return {"b64": base64.b64encode(bytes(v)).decode("ascii")}
     if isinstance(v, (list, tuple)):
         return [_encode(x) for x in v]
