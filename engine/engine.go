@@ -247,16 +247,22 @@ type MasterSpec struct {
 	// WorldSpec.Version (version skew); "" = WorldSpec.Version. An engine
 	// that cannot run it answers Unsupported.
 	Version string
+	// Env is mooncake_master's environment beyond the engine's
+	// (MC_RPC_PROTOCOL).
+	Env map[string]string
+	// RDMA is the RNIC inventory of the master's host; empty = none. An
+	// engine that cannot provide one answers Unsupported.
+	RDMA []RDMADevice
 }
 
 // MasterReplacer is a World that can replace its mooncake_master with one
 // of another release (a remedy's master_version: the fix for version
 // skew) or with other flags (a remedy's master_flags, e.g. the bind
-// address): the master stops, and the new one starts on the same ports,
-// its state lost as after any restart. version "" keeps the release;
-// flags are merged over the topology's.
+// address) or environment (master_env): the master stops, and the new one
+// starts on the same ports, its state lost as after any restart. version
+// "" keeps the release; flags and env are merged over the topology's.
 type MasterReplacer interface {
-	ReplaceMaster(ctx context.Context, version string, flags map[string]string) error
+	ReplaceMaster(ctx context.Context, version string, flags, env map[string]string) error
 }
 
 // LibraryFixer is a World whose hosts' native libraries can change (a
@@ -503,7 +509,17 @@ type RDMADevice struct {
 	// process left in the NIC: they count against MaxMR and only a reboot
 	// or driver reload returns them (mlx5 CREATE_MKEY "no resources").
 	LeakedMRs int
+	// PortState is ibv_port_attr.state of port 1 (MC_IB_PORT's default,
+	// the device's one port here) when Mooncake opens the device: an
+	// ibv_port_state, IBV_PORT_DOWN (1) … IBV_PORT_ACTIVE (4); 0 = active.
+	PortState int
 }
+
+// IBVPortActive is ibverbs' IBV_PORT_ACTIVE.
+const IBVPortActive = 4
+
+// PortActive: the port is IBV_PORT_ACTIVE when the device is opened.
+func (d RDMADevice) PortActive() bool { return d.PortState == 0 || d.PortState == IBVPortActive }
 
 // PyError is a Python exception: class and exact str(e).
 type PyError struct {

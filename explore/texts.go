@@ -61,6 +61,7 @@ var Texts = []Text{
 	{"RuntimeError", regexp.QuoteMeta("Failed to create anonymous shared memory (Check /proc/sys/vm/nr_hugepages?)"), "Mooncake MooncakeHostMemAllocator (memfd with MFD_HUGETLB)"},
 	{"RuntimeError", regexp.QuoteMeta("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate ") + num + regexp.QuoteMeta(" bytes. Error code 12 (Cannot allocate memory)"), "torch.empty beyond RAM (overcommit heuristic; real torch, SGLang 0.5.23 venv)"},
 	{"RuntimeError", regexp.QuoteMeta("Failed to map shared memory: Cannot allocate memory"), "Mooncake shm_helper.cpp ShmHelper::allocate mmap beyond the address space"},
+	{"MemoryError", regexp.QuoteMeta("std::bad_alloc"), "Mooncake client_buffer.cpp ClientBufferAllocator: the local buffer's MAP_HUGETLB mmap failed (MC_STORE_USE_HUGEPAGE, no hugepages), v0.3.8.post1 … 0.3.13.post1 (real; REAL-FINDINGS §92)"},
 	// The embedding cache's store (mooncake_embedding_store.py).
 	{"RuntimeError", `Failed to setup Mooncake Embedding Store: ` + num, "sglang mooncake_embedding_store.py"},
 }

@@ -142,6 +142,10 @@ func (e *Engine) openContainers(ctx context.Context, w *World) (err error) {
 		"--seed", strconv.FormatUint(spec.Seed, 10), "--scale", strconv.FormatFloat(float64(w.scale), 'g', -1, 64)}
 	var parties []*servedParty
 	if spec.Master != nil {
+		if len(spec.Master.Env) > 0 || len(spec.Master.RDMA) > 0 {
+			// The served master (faultlab serve) takes flags only.
+			return engine.Unsupportedf("fake engine in containers: topology.master env or nic is not passed to the served master")
+		}
 		cmd := append(append([]string(nil), base...), "--master", fmt.Sprintf("0.0.0.0:%d", servedMasterPort))
 		for _, k := range sortedKeys(spec.Master.Flags) {
 			cmd = append(cmd, "--master-flag", k+"="+spec.Master.Flags[k])

@@ -41,6 +41,9 @@ type Process struct {
 	dead   error // set (under the gate) once the process died in a Mooncake call
 	// imported: mooncake.store was imported (guarded by w.gate).
 	imported bool
+	// etcdIdle: its store etcd client's GOAWAY is scheduled (guarded by
+	// w.gate; etcdkeepalive.go).
+	etcdIdle bool
 }
 
 // importStore is `from mooncake.store import …` (sim's Process.importStore),
@@ -125,7 +128,7 @@ func (p *Process) deps(source, stream string) client.Deps {
 		PortRand: rng.Stream(p.w.spec.Seed, stream+"/rpc_port"),
 		Mem:      p.mem,
 		Master:   n, Metadata: n, Etcd: etcdClient{n: n}, Ports: portBinder{p: p}, Data: dataPath{n: n}, Clients: n,
-		Remount: p.remount, WaitMountLock: p.waitMountLock,
+		Remount: p.remount, WaitMountLock: p.waitMountLock, StoreEtcdIdle: p.storeEtcdIdle,
 	}
 }
 

@@ -192,6 +192,7 @@ func (w *World) startMaster(ctx context.Context, addr string) error {
 		return engine.Unsupportedf("fake engine: a master whose --rpc_address (%s) does not listen on IPv4 is not served (the proxies dial IPv4)", w.masterModel.Config().RPCAddress)
 	}
 	srv := servers.NewMasterServer(&w.gate, func() master.Service { return w.masterModel }, w.logger)
+	w.admitRPCProtocol(srv)
 	if err := srv.Listen(ctx, addr); err != nil {
 		return fmt.Errorf("fake engine: master: %w", err)
 	}
@@ -238,7 +239,7 @@ func (w *World) startMetadata(ctx context.Context, addr string) error {
 
 // ReplaceMaster implements engine.MasterReplacer: the master model of
 // another release on the same address, its state lost.
-func (w *World) ReplaceMaster(ctx context.Context, version string, flags map[string]string) error {
+func (w *World) ReplaceMaster(ctx context.Context, version string, flags, env map[string]string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.masterModel == nil || w.spec.Master == nil {
@@ -260,6 +261,8 @@ func (w *World) ReplaceMaster(ctx context.Context, version string, flags map[str
 	if err != nil {
 		return fmt.Errorf("fake engine: remedy master_version: %w", err)
 	}
+	cfg.RPCProtocol = master.RPCProtocol(mp, engine.MergeFlags(w.spec.Master.Env, env))
+	cfg.RNIC = len(w.spec.Master.RDMA) > 0
 	if err := w.stopMasterLocked(); err != nil {
 		return err
 	}

@@ -48,9 +48,23 @@ const (
 	ParsePresence Parse = "presence"
 	// ParseWords: "false", "0", "no", "off" (any case) off, anything else on.
 	ParseWords Parse = "words"
+	// ParseOnOff: "false", "0", "no", "off" off and "true", "1", "yes",
+	// "on" on (any case); any other text logs InvalidLog and is on
+	// (transfer_task.cpp's MC_STORE_MEMCPY: "defaulting to enabled").
+	ParseOnOff Parse = "on/off words"
+	// ParseChoice: one of Choices exactly, else InvalidLog and Default
+	// (FileStorageConfig's backend descriptor).
+	ParseChoice Parse = "one of words"
 	// ParseGetBool: Environ::GetBool (environ.cpp v0.3.11:28-36): "1",
 	// "true", "on", "yes" (any case) on, anything else off.
 	ParseGetBool Parse = "GetBool"
+	// ParseReadBool: Environ's ReadBool over TryParseBool (main@3b5a594
+	// environ.cpp:78-93, bool_parser.h): the text trimmed of ASCII space,
+	// then "1", "true", "yes", "on", "enable" on and "0", "false", "no",
+	// "off", "disable" off ("1"/"0" exactly, the words in any case);
+	// anything else, "" included, prints InvalidLog on stderr and keeps
+	// Default.
+	ParseReadBool Parse = "ReadBool"
 	// ParseString: the text as is.
 	ParseString Parse = "string"
 	// ParseGflagUint64 / ParseGflagInt64 / ParseGflagDouble: gflags'
@@ -86,10 +100,18 @@ type Rule struct {
 	OneOf []int64 `json:"one_of,omitempty"`
 	// ExitOnInvalid: a rejected value makes the process exit(EXIT_FAILURE)
 	// after InvalidLog (config.cpp's MC_MTU up to v0.3.11.post1).
-	ExitOnInvalid bool   `json:"exit_on_invalid,omitempty"`
-	Invalid       string `json:"invalid"`
-	InvalidLog    string `json:"invalid_log,omitempty"` // the log line an invalid value prints (a substring)
-	Source        string `json:"source"`                // tag and file:line the rule was read at
+	ExitOnInvalid bool `json:"exit_on_invalid,omitempty"`
+	// Choices: the words ParseChoice accepts.
+	Choices []string `json:"choices,omitempty"`
+	Invalid string   `json:"invalid"`
+	// InvalidLog is the line an invalid value prints, whole: "{value}"
+	// stands for the text as set, "{lower}" for it lowercased. For a
+	// PortRange knob it is the tail of ValidatePortRange's line, which
+	// prints the pair. "" = an invalid value is silent.
+	InvalidLog string `json:"invalid_log,omitempty"`
+	// InvalidLevel is InvalidLog's glog level: "" is WARNING.
+	InvalidLevel string `json:"invalid_level,omitempty"`
+	Source       string `json:"source"` // tag and file:line the rule was read at
 }
 
 // Knob is one setting Mooncake (or SGLang on its behalf) reads.
@@ -149,8 +171,9 @@ type Value struct {
 	On   bool
 	// Fallback: the text was not accepted and the default is kept.
 	Fallback bool
-	// Log is the line Mooncake prints about it ("" = none).
-	Log string
+	// Log is the line Mooncake prints about it ("" = none), at Level
+	// (WARNING or ERROR).
+	Log, Level string
 	// Raise is the exception setup() raises (a C++ exception through
 	// pybind11); Exit the message a process exits with (status 1).
 	Raise, Exit string
@@ -164,6 +187,28 @@ func KnobByName(name string) (Knob, bool) {
 		}
 	}
 	return Knob{}, false
+}
+
+// KnobDefault is knob name's value at version v when it is unset (0 for an
+// unknown knob or a version that does not read it).
+func KnobDefault(v Version, name string) int64 {
+	k, ok := KnobByName(name)
+	if !ok {
+		return 0
+	}
+	r, ok := k.RuleAt(v)
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.ParseInt(r.Default, 10, 64)
+	return n
+}
+
+// KnobDefaultOn is bool knob name's value at version v when it is unset
+// (a rule's Default "1"; false for an unknown knob or a version that does
+// not read it).
+func KnobDefaultOn(v Version, name string) bool {
+	return KnobDefault(v, name) == 1
 }
 
 // ParseKnob is what version v makes of knob name set to raw (set=false:
@@ -182,9 +227,19 @@ func ParseKnob(v Version, name, raw string, set bool) Value {
 
 func (r Rule) parse(name, raw string) Value {
 	out := Value{Read: true, Str: raw}
-	def := func(why string) Value {
+	warn := func() {
+		if r.InvalidLog == "" {
+			return
+		}
+		out.Log = strings.NewReplacer("{value}", raw, "{lower}", strings.ToLower(raw)).Replace(r.InvalidLog)
+		out.Level = r.InvalidLevel
+		if out.Level == "" {
+			out.Level = "WARNING"
+		}
+	}
+	def := func() Value {
 		out.Fallback = true
-		out.Log = why
+		warn()
 		n, _ := strconv.ParseInt(r.Default, 10, 64)
 		out.Int, out.Uint = n, uint64(n)
 		return out
@@ -200,11 +255,34 @@ func (r Rule) parse(name, raw string) Value {
 			out.On = true
 		}
 		return out
+	case ParseOnOff:
+		on, known := OnOffWord(raw)
+		out.On = on || !known
+		if !known {
+			out.Fallback = true
+			warn()
+		}
+		return out
+	case ParseChoice:
+		if !slices.Contains(r.Choices, raw) {
+			out = def()
+			out.Str = r.Default
+		}
+		return out
 	case ParseGetBool:
 		switch strings.ToLower(raw) {
 		case "1", "true", "on", "yes":
 			out.On = true
 		}
+		return out
+	case ParseReadBool:
+		on, known := readBoolWord(raw)
+		if !known {
+			out.Fallback = true
+			warn()
+			on = r.Default == "1"
+		}
+		out.On = on
 		return out
 	case ParseString, ParseSGLang:
 		return out
@@ -225,9 +303,10 @@ func (r Rule) parse(name, raw string) Value {
 				out.Raise = "ValueError: stoi"
 				return out
 			case ParseStoiCaught:
-				return def(r.InvalidLog)
+				return def()
 			}
-			return def("")
+			r.InvalidLog = "" // GetEnvOr: silent
+			return def()
 		}
 		if r.Parse != ParseStoll {
 			n = int64(int32(n))
@@ -268,16 +347,42 @@ func (r Rule) parse(name, raw string) Value {
 	}
 	if len(r.OneOf) > 0 && !slices.Contains(r.OneOf, out.Int) {
 		if r.ExitOnInvalid {
-			out.Log, out.Exit = r.InvalidLog, r.InvalidLog
+			warn()
+			out.Exit = out.Log
 			return out
 		}
-		return def(r.InvalidLog)
+		return def()
 	}
 	// A port pair is checked together by its reader (ValidatePortRange).
 	if !r.PortRange && !r.inRange(out.Int) {
-		return def(r.InvalidLog)
+		return def()
 	}
 	return out
+}
+
+// OnOffWord is transfer_task.cpp's reading of MC_STORE_MEMCPY (v0.3.4
+// …): "false", "0", "no", "off" off, "true", "1", "yes", "on" on, in any
+// case; known=false for any other text.
+func OnOffWord(s string) (on, known bool) {
+	switch strings.ToLower(s) {
+	case "false", "0", "no", "off":
+		return false, true
+	case "true", "1", "yes", "on":
+		return true, true
+	}
+	return false, false
+}
+
+// readBoolWord is TryParseBool (bool_parser.h, main@3b5a594): known=false
+// for text it does not accept.
+func readBoolWord(s string) (on, known bool) {
+	switch t := strings.ToLower(strings.Trim(s, " \t\n\v\f\r")); {
+	case t == "1" || t == "true" || t == "yes" || t == "on" || t == "enable":
+		return true, true
+	case t == "0" || t == "false" || t == "no" || t == "off" || t == "disable":
+		return false, true
+	}
+	return false, false
 }
 
 // gflagDigits: gflags reads base 16 after "0x", else base 10 (so "010"

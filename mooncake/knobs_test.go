@@ -71,7 +71,7 @@ func TestParseKnob(t *testing.T) {
 	}{
 		// atoll into uint64 (config.cpp): prefix, zero ignored, negative wraps.
 		{"0.3.11.post1", "MC_MAX_MR_SIZE", "1GB", Value{Read: true, Int: 1, Uint: 1, Str: "1GB"}}, // real: max_mr_size: 1
-		{"0.3.11.post1", "MC_MAX_MR_SIZE", "0x1000000", Value{Read: true, Int: 1 << 40, Uint: 1 << 40, Str: "0x1000000", Fallback: true, Log: "Ignore value from environment variable MC_MAX_MR_SIZE"}},
+		{"0.3.11.post1", "MC_MAX_MR_SIZE", "0x1000000", Value{Read: true, Int: 1 << 40, Uint: 1 << 40, Str: "0x1000000", Fallback: true, Log: "Ignore value from environment variable MC_MAX_MR_SIZE", Level: "WARNING"}},
 		{"0.3.11.post1", "MC_MAX_MR_SIZE", "-1", Value{Read: true, Int: math.MaxInt64, Uint: math.MaxUint64, Str: "-1"}}, // real: no warning
 		{"0.3.10", "MC_MAX_MR_SIZE", "1GB", Value{}},
 		// GetEnvOr (stoll): prefix, none → default silently.
@@ -83,22 +83,40 @@ func TestParseKnob(t *testing.T) {
 		{"0.3.11.post1", "MC_RPC_TIMEOUT_MS", "2s", Value{}},
 		// stoi uncaught, then caught (real 0.3.11.post1 / 0.3.12.post1).
 		{"0.3.11.post1", "MC_MS_AUTO_DISC", "true", Value{Read: true, Str: "true", Raise: "ValueError: stoi"}},
-		{"0.3.12.post1", "MC_MS_AUTO_DISC", "true", Value{Read: true, Str: "true", Fallback: true, Log: "invalid MC_MS_AUTO_DISC value"}},
+		{"0.3.12.post1", "MC_MS_AUTO_DISC", "true", Value{Read: true, Str: "true", Fallback: true, Log: "invalid MC_MS_AUTO_DISC value: true, should be 0 or 1, using default: auto discovery not set", Level: "WARNING"}},
 		{"0.3.9", "MC_MS_AUTO_DISC", "1x", Value{Read: true, Int: 1, Uint: 1, Str: "1x"}},
+		// A number but 0 or 1: a warning from 0.3.6 (client.cpp v0.3.6:110), silent before.
+		{"0.3.9", "MC_MS_AUTO_DISC", "2", Value{Read: true, Str: "2", Fallback: true, Log: "invalid MC_MS_AUTO_DISC value: 2, should be 0 or 1, using default: auto discovery not set", Level: "WARNING"}},
+		{"0.3.5", "MC_MS_AUTO_DISC", "2", Value{Read: true, Int: 2, Uint: 2, Str: "2"}},
 		// presence.
 		{"0.3.9", "MC_FORCE_TCP", "0", Value{Read: true, Str: "0", On: true}},
 		{"0.3.5", "MC_FORCE_TCP", "1", Value{}},
-		// words.
+		// on/off words: any other text is on, warned lowercased (real 0.3.9 … 0.3.14).
 		{"0.3.9", "MC_STORE_MEMCPY", "OFF", Value{Read: true, Str: "OFF"}},
-		{"0.3.9", "MC_STORE_MEMCPY", "disabled", Value{Read: true, Str: "disabled", On: true}},
+		{"0.3.9", "MC_STORE_MEMCPY", "Yes", Value{Read: true, Str: "Yes", On: true}},
+		{"0.3.10.post1", "MC_STORE_MEMCPY", "Disable", Value{Read: true, Str: "Disable", On: true, Fallback: true, Log: "Invalid value for MC_STORE_MEMCPY: disable, defaulting to enabled", Level: "WARNING"}},
+		{"0.3.12.post1", "MC_STORE_MEMCPY", "", Value{Read: true, On: true, Fallback: true, Log: "Invalid value for MC_STORE_MEMCPY: , defaulting to enabled", Level: "WARNING"}},
+		{"0.3.3.post2", "MC_STORE_MEMCPY", "disable", Value{}},
+		// one of words: the backend descriptor, per release (file_storage.cpp).
+		{"0.3.11.post1", "MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR", "bucket", Value{Read: true, Str: "bucket_storage_backend", Fallback: true, Log: "Unknown storage backend.", Level: "ERROR"}},
+		{"0.3.11.post1", "MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR", "distributed_storage_backend", Value{Read: true, Str: "bucket_storage_backend", Fallback: true, Log: "Unknown storage backend.", Level: "ERROR"}},
+		{"0.3.12.post1", "MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR", "distributed_storage_backend", Value{Read: true, Str: "distributed_storage_backend"}},
+		{"0.3.12.post1", "MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR", "nvme_kv_storage_backend", Value{Read: true, Str: "bucket_storage_backend", Fallback: true, Log: "Unknown storage backend.", Level: "ERROR"}},
+		{"0.3.13.post1", "MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR", "nvme_kv_storage_backend", Value{Read: true, Str: "nvme_kv_storage_backend"}},
+		{"0.3.14", "MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR", "File_Per_Key_Storage_Backend", Value{Read: true, Str: "bucket_storage_backend", Fallback: true, Log: "Unknown storage backend.", Level: "ERROR"}},
 		// atoi with a range.
-		{"0.3.9", "MC_RETRY_CNT", "128", Value{Read: true, Int: 9, Uint: 9, Str: "128", Fallback: true, Log: "Ignore value from environment variable MC_RETRY_CNT"}},
+		{"0.3.9", "MC_RETRY_CNT", "128", Value{Read: true, Int: 9, Uint: 9, Str: "128", Fallback: true, Log: "Ignore value from environment variable MC_RETRY_CNT", Level: "WARNING"}},
 		{"0.3.9", "MC_GID_INDEX", "255", Value{Read: true, Int: 255, Uint: 255, Str: "255"}},
+		// config.h's gid_index: 0, and from 0.3.8 -1 (the transfer engine picks one).
+		{"0.3.12.post1", "MC_GID_INDEX", "300", Value{Read: true, Int: -1, Uint: math.MaxUint64, Str: "300", Fallback: true, Log: "Ignore value from environment variable MC_GID_INDEX", Level: "WARNING"}},
+		{"0.3.7.post2", "MC_GID_INDEX", "300", Value{Read: true, Int: 0, Uint: 0, Str: "300", Fallback: true, Log: "Ignore value from environment variable MC_GID_INDEX", Level: "WARNING"}},
+		{"0.3.9", "MC_HANDSHAKE_PORT", "70000", Value{Read: true, Int: 12001, Uint: 12001, Str: "70000", Fallback: true, Log: "Ignore value from environment variable MC_HANDSHAKE_PORT", Level: "WARNING"}},
+		{"0.3.9", "MC_HANDSHAKE_PORT", "12002x", Value{Read: true, Int: 12002, Uint: 12002, Str: "12002x"}},
 		// MC_MTU: one of four values; exit 1 up to 0.3.11.post1 (real 0.3.4 … 0.3.11.post1 wheels).
-		{"0.3.4", "MC_MTU", "9000", Value{Read: true, Int: 9000, Uint: 9000, Str: "9000", Log: mtuLog, Exit: mtuLog}},
-		{"0.3.11.post1", "MC_MTU", "1500", Value{Read: true, Int: 1500, Uint: 1500, Str: "1500", Log: mtuLog, Exit: mtuLog}},
+		{"0.3.4", "MC_MTU", "9000", Value{Read: true, Int: 9000, Uint: 9000, Str: "9000", Log: mtuLog, Level: "ERROR", Exit: mtuLog}},
+		{"0.3.11.post1", "MC_MTU", "1500", Value{Read: true, Int: 1500, Uint: 1500, Str: "1500", Log: mtuLog, Level: "ERROR", Exit: mtuLog}},
 		{"0.3.11.post1", "MC_MTU", "1024", Value{Read: true, Int: 1024, Uint: 1024, Str: "1024"}},
-		{"0.3.12.post1", "MC_MTU", "9000", Value{Read: true, Int: 4096, Uint: 4096, Str: "9000", Fallback: true, Log: mtuLog}},
+		{"0.3.12.post1", "MC_MTU", "9000", Value{Read: true, Int: 4096, Uint: 4096, Str: "9000", Fallback: true, Log: mtuLog, Level: "ERROR"}},
 		// master flags (real 0.3.9 wheel; real 0.3.11.post1, 0.3.13.post1).
 		{"0.3.9", "default_kv_lease_ttl", "5s", Value{Read: true, Str: "5s", Exit: "ERROR: illegal value '5s' specified for uint64 flag 'default_kv_lease_ttl'"}},
 		{"0.3.10", "default_kv_lease_ttl", "0x10", Value{Read: true, Int: 16, Uint: 16, Str: "0x10"}},
@@ -159,7 +177,8 @@ func TestModelledKnobsListed(t *testing.T) {
 	for _, n := range []string{"MC_MAX_MR_SIZE", "MC_RPC_TIMEOUT_MS", "MC_RPC_CONNECT_TIMEOUT_MS", "MC_STORE_CLIENT_SETUP_RETRIES",
 		"MC_STORE_CLIENT_MIN_PORT", "MC_STORE_CLIENT_MAX_PORT", "MC_MS_AUTO_DISC", "MC_FORCE_TCP", "MC_FORCE_HCA", "MC_STORE_MEMCPY",
 		"MC_STORE_USE_HUGEPAGE", "MC_MIN_RPC_PORT", "MC_MAX_RPC_PORT", "default_kv_lease_ttl", "client_ttl",
-		"MC_TCP_BIND_ADDRESS", "MC_LEGACY_RPC_PORT_BINDING", "MC_TRANSFER_TIMEOUT"} {
+		"MC_TCP_BIND_ADDRESS", "MC_LEGACY_RPC_PORT_BINDING", "MC_TRANSFER_TIMEOUT", "MC_GID_INDEX", "MC_HANDSHAKE_PORT",
+		"MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR"} {
 		k, ok := KnobByName(n)
 		if !ok || !k.Modelled {
 			t.Errorf("%s: not in the table as modelled", n)
@@ -171,3 +190,20 @@ func TestModelledKnobsListed(t *testing.T) {
 }
 
 const mtuLog = "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096"
+
+func TestKnobDefault(t *testing.T) {
+	for _, c := range []struct {
+		v, name string
+		want    int64
+	}{
+		{"0.3.7.post2", "MC_GID_INDEX", 0},
+		{"0.3.8.post1", "MC_GID_INDEX", -1},
+		{"0.3.14", "MC_GID_INDEX", -1},
+		{"0.3.9", "MC_RETRY_CNT", 9},
+		{"0.3.9", "NO_SUCH_KNOB", 0},
+	} {
+		if got := KnobDefault(MustVersion(c.v), c.name); got != c.want {
+			t.Errorf("%s %s: %d, want %d", c.v, c.name, got, c.want)
+		}
+	}
+}

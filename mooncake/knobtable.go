@@ -106,14 +106,19 @@ var Knobs = []Knob{
 		Name: "MC_MS_AUTO_DISC", Scope: ScopeEnv, Reader: "store client", Type: "bool", Modelled: true,
 		Doc: "1/0 forces RDMA device auto-discovery on/off",
 		Rules: []Rule{{
-			Parse: ParseStoi, Min: 0, Max: 1, InvalidLog: "invalid MC_MS_AUTO_DISC value",
-			Invalid: "std::stoi without a catch: a value with no leading number (\"true\") throws out of setup: ValueError \"stoi\" (real 0.3.11.post1); a number other than 0/1 warns (0.3.6+) and keeps the default",
-			Source:  "v0.3.0 mooncake-store/src/client.cpp:52; v0.3.11 client_service.cpp:175",
+			Parse:   ParseStoi,
+			Invalid: "std::stoi without a catch: a value with no leading number (\"true\") throws out of setup: ValueError \"stoi\"; any number but 1 is off, silently",
+			Source:  "v0.3.0 mooncake-store/src/client.cpp:52; v0.3.5 client.cpp:82-90",
+		}, {
+			From: "0.3.6", Parse: ParseStoi, Min: 0, Max: 1,
+			Invalid:    "std::stoi without a catch: a value with no leading number (\"true\") throws out of setup: ValueError \"stoi\" (real 0.3.11.post1); a number other than 0/1 warns and keeps the default",
+			InvalidLog: "invalid MC_MS_AUTO_DISC value: {value}, should be 0 or 1, using default: auto discovery not set",
+			Source:     "v0.3.6 mooncake-store/src/client.cpp:110; v0.3.9 client_service.cpp:115; v0.3.11.post1 client_service.cpp:186",
 		}, {
 			From: "0.3.12", Parse: ParseStoiCaught, Min: 0, Max: 1,
 			Invalid:    "stoi's exception is caught: a warning and the default (real 0.3.12.post1)",
-			InvalidLog: "invalid MC_MS_AUTO_DISC value",
-			Source:     "v0.3.12 mooncake-store/src/client_service.cpp:404",
+			InvalidLog: "invalid MC_MS_AUTO_DISC value: {value}, should be 0 or 1, using default: auto discovery not set",
+			Source:     "v0.3.12 mooncake-store/src/client_service.cpp:404,421; main@3b5a594 client_service.cpp:560",
 		}},
 		Samples: map[string][]string{
 			"valid":    {"0", "1"},
@@ -126,9 +131,10 @@ var Knobs = []Knob{
 		Doc:   "a transfer to the process's own segment is a memcpy",
 		Since: "0.3.4",
 		Rules: []Rule{{
-			Parse: ParseWords, Default: "version default (Profile.StoreMemcpy)",
-			Invalid: "false/0/no/off (any case) off, anything else on",
-			Source:  "v0.3.4 mooncake-store/src/transfer_task.cpp:255; v0.3.12.post1 transfer_task.cpp:952",
+			Parse: ParseOnOff, Default: "version default (Profile.StoreMemcpy)",
+			Invalid:    "false/0/no/off (any case) off, true/1/yes/on on; any other text (\"disable\", \"\") is on, with a warning that prints it lowercased (real 0.3.9 … 0.3.14)",
+			InvalidLog: "Invalid value for MC_STORE_MEMCPY: {lower}, defaulting to enabled",
+			Source:     "v0.3.4 mooncake-store/src/transfer_task.cpp:255,270; v0.3.5 :375; v0.3.6 :385; v0.3.7.post2 :379; v0.3.8 … v0.3.10.post1 :428; v0.3.10.post2 :455; v0.3.11 :482; v0.3.12.post1 :952,971; main@3b5a594 :981",
 		}},
 		Samples: map[string][]string{
 			"valid":    {"1", "false"},
@@ -155,10 +161,27 @@ var Knobs = []Knob{
 		Name: "WITH_NVIDIA_PEERMEM", Scope: ScopeEnv, Reader: "transfer engine (CUDA build)", Type: "bool", Modelled: true,
 		Doc:   "register GPU memory with plain ibv_reg_mr (needs the nvidia_peermem module) instead of dma-buf, and skip the RNICs' DMA-BUF check",
 		Since: "0.3.11",
+		// Unset, it is off at 0.3.11 only: #2192 (8906bdef8) made the
+		// default true from 0.3.11.post1 (Mooncake's docs at 3b5a594 still
+		// say unset is DMA-BUF; the code is what runs).
 		Rules: []Rule{{
 			Parse:   ParseGetBool,
-			Invalid: "1/true/on/yes (any case) on, anything else off; read only by the CUDA build (a node with a gpu)",
-			Source:  "v0.3.11 mooncake-common/src/environ.cpp:28-36,84; rdma_context.cpp:247-252; v0.3.12.post1 rdma_context.cpp:401-405",
+			Default: "0",
+			Invalid: "1/true/on/yes (any case) on, anything else off; read only by the CUDA build (a node with a gpu); unset: off (dma-buf, the RNICs' DMA-BUF check)",
+			Source:  "v0.3.11 mooncake-common/src/environ.cpp:28-36,84 GetBool(\"WITH_NVIDIA_PEERMEM\", false); rdma_context.cpp:247-252,663; rdma_transport.cpp:388",
+		}, {
+			From:    "0.3.11.post1",
+			Parse:   ParseGetBool,
+			Default: "1",
+			Invalid: "1/true/on/yes (any case) on, anything else (0, enabled) off; unset: ON (ibv_reg_mr, needs nvidia_peermem; no DMA-BUF check): set 0 for dma-buf",
+			Source:  "v0.3.11.post1 mooncake-common/src/environ.cpp:84 GetBool(\"WITH_NVIDIA_PEERMEM\", true) (Mooncake#2192, 8906bdef8); rdma_context.cpp:259-261,675; v0.3.12.post1 environ.cpp:126, rdma_context.cpp:401-405,1233, rdma_transport.cpp:476",
+		}, {
+			From:       "0.3.13",
+			Parse:      ParseReadBool,
+			Default:    "1",
+			Invalid:    "trimmed; 1/true/yes/on/enable on, 0/false/no/off/disable off (words in any case); anything else (enabled, \"\") keeps the default, ON, with a warning on stderr",
+			InvalidLog: "[Mooncake] Warning: invalid value '{value}' for env WITH_NVIDIA_PEERMEM, using default 1",
+			Source:     "main@3b5a594 mooncake-common/src/environ.cpp:78-93,201 ReadBool(source, \"WITH_NVIDIA_PEERMEM\", true), include/bool_parser.h TryParseBool; rdma_context.cpp:409,1260; rdma_transport.cpp:727",
 		}},
 		Samples: map[string][]string{
 			"valid":    {"1", "Yes"},
@@ -324,13 +347,18 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"9"}, "boundary": {"1", "127"}, "invalid": {"128", "0"}},
 	},
 	{
-		Name: "MC_GID_INDEX", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
-		Doc: "RoCE GID index (default 3 / auto; NCCL_IB_GID_INDEX as a fallback name)",
+		Name: "MC_GID_INDEX", Scope: ScopeEnv, Reader: "transfer engine", Type: "int", Modelled: true,
+		Doc: "RoCE GID index (default 0; from 0.3.8 -1, the transfer engine picks one; NCCL_IB_GID_INDEX as a fallback name)",
 		Rules: []Rule{{
-			Parse: ParseAtoi, Default: "3", Min: 0, Max: 255,
-			Invalid:    "atoi; outside 0..255 ignored with a warning",
+			Parse: ParseAtoi, Default: "0", Min: 0, Max: 255,
+			Invalid:    "atoi; outside 0..255 ignored with a warning (at the process's first globalConfig(), whatever the protocol)",
 			InvalidLog: "Ignore value from environment variable MC_GID_INDEX",
-			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:49; v0.3.12.post1 config.cpp:137",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:49,58, include/config.h gid_index = 0",
+		}, {
+			From: "0.3.8", Parse: ParseAtoi, Default: "-1", Min: 0, Max: 255,
+			Invalid:    "atoi; outside 0..255 ignored with a warning, leaving -1: auto-selection",
+			InvalidLog: "Ignore value from environment variable MC_GID_INDEX",
+			Source:     "v0.3.8.post1 include/config.h gid_index = -1 (auto-selection); v0.3.9 config.cpp:64; v0.3.11.post1 config.cpp:68; v0.3.12.post1 config.cpp:137,146",
 		}},
 		Samples: map[string][]string{"valid": {"3"}, "boundary": {"0", "255"}, "invalid": {"256", "-1"}},
 	},
@@ -353,14 +381,16 @@ var Knobs = []Knob{
 		// `from mooncake.store import …` with MC_MTU=9000.
 		Rules: []Rule{{
 			Parse: ParseAtoi, Default: "4096", OneOf: []int64{512, 1024, 2048, 4096}, ExitOnInvalid: true,
-			Invalid:    "atoi; anything but 512|1024|2048|4096 logged at ERROR, then exit(EXIT_FAILURE): the process dies at import",
-			InvalidLog: "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096",
-			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:119; v0.3.11.post1 config.cpp:147-161",
+			Invalid:      "atoi; anything but 512|1024|2048|4096 logged at ERROR, then exit(EXIT_FAILURE): the process dies at import",
+			InvalidLog:   "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096",
+			InvalidLevel: "ERROR",
+			Source:       "v0.3.0 mooncake-transfer-engine/src/config.cpp:119; v0.3.11.post1 config.cpp:147-161",
 		}, {
 			From: "0.3.12", Parse: ParseAtoi, Default: "4096", OneOf: []int64{512, 1024, 2048, 4096},
-			Invalid:    "atoi; anything but 512|1024|2048|4096 logged at ERROR and ignored",
-			InvalidLog: "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096",
-			Source:     "v0.3.12.post1 mooncake-transfer-engine/src/config.cpp:225",
+			Invalid:      "atoi; anything but 512|1024|2048|4096 logged at ERROR and ignored",
+			InvalidLog:   "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096",
+			InvalidLevel: "ERROR",
+			Source:       "v0.3.12.post1 mooncake-transfer-engine/src/config.cpp:225,237",
 		}},
 		Samples: map[string][]string{"valid": {"4096", "1024"}, "boundary": {"512"}, "invalid": {"1500", "9000"}},
 	},
@@ -387,13 +417,13 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"2"}, "boundary": {"1", "8"}, "invalid": {"16"}},
 	},
 	{
-		Name: "MC_HANDSHAKE_PORT", Scope: ScopeEnv, Reader: "transfer engine", Type: "port",
+		Name: "MC_HANDSHAKE_PORT", Scope: ScopeEnv, Reader: "transfer engine", Type: "port", Modelled: true,
 		Doc: "the P2P handshake listener's port (default 12001)",
 		Rules: []Rule{{
 			Parse: ParseAtoi, Default: "12001", Min: 1, Max: 65535,
-			Invalid:    "atoi; outside 1..65535 ignored with a warning",
+			Invalid:    "atoi; outside 1..65535 ignored with a warning (at the process's first globalConfig())",
 			InvalidLog: "Ignore value from environment variable MC_HANDSHAKE_PORT",
-			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:137; v0.3.12.post1 config.cpp:242",
+			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:137,144; v0.3.9 config.cpp:150; v0.3.11.post1 config.cpp:172; v0.3.12.post1 config.cpp:242,249",
 		}},
 		Samples: map[string][]string{"valid": {"12001"}, "boundary": {"65535"}, "invalid": {"65536"}},
 	},
@@ -429,12 +459,12 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"cluster-a"}, "boundary": {""}, "invalid": {"a/b"}},
 	},
 	{
-		Name: "MC_RPC_PROTOCOL", Scope: ScopeEnv, Reader: "store client", Type: "string", Modelled: true,
-		Doc:   "\"rdma\" runs client→master RPCs over ibverbs; anything else TCP",
+		Name: "MC_RPC_PROTOCOL", Scope: ScopeEnv, Reader: "store client, mooncake_master", Type: "string", Modelled: true,
+		Doc:   "\"rdma\" runs client→master RPCs over ibverbs (the master serves them over ibverbs); anything else TCP",
 		Since: "0.3.6",
 		Rules: []Rule{{
-			Parse: ParseString, Default: "tcp", Invalid: "anything but exactly \"rdma\" is TCP; \"rdma\" on a host with no RDMA device crashes the store client's first master connect (SIGSEGV, real 0.3.7.post2 … 0.3.14)",
-			Source: "v0.3.6 mooncake-store/include/master_client.h:26; v0.3.12.post1 master_client.h:68",
+			Parse: ParseString, Default: "tcp", Invalid: "anything but exactly \"rdma\" is TCP; \"rdma\" on a host with no RDMA device crashes the store client's first master connect (SIGSEGV, real 0.3.7.post2 … 0.3.14); on mooncake_master up to 0.3.7.x a TCP client is not served (no RDMA device: the master exits 245 at its connect, real §85; with one: its calls time out), from 0.3.8 it is",
+			Source: "v0.3.6 mooncake-store/include/master_client.h:26, master.cpp:424; v0.3.12.post1 master_client.h:68, master.cpp:1480",
 		}},
 		Samples: map[string][]string{"valid": {"tcp"}, "boundary": {"RDMA"}, "invalid": {"udp"}},
 	},
@@ -590,9 +620,26 @@ var Knobs = []Knob{
 		Doc:   "FileStorage's backend: bucket_storage_backend (default), file_per_key_storage_backend (needs MOONCAKE_OFFLOAD_FSDIR) or offset_allocator_storage_backend; up to 0.3.11.post1 the two others log \"BatchQuerySlices failed with error: INVALID_REPLICA\" every heartbeat with nothing to offload (Mooncake#2138)",
 		Since: "0.3.8.post1",
 		Rules: []Rule{{
-			Parse: ParseString, Default: "bucket_storage_backend",
-			Invalid: "any other name logs \"Unknown storage backend.\" (ERROR) and keeps the bucket backend",
-			Source:  "v0.3.11.post1 mooncake-store/src/file_storage.cpp:24-37, mooncake-store/src/storage_backend.cpp (CreateStorageBackend)",
+			Parse: ParseChoice, Default: "bucket_storage_backend",
+			Choices:      []string{"bucket_storage_backend", "file_per_key_storage_backend", "offset_allocator_storage_backend"},
+			Invalid:      "any other name (the case counts) logs \"Unknown storage backend.\" (ERROR) and keeps the bucket backend",
+			InvalidLog:   "Unknown storage backend.",
+			InvalidLevel: "ERROR",
+			Source:       "v0.3.8.post1 mooncake-store/src/file_storage.cpp:17-26; v0.3.11.post1 file_storage.cpp:24-37, mooncake-store/src/storage_backend.cpp (CreateStorageBackend)",
+		}, {
+			From: "0.3.12", Parse: ParseChoice, Default: "bucket_storage_backend",
+			Choices:      []string{"bucket_storage_backend", "file_per_key_storage_backend", "offset_allocator_storage_backend", "distributed_storage_backend"},
+			Invalid:      "as before; distributed_storage_backend is known (the model runs it as the bucket backend)",
+			InvalidLog:   "Unknown storage backend.",
+			InvalidLevel: "ERROR",
+			Source:       "v0.3.12.post1 mooncake-store/src/file_storage.cpp:94-107",
+		}, {
+			From: "0.3.13", Parse: ParseChoice, Default: "bucket_storage_backend",
+			Choices:      []string{"bucket_storage_backend", "file_per_key_storage_backend", "offset_allocator_storage_backend", "distributed_storage_backend", "nvme_kv_storage_backend"},
+			Invalid:      "as before; nvme_kv_storage_backend is known too (the model runs it as the bucket backend)",
+			InvalidLog:   "Unknown storage backend.",
+			InvalidLevel: "ERROR",
+			Source:       "main@3b5a59413 mooncake-store/src/file_storage.cpp:94-107",
 		}},
 		// Not offset_allocator_storage_backend: it fallocates its data file
 		// at the total size limit (2 TiB), the host's whole free disk

@@ -209,11 +209,8 @@ type Profile struct {
 	// acknowledgement in that framing), its socket write fails and closes,
 	// so a read ends in End of file (real 0.3.9, one local_hostname on two
 	// SGLang nodes with etcd; real 0.3.4.post2, a third process reading the
-	// shared name). TCPSessionAddrs: the texts name the addresses
-	// ("Session::readBody failed. Attempt to read data 0x… using buffer
-	// 0x…. Error: …", v0.3.6 on); v0.3.4/v0.3.5 print "Session::readBody
-	// failed. Error: …" (tcp_transport.cpp v0.3.4.post2:171).
-	TCPSessionEFAULT, TCPSessionAddrs bool
+	// shared name). The texts of every release: te.SessionLine.
+	TCPSessionEFAULT bool
 	// TCPStagesGPUMemory: the TCP transport copies a GPU buffer through
 	// host memory (cudaMemcpy into a bounce buffer) before its socket
 	// writes it: the CUDA build's branch in Session::writeBody
@@ -583,6 +580,32 @@ type Profile struct {
 	// lines at 0.3.8.post1, 0.3.9 and 0.3.10.post1; none at 0.3.11.post1,
 	// 0.3.12.post1, 0.3.13.post1 (docs/REAL-FINDINGS.md §50).
 	RefusedPoolLogged bool
+	// RDMAServerAcceptsTCP: a mooncake_master serving its RPC over RDMA
+	// (MC_RPC_PROTOCOL=rdma: coro_rpc_server::init_ibv, master.cpp
+	// v0.3.7.post2:437-439, v0.3.12.post1:1480-1482) also serves a TCP client:
+	// the bundled yalantinglibs reads the first bytes and falls back to TCP
+	// when they are coro_rpc's ("Allow non-rdma client connect to rdma
+	// server", yalantinglibs #1120, first in 0.5.6; dependencies.sh
+	// v0.3.7.post2:161 0.5.5, v0.3.8:162 0.5.6). Before, the server's
+	// ib_socket_t::accept reads the client's QP info first (ib_socket.hpp
+	// 0.5.5:532-546, 30 bytes of struct_pack): a TCP client's request
+	// shorter than that waits for its request timer, a longer one fails
+	// to decode and the connection is closed (coro_connection.hpp
+	// 0.5.5:202-213 "ibverbs init qp failed"). Real, no RDMA device on
+	// the master's host (docs/REAL-FINDINGS.md §85): 0.3.6.post1 and
+	// 0.3.7.post2 exit (status 245) at the first client's connect;
+	// 0.3.8.post1 … 0.3.13.post1 serve it over TCP.
+	RDMAServerAcceptsTCP bool
+	// RPCReadHeadLogged: the bundled yalantinglibs' easylog writes the
+	// store client's failed read of a master reply into the process's log
+	// (coro_rpc_client.hpp recv, ELOG_ERROR unless end of file: 0.5.5:954,
+	// 0.5.7:1359): "read rpc head failed, error msg:Connection reset by
+	// peer. close the socket.value=104" on a reset, "…Operation aborted..
+	// close the socket.value=125" when the request timer closed the
+	// socket. Real: 0.3.6.post1 and 0.3.7.post2 (a reset, §85), 0.3.9 (a
+	// request timeout, §1); Mooncake#1048 (0.5.5's line 954). From 0.3.11
+	// easylog writes nothing there (RefusedPoolLogged, §50).
+	RPCReadHeadLogged bool
 	// MasterBindsIPv6: mooncake_master --rpc_address=::1 listens on
 	// [::1]:port. The master hands the address to coro_rpc_server
 	// (master.cpp v0.3.8.post1:560-564, the same call at every tag), so
@@ -611,6 +634,11 @@ type Profile struct {
 	// 0.0.0.0:M for "::", "[::]" and "::1". 0.3.14 binds it ("::" →
 	// [::]:M and 0.0.0.0:M, "::1" → [::1]:M; docs/REAL-FINDINGS.md §34).
 	MetadataServerBindsHost bool
+	// HugepageMmap: a failed MAP_HUGETLB mmap of the store client's
+	// buffers (MC_STORE_USE_HUGEPAGE), hugepage.go.
+	HugepageMmap HugepageMmap
+	// HostNameParse: parseHostNameWithPort on local_hostname, hostport.go.
+	HostNameParse HostNameParse
 	// AutoGIDSelect: gid_index defaults to -1 and openRdmaDevice asks
 	// findBestGidIndex for a RoCE v2 GID with a network device ("No
 	// suitable GID found" without one); an MC_GID_INDEX naming a GID
@@ -623,7 +651,10 @@ type Profile struct {
 	// RNIC when a GPU mapped to it lacks DMA_BUF_SUPPORTED ("DMA BUF
 	// supported required for GPU RDMA without nvidia-peermem on GPU device
 	// N mapped to RNIC X"; rdma_context.cpp v0.3.11:233-330 and :663-740,
-	// environ.cpp v0.3.11:84). Before, the compile option
+	// environ.cpp v0.3.11:84). WITH_NVIDIA_PEERMEM unset is false at
+	// 0.3.11 only: from 0.3.11.post1 its default is true (environ.cpp
+	// v0.3.11.post1:84, Mooncake#2192), so dma-buf and the check need
+	// WITH_NVIDIA_PEERMEM=0 (the knob table). Before, the compile option
 	// WITH_NVIDIA_PEERMEM defaulted ON (common.cmake v0.3.6:74 …
 	// v0.3.10.post1:105) and no release workflow turned it off, so the
 	// wheels call plain ibv_reg_mr on GPU memory, which only the
@@ -827,6 +858,15 @@ type Profile struct {
 	// "Failed to discover a ready master view: " and no longer
 	// "Failed to read current master view: ").
 	HAMasterReadyWaitSeconds int
+	// StoreEtcdPingsWithoutStream: the store's etcd client (EtcdHelper:
+	// the master view, leader coordinator, OpLog) dials with gRPC
+	// keepalive 10 s / 3 s and PermitWithoutStream true
+	// (mooncake-common/etcd/etcd_wrapper.go newStoreClientConfig, v0.3.12
+	// and v0.3.12.post1; none before; #3144 drops PermitWithoutStream,
+	// 3b5a594). A connection with no stream open then draws etcd's GOAWAY
+	// too_many_pings (models/client/etcdkeepalive.go; real 0.3.12.post1
+	// only, docs/REAL-FINDINGS.md §86).
+	StoreEtcdPingsWithoutStream bool
 	// HAWarmingView: a newly elected HA leader holds the master view with
 	// "__mooncake_service_warming__:<lease>" until it serves, and clients
 	// read that as no view ("No active master view is published yet"):
@@ -847,6 +887,14 @@ type Profile struct {
 	// v0.3.8.post1 / v0.3.9:448-452); from v0.3.10 (#1597) it stops at the
 	// first empty entry without a word.
 	GIDQueryFailureLogged bool
+	// TopologySkipsInactivePorts: Topology::discover (named devices and
+	// auto-discovery alike) lists a device only if one of its ports is
+	// IBV_PORT_ACTIVE ("dev:1 is not active (state: N)", "Device dev has
+	// no active ports, skipping", "Skipping unavailable device: dev";
+	// topology.cpp v0.3.9:68-165, #1375; v0.3.12.post1:75-224). Before, the
+	// device reaches openRdmaDevice, which refuses it ("Device dev port
+	// not active", rdma_context.cpp v0.3.8.post1:514).
+	TopologySkipsInactivePorts bool
 	// RPCMetaVersioned: the transfer engine's rpc_meta value carries
 	// "metadata_version" (microseconds at the write), so no two writes are
 	// byte-identical and the Python server's "metadata unchanged" branch
@@ -1033,11 +1081,9 @@ func (m StoreMemcpy) LocalMemcpy(env string, set, tcpOnly bool) bool {
 		}
 		return tcpOnly
 	}
-	switch strings.ToLower(env) {
-	case "false", "0", "no", "off":
-		return false
-	}
-	return true
+	// An unknown word is on ("defaulting to enabled").
+	on, known := OnOffWord(env)
+	return on || !known
 }
 
 // ProfileFor returns the profile of a version, or an error naming the known versions.
@@ -1106,7 +1152,7 @@ func profileOf(v Version) Profile {
 	p.TEDeferredBatchCleanup = at("0.3.14")
 	p.TransferWaitFromSubmit = at("0.3.10.post2")
 	p.BatchGetFailedLog = at("0.3.5")
-	p.TCPSessionEFAULT, p.TCPSessionAddrs = at("0.3.4") && !at("0.3.10"), at("0.3.6")
+	p.TCPSessionEFAULT = at("0.3.4") && !at("0.3.10")
 	p.TCPStagesGPUMemory = at("0.3.7")
 	p.DummyClient = at("0.3.8")
 	p.RealClientRPCLoopback = p.DummyClient && !at("0.3.10.post2")
@@ -1178,9 +1224,13 @@ func profileOf(v Version) Profile {
 	p.GPUDmaBufDefault = at("0.3.11")
 	p.MasterAddrIPv6 = at("0.3.8")
 	p.RefusedPoolLogged = at("0.3.8") && !at("0.3.11")
+	p.RDMAServerAcceptsTCP = at("0.3.8")
+	p.RPCReadHeadLogged = at("0.3.6") && !at("0.3.11")
 	p.MasterBindsIPv6 = !at("0.3.8") || at("0.3.10.post2")
 	p.MasterBindsBracketed = at("0.3.13")
 	p.MetadataServerBindsHost = at("0.3.14")
+	p.HugepageMmap = hugepageMmapFor(at)
+	p.HostNameParse = hostNameParseFor(at)
 	switch {
 	case at("0.3.13"):
 		p.TCPRefusedLog = "lane"
@@ -1214,6 +1264,11 @@ func profileOf(v Version) Profile {
 		p.MasterAllocFailedLine = AllocFailedAll
 	}
 	p.MasterViewKey = "mooncake-store/mooncake/master_view"
+	if !at("0.3.7.post2") {
+		// ha_helper.h MASTER_VIEW_KEY up to v0.3.7; the cluster id's
+		// namespace from v0.3.7.post2 (ha_helper.cpp master_view_key_).
+		p.MasterViewKey = "mooncake-store/master_view"
+	}
 	if at("0.3.12") {
 		p.MasterViewKey = "mooncake-store/mooncake_cluster/master_view"
 	}
@@ -1227,6 +1282,7 @@ func profileOf(v Version) Profile {
 	p.DummyHostBuffers = at("0.3.14")
 	p.RDMAInstallErrorUntyped = at("0.3.14")
 	p.MasterConnectDirect = !at("0.3.6")
+	p.StoreEtcdPingsWithoutStream = at("0.3.12") && !at("0.3.13")
 	if at("0.3.14") {
 		p.HAMasterReadyWaitSeconds = 30
 		p.HAWarmingView, p.HAPingUnreachableCost = true, time.Second
@@ -1235,6 +1291,7 @@ func profileOf(v Version) Profile {
 	p.HTTPPluginLegacyLog = !at("0.3.6")
 	p.RPCMetaVersioned = at("0.3.14")
 	p.GIDQueryFailureLogged = p.AutoGIDSelect && !at("0.3.10")
+	p.TopologySkipsInactivePorts = at("0.3.9")
 	p.ForceTCPAtInit = at("0.3.12")
 	p.TCPInstallReadsOwnSegmentDesc = at("0.3.10.post2")
 	p.FailedInstallDeletesTransport = at("0.3.12")

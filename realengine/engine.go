@@ -235,8 +235,8 @@ func rdmaSupported(party string, want []engine.RDMADevice, dir string, host []st
 		switch {
 		case !slices.Contains(host, d.Name):
 			return fmt.Sprintf("%s: needs RDMA device %s; this host has %s", party, d.Name, strings.Join(host, ","))
-		case d.MaxMR > 0, d.MaxMRSize > 0, d.MaxRegBytes > 0, d.LeakedMRs > 0, d.Broken:
-			return fmt.Sprintf("%s: RDMA device %s declares limits (max_mr, max_mr_size, max_reg_bytes, leaked_mrs, broken) the real engine cannot impose on a real RNIC", party, d.Name)
+		case d.MaxMR > 0, d.MaxMRSize > 0, d.MaxRegBytes > 0, d.LeakedMRs > 0, d.Broken, !d.PortActive():
+			return fmt.Sprintf("%s: RDMA device %s declares limits (max_mr, max_mr_size, max_reg_bytes, leaked_mrs, broken, port_state) the real engine cannot impose on a real RNIC", party, d.Name)
 		}
 	}
 	return ""
@@ -315,6 +315,11 @@ func (e *Engine) supported(spec engine.WorldSpec) error {
 	host := hostRDMA(dir)
 	if spec.Client != nil {
 		if why := rdmaSupported("mooncake_client", spec.Client.RDMA, dir, host); why != "" {
+			return engine.Unsupportedf("%s", why)
+		}
+	}
+	if spec.Master != nil {
+		if why := rdmaSupported("mooncake_master", spec.Master.RDMA, dir, host); why != "" {
 			return engine.Unsupportedf("%s", why)
 		}
 	}

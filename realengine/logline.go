@@ -17,6 +17,9 @@ var (
 	// Python logging (mooncake_http_metadata_server): 2026-11-29 21:35:09,689 - root - INFO - text
 	pylogRE = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ - \S+ - (DEBUG|INFO|WARNING|ERROR|CRITICAL) - (.*)$`)
 	ansiRE  = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+	// grpc-go's default logger (Go's log package, LstdFlags), in the store's
+	// Go etcd client (mooncake-common/etcd): 2026/12/04 21:07:41 ERROR: [transport] Client received GoAway ...
+	grpclogRE = regexp.MustCompile(`^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d (INFO|WARNING|ERROR|FATAL): (.*)$`)
 )
 
 // glogPreamble is printed by every glog process before InitGoogleLogging;
@@ -41,6 +44,9 @@ func ParseLogLine(line string) (level, text string, ok bool) {
 	}
 	if m := pylogRE.FindStringSubmatch(clean); m != nil {
 		return normLevel(m[1]), m[2], true
+	}
+	if m := grpclogRE.FindStringSubmatch(clean); m != nil {
+		return m[1], m[2], true
 	}
 	return "INFO", clean, true
 }

@@ -40,10 +40,12 @@ type World struct {
 	min Installed
 	// remedyFlags are a remedy's master_flags, over the topology's.
 	remedyFlags map[string]string
-	log         *slog.Logger
-	start       *origin
-	dir         string // temp dir: driver.py, anything else we write
-	drv         string // driver.py path
+	// remedyEnv is a remedy's master_env, over topology.master.env.
+	remedyEnv map[string]string
+	log       *slog.Logger
+	start     *origin
+	dir       string // temp dir: driver.py, anything else we write
+	drv       string // driver.py path
 
 	inj *toxiproxy.Injector
 	ctr *ctrWorld // container worlds only (incontainers.go)
@@ -142,6 +144,10 @@ func (w *World) env(extra map[string]string) []string {
 // clients').
 func (w *World) masterEnv() []string {
 	set := map[string]string{}
+	if w.spec.Master != nil {
+		// The scenario's variables (MC_RPC_PROTOCOL), a remedy's over them.
+		set = engine.MergeFlags(w.spec.Master.Env, w.remedyEnv)
+	}
 	if p := w.ldPath(w.min); p != "" {
 		set["LD_LIBRARY_PATH"] = p
 	}
@@ -833,7 +839,7 @@ func (w *World) PIDs() []int {
 // ReplaceMaster implements engine.MasterReplacer: mooncake_master stops
 // and that release's binary starts on the same ports (its proxies keep
 // their upstream), its state lost.
-func (w *World) ReplaceMaster(ctx context.Context, version string, flags map[string]string) error {
+func (w *World) ReplaceMaster(ctx context.Context, version string, flags, env map[string]string) error {
 	w.mu.Lock()
 	s := w.servers["master"]
 	w.mu.Unlock()
@@ -851,7 +857,7 @@ func (w *World) ReplaceMaster(ctx context.Context, version string, flags map[str
 		return err
 	}
 	w.ml, w.min = ml, min
-	w.remedyFlags = flags
+	w.remedyFlags, w.remedyEnv = flags, env
 	ports := []int{s.ports["rpc"], s.ports["metrics"], s.ports["metadata"]}
 	if ports[2] == 0 {
 		ports[2] = ports[1] // no embedded metadata server: the flag is not passed

@@ -275,6 +275,15 @@ func (d *decoder) validate(sc *Scenario) {
 	if r, m := sc.Remedy, sc.Topology.Master; r != nil && len(r.MasterFlags) > 0 && m != nil && (m.HA || (m.Present != nil && !*m.Present)) {
 		d.at(r.Pos, "remedy.master_flags needs one plain mooncake_master (not ha, not present: false)")
 	}
+	if r, m := sc.Remedy, sc.Topology.Master; r != nil && len(r.MasterEnv) > 0 && m != nil && (m.HA || (m.Present != nil && !*m.Present)) {
+		d.at(r.Pos, "remedy.master_env needs one plain mooncake_master (not ha, not present: false)")
+	}
+	if m := sc.Topology.Master; m != nil {
+		d.checkNIC(m.NIC)
+		if (len(m.Env) > 0 || len(m.NIC.RDMA) > 0) && (m.HA || (m.Present != nil && !*m.Present)) {
+			d.at(m.Pos, "topology.master: env or nic with ha or present: false; they describe one plain mooncake_master")
+		}
+	}
 	if m := sc.Topology.Master; m != nil && m.MooncakeVersion != "" {
 		if _, err := mooncake.ProfileFor(m.MooncakeVersion); err != nil {
 			d.at(m.Pos, "topology.master.mooncake_version: %v", err)

@@ -355,17 +355,17 @@ func (r *run) execute(parent context.Context, res *Result) {
 	r.stores = map[string]*app{}
 	r.closeTEs(ctx)
 	r.closeIntegrations(ctx)
-	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 {
+	if v := rem.MasterVersion; v != "" || len(rem.MasterFlags) > 0 || len(rem.MasterEnv) > 0 {
 		if v == "run" {
 			v = r.version
 		}
 		mr, ok := w.(engine.MasterReplacer)
 		if !ok {
-			r.setupErr(res, "remedy master_version / master_flags", engine.Unsupportedf("this engine cannot replace mooncake_master"))
+			r.setupErr(res, "remedy master_version / master_flags / master_env", engine.Unsupportedf("this engine cannot replace mooncake_master"))
 			return
 		}
-		if err := mr.ReplaceMaster(ctx, v, rem.MasterFlags); err != nil {
-			r.setupErr(res, "remedy master_version / master_flags", err)
+		if err := mr.ReplaceMaster(ctx, v, rem.MasterFlags, rem.MasterEnv); err != nil {
+			r.setupErr(res, "remedy master_version / master_flags / master_env", err)
 			return
 		}
 	}
@@ -489,6 +489,8 @@ func (r *run) worldSpec() engine.WorldSpec {
 			maps.Copy(spec.Master.Flags, t.Master.Flags)
 			spec.Master.HA = t.Master.HA
 			spec.Master.Version = t.Master.MooncakeVersion
+			spec.Master.Env = maps.Clone(t.Master.Env)
+			spec.Master.RDMA = t.Master.NIC.devices()
 		}
 	}
 	if c := t.Client; c != nil && (c.Present == nil || *c.Present) {
@@ -530,7 +532,7 @@ func (n NIC) devices() []engine.RDMADevice {
 	for _, d := range n.RDMA {
 		out = append(out, engine.RDMADevice{Name: d.Name, MaxMRSize: int64(d.MaxMRSize), MaxMR: d.MaxMR, Broken: d.Broken,
 			MaxRegBytes: int64(d.MaxRegBytes), LeakedMRs: d.LeakedMRs, NoAutoGID: d.NoAutoGID, GIDIndex: d.GIDIndex,
-			GIDTableLen: d.GIDTableLen, GIDs: d.GIDs, Subnet: d.Subnet})
+			GIDTableLen: d.GIDTableLen, GIDs: d.GIDs, Subnet: d.Subnet, PortState: ibvPortStates[d.PortState]})
 	}
 	return out
 }

@@ -91,6 +91,12 @@ type Master struct {
 	// than the clients (version skew: the field's master and clients
 	// upgraded apart); empty = the run's version.
 	MooncakeVersion string `yaml:"mooncake_version"`
+	// Env is mooncake_master's own environment beyond the engine's: the
+	// variables it reads (MC_RPC_PROTOCOL: its RPC over RDMA).
+	Env map[string]string `yaml:"env"`
+	// NIC is the RNICs of the master's host (none by default, as on the
+	// machines the real engine runs on).
+	NIC NIC `yaml:"nic"`
 }
 
 // Client is the standalone mooncake_client.
@@ -231,7 +237,15 @@ type RDMADevice struct {
 	// different subnets fail the QP handshake at RTR. "" = one shared
 	// default subnet.
 	Subnet string `yaml:"subnet"`
+	// PortState is port 1's ibv_port_state when Mooncake opens the device
+	// (ibv_devinfo's "state: PORT_DOWN"): down (cable out, link down),
+	// init (link up, no subnet manager has configured it), armed, or
+	// active (the default).
+	PortState string `yaml:"port_state" enum:"active,down,init,armed"`
 }
+
+// ibvPortStates are ibverbs' enum ibv_port_state values by port_state.
+var ibvPortStates = map[string]int{"down": 1, "init": 2, "armed": 3, "active": engine.IBVPortActive}
 
 // HostPool is SGLang's host KV pool on the node.
 type HostPool struct {
@@ -564,6 +578,10 @@ type Remedy struct {
 	// flags merged over topology.master.flags (its state lost): the fix
 	// is the master's command line, e.g. rpc_address: "::".
 	MasterFlags map[string]string `yaml:"master_flags"`
+	// MasterEnv restarts mooncake_master before the remedy with these
+	// variables merged over topology.master.env (its state lost): the fix
+	// is the master's environment, e.g. MC_RPC_PROTOCOL: tcp.
+	MasterEnv map[string]string `yaml:"master_env"`
 	// MissingLibs replaces topology.missing_libs ([] = every library
 	// present: the CUDA runtime installed); a server the loader could not
 	// start is started again. Engines that can (engine.LibraryFixer).

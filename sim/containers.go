@@ -417,7 +417,13 @@ func (w *World) loopbackElsewhere(from, endpoint string) error {
 	if !ok || (host != "localhost" && !strings.HasPrefix(host, "127.")) {
 		return nil
 	}
-	if ep := w.endpoint(from, endpoint); ep != nil && w.netns(ep.node) == w.netns(from) {
+	ep := w.endpoint(from, endpoint)
+	if ep == nil {
+		// Its process is gone: the gone peer's paths (a pooled
+		// connection, a refused connect) decide, wherever it ran.
+		return nil
+	}
+	if w.netns(ep.node) == w.netns(from) {
 		return nil
 	}
 	connect := host
@@ -452,7 +458,13 @@ func (w *World) unresolvedElsewhere(from, endpoint string) error {
 	if !ok || w.resolvable(host) {
 		return nil
 	}
-	if ep := w.endpoint(from, endpoint); ep != nil && w.netns(ep.node) == w.netns(from) {
+	ep := w.endpoint(from, endpoint)
+	if ep == nil {
+		// Its process is gone: the gone peer's paths (a pooled
+		// connection, a refused connect) decide, wherever it ran.
+		return nil
+	}
+	if w.netns(ep.node) == w.netns(from) {
 		return nil
 	}
 	return &te.HandshakeUnresolved{Endpoint: endpoint, Host: host, Port: port}

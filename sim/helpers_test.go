@@ -39,6 +39,9 @@ type opts struct {
 
 	// clientFlags, clientEnv: mooncake_client's own (client: true).
 	clientFlags, clientEnv map[string]string
+	// masterEnv, masterRDMA: mooncake_master's environment and RNICs.
+	masterEnv  map[string]string
+	masterRDMA []engine.RDMADevice
 }
 
 func launch(o opts) *env {
@@ -52,7 +55,7 @@ func launch(o opts) *env {
 	tr := trace.New(nil)
 	spec := engine.WorldSpec{Scenario: "spec", Seed: o.seed, Version: o.version, Trace: tr, Metadata: o.metadata, Nodes: []engine.NodeSpec{o.node}}
 	if !o.noMaster {
-		spec.Master = &engine.MasterSpec{Flags: o.flags, HA: o.ha}
+		spec.Master = &engine.MasterSpec{Flags: o.flags, HA: o.ha, Env: o.masterEnv, RDMA: o.masterRDMA}
 	}
 	if o.client {
 		spec.Client = &engine.ClientSpec{GlobalSegmentSize: 64 << 20, Protocol: "tcp", Flags: o.clientFlags, Env: o.clientEnv}

@@ -10,6 +10,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
+	"github.com/mooncake-faultlab/faultlab/sim/kernel"
 )
 
 // Process is an SGLang scheduler process on a node.
@@ -27,6 +28,9 @@ type Process struct {
 	imported bool
 	// tes are its TransferEngine objects (te step).
 	tes []*te.Py
+	// etcdIdle: the GOAWAY of its store etcd client, once scheduled
+	// (etcdkeepalive.go).
+	etcdIdle *kernel.Event
 }
 
 // importStore is `from mooncake.store import …`: the first one runs the
@@ -62,6 +66,7 @@ func (p *Process) NewStore(context.Context) (engine.Store, error) {
 	source := "mooncake:" + p.node
 	stream := fmt.Sprintf("proc:%s#%d/store#%d", p.node, p.id, p.stores)
 	d := p.w.deps(p.node, p.env, source, p.mem, stream)
+	d.StoreEtcdIdle = p.storeEtcdIdle
 	if err := p.importStore(); err != nil {
 		return nil, err
 	}

@@ -191,7 +191,7 @@ func (w *World) process(target, action string) {
 // ReplaceMaster implements engine.MasterReplacer: mooncake_master of
 // another release restarts on the same address, its state lost (the
 // clients of the remedy are new processes).
-func (w *World) ReplaceMaster(_ context.Context, version string, flags map[string]string) error {
+func (w *World) ReplaceMaster(_ context.Context, version string, flags, env map[string]string) error {
 	if w.spec.Master == nil || w.ha != nil {
 		return engine.Unsupportedf("remedy master_version: the world has no plain mooncake_master")
 	}
@@ -209,6 +209,8 @@ func (w *World) ReplaceMaster(_ context.Context, version string, flags map[strin
 	if err != nil {
 		return fmt.Errorf("sim: remedy master_version: %w", err)
 	}
+	cfg.RPCProtocol = master.RPCProtocol(mp, engine.MergeFlags(w.spec.Master.Env, env))
+	cfg.RNIC = len(w.spec.Master.RDMA) > 0
 	if w.masterState != stopped {
 		w.masterConnsClosed()
 	}

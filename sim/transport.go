@@ -260,6 +260,11 @@ func (s *masterStub) call(ctx context.Context, rpc master.RPC, fn func(m *master
 		return &master.RPCError{Kind: master.Refused, Op: op}
 	}
 	req, resp, follower := s.w.masterBytes(ctx, rpc)
+	if m != nil && m == s.w.master && st == running {
+		if err := s.w.rpcProtocolCall(ctx, s.clock, m, op, req, s.t); err != nil {
+			return err
+		}
+	}
 	conn := s.pool.connKey(s.from, s.conn)
 	if follower {
 		conn = followerConn
@@ -431,6 +436,8 @@ type dataPath struct {
 	// oneShot: this process connects anew for every TCP transfer
 	// (World.oneShotTCP), taking a local port each.
 	oneShot bool
+	// pool: the connections it keeps instead (tcppool.go), nil if none.
+	pool tcpPool
 }
 
 func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int64, write bool) (*hostmem.Space, error) {
@@ -441,6 +448,13 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 		return nil, err
 	}
 	ep := d.w.endpoint(d.from, endpoint)
+	var now *hostmem.Space
+	if ep != nil {
+		now = ep.mem
+	}
+	if err := d.pool.closed(endpoint, now, write); err != nil {
+		return nil, err
+	}
 	if ep == nil {
 		// Its process is gone: nothing listens on its port. A segment this
 		// engine never opened is opened first, in P2PHANDSHAKE mode by
@@ -476,7 +490,10 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 		// the socket buffers hold completes (real 0.3.9: a page's put to a
 		// paused peer is 0; the bytes land when it resumes).
 		if !write || d.w.profile.TCPStatusDeadline || n > kernelBufferedWrite || bad != nil {
-			return nil, &te.TransferStalled{Endpoint: endpoint}
+			// Gone: killed while frozen, its kernel resets the connection.
+			mem, w, from := ep.mem, d.w, d.from
+			gone := func() bool { e := w.endpoint(from, endpoint); return e == nil || e.mem != mem }
+			return nil, &te.TransferStalled{Endpoint: endpoint, Gone: gone}
 		}
 		return ep.mem, nil
 	}
@@ -505,6 +522,7 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 	if bad != nil {
 		return nil, bad
 	}
+	d.pool.keep(ctx, endpoint, ep.mem)
 	return ep.mem, nil
 }
 

@@ -191,6 +191,8 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
+		w.masterCfg.RPCProtocol = master.RPCProtocol(mp, spec.Master.Env)
+		w.masterCfg.RNIC = len(spec.Master.RDMA) > 0
 		if !spec.Master.HA {
 			w.startMaster()
 		}
@@ -257,7 +259,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Metadata: metadataHTTP{w: w, from: node, clock: clock},
 		Etcd:     metadataEtcd{w: w, from: node, clock: clock},
 		Ports:    portBinder{w: w, node: node},
-		Data:     dataPath{w: w, from: node, clock: clock, opened: map[string]bool{}, oneShot: w.oneShotTCP(env)},
+		Data:     dataPath{w: w, from: node, clock: clock, opened: map[string]bool{}, oneShot: w.oneShotTCP(env), pool: w.newTCPPool(env)},
 		Clients:  clientTransport{w: w, from: node, clock: clock},
 		JoinPing: w.joinPing,
 		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,

@@ -226,6 +226,10 @@ func (s *MasterServer) Pause() { s.srv.Pause() }
 // Resume releases held requests (SIGCONT).
 func (s *MasterServer) Resume() { s.srv.Resume() }
 
+// SetAdmit decides each connection's fate at its first request (an RDMA
+// master and a TCP client: wire.AdmitFunc). Call before Listen.
+func (s *MasterServer) SetAdmit(admit wire.AdmitFunc, exited func()) { s.srv.SetAdmit(admit, exited) }
+
 // MasterStub is master.Service over the wire: each method is one call on a
 // fresh connection to Addr with wall-time timeouts T.
 type MasterStub struct {

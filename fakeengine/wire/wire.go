@@ -65,6 +65,8 @@ type response struct {
 	Code   int             `json:"code"`
 	Error  string          `json:"error,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
+	// EOF: the server closed the connection without a reply (admit.go).
+	EOF bool `json:"eof,omitempty"`
 }
 
 // HandlerFunc serves one method. A mooncake.ErrorCode error travels as its
@@ -85,6 +87,9 @@ type Server struct {
 	conns  map[net.Conn]struct{}
 	closed bool
 	pause  Pauser
+	// admit and exited: admit.go.
+	admit  AdmitFunc
+	exited func()
 }
 
 // NewServer returns a server for service (named in the hello) with no
@@ -151,7 +156,7 @@ func (s *Server) serve(c net.Conn) {
 	}
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	for sc.Scan() {
+	for first := true; sc.Scan(); first = false {
 		if !s.pause.Wait(s.ctx.Done()) {
 			return
 		}
@@ -160,6 +165,9 @@ func (s *Server) serve(c net.Conn) {
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
 			resp.Error = fmt.Sprintf("bad request: %v", err)
 		} else {
+			if first && !s.admitted(c, req, enc) {
+				return
+			}
 			resp.ID = req.ID
 			s.dispatch(req, &resp)
 		}
@@ -307,6 +315,9 @@ func Call(ctx context.Context, addr string, t Timeouts, method string, params, r
 		// A toxic that cut the line (limit_data) leaves a torn reply: the
 		// client library would fail to deserialize it, an RPC failure.
 		return fail(master.Reset)
+	}
+	if resp.EOF {
+		return fail(master.EOF)
 	}
 	if resp.Error != "" {
 		return &RemoteError{Method: method, Text: resp.Error}

@@ -152,6 +152,11 @@ type Deps struct {
 	// OffloadPeer is the live client whose offload RPC server answers at
 	// endpoint, nil when none does (nil func: none ever does).
 	OffloadPeer func(endpoint string) *RealClient
+	// StoreEtcdIdle: the process's store etcd client is dialled with no
+	// stream open and pings without one (etcdkeepalive.go): goAway runs
+	// after the given time unless the process is gone by then (once per
+	// process: the Go client is process-wide). nil = never.
+	StoreEtcdIdle func(after time.Duration, goAway func())
 }
 
 // codeOf maps a call error to the ErrorCode Python sees.

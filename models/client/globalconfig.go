@@ -24,7 +24,7 @@ func LoadGlobalConfig(p mooncake.Profile, env map[string]string, log mlog.Logger
 		}
 		pv := mooncake.ParseKnob(p.Version, k, v, true)
 		if pv.Log != "" {
-			log.Log(mlog.Error, pv.Log)
+			log.Log(pv.Level, pv.Log)
 		}
 		if pv.Exit != "" {
 			return &engine.ProcessDied{Exit: 1, Reason: pv.Exit}

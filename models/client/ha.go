@@ -72,6 +72,7 @@ func (c *RealClient) masterFromView(ctx context.Context, endpoints string) (stri
 		c.logf(mlog.Error, "Failed to read current master view: ETCD_OPERATION_ERROR")
 	case c.p.HABackend:
 		c.logf(mlog.Error, "No master is available in HA backend")
+		c.storeEtcdIdle()
 	case err != nil:
 		c.logf(mlog.Error, "Failed to get master address due to etcd error")
 	default:

@@ -70,6 +70,9 @@ type RealClient struct {
 	segments []master.Segment
 	localBuf *engine.Buffer
 	buffers  []uint64 // register_buffer'd addresses
+	// arenaTried: initializeGlobalArena ran (once per process,
+	// hugepage.go).
+	arenaTried bool
 
 	// onBeat is another thread of the process that wakes once a second
 	// (mooncake_client's dummy-client monitor): the ping thread's
@@ -95,6 +98,9 @@ type RealClient struct {
 	haReconnect bool
 	// batches counts failed transfer batches (their log lines' ids).
 	batches int64
+	// resetAt: when a READ found each endpoint's process dead under it
+	// (tcpsession.go).
+	resetAt map[string]time.Duration
 	// batchFails are this batch_put_from's keys whose transfer failed
 	// (RDMA: rdmaTransfer; a TCP connect: batchTransferFailed), with
 	// BatchPut's failure context.
@@ -162,12 +168,18 @@ func rpcLog(log mlog.Logger, p mooncake.Profile, prefix string, err error) {
 	case master.Refused, master.Unreachable:
 		log.Log(mlog.Error, prefix+"Client not available")
 	case master.ConnectTimeout, master.RequestTimeout:
+		if re.Kind == master.RequestTimeout && p.RPCReadHeadLogged {
+			log.Log(mlog.Error, "read rpc head failed, error msg:Operation aborted.. close the socket.value=125")
+		}
 		if p.RPCTimeoutCode {
 			log.Log(mlog.Error, "RPC call timed out: Connection timed out")
 		} else {
 			log.Log(mlog.Error, "RPC call failed: Connection timed out")
 		}
 	case master.Reset:
+		if p.RPCReadHeadLogged {
+			log.Log(mlog.Error, "read rpc head failed, error msg:Connection reset by peer. close the socket.value=104")
+		}
 		if strings.HasPrefix(re.Op, "Batch") {
 			log.Log(mlog.Error, "Batch RPC call failed: Connection reset by peer")
 		} else {
@@ -656,7 +668,7 @@ func (c *RealClient) useHugepage() bool {
 
 func (c *RealClient) allocSegmentMemory(size int64) (engine.Buffer, error) {
 	if c.useHugepage() {
-		return c.d.Mem.Alloc(engine.AllocHugepage, size)
+		return c.hugepageAlloc(size)
 	}
 	return c.d.Mem.Alloc("segment", size)
 }
@@ -671,12 +683,17 @@ func (c *RealClient) afterCreate(ctx context.Context, a engine.SetupArgs) (moonc
 		return mooncake.INTERNAL_ERROR, err
 	}
 	if a.LocalBufferSize > 0 {
-		c.logf(mlog.Info, "Registering local memory: %d bytes", a.LocalBufferSize)
+		// ClientBufferAllocator::create before the log (real_client.cpp
+		// v0.3.9:250-254).
 		buf, err := c.allocSegmentMemory(a.LocalBufferSize)
+		if err != nil && c.useHugepage() {
+			return c.localBufferFailed()
+		}
 		if err != nil {
 			c.logf(mlog.Error, "Failed to allocate local buffer memory")
 			return mooncake.INVALID_PARAMS, nil
 		}
+		c.logf(mlog.Info, "Registering local memory: %d bytes", a.LocalBufferSize)
 		c.localBuf = &buf
 		if code := c.registerLocal(ctx, buf.Ptr, buf.Size); code != mooncake.OK {
 			c.logf(mlog.Error, "Failed to register local memory: %s", code.Name())
@@ -741,6 +758,14 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 	}
 	if !on {
 		return mooncake.OK, nil
+	}
+	// FileStorageConfig::FromEnvironment reads the backend descriptor
+	// first (file_storage.cpp v0.3.11.post1:24-37): an unknown one logs
+	// at ERROR and keeps the bucket backend (newFileStorage).
+	if v, ok := c.d.Env["MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR"]; ok {
+		if pv := mooncake.ParseKnob(c.p.Version, "MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR", v, true); pv.Log != "" {
+			c.logf(pv.Level, "%s", pv.Log)
+		}
 	}
 	if c.d.FileExists == nil || !c.d.FileExists(path) {
 		c.logf(mlog.Error, "FileStorageConfig: storage_filepath does not exist: %s", path)
@@ -970,7 +995,13 @@ func (c *RealClient) PingDone(ctx context.Context, ms master.Service, resp maste
 		c.logf(mlog.Error, "Failed to ping master")
 		return PingInterval
 	}
-	c.logf(mlog.Error, "Failed to ping master for %d times; fetching latest master view and reconnecting", c.pingFails)
+	if c.p.Heartbeat {
+		c.logf(mlog.Error, "Failed to ping master for %d times; fetching latest master view and reconnecting", c.pingFails)
+	} else {
+		// client.cpp v0.3.4:766 … v0.3.6:1384; reworded in v0.3.6.post1,
+		// the release that pings without HA (Profile.Heartbeat).
+		c.logf(mlog.Error, "Failed to ping master for %d times, try to get latest master view and reconnect", c.pingFails)
+	}
 	c.haReconnect = true
 	return 0
 }
@@ -1138,7 +1169,7 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 				// The serving process's socket read into an address it does
 				// not map; the writer waits for no answer: the put is 0 and
 				// the bytes are lost (real 0.3.9).
-				sessionLog(ba.Server, c.p.TCPSessionAddrs, "readBody", "read", ba.Addr, "Bad address (value: 14)")
+				sessionLog(ba.Server, c.p.Version, te.ServerReadBody, te.ErrBadAddress, ba.Addr)
 				continue
 			}
 			var hr *te.HandshakeRefused
@@ -1218,7 +1249,9 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 	start := c.d.Clock.Now()
 	reps, err := c.queryReplicas(ctx, key)
 	if err != nil {
-		return hostmem.Content{}, c.code(err)
+		code := c.code(err)
+		c.queryFailedLog(ctx, key, code)
+		return hostmem.Content{}, code
 	}
 	if data, code, done := c.readFsReplica(ctx, key, &reps); done {
 		return data, code
@@ -1271,6 +1304,12 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 		}
 		data, err := c.d.Data.Read(ctx, r.TEEndpoint, r.Addr, r.Size)
 		if err != nil {
+			if c.resetUnderBatch(ctx, r.TEEndpoint, err) {
+				return c.readFailed(ctx, key, te.ErrReset)
+			}
+			if tc := (*te.TransferClosed)(nil); errors.As(err, &tc) {
+				return c.readFailed(ctx, key, tc.Err)
+			}
 			var tr *te.TransferRefused
 			refused := errors.As(err, &tr)
 			if refused {
@@ -1281,14 +1320,18 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 				// The server's socket write from an address it does not map
 				// fails and it closes the connection: the reader sees End of
 				// file (real 0.3.9; the reader's buffer address is the model's).
-				sessionLog(ba.Server, c.p.TCPSessionAddrs, "writeBody", "write", ba.Addr, "Bad address (value: 14)")
-				sessionLog(c.d.Log, c.p.TCPSessionAddrs, "readBody", "read", readerBuffer, "End of file (value: 2)")
+				sessionLog(ba.Server, c.p.Version, te.ServerWriteBody, te.ErrBadAddress, ba.Addr)
+				sessionLog(c.d.Log, c.p.Version, te.ClientReadBody, te.ErrEOF, readerBuffer)
 				c.batches++
 				c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
 			}
-			if errors.As(err, new(*te.TransferStalled)) {
-				if werr := c.transferStalled(ctx, false); werr != nil {
+			if st := (*te.TransferStalled)(nil); errors.As(err, &st) {
+				gone, werr := c.waitStalledRead(ctx, st)
+				if werr != nil {
 					return hostmem.Content{}, mooncake.INTERNAL_ERROR
+				}
+				if gone {
+					return c.readFailed(ctx, key, te.ErrReset)
 				}
 				if master.BatchOf(ctx) != nil {
 					// Client::BatchGet's per-key result (client_service.cpp;
@@ -1365,6 +1408,9 @@ func (c *RealClient) Get(ctx context.Context, key string) ([]byte, error) {
 	if !c.ready() {
 		return []byte{}, nil
 	}
+	if c.p.GetViaBuffer {
+		ctx = withQueryLog(ctx)
+	}
 	data, code := c.readObject(ctx, key, true)
 	if c.died != nil {
 		return nil, c.died
@@ -1383,7 +1429,7 @@ func (c *RealClient) GetBuffer(ctx context.Context, key string) (int, error) {
 	if !c.ready() {
 		return 0, nil
 	}
-	data, code := c.readObject(ctx, key, true)
+	data, code := c.readObject(withQueryLog(ctx), key, true)
 	if c.died != nil {
 		return 0, c.died
 	}
@@ -1590,6 +1636,9 @@ func (c *RealClient) BatchGetInto(ctx context.Context, keys []string, ptrs []uin
 		}
 		return int(data.Size), nil
 	})
+	if err == nil {
+		c.batchQueryFailedLog(ctx, keys, out)
+	}
 	if err == nil && c.p.LeaseExpiryCheck {
 		c.expireBatchLeases(keys, out, bl)
 	}
@@ -1663,13 +1712,16 @@ func (c *RealClient) Close(ctx context.Context) (int, error) {
 
 // teardown unmounts every segment, frees the engine and the port.
 func (c *RealClient) teardown(ctx context.Context) {
+	c.unregisterLocalBuffer(ctx)
 	for _, s := range c.segments {
 		if err := c.ms.UnmountSegment(ctx, s.ID, c.id); err != nil {
 			code := c.code(err)
 			// UnmountSegmentImpl's line, then ~Client's.
 			c.logf(mlog.Error, "Failed to unmount segment from master: %s", code.Name())
 			c.logf(mlog.Error, "%s%s", c.p.DestructorUnmountLog, code.Name())
+			continue
 		}
+		c.unregisterSegment(ctx, s)
 	}
 	c.segments = nil
 	c.stopOffloadServer()

@@ -131,7 +131,14 @@ func (s *Store) BatchPutFrom(ctx context.Context, keys []string, ptrs []uint64, 
 
 // BatchGetInto implements engine.Store.
 func (s *Store) BatchGetInto(ctx context.Context, keys []string, ptrs []uint64, sizes []int64) ([]int, error) {
-	return call(s, func() ([]int, error) { return s.client().BatchGetInto(ctx, keys, ptrs, sizes) })
+	return call(s, func() ([]int, error) {
+		// Bound from v0.3.5 (real 0.3.4.post2: AttributeError after a
+		// register_buffer that returned 0; io/get-while-master-down).
+		if !s.real.p.HasMethod("batch_get_into") {
+			return nil, noAttr(s.real.p, "batch_get_into")
+		}
+		return s.client().BatchGetInto(ctx, keys, ptrs, sizes)
+	})
 }
 
 // BatchIsExist implements engine.Store.

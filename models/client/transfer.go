@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -40,10 +39,10 @@ func (c *RealClient) logMemcpyChoice() {
 	case !set && m == mooncake.MemcpyTCPOnlyDefault:
 		c.logf(mlog.Info, "MC_STORE_MEMCPY not set, auto-detected: non-TCP transport available, memcpy disabled")
 	case set:
-		switch v = strings.ToLower(v); v {
-		case "false", "0", "no", "off", "true", "1", "yes", "on":
-		default:
-			c.logf(mlog.Warning, "Invalid value for MC_STORE_MEMCPY: %s, defaulting to enabled", v)
+		// real 0.3.10.post1 … 0.3.14: "Invalid value for MC_STORE_MEMCPY:
+		// disable, defaulting to enabled" (the knob table's line).
+		if pv := mooncake.ParseKnob(c.p.Version, "MC_STORE_MEMCPY", v, true); pv.Log != "" {
+			c.logf(pv.Level, "%s", pv.Log)
 		}
 	}
 }
@@ -400,21 +399,19 @@ func (c *RealClient) statusFrameTimeout() time.Duration {
 // out one after another). Real runs of io/peer-paused-store-wait and
 // io/peer-paused-transfer-timeout, 0.3.9 … 0.3.14 (REAL-FINDINGS §40).
 func (c *RealClient) transferStalled(ctx context.Context, write bool) error {
-	wait, status := storeTransferWait, time.Duration(0)
-	if c.p.TCPStatusDeadline {
-		if s := c.statusFrameTimeout(); s < wait {
-			wait, status = s, s
-		}
-	}
-	start := c.d.Clock.Now()
-	if s, ok := ctx.Value(batchStartKey{}).(time.Duration); ok && (status > 0 || c.p.TransferWaitFromSubmit) {
-		start = s
-	}
-	if d := start + wait - c.d.Clock.Now(); d > 0 {
+	at, status := c.stallDeadline(ctx)
+	if d := at - c.d.Clock.Now(); d > 0 {
 		if err := c.d.Clock.Sleep(ctx, d); err != nil {
 			return err
 		}
 	}
+	c.stalledLines(status, write)
+	return nil
+}
+
+// stalledLines are the lines of a transfer that met its deadline
+// (transferStalled): status > 0 is the status-frame deadline's.
+func (c *RealClient) stalledLines(status time.Duration, write bool) {
 	c.batches++
 	id := transferBatchBase + c.batches*16
 	switch {
@@ -429,24 +426,20 @@ func (c *RealClient) transferStalled(ctx context.Context, write bool) error {
 	default:
 		c.logf(mlog.Error, "Failed to complete transfers after %d seconds for batch %d", int64(storeTransferWait/time.Second), id)
 	}
-	return nil
 }
 
 // readerBuffer stands for the reader's buffer address in the TCP
 // transport's lines (real prints its heap address).
 const readerBuffer = 0x7f3a40001040
 
-// sessionLog is tcp_transport.cpp's Session::readBody / writeBody failure
-// (v0.3.4 … v0.3.9; addrs: with the addresses, v0.3.6 on) on log, for a
-// slice at addr: the buffer is the
-// address itself (host memory, no staging copy).
-func sessionLog(log mlog.Logger, addrs bool, fn, verb string, addr uint64, errText string) {
+// sessionLog logs f's TCP session line at release v on log (te.SessionLine:
+// the texts of every release in one table), for a slice at addr: the buffer
+// is the address itself (host memory, no staging copy).
+func sessionLog(log mlog.Logger, v mooncake.Version, step te.SessionStep, err te.SocketError, addr uint64) {
 	if log == nil {
 		return
 	}
-	if !addrs {
-		log.Log(mlog.Error, fmt.Sprintf("Session::%s failed. Error: %s, total_transferred_bytes_: 0, current transferred_bytes: 0", fn, errText))
-		return
+	if lvl, text, ok := te.SessionLine(v, te.SessionFailure{Step: step, Err: err, Addr: addr, Buffer: addr}); ok {
+		log.Log(lvl, text)
 	}
-	log.Log(mlog.Error, fmt.Sprintf("Session::%s failed. Attempt to %s data %#x using buffer %#x. Error: %s, total_transferred_bytes_: 0, current transferred_bytes: 0", fn, verb, addr, addr, errText))
 }

@@ -52,6 +52,12 @@ type Config struct {
 	// EnableMetricReporting is --enable_metric_reporting (default true):
 	// the metrics summary every MetricReportPeriod (summary.go).
 	EnableMetricReporting bool
+	// RPCProtocol is "rdma" or "tcp", from the master's MC_RPC_PROTOCOL
+	// (RPCProtocol; rpcprotocol.go); "" = tcp.
+	RPCProtocol string
+	// RNIC: the master's host has an RDMA device (what an RDMA server
+	// needs to accept; rpcprotocol.go).
+	RNIC bool
 }
 
 // Background-thread periods of master_service.h.
@@ -237,6 +243,9 @@ type Master struct {
 	// thread that logs them (summary.go).
 	metrics metrics
 	summary summaryState
+	// ibConns counts the connections an RDMA server tried to accept
+	// (rpcprotocol.go: coro_connection's conn_id).
+	ibConns int
 }
 
 // batchWindow bounds how long a batch call counts as in flight: real's
@@ -771,7 +780,13 @@ func (m *Master) UnmountSegment(_ context.Context, segmentID UUID, clientID UUID
 			return nil
 		}
 	}
-	return mooncake.SEGMENT_NOT_FOUND
+	// ScopedSegmentAccess::PrepareUnmountSegment's warning, and
+	// MasterService::UnmountSegment answers OK: an idempotent operation
+	// (segment.cpp v0.3.4:98, v0.3.9:163, v0.3.12.post1:270, 3b5a594:335;
+	// master_service.cpp at the same tags). A client unmounting after the
+	// master restarted or expired it sees no error.
+	m.log.Log(mlog.Warning, fmt.Sprintf("segment_id=%s, warn=segment_not_found", segmentID))
+	return nil
 }
 
 // Ping implements Service.

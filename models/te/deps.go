@@ -127,7 +127,13 @@ func (e *TransferRefused) Error() string { return "transfer to " + e.Endpoint + 
 // or hung. The caller waits out its own deadline (the TCP transport's
 // status-frame deadline, or the store's 60 s transfer wait) before it fails
 // the transfer.
-type TransferStalled struct{ Endpoint string }
+type TransferStalled struct {
+	Endpoint string
+	// Gone, when set, says whether the peer's process has died since (a
+	// frozen process SIGKILLed): its kernel then resets the connection and
+	// the wait ends there (SessionLine, ErrReset). nil: it never does.
+	Gone func() bool
+}
 
 func (e *TransferStalled) Error() string { return "transfer to " + e.Endpoint + ": no answer" }
 

@@ -14,7 +14,8 @@ import (
 
 // GPU memory on RDMA: plain ibv_reg_mr needs nvidia_peermem (EFAULT
 // without it); from 0.3.11 the CUDA build takes dma-buf unless
-// WITH_NVIDIA_PEERMEM, and refuses an RNIC whose GPUs lack dma-buf.
+// WITH_NVIDIA_PEERMEM (unset: off at 0.3.11, on from 0.3.11.post1), and
+// then refuses an RNIC whose GPUs lack dma-buf.
 func TestGPURegistration(t *testing.T) {
 	gpuAddr := uint64(1 << 40) // GPU 0 of the first host (hostmem.IsDevice)
 	if !hostmem.IsDevice(gpuAddr) || hostmem.IsDevice(0x7f0000000000) {
@@ -36,11 +37,17 @@ func TestGPURegistration(t *testing.T) {
 		{"0.3.10 no peermem", "0.3.10.post1", engine.GPUSpec{Count: 1, DmaBuf: true}, nil, false, mooncake.ERR_CONTEXT, efault, dmabuf},
 		{"0.3.10 peermem", "0.3.10.post1", engine.GPUSpec{Count: 1, Peermem: true}, nil, false, 0, "", efault},
 		{"0.3.10 no dma-buf: no check", "0.3.10.post1", engine.GPUSpec{Count: 1, Peermem: true}, nil, false, 0, "", dmabuf},
-		{"0.3.13 dma-buf without peermem", "0.3.13.post1", engine.GPUSpec{Count: 1, DmaBuf: true}, nil, false, 0, "", efault},
+		// From 0.3.11.post1 WITH_NVIDIA_PEERMEM unset is true (environ.cpp
+		// v0.3.11.post1:84, Mooncake#2192): ibv_reg_mr, no DMA-BUF check.
+		{"0.3.13 unset: ibv_reg_mr without peermem", "0.3.13.post1", engine.GPUSpec{Count: 1, DmaBuf: true}, nil, false, mooncake.ERR_CONTEXT, efault, dmabuf},
+		{"0.3.13 WITH_NVIDIA_PEERMEM=0: dma-buf without peermem", "0.3.13.post1", engine.GPUSpec{Count: 1, DmaBuf: true}, map[string]string{"WITH_NVIDIA_PEERMEM": "0"}, false, 0, "", efault},
 		{"0.3.13 WITH_NVIDIA_PEERMEM, no module", "0.3.13.post1", engine.GPUSpec{Count: 1, DmaBuf: true}, map[string]string{"WITH_NVIDIA_PEERMEM": "1"}, false, mooncake.ERR_CONTEXT, efault, ""},
-		{"0.3.13 WITH_NVIDIA_PEERMEM=0 is off", "0.3.13.post1", engine.GPUSpec{Count: 1, DmaBuf: true}, map[string]string{"WITH_NVIDIA_PEERMEM": "0"}, false, 0, "", efault},
-		{"0.3.11 no dma-buf: RNIC refused", "0.3.11.post1", engine.GPUSpec{Count: 1, Peermem: true}, nil, true, 0, dmabuf, ""},
-		{"0.3.11 no dma-buf, WITH_NVIDIA_PEERMEM=Yes", "0.3.11.post1", engine.GPUSpec{Count: 1, Peermem: true}, map[string]string{"WITH_NVIDIA_PEERMEM": "Yes"}, false, 0, "", dmabuf},
+		{"0.3.13 WITH_NVIDIA_PEERMEM=enabled keeps the default, on", "0.3.13.post1", engine.GPUSpec{Count: 1, DmaBuf: true}, map[string]string{"WITH_NVIDIA_PEERMEM": "enabled"}, false, mooncake.ERR_CONTEXT, efault, dmabuf},
+		{"0.3.11 unset, no dma-buf: RNIC refused", "0.3.11", engine.GPUSpec{Count: 1, Peermem: true}, nil, true, 0, dmabuf, ""},
+		{"0.3.11 no dma-buf, WITH_NVIDIA_PEERMEM=Yes", "0.3.11", engine.GPUSpec{Count: 1, Peermem: true}, map[string]string{"WITH_NVIDIA_PEERMEM": "Yes"}, false, 0, "", dmabuf},
+		{"0.3.11.post1 unset, no dma-buf: no check", "0.3.11.post1", engine.GPUSpec{Count: 1, Peermem: true}, nil, false, 0, "", dmabuf},
+		{"0.3.11.post1 no dma-buf, WITH_NVIDIA_PEERMEM=0: RNIC refused", "0.3.11.post1", engine.GPUSpec{Count: 1, Peermem: true}, map[string]string{"WITH_NVIDIA_PEERMEM": "0"}, true, 0, dmabuf, ""},
+		{"0.3.12.post1 no dma-buf, WITH_NVIDIA_PEERMEM=enabled is off: RNIC refused", "0.3.12.post1", engine.GPUSpec{Count: 1, Peermem: true}, map[string]string{"WITH_NVIDIA_PEERMEM": "enabled"}, true, 0, dmabuf, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()

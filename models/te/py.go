@@ -194,8 +194,6 @@ func (p *Py) String() string { return fmt.Sprintf("TransferEngine(%s)", p.e.serv
 // v0.3.6 with the source and the buffer written from (the same address
 // when nothing was staged; v0.3.6:168-174).
 func writeBodyEFAULT(p mooncake.Profile, addr uint64) string {
-	if p.TCPSessionAddrs {
-		return fmt.Sprintf("Session::writeBody failed. Attempt to write data %#x using buffer %#x. Error: Bad address (value: 14), total_transferred_bytes_: 0, current transferred_bytes: 0", addr, addr)
-	}
-	return "Session::writeBody failed. Error: Bad address (value: 14), total_transferred_bytes_: 0, current transferred_bytes: 0"
+	_, text, _ := SessionLine(p.Version, SessionFailure{Step: ClientWriteBody, Err: ErrBadAddress, Addr: addr, Buffer: addr})
+	return text
 }

@@ -261,10 +261,17 @@ func (e *CppException) Error() string { return e.Class + ": " + e.What }
 // the RPC port range.
 func (e *Engine) loadGlobalConfig() {
 	p := e.cfg.Profile
-	if v, set := e.env("MC_MAX_MR_SIZE"); set {
-		// real 0.3.10.post1: logged before the client exists.
-		if pv := mooncake.ParseKnob(p.Version, "MC_MAX_MR_SIZE", v, true); pv.Read && pv.Fallback {
-			e.logf(mlog.Warning, "%s", pv.Log)
+	// real 0.3.10.post1 (MC_MAX_MR_SIZE): logged before the client exists.
+	for _, k := range configWarned {
+		v, set := e.env(k.name)
+		if !set && k.alias != "" {
+			v, set = e.env(k.alias)
+		}
+		if !set {
+			continue
+		}
+		if pv := mooncake.ParseKnob(p.Version, k.name, v, true); pv.Log != "" {
+			e.logf(pv.Level, "%s", pv.Log)
 		}
 	}
 	e.rpcLo, e.rpcHi = mooncake.DefaultRPCMinPort, mooncake.DefaultRPCMaxPort
@@ -334,6 +341,9 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 	if auto {
 		e.logf(mlog.Info, "Transfer engine auto discovery is enabled for protocol: %s", protocol)
 	}
+	// Client::InitTransferEngine parses local_hostname before the
+	// engine's init does (client_service.cpp v0.3.9:284).
+	e.parseHostNameWithPort(localHostname)
 	if rc := e.init(ctx, localHostname, metadataConn, auto); rc != 0 {
 		if e.aborted != nil {
 			return e.aborted
@@ -433,8 +443,8 @@ func (e *Engine) autoDiscover(protocol string, devices *string) (bool, error) {
 		case !pv.Fallback && pv.Int == 0 && !p.AbortOnTransportFailure:
 			e.logf(mlog.Info, "auto discovery not set by env MC_MS_AUTO_DISC")
 			return false, nil
-		case !p.AbortOnTransportFailure:
-			e.logf(mlog.Warning, "invalid MC_MS_AUTO_DISC value: %s, should be 0 or 1, using default: auto discovery not set", v)
+		case pv.Log != "": // 0.3.6+ (the knob table)
+			e.logf(pv.Level, "%s", pv.Log)
 		}
 	}
 	switch {
@@ -464,6 +474,9 @@ func (e *Engine) discover(filter []string) []engine.RDMADevice {
 	var out []engine.RDMADevice
 	for _, d := range e.cfg.Host.RDMA {
 		if len(filter) > 0 && !contains(filter, d.Name) {
+			continue
+		}
+		if !e.topologyListsDevice(d) {
 			continue
 		}
 		out = append(out, d)
@@ -526,26 +539,29 @@ func (e *Engine) gidUsable(d engine.RDMADevice) bool {
 }
 
 // gidIndex is globalConfig().gid_index: MC_GID_INDEX (or
-// NCCL_IB_GID_INDEX), else -1 (auto-selection).
+// NCCL_IB_GID_INDEX), else config.h's default: 0, and from 0.3.8 -1
+// (auto-selection).
 func (e *Engine) gidIndex() int {
-	gid := -1
 	v, ok := e.cfg.Env["MC_GID_INDEX"]
 	if !ok {
 		v, ok = e.cfg.Env["NCCL_IB_GID_INDEX"]
 	}
-	if ok {
-		if k := mooncake.ParseKnob(e.cfg.Profile.Version, "MC_GID_INDEX", v, true); k.Read && !k.Fallback {
-			gid = int(k.Int)
-		}
+	if k := mooncake.ParseKnob(e.cfg.Profile.Version, "MC_GID_INDEX", v, ok); k.Read {
+		return int(k.Int)
 	}
-	return gid
+	return int(mooncake.KnobDefault(e.cfg.Profile.Version, "MC_GID_INDEX"))
 }
 
-// withNvidiaPeermem is Environ::GetBool("WITH_NVIDIA_PEERMEM", false)
-// (0.3.11+; the knob table's GetBool: 1, true, on or yes in any case).
+// withNvidiaPeermem is Environ's WITH_NVIDIA_PEERMEM (0.3.11+, the knob
+// table's rules): unset, false at 0.3.11 only and true from 0.3.11.post1
+// (environ.cpp v0.3.11:84 vs v0.3.11.post1:84, Mooncake#2192), so from
+// then dma-buf needs WITH_NVIDIA_PEERMEM=0.
 func (e *Engine) withNvidiaPeermem() bool {
 	v, ok := e.cfg.Env["WITH_NVIDIA_PEERMEM"]
-	return mooncake.ParseKnob(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM", v, ok).On
+	if k := mooncake.ParseKnob(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM", v, ok); k.Read {
+		return k.On
+	}
+	return mooncake.KnobDefaultOn(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM")
 }
 
 // dmaBufUsable is openRdmaDevice's DMA-BUF check in the CUDA build from
@@ -588,7 +604,7 @@ func (e *Engine) scanGIDTable(d engine.RDMADevice) {
 func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 	var opened []*nic
 	for _, d := range hcas {
-		if d.Broken || !e.dmaBufUsable(d) || !e.gidUsable(d) {
+		if d.Broken || !e.portOpens(d) || !e.dmaBufUsable(d) || !e.gidUsable(d) {
 			e.logf(mlog.Warning, "Disable device %s", d.Name)
 			continue
 		}
@@ -620,6 +636,13 @@ func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 // (auto-discovery) topology discovery + transport installation.
 func (e *Engine) init(ctx context.Context, localServerName, metadataConn string, auto bool) int {
 	host, port := splitHostPort(localServerName)
+	if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); e.cfg.Profile.HostNameParse.InitAlways || legacy || metadataConn == P2PHandshake {
+		// A port that is none: the host before it (hostport.go); a
+		// bracketed IPv6 host is taken below.
+		if hp := e.parseHostNameWithPort(localServerName); hp.illegal && !strings.HasPrefix(localServerName, "[") {
+			host = hp.host
+		}
+	}
 	e.serverName = localServerName
 	if metadataConn == P2PHandshake {
 		// parseHostNameWithPort takes a bracketed IPv6 host without its

@@ -1,0 +1,59 @@
+package mooncake
+
+import "testing"
+
+// WITH_NVIDIA_PEERMEM unset is false at 0.3.11 only (environ.cpp v0.3.11:84
+// GetBool(..., false)); #2192 made it true from 0.3.11.post1
+// (v0.3.11.post1:84, v0.3.12.post1:126, main@3b5a594:201 ReadBool).
+func TestWithNvidiaPeermemDefault(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want bool
+	}{
+		{"0.3.10.post2", false}, // not read: the compile option
+		{"0.3.11", false},
+		{"0.3.11.post1", true},
+		{"0.3.12.post1", true},
+		{"0.3.13.post1", true},
+		{"0.3.14", true},
+	} {
+		if got := KnobDefaultOn(MustVersion(c.v), "WITH_NVIDIA_PEERMEM"); got != c.want {
+			t.Errorf("%s: default %v, want %v", c.v, got, c.want)
+		}
+	}
+	if KnobDefaultOn(MustVersion("0.3.13.post1"), "NO_SUCH_KNOB") {
+		t.Error("an unknown knob defaults on")
+	}
+}
+
+// GetBool (up to 0.3.12.post1) turns anything but 1/true/on/yes off,
+// silently; ReadBool (0.3.13: main@3b5a594 environ.cpp:78-93) keeps the
+// default, true, for a word it does not know and warns on stderr.
+func TestWithNvidiaPeermemParse(t *testing.T) {
+	const warn = "[Mooncake] Warning: invalid value 'enabled' for env WITH_NVIDIA_PEERMEM, using default 1"
+	for _, c := range []struct {
+		v, raw   string
+		on, fell bool
+		log      string
+	}{
+		{"0.3.11", "Yes", true, false, ""},
+		{"0.3.11.post1", "0", false, false, ""},
+		{"0.3.11.post1", "enabled", false, false, ""},
+		{"0.3.12.post1", " 1", false, false, ""}, // GetBool does not trim
+		{"0.3.13.post1", "0", false, false, ""},
+		{"0.3.13.post1", " Off ", false, false, ""},
+		{"0.3.13.post1", "disable", false, false, ""},
+		{"0.3.13.post1", "ENABLE", true, false, ""},
+		{"0.3.13.post1", "enabled", true, true, warn},
+		{"0.3.13.post1", "", true, true, "[Mooncake] Warning: invalid value '' for env WITH_NVIDIA_PEERMEM, using default 1"},
+	} {
+		got := ParseKnob(MustVersion(c.v), "WITH_NVIDIA_PEERMEM", c.raw, true)
+		if !got.Read || got.On != c.on || got.Fallback != c.fell || got.Log != c.log {
+			t.Errorf("%s %q: read %v on %v fallback %v log %q, want on %v fallback %v log %q",
+				c.v, c.raw, got.Read, got.On, got.Fallback, got.Log, c.on, c.fell, c.log)
+		}
+	}
+	if got := ParseKnob(MustVersion("0.3.11.post1"), "WITH_NVIDIA_PEERMEM", "", false); got.Read {
+		t.Errorf("unset: %+v, want not read (the model takes KnobDefaultOn)", got)
+	}
+}
