@@ -89,6 +89,14 @@ func TestKnownTexts(t *testing.T) {
 	if _, ok := KnownDeath("SIGSEGV", "0.3.9"); !ok {
 		t.Error("0.3.9's SIGSEGV is documented")
 	}
+	for _, v := range []string{"0.3.10.post1", "0.3.10.post2"} {
+		if _, ok := KnownDeath("SIGSEGV", v); !ok {
+			t.Errorf("%s's memcpy from another process's replica is documented", v)
+		}
+	}
+	if _, ok := KnownDeath("SIGSEGV", "0.3.11.post1"); ok {
+		t.Error("0.3.11 compares the whole endpoint: no memcpy SIGSEGV")
+	}
 	if _, ok := KnownDeath("SIGSEGV", "0.3.13.post1"); ok {
 		t.Error("0.3.13.post1 is not known to segfault")
 	}

@@ -87,7 +87,8 @@ func KnownText(class, message string) (Text, bool) {
 
 // KnownDeath says whether Mooncake is known to kill the process this way at
 // this version: 0.3.9 segfaults in its auto-port loop against a refused
-// master (real wheel, docs/REAL-FINDINGS.md); Mooncake < 0.3.6 aborts (glog
+// master (real wheel, docs/REAL-FINDINGS.md), 0.3.10.x when memcpy reads
+// another process's replica on the same IP (§83); Mooncake < 0.3.6 aborts (glog
 // CHECK) when its transfer engine cannot start (transfer_engine.cpp);
 // Mooncake < 0.3.12 exits 1 at import on an invalid MC_MTU (config.cpp).
 // how is a signal or "exit N" (scenarios.Death.How).
@@ -99,6 +100,8 @@ func KnownDeath(how, version string) (string, bool) {
 	switch {
 	case how == "SIGSEGV" && v.Compare(mooncake.MustVersion("0.3.9")) == 0:
 		return "real 0.3.9 wheel: SIGSEGV at auto-port retry 8 against a refused master", true
+	case how == "SIGSEGV" && v.AtLeast("0.3.10") && !v.AtLeast("0.3.11"):
+		return "real 0.3.10.post1/0.3.10.post2 wheels: MemcpyWorkerPool copies from another process's replica on the same IP (REAL-FINDINGS §83)", true
 	case how == "SIGABRT" && !v.AtLeast("0.3.6"):
 		return "Mooncake < 0.3.6: CHECK failure when the transfer engine cannot start", true
 	case how == "exit 1" && !v.AtLeast("0.3.12"):
