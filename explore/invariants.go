@@ -308,6 +308,9 @@ func checkRecovery(ctx context.Context, sc *scenarios.Scenario, eng engine.Engin
 // of"; real 0.3.8.post1 standalone, explore seed 31222) for as long as it
 // lives.
 func knownNonRecovery(res *scenarios.Result) (string, bool) {
+	if memcpyFromPeer(res) {
+		return "memcpy from another process's replica", true
+	}
 	if res.Remedy.Exception == nil {
 		return "", false
 	}
@@ -323,6 +326,16 @@ func knownNonRecovery(res *scenarios.Result) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// memcpyFromPeer: the remedy's process died reading another live
+// process's replica by memcpy (0.3.10.x compares only the IP,
+// docs/REAL-FINDINGS.md §83): the other process, not the fault, is the
+// cause, and the baseline (one process alone) cannot show it.
+func memcpyFromPeer(res *scenarios.Result) bool {
+	p, err := mooncake.ProfileFor(res.MooncakeVersion)
+	d := res.Remedy.Died
+	return err == nil && p.LocalTransferIPOnly && d != nil && d.Signal == "SIGSEGV" && strings.Contains(d.Reason, "MemcpyWorkerPool")
 }
 
 // lostRPCMeta: the remedy's transfers found no rpc_meta key on a version

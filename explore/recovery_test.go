@@ -87,3 +87,26 @@ func TestKnownNonRecoveryLostRPCMeta(t *testing.T) {
 		}
 	}
 }
+
+// 0.3.10.x's memcpy from another live process's replica outlives every
+// fault: the other process is the cause (explore seed 20261204317931).
+func TestKnownNonRecoveryMemcpyFromPeer(t *testing.T) {
+	died := scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV", Reason: "Segmentation fault in MemcpyWorkerPool::workerThread: memcpy from localhost:15833's buffer address, another process's"}}
+	other := scenarios.Observed{Died: &scenarios.Death{Signal: "SIGSEGV", Reason: "Segmentation fault"}}
+	for _, c := range []struct {
+		version string
+		remedy  scenarios.Observed
+		want    bool
+	}{
+		{"0.3.10.post2", died, true},
+		{"0.3.10.post1", died, true},
+		{"0.3.11.post1", died, false}, // the whole endpoint compared: not this
+		{"0.3.10.post2", other, false},
+	} {
+		rem := c.remedy
+		why, got := knownNonRecovery(&scenarios.Result{MooncakeVersion: c.version, Remedy: &rem})
+		if got != c.want || (got && why != "memcpy from another process's replica") {
+			t.Errorf("%s %s: knownNonRecovery = %v %q, want %v", c.version, c.remedy.Died.Reason, got, why, c.want)
+		}
+	}
+}
