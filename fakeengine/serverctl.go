@@ -261,7 +261,7 @@ func (w *World) ReplaceMaster(ctx context.Context, version string, flags, env ma
 	if err != nil {
 		return fmt.Errorf("fake engine: remedy master_version: %w", err)
 	}
-	cfg.RPCProtocol = master.RPCProtocol(mp, engine.MergeFlags(w.spec.Master.Env, env))
+	cfg = master.WithEnv(cfg, mp, engine.MergeFlags(w.spec.Master.Env, env), w.spec.Metadata == "master")
 	cfg.RNIC = len(w.spec.Master.RDMA) > 0
 	if err := w.stopMasterLocked(); err != nil {
 		return err

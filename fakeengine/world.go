@@ -198,7 +198,7 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		if err != nil {
 			return nil, fmt.Errorf("fake engine: master flags: %w", err)
 		}
-		cfg.RPCProtocol = master.RPCProtocol(mp, spec.Master.Env)
+		cfg = master.WithEnv(cfg, mp, spec.Master.Env, spec.Metadata == "master")
 		cfg.RNIC = len(spec.Master.RDMA) > 0
 		if a := w.servedAddr("master"); a != "" {
 			w.masterAddr, w.masterUp = a, true

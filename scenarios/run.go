@@ -194,6 +194,11 @@ type run struct {
 	anchorMu  sync.Mutex
 	callsSeen map[string]bool
 	anchorErr error
+	// masterFrom is where in the trace mooncake_master last (re)started
+	// before the next phase (launch, a remedy's master): what it printed
+	// at start (warnings about its flags and environment) comes before the
+	// phase's first step and is that phase's observation; -1 once read.
+	masterFrom int
 }
 
 // band is how this engine's clock bends duration expectations.
@@ -271,6 +276,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	defer cancel()
 	r.tr = trace.New(nil)
 	res.Trace = r.tr
+	r.masterFrom = 0
 	spec := r.worldSpec()
 	w, err := r.eng.Launch(ctx, spec)
 	if err != nil {
@@ -364,6 +370,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 			r.setupErr(res, "remedy master_version / master_flags / master_env", engine.Unsupportedf("this engine cannot replace mooncake_master"))
 			return
 		}
+		r.masterFrom = r.tr.Len()
 		if err := mr.ReplaceMaster(ctx, v, rem.MasterFlags, rem.MasterEnv); err != nil {
 			r.setupErr(res, "remedy master_version / master_flags / master_env", err)
 			return
@@ -808,6 +815,10 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 		r.settleLogs(ctx, from, wantLogs)
 	}
 	events := r.tr.EventsFrom(from)
+	if m := r.masterFrom; m >= 0 && m < from {
+		events = append(masterStartLines(r.tr.EventsFrom(m)[:from-m]), events...)
+	}
+	r.masterFrom = -1
 	for _, e := range events {
 		if e.Kind == "log" {
 			obs.Logs = append(obs.Logs, e.Text)

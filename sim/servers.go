@@ -209,7 +209,7 @@ func (w *World) ReplaceMaster(_ context.Context, version string, flags, env map[
 	if err != nil {
 		return fmt.Errorf("sim: remedy master_version: %w", err)
 	}
-	cfg.RPCProtocol = master.RPCProtocol(mp, engine.MergeFlags(w.spec.Master.Env, env))
+	cfg = master.WithEnv(cfg, mp, engine.MergeFlags(w.spec.Master.Env, env), w.spec.Metadata == "master")
 	cfg.RNIC = len(w.spec.Master.RDMA) > 0
 	if w.masterState != stopped {
 		w.masterConnsClosed()

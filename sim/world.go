@@ -191,7 +191,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
-		w.masterCfg.RPCProtocol = master.RPCProtocol(mp, spec.Master.Env)
+		w.masterCfg = master.WithEnv(w.masterCfg, mp, spec.Master.Env, spec.Metadata == "master")
 		w.masterCfg.RNIC = len(spec.Master.RDMA) > 0
 		if !spec.Master.HA {
 			w.startMaster()
@@ -250,6 +250,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 			peer.Adxl = ep.eng.AdxlEngineName()
 		}
 		peer.NPU = w.nodeNPU(ep.node)
+		peer.Paused = w.clientMem != nil && ep.mem == w.clientMem && w.clientState == paused || w.paused[ep.mem]
 		return peer, true
 	}
 	return client.Deps{

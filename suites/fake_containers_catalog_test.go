@@ -58,13 +58,18 @@ var _ = catalogSuite(engineSuite{
 // or a /dev/shm size, SGLang's default local_hostname across nodes' pods
 // or a local_hostname no DNS on the world network knows,
 // or the master's pinned container address ({{master_ip}}), or an answer
-// fault on the metadata server.
+// fault on the metadata server, or the master's own environment or RNICs.
 func fakeContainersMaySkip(sc *scenarios.Scenario) bool {
 	if noToxic(sc) || loopbackIPv6Only(sc) {
 		return true
 	}
 	t := sc.Topology
 	if c := t.Client; c != nil && (c.Shm > 0 || c.Sidecar != nil && !*c.Sidecar) {
+		return true
+	}
+	// The served master is started without the scenario's environment or
+	// RNICs (fakeengine/incontainers.go says so as its skip).
+	if m := t.Master; m != nil && (len(m.Env) > 0 || len(m.NIC.RDMA) > 0) {
 		return true
 	}
 	hostname := false

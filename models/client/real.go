@@ -1290,6 +1290,10 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL
 		}
+		if stalled, _ := c.handshakeUnanswered(ctx, r, key); stalled {
+			// The submit failed (its lines logged): nothing was read.
+			return hostmem.Content{}, mooncake.TRANSFER_FAIL
+		}
 		if !c.transferMetadata(ctx, r) {
 			c.logf(mlog.Error, "transfer_read_failed key=%s", key)
 			return hostmem.Content{}, mooncake.TRANSFER_FAIL

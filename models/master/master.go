@@ -58,6 +58,13 @@ type Config struct {
 	// RNIC: the master's host has an RDMA device (what an RDMA server
 	// needs to accept; rpcprotocol.go).
 	RNIC bool
+	// EnableMetadataCleanupOnTimeout is --enable_metadata_cleanup_on_timeout
+	// (0.3.12+), EnableHTTPMetadataServer --enable_http_metadata_server,
+	// CleanupEnv the environment that resolves the cleanup's metadata
+	// server (cleanupconfig.go; WithEnv).
+	EnableMetadataCleanupOnTimeout bool
+	EnableHTTPMetadataServer       bool
+	CleanupEnv                     CleanupEnv
 }
 
 // Background-thread periods of master_service.h.
@@ -130,7 +137,14 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			c.RPCAddress = v
 		case "http_metadata_server_host":
 			c.HTTPMetadataHost = v
-		case "port", "rpc_port", "max_threads", "rpc_thread_num", "enable_http_metadata_server",
+		case "enable_http_metadata_server":
+			c.EnableHTTPMetadataServer, err = strconv.ParseBool(v)
+		case "enable_metadata_cleanup_on_timeout":
+			if !p.Version.AtLeast(metadataCleanupFrom) {
+				return c, fmt.Errorf("mooncake_master: unknown command line flag '%s'", k)
+			}
+			c.EnableMetadataCleanupOnTimeout, err = strconv.ParseBool(v)
+		case "port", "rpc_port", "max_threads", "rpc_thread_num",
 			"http_metadata_server_port", "metrics_port",
 			"memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl",
 			"cluster_id", "rpc_enable_tcp_no_delay", "rpc_conn_timeout_seconds", "logtostderr", "v":
@@ -270,6 +284,7 @@ func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
 	// masters (leader and standby) print none: their role/state fields are
 	// not modelled.
 	m.summary.enabled = cfg.EnableMetricReporting && !cfg.EnableHA
+	m.logMetadataCleanup()
 	m.reportDue(now)
 	return m
 }

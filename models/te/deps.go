@@ -63,6 +63,9 @@ type Peer struct {
 	// NoNameListener: nothing of it listens on its segment name's port,
 	// where a P2PHANDSHAKE engine's handshake connects (Engine.ListensAtName).
 	NoNameListener bool
+	// Paused: its process is stopped (SIGSTOP): its kernel accepts
+	// connections and takes requests, nothing answers.
+	Paused bool
 	// Adxl is its ADXL engine name ("" = no Ascend transport) and NPU its
 	// host's NPUs (ascend.go).
 	Adxl string

@@ -1087,6 +1087,11 @@ func (e *Engine) metaDo(ctx context.Context, method, key string, body []byte) (b
 		e.logf(mlog.Error, "%s %s http=%d body: %s", method, u, status, resp)
 		return false, nil
 	}
+	if method == http.MethodGet {
+		if !e.parseAnswer(u, resp) {
+			return false, nil
+		}
+	}
 	return true, resp
 }
 
