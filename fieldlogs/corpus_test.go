@@ -21,11 +21,11 @@ func TestCorpusLoads(t *testing.T) {
 	if len(tun)+len(held) != len(cs) || 3*len(held) < len(cs) {
 		t.Fatalf("split %d/%d", len(tun), len(held))
 	}
-	// The second to fourth and the seventh to eleventh batches are held out as a whole
+	// The second to fourth and the seventh to twelfth batches are held out as a whole
 	// (issue 15), the fifth and sixth are tuning data as a whole; the first
-	// batch keeps its 42, the second its 15, the third and the seventh
-	// their 16, the fourth has at least 16, the fifth at least 32 and the
-	// sixth at least 16.
+	// batch keeps its 42, the second its 15, the third and the seventh to
+	// twelfth their 16, the fourth has at least 16, the fifth at least 32
+	// and the sixth at least 16.
 	n := map[int]int{}
 	for _, c := range cs {
 		n[c.Batch]++
@@ -33,8 +33,8 @@ func TestCorpusLoads(t *testing.T) {
 			t.Errorf("%s: batch %d is tuning data, yet held out", c.File, c.Batch)
 		}
 	}
-	if n[0] != 42 || n[2] != 15 || n[3] != 16 || n[4] < 16 || n[5] < 32 || n[6] < 16 || n[7] != 16 || n[8] != 16 || n[9] != 16 || n[10] != 16 || n[11] != 16 || len(n) != 11 {
-		t.Fatalf("cases per batch %v; want 42 in the first, 15 in batch 2, 16 in batch 3, at least 16 in batch 4, at least 32 in batch 5, at least 16 in batch 6, 16 in batch 7, 16 in batch 8, 16 in batch 9, 16 in batch 10, 16 in batch 11", n)
+	if n[0] != 42 || n[2] != 15 || n[3] != 16 || n[4] < 16 || n[5] < 32 || n[6] < 16 || n[7] != 16 || n[8] != 16 || n[9] != 16 || n[10] != 16 || n[11] != 16 || n[12] != 16 || len(n) != 12 {
+		t.Fatalf("cases per batch %v; want 42 in the first, 15 in batch 2, 16 in batch 3, at least 16 in batch 4, at least 32 in batch 5, at least 16 in batch 6, 16 in batch 7, 16 in batch 8, 16 in batch 9, 16 in batch 10, 16 in batch 11, 16 in batch 12", n)
 	}
 }
 
@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 	if _, err := Parse("good.yaml", []byte(good)); err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []int{2, 3, 4, 7, 10, 11} {
+	for _, b := range []int{2, 3, 4, 7, 10, 11, 12} {
 		if c, err := Parse("good2.yaml", []byte(fmt.Sprintf("%sheldout: true\nbatch: %d\n", good, b))); err != nil || c.Batch != b || !c.Heldout {
 			t.Fatalf("batch %d: %+v, %v", b, c, err)
 		}
@@ -59,8 +59,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad confidence", strings.Replace(good, "high", "sure", 1), `bad.yaml:5: confidence: "sure": one of high, medium, low`},
 		{"empty log", strings.Replace(good, "log: |\n  E0101 a.cpp:1] x\n", "log: \"\"\n", 1), "bad.yaml:7: log: empty"},
 		{"bad id", strings.Replace(good, "a-1", "A 1", 1), `bad.yaml:1: id: "A 1"`},
-		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..11"},
-		{"batch 12", good + "batch: 12\n", "bad.yaml:9: batch: 12: omit it for the first batch, or 2..11"},
+		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..12"},
+		{"batch 13", good + "batch: 13\n", "bad.yaml:9: batch: 13: omit it for the first batch, or 2..12"},
 		{"batch -1", good + "batch: -1\n", "bad.yaml:9: batch: -1: omit it"},
 		{"batch 2 tuning", good + "batch: 2\n", "bad.yaml:9: batch: batch 2 is held out as a whole: set heldout: true"},
 		{"batch 3 tuning", good + "batch: 3\n", "bad.yaml:9: batch: batch 3 is held out as a whole: set heldout: true"},
@@ -68,6 +68,7 @@ func TestParseErrors(t *testing.T) {
 		{"batch 7 tuning", good + "batch: 7\n", "bad.yaml:9: batch: batch 7 is held out as a whole: set heldout: true"},
 		{"batch 10 tuning", good + "batch: 10\n", "bad.yaml:9: batch: batch 10 is held out as a whole: set heldout: true"},
 		{"batch 11 tuning", good + "batch: 11\n", "bad.yaml:9: batch: batch 11 is held out as a whole: set heldout: true"},
+		{"batch 12 tuning", good + "batch: 12\n", "bad.yaml:9: batch: batch 12 is held out as a whole: set heldout: true"},
 		{"batch 5 held out", good + "heldout: true\nbatch: 5\n", "bad.yaml:10: batch: batch 5 is tuning data as a whole: set heldout: false"},
 		{"batch 6 held out", good + "heldout: true\nbatch: 6\n", "bad.yaml:10: batch: batch 6 is tuning data as a whole: set heldout: false"},
 	} {
