@@ -17,14 +17,7 @@ import (
 // 0.3.10.post1 readFully has no deadline and from 0.3.13 an EAGAIN ends it
 // at 60 s with another line: neither prints this one.
 func TestHandshakeReadTimeout(t *testing.T) {
-	cat, err := scenarios.Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(cat, func(sc *scenarios.Scenario) bool { return sc.Name == "io/peer-paused-handshake-timeout" })
-	if i < 0 {
-		t.Fatal("io/peer-paused-handshake-timeout not in the catalog")
-	}
+	world := catalogScenario(t, "io/peer-paused-handshake-timeout")
 	const timedOut = "Socket read timed out, timeout: 300, deadline: "
 	for _, c := range []struct {
 		version string
@@ -35,7 +28,7 @@ func TestHandshakeReadTimeout(t *testing.T) {
 		{"0.3.12.post1", 2},
 		{"0.3.13.post1", 0},
 	} {
-		sc := *cat[i]
+		sc := *world
 		sc.Mooncake.Versions = []string{c.version}
 		rs := scenarios.Run(context.Background(), &sc, sim.New(), scenarios.Options{Seed: 1, Version: c.version})
 		if len(rs) != 1 {

@@ -20,14 +20,7 @@ import (
 // 0.3.13.post1 reports the held-back kv2 failed, which unpins it, and it
 // is evicted unwritten; 0.3.14 keeps it pinned in memory.
 func TestOffloadRequeuedKeyInvalidKey(t *testing.T) {
-	cat, err := scenarios.Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(cat, func(sc *scenarios.Scenario) bool { return sc.Name == "io/ssd-offload-readback-invalid-key" })
-	if i < 0 {
-		t.Fatal("io/ssd-offload-readback-invalid-key not in the catalog")
-	}
+	world := catalogScenario(t, "io/ssd-offload-readback-invalid-key")
 	invalid := []string{
 		"Duplicate key detected in BatchOffload: kv0, bucket_id=2. Returning OBJECT_ALREADY_EXISTS.",
 		"Cleaned up orphaned bucket data file: /faultlab/offload/2.bucket",
@@ -52,7 +45,7 @@ func TestOffloadRequeuedKeyInvalidKey(t *testing.T) {
 		{"0.3.13.post1", nil, []int{0, 4096, 4096}},
 		{"0.3.14", nil, []int{4096, 4096, 4096}},
 	} {
-		rs := scenarios.Run(context.Background(), cat[i], sim.New(), scenarios.Options{Seed: 1, Version: c.version})
+		rs := scenarios.Run(context.Background(), world, sim.New(), scenarios.Options{Seed: 1, Version: c.version})
 		if len(rs) != 1 || rs[0].Verdict != "pass" {
 			t.Fatalf("%s: %d results, %+v", c.version, len(rs), rs)
 		}
