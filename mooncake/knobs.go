@@ -65,6 +65,13 @@ const (
 	// anything else, "" included, prints InvalidLog on stderr and keeps
 	// Default.
 	ParseReadBool Parse = "ReadBool"
+	// ParsePresenceReadBool: getenv presence still decides (any value is
+	// on), but Environ's constructor also ReadBools the name and prints
+	// InvalidLog for text TryParseBool rejects, "" included (main@3b5a594
+	// environ.cpp:188,196-197 next to transfer_engine_impl.cpp:209,297 and
+	// config.cpp:477's getenv; real 0.3.13.post1, once, when the store
+	// client is built).
+	ParsePresenceReadBool Parse = "presence + ReadBool warning"
 	// ParseString: the text as is.
 	ParseString Parse = "string"
 	// ParseGflagUint64 / ParseGflagInt64 / ParseGflagDouble: gflags'
@@ -109,10 +116,16 @@ type Rule struct {
 	// PortRange knob it is the tail of ValidatePortRange's line, which
 	// prints the pair. "" = an invalid value is silent.
 	InvalidLog string `json:"invalid_log,omitempty"`
-	// InvalidLevel is InvalidLog's glog level: "" is WARNING.
+	// InvalidLevel is InvalidLog's glog level: "" is WARNING; LevelStderr
+	// marks a plain std::cerr line (no glog prefix, MC_LOG_LEVEL does not
+	// drop it).
 	InvalidLevel string `json:"invalid_level,omitempty"`
 	Source       string `json:"source"` // tag and file:line the rule was read at
 }
+
+// LevelStderr is Rule.InvalidLevel (and Value.Level) for a line Mooncake
+// writes with std::cerr, not glog: Environ's "[Mooncake] Warning: …".
+const LevelStderr = "stderr"
 
 // Knob is one setting Mooncake (or SGLang on its behalf) reads.
 type Knob struct {
@@ -172,7 +185,7 @@ type Value struct {
 	// Fallback: the text was not accepted and the default is kept.
 	Fallback bool
 	// Log is the line Mooncake prints about it ("" = none), at Level
-	// (WARNING or ERROR).
+	// (WARNING, ERROR, or LevelStderr for a plain stderr line).
 	Log, Level string
 	// Raise is the exception setup() raises (a C++ exception through
 	// pybind11); Exit the message a process exits with (status 1).
@@ -273,6 +286,12 @@ func (r Rule) parse(name, raw string) Value {
 		switch strings.ToLower(raw) {
 		case "1", "true", "on", "yes":
 			out.On = true
+		}
+		return out
+	case ParsePresenceReadBool:
+		out.On = true
+		if _, known := readBoolWord(raw); !known {
+			warn()
 		}
 		return out
 	case ParseReadBool:

@@ -150,6 +150,21 @@ var Knobs = []Knob{
 			Parse:   ParsePresence,
 			Invalid: "getenv presence: MC_FORCE_TCP=0 forces TCP too",
 			Source:  "v0.3.6 mooncake-transfer-engine/src/transfer_engine.cpp:229; v0.3.12.post1 transfer_engine_impl.cpp:209",
+		}, {
+			// Environ ReadBools it too (its GetBool copy up to 0.3.12.post1
+			// was silent and unused); the getenv still decides.
+			From:         "0.3.13",
+			Parse:        ParsePresenceReadBool,
+			Default:      "0",
+			Invalid:      "getenv presence still forces TCP (=0 too); Environ's ReadBool also warns on stderr for text it rejects (enabled, \"\", \" \"), once, when the store client is built",
+			InvalidLog:   "[Mooncake] Warning: invalid value '{value}' for env MC_FORCE_TCP, using default 0",
+			InvalidLevel: LevelStderr,
+			Source:       "main@3b5a594 mooncake-common/src/environ.cpp:78-93,196 ReadBool(source, \"MC_FORCE_TCP\", false); transfer_engine_impl.cpp:209 getenv; real 0.3.13.post1",
+		}, {
+			From:    "0.3.14",
+			Parse:   ParsePresence,
+			Invalid: "getenv presence; no Environ warning (real 0.3.14: MC_FORCE_TCP=enabled prints none)",
+			Source:  "real 0.3.14 (no source here)",
 		}},
 		Samples: map[string][]string{
 			"valid":    {"1"},
@@ -176,12 +191,13 @@ var Knobs = []Knob{
 			Invalid: "1/true/on/yes (any case) on, anything else (0, enabled) off; unset: ON (ibv_reg_mr, needs nvidia_peermem; no DMA-BUF check): set 0 for dma-buf",
 			Source:  "v0.3.11.post1 mooncake-common/src/environ.cpp:84 GetBool(\"WITH_NVIDIA_PEERMEM\", true) (Mooncake#2192, 8906bdef8); rdma_context.cpp:259-261,675; v0.3.12.post1 environ.cpp:126, rdma_context.cpp:401-405,1233, rdma_transport.cpp:476",
 		}, {
-			From:       "0.3.13",
-			Parse:      ParseReadBool,
-			Default:    "1",
-			Invalid:    "trimmed; 1/true/yes/on/enable on, 0/false/no/off/disable off (words in any case); anything else (enabled, \"\") keeps the default, ON, with a warning on stderr",
-			InvalidLog: "[Mooncake] Warning: invalid value '{value}' for env WITH_NVIDIA_PEERMEM, using default 1",
-			Source:     "main@3b5a594 mooncake-common/src/environ.cpp:78-93,201 ReadBool(source, \"WITH_NVIDIA_PEERMEM\", true), include/bool_parser.h TryParseBool; rdma_context.cpp:409,1260; rdma_transport.cpp:727",
+			From:         "0.3.13",
+			Parse:        ParseReadBool,
+			Default:      "1",
+			Invalid:      "trimmed; 1/true/yes/on/enable on, 0/false/no/off/disable off (words in any case); anything else (enabled, \"\") keeps the default, ON, with a warning on stderr",
+			InvalidLog:   "[Mooncake] Warning: invalid value '{value}' for env WITH_NVIDIA_PEERMEM, using default 1",
+			InvalidLevel: LevelStderr,
+			Source:       "main@3b5a594 mooncake-common/src/environ.cpp:78-93,201 ReadBool(source, \"WITH_NVIDIA_PEERMEM\", true), include/bool_parser.h TryParseBool; rdma_context.cpp:409,1260; rdma_transport.cpp:727",
 		}},
 		Samples: map[string][]string{
 			"valid":    {"1", "Yes"},
@@ -197,6 +213,19 @@ var Knobs = []Knob{
 			Parse:   ParsePresence,
 			Invalid: "getenv presence: MC_FORCE_HCA=0 forces it too",
 			Source:  "v0.3.8 mooncake-transfer-engine/src/transfer_engine.cpp:269; v0.3.12.post1 transfer_engine_impl.cpp:297",
+		}, {
+			From:         "0.3.13",
+			Parse:        ParsePresenceReadBool,
+			Default:      "0",
+			Invalid:      "getenv presence still decides (=0 too); Environ's ReadBool also warns on stderr for text it rejects (enabled, \"\"), once, when the store client is built",
+			InvalidLog:   "[Mooncake] Warning: invalid value '{value}' for env MC_FORCE_HCA, using default 0",
+			InvalidLevel: LevelStderr,
+			Source:       "main@3b5a594 mooncake-common/src/environ.cpp:78-93,197 ReadBool(source, \"MC_FORCE_HCA\", false); transfer_engine_impl.cpp:297,354 getenv; real 0.3.13.post1",
+		}, {
+			From:    "0.3.14",
+			Parse:   ParsePresence,
+			Invalid: "getenv presence; no Environ warning (real 0.3.14)",
+			Source:  "real 0.3.14 (no source here)",
 		}},
 		Samples: map[string][]string{
 			"valid":    {"1"},
@@ -444,6 +473,19 @@ var Knobs = []Knob{
 		Rules: []Rule{{
 			Parse: ParsePresence, Invalid: "getenv presence: =0 turns it on too",
 			Source: "v0.3.3 mooncake-transfer-engine/src/config.cpp:242; v0.3.12.post1 config.cpp:473",
+		}, {
+			From:         "0.3.13",
+			Parse:        ParsePresenceReadBool,
+			Default:      "0",
+			Invalid:      "getenv presence still decides (=0 too); Environ's ReadBool also warns on stderr for text it rejects (maybe, \"\"), once, when the store client is built",
+			InvalidLog:   "[Mooncake] Warning: invalid value '{value}' for env MC_USE_IPV6, using default 0",
+			InvalidLevel: LevelStderr,
+			Source:       "main@3b5a594 mooncake-common/src/environ.cpp:78-93,188 ReadBool(source, \"MC_USE_IPV6\", false); config.cpp:477 getenv; real 0.3.13.post1",
+		}, {
+			From:    "0.3.14",
+			Parse:   ParsePresence,
+			Invalid: "getenv presence; no Environ warning (real 0.3.14)",
+			Source:  "real 0.3.14 (no source here)",
 		}},
 		Samples: map[string][]string{"valid": {"1"}, "boundary": {""}, "invalid": {"0"}},
 	},

@@ -26,4 +26,5 @@ func (w *World) thaw() {
 		b.held = false
 		b.ev = w.k.After(0, "heartbeat", func() { w.beat(b) })
 	}
+	w.answerAbandoned()
 }

@@ -91,6 +91,9 @@ type World struct {
 	// paused are the address spaces of SGLang-side processes frozen by
 	// Process.Pause (looked up, never iterated).
 	paused map[*hostmem.Space]bool
+	// abandoned: handshakes given up on paused peers, answered at SIGCONT
+	// (handshake_abandon.go).
+	abandoned []abandonedHandshake
 	// ephemeral: each node's local ports in TIME_WAIT (ephemeral.go).
 	ephemeral map[string]*ephemeralPorts
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
@@ -251,6 +254,8 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		}
 		peer.NPU = w.nodeNPU(ep.node)
 		peer.Paused = w.clientMem != nil && ep.mem == w.clientMem && w.clientState == paused || w.paused[ep.mem]
+		mem, log := ep.mem, ep.log
+		peer.Abandoned = func() { w.abandoned = append(w.abandoned, abandonedHandshake{mem: mem, log: log}) }
 		return peer, true
 	}
 	return client.Deps{
@@ -331,6 +336,8 @@ func (w *World) registerTE(eng *te.Engine, node string, mem *hostmem.Space, log 
 // process exited).
 func (w *World) unregister(mem *hostmem.Space) {
 	w.endpoints = slices.DeleteFunc(w.endpoints, func(e endpointReg) bool { return e.mem == mem })
+	// Its kernel closed the sockets: nothing is answered any more.
+	w.abandoned = slices.DeleteFunc(w.abandoned, func(a abandonedHandshake) bool { return a.mem == mem })
 }
 
 // endpoint finds an endpoint, preferring the caller's node. Another

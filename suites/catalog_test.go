@@ -48,7 +48,8 @@ type engineSuite struct {
 	beforeAll func()
 	after     func()
 	// explained lists the runs (scenario@version) whose own log `faultlab
-	// explain` does not name first, each a documented gap; nil = no
+	// explain` does not name first (a racy-timing world's: not among the
+	// first three), each a documented gap; nil = no
 	// explain spec. The spec fails on any other miss, and on a listed one
 	// that stops missing (update the list and the doc).
 	explained []string
@@ -308,11 +309,21 @@ func explainMisses(ctx context.Context, results map[string]scenarios.Result) []s
 		for rank > 0 && res.Candidates[rank].Tied {
 			rank--
 		}
-		if rank != 0 {
+		// A racy world's run on real takes one of the race's sides, and a
+		// side can print a sibling's lines (io/peer-departed-pooled: a key
+		// whose pooled read waited out the store's 60 s reads like a
+		// stalled peer): its cause must be among the first three.
+		if rank < 0 || rank > 0 && !(racy(cat, r.Scenario) && rank < 3) {
 			misses = append(misses, k)
 		}
 	}
 	return misses
+}
+
+// racy: the catalog's scenario name carries scenarios.RacyTimingLabel.
+func racy(cat []*scenarios.Scenario, name string) bool {
+	i := slices.IndexFunc(cat, func(sc *scenarios.Scenario) bool { return sc.Name == name })
+	return i >= 0 && cat[i].HasLabel(scenarios.RacyTimingLabel)
 }
 
 // noToxic: a fault of sc has no toxiproxy toxic (its mode's Available says

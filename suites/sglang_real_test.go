@@ -110,6 +110,9 @@ var _ = Describe("Go SGLang model vs real SGLang on the real engine", Label("sgl
 			if _, slow := scenarios.SlowSkip(sc, eng, scenarios.Options{}); !sc.RunsOn(realengine.Name) || slow || !sc.StartsSGLang() {
 				continue // no SGLang side to compare: the real catalog runs it
 			}
+			if slices.Contains(destructorWorlds, sc.Name) {
+				continue // a known divergence of the two sides (destructorWorlds)
+			}
 			all, _ := sc.Versions("")
 			for _, sv := range versions {
 				named := slices.Contains(sglang.NamedVersions, sv)
@@ -367,6 +370,15 @@ func remedyException(r scenarios.Result) *scenarios.Exception {
 // and an older release at each scenario's newest Mooncake version where
 // the release plays differently on the model (releaseDifference: the quickest
 // scenario per difference) or the scenario names releases.
+// destructorWorlds observe what the first store's destructor prints when
+// the scheduler restarts: the Go SGLang model closes the store there (its
+// Close: the binding's destructor, then the process), real SGLang's
+// scheduler process ends without it (the forkserver's os._exit; SGLang's
+// kill_process_tree SIGKILLs it), so the real side never prints the lines
+// (.ci/run 90; docs/REAL-FINDINGS.md §93). Open: which one SGLang's own
+// shutdown paths do.
+var destructorWorlds = []string{"setup/http-metadata-down-at-teardown"}
+
 func fullAgreement() bool { return os.Getenv("FAULTLAB_FULL_AGREEMENT") != "" }
 
 // releaseDifference is how the Go model plays scenario sc at Mooncake

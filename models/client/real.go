@@ -73,6 +73,8 @@ type RealClient struct {
 	// arenaTried: initializeGlobalArena ran (once per process,
 	// hugepage.go).
 	arenaTried bool
+	// environBuilt: Environ's singleton has read the env (environ.go).
+	environBuilt bool
 
 	// onBeat is another thread of the process that wakes once a second
 	// (mooncake_client's dummy-client monitor): the ping thread's
@@ -312,6 +314,10 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 	if a.LocalHostname == "" && c.p.EmptyHostnameCheck {
 		c.logf(mlog.Error, "local_hostname is empty")
 		return mooncake.INVALID_PARAMS, nil
+	}
+	if !c.environBuilt {
+		c.environBuilt = true
+		environWarnings(c.p, c.d.Env, c.d.Log)
 	}
 	var devices *string
 	if a.RDMADevices != "" && a.RDMADevices != "auto-discovery" {

@@ -11,6 +11,9 @@ const (
 	Warning = "WARNING"
 	Error   = "ERROR"
 	Fatal   = "FATAL"
+	// Stderr: a plain std::cerr line, no glog prefix (Environ's
+	// "[Mooncake] Warning: …"); MC_LOG_LEVEL does not drop it.
+	Stderr = "stderr"
 )
 
 // Logger receives Mooncake log lines of one party (a node's client, the master...).
@@ -56,6 +59,8 @@ func rank(level string) int {
 		return 2
 	case Fatal:
 		return 3
+	case Stderr:
+		return 4
 	}
 	return 0
 }

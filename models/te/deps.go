@@ -66,6 +66,10 @@ type Peer struct {
 	// Paused: its process is stopped (SIGSTOP): its kernel accepts
 	// connections and takes requests, nothing answers.
 	Paused bool
+	// Abandoned tells it a handshake to it was given up, its socket
+	// closed unanswered: resumed, it answers on that socket (nil: not
+	// recorded).
+	Abandoned func()
 	// Adxl is its ADXL engine name ("" = no Ascend transport) and NPU its
 	// host's NPUs (ascend.go).
 	Adxl string
