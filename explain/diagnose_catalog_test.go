@@ -93,7 +93,7 @@ func TestDiagnoseGapNamesTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Evidence.Gaps) != 1 || d.Evidence.Gaps[0].Seconds != 602 || d.Causes[0].Name != "setup/master-blackholed" ||
+	if len(d.Evidence.Gaps) != 1 || d.Evidence.Gaps[0].Seconds != 602 || len(d.Causes) == 0 || d.Causes[0].Name != "setup/master-blackholed" ||
 		!slices.Contains(d.Causes[0].Evidence, "gap 602s before an error") {
 		t.Fatalf("%+v %v", d.Evidence.Gaps, d.Causes[:min(3, len(d.Causes))])
 	}
@@ -103,7 +103,7 @@ func TestDiagnoseGapNamesTimeout(t *testing.T) {
 	}
 	// Five seconds: many causes end in -1 that fast; explain names none
 	// of them over the others, and not the blackholed master.
-	if len(d.Evidence.Gaps) != 0 || d.Verdict != "no-fit" || d.Ambiguous == "" || d.Nearest[0].Name == "setup/master-blackholed" {
+	if len(d.Evidence.Gaps) != 0 || d.Verdict != "no-fit" || d.Ambiguous == "" || len(d.Nearest) == 0 || d.Nearest[0].Name == "setup/master-blackholed" {
 		t.Fatalf("%+v %s %v", d.Evidence.Gaps, d.Ambiguous, d.Nearest)
 	}
 }
