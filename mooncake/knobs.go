@@ -202,26 +202,23 @@ func KnobByName(name string) (Knob, bool) {
 	return Knob{}, false
 }
 
-// KnobDefault is knob name's value at version v when it is unset (0 for an
-// unknown knob or a version that does not read it).
-func KnobDefault(v Version, name string) int64 {
+// KnobValue is what version v uses for knob name: raw's parse when it is
+// set and read, else the rule's default (Read false; a bool's default is
+// "1" or "0"). Unknown knobs and versions that do not read it give Value{}.
+func KnobValue(v Version, name, raw string, set bool) Value {
+	if k := ParseKnob(v, name, raw, set); k.Read {
+		return k
+	}
 	k, ok := KnobByName(name)
 	if !ok {
-		return 0
+		return Value{}
 	}
 	r, ok := k.RuleAt(v)
 	if !ok {
-		return 0
+		return Value{}
 	}
 	n, _ := strconv.ParseInt(r.Default, 10, 64)
-	return n
-}
-
-// KnobDefaultOn is bool knob name's value at version v when it is unset
-// (a rule's Default "1"; false for an unknown knob or a version that does
-// not read it).
-func KnobDefaultOn(v Version, name string) bool {
-	return KnobDefault(v, name) == 1
+	return Value{Int: n, Uint: uint64(n), Str: r.Default, On: n == 1}
 }
 
 // ParseKnob is what version v makes of knob name set to raw (set=false:

@@ -191,7 +191,7 @@ func TestModelledKnobsListed(t *testing.T) {
 
 const mtuLog = "Ignore value from environment variable MC_MTU, it should be 512|1024|2048|4096"
 
-func TestKnobDefault(t *testing.T) {
+func TestKnobValueDefault(t *testing.T) {
 	for _, c := range []struct {
 		v, name string
 		want    int64
@@ -202,7 +202,7 @@ func TestKnobDefault(t *testing.T) {
 		{"0.3.9", "MC_RETRY_CNT", 9},
 		{"0.3.9", "NO_SUCH_KNOB", 0},
 	} {
-		if got := KnobDefault(MustVersion(c.v), c.name); got != c.want {
+		if got := KnobValue(MustVersion(c.v), c.name, "", false).Int; got != c.want {
 			t.Errorf("%s %s: %d, want %d", c.v, c.name, got, c.want)
 		}
 	}

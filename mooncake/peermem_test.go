@@ -17,11 +17,11 @@ func TestWithNvidiaPeermemDefault(t *testing.T) {
 		{"0.3.13.post1", true},
 		{"0.3.14", true},
 	} {
-		if got := KnobDefaultOn(MustVersion(c.v), "WITH_NVIDIA_PEERMEM"); got != c.want {
+		if got := KnobValue(MustVersion(c.v), "WITH_NVIDIA_PEERMEM", "", false).On; got != c.want {
 			t.Errorf("%s: default %v, want %v", c.v, got, c.want)
 		}
 	}
-	if KnobDefaultOn(MustVersion("0.3.13.post1"), "NO_SUCH_KNOB") {
+	if KnobValue(MustVersion("0.3.13.post1"), "NO_SUCH_KNOB", "", false).On {
 		t.Error("an unknown knob defaults on")
 	}
 }
@@ -54,6 +54,6 @@ func TestWithNvidiaPeermemParse(t *testing.T) {
 		}
 	}
 	if got := ParseKnob(MustVersion("0.3.11.post1"), "WITH_NVIDIA_PEERMEM", "", false); got.Read {
-		t.Errorf("unset: %+v, want not read (the model takes KnobDefaultOn)", got)
+		t.Errorf("unset: %+v, want not read (the model takes KnobValue's default)", got)
 	}
 }

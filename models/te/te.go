@@ -546,10 +546,7 @@ func (e *Engine) gidIndex() int {
 	if !ok {
 		v, ok = e.cfg.Env["NCCL_IB_GID_INDEX"]
 	}
-	if k := mooncake.ParseKnob(e.cfg.Profile.Version, "MC_GID_INDEX", v, ok); k.Read {
-		return int(k.Int)
-	}
-	return int(mooncake.KnobDefault(e.cfg.Profile.Version, "MC_GID_INDEX"))
+	return int(mooncake.KnobValue(e.cfg.Profile.Version, "MC_GID_INDEX", v, ok).Int)
 }
 
 // withNvidiaPeermem is Environ's WITH_NVIDIA_PEERMEM (0.3.11+, the knob
@@ -558,10 +555,7 @@ func (e *Engine) gidIndex() int {
 // then dma-buf needs WITH_NVIDIA_PEERMEM=0.
 func (e *Engine) withNvidiaPeermem() bool {
 	v, ok := e.cfg.Env["WITH_NVIDIA_PEERMEM"]
-	if k := mooncake.ParseKnob(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM", v, ok); k.Read {
-		return k.On
-	}
-	return mooncake.KnobDefaultOn(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM")
+	return mooncake.KnobValue(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM", v, ok).On
 }
 
 // dmaBufUsable is openRdmaDevice's DMA-BUF check in the CUDA build from
