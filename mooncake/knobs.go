@@ -96,6 +96,9 @@ type Rule struct {
 	Parse Parse  `json:"parse"`
 	// Default is the value when unset (or when a fallback keeps it), as text.
 	Default string `json:"default,omitempty"`
+	// DefaultHost, when set, names the host fact the default follows
+	// instead of Default ("1" when it holds, else "0"): HostPeermem.
+	DefaultHost string `json:"default_host,omitempty"`
 	// Min, Max bound the accepted values (inclusive; both 0 = unbounded);
 	// Exclude is a hole in that range (ValidatePortRange's ephemeral ports).
 	Min       int64 `json:"min,omitempty"`
@@ -112,7 +115,8 @@ type Rule struct {
 	Choices []string `json:"choices,omitempty"`
 	Invalid string   `json:"invalid"`
 	// InvalidLog is the line an invalid value prints, whole: "{value}"
-	// stands for the text as set, "{lower}" for it lowercased. For a
+	// stands for the text as set, "{lower}" for it lowercased, "{default}"
+	// for the default kept (DefaultHost's on this host). For a
 	// PortRange knob it is the tail of ValidatePortRange's line, which
 	// prints the pair. "" = an invalid value is silent.
 	InvalidLog string `json:"invalid_log,omitempty"`
@@ -121,6 +125,28 @@ type Rule struct {
 	// drop it).
 	InvalidLevel string `json:"invalid_level,omitempty"`
 	Source       string `json:"source"` // tag and file:line the rule was read at
+}
+
+// HostPeermem is Rule.DefaultHost for a default that is whether the
+// nvidia_peermem or nv_peer_mem kernel module is loaded (/sys/module/…;
+// WITH_NVIDIA_PEERMEM at 0.3.14, real: REAL-FINDINGS §97).
+const HostPeermem = "peermem-module"
+
+// KnobHost is what a Rule.DefaultHost default reads of the host.
+type KnobHost struct {
+	Peermem bool // the nvidia_peermem or nv_peer_mem module is loaded
+}
+
+// defaultOn is the rule's default on host h, as text.
+func (r Rule) defaultOn(h KnobHost) string {
+	switch r.DefaultHost {
+	case HostPeermem:
+		if h.Peermem {
+			return "1"
+		}
+		return "0"
+	}
+	return r.Default
 }
 
 // LevelStderr is Rule.InvalidLevel (and Value.Level) for a line Mooncake
@@ -206,7 +232,12 @@ func KnobByName(name string) (Knob, bool) {
 // set and read, else the rule's default (Read false; a bool's default is
 // "1" or "0"). Unknown knobs and versions that do not read it give Value{}.
 func KnobValue(v Version, name, raw string, set bool) Value {
-	if k := ParseKnob(v, name, raw, set); k.Read {
+	return KnobValueOn(v, name, raw, set, KnobHost{})
+}
+
+// KnobValueOn is KnobValue on host h (a default that follows the host).
+func KnobValueOn(v Version, name, raw string, set bool, h KnobHost) Value {
+	if k := ParseKnobOn(v, name, raw, set, h); k.Read {
 		return k
 	}
 	k, ok := KnobByName(name)
@@ -217,13 +248,19 @@ func KnobValue(v Version, name, raw string, set bool) Value {
 	if !ok {
 		return Value{}
 	}
-	n, _ := strconv.ParseInt(r.Default, 10, 64)
-	return Value{Int: n, Uint: uint64(n), Str: r.Default, On: n == 1}
+	d := r.defaultOn(h)
+	n, _ := strconv.ParseInt(d, 10, 64)
+	return Value{Int: n, Uint: uint64(n), Str: d, On: n == 1}
 }
 
 // ParseKnob is what version v makes of knob name set to raw (set=false:
 // unset). Unknown knobs and versions that do not read it give Value{}.
 func ParseKnob(v Version, name, raw string, set bool) Value {
+	return ParseKnobOn(v, name, raw, set, KnobHost{})
+}
+
+// ParseKnobOn is ParseKnob on host h.
+func ParseKnobOn(v Version, name, raw string, set bool, h KnobHost) Value {
 	k, ok := KnobByName(name)
 	if !ok {
 		return Value{}
@@ -232,6 +269,7 @@ func ParseKnob(v Version, name, raw string, set bool) Value {
 	if !ok || !set {
 		return Value{}
 	}
+	r.Default = r.defaultOn(h)
 	return r.parse(k.Name, raw)
 }
 
@@ -241,7 +279,7 @@ func (r Rule) parse(name, raw string) Value {
 		if r.InvalidLog == "" {
 			return
 		}
-		out.Log = strings.NewReplacer("{value}", raw, "{lower}", strings.ToLower(raw)).Replace(r.InvalidLog)
+		out.Log = strings.NewReplacer("{value}", raw, "{lower}", strings.ToLower(raw), "{default}", r.Default).Replace(r.InvalidLog)
 		out.Level = r.InvalidLevel
 		if out.Level == "" {
 			out.Level = "WARNING"

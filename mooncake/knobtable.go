@@ -198,6 +198,17 @@ var Knobs = []Knob{
 			InvalidLog:   "[Mooncake] Warning: invalid value '{value}' for env WITH_NVIDIA_PEERMEM, using default 1",
 			InvalidLevel: LevelStderr,
 			Source:       "main@3b5a594 mooncake-common/src/environ.cpp:78-93,201 ReadBool(source, \"WITH_NVIDIA_PEERMEM\", true), include/bool_parser.h TryParseBool; rdma_context.cpp:409,1260; rdma_transport.cpp:727",
+		}, {
+			// The default follows the host: real 0.3.14 keeps 1 with
+			// /sys/module/nvidia_peermem or /sys/module/nv_peer_mem
+			// present, else 0, and warns through glog when the transfer
+			// engine loads its config (a bare TransferEngine too).
+			From:        "0.3.14",
+			Parse:       ParseReadBool,
+			DefaultHost: HostPeermem,
+			Invalid:     "trimmed; 1/true/yes/on/enable on, 0/false/no/off/disable off (words in any case); anything else (enabled, \"\", 2, y) keeps the default with a glog warning; unset: ON when the nvidia_peermem or nv_peer_mem module is loaded, else OFF (dma-buf)",
+			InvalidLog:  "Invalid WITH_NVIDIA_PEERMEM environment value: {value}, keeping default {default}",
+			Source:      "real 0.3.14 (no source here): config.cpp:773, the module paths in engine.so; REAL-FINDINGS §97",
 		}},
 		Samples: map[string][]string{
 			"valid":    {"1", "Yes"},

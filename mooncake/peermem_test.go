@@ -15,10 +15,17 @@ func TestWithNvidiaPeermemDefault(t *testing.T) {
 		{"0.3.11.post1", true},
 		{"0.3.12.post1", true},
 		{"0.3.13.post1", true},
-		{"0.3.14", true},
+		{"0.3.14", false}, // real: the module is not loaded here
 	} {
 		if got := KnobValue(MustVersion(c.v), "WITH_NVIDIA_PEERMEM", "", false).On; got != c.want {
 			t.Errorf("%s: default %v, want %v", c.v, got, c.want)
+		}
+	}
+	// Real 0.3.14: unset follows /sys/module/nvidia_peermem (or
+	// nv_peer_mem); the releases before ignore the host.
+	for _, v := range []string{"0.3.13.post1", "0.3.14"} {
+		if got := KnobValueOn(MustVersion(v), "WITH_NVIDIA_PEERMEM", "", false, KnobHost{Peermem: true}).On; !got {
+			t.Errorf("%s with the module loaded: default off, want on", v)
 		}
 	}
 	if KnobValue(MustVersion("0.3.13.post1"), "NO_SUCH_KNOB", "", false).On {
@@ -51,6 +58,28 @@ func TestWithNvidiaPeermemParse(t *testing.T) {
 		if !got.Read || got.On != c.on || got.Fallback != c.fell || got.Log != c.log {
 			t.Errorf("%s %q: read %v on %v fallback %v log %q, want on %v fallback %v log %q",
 				c.v, c.raw, got.Read, got.On, got.Fallback, got.Log, c.on, c.fell, c.log)
+		}
+	}
+	// Real 0.3.14 (REAL-FINDINGS §97): the same words, a glog line that
+	// names the host's default.
+	for _, c := range []struct {
+		raw     string
+		peermem bool
+		on      bool
+		log     string
+	}{
+		{" yes ", false, true, ""},
+		{"enable", false, true, ""},
+		{"TRUE", false, true, ""},
+		{"off", true, false, ""},
+		{"enabled", false, false, "Invalid WITH_NVIDIA_PEERMEM environment value: enabled, keeping default 0"},
+		{"enabled", true, true, "Invalid WITH_NVIDIA_PEERMEM environment value: enabled, keeping default 1"},
+		{"2", false, false, "Invalid WITH_NVIDIA_PEERMEM environment value: 2, keeping default 0"},
+		{"", false, false, "Invalid WITH_NVIDIA_PEERMEM environment value: , keeping default 0"},
+	} {
+		got := ParseKnobOn(MustVersion("0.3.14"), "WITH_NVIDIA_PEERMEM", c.raw, true, KnobHost{Peermem: c.peermem})
+		if got.On != c.on || got.Log != c.log || (c.log != "" && got.Level != "WARNING") {
+			t.Errorf("0.3.14 %q (module %v): on %v log %q %s, want on %v log %q WARNING", c.raw, c.peermem, got.On, got.Log, got.Level, c.on, c.log)
 		}
 	}
 	if got := ParseKnob(MustVersion("0.3.11.post1"), "WITH_NVIDIA_PEERMEM", "", false); got.Read {

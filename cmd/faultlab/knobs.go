@@ -50,8 +50,12 @@ func printKnobs(out io.Writer, asJSON bool) error {
 			if i > 0 {
 				name, scope, reader, typ, modelled = "", "", "", "", ""
 			}
+			def := orDash(r.Default)
+			if r.DefaultHost != "" {
+				def = "host: " + r.DefaultHost
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s [%s]\n", name, scope, reader, typ, rel, r.Parse,
-				orDash(r.Default), rng, modelled, strings.ReplaceAll(r.Invalid, "\t", " "), r.Source)
+				def, rng, modelled, strings.ReplaceAll(r.Invalid, "\t", " "), r.Source)
 		}
 	}
 	return tw.Flush()

@@ -13,4 +13,7 @@ var configWarned = []struct{ name, alias string }{
 	{"MC_GID_INDEX", "NCCL_IB_GID_INDEX"},
 	{"MC_HANDSHAKE_PORT", ""},
 	{"MC_MAX_MR_SIZE", ""},
+	// 0.3.14 (real: config.cpp:773); 0.3.13's Environ line is the store
+	// client's (stderr level, models/client/environ.go), not here.
+	{"WITH_NVIDIA_PEERMEM", ""},
 }

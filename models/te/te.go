@@ -270,7 +270,7 @@ func (e *Engine) loadGlobalConfig() {
 		if !set {
 			continue
 		}
-		if pv := mooncake.ParseKnob(p.Version, k.name, v, true); pv.Log != "" {
+		if pv := mooncake.ParseKnobOn(p.Version, k.name, v, true, e.knobHost()); pv.Log != "" && pv.Level != mooncake.LevelStderr {
 			e.logf(pv.Level, "%s", pv.Log)
 		}
 	}
@@ -552,10 +552,16 @@ func (e *Engine) gidIndex() int {
 // withNvidiaPeermem is Environ's WITH_NVIDIA_PEERMEM (0.3.11+, the knob
 // table's rules): unset, false at 0.3.11 only and true from 0.3.11.post1
 // (environ.cpp v0.3.11:84 vs v0.3.11.post1:84, Mooncake#2192), so from
-// then dma-buf needs WITH_NVIDIA_PEERMEM=0.
+// then dma-buf needs WITH_NVIDIA_PEERMEM=0; at 0.3.14 whether the
+// peermem module is loaded (real).
 func (e *Engine) withNvidiaPeermem() bool {
 	v, ok := e.cfg.Env["WITH_NVIDIA_PEERMEM"]
-	return mooncake.KnobValue(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM", v, ok).On
+	return mooncake.KnobValueOn(e.cfg.Profile.Version, "WITH_NVIDIA_PEERMEM", v, ok, e.knobHost()).On
+}
+
+// knobHost is what a knob's host-dependent default reads of this host.
+func (e *Engine) knobHost() mooncake.KnobHost {
+	return mooncake.KnobHost{Peermem: e.cfg.Host.GPU != nil && e.cfg.Host.GPU.Peermem}
 }
 
 // dmaBufUsable is openRdmaDevice's DMA-BUF check in the CUDA build from
