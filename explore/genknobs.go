@@ -180,6 +180,11 @@ func (g *gen) usable(k mooncake.Knob, v string) bool {
 		return v != "4gb" && v != "64gb" && v != "1gb"
 	case "MOONCAKE_PROTOCOL", "MOONCAKE_DEVICE":
 		return false // wall runs have no RDMA hardware
+	case "MC_LOG_DIR":
+		// Real: glog then writes files and stderr keeps ERROR only, and a
+		// process importing both modules aborts (REAL-FINDINGS §98); the
+		// model does neither.
+		return false
 	}
 	return true
 }

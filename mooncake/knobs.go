@@ -43,6 +43,24 @@ const (
 	// "stoi"); with ParseStoiCaught the caller logs and keeps its default.
 	ParseStoi       Parse = "stoi (uncaught)"
 	ParseStoiCaught Parse = "stoi (caught)"
+	// ParseStoiAbort: std::stoi without a catch inside globalConfig(),
+	// which a static initializer runs when the module is imported: a value
+	// with no leading number terminates the process (SIGABRT, "terminate
+	// called after throwing an instance of 'std::invalid_argument'"; real
+	// 0.3.9, MC_HANDSHAKE_LISTEN_BACKLOG).
+	ParseStoiAbort Parse = "stoi (uncaught, at import)"
+	// ParseFromChars: std::from_chars into an unsigned integer over the
+	// whole text: no sign, no space, no unit; anything else, or a value
+	// outside Min..Max, logs InvalidLog and keeps Default.
+	ParseFromChars Parse = "from_chars"
+	// ParseOneOrTrue: "1", or "true" in any case, is on; anything else is
+	// off, silently (topology.cpp's MC_PATH_ROUNDROBIN).
+	ParseOneOrTrue Parse = "1 or true"
+	// ParseReadInt: Environ's ReadInt (main@3b5a594 environ.cpp:29-45,
+	// integer_parser.h): the text trimmed of ASCII space, one optional
+	// '+', then a whole int; anything else logs InvalidLog and keeps
+	// Default.
+	ParseReadInt Parse = "ReadInt"
 	// ParsePresence: getenv(...) != nullptr — any value, "0" and "false"
 	// included, turns it on.
 	ParsePresence Parse = "presence"
@@ -124,7 +142,19 @@ type Rule struct {
 	// marks a plain std::cerr line (no glog prefix, MC_LOG_LEVEL does not
 	// drop it).
 	InvalidLevel string `json:"invalid_level,omitempty"`
-	Source       string `json:"source"` // tag and file:line the rule was read at
+	// UnparsedLog, when set, is the line a ParseStoiCaught value with no
+	// leading number prints instead of InvalidLog (config.cpp's "Invalid
+	// MC_IB_TC environment value: abc. Error: stoi").
+	UnparsedLog string `json:"unparsed_log,omitempty"`
+	// Environ, "int" or "bool": 0.3.13's Environ constructor reads the knob
+	// too, strictly (ReadInt: a trimmed whole int; ReadBool: TryParseBool's
+	// words), next to the reader Parse describes; text it rejects prints
+	// "[Mooncake] Warning: invalid value '<text>' for env <NAME>, using
+	// default <EnvironDefault>" on plain stderr (Value.EnvironLog), once per
+	// process, when the store client is built (real 0.3.13.post1).
+	Environ        string `json:"environ,omitempty"`
+	EnvironDefault string `json:"environ_default,omitempty"`
+	Source         string `json:"source"` // tag and file:line the rule was read at
 }
 
 // HostPeermem is Rule.DefaultHost for a default that is whether the
@@ -214,8 +244,12 @@ type Value struct {
 	// (WARNING, ERROR, or LevelStderr for a plain stderr line).
 	Log, Level string
 	// Raise is the exception setup() raises (a C++ exception through
-	// pybind11); Exit the message a process exits with (status 1).
-	Raise, Exit string
+	// pybind11); Exit the message a process exits with (status 1, or
+	// killed by Signal when that is set: "SIGABRT").
+	Raise, Exit, Signal string
+	// EnvironLog is Environ's stderr line about the text (Rule.Environ),
+	// printed besides Log ("" = none).
+	EnvironLog string
 }
 
 // KnobByName finds a knob of the table.
@@ -292,6 +326,9 @@ func (r Rule) parse(name, raw string) Value {
 		out.Int, out.Uint = n, uint64(n)
 		return out
 	}
+	if r.Environ != "" && !environAccepts(r.Environ, raw) {
+		out.EnvironLog = fmt.Sprintf("[Mooncake] Warning: invalid value '%s' for env %s, using default %s", raw, name, r.EnvironDefault)
+	}
 	switch r.Parse {
 	case ParsePresence:
 		out.On = true
@@ -317,6 +354,24 @@ func (r Rule) parse(name, raw string) Value {
 			out.Str = r.Default
 		}
 		return out
+	case ParseOneOrTrue:
+		out.On = raw == "1" || strings.EqualFold(raw, "true")
+		return out
+	case ParseReadInt:
+		n, ok := readInt(raw)
+		if !ok {
+			return def()
+		}
+		out.Int, out.Uint = n, uint64(n)
+	case ParseFromChars:
+		u, err := strconv.ParseUint(raw, 10, 64)
+		if err != nil || raw == "" || raw[0] == '+' {
+			return def()
+		}
+		out.Int, out.Uint = int64(u), u
+		if u > math.MaxInt64 {
+			out.Int = math.MaxInt64
+		}
 	case ParseGetBool:
 		switch strings.ToLower(raw) {
 		case "1", "true", "on", "yes":
@@ -349,14 +404,21 @@ func (r Rule) parse(name, raw string) Value {
 		if r.Parse == ParseUAtol && n < 0 {
 			out.Int = math.MaxInt64 // wrapped: far above any device limit
 		}
-	case ParseStoll, ParseStoi, ParseStoiCaught:
+	case ParseStoll, ParseStoi, ParseStoiCaught, ParseStoiAbort:
 		n, ok := stoll(raw)
 		if !ok {
 			switch r.Parse {
 			case ParseStoi:
 				out.Raise = "ValueError: stoi"
 				return out
+			case ParseStoiAbort:
+				out.Exit = "terminate called after throwing an instance of 'std::invalid_argument'"
+				out.Signal = "SIGABRT"
+				return out
 			case ParseStoiCaught:
+				if r.UnparsedLog != "" {
+					r.InvalidLog = r.UnparsedLog
+				}
 				return def()
 			}
 			r.InvalidLog = "" // GetEnvOr: silent
@@ -437,6 +499,34 @@ func readBoolWord(s string) (on, known bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// readInt is Environ's ReadInt parse (TryParseInteger<int>, trimmed, one
+// optional leading '+').
+func readInt(s string) (int64, bool) {
+	t := strings.Trim(s, " \t\n\v\f\r")
+	if strings.HasPrefix(t, "+") {
+		t = t[1:]
+		if strings.HasPrefix(t, "+") || strings.HasPrefix(t, "-") {
+			return 0, false
+		}
+	}
+	if t == "" || strings.HasPrefix(t, "+") {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(t, 10, 32)
+	return n, err == nil
+}
+
+// environAccepts is whether Environ's strict reader of kind ("int" or
+// "bool") takes the text.
+func environAccepts(kind, raw string) bool {
+	if kind == "bool" {
+		_, ok := readBoolWord(raw)
+		return ok
+	}
+	_, ok := readInt(raw)
+	return ok
 }
 
 // gflagDigits: gflags reads base 16 after "0x", else base 10 (so "010"

@@ -308,6 +308,14 @@ func localHostPort(name string, ipv6 bool) (string, bool) {
 	return host, has
 }
 
+// buildEnviron prints Environ's warnings once per process.
+func (c *RealClient) buildEnviron() {
+	if !c.environBuilt {
+		c.environBuilt = true
+		environWarnings(c.p, c.d.Env, c.d.Log)
+	}
+}
+
 func isIPv6(s string) bool { return strings.Contains(s, ":") && net.ParseIP(s) != nil }
 
 func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (mooncake.ErrorCode, error) {
@@ -315,9 +323,11 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 		c.logf(mlog.Error, "local_hostname is empty")
 		return mooncake.INVALID_PARAMS, nil
 	}
-	if !c.environBuilt {
-		c.environBuilt = true
-		environWarnings(c.p, c.d.Env, c.d.Log)
+	// Environ's stderr lines: at 0.3.14 before the transfer engine's
+	// config lines, at 0.3.13 after them (te.Config.AfterConfig; real,
+	// REAL-FINDINGS §98).
+	if c.p.Version.AtLeast("0.3.14") {
+		c.buildEnviron()
 	}
 	var devices *string
 	if a.RDMADevices != "" && a.RDMADevices != "auto-discovery" {
@@ -496,7 +506,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 	} else {
 		c.prepareStorageBackend(cfg)
 	}
-	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Etcd: c.d.Etcd, Ports: c.d.Ports, PortRand: c.d.PortRand})
+	c.te = te.New(te.Config{Profile: c.p, Host: c.d.Host, Env: c.d.Env, Log: c.d.Log, Metadata: c.d.Metadata, Etcd: c.d.Etcd, Ports: c.d.Ports, PortRand: c.d.PortRand, AfterConfig: c.buildEnviron})
 	err := c.te.InitStore(ctx, c.hostname, a.MetadataServer, a.Protocol, devices)
 	c.te.StartWorkers(c.d.Clock.Now())
 	if err != nil {

@@ -7,13 +7,34 @@ package te
 // MC_MTU is not here: an invalid MC_MTU exits the process at import up to
 // v0.3.11.post1 (client.LoadGlobalConfig prints it); the RPC port pair is
 // checked together (ValidatePortRange, loadGlobalConfig).
+//
+// The RDMA and handshake knobs (mooncake/knobtable_te.go) print nothing
+// else in the model: real 0.3.9, 0.3.12.post1, 0.3.13.post1 and 0.3.14
+// printed these lines in this order and set up (REAL-FINDINGS §98).
 var configWarned = []struct{ name, alias string }{
+	{"MC_NUM_CQ_PER_CTX", ""},
+	{"MC_NUM_COMP_CHANNELS_PER_CTX", ""},
 	// NCCL_IB_GID_INDEX is read when MC_GID_INDEX is unset; the line
 	// names MC_GID_INDEX either way (config.cpp v0.3.0:49-59).
 	{"MC_GID_INDEX", "NCCL_IB_GID_INDEX"},
+	{"MC_MAX_CQE_PER_CTX", ""},
+	{"MC_MAX_EP_PER_CTX", ""},
+	{"MC_NUM_QP_PER_EP", ""},
+	{"MC_MAX_SGE", ""},
+	{"MC_MAX_WR", ""},
+	{"MC_MAX_INLINE", ""},
 	{"MC_HANDSHAKE_PORT", ""},
 	{"MC_MAX_MR_SIZE", ""},
-	// 0.3.14 (real: config.cpp:773); 0.3.13's Environ line is the store
-	// client's (stderr level, models/client/environ.go), not here.
+	// Up to 0.3.11.post1 a word aborts the process at import
+	// (client.LoadGlobalConfig); 0 or less is this line.
+	{"MC_HANDSHAKE_LISTEN_BACKLOG", ""},
+	{"MC_FRAGMENT_RATIO", ""},
+	{"MC_ENABLE_PARALLEL_REG_MR", ""},
+	// 0.3.14 (real: config.cpp:754, :773); 0.3.13's Environ lines are the
+	// store client's (stderr level, models/client/environ.go), not here.
+	{"MC_EFA_CQ_THREADS", ""},
 	{"WITH_NVIDIA_PEERMEM", ""},
+	{"MC_ENDPOINT_STORE_TYPE", ""},
+	{"MC_IB_TC", ""},
+	{"MC_IB_PCI_RELAXED_ORDERING", ""},
 }

@@ -54,6 +54,11 @@ type Config struct {
 	// process's port differs from a dead one's (real 0.3.13.post1: 16817,
 	// then 15473). nil = the lowest free port from 15000.
 	PortRand *rand.Rand
+	// AfterConfig, when set, runs right after InitStore's config load:
+	// the store client's Environ lines, which real 0.3.13.post1 prints
+	// after config.cpp's (globalConfig() at import) and before the
+	// engine's init lines (REAL-FINDINGS §98).
+	AfterConfig func()
 }
 
 // nic is an opened RDMA context.
@@ -334,6 +339,9 @@ func (e *Engine) loadGlobalConfig() {
 func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, protocol string, devices *string) error {
 	p := e.cfg.Profile
 	e.loadGlobalConfig()
+	if e.cfg.AfterConfig != nil {
+		e.cfg.AfterConfig()
+	}
 	auto, err := e.autoDiscover(protocol, devices)
 	if err != nil {
 		return err

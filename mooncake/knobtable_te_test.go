@@ -1,0 +1,62 @@
+package mooncake
+
+import "testing"
+
+// The transfer engine's RDMA/handshake knobs as real 0.3.9, 0.3.12.post1,
+// 0.3.13.post1 and 0.3.14 printed them (REAL-FINDINGS §98).
+func TestTEConfigKnobs(t *testing.T) {
+	for _, c := range []struct {
+		ver, name, raw    string
+		log, environ, sig string
+	}{
+		{"0.3.9", "MC_MAX_SGE", "0", "Ignore value from environment variable MC_MAX_SGE", "", ""},
+		{"0.3.9", "MC_MAX_WR", "-1", "Ignore value from environment variable MC_MAX_WR", "", ""},
+		{"0.3.9", "MC_MAX_INLINE", "0", "", "", ""},
+		{"0.3.9", "MC_IB_TC", "300", "Ignore value from environment variable MC_IB_TC, value 300 out of range (should be 0-255)", "", ""},
+		{"0.3.9", "MC_IB_TC", "abc", "Invalid MC_IB_TC environment value: abc. Error: stoi", "", ""},
+		{"0.3.9", "MC_HANDSHAKE_LISTEN_BACKLOG", "abc", "", "", "SIGABRT"},
+		{"0.3.9", "MC_HANDSHAKE_LISTEN_BACKLOG", "0", "Ignore value from environment variable MC_HANDSHAKE_LISTEN_BACKLOG", "", ""},
+		{"0.3.12.post1", "MC_HANDSHAKE_LISTEN_BACKLOG", "abc", "Invalid MC_HANDSHAKE_LISTEN_BACKLOG environment value: abc. Error: stoi", "", ""},
+		{"0.3.12.post1", "MC_ENDPOINT_STORE_TYPE", "fifo", "Ignore value from environment variable MC_ENDPOINT_STORE_TYPE, it should be FIFO|SIEVE", "", ""},
+		{"0.3.12.post1", "MC_ENABLE_PARALLEL_REG_MR", "on", "", "", ""},
+		{"0.3.13.post1", "MC_MAX_SGE", "abc", "Ignore value from environment variable MC_MAX_SGE", "[Mooncake] Warning: invalid value 'abc' for env MC_MAX_SGE, using default 4", ""},
+		{"0.3.13.post1", "MC_NUM_CQ_PER_CTX", "0", "Ignore value from environment variable MC_NUM_CQ_PER_CTX", "", ""},
+		{"0.3.13.post1", "MC_FRAGMENT_RATIO", "4x", "", "[Mooncake] Warning: invalid value '4x' for env MC_FRAGMENT_RATIO, using default 4", ""},
+		{"0.3.13.post1", "MC_PATH_ROUNDROBIN", "maybe", "", "[Mooncake] Warning: invalid value 'maybe' for env MC_PATH_ROUNDROBIN, using default 0", ""},
+		{"0.3.13.post1", "MC_DISABLE_METACACHE", "maybe", "[Mooncake] Warning: invalid value 'maybe' for env MC_DISABLE_METACACHE, using default 0", "", ""},
+		{"0.3.13.post1", "MC_EFA_CQ_THREADS", "x", "[Mooncake] Warning: invalid value 'x' for env MC_EFA_CQ_THREADS, using default 1", "", ""},
+		{"0.3.13.post1", "MC_HANDSHAKE_MAX_LENGTH", "1MB", "Invalid MC_HANDSHAKE_MAX_LENGTH value: 1MB, valid range: 1048576 to 134217728, using default 1MB", "[Mooncake] Warning: invalid value '1MB' for env MC_HANDSHAKE_MAX_LENGTH, using default 1048576", ""},
+		{"0.3.14", "MC_MAX_SGE", "abc", "Ignore value from environment variable MC_MAX_SGE", "", ""},
+		{"0.3.14", "MC_EFA_CQ_THREADS", "x", "Invalid MC_EFA_CQ_THREADS environment value: x, keeping default 1", "", ""},
+		{"0.3.14", "MC_EFA_CQ_THREADS", "-1", "", "", ""},
+		{"0.3.14", "MOONCAKE_STORE_CHECKSUM", "maybe", "[Mooncake] Warning: invalid value 'maybe' for env MOONCAKE_STORE_CHECKSUM, using default 0", "", ""},
+		{"0.3.14", "MC_DISABLE_METACACHE", "maybe", "", "", ""},
+		{"0.3.12.post1", "MOONCAKE_AWS_CONNECT_TIMEOUT_MS", "10s", "", "", ""},
+		{"0.3.13.post1", "MOONCAKE_AWS_CONNECT_TIMEOUT_MS", "10s", "[Mooncake] Warning: invalid value '10s' for env MOONCAKE_AWS_CONNECT_TIMEOUT_MS, using default 10000", "", ""},
+		{"0.3.13.post1", "MOONCAKE_AWS_USE_HTTPS", "maybe", "[Mooncake] Warning: invalid value 'maybe' for env MOONCAKE_AWS_USE_HTTPS, using default 1", "", ""},
+		{"0.3.14", "MOONCAKE_AWS_USE_HTTPS", "maybe", "", "", ""},
+	} {
+		v := ParseKnob(MustVersion(c.ver), c.name, c.raw, true)
+		if !v.Read || v.Log != c.log || v.EnvironLog != c.environ || v.Signal != c.sig {
+			t.Errorf("%s %s=%q: %+v", c.ver, c.name, c.raw, v)
+		}
+	}
+	if v := ParseKnob(MustVersion("0.3.9"), "MC_PATH_ROUNDROBIN", "TRUE", true); !v.On {
+		t.Errorf("TRUE: %+v", v)
+	}
+	if v := ParseKnob(MustVersion("0.3.9"), "MC_PATH_ROUNDROBIN", "yes", true); v.On {
+		t.Errorf("yes: %+v", v)
+	}
+	if v := ParseKnob(MustVersion("0.3.9"), "MC_HANDSHAKE_MAX_LENGTH", " 2097152", true); !v.Fallback || v.Int != 1048576 {
+		t.Errorf("leading space: %+v", v)
+	}
+	if v := ParseKnob(MustVersion("0.3.12"), "MC_EFA_CQ_THREADS", "x", true); v.Log != "" || v.Int != 0 {
+		t.Errorf("0.3.12 atoi: %+v", v)
+	}
+	if _, ok := KnobByName("MC_EFA_CQ_THREADS"); !ok {
+		t.Error("MC_EFA_CQ_THREADS missing")
+	}
+	if v := ParseKnob(MustVersion("0.3.11.post1"), "MC_EFA_CQ_THREADS", "2", true); v.Read {
+		t.Errorf("read before 0.3.12: %+v", v)
+	}
+}
