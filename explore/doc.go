@@ -109,8 +109,8 @@ type DocFault struct {
 	Action string `yaml:"action,omitempty" json:"action,omitempty"`
 	Stream string `yaml:"stream,omitempty" json:"stream,omitempty"`
 	// Params are the parameters the kind or mode owns, as YAML writes them
-	// (a duration as a string with a unit, an integer as int64), by key;
-	// in the same mapping as the keys above.
+	// (a duration as a string with a unit, an integer as int64, a string
+	// as it is), by key; in the same mapping as the keys above.
 	Params map[string]any `yaml:",inline" json:"-"`
 }
 

@@ -148,7 +148,7 @@ func (in injector) inject(ctx context.Context, p faults.Primitive) (func(context
 		}, nil
 	case faults.AnswerPrimitive:
 		h := w.metaHandler
-		h.SetWrong(func(method string) (int, string, bool) { return p.Status, faults.AnswerBody, p.Matches(method) })
+		h.SetWrong(func(method, key string) (int, string, bool) { return p.Status, p.Body, p.Matches(method, key) })
 		return func(context.Context) error { h.SetWrong(nil); return nil }, nil
 	default:
 		return nil, engine.Unsupportedf("fake engine: %s: %T is not served", f, p)

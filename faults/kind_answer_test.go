@@ -30,11 +30,11 @@ func TestAnswerKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, ok := p.(faults.AnswerPrimitive)
-	if !ok || a.Status != 503 || a.Target != "metadata" || !a.Matches(http.MethodPut) || a.Matches(http.MethodGet) {
+	if !ok || a.Status != 503 || a.Target != "metadata" || !a.Matches(http.MethodPut, "k") || a.Matches(http.MethodGet, "k") {
 		t.Fatalf("%#v", p)
 	}
 	all, _ := faults.Lower(faults.Fault{Kind: faults.Answer, Target: "metadata", Params: faults.AnswerParams{Status: 500}})
-	if m := all.(faults.AnswerPrimitive); !m.Matches(http.MethodDelete) || m.Method != "all" {
+	if m := all.(faults.AnswerPrimitive); !m.Matches(http.MethodDelete, "k") || m.Method != "all" {
 		t.Fatalf("%#v", m)
 	}
 }

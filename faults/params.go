@@ -15,12 +15,15 @@ import (
 //
 //	yaml:"latency"           the YAML key (and the toxiproxy-facing name)
 //	doc:"added delay (> 0)"  the docs tables, `faultlab list --faults`, the JSON Schema
-//	gen:"10ms,200ms,2s"      explore's draws (one picked uniformly; "" = unset)
+//	gen:"10ms,200ms,2s"      explore's draws (one picked uniformly; "" = unset;
+//	                         a choice cannot hold a comma)
 //	trace:"latency=%s"       printed in Fault.String (traces) when non-zero
+//	                         (a string's format takes it as is: %q quotes it)
 //	scale:"rate"             a per-second rate (the fake engine divides it by its time scale)
 //
-// Field types: time.Duration (written with a unit: 30s, 100ms) and int64.
-// Durations are Mooncake time; the fake engine scales every one of them.
+// Field types: time.Duration (written with a unit: 30s, 100ms), int64 and
+// string (any YAML scalar, taken as written; "" = unset). Durations are
+// Mooncake time; the fake engine scales every one of them.
 
 // ParamField is one parameter of a kind or mode, read from its tags.
 type ParamField struct {
@@ -35,6 +38,9 @@ type ParamField struct {
 
 // IsDuration reports whether the field is a duration (written with a unit).
 func (p ParamField) IsDuration() bool { return p.Type == durationType }
+
+// IsString reports whether the field is a string (taken as written).
+func (p ParamField) IsString() bool { return p.Type.Kind() == reflect.String }
 
 var durationType = reflect.TypeFor[time.Duration]()
 
@@ -55,8 +61,8 @@ func ParamFields(params any) []ParamField {
 		if name == "" || !sf.IsExported() {
 			panic(fmt.Sprintf("faults: params %s.%s has no yaml tag", t, sf.Name))
 		}
-		if sf.Type != durationType && sf.Type.Kind() != reflect.Int64 {
-			panic(fmt.Sprintf("faults: params %s.%s: type %s (want time.Duration or int64)", t, sf.Name, sf.Type))
+		if k := sf.Type.Kind(); sf.Type != durationType && k != reflect.Int64 && k != reflect.String {
+			panic(fmt.Sprintf("faults: params %s.%s: type %s (want time.Duration, int64 or string)", t, sf.Name, sf.Type))
 		}
 		f := ParamField{Name: name, Doc: sf.Tag.Get("doc"), Trace: sf.Tag.Get("trace"), Rate: sf.Tag.Get("scale") == "rate", Type: sf.Type, index: i}
 		if g, ok := sf.Tag.Lookup("gen"); ok {
@@ -148,6 +154,10 @@ func (s *ParamSetter) Set(key, value string) error {
 			continue
 		}
 		fv := s.v.Field(f.index)
+		if f.IsString() {
+			fv.SetString(value)
+			return nil
+		}
 		if f.IsDuration() {
 			d, err := time.ParseDuration(value)
 			if err != nil {
@@ -178,21 +188,33 @@ func (s *ParamSetter) Value() any {
 }
 
 // ParamValues are params' non-zero fields as YAML would write them
-// (durations as strings with a unit, integers as int64), by key.
+// (durations as strings with a unit, integers as int64, strings as they
+// are), by key.
 func ParamValues(params any) map[string]any {
 	out := map[string]any{}
 	for _, f := range ParamFields(params) {
-		v := reflect.ValueOf(params).Field(f.index).Int()
-		if v == 0 {
-			continue
-		}
-		if f.IsDuration() {
-			out[f.Name] = time.Duration(v).String()
-		} else {
+		if v, ok := paramValue(params, f); ok {
 			out[f.Name] = v
 		}
 	}
 	return out
+}
+
+// paramValue is one field's value as YAML would write it; false when it
+// is zero.
+func paramValue(params any, f ParamField) (any, bool) {
+	fv := reflect.ValueOf(params).Field(f.index)
+	if fv.IsZero() {
+		return nil, false
+	}
+	switch {
+	case f.IsString():
+		return fv.String(), true
+	case f.IsDuration():
+		return time.Duration(fv.Int()).String(), true
+	default:
+		return fv.Int(), true
+	}
 }
 
 // MapParams returns a copy of params with every duration passed through dur
@@ -221,15 +243,18 @@ func traceParams(b *strings.Builder, params any) {
 		if f.Trace == "" {
 			continue
 		}
-		v := reflect.ValueOf(params).Field(f.index).Int()
-		if v <= 0 {
+		fv := reflect.ValueOf(params).Field(f.index)
+		if fv.IsZero() || !f.IsString() && fv.Int() < 0 {
 			continue
 		}
 		b.WriteByte(' ')
-		if f.IsDuration() {
-			fmt.Fprintf(b, f.Trace, time.Duration(v))
-		} else {
-			fmt.Fprintf(b, f.Trace, v)
+		switch {
+		case f.IsString():
+			fmt.Fprintf(b, f.Trace, fv.String())
+		case f.IsDuration():
+			fmt.Fprintf(b, f.Trace, time.Duration(fv.Int()))
+		default:
+			fmt.Fprintf(b, f.Trace, fv.Int())
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 // answerAction: a wrong-answer fault on the HTTP metadata server. An HTTP
 // proxy of the harness is started for the fault and the metadata link's
 // upstream pointed at it; it answers the requests the fault covers with
-// its status and forwards the others to the server, and healing points the
+// its status and body and forwards the others to the server, and healing points the
 // link back and stops it. Only for the fault's time: a proxy always in the
 // path would answer 502 where a stopped server refuses.
 func (w *World) answerAction(p faults.AnswerPrimitive) (inject, error) {
@@ -39,10 +39,10 @@ func (w *World) answerAction(p faults.AnswerPrimitive) (inject, error) {
 		target := &url.URL{Scheme: "http", Host: up}
 		fwd := httputil.NewSingleHostReverseProxy(target)
 		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-			if p.Matches(r.Method) {
+			if p.Matches(r.Method, r.URL.Query().Get("key")) {
 				rw.Header().Set("Content-Type", "application/json")
 				rw.WriteHeader(p.Status)
-				_, _ = rw.Write([]byte(faults.AnswerBody))
+				_, _ = rw.Write([]byte(p.Body))
 				return
 			}
 			fwd.ServeHTTP(rw, r)

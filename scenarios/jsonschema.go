@@ -205,7 +205,7 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 			if t == reflect.TypeFor[FaultSpec]() {
 				// The parameters every kind and mode owns, by their tags.
 				for _, pf := range faults.AllParamFields() {
-					pt := reflect.TypeFor[int64]()
+					pt := pf.Type // int64, string
 					if pf.IsDuration() {
 						pt = reflect.TypeFor[Duration]()
 					}

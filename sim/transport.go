@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mooncake-faultlab/faultlab/faults"
-
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/client"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
@@ -395,9 +393,9 @@ func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte) (
 	if u.Path != "/metadata" {
 		return http.StatusNotFound, []byte(srv.NoRoute), nil
 	}
-	if a := m.w.answer; a != nil && a.Matches(method) {
+	if a := m.w.answer; a != nil && a.Matches(method, u.Query().Get("key")) {
 		// A wrong-answer fault: the server answers, its store untouched.
-		return a.Status, []byte(faults.AnswerBody), nil
+		return a.Status, []byte(a.Body), nil
 	}
 	code, resp := srv.Handle(method, u.Query().Get("key"), body)
 	return code, resp, nil

@@ -33,12 +33,12 @@ type MetadataHandler struct {
 	model *metadata.Server
 	pause wire.Pauser
 	// wrong answers a request instead of the model (a wrong-answer fault).
-	wrong func(method string) (status int, body string, ok bool)
+	wrong func(method, key string) (status int, body string, ok bool)
 }
 
 // SetWrong makes the handler answer the requests wrong covers with its
 // status and body, the store untouched; nil restores its own answers.
-func (h *MetadataHandler) SetWrong(wrong func(method string) (status int, body string, ok bool)) {
+func (h *MetadataHandler) SetWrong(wrong func(method, key string) (status int, body string, ok bool)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.wrong = wrong
@@ -94,7 +94,7 @@ func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.mu.Lock()
 		if h.wrong != nil {
-			if st, b, ok := h.wrong(r.Method); ok {
+			if st, b, ok := h.wrong(r.Method, r.URL.Query().Get("key")); ok {
 				h.mu.Unlock()
 				writeText(w, st, b)
 				return

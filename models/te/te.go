@@ -924,8 +924,13 @@ func (e *Engine) installTCP(ctx context.Context) int {
 		case e.handshake:
 			e.logf(mlog.Error, "Local segment descriptor not found")
 		case e.metaURL != "" && e.etcd == "":
-			if _, ok := e.get(ctx, e.segmentKey(e.serverName)); !ok {
+			// One found is decoded (a wrong answer's: "Corrupted segment
+			// descriptor, name <own>", real 0.3.13.post1); the install goes
+			// on either way.
+			if v, ok := e.get(ctx, e.segmentKey(e.serverName)); !ok {
 				e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", e.serverName)
+			} else {
+				e.decodeSegmentDesc(v, e.serverName)
 			}
 		}
 	}
@@ -1540,8 +1545,12 @@ func (e *Engine) OpenSegment(ctx context.Context, name string) bool {
 	if e.metaURL == "" && e.etcd == "" || name == e.serverName || e.segDescs[name] {
 		return true
 	}
-	if _, ok := e.get(ctx, e.segmentKey(name)); !ok {
+	v, ok := e.get(ctx, e.segmentKey(name))
+	if !ok {
 		e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", name)
+		return false
+	}
+	if !e.decodeSegmentDesc(v, name) {
 		return false
 	}
 	if e.segDescs == nil {
@@ -1549,6 +1558,72 @@ func (e *Engine) OpenSegment(ctx context.Context, name string) bool {
 	}
 	e.segDescs[name] = true
 	return true
+}
+
+// decodeSegmentDesc is TransferMetadata::decodeSegmentDesc on a value the
+// storage plugin parsed (transfer_metadata.cpp v0.3.9:318-470,
+// v0.3.12.post1:710-955, 3b5a594:732-1014; the tcp branch is the same at
+// the three): a missing field reads as jsoncpp's null (""/0, an empty
+// array). A tcp buffer without a name, addr or length is "Corrupted
+// segment descriptor, name <segment> protocol tcp" (WARNING), an empty
+// protocol "Unsupported segment descriptor, name <segment> protocol "
+// (ERROR); either way getSegmentDesc returns nullptr, as for a failed
+// read. Not modelled: the other protocols' checks (taken as valid) and a
+// field of a type jsoncpp cannot convert (asString on an object throws
+// Json::LogicError; here it reads as missing).
+func (e *Engine) decodeSegmentDesc(v []byte, name string) bool {
+	var d struct {
+		Protocol any   `json:"protocol"`
+		Buffers  []any `json:"buffers"`
+	}
+	if json.Unmarshal(v, &d) != nil {
+		// Not an object, or buffers not an array: the model's own
+		// descriptors always decode; a wrong answer's is taken as valid.
+		return true
+	}
+	proto := jsonString(d.Protocol)
+	switch proto {
+	case "":
+		e.logf(mlog.Error, "Unsupported segment descriptor, name %s protocol %s", name, proto)
+		return false
+	case "tcp":
+		for _, b := range d.Buffers {
+			m, _ := b.(map[string]any)
+			if jsonString(m["name"]) == "" || jsonUint(m["addr"]) == 0 || jsonUint(m["length"]) == 0 {
+				e.logf(mlog.Warning, "Corrupted segment descriptor, name %s protocol %s", name, proto)
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// jsonString and jsonUint are jsoncpp's asString and asUInt64 on a value
+// encoding/json decoded (null and what they would throw on: ""/0).
+func jsonString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return ""
+}
+
+func jsonUint(v any) uint64 {
+	switch x := v.(type) {
+	case float64:
+		if x > 0 {
+			return uint64(x)
+		}
+	case bool:
+		if x {
+			return 1
+		}
+	}
+	return 0
 }
 
 // RPCMeta is TransferMetadata::RpcMetaDesc.
