@@ -48,3 +48,21 @@ func TestSettleLogs(t *testing.T) {
 		})
 	}
 }
+
+// A text expected twice is short until its second copy landed.
+func TestLogsShort(t *testing.T) {
+	for _, c := range []struct {
+		logs, want []string
+		short      bool
+	}{
+		{nil, nil, false},
+		{[]string{"a x"}, []string{"x"}, false},
+		{[]string{"a x"}, []string{"x", "x"}, true},
+		{[]string{"a x", "b x"}, []string{"x", "x"}, false},
+		{[]string{"a x"}, []string{"x", "y"}, true},
+	} {
+		if got := logsShort(c.logs, c.want); got != c.short {
+			t.Errorf("logsShort(%q, %q) = %v, want %v", c.logs, c.want, got, c.short)
+		}
+	}
+}
