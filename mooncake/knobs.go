@@ -53,6 +53,10 @@ const (
 	// whole text: no sign, no space, no unit; anything else, or a value
 	// outside Min..Max, logs InvalidLog and keeps Default.
 	ParseFromChars Parse = "from_chars"
+	// ParseFromCharsInt: std::from_chars into an int over the whole text:
+	// a sign '-' parses (then the range check), '+', space or a unit do
+	// not (UnparsedLog, else InvalidLog, and Default).
+	ParseFromCharsInt Parse = "from_chars (int)"
 	// ParseOneOrTrue: "1", or "true" in any case, is on; anything else is
 	// off, silently (topology.cpp's MC_PATH_ROUNDROBIN).
 	ParseOneOrTrue Parse = "1 or true"
@@ -129,9 +133,11 @@ type Rule struct {
 	// ExitOnInvalid: a rejected value makes the process exit(EXIT_FAILURE)
 	// after InvalidLog (config.cpp's MC_MTU up to v0.3.11.post1).
 	ExitOnInvalid bool `json:"exit_on_invalid,omitempty"`
-	// Choices: the words ParseChoice accepts.
-	Choices []string `json:"choices,omitempty"`
-	Invalid string   `json:"invalid"`
+	// Choices: the words ParseChoice accepts; FoldCase: in any case
+	// (strcasecmp).
+	Choices  []string `json:"choices,omitempty"`
+	FoldCase bool     `json:"fold_case,omitempty"`
+	Invalid  string   `json:"invalid"`
 	// InvalidLog is the line an invalid value prints, whole: "{value}"
 	// stands for the text as set, "{lower}" for it lowercased, "{default}"
 	// for the default kept (DefaultHost's on this host). For a
@@ -143,7 +149,8 @@ type Rule struct {
 	// drop it).
 	InvalidLevel string `json:"invalid_level,omitempty"`
 	// UnparsedLog, when set, is the line a ParseStoiCaught value with no
-	// leading number prints instead of InvalidLog (config.cpp's "Invalid
+	// leading number (a from_chars one that does not parse) prints
+	// instead of InvalidLog (config.cpp's "Invalid
 	// MC_IB_TC environment value: abc. Error: stoi").
 	UnparsedLog string `json:"unparsed_log,omitempty"`
 	// Environ, "int" or "bool": 0.3.13's Environ constructor reads the knob
@@ -349,7 +356,7 @@ func (r Rule) parse(name, raw string) Value {
 		}
 		return out
 	case ParseChoice:
-		if !slices.Contains(r.Choices, raw) {
+		if !slices.ContainsFunc(r.Choices, func(c string) bool { return c == raw || r.FoldCase && strings.EqualFold(c, raw) }) {
 			out = def()
 			out.Str = r.Default
 		}
@@ -366,12 +373,24 @@ func (r Rule) parse(name, raw string) Value {
 	case ParseFromChars:
 		u, err := strconv.ParseUint(raw, 10, 64)
 		if err != nil || raw == "" || raw[0] == '+' {
+			if r.UnparsedLog != "" {
+				r.InvalidLog = r.UnparsedLog
+			}
 			return def()
 		}
 		out.Int, out.Uint = int64(u), u
 		if u > math.MaxInt64 {
 			out.Int = math.MaxInt64
 		}
+	case ParseFromCharsInt:
+		n, err := strconv.ParseInt(raw, 10, 32)
+		if err != nil || raw == "" || raw[0] == '+' {
+			if r.UnparsedLog != "" {
+				r.InvalidLog = r.UnparsedLog
+			}
+			return def()
+		}
+		out.Int, out.Uint = n, uint64(n)
 	case ParseGetBool:
 		switch strings.ToLower(raw) {
 		case "1", "true", "on", "yes":

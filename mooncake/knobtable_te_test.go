@@ -60,3 +60,30 @@ func TestTEConfigKnobs(t *testing.T) {
 		t.Errorf("read before 0.3.12: %+v", v)
 	}
 }
+
+// The knobs only recent releases read: real 0.3.12.post1 and 0.3.14's
+// lines (REAL-FINDINGS §100).
+func TestRecentConfigKnobs(t *testing.T) {
+	for _, c := range []struct {
+		v, name, raw string
+		log          string
+	}{
+		{"0.3.14", "MC_CONN_PAUSE_TTL_MS", "abc", "Invalid MC_CONN_PAUSE_TTL_MS environment value: abc. Expected an integer in range 0-600000"},
+		{"0.3.14", "MC_CONN_PAUSE_TTL_MS", "-5", "Ignore value from environment variable MC_CONN_PAUSE_TTL_MS, value -5 out of range (should be 0-600000)"},
+		{"0.3.14", "MC_CONN_PAUSE_TTL_MS", "+5", "Invalid MC_CONN_PAUSE_TTL_MS environment value: +5. Expected an integer in range 0-600000"},
+		{"0.3.14", "MC_CONN_PAUSE_TTL_MS", "600000", ""},
+		{"0.3.14", "MC_EFA_NIC_SELECTION", "LOCAL", ""},
+		{"0.3.14", "MC_EFA_NIC_SELECTION", "some", "Invalid MC_EFA_NIC_SELECTION environment value: some, expected all|local, keeping default"},
+		{"0.3.12.post1", "MC_EFA_NIC_SELECTION", "some", ""}, // not read yet
+		{"0.3.14", "MC_MAX_CONCURRENT_REG_MR", "-1", "Invalid MC_MAX_CONCURRENT_REG_MR environment value: -1, keeping default"},
+		{"0.3.12.post1", "MC_PKEY_INDEX", "abc", "Invalid MC_PKEY_INDEX environment value: abc. Error: stoi"},
+		{"0.3.12.post1", "MC_IB_SL", "16", "Ignore value from environment variable MC_IB_SL, value 16 out of range (should be 0-15)"},
+		{"0.3.11", "MC_IB_SL", "16", ""}, // not read yet
+		{"0.3.12.post1", "MC_MLX5_QP_LAG_PORT_BALANCE", "yes", "Ignore MC_MLX5_QP_LAG_PORT_BALANCE: expected 0/1/true/false, got: yes"},
+		{"0.3.12.post1", "MC_MLX5_QP_LAG_PORT_BALANCE", "", ""},
+	} {
+		if got := ParseKnob(MustVersion(c.v), c.name, c.raw, true).Log; got != c.log {
+			t.Errorf("%s %s=%q: log %q, want %q", c.v, c.name, c.raw, got, c.log)
+		}
+	}
+}

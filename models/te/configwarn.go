@@ -17,6 +17,7 @@ var configWarned = []struct{ name, alias string }{
 	// NCCL_IB_GID_INDEX is read when MC_GID_INDEX is unset; the line
 	// names MC_GID_INDEX either way (config.cpp v0.3.0:49-59).
 	{"MC_GID_INDEX", "NCCL_IB_GID_INDEX"},
+	{"MC_PKEY_INDEX", ""},
 	{"MC_MAX_CQE_PER_CTX", ""},
 	{"MC_MAX_EP_PER_CTX", ""},
 	{"MC_NUM_QP_PER_EP", ""},
@@ -25,16 +26,25 @@ var configWarned = []struct{ name, alias string }{
 	{"MC_MAX_INLINE", ""},
 	{"MC_HANDSHAKE_PORT", ""},
 	{"MC_MAX_MR_SIZE", ""},
+	{"MC_TE_METADATA_REFRESH_INTERVAL_SECONDS", ""},
 	// Up to 0.3.11.post1 a word aborts the process at import
 	// (client.LoadGlobalConfig); 0 or less is this line.
 	{"MC_HANDSHAKE_LISTEN_BACKLOG", ""},
+	{"MC_RDMA_RAIL_PAUSE_SECONDS", ""},
+	{"MC_CONN_PAUSE_TTL_MS", ""},
+	{"MC_CONTEXT_PAUSE_TTL_MS", ""},
 	{"MC_FRAGMENT_RATIO", ""},
 	{"MC_ENABLE_PARALLEL_REG_MR", ""},
+	{"MC_MAX_CONCURRENT_REG_MR", ""},
+	{"MC_EFA_NIC_SELECTION", ""},
+	{"MC_HIP_KFD_PIN_FIX", ""},
 	// 0.3.14 (real: config.cpp:754, :773); 0.3.13's Environ lines are the
 	// store client's (stderr level, models/client/environ.go), not here.
 	{"MC_EFA_CQ_THREADS", ""},
 	{"WITH_NVIDIA_PEERMEM", ""},
 	{"MC_ENDPOINT_STORE_TYPE", ""},
 	{"MC_IB_TC", ""},
+	{"MC_IB_SL", ""},
 	{"MC_IB_PCI_RELAXED_ORDERING", ""},
+	{"MC_MLX5_QP_LAG_PORT_BALANCE", ""},
 }
