@@ -237,25 +237,19 @@ func MapParams(params any, dur func(time.Duration) time.Duration, rate func(int6
 	return v.Interface()
 }
 
-// traceParams appends params' traced fields (tag trace) that are non-zero.
+// traceParams appends params' traced fields (tag trace) that are set and
+// not negative, each as YAML would write it (paramValue).
 func traceParams(b *strings.Builder, params any) {
 	for _, f := range ParamFields(params) {
 		if f.Trace == "" {
 			continue
 		}
-		fv := reflect.ValueOf(params).Field(f.index)
-		if fv.IsZero() || !f.IsString() && fv.Int() < 0 {
+		v, ok := paramValue(params, f)
+		if !ok || !f.IsString() && reflect.ValueOf(params).Field(f.index).Int() < 0 {
 			continue
 		}
 		b.WriteByte(' ')
-		switch {
-		case f.IsString():
-			fmt.Fprintf(b, f.Trace, fv.String())
-		case f.IsDuration():
-			fmt.Fprintf(b, f.Trace, time.Duration(fv.Int()))
-		default:
-			fmt.Fprintf(b, f.Trace, fv.Int())
-		}
+		fmt.Fprintf(b, f.Trace, v)
 	}
 }
 

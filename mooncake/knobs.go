@@ -333,6 +333,14 @@ func (r Rule) parse(name, raw string) Value {
 		out.Int, out.Uint = n, uint64(n)
 		return out
 	}
+	// unparsed: text that is no number at all logs UnparsedLog when the
+	// reader has one (a different line from the range check's).
+	unparsed := func() Value {
+		if r.UnparsedLog != "" {
+			r.InvalidLog = r.UnparsedLog
+		}
+		return def()
+	}
 	if r.Environ != "" && !environAccepts(r.Environ, raw) {
 		out.EnvironLog = fmt.Sprintf("[Mooncake] Warning: invalid value '%s' for env %s, using default %s", raw, name, r.EnvironDefault)
 	}
@@ -372,11 +380,8 @@ func (r Rule) parse(name, raw string) Value {
 		out.Int, out.Uint = n, uint64(n)
 	case ParseFromChars:
 		u, err := strconv.ParseUint(raw, 10, 64)
-		if err != nil || raw == "" || raw[0] == '+' {
-			if r.UnparsedLog != "" {
-				r.InvalidLog = r.UnparsedLog
-			}
-			return def()
+		if err != nil || raw[0] == '+' {
+			return unparsed()
 		}
 		out.Int, out.Uint = int64(u), u
 		if u > math.MaxInt64 {
@@ -384,11 +389,8 @@ func (r Rule) parse(name, raw string) Value {
 		}
 	case ParseFromCharsInt:
 		n, err := strconv.ParseInt(raw, 10, 32)
-		if err != nil || raw == "" || raw[0] == '+' {
-			if r.UnparsedLog != "" {
-				r.InvalidLog = r.UnparsedLog
-			}
-			return def()
+		if err != nil || raw[0] == '+' {
+			return unparsed()
 		}
 		out.Int, out.Uint = n, uint64(n)
 	case ParseGetBool:
@@ -435,10 +437,7 @@ func (r Rule) parse(name, raw string) Value {
 				out.Signal = "SIGABRT"
 				return out
 			case ParseStoiCaught:
-				if r.UnparsedLog != "" {
-					r.InvalidLog = r.UnparsedLog
-				}
-				return def()
+				return unparsed()
 			}
 			r.InvalidLog = "" // GetEnvOr: silent
 			return def()

@@ -967,6 +967,10 @@ type Profile struct {
 	// v0.3.9 and v0.3.11+ (PRs 1995, 2001: isSameProcessEndpoint) compare
 	// the full endpoint.
 	LocalTransferIPOnly bool
+	// EnvironBeforeConfig: Environ's stderr warnings come before the
+	// transfer engine's config lines (real 0.3.14); at 0.3.13 after them
+	// (REAL-FINDINGS §98).
+	EnvironBeforeConfig bool
 	// RDMAWorkerPool is the RDMA transport's handling of failed work
 	// completions (worker_pool.cpp performPollCq, rdma_transport.cpp
 	// submitTransferTask) and the store's lines for a failed transfer
@@ -1315,6 +1319,7 @@ func profileOf(v Version) Profile {
 	}
 	p.TransferBatchFailLogged = !at("0.3.10.post2")
 	p.LocalTransferIPOnly = at("0.3.10") && !at("0.3.11")
+	p.EnvironBeforeConfig = at("0.3.14")
 	switch {
 	case at("0.3.12"):
 		p.RDMAWorkerPool = RDMAPoolNone

@@ -326,7 +326,7 @@ func (c *RealClient) setupInternal(ctx context.Context, a engine.SetupArgs) (moo
 	// Environ's stderr lines: at 0.3.14 before the transfer engine's
 	// config lines, at 0.3.13 after them (te.Config.AfterConfig; real,
 	// REAL-FINDINGS §98).
-	if c.p.Version.AtLeast("0.3.14") {
+	if c.p.EnvironBeforeConfig {
 		c.buildEnviron()
 	}
 	var devices *string

@@ -924,14 +924,10 @@ func (e *Engine) installTCP(ctx context.Context) int {
 		case e.handshake:
 			e.logf(mlog.Error, "Local segment descriptor not found")
 		case e.metaURL != "" && e.etcd == "":
-			// One found is decoded (a wrong answer's: "Corrupted segment
+			// A wrong answer's is decoded too ("Corrupted segment
 			// descriptor, name <own>", real 0.3.13.post1); the install goes
 			// on either way.
-			if v, ok := e.get(ctx, e.segmentKey(e.serverName)); !ok {
-				e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", e.serverName)
-			} else {
-				e.decodeSegmentDesc(v, e.serverName)
-			}
+			e.getSegmentDesc(ctx, e.serverName)
 		}
 	}
 	if !e.legacyBind(ctx) {
@@ -1545,12 +1541,7 @@ func (e *Engine) OpenSegment(ctx context.Context, name string) bool {
 	if e.metaURL == "" && e.etcd == "" || name == e.serverName || e.segDescs[name] {
 		return true
 	}
-	v, ok := e.get(ctx, e.segmentKey(name))
-	if !ok {
-		e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", name)
-		return false
-	}
-	if !e.decodeSegmentDesc(v, name) {
+	if !e.getSegmentDesc(ctx, name) {
 		return false
 	}
 	if e.segDescs == nil {
@@ -1558,6 +1549,18 @@ func (e *Engine) OpenSegment(ctx context.Context, name string) bool {
 	}
 	e.segDescs[name] = true
 	return true
+}
+
+// getSegmentDesc is TransferMetadata::getSegmentDesc's read of a peer's (or its own)
+// descriptor from the metadata service: false when it is missing or does
+// not decode.
+func (e *Engine) getSegmentDesc(ctx context.Context, name string) bool {
+	v, ok := e.get(ctx, e.segmentKey(name))
+	if !ok {
+		e.logf(mlog.Warning, "Failed to retrieve segment descriptor, name %s", name)
+		return false
+	}
+	return e.decodeSegmentDesc(v, name)
 }
 
 // decodeSegmentDesc is TransferMetadata::decodeSegmentDesc on a value the
