@@ -509,6 +509,11 @@ type Profile struct {
 	// "…, segment_name=N, action=unmount_offline_mem_segment", then "…,
 	// action=client_offboarding_complete, retries=0, duration_ms=D".
 	ClientLiveness bool
+	// RemountExistsOnce: a client's remount of a segment still mounted logs
+	// "segment_name=N, warn=segment_already_exists" once (0.3.14), not once
+	// per layer (0.3.10 … 0.3.13.post1: ScopedSegmentAccess's MountSegment
+	// and ReMountSegment both log; real runs, docs/REAL-FINDINGS.md §101).
+	RemountExistsOnce bool
 	// ClientSuspicionTTLSeconds is --client_suspicion_ttl_sec's default
 	// (0.3.14: 20; the mooncake_master --help text).
 	ClientSuspicionTTLSeconds int
@@ -1209,6 +1214,7 @@ func profileOf(v Version) Profile {
 	p.HeartbeatAfterMount = at("0.3.10.post1")
 	p.GetViaBuffer, p.ReadFailInvalidParams = at("0.3.6"), !at("0.3.5")
 	p.ClientLiveness = at("0.3.14")
+	p.RemountExistsOnce = at("0.3.14")
 	if p.ClientLiveness {
 		p.ClientSuspicionTTLSeconds = 20
 	}

@@ -108,7 +108,7 @@ func (m *Master) servable(o *object) ([]Replica, []diskReplica) {
 	}
 	var reps []Replica
 	for _, r := range o.replicas {
-		if !m.suspectedSegment(r.SegmentName) {
+		if !m.suspectedReplica(o.key, r) {
 			reps = append(reps, r)
 		}
 	}
@@ -121,12 +121,27 @@ func (m *Master) servable(o *object) ([]Replica, []diskReplica) {
 	return reps, disk
 }
 
-// suspectedSegment: the segment named so belongs to a suspected client.
-func (m *Master) suspectedSegment(name string) bool {
+// suspectedReplica: the replica lies in a suspected client's segment. The
+// segment is the one that holds the replica's allocation, not the first of
+// its name: a process restarted with a fixed local_hostname mounts a segment
+// of the old one's name while the old one is still mounted, and real 0.3.14
+// serves the new process's own puts (is_exist 1; explore seed 20276663,
+// docs/REAL-FINDINGS.md §101).
+func (m *Master) suspectedReplica(key string, r Replica) bool {
 	for _, s := range m.segments {
-		if s.Name == name {
+		if s.Name == r.SegmentName && s.holds(key, r.Addr) {
 			_, ok := m.suspected[s.client]
 			return ok
+		}
+	}
+	return false
+}
+
+// holds: the segment has key's allocation at addr.
+func (s *segment) holds(key string, addr uint64) bool {
+	for _, a := range s.allocs {
+		if a.key == key && s.Base+uint64(a.off) == addr {
+			return true
 		}
 	}
 	return false

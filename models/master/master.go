@@ -648,7 +648,8 @@ func (m *Master) mount(seg Segment, clientID UUID) (exists bool, err error) {
 // ReMountSegment implements Service (MasterService::ReMountSegment and
 // ScopedSegmentAccess::ReMountSegment): a client already OK is left alone;
 // otherwise each segment is mounted again (one already there logs
-// segment_already_exists twice, once per layer) and the client becomes OK.
+// segment_already_exists twice, once per layer; once at 0.3.14) and the
+// client becomes OK.
 func (m *Master) ReMountSegment(_ context.Context, segs []Segment, clientID UUID) error {
 	now := m.catchUp()
 	if m.okClients[clientID] {
@@ -659,7 +660,7 @@ func (m *Master) ReMountSegment(_ context.Context, segs []Segment, clientID UUID
 	for _, s := range segs {
 		exists, err := m.mount(s, clientID)
 		switch {
-		case exists:
+		case exists && !m.cfg.Version.RemountExistsOnce:
 			m.log.Log(mlog.Warning, fmt.Sprintf("segment_name=%s, warn=segment_already_exists", s.Name))
 		case err != nil:
 			// INVALID_PARAMS is ignored: a new remount cannot solve it.
