@@ -94,6 +94,14 @@ const (
 	// config.cpp:477's getenv; real 0.3.13.post1, once, when the store
 	// client is built).
 	ParsePresenceReadBool Parse = "presence + ReadBool warning"
+	// ParseNicPeerAffinity: config.cpp's parseNicPeerAffinity
+	// (v0.3.12.post1 config.cpp:61-101): rules split at ';', each trimmed
+	// of " \t\n\r", "local_hca=peer_hca[,peer_hca]"; a rule without '=',
+	// with an empty local HCA or no peer HCA logs one WARNING of its own
+	// and is dropped (Value.Log holds those lines joined by "\n", in
+	// order), the others kept. Value.Int is the number of mappings kept
+	// (one per local HCA: a later rule replaces an earlier one).
+	ParseNicPeerAffinity Parse = "HCA affinity rules"
 	// ParseString: the text as is.
 	ParseString Parse = "string"
 	// ParseGflagUint64 / ParseGflagInt64 / ParseGflagDouble: gflags'
@@ -414,6 +422,13 @@ func (r Rule) parse(name, raw string) Value {
 		}
 		out.On = on
 		return out
+	case ParseNicPeerAffinity:
+		kept, lines := NicPeerAffinity(name, raw)
+		out.Int, out.Uint = int64(kept), uint64(kept)
+		if len(lines) > 0 {
+			out.Log, out.Level = strings.Join(lines, "\n"), "WARNING"
+		}
+		return out
 	case ParseString, ParseSGLang:
 		return out
 	case ParseAtoi, ParseAtoll, ParseUAtol:
@@ -505,6 +520,51 @@ func OnOffWord(s string) (on, known bool) {
 		return true, true
 	}
 	return false, false
+}
+
+// NicPeerAffinity is parseNicPeerAffinity (v0.3.12.post1
+// mooncake-transfer-engine/src/config.cpp:61-101, main@3b5a594 alike):
+// the number of mappings it keeps (a later rule for the same local HCA
+// replaces an earlier one) and the WARNING line of each rule it drops.
+func NicPeerAffinity(name, raw string) (kept int, lines []string) {
+	const space = " \t\n\r"
+	local := map[string]bool{}
+	// std::getline over ';': no item after a trailing ';'.
+	items := strings.Split(raw, ";")
+	if strings.HasSuffix(raw, ";") {
+		items = items[:len(items)-1]
+	}
+	for _, item := range items {
+		rule := strings.Trim(item, space)
+		if rule == "" {
+			continue
+		}
+		l, peers, ok := strings.Cut(rule, "=")
+		if !ok {
+			lines = append(lines, "Invalid "+name+" rule '"+rule+"'. Expected local_hca=peer_hca[,peer_hca].")
+			continue
+		}
+		if l = strings.Trim(l, space); l == "" {
+			lines = append(lines, "Invalid "+name+" rule '"+rule+"': local HCA is empty.")
+			continue
+		}
+		n := 0
+		ps := strings.Split(peers, ",")
+		if strings.HasSuffix(peers, ",") {
+			ps = ps[:len(ps)-1]
+		}
+		for _, p := range ps {
+			if strings.Trim(p, space) != "" {
+				n++
+			}
+		}
+		if n == 0 {
+			lines = append(lines, "Invalid "+name+" rule '"+rule+"': peer HCA list is empty.")
+			continue
+		}
+		local[l] = true
+	}
+	return len(local), lines
 }
 
 // readBoolWord is TryParseBool (bool_parser.h, main@3b5a594): known=false

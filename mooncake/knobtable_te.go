@@ -1,6 +1,10 @@
 package mooncake
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // teConfigKnobs are the transfer engine's RDMA and handshake knobs
 // (config.cpp loadGlobalConfig, once per process at the first
@@ -626,4 +630,133 @@ var teConfigKnobs = []Knob{
 		}},
 		Samples: map[string][]string{"valid": {"1"}, "boundary": {"0"}, "invalid": {"2"}},
 	},
+	// The last seven config.cpp knobs the wheels read (real 0.3.9,
+	// 0.3.12.post1, 0.3.13.post1, 0.3.14 by hand, REAL-FINDINGS §102).
+	// Each prints its line at TE init (loadGlobalConfig), so models/te
+	// prints it (configWarned); what the value then changes is on paths
+	// the model does not run (the barex transport, RDMA handshakes and
+	// completions, the slice-timeout check of getTransferStatus).
+	{
+		Name: "MC_MIN_REG_SIZE", Scope: ScopeEnv, Reader: "transfer engine (barex transport)", Type: "size", Modelled: true,
+		Doc:   "the barex transport's largest registration block in bytes (eic_max_block_size, default 64 MiB); read by every build, used only by barex",
+		Since: "0.3.8",
+		Rules: []Rule{{
+			Parse: ParseUAtol, Default: "67108864", Min: 1, Max: math.MaxInt64,
+			Invalid:    "atoll into a size_t: \"1MB\" is 1, \"abc\" and 0 log the WARNING and keep 64 MiB, a negative number wraps and is taken; a taken value logs INFO \"Barex set MC_MIN_REG_SIZE=<size_t>\" (-1: 18446744073709551615), which models/te prints too (real 0.3.9, 0.3.13.post1, 0.3.14)",
+			InvalidLog: "Ignore value from environment variable MC_MIN_REG_SIZE",
+			Source:     "v0.3.8 mooncake-transfer-engine/src/config.cpp:173-182; v0.3.9 :173-182, include/config.h:61 = 64 MiB (real :178, :180); v0.3.11 :194-203; v0.3.12.post1 :272-281 (real :279); main@3b5a594 :276-285, include/config.h:114, barex_transport.cpp:148,357; real 0.3.13.post1 :281, :283; real 0.3.14 :314, :316",
+		}},
+		Samples: map[string][]string{"valid": {"1048576"}, "boundary": {"1", "-1"}, "invalid": {"0", "abc"}},
+	},
+	{
+		Name: "MC_SLICE_TIMEOUT", Scope: ScopeEnv, Reader: "transfer engine", Type: "int", Modelled: true,
+		Doc:   "seconds after which getTransferStatus fails a transfer whose slices have not completed (default -1: never)",
+		Since: "0.3.2",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "-1", Min: 1, Max: 65535,
+			Invalid:    "atoi (\"30s\" is 30); 0, a negative number, a word or anything past 65535 logs the WARNING and keeps -1 (real 0.3.9: 65536, -1, abc, 0). Read after MC_LOG_LEVEL sets glog's level, so MC_LOG_LEVEL=ERROR hides this line on real (not modelled); the timeout itself (multi_transport.cpp:264) is not modelled",
+			InvalidLog: "Ignore value from environment variable MC_SLICE_TIMEOUT",
+			Source:     "v0.3.2 config.cpp:198-206; v0.3.4 :213-221; v0.3.9 :227-235, include/config.h:54 = -1 (real :233); v0.3.11 :259-267; v0.3.12.post1 :405-413 (real :411); main@3b5a594 :409-417, include/config.h:85, multi_transport.cpp:264-267; real 0.3.13.post1 :415; real 0.3.14 :468",
+		}},
+		Samples: map[string][]string{"valid": {"30"}, "boundary": {"1", "65535"}, "invalid": {"0", "65536"}},
+	},
+	{
+		Name: "MC_AUTO_GID_MAX_RETRIES", Scope: ScopeEnv, Reader: "transfer engine (RDMA)", Type: "int", Modelled: true,
+		Doc:   "how many times a classic RDMA handshake re-probes the local GID when it fails (default 2; 0: never)",
+		Since: "0.3.12",
+		Rules: []Rule{{
+			Parse: ParseAtoi, Default: "2", Min: 0, Max: 16,
+			Invalid:    "atoi (\"abc\" is 0: taken silently, no retry); outside 0..16 logs the WARNING and keeps 2 (real 0.3.12.post1, 0.3.13.post1, 0.3.14: 17). The retries run in an RDMA handshake (rdma_endpoint.cpp), which the model does not take",
+			InvalidLog: "Ignore value from environment variable MC_AUTO_GID_MAX_RETRIES",
+			Source:     "v0.3.12.post1 config.cpp:304-314 (real :311); main@3b5a594 :308-318, include/config.h:66 = 2, rdma_endpoint.cpp:575,759; real 0.3.13.post1 :315; real 0.3.14 :348",
+		}},
+		Samples: map[string][]string{"valid": {"4"}, "boundary": {"0", "16"}, "invalid": {"17", "-1"}},
+	},
+	hcaBoolKnob("MC_ENABLE_HCA_PEER_AFFINITY", "transfer engine (RDMA)",
+		"pick the peer's RNIC from MC_NIC_PEER_AFFINITY's mapping (default off). With MC_ENABLE_DEST_DEVICE_AFFINITY set too, both are dropped with an ERROR at config load; on, with no valid mapping, topology discovery warns",
+		"v0.3.12.post1 config.cpp:47-59 parseBoolConfigEnv, :493-511 (real :56, :505), topology.cpp:304-316 (real :313); main@3b5a594 :497-515; real 0.3.13.post1 :56, :509, topology.cpp:313; real 0.3.14 :61, :589, topology.cpp:415",
+		"the mapping is used when the RDMA transport picks a peer device, which the model does not"),
+	{
+		Name: "MC_NIC_PEER_AFFINITY", Scope: ScopeEnv, Reader: "transfer engine (RDMA)", Type: "string", Modelled: true,
+		Doc:   "local_hca=peer_hca[,peer_hca];… — which peer RNICs each local RNIC prefers, with MC_ENABLE_HCA_PEER_AFFINITY",
+		Since: "0.3.12",
+		Rules: []Rule{{
+			Parse:   ParseNicPeerAffinity,
+			Invalid: "read whether or not MC_ENABLE_HCA_PEER_AFFINITY is on: rules split at ';' and trimmed; a rule without '=', with an empty local HCA or with no peer HCA logs its own WARNING (three texts) and is dropped, the rest kept (real 0.3.12.post1, 0.3.13.post1, 0.3.14). The mappings steer the RDMA transport's peer device choice, which the model does not take",
+			Source:  "v0.3.12.post1 config.cpp:61-101, :501-502 (real :73, :80, :92); main@3b5a594 :61-101, :505-506; real 0.3.13.post1 :73, :80, :92; real 0.3.14 :78, :85, :97",
+		}},
+		Samples: map[string][]string{"valid": {"mlx5_0=mlx5_1,mlx5_2"}, "boundary": {"", " mlx5_0 = mlx5_1 ;"}, "invalid": {"mlx5_0", "=mlx5_1", "mlx5_0="}},
+	},
+	hcaBoolKnob("MC_LOG_RDMA_SLICE_AFFINITY", "transfer engine (RDMA)",
+		"log each RDMA slice's local and peer device choice (default off)",
+		"v0.3.12.post1 config.cpp:513-519 (real :56); main@3b5a594 :517-523, rdma_transport.cpp:972, worker_pool.cpp:261,836; real 0.3.13.post1 :56; real 0.3.14 :61",
+		"the lines it turns on are an RDMA data path's, which the model does not run"),
+	hcaBoolKnob("MC_TRACK_RDMA_POSTED_SLICES", "transfer engine (RDMA)",
+		"track posted RDMA slices so a CQ timeout names the stuck ones (default off; adds locking on the RDMA post and poll paths)",
+		"v0.3.12.post1 config.cpp:521-527 (real :56); main@3b5a594 :525-531, worker_pool.cpp:340-350,605,1309; real 0.3.13.post1 :56; real 0.3.14 :61",
+		"the tracking is an RDMA data path's, which the model does not run"),
+}
+
+// hcaBoolKnob is a 0.3.12 config.cpp switch read with parseBoolConfigEnv
+// (v0.3.12.post1 config.cpp:47-59): "1" or "0" exactly, true or false in
+// any case (strcasecmp), no trimming; anything else, "" included, logs
+// "Ignore value from environment variable X, it should be 0|1|true|false"
+// and keeps off.
+func hcaBoolKnob(name, reader, doc, src, unmodelled string) Knob {
+	return Knob{
+		Name: name, Scope: ScopeEnv, Reader: reader, Type: "bool", Doc: doc, Since: "0.3.12", Modelled: true,
+		Rules: []Rule{{
+			Parse: ParseChoice, Default: "0", Choices: []string{"1", "true", "0", "false"}, FoldCase: true,
+			Invalid:    "1/0, or true/false in any case, untrimmed; anything else (yes, on, maybe, \" 1\", \"\") logs the WARNING at TE init and keeps off (real 0.3.12.post1, 0.3.13.post1, 0.3.14); " + unmodelled,
+			InvalidLog: "Ignore value from environment variable " + name + ", it should be 0|1|true|false",
+			Source:     src,
+		}},
+		Samples: map[string][]string{"valid": {"1"}, "boundary": {"TRUE", "0"}, "invalid": {"yes", ""}},
+	}
+}
+
+// HCAPeerAffinityOn is whether version v's loadGlobalConfig leaves
+// enable_hca_peer_affinity on for env: MC_ENABLE_HCA_PEER_AFFINITY 1 or
+// true, and MC_ENABLE_DEST_DEVICE_AFFINITY unset (both set: both dropped,
+// HCAPeerAffinityConflict's ERROR).
+func HCAPeerAffinityOn(v Version, env map[string]string) bool {
+	return hcaPeerAffinityWanted(v, env) && !destDeviceAffinitySet(v, env)
+}
+
+// HCAPeerAffinityConflict is config.cpp's ERROR when both peer-device
+// affinities are asked for (v0.3.12.post1 config.cpp:504-511; real
+// 0.3.12.post1, 0.3.13.post1, 0.3.14), "" when it does not print.
+func HCAPeerAffinityConflict(v Version, env map[string]string) string {
+	if !hcaPeerAffinityWanted(v, env) || !destDeviceAffinitySet(v, env) {
+		return ""
+	}
+	return "MC_ENABLE_HCA_PEER_AFFINITY and MC_ENABLE_DEST_DEVICE_AFFINITY cannot be enabled at the same time; falling back to default peer device selection."
+}
+
+// HCAPeerAffinityUnmapped is topology.cpp's WARNING at each topology
+// discovery when the affinity is on but MC_NIC_PEER_AFFINITY kept no
+// mapping (v0.3.12.post1 topology.cpp:310-316; real 0.3.12.post1,
+// 0.3.13.post1 :313, 0.3.14 :415, after "No RDMA devices found"), "" when
+// it does not print.
+func HCAPeerAffinityUnmapped(v Version, env map[string]string) string {
+	if !HCAPeerAffinityOn(v, env) {
+		return ""
+	}
+	raw, set := env["MC_NIC_PEER_AFFINITY"]
+	if set && ParseKnob(v, "MC_NIC_PEER_AFFINITY", raw, true).Int > 0 {
+		return ""
+	}
+	return "MC_ENABLE_HCA_PEER_AFFINITY is set, but MC_NIC_PEER_AFFINITY has no valid mappings."
+}
+
+func hcaPeerAffinityWanted(v Version, env map[string]string) bool {
+	raw, set := env["MC_ENABLE_HCA_PEER_AFFINITY"]
+	pv := ParseKnob(v, "MC_ENABLE_HCA_PEER_AFFINITY", raw, set)
+	return pv.Read && !pv.Fallback && (raw == "1" || strings.EqualFold(raw, "true"))
+}
+
+func destDeviceAffinitySet(v Version, env map[string]string) bool {
+	_, set := env["MC_ENABLE_DEST_DEVICE_AFFINITY"]
+	k, ok := KnobByName("MC_ENABLE_DEST_DEVICE_AFFINITY")
+	return set && ok && k.ReadAt(v)
 }

@@ -87,3 +87,61 @@ func TestRecentConfigKnobs(t *testing.T) {
 		}
 	}
 }
+
+// The last seven config.cpp knobs: real 0.3.9, 0.3.12.post1, 0.3.13.post1
+// and 0.3.14's lines (REAL-FINDINGS §102).
+func TestLastConfigKnobs(t *testing.T) {
+	const nic = "MC_NIC_PEER_AFFINITY"
+	for _, c := range []struct {
+		v, name, raw string
+		log          string
+		fallback     bool
+	}{
+		{"0.3.9", "MC_MIN_REG_SIZE", "abc", "Ignore value from environment variable MC_MIN_REG_SIZE", true},
+		{"0.3.9", "MC_MIN_REG_SIZE", "0", "Ignore value from environment variable MC_MIN_REG_SIZE", true},
+		{"0.3.9", "MC_MIN_REG_SIZE", "-1", "", false}, // wraps: "Barex set MC_MIN_REG_SIZE=18446744073709551615"
+		{"0.3.9", "MC_MIN_REG_SIZE", "1MB", "", false},
+		{"0.3.7.post2", "MC_MIN_REG_SIZE", "abc", "", false}, // not read yet
+		{"0.3.9", "MC_SLICE_TIMEOUT", "65536", "Ignore value from environment variable MC_SLICE_TIMEOUT", true},
+		{"0.3.9", "MC_SLICE_TIMEOUT", "-1", "Ignore value from environment variable MC_SLICE_TIMEOUT", true},
+		{"0.3.9", "MC_SLICE_TIMEOUT", "30s", "", false},
+		{"0.3.4", "MC_SLICE_TIMEOUT", "0", "Ignore value from environment variable MC_SLICE_TIMEOUT", true},
+		{"0.3.12.post1", "MC_AUTO_GID_MAX_RETRIES", "17", "Ignore value from environment variable MC_AUTO_GID_MAX_RETRIES", true},
+		{"0.3.12.post1", "MC_AUTO_GID_MAX_RETRIES", "abc", "", false}, // atoi 0: taken
+		{"0.3.11.post1", "MC_AUTO_GID_MAX_RETRIES", "17", "", false},
+		{"0.3.14", "MC_ENABLE_HCA_PEER_AFFINITY", "yes", "Ignore value from environment variable MC_ENABLE_HCA_PEER_AFFINITY, it should be 0|1|true|false", true},
+		{"0.3.14", "MC_ENABLE_HCA_PEER_AFFINITY", "TRUE", "", false},
+		{"0.3.12.post1", "MC_LOG_RDMA_SLICE_AFFINITY", "", "Ignore value from environment variable MC_LOG_RDMA_SLICE_AFFINITY, it should be 0|1|true|false", true},
+		{"0.3.13.post1", "MC_TRACK_RDMA_POSTED_SLICES", "maybe", "Ignore value from environment variable MC_TRACK_RDMA_POSTED_SLICES, it should be 0|1|true|false", true},
+		{"0.3.13.post1", "MC_TRACK_RDMA_POSTED_SLICES", " 1", "Ignore value from environment variable MC_TRACK_RDMA_POSTED_SLICES, it should be 0|1|true|false", true},
+		{"0.3.12.post1", nic, " mlx5_0 ;=mlx5_1; mlx5_2 = , ;mlx5_3=mlx5_4", "Invalid MC_NIC_PEER_AFFINITY rule 'mlx5_0'. Expected local_hca=peer_hca[,peer_hca].\n" +
+			"Invalid MC_NIC_PEER_AFFINITY rule '=mlx5_1': local HCA is empty.\n" +
+			"Invalid MC_NIC_PEER_AFFINITY rule 'mlx5_2 = ,': peer HCA list is empty.", false},
+		{"0.3.12.post1", nic, " mlx5_0 = mlx5_1 ;", "", false},
+	} {
+		got := ParseKnob(MustVersion(c.v), c.name, c.raw, true)
+		if got.Log != c.log || got.Fallback != c.fallback {
+			t.Errorf("%s %s=%q: log %q fallback %v, want %q %v", c.v, c.name, c.raw, got.Log, got.Fallback, c.log, c.fallback)
+		}
+	}
+	if n := ParseKnob(MustVersion("0.3.14"), nic, "a=b;a=c;c=d,;=x;e=", true).Int; n != 2 {
+		t.Errorf("%s kept %d mappings, want 2", nic, n)
+	}
+	if u := ParseKnob(MustVersion("0.3.14"), "MC_MIN_REG_SIZE", "-1", true).Uint; u != 18446744073709551615 {
+		t.Errorf("MC_MIN_REG_SIZE=-1 is %d", u)
+	}
+	v := MustVersion("0.3.14")
+	both := map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "1", "MC_ENABLE_DEST_DEVICE_AFFINITY": "1"}
+	if HCAPeerAffinityConflict(v, both) == "" || HCAPeerAffinityOn(v, both) || HCAPeerAffinityUnmapped(v, both) != "" {
+		t.Error("both affinities: the ERROR, both off")
+	}
+	if HCAPeerAffinityUnmapped(v, map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "True", nic: "mlx5_0"}) == "" {
+		t.Error("on without a mapping: topology's warning")
+	}
+	if HCAPeerAffinityUnmapped(v, map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "true", nic: "mlx5_0=mlx5_1"}) != "" {
+		t.Error("on with a mapping: silent")
+	}
+	if HCAPeerAffinityConflict(MustVersion("0.3.11.post1"), both) != "" {
+		t.Error("0.3.11.post1 does not read MC_ENABLE_HCA_PEER_AFFINITY")
+	}
+}

@@ -25,15 +25,28 @@ var configWarned = []struct{ name, alias string }{
 	{"MC_MAX_WR", ""},
 	{"MC_MAX_INLINE", ""},
 	{"MC_HANDSHAKE_PORT", ""},
+	// A taken value logs INFO "Barex set MC_MIN_REG_SIZE=N" here
+	// (loadGlobalConfig; REAL-FINDINGS §102).
+	{"MC_MIN_REG_SIZE", ""},
 	{"MC_MAX_MR_SIZE", ""},
+	{"MC_AUTO_GID_MAX_RETRIES", ""},
 	{"MC_TE_METADATA_REFRESH_INTERVAL_SECONDS", ""},
 	// Up to 0.3.11.post1 a word aborts the process at import
 	// (client.LoadGlobalConfig); 0 or less is this line.
 	{"MC_HANDSHAKE_LISTEN_BACKLOG", ""},
 	{"MC_RDMA_RAIL_PAUSE_SECONDS", ""},
+	{"MC_SLICE_TIMEOUT", ""},
 	{"MC_CONN_PAUSE_TTL_MS", ""},
 	{"MC_CONTEXT_PAUSE_TTL_MS", ""},
 	{"MC_FRAGMENT_RATIO", ""},
+	// 0.3.12+: parseBoolConfigEnv's line; MC_NIC_PEER_AFFINITY's one line
+	// per rejected rule; then the ERROR when MC_ENABLE_DEST_DEVICE_AFFINITY
+	// is set too (real 0.3.12.post1, 0.3.13.post1, 0.3.14: §102).
+	{"MC_ENABLE_HCA_PEER_AFFINITY", ""},
+	{"MC_NIC_PEER_AFFINITY", ""},
+	{hcaPeerConflict, ""},
+	{"MC_LOG_RDMA_SLICE_AFFINITY", ""},
+	{"MC_TRACK_RDMA_POSTED_SLICES", ""},
 	{"MC_ENABLE_PARALLEL_REG_MR", ""},
 	{"MC_MAX_CONCURRENT_REG_MR", ""},
 	{"MC_EFA_NIC_SELECTION", ""},
@@ -48,3 +61,7 @@ var configWarned = []struct{ name, alias string }{
 	{"MC_IB_PCI_RELAXED_ORDERING", ""},
 	{"MC_MLX5_QP_LAG_PORT_BALANCE", ""},
 }
+
+// hcaPeerConflict marks where loadGlobalConfig checks the two peer-device
+// affinities together (mooncake.HCAPeerAffinityConflict, an ERROR).
+const hcaPeerConflict = "(MC_ENABLE_HCA_PEER_AFFINITY with MC_ENABLE_DEST_DEVICE_AFFINITY)"

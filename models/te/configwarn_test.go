@@ -3,6 +3,7 @@ package te_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
@@ -56,4 +57,81 @@ func TestConfigKnobWarnings(t *testing.T) {
 			t.Errorf("%s %v:\n got %q\nwant %q", c.version, c.env, got, c.want)
 		}
 	}
+}
+
+// The last seven config.cpp knobs (REAL-FINDINGS §102): real 0.3.12.post1,
+// 0.3.13.post1 and 0.3.14 printed these lines, in this order, between
+// their neighbours'; a bare TransferEngine's auto-discovery adds topology's
+// warning when the HCA affinity is on without a mapping.
+func TestLastConfigKnobLines(t *testing.T) {
+	env := map[string]string{
+		"MC_HANDSHAKE_PORT": "70000", "MC_MIN_REG_SIZE": "abc", "MC_MAX_MR_SIZE": "0", "MC_AUTO_GID_MAX_RETRIES": "17",
+		"MC_TE_METADATA_REFRESH_INTERVAL_SECONDS": "-1", "MC_RDMA_RAIL_PAUSE_SECONDS": "-1", "MC_SLICE_TIMEOUT": "0",
+		"MC_CONN_PAUSE_TTL_MS": "-1", "MC_FRAGMENT_RATIO": "0", "MC_ENABLE_HCA_PEER_AFFINITY": "yes",
+		"MC_NIC_PEER_AFFINITY": " mlx5_0 ;=mlx5_1; mlx5_2 = , ;mlx5_3=mlx5_4", "MC_LOG_RDMA_SLICE_AFFINITY": "on",
+		"MC_TRACK_RDMA_POSTED_SLICES": "maybe", "MC_ENABLE_PARALLEL_REG_MR": "2",
+	}
+	ign := func(n string) string { return "WARNING Ignore value from environment variable " + n }
+	want := []string{
+		ign("MC_HANDSHAKE_PORT"), ign("MC_MIN_REG_SIZE"), ign("MC_MAX_MR_SIZE"), ign("MC_AUTO_GID_MAX_RETRIES"),
+		ign("MC_TE_METADATA_REFRESH_INTERVAL_SECONDS"), ign("MC_RDMA_RAIL_PAUSE_SECONDS"), ign("MC_SLICE_TIMEOUT"),
+		ign("MC_CONN_PAUSE_TTL_MS") + ", value -1 out of range (should be 0-600000)",
+		ign("MC_FRAGMENT_RATIO") + " and set it to 4 as default",
+		ign("MC_ENABLE_HCA_PEER_AFFINITY") + ", it should be 0|1|true|false",
+		"WARNING Invalid MC_NIC_PEER_AFFINITY rule 'mlx5_0'. Expected local_hca=peer_hca[,peer_hca].",
+		"WARNING Invalid MC_NIC_PEER_AFFINITY rule '=mlx5_1': local HCA is empty.",
+		"WARNING Invalid MC_NIC_PEER_AFFINITY rule 'mlx5_2 = ,': peer HCA list is empty.",
+		ign("MC_LOG_RDMA_SLICE_AFFINITY") + ", it should be 0|1|true|false",
+		ign("MC_TRACK_RDMA_POSTED_SLICES") + ", it should be 0|1|true|false",
+		ign("MC_ENABLE_PARALLEL_REG_MR"),
+	}
+	for _, v := range []string{"0.3.12.post1", "0.3.13.post1", "0.3.14"} {
+		if got := initLines(t, v, env, false); !slices.Equal(got, want) {
+			t.Errorf("%s:\n got %q\nwant %q", v, got, want)
+		}
+	}
+	// 0.3.9 reads only the two old ones.
+	want9 := []string{ign("MC_HANDSHAKE_PORT"), ign("MC_MIN_REG_SIZE"), ign("MC_SLICE_TIMEOUT"),
+		ign("MC_FRAGMENT_RATIO") + " and set it to 4 as default", ign("MC_ENABLE_PARALLEL_REG_MR")}
+	if got := initLines(t, "0.3.9", env, false); !slices.Equal(got, want9) {
+		t.Errorf("0.3.9:\n got %q\nwant %q", got, want9)
+	}
+	const barex = "INFO Barex set MC_MIN_REG_SIZE=18446744073709551615"
+	const conflict = "ERROR MC_ENABLE_HCA_PEER_AFFINITY and MC_ENABLE_DEST_DEVICE_AFFINITY cannot be enabled at the same time; falling back to default peer device selection."
+	const unmapped = "WARNING MC_ENABLE_HCA_PEER_AFFINITY is set, but MC_NIC_PEER_AFFINITY has no valid mappings."
+	for _, c := range []struct {
+		v    string
+		env  map[string]string
+		want []string
+	}{
+		{"0.3.14", map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "1", "MC_ENABLE_DEST_DEVICE_AFFINITY": "1", "MC_MIN_REG_SIZE": "-1"}, []string{barex, conflict}},
+		{"0.3.9", map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "1", "MC_ENABLE_DEST_DEVICE_AFFINITY": "1", "MC_MIN_REG_SIZE": "-1"}, []string{barex}},
+		{"0.3.13.post1", map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "True", "MC_NIC_PEER_AFFINITY": "mlx5_0"},
+			[]string{"WARNING Invalid MC_NIC_PEER_AFFINITY rule 'mlx5_0'. Expected local_hca=peer_hca[,peer_hca].", unmapped}},
+		{"0.3.14", map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "true", "MC_NIC_PEER_AFFINITY": "mlx5_0=mlx5_1"}, nil},
+	} {
+		if got := initLines(t, c.v, c.env, true); !slices.Equal(got, c.want) {
+			t.Errorf("%s %v:\n got %q\nwant %q", c.v, c.env, got, c.want)
+		}
+	}
+}
+
+// initLines are the knob lines of a bare TransferEngine's initialize
+// (P2PHANDSHAKE, tcp, no RNIC): the WARNING and ERROR lines, and the INFO
+// lines about knobs when info is set.
+func initLines(t *testing.T, version string, env map[string]string, info bool) []string {
+	t.Helper()
+	var got []string
+	py := te.NewPy(te.Config{Profile: mooncake.MustProfile(version), Env: env, Host: te.Host{Name: "h"}, Ports: ports{},
+		Log: mlog.Func(func(level, text string) {
+			switch {
+			case strings.Contains(text, "No RDMA devices found"), strings.Contains(text, "Local segment descriptor"):
+			case level == mlog.Warning || level == mlog.Error || info && strings.Contains(text, "MC_"):
+				got = append(got, level+" "+text)
+			}
+		})}, nil, nil)
+	if rc := py.Initialize(context.Background(), "127.0.0.1", te.P2PHandshake, "tcp", ""); rc != 0 {
+		t.Fatalf("%s: initialize = %d (%q)", version, rc, got)
+	}
+	return got
 }

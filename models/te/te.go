@@ -268,6 +268,12 @@ func (e *Engine) loadGlobalConfig() {
 	p := e.cfg.Profile
 	// real 0.3.10.post1 (MC_MAX_MR_SIZE): logged before the client exists.
 	for _, k := range configWarned {
+		if k.name == hcaPeerConflict {
+			if line := mooncake.HCAPeerAffinityConflict(p.Version, e.cfg.Env); line != "" {
+				e.logf(mlog.Error, "%s", line)
+			}
+			continue
+		}
 		v, set := e.env(k.name)
 		if !set && k.alias != "" {
 			v, set = e.env(k.alias)
@@ -275,8 +281,16 @@ func (e *Engine) loadGlobalConfig() {
 		if !set {
 			continue
 		}
-		if pv := mooncake.ParseKnobOn(p.Version, k.name, v, true, e.knobHost()); pv.Log != "" && pv.Level != mooncake.LevelStderr {
-			e.logf(pv.Level, "%s", pv.Log)
+		pv := mooncake.ParseKnobOn(p.Version, k.name, v, true, e.knobHost())
+		if pv.Log != "" && pv.Level != mooncake.LevelStderr {
+			// MC_NIC_PEER_AFFINITY: a line per rejected rule.
+			for _, line := range strings.Split(pv.Log, "\n") {
+				e.logf(pv.Level, "%s", line)
+			}
+		}
+		if k.name == "MC_MIN_REG_SIZE" && pv.Read && !pv.Fallback {
+			// config.cpp v0.3.9:178 (real 0.3.9, 0.3.13.post1, 0.3.14).
+			e.logf(mlog.Info, "Barex set MC_MIN_REG_SIZE=%d", pv.Uint)
 		}
 	}
 	e.rpcLo, e.rpcHi = mooncake.DefaultRPCMinPort, mooncake.DefaultRPCMaxPort
@@ -477,8 +491,10 @@ func (e *Engine) autoDiscover(protocol string, devices *string) (bool, error) {
 func (e *Engine) discover(filter []string) []engine.RDMADevice {
 	if len(e.cfg.Host.RDMA) == 0 {
 		e.logf(mlog.Warning, "No RDMA devices found, check your device installation")
+		e.resolveTopology()
 		return nil
 	}
+	defer e.resolveTopology()
 	var out []engine.RDMADevice
 	for _, d := range e.cfg.Host.RDMA {
 		if len(filter) > 0 && !contains(filter, d.Name) {
@@ -490,6 +506,16 @@ func (e *Engine) discover(filter []string) []engine.RDMADevice {
 		out = append(out, d)
 	}
 	return out
+}
+
+// resolveTopology is the end of Topology::discover, resolve(): with
+// MC_ENABLE_HCA_PEER_AFFINITY on and no MC_NIC_PEER_AFFINITY mapping kept
+// it warns (v0.3.12.post1 topology.cpp:310-316; real 0.3.12.post1,
+// 0.3.13.post1, 0.3.14 print it at auto-discovery, REAL-FINDINGS §102).
+func (e *Engine) resolveTopology() {
+	if line := mooncake.HCAPeerAffinityUnmapped(e.cfg.Profile.Version, e.cfg.Env); line != "" {
+		e.logf(mlog.Warning, "%s", line)
+	}
 }
 
 func contains(xs []string, x string) bool {
