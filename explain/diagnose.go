@@ -202,7 +202,7 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 			continue
 		}
 		claims := slices.Clone(evid)
-		if sc := linked(catalog, cl, d.MooncakeVersion, scoredBy(all, byName)); sc != nil {
+		if sc := linked(catalog, cl, d.MooncakeVersion, scoredBy(all, byName), withholdsLogLib(log)); sc != nil {
 			// A field class the catalog reproduces: its points go to the
 			// scenario, whose remedy a run verified.
 			evid = append([]string{"field class " + cl.Name + ": " + cl.Cause}, evid...)
@@ -527,11 +527,12 @@ func prints(fp Fingerprints, rc *memo, c Cause, line string) bool {
 // class can link the same failure on two paths, named devices and
 // auto-discovery, or peer memory and DMA-BUF, and the log's own lines
 // tell which), else the first. With no version, or none that runs at it,
-// the same among all it links. With LinkWhenScored only a scored one. nil:
-// none, or a catalog given with --catalog lacks them.
-func linked(catalog []*scenarios.Scenario, cl Class, version string, score func(string) (float64, bool)) *scenarios.Scenario {
+// the same among all it links. With LinkWhenScored only a scored one, or
+// one fits accepts. nil: none, or a catalog given with --catalog lacks
+// them.
+func linked(catalog []*scenarios.Scenario, cl Class, version string, score func(string) (float64, bool), fits func(*scenarios.Scenario) bool) *scenarios.Scenario {
 	pick := func(atVersion bool) *scenarios.Scenario {
-		var first, best *scenarios.Scenario
+		var first, best, fit *scenarios.Scenario
 		bestPts := 0.0
 		for _, n := range cl.Scenarios {
 			sc := find(catalog, n)
@@ -544,12 +545,18 @@ func linked(catalog []*scenarios.Scenario, cl Class, version string, score func(
 			if first == nil {
 				first = sc
 			}
+			if fit == nil && fits(sc) {
+				fit = sc
+			}
 			if pts, scored := score(n); scored && (best == nil || pts > bestPts) {
 				best, bestPts = sc, pts
 			}
 		}
-		if best != nil || cl.LinkWhenScored {
+		switch {
+		case best != nil:
 			return best
+		case cl.LinkWhenScored:
+			return fit
 		}
 		return first
 	}
@@ -559,6 +566,27 @@ func linked(catalog []*scenarios.Scenario, cl Class, version string, score func(
 		}
 	}
 	return pick(false)
+}
+
+// withholdsLogLib: a world that withholds a native library
+// (topology.missing_libs) reproduces a log whose loader names another
+// library some wheel needs: new --from-log withholds the log's. One with
+// mooncake_client when the loader's line is mooncake_client's, else
+// SGLang's start when the log has its install hint, a caller's import
+// otherwise.
+func withholdsLogLib(log string) func(*scenarios.Scenario) bool {
+	libs := libsFromLog(log)
+	client := strings.Contains(log, "mooncake_client: error while loading shared libraries")
+	hint := strings.Contains(log, "Please install mooncake")
+	return func(sc *scenarios.Scenario) bool {
+		switch {
+		case len(libs) == 0 || len(sc.Topology.MissingLibs) == 0:
+			return false
+		case client:
+			return sc.Topology.Client != nil && sc.Topology.Client.Present != nil && *sc.Topology.Client.Present
+		}
+		return sc.StartsSGLang() == hint
+	}
 }
 
 // scoredBy reads a scenario's points among the causes so far, its

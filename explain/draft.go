@@ -284,6 +284,36 @@ func strerrorEnd(v string) bool {
 // process before main, by no logger.
 var reLoaderLine = regexp.MustCompile(`(?:^|/)((?:mooncake_\w+|transfer_engine_bench): error while loading shared libraries: \S+: cannot open shared object file(?:: No such file or directory)?)`)
 
+// reMissingLib is the library in dlerror()'s "%s: cannot open shared
+// object file" (ld.so's line of a program, Python's ImportError of a
+// module).
+var reMissingLib = regexp.MustCompile(`(lib[\w.+-]+\.so[.\d]*): cannot open shared object file`)
+
+// retargetLib rewrites "<lib>: cannot open shared object file" of the
+// libraries from in n's scalars to to.
+func retargetLib(n *yaml.Node, from []string, to string) {
+	if n.Kind == yaml.ScalarNode {
+		for _, l := range from {
+			n.Value = strings.ReplaceAll(n.Value, l+": cannot open shared object file", to+": cannot open shared object file")
+		}
+	}
+	for _, c := range n.Content {
+		retargetLib(c, from, to)
+	}
+}
+
+// libsFromLog: the native libraries the log's loader could not find that
+// some measured wheel needs (mooncake.KnownLibs), in the log's order.
+func libsFromLog(log string) []string {
+	var out []string
+	for _, m := range reMissingLib.FindAllStringSubmatch(log, -1) {
+		if slices.Contains(mooncake.KnownLibs(), m[1]) && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
 // reAssertLine is glibc's assert() failure, "%s%s%s:%u: %s%sAssertion `%s'
 // failed." (assert/assert.c: the program, the file, the line, the
 // function): printed by no logger, then abort(). The wheels keep their
@@ -651,6 +681,12 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		setKey(config, "env", env)
 	}
 	setKey(root, "config", config)
+	libs := libsFromLog(log)
+	swapLibs := len(libs) > 0 && len(sc.Topology.MissingLibs) > 0
+	if swapLibs {
+		// The world withholds a library: the one the log's loader names.
+		setKey(child(root, "topology"), "missing_libs", node(libs))
+	}
 
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "steps" {
@@ -671,6 +707,10 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	exp, quoted, why := expectFromLog(log, ev, base, version)
 	if exp == nil {
 		return nil, []string{why}
+	}
+	if swapLibs {
+		// An outcome kept from the world names its library: the log's now.
+		retargetLib(exp, sc.Topology.MissingLibs, libs[0])
 	}
 	setKey(root, "expect", exp)
 	root.HeadComment = fmt.Sprintf("based on %s (faultlab explain's best catalog cause, %.1f points): %s", sc.Name, based.Points, based.Cause)

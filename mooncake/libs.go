@@ -7,22 +7,24 @@ import (
 )
 
 // Native libraries a Mooncake wheel's programs and extension modules need
-// that the wheel does not ship and Debian's base packages do not give: the
-// CUDA runtime and driver. A host without one of them cannot start the
-// program (ld.so's "error while loading shared libraries", exit 127) or
-// import the module (Python's ImportError): the field's
-// mooncake-install-broken class (Mooncake#3314, #1298).
+// that the wheel does not ship: Debian's libibverbs1 (libibverbs.so.1), its
+// ibverbs-providers (libmlx5.so.1, 0.3.14), libcurl4 and libnuma1, none of
+// them in a slim base image, and the CUDA runtime and driver. A host without
+// one of them cannot start the program (ld.so's "error while loading shared
+// libraries", exit 127) or import the module (Python's ImportError): the
+// field's mooncake-install-broken class (Mooncake#3314, #1298, #1619).
 //
 // Measured on the wheels the real engine installs (realengine/recipe.go),
-// readelf's NEEDED order and ldd without the installer's LD_LIBRARY_PATH
-// fix, 2026-12-02: 0.3.4, 0.3.4.post2, 0.3.6.post1, 0.3.7.post2,
-// 0.3.8.post1, 0.3.9, 0.3.10.post1, 0.3.11.post1 and 0.3.13.post1 need
-// none; the non-CUDA 0.3.12.post1 links libcudart.so.12 into
-// mooncake_master, mooncake_client and store.so (the static mooncake_store
-// target propagated CUDA::cudart; PR 3119's --as-needed: the 0.3.13.post1
-// wheel needs none); the cuda13 wheel of 0.3.14 links libcuda.so.1 and
-// libcudart.so.13 into everything but mooncake_master. Other releases:
-// not measured (LibsMeasured).
+// readelf -d's NEEDED order (the loader reports the first it cannot find),
+// 2026-12-02 (the CUDA libraries: ldd without the installer's
+// LD_LIBRARY_PATH fix) and 2026-12-05 (the Debian ones). The non-CUDA
+// 0.3.12.post1 links libcudart.so.12 into mooncake_master, mooncake_client
+// and store.so (the static mooncake_store target propagated CUDA::cudart;
+// PR 3119's --as-needed: the 0.3.13.post1 wheel needs none); the cuda13
+// wheel of 0.3.14 links libcuda.so.1 and libcudart.so.13 into everything
+// but mooncake_master. mooncake_master links libcurl up to 0.3.7.post2 and
+// again from 0.3.12.post1, libnuma from 0.3.10.post1. Other releases: not
+// measured (LibsMeasured).
 
 // The ELF files of a wheel that need native libraries.
 const (
@@ -37,17 +39,53 @@ const (
 // nativeLibs: per release, each ELF's libraries in NEEDED order (the
 // dynamic loader reports the first it cannot find).
 var nativeLibs = map[string]map[string][]string{
+	"0.3.4":        upTo037,
+	"0.3.4.post2":  upTo037,
+	"0.3.6.post1":  upTo037,
+	"0.3.7.post2":  upTo037,
+	"0.3.8.post1":  from038,
+	"0.3.9":        from038,
+	"0.3.10.post1": from0310,
+	"0.3.11.post1": from0310,
 	"0.3.12.post1": {
-		ELFMaster: {"libcudart.so.12"},
-		ELFClient: {"libcudart.so.12"},
-		ELFStore:  {"libcudart.so.12"},
+		ELFMaster: {"libibverbs.so.1", "libcurl.so.4", "libnuma.so.1", "libcudart.so.12"},
+		ELFClient: {"libcudart.so.12", "libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+		ELFStore:  {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1", "libcudart.so.12"},
+		ELFEngine: {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+	},
+	"0.3.13.post1": {
+		ELFMaster: {"libibverbs.so.1", "libcurl.so.4", "libnuma.so.1"},
+		ELFClient: {"libibverbs.so.1", "libcurl.so.4", "libnuma.so.1"},
+		ELFStore:  {"libibverbs.so.1", "libcurl.so.4", "libnuma.so.1"},
+		ELFEngine: {"libibverbs.so.1", "libnuma.so.1", "libcurl.so.4"},
 	},
 	"0.3.14": {
-		ELFClient: {"libcudart.so.13", "libcuda.so.1"},
-		ELFStore:  {"libcuda.so.1", "libcudart.so.13"},
-		ELFEngine: {"libcudart.so.13", "libcuda.so.1"},
+		ELFMaster: {"libibverbs.so.1", "libmlx5.so.1", "libcurl.so.4", "libnuma.so.1"},
+		ELFClient: {"libcudart.so.13", "libibverbs.so.1", "libcurl.so.4", "libcuda.so.1", "libmlx5.so.1", "libnuma.so.1"},
+		ELFStore:  {"libibverbs.so.1", "libcurl.so.4", "libcuda.so.1", "libmlx5.so.1", "libcudart.so.13", "libnuma.so.1"},
+		ELFEngine: {"libcudart.so.13", "libibverbs.so.1", "libnuma.so.1", "libmlx5.so.1", "libcurl.so.4", "libcuda.so.1"},
 	},
 }
+
+var (
+	upTo037 = map[string][]string{
+		ELFMaster: {"libcurl.so.4", "libibverbs.so.1"},
+		ELFStore:  {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+		ELFEngine: {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+	}
+	from038 = map[string][]string{
+		ELFMaster: {"libibverbs.so.1"},
+		ELFClient: {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+		ELFStore:  {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+		ELFEngine: {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+	}
+	from0310 = map[string][]string{
+		ELFMaster: {"libibverbs.so.1", "libnuma.so.1"},
+		ELFClient: {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+		ELFStore:  {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+		ELFEngine: {"libcurl.so.4", "libibverbs.so.1", "libnuma.so.1"},
+	}
+)
 
 var libsMeasured = []string{"0.3.4", "0.3.4.post2", "0.3.6.post1", "0.3.7.post2", "0.3.8.post1", "0.3.9",
 	"0.3.10.post1", "0.3.11.post1", "0.3.12.post1", "0.3.13.post1", "0.3.14"}

@@ -269,7 +269,7 @@ func TestParseErrors(t *testing.T) {
 			}},
 		{"missing_libs: known sonames, not torch's under SGLang", validScenario + "topology:\n  missing_libs: [libcudart.so.13, libfoo.so.1]\n",
 			[]string{
-				`f.yaml:7:3: missing_libs: "libfoo.so.1" is no library a measured Mooncake wheel needs (did you mean "libcuda.so.1"?); valid: libcuda.so.1, libcudart.so.12, libcudart.so.13`,
+				`f.yaml:7:3: missing_libs: "libfoo.so.1" is no library a measured Mooncake wheel needs (did you mean "libcuda.so.1"?); valid: libcuda.so.1, libcudart.so.12, libcudart.so.13, libcurl.so.4, libibverbs.so.1, libmlx5.so.1, libnuma.so.1`,
 				`f.yaml:7:3: missing_libs: libcudart.so.13 is loaded by SGLang's torch before mooncake (sglang.TorchCUDARuntime), so SGLang's process has it whatever the host lacks; withhold it only from callers without SGLang (put, call, te steps)`,
 			}},
 		{"link refuse is two-way", validScenario + "faults: [{at: 0s, kind: link, target: master, mode: refuse, stream: upstream}]\n",
