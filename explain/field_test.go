@@ -237,9 +237,13 @@ func TestFieldCorpus(t *testing.T) {
 		// while loading shared libraries" for Mooncake's binaries; 63 and
 		// 69 since the sixth batch's new classes' patterns from the source
 		// (the lease-expired get, the Ascend transfer failure, the
-		// handshake listen() race) and the wheel's excluded libcudart.
-		{"tuning top-1", tun.top1, 63},
-		{"tuning top-3", tun.top3, 68},
+		// handshake listen() race) and the wheel's excluded libcudart; 71
+		// and 77 with the thirteenth batch (nine cases, eight named first
+		// by their new classes' patterns; mooncake-691's two failures fell
+		// to a tie, 8.52 against 7.54, when three more worlds moved the
+		// lines' rarity).
+		{"tuning top-1", tun.top1, 71},
+		{"tuning top-3", tun.top3, 77},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines
@@ -288,9 +292,11 @@ func TestFieldCorpus(t *testing.T) {
 		// "Batch RPC call failed: Expected DiskDescriptor" is a line to
 		// reproduce (standalone/ssd-offload-disk-descriptor, #2011); 45 and
 		// 43 since a master serving RPC over RDMA to a TCP client
-		// (setup/rpc-protocol-mismatch, Mooncake#1048).
-		{"tuning reproduced", tun.reproduced, 45},
-		{"tuning reproduced from the right cause", tun.reproRight, 43},
+		// (setup/rpc-protocol-mismatch, Mooncake#1048); 46 and 44 since a
+		// library the loader names is withheld (Mooncake#1619's libcurl,
+		// standalone/native-lib-missing-client).
+		{"tuning reproduced", tun.reproduced, 46},
+		{"tuning reproduced from the right cause", tun.reproRight, 44},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 10},
 	}

@@ -22,10 +22,10 @@ func TestCorpusLoads(t *testing.T) {
 		t.Fatalf("split %d/%d", len(tun), len(held))
 	}
 	// The second to fourth and the seventh to twelfth batches are held out as a whole
-	// (issue 15), the fifth and sixth are tuning data as a whole; the first
+	// (issue 15), the fifth, sixth and thirteenth are tuning data as a whole; the first
 	// batch keeps its 42, the second its 15, the third and the seventh to
-	// twelfth their 16, the fourth has at least 16, the fifth at least 32
-	// and the sixth at least 16.
+	// twelfth their 16, the fourth has at least 16, the fifth at least 32,
+	// the sixth at least 16 and the thirteenth (tuning) at least 9.
 	n := map[int]int{}
 	for _, c := range cs {
 		n[c.Batch]++
@@ -33,8 +33,8 @@ func TestCorpusLoads(t *testing.T) {
 			t.Errorf("%s: batch %d is tuning data, yet held out", c.File, c.Batch)
 		}
 	}
-	if n[0] != 42 || n[2] != 15 || n[3] != 16 || n[4] < 16 || n[5] < 32 || n[6] < 16 || n[7] != 16 || n[8] != 16 || n[9] != 16 || n[10] != 16 || n[11] != 16 || n[12] != 16 || len(n) != 12 {
-		t.Fatalf("cases per batch %v; want 42 in the first, 15 in batch 2, 16 in batch 3, at least 16 in batch 4, at least 32 in batch 5, at least 16 in batch 6, 16 in batch 7, 16 in batch 8, 16 in batch 9, 16 in batch 10, 16 in batch 11, 16 in batch 12", n)
+	if n[0] != 42 || n[2] != 15 || n[3] != 16 || n[4] < 16 || n[5] < 32 || n[6] < 16 || n[7] != 16 || n[8] != 16 || n[9] != 16 || n[10] != 16 || n[11] != 16 || n[12] != 16 || n[13] < 9 || len(n) != 13 {
+		t.Fatalf("cases per batch %v; want 42 in the first, 15 in batch 2, 16 in batch 3, at least 16 in batch 4, at least 32 in batch 5, at least 16 in batch 6, 16 in batch 7, 16 in batch 8, 16 in batch 9, 16 in batch 10, 16 in batch 11, 16 in batch 12, at least 9 in batch 13", n)
 	}
 }
 
@@ -48,7 +48,7 @@ func TestParseErrors(t *testing.T) {
 			t.Fatalf("batch %d: %+v, %v", b, c, err)
 		}
 	}
-	for _, b := range []int{5, 6} {
+	for _, b := range []int{5, 6, 13} {
 		if c, err := Parse("good5.yaml", []byte(fmt.Sprintf("%sheldout: false\nbatch: %d\n", good, b))); err != nil || c.Batch != b || c.Heldout {
 			t.Fatalf("batch %d: %+v, %v", b, c, err)
 		}
@@ -59,8 +59,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad confidence", strings.Replace(good, "high", "sure", 1), `bad.yaml:5: confidence: "sure": one of high, medium, low`},
 		{"empty log", strings.Replace(good, "log: |\n  E0101 a.cpp:1] x\n", "log: \"\"\n", 1), "bad.yaml:7: log: empty"},
 		{"bad id", strings.Replace(good, "a-1", "A 1", 1), `bad.yaml:1: id: "A 1"`},
-		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..12"},
-		{"batch 13", good + "batch: 13\n", "bad.yaml:9: batch: 13: omit it for the first batch, or 2..12"},
+		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..13"},
+		{"batch 14", good + "batch: 14\n", "bad.yaml:9: batch: 14: omit it for the first batch, or 2..13"},
 		{"batch -1", good + "batch: -1\n", "bad.yaml:9: batch: -1: omit it"},
 		{"batch 2 tuning", good + "batch: 2\n", "bad.yaml:9: batch: batch 2 is held out as a whole: set heldout: true"},
 		{"batch 3 tuning", good + "batch: 3\n", "bad.yaml:9: batch: batch 3 is held out as a whole: set heldout: true"},
