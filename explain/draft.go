@@ -306,8 +306,9 @@ func retargetLib(n *yaml.Node, from []string, to string) {
 // some measured wheel needs (mooncake.KnownLibs), in the log's order.
 func libsFromLog(log string) []string {
 	var out []string
+	known := mooncake.KnownLibs()
 	for _, m := range reMissingLib.FindAllStringSubmatch(log, -1) {
-		if slices.Contains(mooncake.KnownLibs(), m[1]) && !slices.Contains(out, m[1]) {
+		if slices.Contains(known, m[1]) && !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}
 	}

@@ -1,5 +1,10 @@
 package te
 
+import (
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+)
+
 // configWarned are the knobs loadGlobalConfig (config.cpp) reads, in its
 // order, whose invalid value the model takes as Mooncake does and whose
 // line it prints: the text, level and release range come from the knob
@@ -11,57 +16,68 @@ package te
 // The RDMA and handshake knobs (mooncake/knobtable_te.go) print nothing
 // else in the model: real 0.3.9, 0.3.12.post1, 0.3.13.post1 and 0.3.14
 // printed these lines in this order and set up (REAL-FINDINGS §98).
-var configWarned = []struct{ name, alias string }{
-	{"MC_NUM_CQ_PER_CTX", ""},
-	{"MC_NUM_COMP_CHANNELS_PER_CTX", ""},
+var configWarned = []configKnob{
+	{name: "MC_NUM_CQ_PER_CTX"},
+	{name: "MC_NUM_COMP_CHANNELS_PER_CTX"},
 	// NCCL_IB_GID_INDEX is read when MC_GID_INDEX is unset; the line
 	// names MC_GID_INDEX either way (config.cpp v0.3.0:49-59).
-	{"MC_GID_INDEX", "NCCL_IB_GID_INDEX"},
-	{"MC_PKEY_INDEX", ""},
-	{"MC_MAX_CQE_PER_CTX", ""},
-	{"MC_MAX_EP_PER_CTX", ""},
-	{"MC_NUM_QP_PER_EP", ""},
-	{"MC_MAX_SGE", ""},
-	{"MC_MAX_WR", ""},
-	{"MC_MAX_INLINE", ""},
-	{"MC_HANDSHAKE_PORT", ""},
-	// A taken value logs INFO "Barex set MC_MIN_REG_SIZE=N" here
-	// (loadGlobalConfig; REAL-FINDINGS §102).
-	{"MC_MIN_REG_SIZE", ""},
-	{"MC_MAX_MR_SIZE", ""},
-	{"MC_AUTO_GID_MAX_RETRIES", ""},
-	{"MC_TE_METADATA_REFRESH_INTERVAL_SECONDS", ""},
+	{name: "MC_GID_INDEX", alias: "NCCL_IB_GID_INDEX"},
+	{name: "MC_PKEY_INDEX"},
+	{name: "MC_MAX_CQE_PER_CTX"},
+	{name: "MC_MAX_EP_PER_CTX"},
+	{name: "MC_NUM_QP_PER_EP"},
+	{name: "MC_MAX_SGE"},
+	{name: "MC_MAX_WR"},
+	{name: "MC_MAX_INLINE"},
+	{name: "MC_HANDSHAKE_PORT"},
+	// A taken value logs INFO "Barex set MC_MIN_REG_SIZE=N" (config.cpp
+	// v0.3.9:178; real 0.3.9, 0.3.13.post1, 0.3.14: REAL-FINDINGS §102).
+	{name: "MC_MIN_REG_SIZE", taken: func(e *Engine, pv mooncake.Value) {
+		e.logf(mlog.Info, "Barex set MC_MIN_REG_SIZE=%d", pv.Uint)
+	}},
+	{name: "MC_MAX_MR_SIZE"},
+	{name: "MC_AUTO_GID_MAX_RETRIES"},
+	{name: "MC_TE_METADATA_REFRESH_INTERVAL_SECONDS"},
 	// Up to 0.3.11.post1 a word aborts the process at import
 	// (client.LoadGlobalConfig); 0 or less is this line.
-	{"MC_HANDSHAKE_LISTEN_BACKLOG", ""},
-	{"MC_RDMA_RAIL_PAUSE_SECONDS", ""},
-	{"MC_SLICE_TIMEOUT", ""},
-	{"MC_CONN_PAUSE_TTL_MS", ""},
-	{"MC_CONTEXT_PAUSE_TTL_MS", ""},
-	{"MC_FRAGMENT_RATIO", ""},
+	{name: "MC_HANDSHAKE_LISTEN_BACKLOG"},
+	{name: "MC_RDMA_RAIL_PAUSE_SECONDS"},
+	{name: "MC_SLICE_TIMEOUT"},
+	{name: "MC_CONN_PAUSE_TTL_MS"},
+	{name: "MC_CONTEXT_PAUSE_TTL_MS"},
+	{name: "MC_FRAGMENT_RATIO"},
 	// 0.3.12+: parseBoolConfigEnv's line; MC_NIC_PEER_AFFINITY's one line
 	// per rejected rule; then the ERROR when MC_ENABLE_DEST_DEVICE_AFFINITY
 	// is set too (real 0.3.12.post1, 0.3.13.post1, 0.3.14: §102).
-	{"MC_ENABLE_HCA_PEER_AFFINITY", ""},
-	{"MC_NIC_PEER_AFFINITY", ""},
-	{hcaPeerConflict, ""},
-	{"MC_LOG_RDMA_SLICE_AFFINITY", ""},
-	{"MC_TRACK_RDMA_POSTED_SLICES", ""},
-	{"MC_ENABLE_PARALLEL_REG_MR", ""},
-	{"MC_MAX_CONCURRENT_REG_MR", ""},
-	{"MC_EFA_NIC_SELECTION", ""},
-	{"MC_HIP_KFD_PIN_FIX", ""},
+	{name: "MC_ENABLE_HCA_PEER_AFFINITY"},
+	{name: "MC_NIC_PEER_AFFINITY"},
+	{check: func(e *Engine) {
+		if line := mooncake.HCAPeerAffinityConflict(e.cfg.Profile.Version, e.cfg.Env); line != "" {
+			e.logf(mlog.Error, "%s", line)
+		}
+	}},
+	{name: "MC_LOG_RDMA_SLICE_AFFINITY"},
+	{name: "MC_TRACK_RDMA_POSTED_SLICES"},
+	{name: "MC_ENABLE_PARALLEL_REG_MR"},
+	{name: "MC_MAX_CONCURRENT_REG_MR"},
+	{name: "MC_EFA_NIC_SELECTION"},
+	{name: "MC_HIP_KFD_PIN_FIX"},
 	// 0.3.14 (real: config.cpp:754, :773); 0.3.13's Environ lines are the
 	// store client's (stderr level, models/client/environ.go), not here.
-	{"MC_EFA_CQ_THREADS", ""},
-	{"WITH_NVIDIA_PEERMEM", ""},
-	{"MC_ENDPOINT_STORE_TYPE", ""},
-	{"MC_IB_TC", ""},
-	{"MC_IB_SL", ""},
-	{"MC_IB_PCI_RELAXED_ORDERING", ""},
-	{"MC_MLX5_QP_LAG_PORT_BALANCE", ""},
+	{name: "MC_EFA_CQ_THREADS"},
+	{name: "WITH_NVIDIA_PEERMEM"},
+	{name: "MC_ENDPOINT_STORE_TYPE"},
+	{name: "MC_IB_TC"},
+	{name: "MC_IB_SL"},
+	{name: "MC_IB_PCI_RELAXED_ORDERING"},
+	{name: "MC_MLX5_QP_LAG_PORT_BALANCE"},
 }
 
-// hcaPeerConflict marks where loadGlobalConfig checks the two peer-device
-// affinities together (mooncake.HCAPeerAffinityConflict, an ERROR).
-const hcaPeerConflict = "(MC_ENABLE_HCA_PEER_AFFINITY with MC_ENABLE_DEST_DEVICE_AFFINITY)"
+// configKnob is one step of loadGlobalConfig's reads: a knob (with the
+// variable read when it is unset), what config.cpp logs after keeping a
+// set value, or a check of several knobs at once (no name).
+type configKnob struct {
+	name, alias string
+	taken       func(e *Engine, pv mooncake.Value)
+	check       func(e *Engine)
+}

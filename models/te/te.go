@@ -268,10 +268,8 @@ func (e *Engine) loadGlobalConfig() {
 	p := e.cfg.Profile
 	// real 0.3.10.post1 (MC_MAX_MR_SIZE): logged before the client exists.
 	for _, k := range configWarned {
-		if k.name == hcaPeerConflict {
-			if line := mooncake.HCAPeerAffinityConflict(p.Version, e.cfg.Env); line != "" {
-				e.logf(mlog.Error, "%s", line)
-			}
+		if k.check != nil {
+			k.check(e)
 			continue
 		}
 		v, set := e.env(k.name)
@@ -288,9 +286,8 @@ func (e *Engine) loadGlobalConfig() {
 				e.logf(pv.Level, "%s", line)
 			}
 		}
-		if k.name == "MC_MIN_REG_SIZE" && pv.Read && !pv.Fallback {
-			// config.cpp v0.3.9:178 (real 0.3.9, 0.3.13.post1, 0.3.14).
-			e.logf(mlog.Info, "Barex set MC_MIN_REG_SIZE=%d", pv.Uint)
+		if k.taken != nil && pv.Read && !pv.Fallback {
+			k.taken(e, pv)
 		}
 	}
 	e.rpcLo, e.rpcHi = mooncake.DefaultRPCMinPort, mooncake.DefaultRPCMaxPort
