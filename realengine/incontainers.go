@@ -26,10 +26,14 @@ import (
 
 // ctrWorld is the container side of a World.
 type ctrWorld struct {
-	cw    *containers.World
-	image string // faultlab/mooncake:<version>-<hash>
-	seq   int
-	pod   *containers.Party // network namespace of mooncake_client and the drivers
+	cw *containers.World
+	b  *images.Builder
+	// full is faultlab/mooncake:<version>-<hash>; image is what parties
+	// start from now: full, or an image without the packages of the
+	// libraries the hosts lack (topology.missing_libs, its remedy).
+	full, image string
+	seq         int
+	pod         *containers.Party // network namespace of mooncake_client and the drivers
 }
 
 // containerShm is /dev/shm of drivers and mooncake_client: as large as a
@@ -59,8 +63,11 @@ func (w *World) openContainers(ctx context.Context) (*toxiproxy.Injector, error)
 	if err == nil {
 		var tp images.Image
 		if tp, err = b.Toxiproxy(ctx); err == nil {
-			w.ctr = &ctrWorld{cw: cw, image: mc.Ref}
-			inj, err := cw.StartToxiproxy(ctx, tp.Ref, w.log)
+			w.ctr = &ctrWorld{cw: cw, b: b, full: mc.Ref, image: mc.Ref}
+			var inj *toxiproxy.Injector
+			if err = w.useImageWithout(ctx, w.spec.MissingLibs); err == nil {
+				inj, err = cw.StartToxiproxy(ctx, tp.Ref, w.log)
+			}
 			if err == nil {
 				return inj, nil
 			}
@@ -69,6 +76,27 @@ func (w *World) openContainers(ctx context.Context) (*toxiproxy.Injector, error)
 	_ = cw.Close(context.WithoutCancel(ctx))
 	w.ctr = nil
 	return nil, fmt.Errorf("containers: %w", err)
+}
+
+// useImageWithout makes parties start from now on from an image without
+// the Debian packages that provide libs (none: the full image).
+func (w *World) useImageWithout(ctx context.Context, libs []string) error {
+	ref := w.ctr.full
+	if len(libs) > 0 {
+		pkgs, err := debianPackagesOf(libs)
+		if err != nil {
+			return err
+		}
+		img, err := w.ctr.b.MooncakeWithout(ctx, w.spec.Version, pkgs)
+		if err != nil {
+			return fmt.Errorf("real engine: %w", err)
+		}
+		ref = img.Ref
+	}
+	w.mu.Lock()
+	w.ctr.image = ref
+	w.mu.Unlock()
+	return nil
 }
 
 // bindHost is the address servers listen on.
@@ -135,8 +163,9 @@ func (w *World) startIn(ctx context.Context, spec procSpec) (*proc, error) {
 	w.mu.Lock()
 	w.ctr.seq++
 	name := fmt.Sprintf("%s-%d", spec.Role, w.ctr.seq)
+	image := w.ctr.image
 	w.mu.Unlock()
-	ps := containers.PartySpec{Name: name, Alias: spec.Role, Image: w.ctr.image, Cmd: cmd, Env: env,
+	ps := containers.PartySpec{Name: name, Alias: spec.Role, Image: image, Cmd: cmd, Env: env,
 		Stdin: spec.Protocol, Files: files, ShmSize: spec.ShmSize, Memlock: spec.MemlockHard}
 	if w.spec.Client != nil && !w.spec.Client.OwnPod && (spec.Protocol || spec.Role == "client") {
 		// A dummy client reaches mooncake_client over an abstract unix socket
@@ -194,7 +223,7 @@ func (w *World) pod(ctx context.Context) (*containers.Party, error) {
 	if pod != nil {
 		return pod, nil
 	}
-	pod, err := w.ctr.cw.Start(ctx, containers.PartySpec{Name: "pod", Alias: "client", Image: w.ctr.image,
+	pod, err := w.ctr.cw.Start(ctx, containers.PartySpec{Name: "pod", Alias: "client", Image: w.ctr.full,
 		Cmd: []string{"sleep", "infinity"}, ShmSize: containerShm})
 	if err != nil {
 		return nil, fmt.Errorf("real engine: %w", err)

@@ -14,13 +14,15 @@ import (
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
-// The hosts' missing native libraries (topology.missing_libs) on real: the
-// install's LD_LIBRARY_PATH fix (Installed.LibraryPath: the CUDA runtime
-// from PyPI, the stub libcuda) without the directories that hold them, so
-// the wheel runs as it does where nobody installed them. A library the
-// system itself provides cannot be withheld so: a skip.
+// The hosts' missing native libraries (topology.missing_libs) on real. In
+// processes: the install's LD_LIBRARY_PATH fix (Installed.LibraryPath: the
+// CUDA runtime from PyPI, the stub libcuda) without the directories that
+// hold them, so the wheel runs as it does where nobody installed them; a
+// library the system itself provides cannot be withheld so. In a container
+// world: an image without the Debian packages that provide them
+// (images.MooncakeWithout), as a slim image in the field.
 
-// checkMissingLibs says why this machine cannot withhold libs.
+// checkMissingLibs says why this machine's processes cannot withhold libs.
 func checkMissingLibs(libs []string) error {
 	if len(libs) == 0 {
 		return nil
@@ -31,10 +33,30 @@ func checkMissingLibs(libs []string) error {
 	}
 	for _, l := range libs {
 		if strings.Contains(string(out), l+" ") {
+			if _, deb := systemLibs[l]; deb {
+				return engine.Unsupportedf("topology missing_libs: %s is installed system-wide here: without it needs a container world (faultlab run --containers)", l)
+			}
 			return engine.Unsupportedf("topology missing_libs: %s is installed system-wide here; the real engine withholds only what its installer put on LD_LIBRARY_PATH", l)
 		}
 	}
 	return nil
+}
+
+// debianPackagesOf are the Debian packages that provide libs, for an image
+// without them; a library no Debian package of the images provides (the
+// CUDA ones) cannot be withheld in a container world.
+func debianPackagesOf(libs []string) ([]string, error) {
+	var pkgs []string
+	for _, l := range libs {
+		p, ok := systemLibs[l]
+		if !ok {
+			return nil, engine.Unsupportedf("topology missing_libs: %s comes from no Debian package of the container images; a container world withholds only those (%s)", l, strings.Join(sortedKeys(systemLibs), ", "))
+		}
+		if !slices.Contains(pkgs, p) {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return pkgs, nil
 }
 
 // ldPath is LD_LIBRARY_PATH for a Mooncake process of install in: its
@@ -53,6 +75,13 @@ func (w *World) ldPath(in Installed) string {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// missingLibs reports whether the hosts lack a library now.
+func (w *World) missingLibs() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.missing) > 0
 }
 
 // loaderDied reports whether p exited because the dynamic loader could not
@@ -86,7 +115,11 @@ func (w *World) holdIfDown(ctx context.Context, s *server) error {
 // now on load with libs; a server the loader could not start starts again
 // with the new environment.
 func (w *World) SetMissingLibs(ctx context.Context, libs []string) error {
-	if err := checkMissingLibs(libs); err != nil {
+	if w.ctr != nil {
+		if err := w.useImageWithout(ctx, libs); err != nil {
+			return err
+		}
+	} else if err := checkMissingLibs(libs); err != nil {
 		return err
 	}
 	w.mu.Lock()

@@ -287,6 +287,14 @@ func (p *proc) drain(d time.Duration) {
 	}
 }
 
+// waitExit waits, at most d, for the process to end.
+func (p *proc) waitExit(d time.Duration) {
+	select {
+	case <-p.exited:
+	case <-time.After(d):
+	}
+}
+
 // exitError describes a process that exited before it was ready, with the
 // last lines it printed.
 func (p *proc) exitError() error {

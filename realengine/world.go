@@ -446,6 +446,11 @@ func (w *World) startServer(ctx context.Context, s *server) error {
 	defer cancel()
 	t := time.Now()
 	if err := s.ready(rctx, p); err != nil {
+		if w.missingLibs() {
+			// A container the loader stopped can fail the probe ("no
+			// address") a moment before its exit is seen.
+			p.waitExit(2 * time.Second)
+		}
 		if p.Exited() {
 			p.drain(time.Second) // its last lines: ld.so's
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/explain"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sim"
 )
@@ -81,12 +82,17 @@ type engineSuite struct {
 const nightlyLabel = "nightly"
 
 // containerActionsOnly keeps, of a catalog in containers, one world per
-// container scenario at its newest version for `make test`: every
-// container action once. The rest of the catalog in containers repeats
-// what the process catalog checks and runs nightly.
+// container scenario at its newest version an image carries for `make
+// test`: every container action once. The rest of the catalog in
+// containers repeats what the process catalog checks and runs nightly.
 func containerActionsOnly(sc *scenarios.Scenario, version string) bool {
 	vs, _ := sc.Versions("")
-	return !sc.HasLabel(scenarios.ContainerLabel) || version != vs[len(vs)-1]
+	for i := len(vs) - 1; i >= 0; i-- {
+		if realengine.ImageReady(vs[i]) {
+			return !sc.HasLabel(scenarios.ContainerLabel) || version != vs[i]
+		}
+	}
+	return true
 }
 
 // catalogKey names one scenario × version.

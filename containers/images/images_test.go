@@ -40,6 +40,10 @@ func TestBuildAndCache(t *testing.T) {
 		{"mooncake", "faultlab/mooncake:" + version, func(ctx context.Context) (images.Image, error) { return b.Mooncake(ctx, version) }},
 		{"fake", "faultlab/fake:latest", b.Fake},
 		{"toxiproxy", "faultlab/toxiproxy:" + images.ToxiproxyVersion, b.Toxiproxy},
+		// topology.missing_libs in a container world: Mooncake#1619's image.
+		{"mooncake-without-libcurl4", "faultlab/mooncake:" + version + "-without-libcurl4", func(ctx context.Context) (images.Image, error) {
+			return b.MooncakeWithout(ctx, version, []string{"libcurl4"})
+		}},
 	}
 	for _, k := range kinds {
 		first, err := k.build(ctx)

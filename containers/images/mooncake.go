@@ -26,6 +26,40 @@ func (b *Builder) Mooncake(ctx context.Context, version string) (Image, error) {
 		return Image{}, err
 	}
 	defer unlock()
+	return b.mooncake(ctx, version)
+}
+
+// MooncakeWithout builds (or finds) faultlab/mooncake:<version>-without-<pkgs>:
+// the Mooncake image with Debian packages purged, a host that lacks a
+// library the wheel links but does not ship (topology.missing_libs; the
+// field's slim images, Mooncake#1619). --force-depends: nothing the image
+// runs besides Mooncake needs them.
+func (b *Builder) MooncakeWithout(ctx context.Context, version string, packages []string) (Image, error) {
+	if len(packages) == 0 {
+		return Image{}, fmt.Errorf("images: MooncakeWithout %s: no packages", version)
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return Image{}, err
+	}
+	defer unlock()
+	mc, err := b.mooncake(ctx, version)
+	if err != nil {
+		return Image{}, err
+	}
+	start := time.Now()
+	pkgs := append([]string(nil), packages...)
+	sortStrings(pkgs)
+	dockerfile := fmt.Sprintf("FROM %s\nRUN dpkg --purge --force-depends %s && ldconfig\n", mc.Ref, strings.Join(pkgs, " "))
+	without := strings.Join(pkgs, "-")
+	return b.ensure(ctx, start, RepoMooncake, version+"-without-"+without, hashOf(mc.Inputs, dockerfile),
+		map[string]string{LabelImage: "mooncake-without-" + without, LabelVersion: version},
+		func(ctx context.Context, ref string, labels map[string]string) error {
+			return b.dockerBuild(ctx, ref, dockerfile, nil, labels)
+		})
+}
+
+func (b *Builder) mooncake(ctx context.Context, version string) (Image, error) {
 	base, err := b.base(ctx)
 	start := time.Now() // after the base: its time is its own
 	if err != nil {
