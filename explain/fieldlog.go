@@ -423,6 +423,12 @@ func (ev Evidence) Facts() []string {
 			}
 		}
 	}
+	for _, pkg := range foreignNativeImports(ev.Lines) {
+		if f := "native import failed outside mooncake: " + pkg; !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
 	if ev.MooncakeVersion != "" {
 		out = append(out, "mooncake version "+ev.MooncakeVersion)
 	}
@@ -453,4 +459,57 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// A traceback's frame (`File "<path>", line N, in <scope>`) and an
+// import statement's top-level package.
+var (
+	reFrame  = regexp.MustCompile(`^File "([^"]+)", line \d+`)
+	reImport = regexp.MustCompile(`^(?:from|import)\s+([A-Za-z_]\w*)`)
+	// The loader's texts through an ImportError or OSError (dlerror).
+	reLoaderError = regexp.MustCompile(`(?:ImportError|OSError): .*(?:cannot open shared object file|undefined symbol: |version ` + "`" + `\S+' not found)`)
+)
+
+// foreignNativeImports are the packages other than Mooncake whose import
+// failed on a native library (the loader's ImportError): the package of
+// the last frame before the error, by its import statement or else by the
+// directory under site-packages. A library missing for another package
+// (infinistore beside LMCache, a CUDA extension) is not Mooncake's
+// install, whatever library it names.
+func foreignNativeImports(lines []Line) []string {
+	var out []string
+	pkg := ""
+	for i, l := range lines {
+		if m := reFrame.FindStringSubmatch(l.Text); m != nil {
+			if strings.HasPrefix(m[1], "<") { // <frozen importlib._bootstrap>: the import machinery
+				continue
+			}
+			pkg = packageOfPath(m[1])
+			if i+1 < len(lines) {
+				if im := reImport.FindStringSubmatch(lines[i+1].Text); im != nil {
+					pkg = im[1]
+				}
+			}
+			continue
+		}
+		if reLoaderError.MatchString(l.Text) && pkg != "" && !strings.HasPrefix(strings.ToLower(pkg), "mooncake") && !slices.Contains(out, pkg) {
+			out = append(out, pkg)
+		}
+	}
+	return out
+}
+
+// packageOfPath is the top-level package of a Python file: the directory
+// under site-packages or dist-packages ("" for another path).
+func packageOfPath(p string) string {
+	for _, d := range []string{"/site-packages/", "/dist-packages/"} {
+		if i := strings.LastIndex(p, d); i >= 0 {
+			rest := p[i+len(d):]
+			if j := strings.IndexByte(rest, '/'); j > 0 {
+				return rest[:j]
+			}
+			return strings.TrimSuffix(rest, ".py")
+		}
+	}
+	return ""
 }

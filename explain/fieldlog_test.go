@@ -157,3 +157,42 @@ func TestDiagnoseLongLog(t *testing.T) {
 		t.Errorf("set aside %d (want 997), gaps %+v (want none)", long.Evidence.SetAside, long.Evidence.Gaps)
 	}
 }
+
+// A loader error while another package imports its own native module is
+// a fact against Mooncake's install; Mooncake's own import (SGLang's
+// `from mooncake.store import …`, the import machinery's frozen frames
+// between) is not.
+func TestForeignNativeImportFact(t *testing.T) {
+	const fact = "native import failed outside mooncake: "
+	for _, tc := range []struct {
+		name, log, want string
+	}{
+		{"another package's extension", `Traceback (most recent call last):
+  File "/usr/lib/python3.10/site-packages/lmcache/connector.py", line 7, in <module>
+    import infinistore
+  File "/usr/lib/python3.10/site-packages/infinistore/__init__.py", line 1, in <module>
+    from .lib import ClientConfig
+ImportError: libibverbs.so.1: cannot open shared object file: No such file or directory`, "infinistore"},
+		{"mooncake under SGLang", `Traceback (most recent call last):
+  File "/opt/venv/lib/python3.11/site-packages/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py", line 212, in __init__
+    from mooncake.store import MooncakeDistributedStore
+  File "<frozen importlib._bootstrap>", line 1176, in _find_and_load
+ImportError: libibverbs.so.1: cannot open shared object file: No such file or directory`, ""},
+		{"mooncake's own module", `  File "/opt/venv/lib/python3.11/site-packages/mooncake/store/__init__.py", line 3, in <module>
+    from ._store import *
+ImportError: libcurl.so.4: cannot open shared object file: No such file or directory`, ""},
+		{"no loader error", `  File "/usr/lib/python3.10/site-packages/infinistore/lib.py", line 9, in connect
+    raise RuntimeError("x")
+RuntimeError: x`, ""},
+	} {
+		var got []string
+		for _, f := range explain.ParseLog(tc.log).Facts() {
+			if strings.HasPrefix(f, fact) {
+				got = append(got, strings.TrimPrefix(f, fact))
+			}
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
