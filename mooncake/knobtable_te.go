@@ -254,11 +254,11 @@ var teConfigKnobs = []Knob{
 		Rules: []Rule{{
 			Parse: ParseString,
 			Invalid: "any value calls InitGoogleLogging: from then on glog writes its files (the directory, else /tmp/mooncake-transfer-engine.*) and stderr keeps only ERROR and FATAL, so every later WARNING and INFO line leaves the console; a path that is not a writable directory logs \"Path [X] is not a valid directory path. Still logging to stderr.\" into the file only (real 0.3.9, 0.3.12.post1). " +
-				"A process that imports both mooncake.engine and mooncake.store aborts at the second import: \"Check failed: !IsGoogleLoggingInitialized() You called InitGoogleLogging() twice!\", SIGABRT (real 0.3.9, 0.3.12.post1; the store alone sets up)",
+				"A process that imports both mooncake.engine and mooncake.store aborts at the second import: \"Check failed: !IsGoogleLoggingInitialized() You called InitGoogleLogging() twice!\", SIGABRT (real 0.3.9, 0.3.12.post1; the store alone sets up); at 0.3.12.post1 importing mooncake.engine alone already does, its package init importing the store (real, §104)",
 			Source: "v0.3.2.post1 config.cpp; v0.3.4 config.cpp:223-240; v0.3.9 :237-254; v0.3.11 :269-286; v0.3.12.post1 :440-457; real 0.3.9, 0.3.12.post1 (§98)",
 		}, {
 			From: "0.3.13", Parse: ParseString,
-			Invalid: "as before (std::filesystem::is_directory); at 0.3.13.post1 importing mooncake.engine alone aborts (its two modules each load the config: \"You called InitGoogleLogging() twice!\", SIGABRT, exit 134), the store client alone sets up (real)",
+			Invalid: "as before (std::filesystem::is_directory); at 0.3.13.post1, as at 0.3.12.post1, importing mooncake.engine alone aborts (its package init imports the store, and the two modules each load the config: \"You called InitGoogleLogging() twice!\", SIGABRT, exit 134), the store client alone sets up (real, §104)",
 			Source:  "main@3b5a594 config.cpp:444-462, environ.cpp:182 ReadString; real 0.3.13.post1 (§98)",
 		}, {
 			From: "0.3.14", Parse: ParseString,

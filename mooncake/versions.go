@@ -514,6 +514,13 @@ type Profile struct {
 	// per layer (0.3.10 … 0.3.13.post1: ScopedSegmentAccess's MountSegment
 	// and ReMountSegment both log; real runs, docs/REAL-FINDINGS.md §101).
 	RemountExistsOnce bool
+	// EngineImportsStore: `import mooncake.engine` also loads store.so
+	// (0.3.12.post1, 0.3.13.post1: mooncake/__init__.py imports
+	// mooncake.buffer_pool, which imports mooncake.store; empty before,
+	// lazy from 0.3.14), and each module loads the config: a bare
+	// TransferEngine prints config.cpp's lines twice (real runs,
+	// docs/REAL-FINDINGS.md §104).
+	EngineImportsStore bool
 	// ClientSuspicionTTLSeconds is --client_suspicion_ttl_sec's default
 	// (0.3.14: 20; the mooncake_master --help text).
 	ClientSuspicionTTLSeconds int
@@ -1215,6 +1222,7 @@ func profileOf(v Version) Profile {
 	p.GetViaBuffer, p.ReadFailInvalidParams = at("0.3.6"), !at("0.3.5")
 	p.ClientLiveness = at("0.3.14")
 	p.RemountExistsOnce = at("0.3.14")
+	p.EngineImportsStore = at("0.3.12") && !at("0.3.14")
 	if p.ClientLiveness {
 		p.ClientSuspicionTTLSeconds = 20
 	}

@@ -85,9 +85,19 @@ func TestLastConfigKnobLines(t *testing.T) {
 		ign("MC_TRACK_RDMA_POSTED_SLICES") + ", it should be 0|1|true|false",
 		ign("MC_ENABLE_PARALLEL_REG_MR"),
 	}
-	for _, v := range []string{"0.3.12.post1", "0.3.13.post1", "0.3.14"} {
-		if got := initLines(t, v, env, false); !slices.Equal(got, want) {
-			t.Errorf("%s:\n got %q\nwant %q", v, got, want)
+	// A bare TransferEngine prints them twice at 0.3.12.post1 and
+	// 0.3.13.post1 (the package init imports mooncake.store: store.so's
+	// config load, then engine.so's), once at 0.3.14 (REAL-FINDINGS §104).
+	for _, c := range []struct {
+		v     string
+		loads int
+	}{{"0.3.12.post1", 2}, {"0.3.13.post1", 2}, {"0.3.14", 1}} {
+		var w []string
+		for range c.loads {
+			w = append(w, want...)
+		}
+		if got := initLines(t, c.v, env, false); !slices.Equal(got, w) {
+			t.Errorf("%s:\n got %q\nwant %q", c.v, got, w)
 		}
 	}
 	// 0.3.9 reads only the two old ones.
@@ -107,7 +117,8 @@ func TestLastConfigKnobLines(t *testing.T) {
 		{"0.3.14", map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "1", "MC_ENABLE_DEST_DEVICE_AFFINITY": "1", "MC_MIN_REG_SIZE": "-1"}, []string{barex, conflict}},
 		{"0.3.9", map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "1", "MC_ENABLE_DEST_DEVICE_AFFINITY": "1", "MC_MIN_REG_SIZE": "-1"}, []string{barex}},
 		{"0.3.13.post1", map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "True", "MC_NIC_PEER_AFFINITY": "mlx5_0"},
-			[]string{"WARNING Invalid MC_NIC_PEER_AFFINITY rule 'mlx5_0'. Expected local_hca=peer_hca[,peer_hca].", unmapped}},
+			[]string{"WARNING Invalid MC_NIC_PEER_AFFINITY rule 'mlx5_0'. Expected local_hca=peer_hca[,peer_hca].",
+				"WARNING Invalid MC_NIC_PEER_AFFINITY rule 'mlx5_0'. Expected local_hca=peer_hca[,peer_hca].", unmapped}},
 		{"0.3.14", map[string]string{"MC_ENABLE_HCA_PEER_AFFINITY": "true", "MC_NIC_PEER_AFFINITY": "mlx5_0=mlx5_1"}, nil},
 	} {
 		if got := initLines(t, c.v, c.env, true); !slices.Equal(got, c.want) {
@@ -134,4 +145,26 @@ func initLines(t *testing.T, version string, env map[string]string, info bool) [
 		t.Fatalf("%s: initialize = %d (%q)", version, rc, got)
 	}
 	return got
+}
+
+// How many times a bare TransferEngine prints config.cpp's lines: real
+// 0.3.4 … 0.3.11.post1 and 0.3.14 once, 0.3.12.post1 and 0.3.13.post1
+// twice, with MC_MAX_SGE=0 MC_IB_TC=abc (REAL-FINDINGS §104).
+func TestBareEngineConfigLoads(t *testing.T) {
+	env := map[string]string{"MC_MAX_SGE": "0", "MC_IB_TC": "abc"}
+	const sge = "WARNING Ignore value from environment variable MC_MAX_SGE"
+	for _, c := range []struct {
+		v     string
+		loads int
+	}{{"0.3.4", 1}, {"0.3.9", 1}, {"0.3.11.post1", 1}, {"0.3.12.post1", 2}, {"0.3.13.post1", 2}, {"0.3.14", 1}} {
+		n := 0
+		for _, l := range initLines(t, c.v, env, false) {
+			if l == sge {
+				n++
+			}
+		}
+		if n != c.loads {
+			t.Errorf("%s: %q printed %d times, want %d", c.v, sge, n, c.loads)
+		}
+	}
 }

@@ -47,7 +47,14 @@ func (p *Py) Engine() *Engine { return p.e }
 // protocol, transfer_engine_py.cpp v0.3.4.post2:118, v0.3.9:161; from
 // v0.3.12 only xgmi and the EFA/CXI builds look at it). 0 or -1, as Python
 // receives it.
+//
+// Where the engine's import also loads store.so (Profile.EngineImportsStore)
+// config.cpp's lines print twice, each module loading its own
+// globalConfig(); a store alone loads store.so only (InitStore: once).
 func (p *Py) Initialize(ctx context.Context, localHostname, metadataServer, protocol, deviceName string) int {
+	if p.e.cfg.Profile.EngineImportsStore {
+		p.e.loadGlobalConfig()
+	}
 	p.e.loadGlobalConfig()
 	p.initMemoryAllocator(protocol)
 	p.allocator = p.chooseAllocator(protocol)
