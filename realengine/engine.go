@@ -252,9 +252,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 		return nil, err
 	}
 	if r, err := RecipeFor(spec.Version); e.opts.Containers && err == nil && !r.ImageReady() {
-		return nil, engine.Unsupportedf("Mooncake %s is installed from %s; the container images carry only %s", spec.Version, r.Package, Package)
+		return nil, engine.Unsupportedf("Mooncake %s is installed from %s (%s), which no container image carries", spec.Version, r.Package, r.Flavour())
 	}
-	if e.opts.Containers && in.LDLibraryPath("") != "" {
+	if e.opts.Containers && !ImageReady(spec.Version) {
 		return nil, engine.Unsupportedf("Mooncake %s needs a library fix (%s) the container image does not carry yet", spec.Version, in.LDLibraryPath(""))
 	}
 	if why := spec.NeedsContainers(); why != "" && !e.opts.Containers {

@@ -58,7 +58,7 @@ func (w *World) openContainers(ctx context.Context) (*toxiproxy.Injector, error)
 	if err != nil {
 		return nil, err
 	}
-	b := &images.Builder{Docker: cw.Docker, Logger: w.log}
+	b := &images.Builder{Docker: cw.Docker, Logger: w.log, Wheels: ImageWheel}
 	mc, err := b.Mooncake(ctx, w.spec.Version)
 	if err == nil {
 		var tp images.Image

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/containers/images"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
@@ -45,9 +46,12 @@ func (r Recipe) Flavour() string {
 	}
 }
 
-// ImageReady reports whether the container images (containers/images,
-// which install the non-CUDA wheel) can carry this version.
-func (r Recipe) ImageReady() bool { return r.Package == Package && r.CUDARuntime == "" }
+// ImageReady reports whether the container images (containers/images)
+// can carry this version: the non-CUDA wheel, or a CUDA wheel with its
+// runtime from PyPI and the stub libcuda (ImageWheel).
+func (r Recipe) ImageReady() bool {
+	return (r.Package == Package && r.CUDARuntime == "") || (r.CUDARuntime != "" && r.StubLibcuda)
+}
 
 // cuda13Wheel: 0.3.14 was released (November 2026) as
 // mooncake-transfer-engine-cuda13 only. Its _store/engine/mooncake_client
@@ -179,11 +183,48 @@ func ensureDebian(ctx context.Context, log *slog.Logger, apt bool, pkgs []string
 // can carry (the non-CUDA wheel, no library fix).
 func ImageReady(version string) bool {
 	r, err := RecipeFor(version)
-	return err == nil && r.ImageReady() && !NeedsLibraryFix(version)
+	// A non-CUDA wheel the installer repaired on the host (0.3.12.post1's
+	// libcudart.so.12) has no image recipe yet.
+	return err == nil && r.ImageReady() && (r.CUDARuntime != "" || !NeedsLibraryFix(version))
 }
 
+// ImageWheel is how version is installed in its container image
+// (images.Builder.Wheels): the recipe's wheel, with the CUDA runtime from
+// PyPI and the stub libcuda on LD_LIBRARY_PATH where the host install has
+// them.
+func ImageWheel(ctx context.Context, version string) (images.Wheel, error) {
+	r, err := RecipeFor(version)
+	if err != nil {
+		return images.Wheel{}, err
+	}
+	if !r.ImageReady() {
+		return images.Wheel{}, fmt.Errorf("real engine: Mooncake %s is installed from %s (%s), which no container image carries", version, r.Package, r.Flavour())
+	}
+	w := images.Wheel{Package: r.Package}
+	if r.StubLibcuda {
+		cache, err := CacheDir()
+		if err != nil {
+			return w, err
+		}
+		dir := filepath.Join(cache, "images", "stub-libcuda")
+		if err := buildLibcudaStub(ctx, dir); err != nil {
+			return w, err
+		}
+		w.Files = map[string]string{imageStubDir + "/libcuda.so.1": filepath.Join(dir, "libcuda.so.1")}
+		w.LibraryPath = append(w.LibraryPath, imageStubDir)
+	}
+	if r.CUDARuntime != "" {
+		w.Extra = []string{r.CUDARuntime}
+		w.LibraryPath = append(w.LibraryPath, images.VenvDir+"/lib/python3.11/site-packages/"+r.CUDARuntimeLib)
+	}
+	return w, nil
+}
+
+// imageStubDir holds the stub libcuda.so.1 in an image.
+const imageStubDir = "/opt/mc-stub"
+
 // LatestImageReady is the newest release the container images can carry
-// (0.3.13.post1 while 0.3.14 is a cuda13 wheel only).
+// (0.3.14: its cuda13 wheel with the runtime and the stub libcuda).
 func LatestImageReady() string {
 	for i := len(mooncake.Versions) - 1; i >= 0; i-- {
 		if r, err := RecipeFor(mooncake.Versions[i]); err == nil && r.ImageReady() {

@@ -15,7 +15,7 @@ func TestRecipeFor(t *testing.T) {
 		imageReady            bool
 		wantErr               string
 	}{
-		{version: "0.3.14", pkg: "mooncake-transfer-engine-cuda13", flavour: "CUDA wheel + CUDA runtime (PyPI) + stub libcuda.so.1"},
+		{version: "0.3.14", pkg: "mooncake-transfer-engine-cuda13", flavour: "CUDA wheel + CUDA runtime (PyPI) + stub libcuda.so.1", imageReady: true},
 		{version: "0.3.13.post1", pkg: Package, flavour: "non-CUDA wheel", imageReady: true},
 		{version: "0.3.7.post1", pkg: Package, flavour: "non-CUDA wheel", imageReady: true},
 		{version: "0.3.4.post2", pkg: "mooncake-transfer-engine", flavour: "CUDA wheel, loads as it is"},
@@ -87,7 +87,35 @@ func TestLibcudaStub(t *testing.T) {
 }
 
 func TestLatestImageReady(t *testing.T) {
-	if got := LatestImageReady(); got != "0.3.13.post1" {
-		t.Errorf("LatestImageReady() = %q, want 0.3.13.post1", got)
+	if got := LatestImageReady(); got != "0.3.14" {
+		t.Errorf("LatestImageReady() = %q, want 0.3.14", got)
+	}
+}
+
+// An image installs what the host's installer does: the non-CUDA wheel as
+// it is, 0.3.14's cuda13 wheel with its runtime and the stub libcuda on
+// LD_LIBRARY_PATH.
+func TestImageWheel(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not found: the stub libcuda is built with it")
+	}
+	t.Setenv("FAULTLAB_CACHE", t.TempDir())
+	w, err := ImageWheel(context.Background(), "0.3.13.post1")
+	if err != nil || w.Package != Package || w.Extra != nil || w.Files != nil || w.LibraryPath != nil {
+		t.Errorf("0.3.13.post1: %+v, %v", w, err)
+	}
+	w, err = ImageWheel(context.Background(), "0.3.14")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Package != "mooncake-transfer-engine-cuda13" || strings.Join(w.Extra, " ") != "nvidia-cuda-runtime==13.5.37" ||
+		strings.Join(w.LibraryPath, ":") != "/opt/mc-stub:/opt/mc/lib/python3.11/site-packages/nvidia/cu13/lib" {
+		t.Errorf("0.3.14: %+v", w)
+	}
+	if _, err := os.Stat(w.Files["/opt/mc-stub/libcuda.so.1"]); err != nil {
+		t.Errorf("0.3.14 stub: %v", err)
+	}
+	if _, err := ImageWheel(context.Background(), "0.3.4"); err == nil {
+		t.Error("0.3.4 (an old CUDA wheel): no error")
 	}
 }

@@ -343,6 +343,10 @@ func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports
 	return bin, args, rpc, metrics, meta, nil
 }
 
+// metadataAllowInsecure keeps 0.3.14's HTTP metadata server open on a
+// host that is not the loopback (http_metadata_server.py, PR 2527).
+const metadataAllowInsecure = "MC_METADATA_HTTP_ALLOW_INSECURE"
+
 func (w *World) launchMetadata(ctx context.Context) error {
 	ports, err := w.freePorts(1)
 	if err != nil {
@@ -350,11 +354,19 @@ func (w *World) launchMetadata(ctx context.Context) error {
 	}
 	port := ports[0]
 	addr := net.JoinHostPort(w.dialHost("metadata"), strconv.Itoa(port))
+	env := map[string]string{"PYTHONUNBUFFERED": "1"}
+	if w.ctr != nil {
+		// From 0.3.14 the server refuses a host that is not the loopback
+		// (a container's 0.0.0.0) without MC_METADATA_HTTP_TOKEN: a
+		// container world runs it open, as before (REAL-FINDINGS §106;
+		// older servers ignore the variable).
+		env[metadataAllowInsecure] = "1"
+	}
 	// The wheel's aiohttp server; it has no /health, any HTTP answer means up.
 	s := &server{role: "metadata", ports: map[string]int{"http": port},
 		spec: procSpec{Name: "mooncake_http_metadata_server", Source: "metadata", Path: w.l.Python(),
 			Args: []string{"-m", "mooncake.http_metadata_server", "--port", strconv.Itoa(port), "--host", w.bindHost()},
-			Env:  w.env(map[string]string{"PYTHONUNBUFFERED": "1"}), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "metadata"},
+			Env:  w.env(env), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "metadata"},
 		ready: func(ctx context.Context, p *proc) error {
 			probe, err := w.probeAddr(ctx, p, port)
 			if err != nil {

@@ -54,7 +54,7 @@ var _ = Describe("real engine in containers interrupted", Label("containers", "r
 			Skip(err.Error())
 		}
 		eng := realengine.New(realengine.Options{Containers: true})
-		v := realengine.LatestImageReady() // 0.3.14's cuda13 wheel is in no image
+		v := realengine.LatestImageReady()
 		if err := eng.Available(ctx, v); err != nil {
 			Skip(err.Error())
 		}

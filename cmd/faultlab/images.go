@@ -13,6 +13,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/containers"
 	"github.com/mooncake-faultlab/faultlab/containers/images"
+	"github.com/mooncake-faultlab/faultlab/realengine"
 )
 
 // imagesCmd is `faultlab images build|clean`: the container worlds' images,
@@ -36,7 +37,7 @@ func imagesCmd() *cobra.Command {
 				return err
 			}
 			defer d.Close()
-			b := &images.Builder{Docker: d, Logger: logger(false)}
+			b := &images.Builder{Docker: d, Logger: logger(false), Wheels: realengine.ImageWheel}
 			steps := []func(context.Context) (images.Image, error){b.Base}
 			for _, v := range strings.Split(versions, ",") {
 				if v = strings.TrimSpace(v); v != "" {

@@ -18,7 +18,7 @@ import (
 // and the libraries the Mooncake wheels link but do not ship.
 const BaseSuite = "bookworm"
 
-var BasePackages = []string{"python3", "python3-venv", "libibverbs1", "libnuma1", "libcurl4"}
+var BasePackages = []string{"python3", "python3-venv", "libibverbs1", "ibverbs-providers", "libnuma1", "libcurl4"}
 
 // baseRecipe bumps when the way the base is made changes.
 const baseRecipe = "mmdebstrap --variant=minbase; v1"

@@ -68,6 +68,9 @@ type Builder struct {
 	ModuleDir string
 	// Python runs `pip download` on the host (default python3).
 	Python string
+	// Wheels says how a Mooncake version is installed in its image (nil:
+	// the non-CUDA wheel, WheelPackage, as it is).
+	Wheels func(ctx context.Context, version string) (Wheel, error)
 	Logger *slog.Logger
 }
 

@@ -59,13 +59,36 @@ func (b *Builder) MooncakeWithout(ctx context.Context, version string, packages 
 		})
 }
 
+// Wheel is how a Mooncake version is installed in its image: a CUDA wheel
+// (0.3.14 is one only) with the runtime from PyPI and the libraries the
+// host builds (a stub libcuda) on LD_LIBRARY_PATH, as the real engine's
+// installer does on the host (realengine.ImageWheel).
+type Wheel struct {
+	Package string   // "" = WheelPackage
+	Extra   []string // more requirements installed with it
+	// Files: the image's path → a file on the host.
+	Files map[string]string
+	// LibraryPath is LD_LIBRARY_PATH in the image.
+	LibraryPath []string
+}
+
 func (b *Builder) mooncake(ctx context.Context, version string) (Image, error) {
 	base, err := b.base(ctx)
 	start := time.Now() // after the base: its time is its own
 	if err != nil {
 		return Image{}, err
 	}
-	whl, err := b.wheelhouse(ctx, version)
+	var w Wheel
+	if b.Wheels != nil {
+		if w, err = b.Wheels(ctx, version); err != nil {
+			return Image{}, err
+		}
+	}
+	if w.Package == "" {
+		w.Package = WheelPackage
+	}
+	reqs := append([]string{w.Package + "==" + version}, w.Extra...)
+	whl, err := b.wheelhouse(ctx, version, reqs)
 	if err != nil {
 		return Image{}, err
 	}
@@ -75,9 +98,23 @@ func (b *Builder) mooncake(ctx context.Context, version string) (Image, error) {
 	}
 	dockerfile := fmt.Sprintf(`FROM %s
 COPY wheels /wheels
-RUN python3 -m venv %[2]s && %[2]s/bin/pip install --no-cache-dir --no-index --find-links /wheels %[3]s==%[4]s
+RUN python3 -m venv %[2]s && %[2]s/bin/pip install --no-cache-dir --no-index --find-links /wheels %[3]s
 ENV PATH=%[2]s/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-`, base.Ref, VenvDir, WheelPackage, version)
+`, base.Ref, VenvDir, strings.Join(reqs, " "))
+	if len(w.Files) > 0 {
+		for _, dst := range sortedKeys(w.Files) {
+			h, err := fileHash(w.Files[dst])
+			if err != nil {
+				return Image{}, err
+			}
+			files["files"+dst] = w.Files[dst]
+			parts = append(parts, dst+"="+h)
+		}
+		dockerfile += "COPY files/ /\n"
+	}
+	if len(w.LibraryPath) > 0 {
+		dockerfile += "ENV LD_LIBRARY_PATH=" + strings.Join(w.LibraryPath, ":") + "\n"
+	}
 	inputs := hashOf(append([]string{base.Inputs, dockerfile}, parts...)...)
 	return b.ensure(ctx, start, RepoMooncake, version, inputs, map[string]string{LabelImage: "mooncake", LabelVersion: version},
 		func(ctx context.Context, ref string, labels map[string]string) error {
@@ -85,12 +122,15 @@ ENV PATH=%[2]s/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 		})
 }
 
-// wheelhouse downloads the wheel and its dependencies once per version into
-// the cache (binary wheels for this host's Python, which is the base's 3.11).
-func (b *Builder) wheelhouse(ctx context.Context, version string) (string, error) {
+// wheelhouse downloads the requirements and their dependencies once per
+// version into the cache (binary wheels for this host's Python, which is
+// the base's 3.11).
+func (b *Builder) wheelhouse(ctx context.Context, version string, reqs []string) (string, error) {
 	dir := filepath.Join(b.cacheDir(), "wheels", version)
+	// .complete lists what was downloaded: other requirements download anew.
 	done := filepath.Join(dir, ".complete")
-	if _, err := os.Stat(done); err == nil {
+	want := strings.Join(reqs, "\n") + "\n"
+	if got, err := os.ReadFile(done); err == nil && string(got) == want {
 		return dir, nil
 	}
 	_ = os.RemoveAll(dir)
@@ -102,11 +142,12 @@ func (b *Builder) wheelhouse(ctx context.Context, version string) (string, error
 		py = "python3"
 	}
 	cmd := exec.CommandContext(ctx, py, "-m", "pip", "download", "--disable-pip-version-check", "--quiet",
-		"--only-binary=:all:", "--python-version", "3.11", "--dest", dir, WheelPackage+"=="+version)
+		"--only-binary=:all:", "--python-version", "3.11", "--dest", dir)
+	cmd.Args = append(cmd.Args, reqs...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("pip download %s==%s: %w: %s", WheelPackage, version, err, lastLines(string(out), 6))
+		return "", fmt.Errorf("pip download %s: %w: %s", strings.Join(reqs, " "), err, lastLines(string(out), 6))
 	}
-	if err := os.WriteFile(done, nil, 0o644); err != nil {
+	if err := os.WriteFile(done, []byte(want), 0o644); err != nil {
 		return "", err
 	}
 	return dir, nil
