@@ -305,8 +305,12 @@ func ParseLog(log string) Evidence {
 			continue
 		}
 		ev.Lines = append(ev.Lines, l)
-		for _, m := range reEnv.FindAllStringSubmatch(l.Text, -1) {
-			ev.Env[m[1]] = strings.Trim(m[2], `"'`)
+		// An exception's message advises ("export MC_X=1 to keep ..."), it
+		// does not state the process's environment.
+		if !raised.MatchString(l.Text) {
+			for _, m := range reEnv.FindAllStringSubmatch(l.Text, -1) {
+				ev.Env[m[1]] = strings.Trim(m[2], `"'`)
+			}
 		}
 		// Kubernetes env lists: "- name: MOONCAKE_X" then "value: ...".
 		if m := reEnvColon.FindStringSubmatch(l.Text); m != nil {

@@ -196,3 +196,13 @@ RuntimeError: x`, ""},
 		}
 	}
 }
+
+// An exception's advice names a variable without stating the environment;
+// a shell line states it.
+func TestEnvNotFromExceptionAdvice(t *testing.T) {
+	ev := explain.ParseLog("$ export MC_METADATA_HTTP_TOKEN=s3cret\n" +
+		"RuntimeError: HTTP Metadata Server refuses to bind 0.0.0.0:8080 without an authentication token: ... or export MC_METADATA_HTTP_ALLOW_INSECURE=1 to keep the legacy open behavior.")
+	if !reflect.DeepEqual(ev.Env, map[string]string{"MC_METADATA_HTTP_TOKEN": "s3cret"}) {
+		t.Errorf("env %v", ev.Env)
+	}
+}
