@@ -570,6 +570,27 @@ type ProcessDied struct {
 // How is the signal, or "exit N".
 func (e *ProcessDied) How() string { return DeathHow(e.Signal, e.Exit) }
 
+// SignalAbort is abort()'s signal (glog's FATAL, a failed CHECK).
+const SignalAbort = "SIGABRT"
+
+// ContainerAbortSignal is how an abort() ends in a container: each process
+// is its container's PID 1, for which the kernel drops a signal it has no
+// handler for, so abort()'s SIGABRT does nothing and glibc's abort() falls
+// through to its ABORT_INSTRUCTION (hlt on x86-64), which faults in user
+// mode (real 0.3.13.post1 and 0.3.14 in containers, docs/REAL-FINDINGS.md
+// §107). An expected SIGABRT is this signal in a container world.
+const ContainerAbortSignal = "SIGSEGV"
+
+// InContainer is how d ends when the process is a container's PID 1.
+func (e *ProcessDied) InContainer() *ProcessDied {
+	if e.Signal != SignalAbort {
+		return e
+	}
+	d := *e
+	d.Signal = ContainerAbortSignal
+	return &d
+}
+
 func (e *ProcessDied) Error() string { return "process died (" + e.How() + "): " + e.Reason }
 
 // DeathHow names a death: the signal, or "exit N" for an exit.

@@ -45,3 +45,23 @@ func TestLoopbackAcrossContainers(t *testing.T) {
 		}
 	}
 }
+
+// A container's PID 1 ignores abort()'s SIGABRT and faults in glibc's
+// abort(); other deaths stay as they are.
+func TestProcessDiedInContainer(t *testing.T) {
+	for _, c := range []struct {
+		in   engine.ProcessDied
+		want string
+	}{
+		{engine.ProcessDied{Signal: "SIGABRT", Reason: "Check failed"}, "SIGSEGV"},
+		{engine.ProcessDied{Signal: "SIGSEGV"}, "SIGSEGV"},
+		{engine.ProcessDied{Signal: "SIGFPE"}, "SIGFPE"},
+		{engine.ProcessDied{Exit: 1}, "exit 1"},
+	} {
+		in := c.in
+		got := in.InContainer()
+		if got.How() != c.want || got.Reason != c.in.Reason || in.How() != c.in.How() {
+			t.Errorf("%s: InContainer() = %s (%q), the original now %s", c.in.How(), got.How(), got.Reason, in.How())
+		}
+	}
+}

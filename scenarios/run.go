@@ -636,6 +636,11 @@ func (r *run) expandAny(x any) (any, error) {
 // expected TypeError repeats the master address, for one).
 func (r *run) expandExpect(e Expect) (Expect, error) {
 	var err error
+	if e.Dies != nil && e.Dies.Signal == engine.SignalAbort && InContainers(r.eng) {
+		d := *e.Dies
+		d.Signal = engine.ContainerAbortSignal
+		e.Dies = &d
+	}
 	if e.Raises != nil && e.Raises.Message != nil {
 		m, xerr := r.expand(*e.Raises.Message)
 		err = errors.Join(err, xerr)

@@ -144,6 +144,9 @@ func (p *Process) hooks() client.StoreHooks {
 		// threads are picked up.
 		After: func(s *Store, err error) error {
 			if d, ok := engine.AsProcessDied(err); ok {
+				if p.w.containers {
+					d = d.InContainer()
+				}
 				p.dead = d
 				return d
 			}
