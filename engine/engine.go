@@ -581,13 +581,18 @@ const SignalAbort = "SIGABRT"
 // §107). An expected SIGABRT is this signal in a container world.
 const ContainerAbortSignal = "SIGSEGV"
 
+// InContainerSignal is the signal a death by sig is as a container's PID 1.
+func InContainerSignal(sig string) string {
+	if sig == SignalAbort {
+		return ContainerAbortSignal
+	}
+	return sig
+}
+
 // InContainer is how d ends when the process is a container's PID 1.
 func (e *ProcessDied) InContainer() *ProcessDied {
-	if e.Signal != SignalAbort {
-		return e
-	}
 	d := *e
-	d.Signal = ContainerAbortSignal
+	d.Signal = InContainerSignal(e.Signal)
 	return &d
 }
 

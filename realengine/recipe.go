@@ -206,9 +206,12 @@ func ImageWheel(ctx context.Context, version string) (images.Wheel, error) {
 		if err != nil {
 			return w, err
 		}
+		// Built once: every container world's launch asks for its image.
 		dir := filepath.Join(cache, "images", "stub-libcuda")
-		if err := buildLibcudaStub(ctx, dir); err != nil {
-			return w, err
+		if src, err := os.ReadFile(filepath.Join(dir, "libcuda_stub.c")); err != nil || string(src) != libcudaStubSource() || !exists(filepath.Join(dir, "libcuda.so.1")) {
+			if err := buildLibcudaStub(ctx, dir); err != nil {
+				return w, err
+			}
 		}
 		w.Files = map[string]string{imageStubDir + "/libcuda.so.1": filepath.Join(dir, "libcuda.so.1")}
 		w.LibraryPath = append(w.LibraryPath, imageStubDir)

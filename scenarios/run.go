@@ -636,9 +636,9 @@ func (r *run) expandAny(x any) (any, error) {
 // expected TypeError repeats the master address, for one).
 func (r *run) expandExpect(e Expect) (Expect, error) {
 	var err error
-	if e.Dies != nil && e.Dies.Signal == engine.SignalAbort && InContainers(r.eng) {
+	if e.Dies != nil && InContainers(r.eng) {
 		d := *e.Dies
-		d.Signal = engine.ContainerAbortSignal
+		d.Signal = engine.InContainerSignal(d.Signal)
 		e.Dies = &d
 	}
 	if e.Raises != nil && e.Raises.Message != nil {

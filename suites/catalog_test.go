@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -15,6 +16,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/explain"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/realengine"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sim"
@@ -87,13 +89,24 @@ const nightlyLabel = "nightly"
 // containers repeats what the process catalog checks and runs nightly.
 func containerActionsOnly(sc *scenarios.Scenario, version string) bool {
 	vs, _ := sc.Versions("")
+	ready := imageReady()
 	for i := len(vs) - 1; i >= 0; i-- {
-		if realengine.ImageReady(vs[i]) {
+		if ready[vs[i]] {
 			return !sc.HasLabel(scenarios.ContainerLabel) || version != vs[i]
 		}
 	}
 	return true
 }
+
+// imageReady is realengine.ImageReady per release, read once (it reads
+// each install's marker; the tree asks for every catalog entry).
+var imageReady = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, v := range mooncake.Versions {
+		m[v] = realengine.ImageReady(v)
+	}
+	return m
+})
 
 // catalogKey names one scenario × version.
 func catalogKey(name, version string) string { return name + "@" + version }
