@@ -52,7 +52,7 @@ func ClaimPorts(ctx context.Context, lo, hi int) (*Claim, error) {
 func tryClaim(lo, hi int) (*Claim, error) {
 	c := &Claim{}
 	for p := lo; p <= hi; p++ {
-		l, err := net.Listen("unix", "@faultlab-port-"+strconv.Itoa(p))
+		l, err := claimPort(p)
 		if err != nil {
 			c.Release()
 			return nil, fmt.Errorf("netport: claim port %d: %w", p, err)
@@ -60,6 +60,12 @@ func tryClaim(lo, hi int) (*Claim, error) {
 		c.ls = append(c.ls, l)
 	}
 	return c, nil
+}
+
+// claimPort claims p host-wide until the listener closes or the process
+// ends; it fails with EADDRINUSE while another holds p.
+func claimPort(p int) (net.Listener, error) {
+	return net.Listen("unix", "@faultlab-port-"+strconv.Itoa(p))
 }
 
 // Release gives the ports back; releasing twice is harmless.

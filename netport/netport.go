@@ -16,8 +16,12 @@
 //
 // Ports are a host-wide resource, so the registry is one per process:
 // every world of every engine in this process takes its ports from it.
-// Processes (go test runs packages in parallel) start their scans at
-// different places and check each port by binding it.
+// Across processes (go test runs packages in parallel, CI runs two lanes,
+// a user runs two faultlab at once) each taken port is also claimed as
+// ClaimPorts does, on its abstract unix socket: a port another process
+// took but does not listen on yet (a master still starting, one stopped
+// by a fault) is skipped, where a bind check alone saw it free and two
+// worlds shared a master (seen: a world's keys in another's master).
 package netport
 
 import (
@@ -36,9 +40,9 @@ const lowest = 20000
 // registry is process-wide on purpose (see the package comment).
 var registry = struct {
 	sync.Mutex
-	owned map[int]bool
-	next  int // where the next scan starts; 0 = not yet chosen
-}{owned: map[int]bool{}}
+	owned map[int]net.Listener // the port's host-wide claim
+	next  int                  // where the next scan starts; 0 = not yet chosen
+}{owned: map[int]net.Listener{}}
 
 // Take reserves n distinct loopback ports that no other Take of this
 // process returns until they are released. Each was free when taken.
@@ -58,10 +62,18 @@ func Take(n int) ([]int, error) {
 		if registry.next++; registry.next >= hi {
 			registry.next = lo
 		}
-		if registry.owned[p] || !free(p) {
+		if _, ok := registry.owned[p]; ok {
 			continue
 		}
-		registry.owned[p] = true
+		claim, err := claimPort(p)
+		if err != nil {
+			continue // another process's
+		}
+		if !free(p) {
+			_ = claim.Close()
+			continue
+		}
+		registry.owned[p] = claim
 		ports = append(ports, p)
 	}
 	return ports, nil
@@ -72,7 +84,10 @@ func Release(ports ...int) {
 	registry.Lock()
 	defer registry.Unlock()
 	for _, p := range ports {
-		delete(registry.owned, p)
+		if claim, ok := registry.owned[p]; ok {
+			_ = claim.Close()
+			delete(registry.owned, p)
+		}
 	}
 }
 

@@ -1,8 +1,10 @@
 package netport
 
 import (
+	"errors"
 	"net"
 	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -49,7 +51,7 @@ func TestReleaseMakesPortAvailable(t *testing.T) {
 	Release(ps...)
 	Release(ps...) // twice is harmless
 	registry.Lock()
-	owned := registry.owned[ps[0]]
+	_, owned := registry.owned[ps[0]]
 	registry.Unlock()
 	if owned {
 		t.Fatalf("port %d still owned after Release", ps[0])
@@ -134,4 +136,33 @@ func TestHold(t *testing.T) {
 		t.Fatalf("0.0.0.0:%d after release: %v", p, err)
 	}
 	_ = l.Close()
+}
+
+// A port another process has taken but does not listen on yet (its master
+// still starting) is not handed out again: its claim socket is held.
+func TestTakeSkipsAPortAnotherProcessTook(t *testing.T) {
+	ps, err := Take(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Release(ps...)
+	other, err := claimPort(ps[0]) // as another process's Take would
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	registry.Lock()
+	registry.next = ps[0]
+	registry.Unlock()
+	got, err := Take(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Release(got...)
+	if got[0] == ps[0] {
+		t.Fatalf("Take handed out port %d, claimed by another process", ps[0])
+	}
+	if _, err := tryClaim(got[0], got[0]); !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("port %d taken but not claimed host-wide: %v", got[0], err)
+	}
 }
