@@ -88,6 +88,11 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 		// A wheel built against CUDA 12 (build_wheel.sh excludes libcudart).
 		{"mooncake-install-broken", "Traceback (most recent call last):\n" +
 			"ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"},
+		// http_metadata_server.py 0.3.14 run().
+		{"http-metadata-token-required", "RuntimeError: HTTP Metadata Server refuses to bind 0.0.0.0:8080 without an authentication token: anyone who can reach this port could read and rewrite cluster metadata.\n"},
+		// s3_adapter_config.cpp (0.3.14 wheel), an environment of 0.3.13.post1's names.
+		{"s3-env-renamed", "export MOONCAKE_AWS_S3_ENDPOINT=http://minio:9000\n" +
+			"E1201 10:00:00.000000 100 s3_adapter_config.cpp:97] S3 requires MOONCAKE_S3_ENDPOINT (or AWS_ENDPOINT_URL), MOONCAKE_S3_BUCKET and a non-empty region\n"},
 	} {
 		i := slices.IndexFunc(cls, func(c explain.Class) bool { return c.Name == tc.class })
 		if i < 0 {

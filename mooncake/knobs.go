@@ -57,6 +57,18 @@ const (
 	// a sign '-' parses (then the range check), '+', space or a unit do
 	// not (UnparsedLog, else InvalidLog, and Default).
 	ParseFromCharsInt Parse = "from_chars (int)"
+	// ParseStoullCaught: std::stoull in a try (tcp_transport.cpp's
+	// MC_TCP_SLICE_SIZE): leading space, a sign, the leading digits ("4k"
+	// is 4); a '-' number wraps mod 2⁶⁴ and is taken ("-1"); no digits or
+	// past 2⁶⁴−1 logs UnparsedLog, outside Min..Max InvalidLog; the
+	// default kept.
+	ParseStoullCaught Parse = "stoull (caught)"
+	// ParseTcpLanesAlias: tcp_transport.cpp's deprecated
+	// MC_TCP_MAX_CONNECTIONS_PER_PEER: any value logs "<name> is
+	// deprecated; use MC_TCP_LANES_PER_PEER", then parses as
+	// ParseFromChars (parseBoundedTcpSetting), its InvalidLog on a second
+	// line of Value.Log.
+	ParseTcpLanesAlias Parse = "deprecated alias, from_chars"
 	// ParseOneOrTrue: "1", or "true" in any case, is on; anything else is
 	// off, silently (topology.cpp's MC_PATH_ROUNDROBIN).
 	ParseOneOrTrue Parse = "1 or true"
@@ -218,6 +230,11 @@ type Knob struct {
 	// Modelled: the simulator reads this knob (the others are documented
 	// and drawn, but have no effect in the model yet).
 	Modelled bool `json:"modelled"`
+	// Build names the build that reads it when the PyPI wheel measured for
+	// the knob surface may be another ("cuda": up to 0.3.12.post1 the
+	// measured wheel is the non-CUDA one), so the surface does not decide
+	// whether it is read (InWheel).
+	Build string `json:"build,omitempty"`
 }
 
 // ValueClasses are the sample classes, in the order coverage prints them.
@@ -318,6 +335,9 @@ func ParseKnobOn(v Version, name, raw string, set bool, h KnobHost) Value {
 	if !ok || !set {
 		return Value{}
 	}
+	if in, _ := InWheel(v, k.Name); !in && k.Scope == ScopeEnv && k.Build == "" {
+		return Value{} // the release's wheel was built without the code that reads it
+	}
 	r.Default = r.defaultOn(h)
 	return r.parse(k.Name, raw)
 }
@@ -389,6 +409,24 @@ func (r Rule) parse(name, raw string) Value {
 	case ParseFromChars:
 		u, err := strconv.ParseUint(raw, 10, 64)
 		if err != nil || raw[0] == '+' {
+			return unparsed()
+		}
+		out.Int, out.Uint = int64(u), u
+		if u > math.MaxInt64 {
+			out.Int = math.MaxInt64
+		}
+	case ParseTcpLanesAlias:
+		r.Parse = ParseFromChars
+		v := r.parse(name, raw)
+		dep := name + " is deprecated; use MC_TCP_LANES_PER_PEER"
+		if v.Log != "" {
+			dep += "\n" + v.Log
+		}
+		v.Log, v.Level = dep, "WARNING"
+		return v
+	case ParseStoullCaught:
+		u, ok := stoull(raw)
+		if !ok {
 			return unparsed()
 		}
 		out.Int, out.Uint = int64(u), u
@@ -687,6 +725,28 @@ func stoll(s string) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// stoull is std::stoull: leading space, an optional sign, the leading
+// digits; none, or more than 2⁶⁴−1, is an error; '-' negates mod 2⁶⁴.
+func stoull(s string) (uint64, bool) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := t != "" && t[0] == '-'
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		t = t[1:]
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	u, err := strconv.ParseUint(t[:i], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		u = -u
+	}
+	return u, true
 }
 
 // ParseDurationMs is mooncake-common/include/duration_utils.h

@@ -173,7 +173,7 @@ var Knobs = []Knob{
 		},
 	},
 	{
-		Name: "WITH_NVIDIA_PEERMEM", Scope: ScopeEnv, Reader: "transfer engine (CUDA build)", Type: "bool", Modelled: true,
+		Name: "WITH_NVIDIA_PEERMEM", Scope: ScopeEnv, Reader: "transfer engine (CUDA build)", Type: "bool", Modelled: true, Build: "cuda",
 		Doc:   "register GPU memory with plain ibv_reg_mr (needs the nvidia_peermem module) instead of dma-buf, and skip the RNICs' DMA-BUF check",
 		Since: "0.3.11",
 		// Unset, it is off at 0.3.11 only: #2192 (8906bdef8) made the

@@ -31,10 +31,8 @@ func TestTEConfigKnobs(t *testing.T) {
 		{"0.3.14", "MC_EFA_CQ_THREADS", "-1", "", "", ""},
 		{"0.3.14", "MOONCAKE_STORE_CHECKSUM", "maybe", "[Mooncake] Warning: invalid value 'maybe' for env MOONCAKE_STORE_CHECKSUM, using default 0", "", ""},
 		{"0.3.14", "MC_DISABLE_METACACHE", "maybe", "", "", ""},
-		{"0.3.12.post1", "MOONCAKE_AWS_CONNECT_TIMEOUT_MS", "10s", "", "", ""},
 		{"0.3.13.post1", "MOONCAKE_AWS_CONNECT_TIMEOUT_MS", "10s", "[Mooncake] Warning: invalid value '10s' for env MOONCAKE_AWS_CONNECT_TIMEOUT_MS, using default 10000", "", ""},
 		{"0.3.13.post1", "MOONCAKE_AWS_USE_HTTPS", "maybe", "[Mooncake] Warning: invalid value 'maybe' for env MOONCAKE_AWS_USE_HTTPS, using default 1", "", ""},
-		{"0.3.14", "MOONCAKE_AWS_USE_HTTPS", "maybe", "", "", ""},
 	} {
 		v := ParseKnob(MustVersion(c.ver), c.name, c.raw, true)
 		if !v.Read || v.Log != c.log || v.EnvironLog != c.environ || v.Signal != c.sig {
