@@ -216,6 +216,9 @@ type WorldSpec struct {
 	Logger *slog.Logger
 	// Master is nil when the topology has no master at all.
 	Master *MasterSpec
+	// MetadataEnv is the standalone HTTP metadata server's own
+	// environment (Metadata "http"): MC_METADATA_HTTP_TOKEN (0.3.14).
+	MetadataEnv map[string]string
 	// Metadata is "P2PHANDSHAKE", "http" (a standalone HTTP metadata
 	// server), "master" (the master's embedded HTTP metadata server) or
 	// "etcd" (an etcd server; Addr("metadata") = "etcd://host:port",

@@ -97,7 +97,8 @@ func (g *gen) targets(p string) bool {
 //
 // With GenOptions.Config every scenario carries 1–3 draws: the skip draw is
 // still made (a seed's other draws stay those of the unweighted generator)
-// but ignored, and a knob with no usable value is redrawn.
+// but ignored, and a knob with no usable value, or one already drawn
+// (MOONCAKE_CLIENT, which the topology's sidecar draws), is redrawn.
 func (g *gen) knobs(r *rand.Rand) {
 	if r.Float64() < 0.4 && !g.opts.Config {
 		return
@@ -113,6 +114,9 @@ func (g *gen) knobs(r *rand.Rand) {
 		}
 		k := mooncake.Knobs[r.IntN(len(mooncake.Knobs))]
 		class := mooncake.ValueClasses[r.IntN(len(mooncake.ValueClasses))]
+		if g.opts.Config && g.drew(k.Name) {
+			continue // a second draw of one knob overwrites the first: redraw
+		}
 		var vals []string
 		for _, v := range k.Samples[class] {
 			if g.usable(k, v) {

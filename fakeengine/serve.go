@@ -36,6 +36,9 @@ type ServeConfig struct {
 	// wheel's Python server: any existing key is 400) or "master" (the
 	// master's embedded one; same value → 200 from 0.3.12). "" = "http".
 	MetadataKind string
+	// MetadataEnv is the Python metadata server's own environment
+	// (MC_METADATA_HTTP_TOKEN, 0.3.14).
+	MetadataEnv map[string]string
 	// Version is the Mooncake version the servers behave as.
 	Version string
 	// MasterFlags are mooncake_master gflags (client_ttl, ...).
@@ -132,8 +135,7 @@ func newServed(cfg ServeConfig) (*served, error) {
 	}
 	switch cfg.MetadataKind {
 	case "", "http":
-		s.meta = servers.NewMetadataHandler(metadata.NewPython(metadata.PythonRules{DuplicateCheck: p.PyMetadataDuplicateCheck,
-			SameValueOK: p.PyMetadataSameValueOK, KeyRequired: p.PyMetadataKeyRequired}))
+		s.meta = servers.NewMetadataHandler(metadata.PythonAt(p, cfg.MetadataEnv))
 	case "master":
 		s.meta = servers.NewMetadataHandler(metadata.New(p.MetadataSameValueOK))
 	default:

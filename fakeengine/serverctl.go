@@ -181,8 +181,7 @@ func (w *World) newMetadata() *metadata.Server {
 	if w.spec.Metadata == "master" {
 		return metadata.New(w.profile.MetadataSameValueOK)
 	}
-	return metadata.NewPython(metadata.PythonRules{DuplicateCheck: w.profile.PyMetadataDuplicateCheck,
-		SameValueOK: w.profile.PyMetadataSameValueOK, KeyRequired: w.profile.PyMetadataKeyRequired})
+	return metadata.PythonAt(w.profile, w.spec.MetadataEnv)
 }
 
 func (w *World) startMaster(ctx context.Context, addr string) error {

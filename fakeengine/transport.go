@@ -132,7 +132,7 @@ const (
 )
 
 // Do implements te.MetadataHTTP over real HTTP through this node's proxy.
-func (n nodeNet) Do(ctx context.Context, method, rawURL string, body []byte) (status int, resp []byte, err error) {
+func (n nodeNet) Do(ctx context.Context, method, rawURL string, body []byte, auth string) (status int, resp []byte, err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return 0, nil, &curlError{kind: -1, text: "URL using bad/illegal format or missing URL err: " + err.Error(), err: err}
@@ -143,7 +143,7 @@ func (n nodeNet) Do(ctx context.Context, method, rawURL string, body []byte) (st
 		u.Host = a
 		connect, timeout = n.w.partyTimeout(curlConnectTimeout), n.w.partyTimeout(curlTimeout)
 	}
-	n.w.gate.wait(func() { status, resp, err = n.do(ctx, method, u.String(), body, connect, timeout) })
+	n.w.gate.wait(func() { status, resp, err = n.do(ctx, method, u.String(), body, auth, connect, timeout) })
 	var ce *curlError
 	if errors.As(err, &ce) {
 		// curl's message names the URL's host and port (not the proxy's).
@@ -170,7 +170,7 @@ func curlText(kind int, host, port string) string {
 	return fmt.Sprintf("Couldn't connect to server err: Failed to connect to %s port %s after 0 ms: Couldn't connect to server", host, port)
 }
 
-func (n nodeNet) do(ctx context.Context, method, u string, body []byte, connect, timeout time.Duration) (int, []byte, error) {
+func (n nodeNet) do(ctx context.Context, method, u string, body []byte, auth string, connect, timeout time.Duration) (int, []byte, error) {
 	d := &net.Dialer{Timeout: connect}
 	hc := &http.Client{
 		Timeout: timeout,
@@ -186,6 +186,9 @@ func (n nodeNet) do(ctx context.Context, method, u string, body []byte, connect,
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
 		return 0, nil, &curlError{kind: -1, text: "URL using bad/illegal format or missing URL err: " + err.Error(), err: err}
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
 	}
 	r, err := hc.Do(req)
 	if err != nil {

@@ -712,6 +712,12 @@ type Profile struct {
 	// duplicate check (v0.3.6+), identical value 200 "metadata unchanged"
 	// (0.3.14), 400 "metadata key is required" without ?key= (v0.3.12+).
 	PyMetadataDuplicateCheck, PyMetadataSameValueOK, PyMetadataKeyRequired bool
+	// MetadataHTTPToken: the wheel's metadata server, started with
+	// MC_METADATA_HTTP_TOKEN, answers every request without
+	// "Authorization: Bearer <token>" 401 "unauthorized" (0.3.14,
+	// http_metadata_server.py; real 0.3.14, REAL-FINDINGS §109). The
+	// engines' side is the knob of the same name.
+	MetadataHTTPToken bool
 	// HAClient: a master_server_addr of "etcd://<endpoints>" is read from
 	// the HA master view in etcd (client.cpp ConnectToMaster, v0.3.3+).
 	// HABackend: the HA backend rewrite (texts "No master is available in
@@ -1263,6 +1269,7 @@ func profileOf(v Version) Profile {
 	p.LeaseExpiryCheck = at("0.3.7")
 	p.MetadataSameValueOK = at("0.3.12")
 	p.PyMetadataDuplicateCheck, p.PyMetadataSameValueOK, p.PyMetadataKeyRequired = at("0.3.6"), at("0.3.14"), at("0.3.12")
+	p.MetadataHTTPToken = at("0.3.14")
 	p.HAClient, p.HABackend = at("0.3.3"), at("0.3.10.post1")
 	p.HARuntimeState, p.PutContextPlain = at("0.3.11"), at("0.3.13")
 	p.PutNoSpaceHelper = at("0.3.7")

@@ -355,6 +355,7 @@ func (w *World) launchMetadata(ctx context.Context) error {
 	port := ports[0]
 	addr := net.JoinHostPort(w.dialHost("metadata"), strconv.Itoa(port))
 	env := map[string]string{"PYTHONUNBUFFERED": "1"}
+	maps.Copy(env, w.spec.MetadataEnv) // the scenario's: the token
 	if w.ctr != nil {
 		// From 0.3.14 the server refuses a host that is not the loopback
 		// (a container's 0.0.0.0) without MC_METADATA_HTTP_TOKEN: a

@@ -292,6 +292,9 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(m.Pos, "topology.master.mooncake_version: with ha or present: false; a skewed master is one plain mooncake_master")
 		}
 	}
+	if len(sc.Topology.MetadataEnv) > 0 && sc.Topology.Metadata != "http" {
+		d.at(sc.Topology.Pos, "topology.metadata_env: the standalone HTTP metadata server's environment; needs metadata: http")
+	}
 	if m := sc.Topology.Master; m != nil && m.HA {
 		switch {
 		case m.Present != nil && !*m.Present:

@@ -94,6 +94,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:7:5: faults: process pause: the topology has no mooncake_client (topology.mooncake_client)`}},
 		{"master-down without master", validScenario + "topology: {master: {present: false}}\nfaults:\n  - {at: 0s, kind: master-down, mode: refuse}\n",
 			[]string{`f.yaml:8:5: faults: master-down: the topology has no mooncake_master (topology.master.present false)`}},
+		{"metadata env without its server", validScenario + "topology: {metadata_env: {MC_METADATA_HTTP_TOKEN: s3cret}}\n",
+			[]string{`f.yaml:6:11: topology.metadata_env: the standalone HTTP metadata server's environment; needs metadata: http`}},
 		{"ha master without etcd", validScenario + "topology: {master: {ha: true}}\n",
 			[]string{`f.yaml:6:20: topology.master: ha: true needs metadata: etcd (the masters elect their leader in etcd)`}},
 		{"ha master absent", validScenario + "topology: {metadata: etcd, master: {ha: true, present: false}}\n",

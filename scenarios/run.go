@@ -488,7 +488,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 	t := r.sc.Topology
 	spec := engine.WorldSpec{
 		Scenario: r.sc.Name, Seed: r.opts.Seed, Version: r.version, Trace: r.tr, Logger: r.log,
-		Metadata: t.Metadata, TimeoutScale: r.opts.TimeoutScale, MissingLibs: slices.Clone(t.MissingLibs),
+		Metadata: t.Metadata, MetadataEnv: maps.Clone(t.MetadataEnv), TimeoutScale: r.opts.TimeoutScale, MissingLibs: slices.Clone(t.MissingLibs),
 	}
 	if t.Master == nil || t.Master.Present == nil || *t.Master.Present {
 		spec.Master = &engine.MasterSpec{Flags: map[string]string{}}

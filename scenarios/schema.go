@@ -66,10 +66,15 @@ type Topology struct {
 	// Metadata: P2PHANDSHAKE (default), http (standalone HTTP metadata
 	// server), master (the master's embedded HTTP metadata server) or etcd
 	// (an etcd server: {{metadata}} = etcd://host:port).
-	Metadata string  `yaml:"metadata" enum:"P2PHANDSHAKE,http,master,etcd"`
-	Master   *Master `yaml:"master"`
-	Client   *Client `yaml:"mooncake_client"`
-	Nodes    []Node  `yaml:"nodes"`
+	Metadata string `yaml:"metadata" enum:"P2PHANDSHAKE,http,master,etcd"`
+	// MetadataEnv is the environment of the standalone HTTP metadata
+	// server (metadata: http, the wheel's mooncake_http_metadata_server)
+	// beyond the engine's: MC_METADATA_HTTP_TOKEN, its shared secret from
+	// 0.3.14.
+	MetadataEnv map[string]string `yaml:"metadata_env"`
+	Master      *Master           `yaml:"master"`
+	Client      *Client           `yaml:"mooncake_client"`
+	Nodes       []Node            `yaml:"nodes"`
 	// MissingLibs are native libraries (sonames) the hosts lack, e.g.
 	// libcudart.so.12 without the CUDA runtime: every Mooncake program
 	// or module of the release that needs one fails to load

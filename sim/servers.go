@@ -34,8 +34,7 @@ func (w *World) startMaster() {
 // newHTTPMetadata is the wheel's Python metadata server (topology
 // metadata: http) at the world's Mooncake version.
 func (w *World) newHTTPMetadata() *metadata.Server {
-	return metadata.NewPython(metadata.PythonRules{DuplicateCheck: w.profile.PyMetadataDuplicateCheck,
-		SameValueOK: w.profile.PyMetadataSameValueOK, KeyRequired: w.profile.PyMetadataKeyRequired})
+	return metadata.PythonAt(w.profile, w.spec.MetadataEnv)
 }
 
 func (w *World) metadataURL() string {

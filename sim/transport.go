@@ -356,7 +356,7 @@ type metadataHTTP struct {
 	clock engine.Clock
 }
 
-func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte) (int, []byte, error) {
+func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte, auth string) (int, []byte, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return 0, nil, &curlErr{text: "URL using bad/illegal format or missing URL err: " + err.Error()}
@@ -392,6 +392,9 @@ func (m metadataHTTP) Do(ctx context.Context, method, raw string, body []byte) (
 	}
 	if u.Path != "/metadata" {
 		return http.StatusNotFound, []byte(srv.NoRoute), nil
+	}
+	if code, resp, ok := srv.Authorize(auth); !ok {
+		return code, resp, nil
 	}
 	if a := m.w.answer; a != nil && a.Matches(method, u.Query().Get("key")) {
 		// A wrong-answer fault: the server answers, its store untouched.

@@ -93,6 +93,11 @@ func (h *MetadataHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.mu.Lock()
+		if st, b, ok := h.model.Authorize(r.Header.Get("Authorization")); !ok {
+			h.mu.Unlock()
+			writeText(w, st, string(b))
+			return
+		}
 		if h.wrong != nil {
 			if st, b, ok := h.wrong(r.Method, r.URL.Query().Get("key")); ok {
 				h.mu.Unlock()

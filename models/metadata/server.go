@@ -7,9 +7,16 @@ package metadata
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"net/http"
 	"strings"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
+
+// TokenEnv is the shared secret's variable, read by the wheel's server and
+// every engine's HTTP metadata plugin (0.3.14).
+const TokenEnv = "MC_METADATA_HTTP_TOKEN"
 
 // Server is the key/value store behind /metadata.
 type Server struct {
@@ -27,6 +34,9 @@ type Server struct {
 	// own text (real 0.3.13.post1: coro_http "404 Not Found", aiohttp
 	// "404: Not Found").
 	NoRoute string
+	// token, when set, is required of every /metadata request as
+	// "Authorization: Bearer <token>" (the Python server, 0.3.14).
+	token string
 	// missingKey is the answer to a request without ?key=.
 	missingKeyStatus int
 	missingKeyText   string
@@ -49,15 +59,43 @@ type PythonRules struct {
 	// KeyRequired: no ?key= is 400 "metadata key is required" (v0.3.12+);
 	// before, 404 "metadata not found".
 	KeyRequired bool
+	// Token is MC_METADATA_HTTP_TOKEN of the server's environment
+	// (0.3.14; "" = open).
+	Token string
+}
+
+// PythonAt is the wheel's Python server of the release with profile p,
+// started with env (its own environment: the token).
+func PythonAt(p mooncake.Profile, env map[string]string) *Server {
+	r := PythonRules{DuplicateCheck: p.PyMetadataDuplicateCheck, SameValueOK: p.PyMetadataSameValueOK, KeyRequired: p.PyMetadataKeyRequired}
+	if p.MetadataHTTPToken {
+		r.Token = env[TokenEnv]
+	}
+	return NewPython(r)
 }
 
 // NewPython returns an empty wheel's Python server.
 func NewPython(r PythonRules) *Server {
-	s := &Server{SameValueUnchanged: r.SameValueOK, AnyPut: !r.DuplicateCheck, NoHealth: true, NoRoute: "404: Not Found", missingKeyStatus: http.StatusNotFound, missingKeyText: "metadata not found", store: map[string][]byte{}}
+	s := &Server{SameValueUnchanged: r.SameValueOK, AnyPut: !r.DuplicateCheck, NoHealth: true, NoRoute: "404: Not Found", token: r.Token, missingKeyStatus: http.StatusNotFound, missingKeyText: "metadata not found", store: map[string][]byte{}}
 	if r.KeyRequired {
 		s.missingKeyStatus, s.missingKeyText = http.StatusBadRequest, "metadata key is required"
 	}
 	return s
+}
+
+// Authorize answers a /metadata request whose Authorization header is
+// auth before Handle does: 401 "unauthorized" unless the server has no
+// token or auth is "Bearer <token>" (the scheme in any case), as
+// http_metadata_server.py 0.3.14's _token_ok. ok: go on to Handle.
+func (s *Server) Authorize(auth string) (status int, body []byte, ok bool) {
+	if s.token == "" {
+		return 0, nil, true
+	}
+	scheme, presented, _ := strings.Cut(auth, " ")
+	if strings.EqualFold(scheme, "bearer") && presented != "" && subtle.ConstantTimeCompare([]byte(presented), []byte(s.token)) == 1 {
+		return 0, nil, true
+	}
+	return http.StatusUnauthorized, []byte("unauthorized"), false
 }
 
 // Handle serves one request. key is the ?key= query value ("" = missing).

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/mooncake-faultlab/faultlab/mooncake"
+
 	"github.com/mooncake-faultlab/faultlab/models/metadata"
 )
 
@@ -94,5 +96,34 @@ func TestPythonServerByRelease(t *testing.T) {
 				t.Errorf("Fresh: %d keys, AnyPut %v", f.Len(), f.AnyPut)
 			}
 		})
+	}
+}
+
+// 0.3.14's Python server with MC_METADATA_HTTP_TOKEN: 401 "unauthorized"
+// unless "Bearer <token>" (real 0.3.14: no header or another token, 401;
+// the token, 200). Without the variable, or before 0.3.14, it is open.
+func TestAuthorize(t *testing.T) {
+	env := map[string]string{metadata.TokenEnv: "s3cret"}
+	v14, v13 := mooncake.MustProfile("0.3.14"), mooncake.MustProfile("0.3.13.post1")
+	for _, c := range []struct {
+		what   string
+		s      *metadata.Server
+		auth   string
+		status int
+	}{
+		{"no header", metadata.PythonAt(v14, env), "", 401},
+		{"another token", metadata.PythonAt(v14, env), "Bearer wrong", 401},
+		{"no scheme", metadata.PythonAt(v14, env), "s3cret", 401},
+		{"empty bearer", metadata.PythonAt(v14, env), "Bearer ", 401},
+		{"the token", metadata.PythonAt(v14, env), "Bearer s3cret", 0},
+		{"scheme in any case", metadata.PythonAt(v14, env), "bearer s3cret", 0},
+		{"no token set", metadata.PythonAt(v14, nil), "", 0},
+		{"before 0.3.14", metadata.PythonAt(v13, env), "", 0},
+		{"embedded server", metadata.New(true), "", 0},
+	} {
+		st, body, ok := c.s.Authorize(c.auth)
+		if st != c.status || ok != (c.status == 0) || (!ok && string(body) != "unauthorized") {
+			t.Errorf("%s: %d %q %v, want %d", c.what, st, body, ok, c.status)
+		}
 	}
 }

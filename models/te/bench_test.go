@@ -18,7 +18,7 @@ import (
 // has no route for: every request is its framework's 404.
 type wrongPathServer struct{ reqs []string }
 
-func (s *wrongPathServer) Do(_ context.Context, method, url string, _ []byte) (int, []byte, error) {
+func (s *wrongPathServer) Do(_ context.Context, method, url string, _ []byte, _ string) (int, []byte, error) {
 	s.reqs = append(s.reqs, method)
 	return http.StatusNotFound, []byte("404: Not Found"), nil
 }
@@ -27,7 +27,7 @@ func (s *wrongPathServer) Do(_ context.Context, method, url string, _ []byte) (i
 // missing key is 404 "metadata not found".
 type kvServer struct{ kv map[string][]byte }
 
-func (s *kvServer) Do(_ context.Context, method, url string, body []byte) (int, []byte, error) {
+func (s *kvServer) Do(_ context.Context, method, url string, body []byte, _ string) (int, []byte, error) {
 	switch method {
 	case http.MethodPut:
 		s.kv[url] = body

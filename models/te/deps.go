@@ -19,7 +19,8 @@ import (
 // sim routes it through netsim to a *metadata.Server; the fake engine uses
 // net/http.
 type MetadataHTTP interface {
-	Do(ctx context.Context, method, url string, body []byte) (status int, resp []byte, err error)
+	// auth is the Authorization header ("" = none).
+	Do(ctx context.Context, method, url string, body []byte, auth string) (status int, resp []byte, err error)
 }
 
 // PortBinder binds the transfer engine's RPC/handshake port on this host

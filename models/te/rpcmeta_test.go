@@ -28,7 +28,7 @@ func (timeoutErr) CurlText() string {
 	return "Timeout was reached err: Operation timed out after 3000 milliseconds with 0 bytes received"
 }
 
-func (m *httpMeta) Do(_ context.Context, method, raw string, body []byte) (int, []byte, error) {
+func (m *httpMeta) Do(_ context.Context, method, raw string, body []byte, _ string) (int, []byte, error) {
 	if m.down {
 		return 0, nil, timeoutErr{}
 	}

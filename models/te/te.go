@@ -22,6 +22,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
+	"github.com/mooncake-faultlab/faultlab/models/metadata"
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
@@ -1095,11 +1096,21 @@ func (e *Engine) del(ctx context.Context, key string) bool {
 	return ok
 }
 
+// metadataAuth is the plugin's Authorization header: the shared token,
+// from 0.3.14, when MC_METADATA_HTTP_TOKEN is set and not empty.
+func (e *Engine) metadataAuth() string {
+	t, set := e.cfg.Env[metadata.TokenEnv]
+	if k := mooncake.ParseKnob(e.cfg.Profile.Version, metadata.TokenEnv, t, set); k.Read && k.Str != "" {
+		return "Bearer " + k.Str
+	}
+	return ""
+}
+
 // metaDo is one HTTPStoragePlugin request, logging failures with curl's
 // texts; it reports 200 OK and the answer's body.
 func (e *Engine) metaDo(ctx context.Context, method, key string, body []byte) (bool, []byte) {
 	u := e.metaURL + "?key=" + url.QueryEscape(key)
-	status, resp, err := e.cfg.Metadata.Do(ctx, method, u, body)
+	status, resp, err := e.cfg.Metadata.Do(ctx, method, u, body, e.metadataAuth())
 	legacy := e.cfg.Profile.HTTPPluginLegacyLog
 	if err != nil {
 		if legacy {
