@@ -148,6 +148,25 @@ func MeasuredSurface() []string {
 	return slices.Clone(s.versions)
 }
 
+// NotInWheels are the measured releases whose rules read k but whose
+// wheel does not hold it (so ParseKnob reads it as unset there).
+func (k Knob) NotInWheels() []string {
+	if k.Scope != ScopeEnv || k.Build != "" {
+		return nil
+	}
+	var out []string
+	for _, v := range MeasuredSurface() {
+		ver := MustVersion(v)
+		if _, ok := k.RuleAt(ver); !ok {
+			continue
+		}
+		if in, _ := InWheel(ver, k.Name); !in {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // KnobArea groups names the wheels hold that the knob table does not: the
 // part of Mooncake that reads them, and why the table leaves them out.
 type KnobArea struct {

@@ -54,8 +54,13 @@ func printKnobs(out io.Writer, asJSON bool) error {
 			if r.DefaultHost != "" {
 				def = "host: " + r.DefaultHost
 			}
+			invalid := strings.ReplaceAll(r.Invalid, "\t", " ")
+			if not := k.NotInWheels(); i == 0 && len(not) > 0 {
+				// the knob surface (docs/KNOBS.md): these wheels do not read it
+				invalid = "not in the wheel of " + strings.Join(not, ", ") + "; " + invalid
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s [%s]\n", name, scope, reader, typ, rel, r.Parse,
-				def, rng, modelled, strings.ReplaceAll(r.Invalid, "\t", " "), r.Source)
+				def, rng, modelled, invalid, r.Source)
 		}
 	}
 	return tw.Flush()

@@ -34,6 +34,13 @@ func TestListKnobs(t *testing.T) {
 	if len(lines) != 1+rules || !strings.HasPrefix(lines[0], "KNOB") {
 		t.Fatalf("%d lines for %d rules:\n%s", len(lines), rules, out)
 	}
+	// The knob surface: the S3 backend's old names are in no 0.3.12.post1
+	// or 0.3.14 wheel.
+	for _, l := range lines {
+		if strings.HasPrefix(l, "MOONCAKE_AWS_S3_ENDPOINT ") && !strings.Contains(l, "not in the wheel of 0.3.12.post1, 0.3.14; ") {
+			t.Errorf("MOONCAKE_AWS_S3_ENDPOINT's line does not name the wheels without it: %s", l)
+		}
+	}
 	// MC_MS_AUTO_DISC: two release ranges.
 	if !strings.Contains(out, "<0.3.12") || !strings.Contains(out, ">=0.3.12") {
 		t.Fatalf("MC_MS_AUTO_DISC's ranges missing:\n%s", out)
