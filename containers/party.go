@@ -341,16 +341,18 @@ func (p *Party) SetMemory(ctx context.Context, bytes int64) error {
 	return nil
 }
 
-// Kill ends the process with SIGKILL (a paused container is thawed first
-// so the kill lands) and waits for the exit, bounded by ctx.
+// Kill ends the process with SIGKILL and waits for the exit, bounded by
+// ctx. A paused (frozen) container gets the kill while frozen and is
+// thawed after, so its process dies without running again, as a SIGSTOPped
+// process does: thawed first, it served a read it held in the window
+// before the kill landed (io/peer-killed-mid-read in containers).
 func (p *Party) Kill(ctx context.Context) error {
 	select {
 	case <-p.exited:
 		return nil
 	default:
 	}
-	_, _ = p.w.Docker.ContainerUnpause(ctx, p.ID, client.ContainerUnpauseOptions{})
-	if err := p.Signal(ctx, syscall.SIGKILL); err != nil && !strings.Contains(err.Error(), "is not running") {
+	if err := p.killFrozen(ctx); err != nil {
 		return err
 	}
 	select {
@@ -359,6 +361,17 @@ func (p *Party) Kill(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("containers: kill %s: %w", p.Spec.Name, ctx.Err())
 	}
+}
+
+// killFrozen sends SIGKILL, then thaws the container in case it was
+// paused, so the kill lands before any of its threads runs again.
+func (p *Party) killFrozen(ctx context.Context) error {
+	err := p.Signal(ctx, syscall.SIGKILL)
+	_, _ = p.w.Docker.ContainerUnpause(ctx, p.ID, client.ContainerUnpauseOptions{})
+	if err != nil && !strings.Contains(err.Error(), "is not running") {
+		return err
+	}
+	return nil
 }
 
 // Remove kills and deletes the container. Safe to call twice.
@@ -376,6 +389,9 @@ func (p *Party) Remove(ctx context.Context) error {
 	if p.hj != nil {
 		p.hj.Close()
 	}
+	// Docker's stop thaws a paused container before its kill: the kill
+	// first (Kill).
+	_ = p.killFrozen(ctx)
 	err := p.c.Terminate(ctx, testcontainers.StopTimeout(0))
 	if err != nil && isNotFound(err) {
 		err = nil
