@@ -17,7 +17,7 @@ func TestRemedyWords(t *testing.T) {
 		{"container/unresolvable-local-hostname",
 			"on tp1 set MOONCAKE_LOCAL_HOSTNAME=tp1 → verified: starts, get [4096 4096], is_exist [1 1], put [0 0], setup [0 0]"},
 		{"container/master-oom-killed",
-			"a new master container without the memory limit; then init tp0, set tp0 2 pages, set tp0 8000 pages, health_check tp0 → verified: starts, batch_put_from 0, health_check 0, setup 0"},
+			"a new master container without the memory limit; then init tp0, set tp0 2 pages, set tp0 12000 pages, health_check tp0 → verified: starts, batch_put_from 0, health_check 0, setup 0"},
 		{"container/sglang-partitioned-during-puts",
 			"reconnect tp0's container to the network; then init tp0, set tp0 2 pages, health_check tp0 → verified: starts, health_check 0, setup 0"},
 		{"container/master-replaced-ip-configured",

@@ -60,25 +60,16 @@ func (in injector) Capabilities() faults.Capabilities {
 	return faults.Capabilities{Containers: in.w.containers}
 }
 
-// masterRSS is mooncake_master's resident size right after start (real
-// 0.3.13.post1 in a container: 33.5 MiB, docs/REAL-FINDINGS.md §23).
-const masterRSS = 33_500 * 1024
-
-// masterBytesPerKey is mooncake_master's growth per object (real
-// 0.3.13.post1 in a container, cgroup v1 memory.usage_in_bytes: 10,000
-// keys "page<i>_0_k" of 512 B put in one batch took it from 35.97 MB to
-// 46.26 MB, 1029 B each; the next 30,000 ≈ 720 B each).
-const masterBytesPerKey = 1029
-
 // masterUsage is the master's modelled memory use with extra objects
-// more: its size after start plus masterBytesPerKey per object (segments
-// and clients are not counted).
+// more: its size after start plus its growth per object
+// (Profile.MasterContainerRSS, MasterBytesPerKey; segments and clients are
+// not counted).
 func (w *World) masterUsage(extra int) int64 {
 	n := extra
 	if w.master != nil && w.masterState != stopped {
 		n += w.master.Objects()
 	}
-	return masterRSS + int64(n)*masterBytesPerKey
+	return w.profile.MasterContainerRSS + int64(n)*w.profile.MasterBytesPerKey
 }
 
 // masterOOM: a put RPC whose keys take the master over its container's
