@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +22,18 @@ func TestListKnobs(t *testing.T) {
 	}
 	if len(ks) != len(mooncake.Knobs) || ks[0].Name != "MC_MAX_MR_SIZE" || ks[0].Rules[0].Parse != mooncake.ParseUAtol {
 		t.Fatalf("%d knobs, first %+v", len(ks), ks[0])
+	}
+	var not []struct {
+		Name        string   `json:"name"`
+		NotInWheels []string `json:"not_in_wheels"`
+	}
+	if err := json.Unmarshal([]byte(out), &not); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range not {
+		if k.Name == "MOONCAKE_AWS_S3_ENDPOINT" && !slices.Equal(k.NotInWheels, []string{"0.3.12.post1", "0.3.14"}) {
+			t.Errorf("MOONCAKE_AWS_S3_ENDPOINT not_in_wheels = %v, want [0.3.12.post1 0.3.14]", k.NotInWheels)
+		}
 	}
 	out, err = execute(t, "list", "--knobs")
 	if err != nil {
