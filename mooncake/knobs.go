@@ -233,7 +233,7 @@ type Knob struct {
 	// Build names the build that reads it when the PyPI wheel measured for
 	// the knob surface may be another ("cuda": up to 0.3.12.post1 the
 	// measured wheel is the non-CUDA one), so the surface does not decide
-	// whether it is read (InWheel).
+	// whether it is read (Knob.inWheel).
 	Build string `json:"build,omitempty"`
 }
 
@@ -335,7 +335,7 @@ func ParseKnobOn(v Version, name, raw string, set bool, h KnobHost) Value {
 	if !ok || !set {
 		return Value{}
 	}
-	if in, _ := InWheel(v, k.Name); !in && k.Scope == ScopeEnv && k.Build == "" {
+	if !k.inWheel(v) {
 		return Value{} // the release's wheel was built without the code that reads it
 	}
 	r.Default = r.defaultOn(h)

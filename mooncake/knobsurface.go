@@ -114,15 +114,15 @@ func FormatKnobSurface(byVersion map[string][]string) string {
 	return b.String()
 }
 
-// InWheel reports whether release v's wheel holds name (in), and whether
-// v's wheel was measured at all (measured; if not, in is true: the table's
-// rules stand alone).
-func InWheel(v Version, name string) (in, measured bool) {
+// inWheel reports whether release v's wheel can read k: a knob the
+// surface does not decide (not an environment variable, another build's,
+// a release not measured) is read wherever its rules say.
+func (k Knob) inWheel(v Version) bool {
 	s, err := parsedSurface()
-	if err != nil || !slices.Contains(s.versions, v.String()) {
-		return true, false
+	if err != nil || k.Scope != ScopeEnv || k.Build != "" || !slices.Contains(s.versions, v.String()) {
+		return true
 	}
-	return slices.Contains(s.names[name], v.String()), true
+	return slices.Contains(s.names[k.Name], v.String())
 }
 
 // KnobSurface are the names release v's wheel holds, sorted; nil when v
@@ -151,16 +151,10 @@ func MeasuredSurface() []string {
 // NotInWheels are the measured releases whose rules read k but whose
 // wheel does not hold it (so ParseKnob reads it as unset there).
 func (k Knob) NotInWheels() []string {
-	if k.Scope != ScopeEnv || k.Build != "" {
-		return nil
-	}
 	var out []string
 	for _, v := range MeasuredSurface() {
 		ver := MustVersion(v)
-		if _, ok := k.RuleAt(ver); !ok {
-			continue
-		}
-		if in, _ := InWheel(ver, k.Name); !in {
+		if _, ok := k.RuleAt(ver); ok && !k.inWheel(ver) {
 			out = append(out, v)
 		}
 	}

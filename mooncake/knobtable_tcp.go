@@ -42,6 +42,20 @@ func tcpBounded(from, name, def string, lo, hi uint64, src, note string) Rule {
 	return r
 }
 
+// tcpQueueKnob is a per-peer queue bound: the queued transfers and the
+// pending admissions, read and changed alike (real 0.3.13.post1: 1024 in
+// 1..65535; 0.3.14: 65535 in 1..1048576).
+func tcpQueueKnob(name, doc string) Knob {
+	return Knob{
+		Name: name, Scope: ScopeEnv, Reader: "transfer engine", Type: "int", Doc: doc, Since: "0.3.13",
+		Rules: []Rule{
+			tcpBounded("", name, "1024", 1, 65535, tcpSrc("v0.3.13.post1", tcpCpp, 267, tcpMain), " (real 0.3.13.post1: 65536, 0, abc)"),
+			tcpBounded("0.3.14", name, "65535", 1, 1048576, tcpSrc("v0.3.14", tcpCpp, 295, tcpNo014), " (real 0.3.14: 65536 and 1048576 taken; 1048577, 0, abc not)"),
+		},
+		Samples: map[string][]string{"valid": {"1024"}, "boundary": {"1", "65535"}, "invalid": {"0", "abc", "1048577"}},
+	}
+}
+
 func tcpSrc(ver, file string, line int, read string) string {
 	return fmt.Sprintf("%s (wheel) %s:%d (%s)", ver, file, line, read)
 }
@@ -74,26 +88,8 @@ var tcpKnobs = []Knob{
 		}},
 		Samples: map[string][]string{"valid": {"8"}, "boundary": {"1", "16"}, "invalid": {"17", "abc"}},
 	},
-	{
-		Name: "MC_TCP_MAX_QUEUED_TRANSFERS_PER_PEER", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
-		Doc:   "transfers queued per peer's lanes (default 1024; 65535 from 0.3.14)",
-		Since: "0.3.13",
-		Rules: []Rule{
-			tcpBounded("", "MC_TCP_MAX_QUEUED_TRANSFERS_PER_PEER", "1024", 1, 65535, tcpSrc("v0.3.13.post1", tcpCpp, 267, tcpMain), " (real 0.3.13.post1: 65536, 0, abc)"),
-			tcpBounded("0.3.14", "MC_TCP_MAX_QUEUED_TRANSFERS_PER_PEER", "65535", 1, 1048576, tcpSrc("v0.3.14", tcpCpp, 295, tcpNo014), " (real 0.3.14: 65536 and 1048576 taken; 1048577, 0, abc not)"),
-		},
-		Samples: map[string][]string{"valid": {"1024"}, "boundary": {"1", "65535"}, "invalid": {"0", "abc", "1048577"}},
-	},
-	{
-		Name: "MC_TCP_MAX_PENDING_ADMISSIONS_PER_PEER", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
-		Doc:   "transfers waiting for admission per peer (default 1024; 65535 from 0.3.14)",
-		Since: "0.3.13",
-		Rules: []Rule{
-			tcpBounded("", "MC_TCP_MAX_PENDING_ADMISSIONS_PER_PEER", "1024", 1, 65535, tcpSrc("v0.3.13.post1", tcpCpp, 267, tcpMain), " (real 0.3.13.post1: 65536, 0, abc)"),
-			tcpBounded("0.3.14", "MC_TCP_MAX_PENDING_ADMISSIONS_PER_PEER", "65535", 1, 1048576, tcpSrc("v0.3.14", tcpCpp, 295, tcpNo014), " (real 0.3.14: 65536 and 1048576 taken; 1048577, 0, abc not)"),
-		},
-		Samples: map[string][]string{"valid": {"1024"}, "boundary": {"1", "65535"}, "invalid": {"0", "abc", "1048577"}},
-	},
+	tcpQueueKnob("MC_TCP_MAX_QUEUED_TRANSFERS_PER_PEER", "transfers queued per peer's lanes (default 1024; 65535 from 0.3.14)"),
+	tcpQueueKnob("MC_TCP_MAX_PENDING_ADMISSIONS_PER_PEER", "transfers waiting for admission per peer (default 1024; 65535 from 0.3.14)"),
 	{
 		Name: "MC_TCP_ADMISSION_TIMEOUT_MS", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
 		Doc:   "ms a transfer waits for admission to a peer's lanes (default 1000)",
