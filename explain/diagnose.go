@@ -47,6 +47,9 @@ type Cause struct {
 	Refs     []string `json:"refs,omitempty"`
 	// Reproduce: catalog scenarios of a class (`faultlab run NAME`).
 	Reproduce []string `json:"reproduce,omitempty"`
+	// Resembles: named for the log's words alone (no line of its matched),
+	// as one of the nearest when nothing fits.
+	Resembles bool `json:"resembles,omitempty"`
 	// Match is the catalog match behind a scenario cause.
 	Match *Candidate `json:"scenario_match,omitempty"`
 	order int
@@ -293,6 +296,20 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 	d.Verdict = "no-fit"
 	if len(d.Causes) > 0 {
 		d.Verdict = "cause"
+		return d, nil
+	}
+	// Nothing fits: the nearest by the log's words fill what points left.
+	listed := func(name string) bool {
+		return slices.ContainsFunc(d.Nearest, func(c Cause) bool {
+			i := slices.IndexFunc(cls, func(x Class) bool { return x.Name == name })
+			return c.Name == name || i >= 0 && cls[i].Explains(c.Name)
+		})
+	}
+	for _, c := range resemble(cls, ev.Lines, facts, listed, 3-len(d.Nearest)) {
+		if sc := find(catalog, c.Name); sc != nil {
+			c.Kind, c.Cause, c.Remedy = "scenario", Humanize(cause(sc.Summary)), Humanize(Remedy(sc))
+		}
+		d.Nearest = append(d.Nearest, c)
 	}
 	return d, nil
 }

@@ -242,9 +242,11 @@ func TestFieldCorpus(t *testing.T) {
 		// by their new classes' patterns; mooncake-691's two failures fell
 		// to a tie, 8.52 against 7.54, when three more worlds moved the
 		// lines' rarity); 77 and 83 with the fourteenth batch (six cases,
-		// all named first by four new classes and two patterns).
+		// all named first by four new classes and two patterns); top-3 84
+		// since a no-fit's nearest are filled by the log's words
+		// (resemble.go).
 		{"tuning top-1", tun.top1, 77},
-		{"tuning top-3", tun.top3, 83},
+		{"tuning top-3", tun.top3, 84},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines
@@ -299,7 +301,7 @@ func TestFieldCorpus(t *testing.T) {
 		{"tuning reproduced", tun.reproduced, 46},
 		{"tuning reproduced from the right cause", tun.reproRight, 44},
 		{"held-out top-1", held.top1, 5},
-		{"held-out top-3", held.top3, 10},
+		{"held-out top-3", held.top3, 11},
 	}
 	for _, f := range floors {
 		if f.got < f.want {

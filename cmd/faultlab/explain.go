@@ -205,7 +205,11 @@ func printCause(w io.Writer, i int, c explain.Cause) {
 	if c.Version != "" {
 		at = " @" + c.Version
 	}
-	fmt.Fprintf(w, "\n%d. %s %s%s  %.1f points\n", i, c.Kind, c.Name, at, c.Points)
+	if c.Resembles {
+		fmt.Fprintf(w, "\n%d. %s %s  by its words only (no line of it matched)\n", i, c.Kind, c.Name)
+	} else {
+		fmt.Fprintf(w, "\n%d. %s %s%s  %.1f points\n", i, c.Kind, c.Name, at, c.Points)
+	}
 	fmt.Fprintf(w, "   cause:   %s\n", c.Cause)
 	if c.Outcome != "" {
 		fmt.Fprintf(w, "   ends in: %s\n", c.Outcome)
