@@ -523,10 +523,22 @@ func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerp
 	// The scenario causes in rank order: the best first; one the model
 	// cannot run (a container world) or does not reproduce gives way to
 	// the next.
+	// A class's worlds (the scenarios it lists) are tried where the class
+	// ranks: the run decides whether one reproduces the log.
 	var tried []Cause
-	for _, c := range append(append([]Cause{}, diag.Causes...), diag.Nearest...) {
-		if c.Kind == "scenario" && len(tried) < MaxDraftTries {
+	try := func(c Cause) {
+		if len(tried) < MaxDraftTries && find(catalog, c.Name) != nil &&
+			!slices.ContainsFunc(tried, func(t Cause) bool { return t.Name == c.Name }) {
 			tried = append(tried, c)
+		}
+	}
+	for _, c := range append(append([]Cause{}, diag.Causes...), diag.Nearest...) {
+		if c.Kind == "scenario" {
+			try(c)
+			continue
+		}
+		for _, name := range c.Reproduce {
+			try(Cause{Kind: "scenario", Name: name, Cause: c.Cause})
 		}
 	}
 	if len(tried) == 0 {
