@@ -105,8 +105,13 @@ var (
 		regexp.MustCompile(`(?i)\bsglang(?:==|-|:v?|:\s*|\s+v?|\s+version:?\s*v?)(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)`),
 		regexp.MustCompile(`(?i)\bsglang in \S+ \((\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)\)`),
 	}
-	rePipName = regexp.MustCompile(`^Name: (\S+)$`)
-	rePipVer  = regexp.MustCompile(`^Version: (\S+)$`)
+	// pip's lines about a version it did not install (a requirement no
+	// release satisfies, a wheel for another platform) and about one it
+	// is fetching (installed unless a refusal follows).
+	rePipRefused = regexp.MustCompile(`(?i)could not find a version that satisfies|no matching distribution found|is not a supported wheel on this platform`)
+	rePipFetch   = regexp.MustCompile(`(?i)^\s*(?:collecting|downloading|using cached)\s`)
+	rePipName    = regexp.MustCompile(`^Name: (\S+)$`)
+	rePipVer     = regexp.MustCompile(`^Version: (\S+)$`)
 )
 
 var (
@@ -279,6 +284,7 @@ func ParseLog(log string) Evidence {
 	raw := strings.Split(strings.ReplaceAll(log, "\r\n", "\n"), "\n")
 	pipName := ""
 	pendingEnv := ""
+	fetched, refused := "", false
 	for i, s := range raw {
 		t := unwrap(strings.TrimRight(s, " \t"))
 		l := Line{N: i + 1, Text: strings.TrimSpace(t)}
@@ -332,12 +338,27 @@ func ParseLog(log string) Evidence {
 				ev.SGLangVersion = m[1]
 			}
 		}
+		// pip's refusals name what was asked for or offered, not what
+		// runs; what it fetches runs only if no refusal follows.
+		if rePipRefused.MatchString(l.Text) {
+			refused = true
+			continue
+		}
+		if rePipFetch.MatchString(l.Text) {
+			if fetched == "" {
+				fetched = firstMatch(reMooncakeVer, l.Text)
+			}
+			continue
+		}
 		if ev.MooncakeVersion == "" {
 			ev.MooncakeVersion = firstMatch(reMooncakeVer, l.Text)
 		}
 		if ev.SGLangVersion == "" {
 			ev.SGLangVersion = firstMatch(reSGLangVer, l.Text)
 		}
+	}
+	if ev.MooncakeVersion == "" && !refused {
+		ev.MooncakeVersion = fetched
 	}
 	ev.Gaps = gaps(ev.Lines)
 	ev.MooncakeRange = sourceRange(ev.Lines)

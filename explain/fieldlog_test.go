@@ -63,6 +63,13 @@ func TestParseLogVersionsEnvGaps(t *testing.T) {
 		{"already satisfied", "Requirement already satisfied: mooncake-transfer-engine in /usr/local/lib/python3.10/dist-packages (0.3.5)\n" +
 			"Requirement already satisfied: sglang in /sgl-workspace/sglang/python (0.4.9.post2)\n", "0.3.5", "0.4.9.post2"},
 		{"image tag", "docker run --gpus all lmsysorg/sglang:v0.4.6.post1-cu124 python3 -m sglang.launch_server\n", "", "0.4.6.post1"},
+		{"pip finds no release", "ERROR: Could not find a version that satisfies the requirement mooncake-transfer-engine==0.3.7 (from versions: 0.3.0b3, 0.3.1)\n" +
+			"ERROR: No matching distribution found for mooncake-transfer-engine==0.3.7\n", "", ""},
+		{"pip fetches a wheel for another platform", "Collecting mooncake-transfer-engine\n" +
+			"  Downloading mooncake_transfer_engine-0.3.0b3-cp310-cp310-manylinux_2_35_x86_64.whl (5 MB)\n" +
+			"ERROR: mooncake_transfer_engine-0.3.0b3-cp310-cp310-manylinux_2_35_x86_64.whl is not a supported wheel on this platform.\n", "", ""},
+		{"pip fetches, nothing refused", "Collecting mooncake-transfer-engine==0.3.5\n" +
+			"  Downloading mooncake_transfer_engine-0.3.5-cp310-cp310-manylinux_2_35_x86_64.whl (5 MB)\n", "0.3.5", ""},
 		{"no version", "sglang-workspace/python/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py\n", "", ""},
 	} {
 		ev := explain.ParseLog(tc.in)
