@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -121,7 +122,8 @@ var (
 	// backtick, docker compose's "service-1  | ", docker logs -t's and
 	// kubectl --timestamps' RFC 3339 stamp, kubectl --prefix's
 	// "[pod/name/container] ", journald's "Dec 01 12:00:00 host proc[pid]: ",
-	// Ray's "(Worker rank=0 pid=1) ", torch's "[rank0]: ". Each takes its
+	// Ray's "(Worker rank=0 pid=1) " or "(RayWorkerWrapper pid=1, ip=10.0.0.1) ",
+	// torch's "[rank0]: ". Each takes its
 	// own separator only: the line's indentation is the line's (a wrapped
 	// message's continuation, joinWrapped).
 	reWrappers = []*regexp.Regexp{
@@ -131,7 +133,7 @@ var (
 		regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]`),
 		regexp.MustCompile(`^\[pod/[^\]\s]+\]\s?`),
 		regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.\-/]+(?:\[\d+\])?: `),
-		regexp.MustCompile(`^\([\w.\-]+(?:\s+[\w.\-]+=[\w.\-]+)*\)[ \t]`),
+		regexp.MustCompile(`^\([\w.\-]+(?:,?\s+[\w.\-]+=[\w.\-]+)*\)[ \t]`),
 		regexp.MustCompile(`^\[rank\d+\]:\s?`),
 	}
 )
@@ -140,6 +142,15 @@ var (
 // log line (reWrappers), however they nest, and the quotes around a line
 // quoted whole.
 func unwrap(s string) string {
+	// docker's json-file driver: {"log":"…\n","stream":"stderr","time":"…"}.
+	if strings.HasPrefix(s, `{"log":`) {
+		var j struct {
+			Log *string `json:"log"`
+		}
+		if json.Unmarshal([]byte(s), &j) == nil && j.Log != nil {
+			s = strings.TrimRight(*j.Log, "\r\n")
+		}
+	}
 	s = reANSI.ReplaceAllString(s, "")
 	for changed := true; changed; {
 		changed = false
@@ -164,7 +175,34 @@ func unwrapLog(log string) string {
 	for i, l := range lines {
 		lines[i] = unwrap(l)
 	}
-	return strings.Join(joinWrapped(lines), "\n")
+	return strings.Join(joinWrapped(dedent(lines)), "\n")
+}
+
+// dedent removes the indentation every line shares (a log pasted under
+// a Markdown list item), so that a line's own indentation still marks a
+// continuation or a traceback's frame.
+func dedent(lines []string) []string {
+	common, first := "", true
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		ind := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		if first {
+			common, first = ind, false
+			continue
+		}
+		for !strings.HasPrefix(ind, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	if common == "" {
+		return lines
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, common)
+	}
+	return lines
 }
 
 // joinWrapped joins an exception message hard-wrapped mid-sentence (an

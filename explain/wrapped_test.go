@@ -2,6 +2,7 @@ package explain_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -29,7 +30,13 @@ var logWrappers = []struct {
 	}},
 	{"ANSI colours", func(_ int, l string) string { return "\x1b[0;31m" + l + "\x1b[0m" }},
 	{"Ray worker", func(_ int, l string) string { return "(VllmWorker rank=0 pid=4121) " + l }},
+	{"Ray worker, vLLM's", func(_ int, l string) string { return "(RayWorkerWrapper pid=4121, ip=10.0.0.3) " + l }},
 	{"torch rank", func(_ int, l string) string { return "[rank0]: " + l }},
+	{"docker json-file", func(i int, l string) string {
+		b, _ := json.Marshal(l + "\n")
+		return fmt.Sprintf(`{"log":%s,"stream":"stderr","time":"2025-06-06T09:39:%02d.285457123Z"}`, b, i%60)
+	}},
+	{"Markdown list item", func(_ int, l string) string { return "    " + l }},
 	{"Markdown code span", func(_ int, l string) string { return "`" + l + "`" }},
 	{"CRLF", func(_ int, l string) string { return l + "\r" }},
 }
