@@ -93,6 +93,149 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 		// s3_adapter_config.cpp (0.3.14 wheel), an environment of 0.3.13.post1's names.
 		{"s3-env-renamed", "export MOONCAKE_AWS_S3_ENDPOINT=http://minio:9000\n" +
 			"E1201 10:00:00.000000 100 s3_adapter_config.cpp:97] S3 requires MOONCAKE_S3_ENDPOINT (or AWS_ENDPOINT_URL), MOONCAKE_S3_BUCKET and a non-empty region\n"},
+		// The pattern-free classes of the later batches, from the format
+		// strings, frame names and tool messages classes.yaml cites beside
+		// each pattern (Mooncake at its tags, HCCL/CANN, glibc, pip/uv, vLLM,
+		// SGLang, SPDK, the linker). transient-transfer-failure is not among
+		// them: Mooncake's lines of a connect that timed out are those of the
+		// TCP transport's exhausted ports too (io/tcp-ephemeral-ports-exhausted),
+		// so they name neither.
+		{"ascend-hccl-transport-build-unsupported", "cmake .. -DUSE_ASCEND=ON\n" +
+			"[ 41%] Building CXX object mooncake-transfer-engine/src/transport/ascend_transport/hccl_transport/ascend_transport_c/CMakeFiles/ascend_transport_mem.dir/hccl_transport_mem_c.cpp.o\n" +
+			"In file included from /root/Mooncake/mooncake-transfer-engine/src/transport/ascend_transport/hccl_transport/ascend_transport_c/hccl_transport_mem_c.cpp:31:\n" +
+			"/root/Mooncake/mooncake-transfer-engine/include/transport/ascend_transport/hccl_transport/hccl_transport_mem_c.h:23:10: fatal error: adapter_hccp_common.h: No such file or directory\n" +
+			"compilation terminated.\n" +
+			"make[2]: *** [mooncake-transfer-engine/src/transport/ascend_transport/hccl_transport/ascend_transport_c/CMakeFiles/ascend_transport_mem.dir/build.make:76: mooncake-transfer-engine/src/transport/ascend_transport/hccl_transport/ascend_transport_c/CMakeFiles/ascend_transport_mem.dir/hccl_transport_mem_c.cpp.o] Error 1\n"},
+		{"ascend-kv-port-overlap", "I1201 10:00:00.000000 100 utils.cpp:219] Find available between 20000 and 20100\n" +
+			"INFO 12-01 10:00:01 [mooncake_connector.py:301] KVCacheSendingThread started listening on path: tcp://10.0.0.1:20042. Thread: tp_rank=0, pp_rank=0, pcp_rank=0\n" +
+			"ERROR 12-01 10:00:01 [mooncake_connector.py:312] Mooncake KVCacheSendingThread encountered exception. Thread: tp_rank=0, pp_rank=0, listening_path=tcp://10.0.0.1:20042. Error: Address already in use (addr='tcp://10.0.0.1:20042')\n" +
+			"zmq.error.ZMQError: Address already in use (addr='tcp://10.0.0.1:20042')\n" +
+			"RuntimeError: KV Cache sending/receiving thread failed to start.\n"},
+		{"ascend-store-unsupported", "I1201 10:00:00.000000 100 transfer_engine.cpp:44] Transfer Engine starting. Server: 10.0.0.1:12345, Metadata: http://10.0.0.1:8080/metadata, ip_or_host_name: 10.0.0.1, rpc_port: 12345\n" +
+			"I1201 10:00:00.000100 100 client.cpp:172] Storage root directory is not set. persisting data is disabled.\n" +
+			"E1201 10:00:00.000200 100 client.cpp:201] unsupported_protocol protocol=ascend\n" +
+			"E1201 10:00:00.000300 100 client.cpp:249] Failed to initialize transfer engine\n" +
+			"E1201 10:00:00.000400 100 store_py.cpp:224] Failed to create client\n"},
+		{"ascend-visible-devices-remap", "I1201 10:00:00.000000 100 ascend_direct_transport.cpp:553] Set base port to:20000\n" +
+			"W1201 10:00:00.000100 100 ascend_direct_transport.cpp:571] Device id is 4, ASCEND_RT_VISIBLE_DEVICES is 4,5, which is unexpected.\n" +
+			"I1201 10:00:00.000200 100 ascend_direct_transport.cpp:578] Find available between 20400 and 20500\n" +
+			"(VllmWorker rank=1 pid=200) ERROR 12-01 10:00:01 [multiproc_executor.py:500] ValueError: Not enough physical devices available for DP rank 1. Expected at least 4 devices, but found 2 in PHYSICAL_DEVICES.\n"},
+		{"hccl-listen-port-conflict", "[ERROR] HCCL(4321,python3):2026-12-01-10:00:00.000.100 [hccl_socket.cc:110] [4321][InitGroupStage][RanktableDetect] socket type[0], listen on ip[192.168.1.10] and specific port[16666] fail. Please check the port status and whether the port is being used by other process.\n" +
+			"[ERROR] HCCL(4321,python3):2026-12-01-10:00:00.000.200 [hccl_comm.cc:100] [4321][HcclComm][Init]errNo[0x0000000005000007] hccl initialize failed\n" +
+			"[PID: 4321] 2026-12-01-10:00:00.000.300 Communication_Error_Bind_IP_Port(EI0019): Failed to enable listening for the host network adapter socket. Reason: The IP address 192.168.1.10 and port 16666 have already been bound.\n" +
+			"RuntimeError: createHCCLComm:torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:1200 HCCL function error: hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 7\n"},
+		{"connector-config-rejected", "INFO 12-01 10:00:00 [factory.py:51] Creating v1 connector with name: MooncakeStoreConnector and engine_id: 1234-5678\n" +
+			"Traceback (most recent call last):\n" +
+			"  File \"/usr/local/lib/python3.12/dist-packages/vllm/distributed/kv_transfer/kv_connector/v1/mooncake/store/connector.py\", line 130, in __init__\n" +
+			"    self._validate_kv_cache_config(vllm_config, kv_cache_config)\n" +
+			"  File \"/usr/local/lib/python3.12/dist-packages/vllm/distributed/kv_transfer/kv_connector/v1/mooncake/store/connector.py\", line 118, in _validate_kv_cache_config\n" +
+			"    raise ValueError(\n" +
+			"ValueError: MooncakeStoreConnector does not support: group 1: MambaSpec with block_size=1056 != cache_config.block_size=16 (mamba_cache_mode != 'align')\n"},
+		{"cuda-build-on-non-cuda-host", "INFO 12-01 10:00:00 [__init__.py:239] Automatically detected platform rocm.\n" +
+			"Traceback (most recent call last):\n" +
+			"  File \"/usr/local/lib/python3.10/site-packages/lmcache/v1/gpu_connector/gpu_connectors.py\", line 25, in <module>\n" +
+			"    import lmcache.c_ops as lmc_ops\n" +
+			"ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"},
+		{"deps-script-unsupported-distro", "Mooncake Dependencies Installer\n" +
+			"This script will install all required dependencies for Mooncake.\n" +
+			"The following components will be installed:\n" +
+			"  - System packages (build tools, libraries)\n" +
+			"  - yalantinglibs\n" +
+			"  - Git submodules\n" +
+			"  - Go 1.23.8\n" +
+			"\n" +
+			"=== Updating package lists ===\n" +
+			"./dependencies.sh: line 96: apt-get: command not found\n" +
+			"\u2717 ERROR: Failed to update package lists\n"},
+		{"exit-teardown-abort", "I1201 10:00:00.000000 100 transfer_engine.cpp:80] Transfer Engine uninstalled\n" +
+			"free(): invalid pointer\n" +
+			"\n" +
+			"Thread 1 \"python3\" received signal SIGABRT, Aborted.\n" +
+			"#0  __pthread_kill_implementation (no_tid=0, signo=6, threadid=140000000000000) at ./nptl/pthread_kill.c:44\n" +
+			"#1  0x00007f0000001000 in __GI_raise (sig=sig@entry=6) at ../sysdeps/posix/raise.c:26\n" +
+			"#2  0x00007f0000002000 in __GI_abort () at ./stdlib/abort.c:79\n" +
+			"#3  0x00007f0000003000 in __libc_message (action=action@entry=do_abort, fmt=fmt@entry=0x7f0000004000 \"%s\\n\") at ../sysdeps/posix/libc_fatal.c:155\n" +
+			"#4  0x00007f0000005000 in malloc_printerr (str=str@entry=0x7f0000006000 \"free(): invalid pointer\") at ./malloc/malloc.c:5664\n" +
+			"#5  0x00007f0000007000 in _int_free (av=<optimized out>, p=<optimized out>, have_lock=have_lock@entry=0) at ./malloc/malloc.c:4439\n" +
+			"#6  0x00007f0000008000 in __GI___libc_free (mem=<optimized out>) at ./malloc/malloc.c:3391\n" +
+			"#7  0x00007f0000009000 in ?? () from /usr/local/Ascend/ascend-toolkit/latest/lib64/libascend_trace.so\n" +
+			"#8  0x00007f000000a000 in __run_exit_handlers (status=0, listp=0x7f000000b000 <__exit_funcs>, run_list_atexit=run_list_atexit@entry=true, run_dtors=run_dtors@entry=true) at ./stdlib/exit.c:113\n" +
+			"#9  0x00007f000000c000 in __GI_exit (status=<optimized out>) at ./stdlib/exit.c:143\n" +
+			"#10 0x00007f000000d000 in __libc_start_call_main (main=main@entry=0x5600000000a0 <main>, argc=argc@entry=2, argv=argv@entry=0x7ffc00000000) at ../sysdeps/nptl/libc_start_call_main.h:74\n"},
+		{"integration-connector-unsupported", "INFO 12-01 10:00:00 [factory.py:51] Creating v1 connector with name: MooncakeConnector and engine_id: 1234-5678\n" +
+			"2026-12-01T10:00:01.000000Z ERROR dynamo_llm::kv_router::prefill_router: prefill routing failed error=No disaggregated params in prefill response: prefill worker returned no kv_transfer_params\n"},
+		{"integration-mooncake-import-unguarded", "[2026-12-01 10:00:00 TP0] Please install mooncake for using remote instance transfer engine: pip install mooncake\n" +
+			"Traceback (most recent call last):\n" +
+			"  File \"/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py\", line 320, in initialize\n" +
+			"    self.remote_instance_transfer_engine_weight_info = register_memory_region_v2(\n" +
+			"ModuleNotFoundError: No module named 'mooncake'\n"},
+		{"master-check-abort", "I1201 10:00:00.000000 100 master_service.cpp:265] Tenant quota policy store initialized\n" +
+			"F1201 10:00:01.000000 101 tenant_quota.cpp:280] Check failed: bytes <= state.used_bytes (4096 vs. 0)\n" +
+			"*** Check failure stack trace: ***\n" +
+			"    @     0x7f0000001000  google::LogMessage::Fail()\n" +
+			"    @     0x7f0000002000  mooncake::TenantQuotaTable::ReleasePartial()\n" +
+			"Aborted (core dumped)\n"},
+		{"nof-build-deps-missing", "=== Installing SPDK ===\n" +
+			"Cloning SPDK from https://github.com/spdk/spdk.git...\n" +
+			"Checking out SPDK version v23.01.1...\n" +
+			"Initializing SPDK submodules...\n" +
+			"Installing SPDK dependencies...\n" +
+			"Configuring SPDK with RDMA support...\n" +
+			"Using default SPDK env in /root/Mooncake/extern/spdk/lib/env_dpdk\n" +
+			"Using default DPDK in /root/Mooncake/extern/spdk/dpdk/build\n" +
+			"--with-rdma requires libverbs and librdmacm.\n" +
+			"Please install then re-run this script.\n" +
+			"\u2717 ERROR: Failed to configure SPDK\n" +
+			"$ cmake .. -DUSE_NOF=ON && make -j\n" +
+			"/usr/bin/ld: cannot find -lisal: No such file or directory\n" +
+			"/usr/bin/ld: cannot find -lelf: No such file or directory\n" +
+			"/usr/bin/ld: libmooncake_store.a(nof_segment.cpp.o): in function `mooncake::NofSegment::Open()':\n" +
+			"nof_segment.cpp:(.text+0x1a4): undefined reference to `mooncake::SpdkWrapper::GetInstance()'\n" +
+			"collect2: error: ld returned 1 exit status\n"},
+		{"wheel-platform-unavailable", "$ uv pip install mooncake-transfer-engine==0.3.7\n" +
+			"  \u00d7 No solution found when resolving dependencies:\n" +
+			"  \u2570\u2500\u25b6 Because mooncake-transfer-engine==0.3.7 has no wheels with a matching platform tag (e.g., `manylinux_2_35_aarch64`) and you require mooncake-transfer-engine==0.3.7, we can conclude that your requirements are unsatisfiable.\n" +
+			"\n" +
+			"      hint: Wheels are available for `mooncake-transfer-engine` (v0.3.7) on the following platform: `manylinux_2_35_x86_64`\n"},
+		{"hip-ipc-cross-node", "I1201 10:00:00.000000 100 transfer_engine_impl.cpp:412] HIP transport installed for intra-node GPU P2P\n" +
+			"E1201 10:00:00.000100 100 hip_transport.cpp:111] HIPTransport: pidfd_open error: No such process ( 4242 37)\n" +
+			"E1201 10:00:00.000200 100 hip_transport.cpp:151] HIPTransport: failed to open fd\n"},
+		{"rdma-driver-quirk", "E1201 10:00:00.000000 100 rdma_endpoint.cpp:367] [Handshake] Failed to modify QP to RESET: Invalid argument [22]\n" +
+			"E1201 10:00:00.000100 101 transfer_metadata.cpp:769] Handshake rejected by 10.0.0.2:12345: Failed to modify QP to RESET: Invalid argument\n" +
+			"E1201 10:00:00.000200 101 worker_pool.cpp:242] Worker: Cannot make connection for endpoint: 10.0.0.2:12345@irdma0, mark it inactive\n"},
+		{"rdma-endpoint-destroy-race", "I1201 10:00:00.000000 100 endpoint_store.cpp:208] 10.0.0.2:12345@mlx5_0 evicted\n" +
+			"W1201 10:00:00.000100 100 rdma_endpoint.cpp:89] Outstanding work requests found, CQ will not be generated\n" +
+			"Fatal Python error: Segmentation fault\n" +
+			"#0  0x00007f0000001000 in mlx5_post_send () from /usr/lib/x86_64-linux-gnu/libibverbs/libmlx5-rdmav34.so\n" +
+			"#1  0x00007f0000002000 in mooncake::RdmaEndPoint::submitPostSend(std::vector<mooncake::Transport::Slice*>&, std::vector<mooncake::Transport::Slice*>&) () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n"},
+		{"rdma-init-error-segfault", "E1201 10:00:00.000000 100 rdma_context.cpp:116] Failed to create completion queue: Cannot allocate memory [12]\n" +
+			"W1201 10:00:00.000100 100 rdma_transport.cpp:425] Disable device mlx5_3\n" +
+			"Fatal Python error: Segmentation fault\n" +
+			"#0  0x00007f0000001000 in ibv_destroy_cq () from /lib/x86_64-linux-gnu/libibverbs.so.1\n" +
+			"#1  0x00007f0000002000 in mooncake::RdmaContext::deconstruct() () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n" +
+			"#2  0x00007f0000003000 in mooncake::RdmaContext::~RdmaContext() () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n" +
+			"#3  0x00007f0000004000 in mooncake::RdmaTransport::initializeRdmaResources() () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n"},
+		{"rdma-multi-nic-unroutable-pair", "MOONCAKE_DEVICE=mlx5_0,mlx5_1\n" +
+			"W1201 10:00:00.000000 100 worker_pool.cpp:448] Worker: Cannot make connection for endpoint: 10.0.0.2:12345@mlx5_1, pausing peer rail and retrying through an alternate peer RNIC\n" +
+			"W1201 10:00:00.000100 100 worker_pool.cpp:1314] Rail paused: peer=10.0.0.2:12345@mlx5_1 error_count=3 pause_ms=30000\n" +
+			"E1201 10:00:00.000200 100 worker_pool.cpp:759] Worker: Cannot redispatch slice because all peer rails are paused for target 1, selected peer=10.0.0.2:12345@mlx5_0, retry_cnt=2\n"},
+		{"store-client-crash", "python3[4242]: segfault at 0 ip 00007f0000001234 sp 00007f00000fe000 error 4 in store.so[7f0000000000+200000] likely on CPU 3 (core 3, socket 0)\n" +
+			"Fatal Python error: Segmentation fault\n" +
+			"\n" +
+			"Thread 0x00007f0000000001 (most recent call first):\n" +
+			"  File \"/usr/local/lib/python3.10/dist-packages/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py\", line 612 in _get_batch_zero_copy_impl\n" +
+			"  File \"/usr/local/lib/python3.10/dist-packages/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py\", line 540 in batch_get_v1\n" +
+			"#3  0x00007f0000001000 in mooncake::RealClient::batch_get_into(std::vector<std::string> const&, std::vector<void*> const&, std::vector<unsigned long> const&) () from /usr/local/lib/python3.10/dist-packages/mooncake/store.so\n"},
+		{"tcp-error-log-segfault", "E1201 10:00:00.000000 100 tcp_transport.cpp:177] Session::writeBody failed. Attempt to write data hello-world using buffer hello-world. Error: Broken pipe (value: 32), total_transferred_bytes_: 0, current transferred_bytes: 0\n" +
+			"Fatal Python error: Segmentation fault\n" +
+			"#0  0x00007f0000001000 in __strlen_avx2 () from /lib/x86_64-linux-gnu/libc.so.6\n" +
+			"#1  0x00007f0000002000 in std::operator<< <std::char_traits<char> >(std::basic_ostream<char, std::char_traits<char> >&, char const*) () from /lib/x86_64-linux-gnu/libstdc++.so.6\n" +
+			"#2  0x00007f0000003000 in mooncake::Session::writeBody()::{lambda(std::error_code const&, unsigned long)#1}::operator()(std::error_code const&, unsigned long) const () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n"},
+		{"te-concurrency-race", "terminate called after throwing an instance of 'Json::LogicError'\n" +
+			"  what():  in Json::Value::resolveReference(key, end): requires objectValue\n" +
+			"Fatal Python error: Aborted\n" +
+			"#6  0x00007f0000001000 in mooncake::TransferMetadata::encodeSegmentDesc(mooncake::TransferMetadata::SegmentDesc const&, Json::Value&) () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n" +
+			"#7  0x00007f0000002000 in mooncake::TransferMetadata::receivePeerMetadata(Json::Value const&, Json::Value&) () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n"},
 	} {
 		i := slices.IndexFunc(cls, func(c explain.Class) bool { return c.Name == tc.class })
 		if i < 0 {
