@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -232,6 +233,13 @@ type WorldSpec struct {
 	// every Mooncake program and module that needs one fails to load
 	// (mooncake.Profile.UnloadableLib).
 	MissingLibs []string
+	// HeldPorts are TCP ports another process on the hosts listens on
+	// from before the world starts (the port-held faults at 0s): an
+	// engine holds them before it starts any server, so a server whose
+	// port is one of them (MasterSpec.MetadataPort) meets them taken. The
+	// faults, armed after Launch, take the holds over (their heal or
+	// ClearFaults frees the port).
+	HeldPorts []int
 	// TimeoutScale makes one second of Mooncake time take TimeoutScale
 	// seconds of wall time on engines that honour it (TimeoutScaler), so
 	// suites stay fast; 0 or 1 = unscaled. World.Clock() still reports
@@ -256,6 +264,17 @@ type MasterSpec struct {
 	// RDMA is the RNIC inventory of the master's host; empty = none. An
 	// engine that cannot provide one answers Unsupported.
 	RDMA []RDMADevice
+	// MetadataPort is --http_metadata_server_port of the embedded HTTP
+	// metadata server (metadata "master") when the world fixes it; 0 =
+	// the engine's choice.
+	MetadataPort int
+}
+
+// MetadataPortHeld reports whether the embedded HTTP metadata server's
+// port is one the world holds from its start (HeldPorts): that
+// mooncake_master's bind of it fails.
+func (s WorldSpec) MetadataPortHeld() bool {
+	return s.Metadata == "master" && s.Master != nil && s.Master.MetadataPort != 0 && slices.Contains(s.HeldPorts, s.Master.MetadataPort)
 }
 
 // MasterReplacer is a World that can replace its mooncake_master with one

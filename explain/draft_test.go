@@ -242,6 +242,20 @@ func TestDraftDeathLine(t *testing.T) {
 	}
 }
 
+// mooncake_master's own log of its abort at start: the master died, not
+// the caller, so the world whose master aborts so stands for it, ending as
+// it does (the caller's setup fails).
+func TestDraftMasterFatal(t *testing.T) {
+	dr, sc := draft(t, "E1205 10:00:00.000000 100 http_metadata_server.cpp:120] Failed to start HTTP metadata server on 0.0.0.0:8080\n"+
+		"E1205 10:00:00.000100 100 master.cpp:1240] Failed to start C++ HTTP metadata server\n"+
+		"F1205 10:00:00.000200 100 master.cpp:1450] Failed to start HTTP metadata server\n"+
+		"*** Check failure stack trace: ***\n")
+	if sc == nil || dr.Based != "setup/http-metadata-port-in-use" || sc.Expect.Dies != nil || sc.Expect.Raises == nil ||
+		!slices.Contains(sc.Expect.Logs, "Failed to start C++ HTTP metadata server") {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+}
+
 // A vLLM log of the pybind TypeError (field corpus mooncake-476): its
 // lines are vLLM's and the exception's body, so the draft expects the
 // exception they quote, not them.

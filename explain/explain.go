@@ -6,6 +6,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"maps"
 	"math"
 	"regexp"
@@ -686,6 +687,10 @@ func heal(f scenarios.FaultSpec) string {
 			return "a new " + f.Target + " container without the memory limit"
 		}
 		return "" // restart, replace: the new container is there already
+	case "port-held":
+		if p, ok := f.Params.(faults.PortHeldParams); ok {
+			return fmt.Sprintf("free port %d (stop the other process listening on it)", p.Port)
+		}
 	}
 	return "clear " + f.Kind
 }

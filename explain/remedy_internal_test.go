@@ -7,7 +7,7 @@ import (
 )
 
 // What explain says a remedy changed, for the kinds of change a remedy
-// makes: a node's env, container faults healed, a host pool.
+// makes: a node's env, container faults healed, a port freed, a host pool.
 func TestRemedyWords(t *testing.T) {
 	cat, err := scenarios.Catalog()
 	if err != nil {
@@ -22,6 +22,8 @@ func TestRemedyWords(t *testing.T) {
 			"reconnect tp0's container to the network; then init tp0, set tp0 2 pages, health_check tp0 → verified: starts, health_check 0, setup 0"},
 		{"container/master-replaced-ip-configured",
 			"set MOONCAKE_MASTER=<the master's address>; then init tp0, set tp0 2 pages, health_check tp0 → verified: starts, health_check 0, setup 0"},
+		{"setup/http-metadata-port-in-use",
+			"free port 18780 (stop the other process listening on it); run mooncake_master of the clients' release → verified: starts, setup 0"},
 		{"register/standalone-draft-default-allocator",
 			"host pool on tp0: allocator mooncake, draft pool of its own (mooncake) → verified: starts, register_buffer [0 0], setup [], setup_dummy 0"},
 	} {

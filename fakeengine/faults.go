@@ -207,7 +207,12 @@ func (in injector) Clear(ctx context.Context) error {
 		w.metaHandler.SetWrong(nil)
 	}
 	w.rdma.HealAll()
-	if w.metaSrv != nil {
+	if w.metaSrv != nil && w.metaUnbound {
+		// The port freed: nothing listens on it until the master starts
+		// again (its server never bound).
+		errs = append(errs, w.stopMetaLocked())
+		w.dropHeldMetadataLocked()
+	} else if w.metaSrv != nil {
 		w.metaHandler.Resume()
 		errs = append(errs, w.startMetaLocked(ctx))
 	}

@@ -117,11 +117,44 @@ func (w *World) startMasterLocked(ctx context.Context) error {
 		return nil
 	}
 	cfg := w.masterModel.Config()
+	switch w.masterMetadataStart(cfg) {
+	case master.MetadataAborts:
+		return nil // down again, its ports kept
+	case master.MetadataUnchecked:
+		w.metaUnbound = true
+		w.metaHandler.Pause()
+	}
 	w.gate.Lock()
 	w.masterModel = w.newMaster(cfg)
 	w.gate.Unlock()
 	// Same port again, so every proxy's upstream stays valid.
 	return w.startMaster(ctx, w.masterAddr)
+}
+
+// dropHeldMetadataLocked ends the holder's part of an unbound metadata
+// port (metaUnbound): the paused handler, whose held requests the holder
+// never answered, is replaced by a fresh one, and released into its own
+// store, which nothing reads again.
+func (w *World) dropHeldMetadataLocked() {
+	old := w.metaHandler
+	w.metaHandler = servers.NewMetadataHandler(w.newMetadata())
+	w.metaUnbound = false
+	old.Resume()
+}
+
+// masterMetadataStart plays the embedded HTTP metadata server's start of
+// a master of cfg (metadata: master) on its fixed port, which another
+// process may hold (its lines in the trace).
+func (w *World) masterMetadataStart(cfg master.Config) master.MetadataStart {
+	w.metaUnbound = false
+	ms := w.spec.Master
+	if w.spec.Metadata != "master" || ms == nil || ms.MetadataPort == 0 {
+		return master.MetadataServes
+	}
+	w.netMu.Lock()
+	taken := w.held[ms.MetadataPort]
+	w.netMu.Unlock()
+	return master.StartHTTPMetadata(cfg, ms.MetadataPort, taken, mlog.Trace{T: w.trace, Source: "master"})
 }
 
 func (w *World) stopMetaLocked() error {
@@ -169,8 +202,13 @@ func (w *World) startMetaLocked(ctx context.Context) error {
 }
 
 func (w *World) newMaster(cfg master.Config) *master.Master {
+	return w.newMasterLogged(cfg, mlog.Trace{T: w.trace, Source: "master"})
+}
+
+// newMasterLogged is newMaster logging to log.
+func (w *World) newMasterLogged(cfg master.Config, log mlog.Logger) *master.Master {
 	// Stream named as sim names it at world start ("master#<events fired>").
-	return master.New(cfg, masterClock{mooncakeClock{start: w.start, s: w.scale}, &w.stalls}, mlog.Trace{T: w.trace, Source: "master"}, rng.Stream(w.spec.Seed, "master#0"))
+	return master.New(cfg, masterClock{mooncakeClock{start: w.start, s: w.scale}, &w.stalls}, log, rng.Stream(w.spec.Seed, "master#0"))
 }
 
 // newMetadata is the metadata store: the wheel's Python server for
@@ -265,12 +303,25 @@ func (w *World) ReplaceMaster(ctx context.Context, version string, flags, env ma
 	if err := w.stopMasterLocked(); err != nil {
 		return err
 	}
-	w.gate.Lock()
-	w.masterModel = w.newMaster(cfg)
-	w.gate.Unlock()
 	w.mvMu.Lock()
 	w.masterVersion = version
 	w.mvMu.Unlock()
+	if w.metaUnbound {
+		if err := w.stopMetaLocked(); err != nil {
+			return err
+		}
+		w.dropHeldMetadataLocked()
+	}
+	metaStart := w.masterMetadataStart(cfg)
+	if metaStart == master.MetadataAborts {
+		w.gate.Lock()
+		w.masterModel = w.newMasterLogged(cfg, mlog.Discard{}) // for its config: down
+		w.gate.Unlock()
+		return w.stopMetaLocked()
+	}
+	w.gate.Lock()
+	w.masterModel = w.newMaster(cfg)
+	w.gate.Unlock()
 	if err := w.startMaster(ctx, w.masterAddr); err != nil {
 		return err
 	}
@@ -280,7 +331,13 @@ func (w *World) ReplaceMaster(ctx context.Context, version string, flags, env ma
 		if err := w.stopMetaLocked(); err != nil {
 			return err
 		}
-		return w.startMetaLocked(ctx)
+		if err := w.startMetaLocked(ctx); err != nil {
+			return err
+		}
+		if metaStart == master.MetadataUnchecked {
+			w.metaUnbound = true
+			w.metaHandler.Pause()
+		}
 	}
 	return nil
 }

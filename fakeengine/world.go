@@ -18,6 +18,7 @@ import (
 	"github.com/mooncake-faultlab/faultlab/fakeengine/wire"
 	"github.com/mooncake-faultlab/faultlab/faults/toxiproxy"
 	"github.com/mooncake-faultlab/faultlab/models/master"
+	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/models/te"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/netport"
@@ -89,6 +90,13 @@ type World struct {
 	netports []int       // netport ports of the master and metadata listeners, released by Close
 	// Scheduler schedules the faults: World.Arm and World.ClearFaults are its.
 	*schedule.Scheduler
+
+	// metaUnbound: the master's embedded metadata server never bound its
+	// port, another process's (up to 0.3.11.post1): its handler is held
+	// paused (the holder accepts and never answers) until the master
+	// starts again.
+	metaUnbound bool
+
 	procs    []*Process
 	nextPID  int
 	launched bool // Launch finished
@@ -193,6 +201,12 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 			return nil, fmt.Errorf("fake engine: %w", err)
 		}
 	}
+	for _, port := range spec.HeldPorts { // another process's, from before the servers start
+		w.held[port] = true
+	}
+	// How the master's embedded metadata server started (aborted: the
+	// master with it).
+	metaStart, aborted := master.MetadataServes, false
 	if spec.Master != nil {
 		cfg, err := master.ConfigFor(mp, spec.Master.Flags)
 		if err != nil {
@@ -200,10 +214,19 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		}
 		cfg = master.WithEnv(cfg, mp, spec.Master.Env, spec.Metadata == "master")
 		cfg.RNIC = len(spec.Master.RDMA) > 0
+		if spec.MetadataPortHeld() && e.opts.Containers {
+			return nil, engine.Unsupportedf("fake engine: topology.master.http_metadata_port held: a port is held on the host, not in a container world's network namespaces")
+		}
 		if a := w.servedAddr("master"); a != "" {
 			w.masterAddr, w.masterUp = a, true
 		} else {
-			w.masterModel = w.newMaster(cfg)
+			metaStart = w.masterMetadataStart(cfg)
+			if aborted = metaStart == master.MetadataAborts; aborted {
+				// A model for its config only: the process printed no more.
+				w.masterModel = w.newMasterLogged(cfg, mlog.Discard{})
+			} else {
+				w.masterModel = w.newMaster(cfg)
+			}
 			addr, err := w.reservedAddr()
 			if err != nil {
 				return nil, err
@@ -237,6 +260,20 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		if err := w.startMetadata(ctx, addr); err != nil {
 			return nil, err
 		}
+	}
+	switch metaStart {
+	case master.MetadataAborts:
+		// Down from the start, its ports kept (nothing listens): Clear,
+		// the port freed, starts it again.
+		if err := w.stopMasterLocked(); err != nil {
+			return nil, err
+		}
+		if err := w.stopMetaLocked(); err != nil {
+			return nil, err
+		}
+	case master.MetadataUnchecked:
+		w.metaUnbound = true
+		w.metaHandler.Pause()
 	}
 	for _, n := range spec.Nodes {
 		if n.Name == clientNode {

@@ -296,12 +296,19 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 			return nil, fmt.Errorf("real engine: the master's release: %w", err)
 		}
 	}
+	if spec.MetadataPortHeld() && e.opts.Containers {
+		return nil, engine.Unsupportedf("real engine: topology.master.http_metadata_port held: a port is held on the host, not in a container world's network namespaces")
+	}
 	w, err := newWorld(ctx, e, spec, l, in)
 	if err != nil {
 		return nil, err
 	}
 	w.ml, w.min = ml, min
-	if err := w.launch(ctx); err != nil {
+	err = w.holdAtStart()
+	if err == nil {
+		err = w.launch(ctx)
+	}
+	if err != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		return nil, errors.Join(err, w.Close(cctx))

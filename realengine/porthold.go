@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/faults"
@@ -24,12 +26,46 @@ func (w *World) portAction(p faults.PortPrimitive) (inject, error) {
 		if err != nil {
 			return nil, fmt.Errorf("real engine: %s: %w", f, err)
 		}
-		heal := func(context.Context) error { release(); return nil }
+		heal := func(context.Context) error {
+			release()
+			w.mu.Lock()
+			delete(w.holding, p.Port)
+			w.mu.Unlock()
+			return nil
+		}
 		w.mu.Lock()
+		w.holding[p.Port] = true
 		w.portHeals = append(w.portHeals, heal)
+		// The hold from the world's start is this fault's now: its heal
+		// frees the port (netport counts the holds of one port).
+		startHold := w.startHolds[p.Port]
+		delete(w.startHolds, p.Port)
 		w.mu.Unlock()
+		if startHold != nil {
+			startHold()
+		}
 		return heal, nil
 	}, nil
+}
+
+// holdAtStart holds the world's HeldPorts before any server starts (a
+// process world; engine.WorldSpec.HeldPorts), as another process on the
+// host would: a master whose metadata port is one of them meets it taken.
+func (w *World) holdAtStart() error {
+	if w.ctr != nil {
+		return nil // portAction's skip
+	}
+	for _, port := range w.spec.HeldPorts {
+		release, err := netport.Hold(port)
+		if err != nil {
+			return fmt.Errorf("real engine: port %d held from the start: %w", port, err)
+		}
+		w.mu.Lock()
+		w.startHolds[port], w.holding[port] = release, true
+		w.portHeals = append(w.portHeals, func(context.Context) error { release(); return nil })
+		w.mu.Unlock()
+	}
+	return nil
 }
 
 // releaseHeldPorts closes every held port (Clear, Close); a port healed already
@@ -38,6 +74,8 @@ func (w *World) releaseHeldPorts(ctx context.Context) error {
 	w.mu.Lock()
 	heals := w.portHeals
 	w.portHeals = nil
+	clear(w.startHolds)
+	clear(w.holding)
 	w.mu.Unlock()
 	var errs []error
 	for _, h := range heals {
@@ -46,4 +84,26 @@ func (w *World) releaseHeldPorts(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// metadataBindAborted reports whether p, the master of s, died at start
+// because another process holds its embedded HTTP metadata server's port
+// (topology.master.http_metadata_port, held by this world): from 0.3.12
+// main() logs "Failed to start HTTP metadata server" at FATAL and aborts
+// (REAL-FINDINGS §90). It is the world's outcome, not a launch error:
+// the master stays down, its proxies refusing, until Clear starts it.
+func (w *World) metadataBindAborted(s *server, p *proc) bool {
+	ms := w.spec.Master
+	if s.role != "master" || ms == nil || ms.MetadataPort == 0 || s.ports["metadata"] != ms.MetadataPort || !p.Exited() {
+		return false
+	}
+	return w.holdsPort(ms.MetadataPort) && slices.ContainsFunc(p.Recent(), func(l string) bool { return strings.Contains(l, "Failed to start HTTP metadata server") })
+}
+
+// holdsPort reports whether this world holds port now (from its start or
+// by a port-held fault).
+func (w *World) holdsPort(port int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.holding[port]
 }

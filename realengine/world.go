@@ -55,6 +55,13 @@ type World struct {
 	// portHeals close the ports port-held faults hold (porthold.go);
 	// guarded by mu.
 	portHeals []func(context.Context) error
+	// startHolds release the ports held from before the servers started
+	// (WorldSpec.HeldPorts) until their faults take them over; guarded by
+	// mu.
+	startHolds map[int]func()
+	// holding are the ports this world holds now (start holds and
+	// port-held faults); guarded by mu.
+	holding map[int]bool
 
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
@@ -106,7 +113,7 @@ func newWorld(ctx context.Context, e *Engine, spec engine.WorldSpec, l Layout, i
 		log = e.opts.Logger.With("engine", Name, "version", spec.Version, "scenario", spec.Scenario)
 	}
 	w := &World{e: e, spec: spec, l: l, in: in, ml: l, min: in, log: log, start: newOrigin(), dir: dir, drv: drv, servers: map[string]*server{},
-		missing: slices.Clone(spec.MissingLibs)}
+		missing: slices.Clone(spec.MissingLibs), startHolds: map[int]func(){}, holding: map[int]bool{}}
 	if e.opts.Containers {
 		w.inj, err = w.openContainers(ctx)
 	} else {
@@ -231,6 +238,12 @@ func (w *World) launchMaster(ctx context.Context) error {
 				return err
 			}
 			if w.spec.Metadata == "master" {
+				if w.holdsPort(meta) {
+					// Another process holds it: up to 0.3.11.post1 the
+					// master serves on without its metadata server, and
+					// the holder (which accepts nothing) answers no probe.
+					return nil
+				}
 				probe, err := w.probeAddr(ctx, p, meta)
 				if err != nil {
 					return err
@@ -267,6 +280,9 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 	ports, err := w.freePorts(3)
 	if err != nil {
 		return "", nil, 0, 0, 0, err
+	}
+	if ms := w.spec.Master; ms != nil && ms.MetadataPort != 0 && w.spec.Metadata == "master" {
+		ports[2] = ms.MetadataPort // the world's (topology.master.http_metadata_port)
 	}
 	return w.masterArgsOn(ctx, extra, ports)
 }
@@ -472,6 +488,13 @@ func (w *World) startServer(ctx context.Context, s *server) error {
 			s.down, s.noLib = true, true
 			w.mu.Unlock()
 			w.log.Debug("real engine: the loader could not start the server", "role", s.role, "lines", p.Recent())
+			return w.holdIfDown(ctx, s)
+		}
+		if w.metadataBindAborted(s, p) {
+			w.mu.Lock()
+			s.down = true
+			w.mu.Unlock()
+			w.log.Debug("real engine: mooncake_master aborted on its held metadata port", "how", p.ExitDescription(), "lines", p.Recent())
 			return w.holdIfDown(ctx, s)
 		}
 		return fmt.Errorf("real engine: %s %s not ready: %w", s.spec.Name, w.spec.Version, err)

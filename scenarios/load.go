@@ -292,6 +292,18 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(m.Pos, "topology.master.mooncake_version: with ha or present: false; a skewed master is one plain mooncake_master")
 		}
 	}
+	if m := sc.Topology.Master; m != nil && m.HTTPMetadataPort != 0 {
+		switch {
+		case m.HTTPMetadataPort < 1024 || m.HTTPMetadataPort > 65535:
+			d.at(m.Pos, "topology.master.http_metadata_port: %d: give a TCP port, 1024-65535", m.HTTPMetadataPort)
+		case sc.Topology.Metadata != "master":
+			d.at(m.Pos, "topology.master.http_metadata_port: the master's embedded HTTP metadata server's port; needs metadata: master")
+		case m.HA || (m.Present != nil && !*m.Present):
+			d.at(m.Pos, "topology.master.http_metadata_port: with ha or present: false; it is one plain mooncake_master's port")
+		case m.Flags["http_metadata_server_port"] != "":
+			d.at(m.Pos, "topology.master.http_metadata_port and flags.http_metadata_server_port: give the port once, as http_metadata_port")
+		}
+	}
 	if len(sc.Topology.MetadataEnv) > 0 && sc.Topology.Metadata != "http" {
 		d.at(sc.Topology.Pos, "topology.metadata_env: the standalone HTTP metadata server's environment; needs metadata: http")
 	}

@@ -18,8 +18,9 @@ const claimWait = 10 * time.Minute
 
 // fixedPortRanges are the narrow transfer-engine port ranges (at most
 // netport.MaxClaimed ports) sc's env fixes anywhere: config, nodes, the
-// remedy's env and node_env (Scenario.envs). A missing partner is
-// Mooncake's default.
+// remedy's env and node_env (Scenario.envs), a missing partner
+// Mooncake's default; and the master's fixed HTTP metadata port
+// (topology.master.http_metadata_port).
 func fixedPortRanges(sc *Scenario) [][2]int {
 	var out [][2]int
 	for _, e := range sc.envs() {
@@ -39,6 +40,11 @@ func fixedPortRanges(sc *Scenario) [][2]int {
 				out = append(out, r)
 			}
 		}
+	}
+	// The master's embedded HTTP metadata server's fixed port (its
+	// port-held fault holds it host-wide too).
+	if m := sc.Topology.Master; m != nil && m.HTTPMetadataPort >= 1 && m.HTTPMetadataPort <= 65535 {
+		out = append(out, [2]int{m.HTTPMetadataPort, m.HTTPMetadataPort})
 	}
 	// Sorted and merged: a run claims ranges in this order, each whole,
 	// so two runs never hold a part each, and a run never waits on itself.

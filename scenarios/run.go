@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/sglang"
 	"github.com/mooncake-faultlab/faultlab/trace"
 )
@@ -498,8 +499,10 @@ func (r *run) worldSpec() engine.WorldSpec {
 			spec.Master.Version = t.Master.MooncakeVersion
 			spec.Master.Env = maps.Clone(t.Master.Env)
 			spec.Master.RDMA = t.Master.NIC.devices()
+			spec.Master.MetadataPort = t.Master.HTTPMetadataPort
 		}
 	}
+	spec.HeldPorts = heldAtStart(r.sc.Faults)
 	if c := t.Client; c != nil && (c.Present == nil || *c.Present) {
 		proto := c.Protocol
 		if proto == "" {
@@ -528,6 +531,22 @@ func (r *run) worldSpec() engine.WorldSpec {
 		spec.Nodes = append(spec.Nodes, ns)
 	}
 	return spec
+}
+
+// heldAtStart are the ports the port-held faults at 0s of the world's
+// start (no anchor) hold: another process listening on them before any
+// server starts (engine.WorldSpec.HeldPorts).
+func heldAtStart(fs []FaultSpec) []int {
+	var out []int
+	for _, f := range fs {
+		if a, _ := f.anchor(); a != (anchor{}) || f.At.D() != 0 || faults.Kind(f.Kind) != faults.PortHeld {
+			continue
+		}
+		if p, ok := f.Params.(faults.PortHeldParams); ok && !slices.Contains(out, int(p.Port)) {
+			out = append(out, int(p.Port))
+		}
+	}
+	return out
 }
 
 func (g GPU) spec() engine.GPUSpec {

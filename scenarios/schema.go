@@ -102,6 +102,11 @@ type Master struct {
 	// NIC is the RNICs of the master's host (none by default, as on the
 	// machines the real engine runs on).
 	NIC NIC `yaml:"nic"`
+	// HTTPMetadataPort is --http_metadata_server_port of the embedded HTTP
+	// metadata server (metadata: master), fixed by the world (1024-65535);
+	// absent = a port the engine picks per run. A port-held fault at 0s on
+	// it is another process holding the port before the master starts.
+	HTTPMetadataPort int `yaml:"http_metadata_port"`
 }
 
 // Client is the standalone mooncake_client.

@@ -22,6 +22,18 @@ func (w *World) startMaster() {
 		return
 	}
 	w.masterNoLib = false
+	w.metadataUnbound = false
+	if w.metadataPortTaken() {
+		switch master.StartHTTPMetadata(w.masterCfg, w.spec.Master.MetadataPort, true, mlog.Trace{T: w.tr, Source: "master"}) {
+		case master.MetadataAborts:
+			// main()'s LOG(FATAL) before its RPC server starts: nothing
+			// listens; a Clear (the port freed) starts it again.
+			w.master, w.masterState = nil, stopped
+			return
+		case master.MetadataUnchecked:
+			w.metadataUnbound = true
+		}
+	}
 	w.master = master.New(w.masterCfg, w.k, mlog.Trace{T: w.tr, Source: "master"}, w.k.Stream(fmt.Sprintf("master#%d", w.k.Fired())))
 	w.masterState = running
 	w.driveMonitor(w.master)
@@ -29,6 +41,12 @@ func (w *World) startMaster() {
 		// The embedded server's store lives in the master process.
 		w.metadata, w.metadataState = metadata.New(w.profile.MetadataSameValueOK), running
 	}
+}
+
+// metadataPortTaken: the master's embedded HTTP metadata server's port
+// (topology.master.http_metadata_port) is held by another process.
+func (w *World) metadataPortTaken() bool {
+	return w.spec.Metadata == "master" && w.spec.Master != nil && w.spec.Master.MetadataPort != 0 && w.held[w.spec.Master.MetadataPort]
 }
 
 // newHTTPMetadata is the wheel's Python metadata server (topology
@@ -102,6 +120,15 @@ func (w *World) metadataFor(hostport, _ string) (*metadata.Server, procState) {
 		return nil, stopped
 	}
 	st := w.metadataState
+	if w.spec.Metadata == "master" && w.metadataUnbound {
+		// Not the master's server: while another process holds the port
+		// it accepts and never answers (real 0.3.11.post1: curl's 3 s
+		// timeout, REAL-FINDINGS §113); once freed nothing listens.
+		if w.held[w.spec.Master.MetadataPort] && sameAddr(hostport, u) {
+			return w.metadata, paused
+		}
+		return nil, stopped
+	}
 	if w.spec.Metadata == "master" {
 		st = w.masterState
 		// The embedded server listens on the families its

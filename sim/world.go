@@ -127,6 +127,10 @@ type World struct {
 	// that server (libs.go).
 	missingLibs              []string
 	masterNoLib, clientNoLib bool
+	// metadataUnbound: the running master's embedded HTTP metadata
+	// server never bound its port, another process's (up to
+	// 0.3.11.post1; servers.go metadataFor).
+	metadataUnbound bool
 }
 
 // Launch builds a world of processes at virtual time 0.
@@ -186,6 +190,9 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 		masterState: stopped, metadataState: stopped, clientState: stopped, ports: map[string]bool{}, held: map[int]bool{}, disk: client.NewOffloadDisk(),
 		missingLibs: slices.Clone(spec.MissingLibs), ephemeral: newEphemeral(spec.Nodes),
 		containers: opts.Containers, parts: map[string]bool{}, conns: map[string]pooledConn{}, directEOF: map[string]bool{}, masterIP: MasterIP, formerIPs: map[string]bool{},
+	}
+	for _, port := range spec.HeldPorts { // another process's, from before the servers start
+		w.held[port] = true
 	}
 	in := injector{w}
 	w.Scheduler = schedule.New(context.Background(), in.Inject, in.Clear, kernel.Timer{K: k}, tr)
