@@ -244,8 +244,9 @@ func TestFieldCorpus(t *testing.T) {
 		// lines' rarity); 77 and 83 with the fourteenth batch (six cases,
 		// all named first by four new classes and two patterns); top-3 84
 		// since a no-fit's nearest are filled by the log's words
-		// (resemble.go).
-		{"tuning top-1", tun.top1, 77},
+		// (resemble.go); top-1 78 since the thinly patterned classes' source
+		// lines (mooncake-691: the QP pool's ENOMEM).
+		{"tuning top-1", tun.top1, 78},
 		{"tuning top-3", tun.top3, 84},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log

@@ -236,6 +236,150 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 			"Fatal Python error: Aborted\n" +
 			"#6  0x00007f0000001000 in mooncake::TransferMetadata::encodeSegmentDesc(mooncake::TransferMetadata::SegmentDesc const&, Json::Value&) () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n" +
 			"#7  0x00007f0000002000 in mooncake::TransferMetadata::receivePeerMetadata(Json::Value const&, Json::Value&) () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n"},
+		// The classes and catalog signatures with few patterns, from the
+		// format strings classes.yaml cites beside each (Mooncake at its tags,
+		// yalantinglibs, the 0.3.14 wheel's Python, the integrations' files).
+		{"benign-error-log", "E1205 10:00:00.000000 5501 file_storage.cpp:382] BatchQuerySlices failed with error: INVALID_REPLICA\n" +
+			"E1205 10:00:10.000000 5501 file_storage.cpp:382] BatchQuerySlices failed with error: INVALID_REPLICA\n"},
+		{"duplicate-key-put", "I1205 10:00:00.000000 2201 master_service.cpp:2432] key=sglang_hicache_0f3a_0_k, info=object_already_exists\n" +
+			"I1205 10:00:00.000100 2301 client.cpp:452] object_already_exists key count 8\n"},
+		{"eviction-starved", "I1205 10:00:00.000000 1201 master_service.cpp:5666] [EVICT-TRIGGER] memory_ratio=0.97 high_watermark=0.95 need_mem_eviction=1 eviction_ratio=0.05\n" +
+			"I1205 10:00:00.000300 1201 master_service.cpp:6922] [EVICT-RESULT] evicted_count=0, eviction_base=5120, actual_evict_ratio=0, target_evict_ratio=0.07\n" +
+			"W1205 10:00:00.000400 1201 master_service.cpp:6930] [EVICT] No memory freed this cycle; 5120 objects deferred for disk offload. Consider lowering eviction_high_watermark_ratio.\n" +
+			"I1205 10:00:00.000500 1201 master_service.cpp:5677] [EVICT-DONE] BatchEvict execution completed.\n"},
+		{"ha-stale-master-pool-logs", "E1205 10:00:00.000000 9001 client_service.cpp:1906] Failed to ping master for 3 times; fetching latest master view and reconnecting\n" +
+			"I1205 10:00:01.000000 9001 ha_helper.cpp:106] Get master address: 10.0.0.12:50051\n" +
+			"I1205 10:00:01.000100 9001 client_service.cpp:1931] Reconnected to master 10.0.0.12:50051\n" +
+			"2025-12-05 10:00:11.000000 INFO [9002] [coro_rpc_client.hpp:945] client_id 7 begin to connect 10.0.0.11:50051\n" +
+			"2025-12-05 10:00:11.000300 WARNING [9002] [coro_rpc_client.hpp:989] client_id 7 failed:Connection refused\n" +
+			"2025-12-05 10:00:13.000000 WARNING [9002] [client_pool.hpp:207] reconnect client{0x7f2b44001230},host:{10.0.0.11:50051} out of max limit, stop retry. connect failed\n" +
+			"2025-12-05 10:00:43.000000 INFO [9002] [coro_rpc_client.hpp:945] client_id 8 begin to connect 10.0.0.11:50051\n" +
+			"2025-12-05 10:00:43.000300 WARNING [9002] [coro_rpc_client.hpp:989] client_id 8 failed:Connection refused\n"},
+		{"ipv6-master-ipv4-bind", "I1205 10:00:00.000000 3001 master.cpp:515] Master service started on port 50051, max_threads=4, enable_metric_reporting=1, metrics_port=9003, default_kv_lease_ttl=5000, default_kv_soft_pin_ttl=1800000, allow_evict_soft_pinned_objects=1, eviction_ratio=0.05, eviction_high_watermark_ratio=0.95, enable_ha=0, enable_offload=0, etcd_endpoints=, client_ttl=10, rpc_thread_num=4, rpc_port=50051, rpc_address=0.0.0.0, rpc_conn_timeout_seconds=0, rpc_enable_tcp_no_delay=1, rpc protocol=tcp, cluster_id=mooncake_cluster, root_fs_dir=, global_file_segment_size=0\n" +
+			"2025-12-05 10:00:01.000000 INFO [4002] [coro_rpc_client.hpp:945] client_id 1 begin to connect ::1:50051\n" +
+			"2025-12-05 10:00:01.000200 WARNING [4002] [coro_rpc_client.hpp:989] client_id 1 failed:Connection refused\n" +
+			"2025-12-05 10:00:03.000000 WARNING [4002] [client_pool.hpp:207] reconnect client{0x7f3a1c000b70},host:{::1:50051} out of max limit, stop retry. connect failed\n" +
+			"E1205 10:00:03.000100 4002 master_client.cpp:234] Client not available\n"},
+		{"kv-lease-expired-before-read", "W1205 10:00:00.000000 4401 client_service.cpp:1483] lease_expired_before_data_transfer_completed key=req-12_layer3_k\n" +
+			"E1205 10:00:00.000100 4401 real_client.cpp:3118] BatchGet failed for key 'req-12_layer3_k': LEASE_EXPIRED\n"},
+		{"local-buffer-exhausted", "E1205 10:00:00.000000 6601 store_py_parallel_write.h:52] Failed to allocate buffer for put_tensor_with_parallelism key: layer0_shard3\n" +
+			"E1205 10:00:00.000100 6601 real_client.cpp:1834] Failed to allocate buffer for put operation, key: layer0_shard4\n"},
+		{"local-memcpy-cross-process", "I1205 10:00:00.000000 7001 transfer_task.cpp:439] MC_STORE_MEMCPY not set, auto-detected: TCP-only environment, memcpy enabled\n" +
+			"I1205 10:00:05.000000 7001 transfer_task.cpp:560] Memcpy transfer submitted to worker pool with 1 operations\n" +
+			"*** SIGSEGV (@0x7f1c2a400000) received by PID 7001 (TID 0x7f1b8dfff640) from PID 709885952; stack trace: ***\n" +
+			"    @     0x7f1c3e1a2520 (unknown)\n" +
+			"    @     0x7f1c3e2fb9bd __memmove_avx_unaligned_erms\n" +
+			"    @     0x7f1c1b6a4c21 mooncake::MemcpyWorkerPool::workerThread()\n"},
+		{"metadata-cluster-id-mismatch", "I1205 10:00:00.000000 4101 transfer_metadata.cpp:160] Using metadata cluster ID: mooncake/cluster-b/\n" +
+			"E1205 10:00:01.000000 4101 transfer_metadata_plugin.cpp:282] GET http://10.0.0.5:8080/metadata?key=mooncake%2Fcluster-b%2Fram%2F10.0.0.6%3A15001 http=404 body: metadata not found\n" +
+			"W1205 10:00:01.000100 4101 transfer_metadata.cpp:480] Failed to retrieve segment descriptor, name 10.0.0.6:15001\n"},
+		{"metadata-plugin-missing", "F1205 10:00:00.000000 3101 transfer_metadata_plugin.cpp:592] Unable to find metadata storage plugin etcd with conn string: etcd://10.0.0.5:2379\n" +
+			"*** Check failure stack trace: ***\n"},
+		{"no-segment-space", "W1205 10:00:00.000000 7701 rpc_service.cpp:560] BatchPutStart failed for 4 keys due to insufficient space. Consider lowering eviction_high_watermark_ratio or mounting more segments.\n" +
+			"W1205 10:00:00.000100 7702 client_service.cpp:2461] BatchPut failed for 4 keys due to insufficient space. Consider lowering eviction_high_watermark_ratio or mounting more segments.\n"},
+		{"setup-missing-config", "Traceback (most recent call last):\n" +
+			"  File \"/usr/local/lib/python3.10/dist-packages/mooncake/mooncake_config.py\", line 306, in from_file\n" +
+			"    raise ValueError(f\"Missing required config field: {field}\")\n" +
+			"ValueError: Missing required config field: master_server_address\n"},
+		{"ssd-offload-stalls-client", "I1205 10:00:00.000000 5001 real_client.cpp:4239] Time taken for batch_get_into_offload_object_internal: 31002345us\n" +
+			"I1205 10:00:00.000100 5001 real_client.cpp:3556] Time taken for batch_get_into: 31004567us, read store: 1200us, with memory key count: 0, offload key count: 64\n" +
+			"W1205 10:00:02.000000 6001 dummy_client.cpp:1127] Ping failed 1/3\n" +
+			"W1205 10:00:05.000000 6001 dummy_client.cpp:1127] Ping failed 3/3\n" +
+			"E1205 10:00:05.000100 6001 dummy_client.cpp:1132] RealClient lost, entering reconnection loop...\n" +
+			"I1205 10:00:11.000000 5002 real_client.cpp:3909] client_id=6473201844911234_1122334455667788, action=client_expired\n" +
+			"E1205 10:00:40.000000 5001 real_client.cpp:1158] client_id=6473201844911234_1122334455667788, error=shm_not_mapped\n"},
+		{"ssd-offload-task-orphaned", "W1205 10:10:00.000000 8001 master_service.cpp:3345] Offloading task expired for key: req-77_layer0_k\n" +
+			"W1205 10:10:00.000100 8001 master_service.cpp:3345] Offloading task expired for key: req-77_layer1_k\n" +
+			"W1205 10:10:00.000200 8001 master_service.cpp:3345] Offloading task expired for key: req-77_layer2_k\n"},
+		{"etcd/duplicate-local-hostname", "E1201 10:00:00.000000 100 tcp_transport.cpp:224] Session::readBody failed. Attempt to read data 0x7f3a10000000 using buffer 0x7f3a20000000. Error: End of file (value: 2)\n"},
+		{"etcd/ha-failover-blackholed-master", "W1201 10:00:10.000000 100 client_service.cpp:620] Failed to switch to leader 10.0.0.12:50051: RPC_FAIL\n" +
+			"E1201 10:02:10.000000 101 master_client.cpp:344] Client not available\n" +
+			"E1201 10:02:10.000100 101 client_service.cpp:3845] Failed to ping master\n"},
+		{"http-metadata-token-required", "Traceback (most recent call last):\n" +
+			"  File \"<frozen runpy>\", line 198, in _run_module_as_main\n" +
+			"  File \"<frozen runpy>\", line 88, in _run_code\n" +
+			"  File \"/usr/local/lib/python3.11/site-packages/mooncake/http_metadata_server.py\", line 344, in <module>\n" +
+			"    sys.exit(main())\n" +
+			"             ^^^^^^\n" +
+			"  File \"/usr/local/lib/python3.11/site-packages/mooncake/http_metadata_server.py\", line 322, in main\n" +
+			"    server.run()\n" +
+			"  File \"/usr/local/lib/python3.11/site-packages/mooncake/http_metadata_server.py\", line 112, in run\n" +
+			"    raise RuntimeError(\n" +
+			"RuntimeError: HTTP Metadata Server refuses to bind 0.0.0.0:8080 without an authentication token: anyone who can reach this port could read and rewrite cluster metadata. Set MC_METADATA_HTTP_TOKEN here and on every engine, bind a loopback address, or export MC_METADATA_HTTP_ALLOW_INSECURE=1 to keep the legacy open behavior.\n"},
+		{"io/get-while-master-down", "E1201 10:00:00.000000 100 master_client.cpp:344] Client not available\n" +
+			"E1201 10:00:00.000100 100 real_client.cpp:1070] Query failed for key: k0 with error: RPC_FAIL\n"},
+		{"ipv6-address", "I1201 10:00:00.000000 100 transfer_engine_impl.cpp:115] Transfer Engine parseHostNameWithPort. server_name: fd00::1 port: 12001\n" +
+			"E1201 10:00:00.000100 100 tcp_transport.cpp:814] Failed to set up IPv6 dual-stack listener: Address family not supported by protocol (error code: 97)\n" +
+			"W1201 10:00:01.000000 100 transfer_task.cpp:1378] Invalid IPv6 endpoint format: [fd00::1\n"},
+		{"nvlink-fabric-mem-unsupported", "cuMemCreate failed: 800\n"},
+		{"peer-not-listening", "E1201 10:00:00.000000 100 transfer_metadata_plugin.cpp:979] SocketHandShakePlugin: connect()10.0.0.2:12001: Connection refused [111]\n" +
+			"E1201 10:00:00.000100 100 transfer_metadata.cpp:690] Failed to retrieve segment descriptor, name 10.0.0.2:12001\n"},
+		{"rdma-port-down", "W1201 10:00:00.000000 100 rdma_context.cpp:1204] Device mlx5_0 port not active\n" +
+			"E1201 10:00:00.000200 100 rdma_transport.cpp:827] RdmaTransport: No available RNIC\n"},
+		{"rdma-qp-exhausted", "E1201 10:00:00.000000 100 rdma_endpoint.cpp:145] Failed to create QP: Cannot allocate memory [12]\n" +
+			"E1201 10:00:00.000100 100 transfer_metadata.cpp:1210] Handshake rejected by 10.0.0.2:12345: Local RDMA endpoint unavailable for mlx5_0 <- 10.0.0.1:12345@mlx5_1\n"},
+		{"register/erdma-registration-total", "I1201 10:00:00.000000 100 client.cpp:520] Registering local memory: 16777216 bytes\n" +
+			"E1201 10:00:00.100000 100 rdma_context.cpp:222] Failed to register memory 0x7efb94000000: Input/output error [5]\n" +
+			"E1201 10:00:00.100100 100 client.cpp:575] register_local_memory_failed base=0x7efb94000000 size=1073741824, error=-1\n" +
+			"E1201 10:00:00.100200 100 store_py.cpp:203] Failed to mount segment: INVALID_PARAMS\n"},
+		{"register/segment-vs-max-mr-size", "I1201 10:00:00.000000 100 config.cpp:301] max_mr_size = 268435456\n" +
+			"W1201 10:00:00.100000 100 rdma_context.cpp:199] The buffer length exceeds device max_mr_size, shrink it to 268435456: Success [0]\n"},
+		{"rpc-protocol-mismatch", "MC_RPC_PROTOCOL=rdma\n" +
+			"2026-12-01 10:00:01.000000 INFO     [102] [ib_socket.hpp:754] protocol error. connect to unknown protocol server7\n" +
+			"E1201 10:00:01.000100 100 master_client.cpp:344] Client not available\n"},
+		{"setup/http-duplicate-local-hostname", "E1201 10:00:00.000000 100 transfer_metadata_plugin.cpp:348] PUT http://127.0.0.1:8080/metadata?key=mooncake/rpc_meta/127.0.0.1:17784 http=400 body: Duplicate rpc_meta key not allowed\n" +
+			"E1201 10:00:00.000100 100 transfer_metadata.cpp:1334] Failed to set location of 127.0.0.1:17784\n"},
+		{"setup/http-metadata-unreachable", "E1201 10:00:00.000000 100 transfer_metadata_plugin.cpp:340] PUT http://10.0.0.9:8080/metadata?key=mooncake/rpc_meta/10.0.0.1:15001 curl: Couldn't connect to server err: Failed to connect to 10.0.0.9 port 8080 after 0 ms: Connection refused\n" +
+			"E1201 10:00:00.000100 100 transfer_metadata.cpp:1334] Failed to set location of 10.0.0.1:15001\n" +
+			"E1201 10:00:00.000200 100 client_service.cpp:420] Failed to initialize transfer engine, rc=-200\n"},
+		{"tcp-ephemeral-port-exhaustion", "E1201 10:00:00.000000 100 tcp_transport.cpp:521] TcpTransport::startTransfer encountered an ASIO exception. Slice details - source_addr: 0x7f0000001000, length: 65536, opcode: 0, target_id: 1. Exception: connect: Cannot assign requested address\n"},
+		{"hicache-host-batch-memcpy-unsupported", "[2025-08-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" +
+			"  File \"/usr/local/lib/python3.12/dist-packages/sgl_kernel/kvcacheio.py\", line 150, in transfer_kv_all_layer_direct_lf_pf\n" +
+			"    torch.ops.sgl_kernel.transfer_kv_all_layer_direct_lf_pf.default(\n" +
+			"RuntimeError: cudaMemcpyBatchAsync failed. failIdx=0 error=invalid argument\n"},
+		{"lmcache-side-bug", "(VllmWorker rank=0 pid=4243) ERROR 12-01 10:00:00 [multiproc_executor.py:546] Traceback (most recent call last):\n" +
+			"(VllmWorker rank=0 pid=4243) ERROR 12-01 10:00:00 [multiproc_executor.py:546]   File \"/usr/local/lib/python3.12/dist-packages/vllm/distributed/kv_transfer/kv_connector/v1/lmcache_connector.py\", line 88, in start_load_kv\n" +
+			"(VllmWorker rank=0 pid=4243) ERROR 12-01 10:00:00 [multiproc_executor.py:546]   File \"/usr/local/lib/python3.12/dist-packages/lmcache/integration/vllm/vllm_v1_adapter.py\", line 702, in start_load_kv\n" +
+			"(VllmWorker rank=0 pid=4243) ERROR 12-01 10:00:00 [multiproc_executor.py:546] KeyError: 'cmpl-7f3a-0'\n"},
+		{"sglang-pd-side-bug", "Traceback (most recent call last):\n" +
+			"  File \"/usr/local/lib/python3.12/dist-packages/sglang/srt/disaggregation/mooncake/conn.py\", line 712, in transfer_worker\n" +
+			"    reqs_to_be_processed = self.transfer_infos[kv_chunk.room].values()\n" +
+			"KeyError: 7340012345678901234\n" +
+			"\n" +
+			"During handling of the above exception, another exception occurred:\n" +
+			"\n" +
+			"Traceback (most recent call last):\n" +
+			"  File \"/usr/lib/python3.12/threading.py\", line 1075, in _bootstrap_inner\n" +
+			"    self.run()\n" +
+			"  File \"/usr/local/lib/python3.12/dist-packages/sglang/srt/disaggregation/mooncake/conn.py\", line 790, in transfer_worker\n" +
+			"    raise RuntimeError(\n" +
+			"RuntimeError: Transfer thread failed because of 7340012345678901234. Prefill instance with bootstrap_port=8998 is dead.\n"},
+		{"sglang-side-bug", "[2025-08-01 10:00:00 TP0] Mooncake Configuration loaded from env successfully.\n" +
+			"Exception in thread Thread-5 (backup_thread_func):\n" +
+			"Traceback (most recent call last):\n" +
+			"  File \"/usr/lib/python3.12/threading.py\", line 1075, in _bootstrap_inner\n" +
+			"    self.run()\n" +
+			"  File \"/usr/lib/python3.12/threading.py\", line 1012, in run\n" +
+			"    self._target(*self._args, **self._kwargs)\n" +
+			"  File \"/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/cache_controller.py\", line 880, in backup_thread_func\n" +
+			"  File \"/usr/local/lib/python3.12/dist-packages/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py\", line 330, in register_buffer\n" +
+			"    ptr = tensor.data_ptr()\n" +
+			"AttributeError: 'list' object has no attribute 'data_ptr'\n"},
+		{"ssd-offload-duplicate-bucket", "E1201 10:00:00.000000 100 storage_backend.cpp:1793] Reserved key became duplicated before commit, bucket_id=17\n" +
+			"E1201 10:00:00.000100 100 file_storage.cpp:624] Failed to store objects with error: OBJECT_ALREADY_EXISTS\n"},
+		{"ssd-offload-readback-bug", "E1201 10:00:00.000000 100 storage_backend.cpp:1877] Bucket not found for key: prefix_0001_k, bucket_id=42\n" +
+			"E1201 10:00:00.000100 100 file_storage.cpp:413] Batch load object failed,err_code = BUCKET_NOT_FOUND\n"},
+		{"standalone-buffer-outside-shm", "E1201 10:00:00.000000 100 dummy_client.cpp:421] Invalid buffer address or size for registration: Buffer addr: 0x7f3a00100000, need addr: 0x7f3a00000000, buffer size: 1048576, need size: 4294967296\n" +
+			"E1201 10:00:00.000100 200 real_client.cpp:418] Dummy buffer at 0x7f3a00100000 (size 1048576) not found in any mapped shared memory, client_id=8c1d2e3f-0000-0000-0000-000000000001\n"},
+		{"standalone-ipc-registration", "E1201 10:00:00.000000 200 real_client.cpp:725] Failed to map shared memory from fd: 17, name: mooncake_shm_1, error: Bad file descriptor\n" +
+			"E1201 10:00:00.000100 100 dummy_client.cpp:334] RealClient failed to map shared memory, error code: -1\n" +
+			"E1201 10:00:00.000200 100 dummy_client.cpp:445] Failed to register SHM via IPC\n"},
+		{"vllm-connector-side-bug", "(EngineCore_DP0 pid=4242) ERROR 12-01 10:00:00 [core.py:700] Traceback (most recent call last):\n" +
+			"(EngineCore_DP0 pid=4242) ERROR 12-01 10:00:00 [core.py:700]   File \"/usr/local/lib/python3.12/dist-packages/vllm/distributed/kv_transfer/kv_connector/v1/mooncake_connector.py\", line 201, in get_finished\n" +
+			"(EngineCore_DP0 pid=4242) ERROR 12-01 10:00:00 [core.py:700]     return self.connector_worker.get_finished()\n" +
+			"(EngineCore_DP0 pid=4242) ERROR 12-01 10:00:00 [core.py:700]   File \"/usr/local/lib/python3.12/dist-packages/vllm/distributed/kv_transfer/kv_connector/v1/mooncake_connector.py\", line 610, in get_finished\n" +
+			"(EngineCore_DP0 pid=4242) ERROR 12-01 10:00:00 [core.py:700]     del self.reqs_need_send.reqs[req_id]\n" +
+			"(EngineCore_DP0 pid=4242) ERROR 12-01 10:00:00 [core.py:700] KeyError: 'cmpl-7f3a-0'\n"},
 	} {
 		i := slices.IndexFunc(cls, func(c explain.Class) bool { return c.Name == tc.class })
 		if i < 0 {
