@@ -30,6 +30,10 @@ type Class struct {
 	LinkWhenScored bool      `yaml:"link_when_scored"`
 	Patterns       []Pattern `yaml:"patterns"`
 	Against        []Pattern `yaml:"against"`
+	// terms and nterms: the words of the name and patterns and their
+	// count (resemble.go), counted by ParseClasses.
+	terms  map[string]int
+	nterms int
 }
 
 // Pattern is a regular expression over one log line (or derived fact) and
@@ -116,6 +120,7 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 				ps[j].re = re
 			}
 		}
+		c.indexTerms()
 		out = append(out, c)
 	}
 	if len(out) == 0 {

@@ -57,6 +57,9 @@ func words(text string) []string {
 // log's error lines and facts their patterns share, best first.
 func resemble(cls []Class, lines []Line, facts []string, skip func(string) bool, n int) []Cause {
 	query := map[string]bool{}
+	if n <= 0 {
+		return nil
+	}
 	for _, l := range lines {
 		if errorLine(l) || raisedException.MatchString(l.Text) {
 			for _, w := range words(l.Text) {
@@ -71,34 +74,18 @@ func resemble(cls []Class, lines []Line, facts []string, skip func(string) bool,
 			}
 		}
 	}
-	if len(query) == 0 || n <= 0 {
+	if len(query) == 0 {
 		return nil
 	}
-	type doc struct {
-		cl Class
-		tf map[string]int
-		n  int
-	}
-	docs := make([]doc, 0, len(cls))
 	df := map[string]int{}
 	total := 0
 	for _, c := range cls {
-		text := strings.ReplaceAll(c.Name, "-", " ")
-		for _, p := range c.Patterns {
-			text += " " + p.RE
-		}
-		d := doc{cl: c, tf: map[string]int{}}
-		for _, w := range words(text) {
-			d.tf[w]++
-			d.n++
-		}
-		for w := range d.tf {
+		for w := range c.terms {
 			df[w]++
 		}
-		total += d.n
-		docs = append(docs, d)
+		total += c.nterms
 	}
-	nd := float64(len(docs))
+	nd := float64(len(cls))
 	avg := float64(total) / nd
 	type scored struct {
 		c      Class
@@ -106,19 +93,19 @@ func resemble(cls []Class, lines []Line, facts []string, skip func(string) bool,
 		shared []string
 	}
 	var ranked []scored
-	for _, d := range docs {
-		if skip(d.cl.Name) || d.n == 0 {
+	for _, c := range cls {
+		if skip(c.Name) || c.nterms == 0 {
 			continue
 		}
-		s := scored{c: d.cl}
+		s := scored{c: c}
 		for w := range query {
-			f := float64(d.tf[w])
+			f := float64(c.terms[w])
 			if f == 0 {
 				continue
 			}
 			// BM25 (k1 1.2, b 0.75).
 			idf := math.Log(1 + (nd-float64(df[w])+0.5)/(float64(df[w])+0.5))
-			s.score += idf * f * 2.2 / (f + 1.2*(0.25+0.75*float64(d.n)/avg))
+			s.score += idf * f * 2.2 / (f + 1.2*(0.25+0.75*float64(c.nterms)/avg))
 			s.shared = append(s.shared, w)
 		}
 		if s.score >= minResemblance && len(s.shared) >= minShared {
@@ -142,4 +129,18 @@ func resemble(cls []Class, lines []Line, facts []string, skip func(string) bool,
 			Evidence: []string{"no line of this cause's matched; the log shares words with its known lines: " + strings.Join(s.shared, ", ")}})
 	}
 	return out
+}
+
+// indexTerms counts the words of a class's name and patterns, once, when
+// the class table is read (resemble's documents).
+func (c *Class) indexTerms() {
+	text := strings.ReplaceAll(c.Name, "-", " ")
+	for _, p := range c.Patterns {
+		text += " " + p.RE
+	}
+	ws := words(text)
+	c.terms, c.nterms = map[string]int{}, len(ws)
+	for _, w := range ws {
+		c.terms[w]++
+	}
 }
