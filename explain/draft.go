@@ -148,9 +148,9 @@ func errorLine(l Line) bool {
 	return known
 }
 
-// failureEvents are Mooncake's INFO lines that report a failure in words
-// errorLine's would miss: a client expired by the master or by
-// mooncake_client because it stopped pinging (master_service.cpp,
+// failureEvents are Mooncake's INFO and WARNING lines that report a
+// failure in words errorLine's would miss: a client expired by the master
+// or by mooncake_client because it stopped pinging (master_service.cpp,
 // real_client.cpp "client_id=…, action=client_expired"; 0.3.14's
 // suspicion first), and a metrics summary whose window counted failed
 // allocations while eviction freed nothing (master_metric_manager.cpp
@@ -163,6 +163,10 @@ var failureEvents = []struct {
 	{regexp.MustCompile(`\baction=client_expired\b`), "action=client_expired", "master_service.cpp"},
 	{regexp.MustCompile(`\baction=client_liveness_suspected\b`), "action=client_liveness_suspected", "master_service.cpp"},
 	{regexp.MustCompile(`\bEviction: Success/Attempts=0/[1-9]\d*, AllocFail=[1-9]`), "Eviction: Success/Attempts=0/", "master_metric_manager.cpp"},
+	// The master's reaper of SSD offloading tasks no FileStorage reported
+	// (WARNING: the key never reached SSD; master_service.cpp v0.3.10
+	// :1896 … v0.3.11.post1 :3345, v0.3.12.post1 :5836 with " tenant=").
+	{regexp.MustCompile(`^Offloading task expired for key: \S+`), "Offloading task expired for key", "master_service.cpp"},
 }
 
 // failureEvent is the line's failure event: its fragment and file.
@@ -436,6 +440,10 @@ var mooncakeMessages = func() []struct {
 		// file_storage.cpp, storage_backend.cpp (SSD offload, v0.3.8.post1 … v0.3.11.post1)
 		{"BatchQuerySlices failed with error: {}", "file_storage.cpp"},
 		{"Key not found: {}", "file_storage.cpp"},
+		// OffloadObjects and Heartbeat after a bucket's BatchOffload failed
+		// (v0.3.11.post1 :467, :519; v0.3.12.post1 :624, :844; 3b5a594 :736)
+		{"Failed to store objects with error: {}", "file_storage.cpp"},
+		{"Failed to persist objects with error: {}", "file_storage.cpp"},
 		// dummy_client.cpp invoke_batch_rpc (v0.3.9 …): mooncake_client's
 		// handler threw; replica.h's "Expected DiskDescriptor" is a whole
 		// message (kvcache-ai/Mooncake#2011), not a value.

@@ -608,6 +608,17 @@ var Knobs = []Knob{
 		}},
 		Samples: map[string][]string{"valid": {"30"}, "boundary": {"0"}, "invalid": {"30s", "-1"}},
 	},
+	{
+		Name: "put_start_release_timeout_sec", Scope: ScopeMasterFlag, Reader: "mooncake_master", Type: "int", Modelled: true,
+		Doc:   "seconds after which an unfinished put's space is released, and the SSD offloading tasks' TTL (default 600)",
+		Since: "0.3.8",
+		Rules: []Rule{{
+			Parse: ParseGflagUint64, Default: "600",
+			Invalid: "gflags uint64: a unit or a sign makes mooncake_master exit 1; before 0.3.8 the flag is unknown, also exit 1; not above put_start_discard_timeout_sec: \"put_start_release_timeout=N must be larger than put_start_discard_timeout_sec=M\" (ERROR) and std::invalid_argument, the master dies (real 0.3.11.post1; not modelled)",
+			Source:  "v0.3.8 mooncake-store/src/master.cpp:94; v0.3.11.post1 master.cpp:186, master_service.cpp:195-202; v0.3.12.post1 master.cpp:314",
+		}},
+		Samples: map[string][]string{"valid": {"600"}, "boundary": {"31"}, "invalid": {"600s", "-1"}},
+	},
 	// SGLang's side: mooncake_store.py reads these (env, config file or
 	// extra_config) and passes them to setup(); parsing in sglang/config.go.
 	sglangKnob("MOONCAKE_GLOBAL_SEGMENT_SIZE", "size", "bytes this process contributes to the pool: an int, or \"<n>gb\"; anything else is a ValueError in SGLang",

@@ -411,6 +411,25 @@ type Profile struct {
 	// found: <key>", "BatchQuerySlices failed with error:
 	// OBJECT_NOT_FOUND"; real 0.3.9, REAL-FINDINGS §73).
 	OffloadQueuePins bool
+	// OffloadTaskTenant: the master's TTL reaper names the key's tenant,
+	// "Offloading task expired for key: <key> tenant=<tenant>"
+	// (master_service.cpp v0.3.12:6162, v0.3.12.post1:5836); before,
+	// the key alone (v0.3.10:1896 … v0.3.11.post1:3345).
+	OffloadTaskTenant bool
+	// EraseDropsOffloadTask: erasing an object's metadata (Remove,
+	// eviction) erases its offloading task and unpins it (v0.3.12
+	// EraseMetadata); up to v0.3.11.post1 the task of a removed key stays
+	// until the reaper (Remove's accessor.Erase, master_service.cpp
+	// v0.3.11.post1:2299-2334, master_service.h:1302).
+	EraseDropsOffloadTask bool
+	// EraseDropsQueuedKey: erasing an object's metadata also takes its key
+	// out of the local disk segments' offloading queues, so the next
+	// offload heartbeat does not hand a removed key over (3b5a594
+	// EraseMetadata, "Mirror entry in local_disk_segment.offloading_objects
+	// must be dropped too"; not in v0.3.12.post1). Real 0.3.14: a key
+	// removed before its heartbeat is not drained, the key put beside it
+	// is drained alone (REAL-FINDINGS §114).
+	EraseDropsQueuedKey bool
 	// FsReplicaRepins: with --root_fs_dir and --enable_offload, the DISK
 	// replica's PutEnd pushes the complete memory replica to the
 	// offloading queue again and pins it a second time
@@ -1222,6 +1241,8 @@ func profileOf(v Version) Profile {
 	p.BucketEvictV2, p.BucketEvictPhysical = at("0.3.12"), at("0.3.13")
 	p.StandaloneOffloadBlocksIO = at("0.3.9") && !at("0.3.11")
 	p.OffloadQueuePins = at("0.3.10")
+	p.OffloadTaskTenant, p.EraseDropsOffloadTask = at("0.3.12"), at("0.3.12")
+	p.EraseDropsQueuedKey = at("0.3.13")
 	p.FsReplicaRepins = at("0.3.10") && !at("0.3.11")
 	p.BatchGetFirstComplete = at("0.3.9") && !at("0.3.11")
 	p.BatchGetDiskTempBuffer = at("0.3.11")

@@ -27,6 +27,9 @@ type Config struct {
 	EvictionHighWatermarkRatio float64       // --eviction_high_watermark_ratio
 	EvictionRatio              float64       // --eviction_ratio
 	PutStartDiscardTimeout     time.Duration // --put_start_discard_timeout_sec
+	// PutStartReleaseTimeout is --put_start_release_timeout_sec (600 s):
+	// also the offloading tasks' TTL (offloadtasks.go).
+	PutStartReleaseTimeout time.Duration
 	// EnableOffload is --enable_offload (MountLocalDiskSegment accepted).
 	EnableOffload bool
 	// RootFsDir is --root_fs_dir: each put also gets a DISK replica, a
@@ -84,6 +87,7 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 		EvictionHighWatermarkRatio: p.EvictionHighWatermark,
 		EvictionRatio:              p.EvictionRatio,
 		PutStartDiscardTimeout:     30 * time.Second,
+		PutStartReleaseTimeout:     600 * time.Second,
 		RPCVersion:                 RPCVersion,
 		RPCAddress:                 "0.0.0.0",
 		HTTPMetadataHost:           "0.0.0.0",
@@ -123,6 +127,12 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 				return c, ferr
 			}
 			c.PutStartDiscardTimeout = time.Duration(pv.Uint) * time.Second
+		case "put_start_release_timeout_sec":
+			pv, ferr := gflag(p, k, v)
+			if ferr != nil {
+				return c, ferr
+			}
+			c.PutStartReleaseTimeout = time.Duration(pv.Uint) * time.Second
 		case "rpc_version": // sim-only: a master built from another tree
 			c.RPCVersion = v
 		case "enable_offload":
@@ -253,6 +263,10 @@ type Master struct {
 	// MountLocalDiskSegment) and its offloading queue: the keys PutEnd
 	// pushed for its FileStorage's next OffloadObjectHeartbeat.
 	offloading map[UUID][]OffloadObject
+	// offloadTasks: each queued key's offloading task and when it
+	// started; lastDiscard the reaper's last pass (offloadtasks.go).
+	offloadTasks map[string]time.Duration
+	lastDiscard  time.Duration
 	// metrics and summary: MasterMetricManager's counters and the report
 	// thread that logs them (summary.go).
 	metrics metrics
@@ -277,7 +291,7 @@ func New(cfg Config, clock Clock, log mlog.Logger, rng *rand.Rand) *Master {
 		cfg: cfg, clock: clock, log: log, rng: rng,
 		okClients: map[UUID]bool{}, clientTTL: map[UUID]time.Duration{}, pingStalled: map[UUID]time.Duration{},
 		objects: map[string]*object{}, viewVersion: 1,
-		lastEvict: now, lastMonitor: now, batchNoSpace: map[string]int{}, batchOpen: map[string]time.Duration{},
+		lastEvict: now, lastMonitor: now, lastDiscard: now, batchNoSpace: map[string]int{}, batchOpen: map[string]time.Duration{},
 		offloading: map[UUID][]OffloadObject{}, suspected: map[UUID]suspicion{}, offboarded: map[UUID]bool{},
 	}
 	// The report thread's first summary is at start. The model's HA
@@ -300,6 +314,7 @@ func (m *Master) catchUp() time.Duration {
 	// passes up to it first.
 	m.reportDue(now)
 	m.evictUntil(now)
+	m.discardUntil(now)
 	return now
 }
 
@@ -342,7 +357,11 @@ func (m *Master) monitorUntil(now time.Duration) {
 // between RPCs: an engine in virtual time calls it every
 // ClientMonitorPeriod, so the monitor's lines come at their tick and not
 // at the next RPC.
-func (m *Master) Monitor() { m.monitorUntil(m.clock.Now()) }
+func (m *Master) Monitor() {
+	now := m.clock.Now()
+	m.monitorUntil(now)
+	m.discardUntil(now) // the reaper's lines at their tick too
+}
 
 // ClientMonitorFunc: expire clients without a ping for client_ttl.
 func (m *Master) monitorClients(at time.Duration) {
@@ -448,6 +467,9 @@ func (m *Master) evictIfNeeded(now time.Duration, passes int64) {
 		return
 	}
 	target := max(m.cfg.EvictionRatio, ratio-m.cfg.EvictionHighWatermarkRatio+m.cfg.EvictionRatio)
+	// BatchEvict reaps the expired tasks first (DiscardExpiredProcessingReplicas
+	// in each shard), and the thread's last_discard_time is now.
+	m.discardExpired(now)
 	// Candidates: complete, lease expired; oldest touch first (approximate LRU).
 	var cands []*object
 	for _, o := range m.objects {
@@ -533,6 +555,7 @@ func b2i(b bool) int {
 }
 
 func (m *Master) removeObject(o *object) {
+	m.eraseOffloadTask(o.key)
 	delete(m.objects, o.key)
 	m.freeMemory(o)
 }
@@ -717,6 +740,10 @@ func (m *Master) NotifyOffloadSuccess(_ context.Context, clientID UUID, endpoint
 	now := m.catchUp()
 	for _, x := range objs {
 		o, ok := m.objects[x.Key]
+		if ok {
+			// Only a key whose metadata is there (accessor.Exists()).
+			m.endOffloadTask(x.Key)
+		}
 		if x.Size < 0 {
 			if ok {
 				o.offloadPin = false
@@ -783,6 +810,7 @@ func (m *Master) pushOffloading(o *object) {
 			}
 			m.offloading[s.client] = append(q, OffloadObject{Key: o.key, Size: o.size})
 			o.offloadPin = m.cfg.Version.OffloadQueuePins
+			m.startOffloadTask(o.key, m.clock.Now())
 		}
 	}
 }
