@@ -83,7 +83,7 @@ func (in injector) Check(p faults.Primitive) error {
 			return engine.Unsupportedf("fake engine: %s: no HTTP metadata server served in this world", f)
 		}
 		return nil
-	case faults.PortPrimitive:
+	case faults.PortPrimitive, faults.PortRacePrimitive:
 		return nil
 	case faults.LinkPrimitive:
 		if len(w.linksTo(p.Target)) == 0 {
@@ -152,6 +152,9 @@ func (in injector) inject(ctx context.Context, p faults.Primitive) (func(context
 		now := func() time.Duration { return w.scale.mooncake(time.Since(w.start)) }
 		heal := w.rdma.Node(p.Node).Arm(now(), p)
 		return func(context.Context) error { heal(now()); return nil }, nil
+	case faults.PortRacePrimitive:
+		w.setPortRace(true)
+		return func(context.Context) error { w.setPortRace(false); return nil }, nil
 	case faults.PortPrimitive:
 		w.netMu.Lock()
 		w.held[p.Port] = true

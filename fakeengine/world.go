@@ -56,6 +56,8 @@ type World struct {
 	held    map[int]bool                 // ports port-held faults hold, on every node
 	names   map[string]*Process          // TE server name → owner (nameEndpoint)
 	engines map[string]*te.Engine        // TE server name → its engine (nameEndpoint)
+	// portRace: a port-race fault is armed (portrace.go); under netMu.
+	portRace bool
 
 	// faulted counts the faults injected and not yet healed (faulted.go):
 	// with none, nothing in the world delays a party's answer.

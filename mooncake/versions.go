@@ -170,6 +170,12 @@ type Profile struct {
 	// (transfer_engine.cpp v0.3.4.post2:55-70); from 0.3.5 always
 	// findAvailableTcpPort.
 	P2PExplicitRPCPort bool
+	// ProbeReuseAddr: findAvailableTcpPort sets SO_REUSEADDR before its
+	// bind (transfer_metadata_plugin.cpp v0.3.4:941, v0.3.6:1137), so a
+	// port another engine's probe holds, bound and not yet listening, binds
+	// again; whichever listens second gets EADDRINUSE. PR 830 (e44d78b86)
+	// removed it, first in v0.3.6.post1.
+	ProbeReuseAddr bool
 	// AutoDiscoveryAllProtocols: auto-discovery on for every protocol,
 	// tcp included (0.3.6, 0.3.6.post1); otherwise only rdma/efa with an
 	// empty device list (0.3.7+).
@@ -1192,6 +1198,7 @@ func profileOf(v Version) Profile {
 	p.AutoPortRetry = at("0.3.9")
 	p.AbortOnTransportFailure = !at("0.3.6")
 	p.TCPPortAfterRPC, p.P2PExplicitRPCPort = !at("0.3.5"), !at("0.3.5")
+	p.ProbeReuseAddr = !at("0.3.6.post1")
 	p.MasterLogsMount = at("0.3.8.post1")
 	p.AutoDiscoveryAllProtocols = at("0.3.6") && !at("0.3.7")
 	p.MasterVersionCheck = at("0.3.8")

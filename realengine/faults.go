@@ -132,6 +132,11 @@ func (w *World) action(p faults.Primitive) (inject, error) {
 		return w.portAction(p)
 	case faults.OffloadFilesPrimitive:
 		return w.offloadFilesAction(p)
+	case faults.PortRacePrimitive:
+		// The probe's port is drawn with std::random_device and listened on
+		// microseconds later in the same init (docs/REAL-FINDINGS.md §120):
+		// no socket of the harness's can share it on demand.
+		return nil, engine.Unsupportedf("real engine: %s: another engine's probe cannot be made to land on this engine's random port inside its probe-to-listen window", f)
 	default:
 		return nil, engine.Unsupportedf("real engine: %s: %T cannot be injected here", f, p)
 	}

@@ -46,7 +46,7 @@ func (in injector) Check(p faults.Primitive) error {
 			return engine.Unsupportedf("sim: %s", why)
 		}
 		return nil
-	case faults.PortPrimitive, faults.OffloadFilesPrimitive:
+	case faults.PortPrimitive, faults.PortRacePrimitive, faults.OffloadFilesPrimitive:
 		return nil
 	case faults.AnswerPrimitive:
 		if in.w.spec.Metadata != "http" && in.w.spec.Metadata != "master" {
@@ -89,6 +89,9 @@ func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.C
 	case faults.PortPrimitive:
 		w.held[p.Port] = true
 		return func(context.Context) error { delete(w.held, p.Port); return nil }, nil
+	case faults.PortRacePrimitive:
+		w.portRace = true
+		return func(context.Context) error { w.portRace = false; return nil }, nil
 	case faults.ProcessPrimitive:
 		if w.ha != nil && (p.Target == "master" || p.Target == faults.TargetMasterLeader) {
 			// The undo acts on the master the fault hit, not on whoever leads then.

@@ -85,6 +85,8 @@ type World struct {
 	// held: ports another process holds on the host (port-held faults),
 	// whichever node binds them.
 	held map[int]bool
+	// portRace: a port-race fault is armed (portrace.go).
+	portRace bool
 	// disk: the files of the offload directory (SSD offload's buckets).
 	disk      *client.OffloadDisk
 	endpoints []endpointReg

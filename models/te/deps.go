@@ -198,3 +198,10 @@ func ParseConnectionString(conn string) (proto, domain string) {
 	}
 	return "etcd", conn
 }
+
+// ProbeRacer is a PortBinder that can say another transfer engine on the
+// host probed the port findAvailableTcpPort just bound (a port-race
+// fault). ProbeRaced reports it once: the other engine then listens there.
+type ProbeRacer interface {
+	ProbeRaced() bool
+}

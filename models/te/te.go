@@ -704,6 +704,14 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		e.serverName = host + ":" + strconv.Itoa(p)
 		e.logf(mlog.Info, "Transfer Engine RPC using P2P handshake, listening on %s:%d", host, p)
 		e.loadClusterID()
+		if e.probeShared() {
+			// addRpcMetaEntry → SocketHandShakePlugin::startDaemon listens on
+			// the probe's socket; another engine that probed the same port
+			// (SO_REUSEADDR) listened first (transfer_metadata_plugin.cpp
+			// v0.3.4:566, v0.3.4.post2:635, v0.3.6:680; real 0.3.4, §84).
+			e.logf(mlog.Error, "SocketHandShakePlugin: listen(): Address already in use [98]")
+			return ErrSocket
+		}
 	} else {
 		switch proto, domain := ParseConnectionString(metadataConn); proto {
 		case "http", "https":
