@@ -220,6 +220,10 @@ type WorldSpec struct {
 	// MetadataEnv is the standalone HTTP metadata server's own
 	// environment (Metadata "http"): MC_METADATA_HTTP_TOKEN (0.3.14).
 	MetadataEnv map[string]string
+	// MetadataHost is that server's --host; "" = the loopback the world
+	// binds. From 0.3.14 the server refuses any other host without a
+	// token (metadata.StartRefusal): it exits at start, an outcome.
+	MetadataHost string
 	// Metadata is "P2PHANDSHAKE", "http" (a standalone HTTP metadata
 	// server), "master" (the master's embedded HTTP metadata server) or
 	// "etcd" (an etcd server; Addr("metadata") = "etcd://host:port",
@@ -285,6 +289,14 @@ func (s WorldSpec) MetadataPortHeld() bool {
 // "" keeps the release; flags and env are merged over the topology's.
 type MasterReplacer interface {
 	ReplaceMaster(ctx context.Context, version string, flags, env map[string]string) error
+}
+
+// MetadataRestarter is a World that can restart its standalone HTTP
+// metadata server (Metadata "http") with env merged over MetadataEnv (a
+// remedy's metadata_env: the token set on the server); its store is lost,
+// as after any restart.
+type MetadataRestarter interface {
+	RestartMetadata(ctx context.Context, env map[string]string) error
 }
 
 // LibraryFixer is a World whose hosts' native libraries can change (a

@@ -947,9 +947,9 @@ func encodeDraft(root *yaml.Node, name string) ([]byte, *scenarios.Scenario, err
 func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version string) (exp *yaml.Node, quoted []quote, why string) {
 	var kv []any
 	base := scenarios.ExpectFor(sc.Expect, sc.ByVersion, version)
-	ms := reException.FindAllStringSubmatch(log, -1)
+	ms, serverLines := callerExceptions(log)
 	quoted = quotedErrors(ev)
-	var lines []string
+	lines := serverLines
 	for _, q := range quoted {
 		lines = append(lines, q.Text)
 	}
@@ -1040,6 +1040,38 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 		kv = append(kv, "logs", lines)
 	}
 	return mapping(kv...), quoted, ""
+}
+
+// callerExceptions are the log's exception lines ([line, class,
+// message]) less those a server process raised: the wheel's HTTP metadata
+// server's refusal to start (0.3.14) ends its traceback, not the caller's.
+// Those are lines the run must print, cut before the address (the
+// world's differs).
+func callerExceptions(log string) (ms [][]string, serverLines []string) {
+	for _, ix := range reException.FindAllStringSubmatchIndex(log, -1) {
+		m := []string{log[ix[0]:ix[1]], log[ix[2]:ix[3]], log[ix[4]:ix[5]]}
+		if !serverFrame(log[:ix[0]]) {
+			ms = append(ms, m)
+			continue
+		}
+		line := m[1] + ": " + strings.TrimSpace(m[2])
+		if p := reHostPort.FindStringIndex(line); p != nil {
+			line = strings.TrimSpace(line[:p[0]])
+		}
+		serverLines = append(serverLines, line)
+	}
+	return ms, serverLines
+}
+
+// serverFrame: the traceback that ends where before ends has its last
+// frame in a Mooncake server's own Python module.
+func serverFrame(before string) bool {
+	i := strings.LastIndex(before, `File "`)
+	if i < 0 || reException.MatchString(before[i:]) {
+		return false // no frame, or another exception's
+	}
+	frame, _, _ := strings.Cut(before[i:], "\n")
+	return strings.Contains(frame, "mooncake/http_metadata_server.py")
 }
 
 // outcomeOf says how a scenario's run ends, for a refusal.

@@ -256,6 +256,23 @@ func TestDraftMasterFatal(t *testing.T) {
 	}
 }
 
+// The wheel's HTTP metadata server's own traceback at start (0.3.14, a
+// host that is not the loopback, no token): the server exited, not the
+// caller, so the world whose server refuses so stands for it, ending as
+// it does (setup -1), and the refusal is a line its run prints, whatever
+// address the log's server had.
+func TestDraftMetadataServerRefusal(t *testing.T) {
+	dr, sc := draft(t, "Traceback (most recent call last):\n"+
+		"  File \"/usr/lib/python3.12/site-packages/mooncake/http_metadata_server.py\", line 112, in run\n"+
+		"    raise RuntimeError(\n"+
+		"RuntimeError: HTTP Metadata Server refuses to bind 10.1.2.3:18080 without an authentication token: anyone who can reach this port could read and rewrite cluster metadata.\n")
+	if sc == nil || dr.Based != "setup/http-metadata-token-required" || dr.Version != "0.3.14" || sc.Expect.Raises == nil ||
+		sc.Expect.Raises.Message == nil || *sc.Expect.Raises.Message != "Failed to setup Mooncake store, error code: -1" ||
+		!slices.Equal(sc.Expect.Logs, []string{"RuntimeError: HTTP Metadata Server refuses to bind"}) {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+}
+
 // A vLLM log of the pybind TypeError (field corpus mooncake-476): its
 // lines are vLLM's and the exception's body, so the draft expects the
 // exception they quote, not them.

@@ -103,7 +103,7 @@ func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.
 			if e.Kind == "phase" && e.Text == "remedy" {
 				break
 			}
-			if e.Kind == "log" {
+			if e.Kind == "log" && !uninformative[e.Text] {
 				n, ok := normed[e.Text]
 				if !ok {
 					n = norm(e.Text)
@@ -116,6 +116,11 @@ func Fingerprint(ctx context.Context, catalog []*scenarios.Scenario, eng engine.
 	}
 	return fp
 }
+
+// uninformative are model lines every cause of their kind prints: a
+// Python traceback's head (the metadata server's, SGLang's) says only that
+// something raised, which the exception line says better.
+var uninformative = map[string]bool{"Traceback (most recent call last):": true}
 
 // Result is the answer: candidates best first.
 type Result struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/fakeengine/servers"
@@ -197,8 +198,49 @@ func (w *World) startMetaLocked(ctx context.Context) error {
 		w.metaUp = true
 		return nil
 	}
+	if w.metadataRefused() {
+		return nil // it exited at start: nothing listens
+	}
 	w.metaHandler.Reset() // the store is in memory: a restart loses it
 	return w.startMetadata(ctx, w.metaAddr)
+}
+
+// metadataRefused plays the wheel's Python metadata server's start check
+// (metadata: http): from 0.3.14 it refuses a host that is not the
+// loopback without a token, prints its exception and exits.
+func (w *World) metadataRefused() bool {
+	if w.spec.Metadata != "http" {
+		return false
+	}
+	host := w.spec.MetadataHost
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	_, port, _ := net.SplitHostPort(w.metaAddr)
+	p, _ := strconv.Atoi(port)
+	line := metadata.StartRefusal(w.profile, host, p, w.spec.MetadataEnv)
+	if line == "" {
+		return false
+	}
+	w.trace.Log("metadata", "INFO", "Traceback (most recent call last):")
+	w.trace.Log("metadata", "INFO", line)
+	return true
+}
+
+// RestartMetadata implements engine.MetadataRestarter: the server
+// restarts with env over the topology's (a remedy's token).
+func (w *World) RestartMetadata(ctx context.Context, env map[string]string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.spec.Metadata != "http" || w.metaHandler == nil {
+		return engine.Unsupportedf("fake engine: remedy metadata_env: the world has no standalone HTTP metadata server")
+	}
+	if err := w.stopMetaLocked(); err != nil {
+		return err
+	}
+	w.spec.MetadataEnv = engine.MergeFlags(w.spec.MetadataEnv, env)
+	w.metaHandler = servers.NewMetadataHandler(w.newMetadata())
+	return w.startMetaLocked(ctx)
 }
 
 func (w *World) newMaster(cfg master.Config) *master.Master {

@@ -262,6 +262,12 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		if err := w.startMetadata(ctx, addr); err != nil {
 			return nil, err
 		}
+		if w.metadataRefused() {
+			// Down from the start, its port kept: nothing listens.
+			if err := w.stopMetaLocked(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	switch metaStart {
 	case master.MetadataAborts:

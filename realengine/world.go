@@ -364,26 +364,24 @@ func (w *World) masterArgsOn(ctx context.Context, extra map[string]string, ports
 const metadataAllowInsecure = "MC_METADATA_HTTP_ALLOW_INSECURE"
 
 func (w *World) launchMetadata(ctx context.Context) error {
+	host := w.bindHost()
+	if h := w.spec.MetadataHost; h != "" {
+		if w.ctr != nil {
+			return engine.Unsupportedf("real engine: topology.metadata_host: a container world's server binds its container's addresses, opened with %s=1", metadataAllowInsecure)
+		}
+		host = h
+	}
 	ports, err := w.freePorts(1)
 	if err != nil {
 		return err
 	}
 	port := ports[0]
 	addr := net.JoinHostPort(w.dialHost("metadata"), strconv.Itoa(port))
-	env := map[string]string{"PYTHONUNBUFFERED": "1"}
-	maps.Copy(env, w.spec.MetadataEnv) // the scenario's: the token
-	if w.ctr != nil {
-		// From 0.3.14 the server refuses a host that is not the loopback
-		// (a container's 0.0.0.0) without MC_METADATA_HTTP_TOKEN: a
-		// container world runs it open, as before (REAL-FINDINGS §106;
-		// older servers ignore the variable).
-		env[metadataAllowInsecure] = "1"
-	}
 	// The wheel's aiohttp server; it has no /health, any HTTP answer means up.
 	s := &server{role: "metadata", ports: map[string]int{"http": port},
 		spec: procSpec{Name: "mooncake_http_metadata_server", Source: "metadata", Path: w.l.Python(),
-			Args: []string{"-m", "mooncake.http_metadata_server", "--port", strconv.Itoa(port), "--host", w.bindHost()},
-			Env:  w.env(env), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "metadata"},
+			Args: []string{"-m", "mooncake.http_metadata_server", "--port", strconv.Itoa(port), "--host", host},
+			Env:  w.metadataEnv(), Dir: w.dir, Trace: w.spec.Trace, Logger: w.log, Role: "metadata"},
 		ready: func(ctx context.Context, p *proc) error {
 			probe, err := w.probeAddr(ctx, p, port)
 			if err != nil {
@@ -398,7 +396,58 @@ func (w *World) launchMetadata(ctx context.Context) error {
 		return fmt.Errorf("real engine: %w", err)
 	}
 	s.links = append(s.links, "metadata")
-	return nil
+	return w.holdIfDown(ctx, s)
+}
+
+// metadataEnv is the Python metadata server's environment: the
+// scenario's (its token) over the engine's.
+func (w *World) metadataEnv() []string {
+	env := map[string]string{"PYTHONUNBUFFERED": "1"}
+	w.mu.Lock()
+	maps.Copy(env, w.spec.MetadataEnv)
+	w.mu.Unlock()
+	if w.ctr != nil {
+		// From 0.3.14 the server refuses a host that is not the loopback
+		// (a container's 0.0.0.0) without MC_METADATA_HTTP_TOKEN: a
+		// container world runs it open, as before (REAL-FINDINGS §106;
+		// older servers ignore the variable).
+		env[metadataAllowInsecure] = "1"
+	}
+	return w.env(env)
+}
+
+// metadataRefused reports whether the Python metadata server p exited at
+// start refusing its host without a token (0.3.14): an outcome, the
+// server down.
+func (w *World) metadataRefused(s *server, p *proc) bool {
+	return s.role == "metadata" && p.Exited() && slices.ContainsFunc(p.Recent(), func(l string) bool {
+		return strings.Contains(l, "HTTP Metadata Server refuses to bind")
+	})
+}
+
+// RestartMetadata implements engine.MetadataRestarter: the Python
+// metadata server restarts on its port with env over the topology's.
+func (w *World) RestartMetadata(ctx context.Context, env map[string]string) error {
+	w.mu.Lock()
+	s := w.servers["metadata"]
+	down := s != nil && s.down
+	w.mu.Unlock()
+	if s == nil || w.spec.Metadata != "http" {
+		return engine.Unsupportedf("real engine: remedy metadata_env: the world has no standalone HTTP metadata server")
+	}
+	if !down {
+		if err := w.stopServer(ctx, s); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
+	w.spec.MetadataEnv = engine.MergeFlags(w.spec.MetadataEnv, env)
+	w.mu.Unlock()
+	envList := w.metadataEnv()
+	w.mu.Lock()
+	s.spec.Env = envList
+	w.mu.Unlock()
+	return w.startServer(ctx, s)
 }
 
 func (w *World) launchClient(ctx context.Context) error {
@@ -488,6 +537,13 @@ func (w *World) startServer(ctx context.Context, s *server) error {
 			s.down, s.noLib = true, true
 			w.mu.Unlock()
 			w.log.Debug("real engine: the loader could not start the server", "role", s.role, "lines", p.Recent())
+			return w.holdIfDown(ctx, s)
+		}
+		if w.metadataRefused(s, p) {
+			w.mu.Lock()
+			s.down = true
+			w.mu.Unlock()
+			w.log.Debug("real engine: the HTTP metadata server refused its host without a token", "lines", p.Recent())
 			return w.holdIfDown(ctx, s)
 		}
 		if w.metadataBindAborted(s, p) {

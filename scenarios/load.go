@@ -307,6 +307,19 @@ func (d *decoder) validate(sc *Scenario) {
 	if len(sc.Topology.MetadataEnv) > 0 && sc.Topology.Metadata != "http" {
 		d.at(sc.Topology.Pos, "topology.metadata_env: the standalone HTTP metadata server's environment; needs metadata: http")
 	}
+	if h := sc.Topology.MetadataHost; h != "" {
+		switch ip := net.ParseIP(h); {
+		case sc.Topology.Metadata != "http":
+			d.at(sc.Topology.Pos, "topology.metadata_host: the standalone HTTP metadata server's --host; needs metadata: http")
+		case h != "localhost" && (ip == nil || !(ip.IsLoopback() || ip.IsUnspecified())):
+			// A host's own address differs per machine; every address
+			// (the server's default) and the loopback are the same everywhere.
+			d.at(sc.Topology.Pos, "topology.metadata_host: %q: give 0.0.0.0 or :: (every address, the server's default), or a loopback address", h)
+		}
+	}
+	if r := sc.Remedy; r != nil && len(r.MetadataEnv) > 0 && sc.Topology.Metadata != "http" {
+		d.at(r.Pos, "remedy.metadata_env: restarts the standalone HTTP metadata server; needs metadata: http")
+	}
 	if m := sc.Topology.Master; m != nil && m.HA {
 		switch {
 		case m.Present != nil && !*m.Present:

@@ -195,11 +195,12 @@ type run struct {
 	anchorMu  sync.Mutex
 	callsSeen map[string]bool
 	anchorErr error
-	// masterFrom is where in the trace mooncake_master last (re)started
-	// before the next phase (launch, a remedy's master): what it printed
-	// at start (warnings about its flags and environment) comes before the
-	// phase's first step and is that phase's observation; -1 once read.
-	masterFrom int
+	// serversFrom is where in the trace the servers last (re)started
+	// before the next phase (launch, a remedy's master or metadata
+	// server): what they printed at start (the master's warnings about its
+	// flags and environment, the metadata server's refusal) comes before
+	// the phase's first step and is that phase's observation; -1 once read.
+	serversFrom int
 }
 
 // band is how this engine's clock bends duration expectations.
@@ -277,7 +278,7 @@ func (r *run) execute(parent context.Context, res *Result) {
 	defer cancel()
 	r.tr = trace.New(nil)
 	res.Trace = r.tr
-	r.masterFrom = 0
+	r.serversFrom = 0
 	spec := r.worldSpec()
 	w, err := r.eng.Launch(ctx, spec)
 	if err != nil {
@@ -371,9 +372,23 @@ func (r *run) execute(parent context.Context, res *Result) {
 			r.setupErr(res, "remedy master_version / master_flags / master_env", engine.Unsupportedf("this engine cannot replace mooncake_master"))
 			return
 		}
-		r.masterFrom = r.tr.Len()
+		r.serversFrom = r.tr.Len()
 		if err := mr.ReplaceMaster(ctx, v, rem.MasterFlags, rem.MasterEnv); err != nil {
 			r.setupErr(res, "remedy master_version / master_flags / master_env", err)
+			return
+		}
+	}
+	if len(rem.MetadataEnv) > 0 {
+		mr, ok := w.(engine.MetadataRestarter)
+		if !ok {
+			r.setupErr(res, "remedy metadata_env", engine.Unsupportedf("this engine cannot restart the HTTP metadata server"))
+			return
+		}
+		if r.serversFrom < 0 {
+			r.serversFrom = r.tr.Len()
+		}
+		if err := mr.RestartMetadata(ctx, rem.MetadataEnv); err != nil {
+			r.setupErr(res, "remedy metadata_env", err)
 			return
 		}
 	}
@@ -489,7 +504,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 	t := r.sc.Topology
 	spec := engine.WorldSpec{
 		Scenario: r.sc.Name, Seed: r.opts.Seed, Version: r.version, Trace: r.tr, Logger: r.log,
-		Metadata: t.Metadata, MetadataEnv: maps.Clone(t.MetadataEnv), TimeoutScale: r.opts.TimeoutScale, MissingLibs: slices.Clone(t.MissingLibs),
+		Metadata: t.Metadata, MetadataEnv: maps.Clone(t.MetadataEnv), MetadataHost: t.MetadataHost, TimeoutScale: r.opts.TimeoutScale, MissingLibs: slices.Clone(t.MissingLibs),
 	}
 	if t.Master == nil || t.Master.Present == nil || *t.Master.Present {
 		spec.Master = &engine.MasterSpec{Flags: map[string]string{}}
@@ -839,10 +854,10 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 		r.settleLogs(ctx, from, wantLogs)
 	}
 	events := r.tr.EventsFrom(from)
-	if m := r.masterFrom; m >= 0 && m < from {
-		events = append(masterStartLines(r.tr.EventsFrom(m)[:from-m]), events...)
+	if m := r.serversFrom; m >= 0 && m < from {
+		events = append(serverStartLines(r.tr.EventsFrom(m)[:from-m]), events...)
 	}
-	r.masterFrom = -1
+	r.serversFrom = -1
 	for _, e := range events {
 		if e.Kind == "log" {
 			obs.Logs = append(obs.Logs, e.Text)

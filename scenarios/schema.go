@@ -72,9 +72,13 @@ type Topology struct {
 	// beyond the engine's: MC_METADATA_HTTP_TOKEN, its shared secret from
 	// 0.3.14.
 	MetadataEnv map[string]string `yaml:"metadata_env"`
-	Master      *Master           `yaml:"master"`
-	Client      *Client           `yaml:"mooncake_client"`
-	Nodes       []Node            `yaml:"nodes"`
+	// MetadataHost is that server's --host (its own default is 0.0.0.0;
+	// omitted, the loopback the engines bind). From 0.3.14 it refuses a
+	// host that is not the loopback without MC_METADATA_HTTP_TOKEN.
+	MetadataHost string  `yaml:"metadata_host"`
+	Master       *Master `yaml:"master"`
+	Client       *Client `yaml:"mooncake_client"`
+	Nodes        []Node  `yaml:"nodes"`
 	// MissingLibs are native libraries (sonames) the hosts lack, e.g.
 	// libcudart.so.12 without the CUDA runtime: every Mooncake program
 	// or module of the release that needs one fails to load
@@ -592,6 +596,11 @@ type Remedy struct {
 	// variables merged over topology.master.env (its state lost): the fix
 	// is the master's environment, e.g. MC_RPC_PROTOCOL: tcp.
 	MasterEnv map[string]string `yaml:"master_env"`
+	// MetadataEnv restarts the standalone HTTP metadata server (metadata:
+	// http) before the remedy with these variables merged over
+	// topology.metadata_env (its store lost): the fix is the server's
+	// environment, e.g. MC_METADATA_HTTP_TOKEN.
+	MetadataEnv map[string]string `yaml:"metadata_env"`
 	// MissingLibs replaces topology.missing_libs ([] = every library
 	// present: the CUDA runtime installed); a server the loader could not
 	// start is started again. Engines that can (engine.LibraryFixer).

@@ -140,7 +140,7 @@ func (in injector) Clear(ctx context.Context) error {
 		if w.metadataState == paused {
 			w.metadataState = running
 		} else {
-			w.metadata, w.metadataState = w.newHTTPMetadata(), running
+			w.startHTTPMetadata()
 		}
 	}
 	if w.spec.Metadata == "etcd" {

@@ -55,6 +55,34 @@ func (w *World) newHTTPMetadata() *metadata.Server {
 	return metadata.PythonAt(w.profile, w.spec.MetadataEnv)
 }
 
+// startHTTPMetadata starts the wheel's Python metadata server afresh (its
+// store lost), unless its release refuses the world's host without a
+// token: then it prints its exception, exits, and nothing listens.
+func (w *World) startHTTPMetadata() {
+	host := w.spec.MetadataHost
+	if host == "" {
+		host = "127.0.0.1" // the engines' loopback (realengine: bindHost)
+	}
+	if line := metadata.StartRefusal(w.profile, host, MetadataPort, w.spec.MetadataEnv); line != "" {
+		w.tr.Log("metadata", "INFO", "Traceback (most recent call last):")
+		w.tr.Log("metadata", "INFO", line)
+		w.metadata, w.metadataState = nil, stopped
+		return
+	}
+	w.metadata, w.metadataState = w.newHTTPMetadata(), running
+}
+
+// RestartMetadata implements engine.MetadataRestarter: the server
+// restarts with env over the topology's (a remedy's token).
+func (w *World) RestartMetadata(_ context.Context, env map[string]string) error {
+	if w.spec.Metadata != "http" {
+		return engine.Unsupportedf("sim: remedy metadata_env: the world has no standalone HTTP metadata server")
+	}
+	w.spec.MetadataEnv = engine.MergeFlags(w.spec.MetadataEnv, env)
+	w.startHTTPMetadata()
+	return nil
+}
+
 func (w *World) metadataURL() string {
 	if w.spec.Metadata == "http" || w.spec.Metadata == "master" {
 		return MetadataURL
@@ -186,10 +214,10 @@ func (w *World) process(target, action string) {
 			w.metadataState = stopped
 		case "start":
 			if w.metadataState == stopped {
-				w.metadata, w.metadataState = w.newHTTPMetadata(), running
+				w.startHTTPMetadata()
 			}
 		case "restart":
-			w.metadata, w.metadataState = w.newHTTPMetadata(), running
+			w.startHTTPMetadata()
 		default:
 			w.metadataState.pauseResume(action)
 		}

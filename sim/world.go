@@ -29,6 +29,7 @@ const (
 	// IPv6 (master.Config.RPCListens).
 	MasterAddrIPv6 = "[::1]:50051"
 	MetadataURL    = "http://127.0.0.1:8080/metadata"
+	MetadataPort   = 8080 // MetadataURL's
 	ClientAddr     = "127.0.0.1:50052"
 	// MasterMetricsPort is not 9003, SGLang's default metrics port: a
 	// comparison writes the world's addresses back as placeholders, and
@@ -212,7 +213,7 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	switch spec.Metadata {
 	case "", te.P2PHandshake:
 	case "http":
-		w.metadata, w.metadataState = w.newHTTPMetadata(), running
+		w.startHTTPMetadata()
 	case "master":
 		if spec.Master == nil {
 			return nil, fmt.Errorf("sim: metadata %q needs a master", spec.Metadata)
