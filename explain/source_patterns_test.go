@@ -93,13 +93,16 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 		// s3_adapter_config.cpp (0.3.14 wheel), an environment of 0.3.13.post1's names.
 		{"s3-env-renamed", "export MOONCAKE_AWS_S3_ENDPOINT=http://minio:9000\n" +
 			"E1201 10:00:00.000000 100 s3_adapter_config.cpp:97] S3 requires MOONCAKE_S3_ENDPOINT (or AWS_ENDPOINT_URL), MOONCAKE_S3_BUCKET and a non-empty region\n"},
+		// tcp_transport.cpp v0.3.12.post1:1099/1320 and transfer_task.cpp
+		// :790: a transfer's connect to the peer timed out (its world,
+		// io/peer-unreachable-transient, is named).
+		{"transient-transfer-failure", "E1201 10:02:14.000000 100 tcp_transport.cpp:1099] TcpTransport::getConnection failed to create connection to 10.0.0.2:16213. Error: connect: Connection timed out\n" +
+			"E1201 10:02:14.000100 100 tcp_transport.cpp:1320] TcpTransport::startTransfer failed to get connection to 10.0.0.2:16213\n" +
+			"E1201 10:02:14.000200 100 transfer_task.cpp:790] Batch 94129951880528 completed with task failures: task_ids=[0]\n"},
 		// The pattern-free classes of the later batches, from the format
 		// strings, frame names and tool messages classes.yaml cites beside
 		// each pattern (Mooncake at its tags, HCCL/CANN, glibc, pip/uv, vLLM,
-		// SGLang, SPDK, the linker). transient-transfer-failure is not among
-		// them: Mooncake's lines of a connect that timed out are those of the
-		// TCP transport's exhausted ports too (io/tcp-ephemeral-ports-exhausted),
-		// so they name neither.
+		// SGLang, SPDK, the linker).
 		{"ascend-hccl-transport-build-unsupported", "cmake .. -DUSE_ASCEND=ON\n" +
 			"[ 41%] Building CXX object mooncake-transfer-engine/src/transport/ascend_transport/hccl_transport/ascend_transport_c/CMakeFiles/ascend_transport_mem.dir/hccl_transport_mem_c.cpp.o\n" +
 			"In file included from /root/Mooncake/mooncake-transfer-engine/src/transport/ascend_transport/hccl_transport/ascend_transport_c/hccl_transport_mem_c.cpp:31:\n" +

@@ -133,7 +133,11 @@ func (linkKind) Draw(d *Draw) (Fault, bool) {
 	f := Fault{Kind: Link, Target: d.Pick(d.LinkTargets...)}
 	var ms []string
 	for _, m := range LinkModes() {
-		if !d.Wall || Available(Fault{Kind: Link, Target: f.Target, Mode: m}, Capabilities{Toxiproxy: true}) == nil {
+		c := Fault{Kind: Link, Target: f.Target, Mode: m}
+		if t, ok := modes[m].(interface{ CheckTarget(string) error }); ok && t.CheckTarget(f.Target) != nil {
+			continue // a mode that does not act on this target (unreachable: nodes only)
+		}
+		if !d.Wall || Available(c, Capabilities{Toxiproxy: true}) == nil {
 			ms = append(ms, m)
 		}
 	}

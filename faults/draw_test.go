@@ -13,7 +13,7 @@ func draw(seed uint64, wall bool) *faults.Draw {
 	return &faults.Draw{
 		Pick:        func(xs ...string) string { return xs[r.IntN(len(xs))] },
 		Chance:      func(p float64) bool { return r.Float64() < p },
-		LinkTargets: []string{"master", "metadata"}, ProcessTargets: []string{"master"},
+		LinkTargets: []string{"master", "metadata", "tp1"}, ProcessTargets: []string{"master"},
 		Wall: wall, RPCTimeoutKnob: true,
 	}
 }

@@ -271,6 +271,14 @@ func (e LinkEffect) NewState() any { return e.m.NewState() }
 // Refuses: a connect meets a refusal (the proxy is stopped).
 func (e LinkEffect) Refuses() bool { return e.m.StopsProxy() }
 
+// DropsConnect: a connect over the link gets no SYN-ACK (the mode
+// implements DropsConnect() bool: unreachable); it times out as the
+// caller's kernel gives up.
+func (e LinkEffect) DropsConnect() bool {
+	d, ok := e.m.(interface{ DropsConnect() bool })
+	return ok && d.DropsConnect()
+}
+
 // Fault is the fault it was made from.
 func (e LinkEffect) Fault() Fault { return e.f }
 

@@ -27,6 +27,14 @@ const (
 // transferTimeout bounds a data-path transfer to a silent peer.
 const transferTimeout = 30 * time.Second
 
+// synGiveUp is how long a blocking connect() whose SYNs go unanswered
+// takes to fail with ETIMEDOUT: the host's kernel's SYN retries
+// (net.ipv4.tcp_syn_retries 6, tcp_syn_linear_timeouts 4 on Linux 6.18).
+// Real 0.3.9 and 0.3.12.post1 in a network namespace whose route to the
+// peer drops every packet: the put's transfer failed 134.3-134.4 s after
+// it started (docs/REAL-FINDINGS.md §124).
+const synGiveUp = 134 * time.Second
+
 // kernelBufferedWrite is the largest write a paused peer's socket buffers
 // take whole (measured at one page, 256 KiB; larger ones stall).
 const kernelBufferedWrite = 256 << 10
@@ -497,6 +505,11 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 			return nil, &te.TransferStalled{Endpoint: endpoint, Gone: gone}
 		}
 		return ep.mem, nil
+	}
+	if d.pool[endpoint] == nil && d.w.net.DropsConnect(d.from, ep.node) {
+		// Every packet towards the peer is dropped: the connect's SYNs go
+		// unanswered (an open pooled connection meets the blackhole below).
+		return nil, &te.TransferUnanswered{Endpoint: endpoint, After: synGiveUp}
 	}
 	if d.oneShot && !d.w.connectEphemeral(d.from, endpoint) {
 		return nil, &te.TransferRefused{Endpoint: endpoint, Reason: te.NoLocalPort}

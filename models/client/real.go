@@ -123,6 +123,11 @@ type RealClient struct {
 	// leaked: failed setup attempts' engines whose metadata leaked
 	// (te.Engine.Leaked): their ports stay bound until the process ends.
 	leaked []*te.Engine
+
+	// laneGiveUps: TCP lanes' connects still waiting for a SYN-ACK after
+	// the store gave up on their transfer (connectUnanswered); their
+	// lines are logged from the heartbeat once the kernel gives up.
+	laneGiveUps []laneGiveUp
 }
 
 // NewRealClient is MooncakeDistributedStore() (nothing happens yet).
@@ -975,6 +980,7 @@ func (c *RealClient) PingDone(ctx context.Context, ms master.Service, resp maste
 	if ms == nil {
 		ms = c.ms
 	}
+	c.flushLaneGiveUps()
 	if c.onBeat != nil {
 		c.onBeat(ctx)
 	}
@@ -1120,6 +1126,7 @@ func (c *RealClient) putBytes(ctx context.Context, key string, data hostmem.Cont
 // putBytesIn is putBytes; in a batch (BatchPut) a failed PutStart RPC is
 // logged once per key by batchPutLog, as Client::CollectResults does.
 func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Content, batch bool) mooncake.ErrorCode {
+	c.flushLaneGiveUps()
 	reps, err := c.ms.PutStart(ctx, key, data.Size, master.ReplicateConfig{ReplicaNum: 1})
 	if err != nil {
 		code := c.code(err)
@@ -1191,7 +1198,12 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			var hr *te.HandshakeRefused
 			var hu *te.HandshakeUnresolved
 			var tr *te.TransferRefused
+			var tu *te.TransferUnanswered
 			switch {
+			case errors.As(err, &tu):
+				if werr := c.connectUnanswered(ctx, tu, true); werr != nil {
+					return mooncake.INTERNAL_ERROR
+				}
 			case errors.As(err, &hr):
 				// SocketHandShakePlugin, TransferEngine::openSegment, then the
 				// put's submit (real 0.3.13.post1 in containers).
@@ -1254,6 +1266,7 @@ func (c *RealClient) selectTransport(r master.Replica) bool {
 
 // getBytes is Client::Get: GetReplicaList → read the first complete replica.
 func (c *RealClient) getBytes(ctx context.Context, key string) (hostmem.Content, mooncake.ErrorCode) {
+	c.flushLaneGiveUps()
 	return c.readObject(ctx, key, false)
 }
 
@@ -1329,6 +1342,17 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 			}
 			if tc := (*te.TransferClosed)(nil); errors.As(err, &tc) {
 				return c.readFailed(ctx, key, tc.Err)
+			}
+			if tu := (*te.TransferUnanswered)(nil); errors.As(err, &tu) {
+				if werr := c.connectUnanswered(ctx, tu, false); werr != nil {
+					return hostmem.Content{}, mooncake.INTERNAL_ERROR
+				}
+				if master.BatchOf(ctx) != nil {
+					c.logf(mlog.Error, "Transfer failed for key: %s with error: %d", key, mooncake.TRANSFER_FAIL)
+					return hostmem.Content{}, mooncake.TRANSFER_FAIL
+				}
+				c.logf(mlog.Error, "transfer_read_failed key=%s", key)
+				return hostmem.Content{}, mooncake.TRANSFER_FAIL
 			}
 			var tr *te.TransferRefused
 			refused := errors.As(err, &tr)

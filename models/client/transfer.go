@@ -443,3 +443,63 @@ func sessionLog(log mlog.Logger, v mooncake.Version, step te.SessionStep, err te
 		log.Log(lvl, text)
 	}
 }
+
+// connectUnanswered is a transfer whose connect to the peer's data port
+// gets no SYN-ACK (te.TransferUnanswered). Up to 0.3.12.post1 the TCP
+// transport connects inside startTransfer with a blocking asio::connect,
+// so the transfer waits until the kernel gives up and fails with its
+// connect line and the failed task's (real 0.3.9: "… encountered an ASIO
+// exception … Exception: connect: Connection timed out", "Transfer failed
+// for batch … with status 6"; 0.3.12.post1: getConnection's two lines,
+// "Batch … completed with task failures"; both after 134.3 s). From
+// 0.3.13.post1 a TCP lane connects on its own thread and the store's 60 s
+// wait ends the transfer first, with no connect line (real 0.3.13.post1:
+// "Failed to complete transfers after 60000 milliseconds", 60.03 s).
+func (c *RealClient) connectUnanswered(ctx context.Context, tu *te.TransferUnanswered, write bool) error {
+	if c.p.TCPRefusedLog == "lane" {
+		start := c.d.Clock.Now()
+		if s, ok := ctx.Value(batchStartKey{}).(time.Duration); ok && c.p.TransferWaitFromSubmit {
+			start = s
+		}
+		if d := start + storeTransferWait - c.d.Clock.Now(); d > 0 {
+			if err := c.d.Clock.Sleep(ctx, d); err != nil {
+				return err
+			}
+		}
+		c.stalledLines(0, write)
+		c.laneGiveUps = append(c.laneGiveUps, laneGiveUp{at: start + tu.After, endpoint: tu.Endpoint})
+		return nil
+	}
+	if err := c.d.Clock.Sleep(ctx, tu.After); err != nil {
+		return err
+	}
+	c.transferRefusedLog(tu.Endpoint, te.ConnectTimedOut)
+	c.transferTaskFailed()
+	return nil
+}
+
+// laneGiveUp is a TCP lane's connect the store stopped waiting for: at
+// the kernel's give-up the lane logs its failure (real 0.3.13.post1:
+// "TCP lane connection to <ip>:<port> failed: Connection timed out
+// (attempt failure 1)", tcp_transport_lane_impl.h:1088, 134.2 s after the
+// put started, 74 s after the put had returned -800).
+type laneGiveUp struct {
+	at       time.Duration
+	endpoint string
+}
+
+// flushLaneGiveUps logs the lane failures whose time has come, from the
+// heartbeat and before the client's next transfer: the model has no
+// thread of the lane's own, so a line lands up to one ping interval late,
+// or at that transfer for a client without pings.
+func (c *RealClient) flushLaneGiveUps() {
+	now, kept := c.d.Clock.Now(), c.laneGiveUps[:0]
+	for _, g := range c.laneGiveUps {
+		if now < g.at {
+			kept = append(kept, g)
+			continue
+		}
+		c.transferRefusedLog(g.endpoint, te.ConnectTimedOut)
+	}
+	c.laneGiveUps = kept
+}

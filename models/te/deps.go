@@ -130,6 +130,24 @@ func (e *TransferRefused) Text() string {
 
 func (e *TransferRefused) Error() string { return "transfer to " + e.Endpoint + ": " + e.Text() }
 
+// ConnectTimedOut is connect()'s ETIMEDOUT, asio's text.
+const ConnectTimedOut = "Connection timed out"
+
+// TransferUnanswered is a DataPath error: the TCP transport's connect to
+// the peer's transfer endpoint gets no SYN-ACK (every packet towards the
+// peer is dropped on the path), so connect() fails with ETIMEDOUT once the
+// caller's kernel has spent its SYN retries, After from the connect. The
+// caller decides who waits: a connect inside the submit blocks the
+// transfer that long; a lane's connect leaves the store's wait to end it.
+type TransferUnanswered struct {
+	Endpoint string
+	After    time.Duration
+}
+
+func (e *TransferUnanswered) Error() string {
+	return "transfer to " + e.Endpoint + ": connect: " + ConnectTimedOut
+}
+
 // TransferStalled is a DataPath error: the peer's transport accepted the
 // connection (its kernel did) but the process never answers — SIGSTOP'd,
 // or hung. The caller waits out its own deadline (the TCP transport's

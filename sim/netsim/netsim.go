@@ -130,6 +130,17 @@ func (n *Net) ExchangeOn(c Conn, from, to string, reqBytes, respBytes int64) Out
 	return out
 }
 
+// DropsConnect reports, without drawing or counting anything, whether a
+// connect from→to gets no answer now (an unreachable toxic is armed).
+func (n *Net) DropsConnect(from, to string) bool {
+	for _, t := range n.toxics {
+		if (t.to == Any || t.to == to) && (t.from == Any || t.from == from) && t.eff.DropsConnect() {
+			return true
+		}
+	}
+	return false
+}
+
 // Refuses reports, without drawing or counting anything, whether a connect
 // from→to is refused now (a toxic that refuses is armed on the link).
 func (n *Net) Refuses(from, to string) bool {
