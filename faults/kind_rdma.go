@@ -85,6 +85,10 @@ func RDMAModes() []string {
 // PortDown: the port itself went down (ModePortDown): its async events
 // too. QPExhausted: no work request fails, new queue pairs cannot be
 // created (ModeQPExhausted; Status is zero).
+//
+// CreateCQ: ibv_create_cq fails with ENOMEM on Device ("" = every RNIC of
+// the node) while the transport is installed (kind rdma-context).
+// StaleHandshake, DestroyRace: the interleavings of kind rdma-endpoint.
 type RDMAPrimitive struct {
 	Fault       Fault
 	Node        string
@@ -92,7 +96,18 @@ type RDMAPrimitive struct {
 	AfterWR     int64
 	PortDown    bool
 	QPExhausted bool
+	CreateCQ    bool
+	Device      string
+	// StaleHandshake: every active handshake's reply is a stale
+	// generation's; DestroyRace: the next transfer on an existing
+	// endpoint meets its destruction.
+	StaleHandshake bool
+	DestroyRace    bool
 }
+
+// AtSetup: the primitive acts while the transport is installed, before
+// any work request (no worker pool is involved).
+func (p RDMAPrimitive) AtSetup() bool { return p.CreateCQ }
 
 func (p RDMAPrimitive) Source() Fault { return p.Fault }
 

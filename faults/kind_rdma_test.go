@@ -45,3 +45,31 @@ func TestRDMAKind(t *testing.T) {
 		t.Fatal(s)
 	}
 }
+
+func TestRDMAContextAndEndpointKinds(t *testing.T) {
+	for _, c := range []struct {
+		f    faults.Fault
+		want string
+	}{
+		{faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "create_cq", Params: faults.RDMAContextParams{Device: "mlx5_1"}}, ""},
+		{faults.Fault{Kind: faults.RDMAContext, Mode: "create_cq"}, "rdma-context: give target, the node whose RNIC fails (e.g. target: tp0)"},
+		{faults.Fault{Kind: faults.RDMAEndpoint, Target: "tp0", Mode: "destroy_race"}, ""},
+		{faults.Fault{Kind: faults.RDMAEndpoint, Target: "tp0", Mode: "stale"}, `rdma-endpoint "stale": mode must be one of stale_handshake, destroy_race`},
+	} {
+		got := ""
+		if err := c.f.Validate(); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%+v: %q, want %q", c.f, got, c.want)
+		}
+	}
+	p, _ := faults.Lower(faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "create_cq", Params: faults.RDMAContextParams{Device: "mlx5_1"}})
+	if r := p.(faults.RDMAPrimitive); !r.CreateCQ || r.Device != "mlx5_1" || !r.AtSetup() || r.Status != (faults.WCStatus{}) {
+		t.Fatalf("%#v", r)
+	}
+	p, _ = faults.Lower(faults.Fault{Kind: faults.RDMAEndpoint, Target: "tp0", Mode: "stale_handshake"})
+	if r := p.(faults.RDMAPrimitive); !r.StaleHandshake || r.DestroyRace || r.AtSetup() {
+		t.Fatalf("%#v", r)
+	}
+}

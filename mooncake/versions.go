@@ -1037,6 +1037,23 @@ type Profile struct {
 	// and the process dies with SIGSEGV); from v0.3.11 (PR 1903) unset QPs
 	// are skipped and the slices fail.
 	RDMANullQPDestroy bool
+	// RDMANullCQDestroy: a context whose ibv_create_cq failed is destroyed
+	// with its unset CQ (rdma_context.cpp up to v0.3.4.post2: construct
+	// returns ERR_CONTEXT, initializeRdmaResources drops the context,
+	// ~RdmaContext's deconstruct calls ibv_destroy_cq(NULL) at :159 and the
+	// process dies with SIGSEGV); from v0.3.5 (Mooncake#535) unset CQs are
+	// skipped and the device is only disabled.
+	RDMANullCQDestroy bool
+	// RDMAEndpointDestroyRace: deleting or evicting an RDMA endpoint leaves
+	// its QPs to be destroyed (~RdmaEndPoint → deconstruct, without the
+	// endpoint's lock) while another worker may still post on them: the
+	// destruction warns "Outstanding work requests found, CQ will not be
+	// generated" and the other worker's ibv_post_send dies with SIGSEGV
+	// (rdma_endpoint.cpp up to v0.3.10.post2, endpoint_store.cpp
+	// deleteEndpoint/evictEndpoint). From v0.3.11 (PR 1903) the destruction
+	// is two-phase: QPs to ERR, new posts refused, the in-flight work
+	// requests flushed (their slices fail) and the QPs freed once drained.
+	RDMAEndpointDestroyRace bool
 	// RemountRepublish: the ping thread's remount also writes the segment
 	// descriptor and (if the stored one differs) the rpc_meta entry again,
 	// retried at later pings when that fails (client_service.cpp
@@ -1390,6 +1407,8 @@ func profileOf(v Version) Profile {
 		p.RDMAWorkerPool = RDMAPoolFlushRetried
 	}
 	p.RDMANullQPDestroy = !at("0.3.11")
+	p.RDMANullCQDestroy = !at("0.3.5")
+	p.RDMAEndpointDestroyRace = !at("0.3.11")
 	p.RemountRepublish = at("0.3.12")
 	p.GetLocksMountedSegments = at("0.3.11")
 	p.RegisterMetadataRollback = at("0.3.12")

@@ -30,13 +30,13 @@ func (d *decoder) checkFaultTopology(t Topology, fs FaultSpec) {
 		}
 		return
 	}
-	if f.Kind == faults.RDMA {
+	if f.Kind == faults.RDMA || f.Kind == faults.RDMAContext || f.Kind == faults.RDMAEndpoint {
 		for _, n := range t.Nodes {
 			if n.Name == f.Target && len(n.NIC.RDMA) > 0 {
 				return
 			}
 		}
-		d.at(fs.Pos, "faults: rdma: target %q is not a topology node with an RNIC (nodes: - name: %s, nic: {rdma: [{name: mlx5_0}]})", f.Target, f.Target)
+		d.at(fs.Pos, "faults: %s: target %q is not a topology node with an RNIC (nodes: - name: %s, nic: {rdma: [{name: mlx5_0}]})", f.Kind, f.Target, f.Target)
 		return
 	}
 	if to := f.LinkTarget(); to != "" {

@@ -188,7 +188,7 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 					case "mode":
 						// link modes, the answer kind's request selectors and
 						// the rdma kind's statuses.
-						p = map[string]any{"enum": anys(slices.Concat(faults.LinkModes(), faults.AnswerMethods, faults.RDMAModes()))}
+						p = map[string]any{"enum": anys(slices.Concat(faults.LinkModes(), faults.AnswerMethods, faults.RDMAModes(), faults.RDMAContextModes, faults.RDMAEndpointModes))}
 					case "action":
 						// process and container actions (each kind checks its own).
 						acts := append([]string(nil), faults.Actions...)

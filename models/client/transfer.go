@@ -271,6 +271,9 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 	case te.RDMACrashed:
 		c.died = segfault("Segmentation fault in ibv_destroy_qp: an RDMA endpoint whose queue pair was never created was destroyed")
 		return false
+	case te.RDMAPostSendCrashed:
+		c.died = segfault("Segmentation fault in ibv_post_send: a worker posted on queue pairs another worker's endpoint deletion destroyed")
+		return false
 	case te.RDMAFailed:
 		if batch {
 			c.batchTransferFailed(key)

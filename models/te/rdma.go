@@ -49,6 +49,13 @@ type RDMAFaults struct {
 	// events are the port's async events so far (port_down faults), in
 	// time order.
 	events []portEvent
+	// cqFails: ibv_create_cq fails with ENOMEM on these devices ("" =
+	// every device), rdma-context faults.
+	cqFails []string
+	// staleHandshake: every active handshake is overtaken by a stale
+	// reply; destroyRace: the next transfer on an existing endpoint meets
+	// its destruction (once per fault). rdma-endpoint faults.
+	staleHandshake, destroyRace bool
 }
 
 // portEvent is an RNIC async event: the port went down (IBV_EVENT_PORT_ERR)
@@ -66,6 +73,31 @@ type portEvent struct {
 func (h *RDMAFaults) Arm(now time.Duration, p faults.RDMAPrimitive) func(time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	switch {
+	case p.CreateCQ:
+		h.cqFails = append(h.cqFails, p.Device)
+		return func(time.Duration) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if i := slices.Index(h.cqFails, p.Device); i >= 0 {
+				h.cqFails = slices.Delete(h.cqFails, i, i+1)
+			}
+		}
+	case p.StaleHandshake:
+		h.staleHandshake = true
+		return func(time.Duration) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.staleHandshake = false
+		}
+	case p.DestroyRace:
+		h.destroyRace = true
+		return func(time.Duration) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.destroyRace = false
+		}
+	}
 	if p.QPExhausted {
 		h.qpExhausted = true
 		return func(time.Duration) {
@@ -95,6 +127,41 @@ func (h *RDMAFaults) Heal() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.status, h.qpExhausted = nil, false
+	h.cqFails, h.staleHandshake, h.destroyRace = nil, false, false
+}
+
+// createCQ is one ibv_create_cq on device: false when it fails (ENOMEM).
+func (h *RDMAFaults) createCQ(device string) bool {
+	if h == nil {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !slices.ContainsFunc(h.cqFails, func(d string) bool { return d == "" || d == device })
+}
+
+// stale reports whether the node's active handshakes are overtaken by
+// stale replies.
+func (h *RDMAFaults) stale() bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.staleHandshake
+}
+
+// takeDestroyRace reports whether this transfer meets its endpoint's
+// destruction, and uses the fault up: the race happens once.
+func (h *RDMAFaults) takeDestroyRace() bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	race := h.destroyRace
+	h.destroyRace = false
+	return race
 }
 
 // createQP is one ibv_create_qp: false when the pool is used up.
@@ -179,6 +246,10 @@ func RDMAUnsupported(p faults.RDMAPrimitive, nodes []engine.NodeSpec, profile mo
 		return fmt.Sprintf("%s: no node %s in this topology", p.Fault, p.Node)
 	case len(nodes[i].RDMA) == 0:
 		return fmt.Sprintf("%s: node %s has no RNIC (nic.rdma)", p.Fault, p.Node)
+	case p.Device != "" && !slices.ContainsFunc(nodes[i].RDMA, func(d engine.RDMADevice) bool { return d.Name == p.Device }):
+		return fmt.Sprintf("%s: node %s has no RNIC %s (nic.rdma)", p.Fault, p.Node, p.Device)
+	case p.AtSetup():
+		return ""
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolNone:
 		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.8 … v0.3.11.post1 are)", p.Fault, profile.Version.String())
 	}
@@ -206,6 +277,9 @@ const (
 	// RDMACrashed: the process died (SIGSEGV) destroying an endpoint whose
 	// queue pair was never created (Profile.RDMANullQPDestroy).
 	RDMACrashed
+	// RDMAPostSendCrashed: the process died (SIGSEGV) in ibv_post_send on
+	// queue pairs another worker destroyed (Profile.RDMAEndpointDestroyRace).
+	RDMAPostSendCrashed
 )
 
 // retryExceededCost is how long a work request to a peer that never
@@ -286,6 +360,15 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 		}
 	}
 	peerNIC := peer + "@" + peerDev
+	if e.hasEndpoint(peerNIC) && e.cfg.Host.RDMAFaults.takeDestroyRace() {
+		return e.destroyRace(peerNIC)
+	}
+	if ep := e.endpoints[peerNIC]; ep != nil && !ep.stale && !ep.inactive && e.peerLog != nil && e.cfg.Host.RDMAFaults.stale() {
+		// Under the fan-out a waiter's timeout resets a connected endpoint
+		// too (resetConnection("wait existing handshake timeout")): it is
+		// set up again, and that handshake is overtaken as well.
+		e.endpoints[peerNIC] = e.staleHandshake(peerNIC)
+	}
 	failed := false
 	// retry: the slice goes round again, or fails once it used up
 	// max_retry_cnt (performPollCq, redispatch).
@@ -353,6 +436,11 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 				continue
 			}
 			st, ok := e.cfg.Host.RDMAFaults.complete()
+			if ep := e.endpoints[peerNIC]; ep != nil && ep.stale {
+				// The peer's QPs were set up for another generation of
+				// this endpoint's: nothing acknowledges the request.
+				st, ok = retryExceeded, false
+			}
 			if ok {
 				cx.successPolls++
 				continue
@@ -366,6 +454,10 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 			e.logf(mlog.Error, "Worker: Process failed for slice (opcode: %d, source_addr: %#x, length: %d, dest_addr: %#x, local_nic: %s, peer_nic: %s, dest_rkey: %d, retry_cnt: %d): %s",
 				opcode, src+uint64(s.off), s.n, dst+uint64(s.off), dev, peerNIC, rdmaRKey(dst), s.retry, st.Text)
 			countFailure()
+			// performPollCq deletes the endpoint of every failed
+			// completion (worker_pool.cpp v0.3.10.post2:314,
+			// v0.3.11.post1:324): the next round sets up a new one.
+			delete(e.endpoints, peerNIC)
 			next = retry(s, next)
 		}
 		pending = next
@@ -377,10 +469,54 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 }
 
 // rdmaEndpoint is an RdmaEndPoint of the first context: inactive since
-// inactiveAt after a failed connection.
+// inactiveAt after a failed connection; stale: CONNECTED with the reply
+// of an overtaken handshake (staleHandshake).
 type rdmaEndpoint struct {
 	inactive   bool
 	inactiveAt time.Duration
+	stale      bool
+}
+
+// retryExceeded is the status of a work request nothing acknowledges.
+var retryExceeded, _ = faults.WCStatusOf("retry_exceeded")
+
+// staleHandshake is setupConnectionsByActive overtaken (Mooncake#3584,
+// present at every tag from v0.3.10.post1, whose endpoint has the
+// CONNECTING state and the waiters' timeout reset, to v0.3.12.post1):
+// while its RPC is in flight without the endpoint lock, the endpoint is
+// set up again and the peer, CONNECTED by the first request, receives
+// other QP numbers: setupConnectionsByPassive re-establishes
+// ("Re-establish connection: " + toString(), rdma_endpoint.cpp
+// v0.3.10.post2:325, v0.3.11.post1:442) and resetConnection logs its
+// success (:433, :562). The stale reply then configures the local QPs,
+// so the endpoint is CONNECTED while the peer's QPs answer the other
+// generation. The peer's lines go to the peer's log.
+func (e *Engine) staleHandshake(peerNIC string) *rdmaEndpoint {
+	local := e.serverName + "@" + e.nics[0].dev.Name
+	e.peerLog.Log(mlog.Warning, fmt.Sprintf("Re-establish connection: EndPoint: local %s, peer %s", peerNIC, local))
+	e.peerLog.Log(mlog.Info, "Successfully reset the endpoint (triggered by: re-establishing connection (passive)).")
+	return &rdmaEndpoint{stale: true}
+}
+
+// destroyRace is a transfer on the endpoint to peerNIC while another
+// worker deletes it (Mooncake PR 1903). Up to v0.3.10.post2 the endpoint
+// store drops it with its QPs unlocked: deconstruct finds this transfer's
+// work requests outstanding (rdma_endpoint.cpp v0.3.10.post2:119-132,
+// "Outstanding work requests found, CQ will not be generated"), destroys
+// the QPs, and the worker still posting calls ibv_post_send on them
+// (:513): SIGSEGV. From v0.3.11 beginDestroy moves the QPs to ERR: the
+// in-flight work requests complete in IBV_WC_WR_FLUSH_ERR, which fail
+// their slices at once without a line (worker_pool.cpp v0.3.11.post1:
+// 290-301), submitPostSend refuses the destroying endpoint, and
+// finishDestroy frees the drained QPs without the warning; the next
+// transfer sets up a new endpoint.
+func (e *Engine) destroyRace(peerNIC string) RDMAOutcome {
+	delete(e.endpoints, peerNIC)
+	if e.cfg.Profile.RDMAEndpointDestroyRace {
+		e.logf(mlog.Warning, "Outstanding work requests found, CQ will not be generated")
+		return RDMAPostSendCrashed
+	}
+	return RDMAFailed
 }
 
 // rtrResolveTimeout is how long the passive side's INIT→RTR
@@ -421,8 +557,16 @@ func (e *Engine) connect(ctx context.Context, clock engine.Clock, cx *rdmaContex
 		}
 		return false
 	}
+	if ep == nil && reachable && e.peerLog != nil && e.cfg.Host.RDMAFaults.stale() {
+		// A remote peer's handshake (a loopback endpoint sets itself up
+		// without an RPC).
+		e.endpoints[peerNIC] = e.staleHandshake(peerNIC)
+		return true
+	}
 	if ep != nil || reachable {
-		e.endpoints[peerNIC] = &rdmaEndpoint{}
+		if ep == nil {
+			e.endpoints[peerNIC] = &rdmaEndpoint{}
+		}
 		return true
 	}
 	if err := clock.Sleep(ctx, rtrResolveTimeout); err != nil {

@@ -94,6 +94,9 @@ type Engine struct {
 	// crashed: the process died in init (findAvailableTcpPort's modulo
 	// by zero, SIGFPE).
 	crashed error
+	// cqCrash: a context whose CQ was never created is being destroyed
+	// at a release that dereferences it (createCQ).
+	cqCrash bool
 	// clusterPrefix: MC_METADATA_CLUSTER_ID with its '/', "" unset.
 	clusterPrefix string
 	metaURL       string // "" for P2PHANDSHAKE
@@ -395,6 +398,9 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 				names = splitDevices(*devices)
 			}
 			if e.installRDMA(names, true) != 0 {
+				if e.crashed != nil {
+					return e.crashed
+				}
 				msg := "Check failed: transport Failed to install transport"
 				e.logf(mlog.Fatal, "%s", msg)
 				return &Abort{Message: msg}
@@ -407,6 +413,9 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		}
 		e.logf(mlog.Info, "Using specified RDMA devices: %s", *devices)
 		if e.installRDMA(splitDevices(*devices), true) != 0 {
+			if e.crashed != nil {
+				return e.crashed
+			}
 			e.logf(mlog.Error, "Failed to install RDMA transport with specified devices")
 			return mooncake.INTERNAL_ERROR
 		}
@@ -633,11 +642,34 @@ func (e *Engine) scanGIDTable(d engine.RDMADevice) {
 	}
 }
 
+// createCQ is RdmaContext::construct's ibv_create_cq loop after the
+// device opened (rdma_context.cpp v0.3.4.post2:107-121, v0.3.9:122-136):
+// a failed CQ is PLOGged and construct returns ERR_CONTEXT. Up to
+// v0.3.4.post2 the context's destructor then destroys every CQ slot, the
+// unset one included (deconstruct, :158-163), and the process dies;
+// from v0.3.5 (Mooncake#535) unset slots are skipped and the device is
+// only disabled (Profile.RDMANullCQDestroy).
+func (e *Engine) createCQ(d engine.RDMADevice) bool {
+	if e.cfg.Host.RDMAFaults.createCQ(d.Name) {
+		return true
+	}
+	e.logf(mlog.Error, "Failed to create completion queue: Cannot allocate memory [12]")
+	e.cqCrash = e.cfg.Profile.RDMANullCQDestroy
+	return false
+}
+
 func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 	var opened []*nic
 	for _, d := range hcas {
-		if d.Broken || !e.portOpens(d) || !e.dmaBufUsable(d) || !e.gidUsable(d) {
+		if d.Broken || !e.portOpens(d) || !e.dmaBufUsable(d) || !e.gidUsable(d) || !e.createCQ(d) {
 			e.logf(mlog.Warning, "Disable device %s", d.Name)
+			if e.cqCrash {
+				// The failed context goes out of scope at the end of the
+				// loop's iteration: ~RdmaContext → deconstruct →
+				// ibv_destroy_cq(NULL) for the CQ never created.
+				e.crashed = &engine.ProcessDied{Signal: "SIGSEGV", Reason: "Segmentation fault in ibv_destroy_cq: ~RdmaContext destroyed the completion queue that was never created"}
+				return -1
+			}
 			continue
 		}
 		maxMR := d.MaxMRSize
@@ -849,6 +881,9 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	forceHCA = forceHCA && e.cfg.Profile.ForceHCA
 	if (len(hcas) > 0 && !forceTCP) || forceHCA {
 		if e.openContexts(hcas) != 0 {
+			if e.crashed != nil {
+				return -1
+			}
 			// transfer_engine_impl.cpp: generic text from 0.3.13 (real runs).
 			switch {
 			case e.cfg.Profile.GenericTransportInstallError:
@@ -908,6 +943,9 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 		return install("nvlink", engine.BuildMNNVL, "NVLink", "cross-node NVLink transport (MC_FORCE_MNNVL or no HCA detected)")
 	}
 	if e.openContexts(hcas) != 0 {
+		if e.crashed != nil {
+			return -1
+		}
 		e.logf(mlog.Error, "Failed to install RDMA transport")
 		return -1
 	}
