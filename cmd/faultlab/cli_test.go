@@ -28,8 +28,12 @@ func executeIn(t *testing.T, stdin string, args ...string) (string, string, erro
 const metadataLog = "E1130 transfer_metadata.cpp:123] Failed to set location of segment localhost:12345\n" +
 	"RuntimeError: Failed to setup Mooncake store, error code: -1\n"
 
+// refusedMetadataLog: the connect refused, which a server answering 500
+// or refusing the token never prints.
+const refusedMetadataLog = "E1130 transfer_metadata_plugin.cpp:340] PUT http://127.0.0.1:8080/metadata?key=mooncake%2Frpc_meta%2Flocalhost%3A12345 curl: Couldn't connect to server err: Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server\n" + metadataLog
+
 func TestExplainJSON(t *testing.T) {
-	out, _, err := executeIn(t, metadataLog, "explain", "-", "--mooncake-version", "0.3.14", "--json")
+	out, _, err := executeIn(t, refusedMetadataLog, "explain", "-", "--mooncake-version", "0.3.14", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +53,33 @@ func TestExplainJSON(t *testing.T) {
 		strings.Join(c.MatchedLogs, "|") != "Failed to set location of" ||
 		c.Remedy != "start the metadata service / fix MOONCAKE_TE_META_DATA_SERVER → verified: starts, register_buffer [0 0], setup 0" {
 		t.Fatalf("%+v", c)
+	}
+}
+
+// At 0.3.14 the engine's lines alone cannot tell a metadata server that is
+// down from one that refused its default host without a token: explain
+// says so and names both; the server's own traceback tells them apart.
+func TestExplainMetadataRefusedAmbiguous(t *testing.T) {
+	out, _, err := executeIn(t, metadataLog, "explain", "-", "--mooncake-version", "0.3.14", "--json")
+	if exitCode(err) != exitNothing {
+		t.Fatalf("exit %d\n%s", exitCode(err), out)
+	}
+	var d struct {
+		Verdict string `json:"verdict"`
+		Nearest []struct {
+			Name string `json:"name"`
+		} `json:"nearest"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Verdict != "no-fit" || len(d.Nearest) < 2 || d.Nearest[0].Name != "setup/http-metadata-unreachable" || d.Nearest[1].Name != "setup/http-metadata-token-required" {
+		t.Fatalf("%+v", d)
+	}
+	out, _, err = executeIn(t, "Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/mooncake/http_metadata_server.py\", line 112, in run\n"+
+		"RuntimeError: HTTP Metadata Server refuses to bind 0.0.0.0:8080 without an authentication token\n"+metadataLog, "explain", "-", "--json")
+	if err != nil || !strings.Contains(out, `"setup/http-metadata-token-required"`) {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
 
