@@ -84,6 +84,8 @@ func (answerKind) Validate(f Fault) error {
 
 func (answerKind) LinkTarget(Fault) string { return "" }
 
+func (answerKind) Modes() []string { return AnswerMethods }
+
 func (answerKind) Lower(f Fault) Primitive {
 	m := f.Mode
 	if m == "" {

@@ -47,6 +47,8 @@ func (k downKind) Validate(f Fault) error {
 
 func (k downKind) LinkTarget(Fault) string { return k.link }
 
+func (downKind) Modes() []string { return DownModes }
+
 // ClientDownAction is the process action a client-down fault is on every
 // engine: the dummy→mooncake_client link cannot be proxied (the dummy derives
 // its IPC socket name from the port), so refuse stops mooncake_client

@@ -48,4 +48,6 @@ func (linkKind) Validate(f Fault) error {
 
 func (linkKind) LinkTarget(f Fault) string { return f.Target }
 
+func (linkKind) Modes() []string { return LinkModes() }
+
 func (linkKind) Lower(f Fault) Primitive { return LinkPrimitive{Fault: f, Target: f.Target} }

@@ -143,6 +143,8 @@ func (rdmaKind) Validate(f Fault) error {
 
 func (rdmaKind) LinkTarget(Fault) string { return "" }
 
+func (rdmaKind) Modes() []string { return RDMAModes() }
+
 func (rdmaKind) Lower(f Fault) Primitive {
 	s, _ := WCStatusOf(f.Mode)
 	return RDMAPrimitive{Fault: f, Node: f.Target, Status: s, AfterWR: paramsOf[RDMAParams](f).AfterWR, PortDown: f.Mode == ModePortDown, QPExhausted: f.Mode == ModeQPExhausted}

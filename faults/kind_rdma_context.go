@@ -47,6 +47,8 @@ func (rdmaContextKind) Validate(f Fault) error {
 
 func (rdmaContextKind) LinkTarget(Fault) string { return "" }
 
+func (rdmaContextKind) Modes() []string { return RDMAContextModes }
+
 func (rdmaContextKind) Lower(f Fault) Primitive {
 	return RDMAPrimitive{Fault: f, Node: f.Target, CreateCQ: true, Device: paramsOf[RDMAContextParams](f).Device}
 }

@@ -53,6 +53,8 @@ func (rdmaEndpointKind) Validate(f Fault) error {
 
 func (rdmaEndpointKind) LinkTarget(Fault) string { return "" }
 
+func (rdmaEndpointKind) Modes() []string { return RDMAEndpointModes }
+
 func (rdmaEndpointKind) Lower(f Fault) Primitive {
 	return RDMAPrimitive{Fault: f, Node: f.Target, StaleHandshake: f.Mode == ModeStaleHandshake, DestroyRace: f.Mode == ModeDestroyRace}
 }

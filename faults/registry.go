@@ -201,6 +201,27 @@ func Kinds() []KindDef {
 	return out
 }
 
+// moded is a KindDef whose faults take a mode from its own list; the
+// JSON Schema's mode enum is every kind's (KindModes).
+type moded interface{ Modes() []string }
+
+// KindModes lists every mode a registered kind takes (link modes, the
+// answer kind's requests, the RDMA kinds' statuses and races), each once,
+// in kind order.
+func KindModes() []string {
+	var out []string
+	for _, k := range Kinds() {
+		if m, ok := k.(moded); ok {
+			for _, mode := range m.Modes() {
+				if !slices.Contains(out, mode) {
+					out = append(out, mode)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // LinkModes lists the registered link modes, sorted.
 func LinkModes() []string {
 	out := make([]string, 0, len(modes))

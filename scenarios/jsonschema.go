@@ -186,9 +186,8 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 					case "kind":
 						p = map[string]any{"enum": faultKinds()}
 					case "mode":
-						// link modes, the answer kind's request selectors and
-						// the rdma kind's statuses.
-						p = map[string]any{"enum": anys(slices.Concat(faults.LinkModes(), faults.AnswerMethods, faults.RDMAModes(), faults.RDMAContextModes, faults.RDMAEndpointModes))}
+						// every kind's (faults.KindModes).
+						p = map[string]any{"enum": anys(faults.KindModes())}
 					case "action":
 						// process and container actions (each kind checks its own).
 						acts := append([]string(nil), faults.Actions...)
