@@ -419,7 +419,7 @@ func (w *World) metadataEnv() []string {
 // metadataRefused reports whether the Python metadata server p exited at
 // start refusing its host without a token (0.3.14): an outcome, the
 // server down.
-func (w *World) metadataRefused(s *server, p *proc) bool {
+func metadataRefused(s *server, p *proc) bool {
 	return s.role == "metadata" && p.Exited() && slices.ContainsFunc(p.Recent(), func(l string) bool {
 		return strings.Contains(l, "HTTP Metadata Server refuses to bind")
 	})
@@ -443,10 +443,7 @@ func (w *World) RestartMetadata(ctx context.Context, env map[string]string) erro
 	w.mu.Lock()
 	w.spec.MetadataEnv = engine.MergeFlags(w.spec.MetadataEnv, env)
 	w.mu.Unlock()
-	envList := w.metadataEnv()
-	w.mu.Lock()
-	s.spec.Env = envList
-	w.mu.Unlock()
+	s.spec.Env = w.metadataEnv() // s is down: nothing else reads it now
 	return w.startServer(ctx, s)
 }
 
@@ -539,18 +536,14 @@ func (w *World) startServer(ctx context.Context, s *server) error {
 			w.log.Debug("real engine: the loader could not start the server", "role", s.role, "lines", p.Recent())
 			return w.holdIfDown(ctx, s)
 		}
-		if w.metadataRefused(s, p) {
+		if metadataRefused(s, p) || w.metadataBindAborted(s, p) {
+			// The run's outcome, not a launch error: the metadata server
+			// refused its host without a token, or mooncake_master aborted
+			// on its held metadata port.
 			w.mu.Lock()
 			s.down = true
 			w.mu.Unlock()
-			w.log.Debug("real engine: the HTTP metadata server refused its host without a token", "lines", p.Recent())
-			return w.holdIfDown(ctx, s)
-		}
-		if w.metadataBindAborted(s, p) {
-			w.mu.Lock()
-			s.down = true
-			w.mu.Unlock()
-			w.log.Debug("real engine: mooncake_master aborted on its held metadata port", "how", p.ExitDescription(), "lines", p.Recent())
+			w.log.Debug("real engine: the server exited at start", "role", s.role, "how", p.ExitDescription(), "lines", p.Recent())
 			return w.holdIfDown(ctx, s)
 		}
 		return fmt.Errorf("real engine: %s %s not ready: %w", s.spec.Name, w.spec.Version, err)
