@@ -147,6 +147,17 @@ type SetupArgs struct {
 	Kwargs     []Kwarg
 }
 
+// DirMaker is a Store on a real host, where the caller's own directories
+// are made before setup (SGLang's os.makedirs of its per-rank SSD offload
+// path). The models' worlds hold such a directory as made (sim's
+// offloadDirExists).
+type DirMaker interface {
+	// MakeDir makes path when its parent directory exists; a path whose
+	// parent is missing is left alone (a world's example path such as
+	// /mnt/nvme/... is not made on the harness's host).
+	MakeDir(path string) error
+}
+
 // Store mirrors mooncake.store.MooncakeDistributedStore. The int results are
 // what Python receives; err is non-nil only when Python would raise (then a
 // *PyError) or when the harness itself broke (any other error).

@@ -378,11 +378,14 @@ func (w *World) Addr(role string) (string, error) {
 	case "master_metrics":
 		return "", engine.Unsupportedf("fake engine: the master admin HTTP server is not served")
 	}
+	if role == "s3" {
+		return "", engine.Unsupportedf("fake engine: role s3: SSD offload is not modelled behind the fake master's RPC server")
+	}
 	if role == "offload_dir" {
 		// The fake master answers no offload RPC (master.OffloadService).
 		return "", engine.Unsupportedf("fake engine: role offload_dir: SSD offload is not modelled behind the fake master's RPC server")
 	}
-	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6, offload_dir)", role)
+	return "", fmt.Errorf("fake engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6, offload_dir, s3)", role)
 }
 
 // Close implements engine.World: every process, heartbeat, timer, server

@@ -1018,6 +1018,11 @@ type Profile struct {
 	// v0.3.9 and v0.3.11+ (PRs 1995, 2001: isSameProcessEndpoint) compare
 	// the full endpoint.
 	LocalTransferIPOnly bool
+	// DFSAdapterS3: what SSD offload's distributed backend
+	// (MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR=distributed_storage_backend)
+	// makes of MOONCAKE_DFS_FS_ADAPTER=s3, read from the wheels
+	// (CreateStorageBackend's dispatch) and real runs (REAL-FINDINGS §130).
+	DFSAdapterS3 DFSAdapterS3
 	// EnvironBeforeConfig: Environ's stderr warnings come before the
 	// transfer engine's config lines (real 0.3.14); at 0.3.13 after them
 	// (REAL-FINDINGS §98).
@@ -1399,6 +1404,12 @@ func profileOf(v Version) Profile {
 	p.LocalTransferIPOnly = at("0.3.10") && !at("0.3.11")
 	p.EnvironBeforeConfig = at("0.3.14")
 	switch {
+	case at("0.3.14"):
+		p.DFSAdapterS3 = DFSS3Env
+	case at("0.3.13"):
+		p.DFSAdapterS3 = DFSS3Unsupported
+	}
+	switch {
 	case at("0.3.12"):
 		p.RDMAWorkerPool = RDMAPoolNone
 	case at("0.3.11"):
@@ -1524,4 +1535,25 @@ const (
 	// AllocFailedAll: "Failed to allocate all replicas for key=K, error:
 	// NO_AVAILABLE_HANDLE" (master_service.cpp, v0.3.6, v0.3.6.post1).
 	AllocFailedAll
+)
+
+// DFSAdapterS3 is a release's S3 object-storage adapter for SSD offload's
+// distributed backend.
+type DFSAdapterS3 int
+
+const (
+	// DFSS3Unread: MOONCAKE_DFS_FS_ADAPTER is not in the wheel (up to
+	// 0.3.12.post1; knobsurface.txt).
+	DFSS3Unread DFSAdapterS3 = iota
+	// DFSS3Unsupported: the adapter names are posix and hf3fs only; "s3"
+	// is "DistributedStorageConfig: unsupported fs_adapter_type: s3" and
+	// setup raises ValueError "Invalid DistributedStorage configuration".
+	// The 0.3.13.post1 wheel holds the MOONCAKE_AWS_* names (Environ reads
+	// them) but no S3 code reads them: no object-storage adapter at all.
+	DFSS3Unsupported
+	// DFSS3Env: "s3" is S3ObjectStorageAdapter (a REST adapter over
+	// libcurl, AWS SigV4), configured by S3AdapterConfig::FromEnvironment:
+	// MOONCAKE_S3_ENDPOINT or AWS_ENDPOINT_URL, MOONCAKE_S3_BUCKET,
+	// MOONCAKE_S3_REGION, AWS_REGION or AWS_DEFAULT_REGION (0.3.14).
+	DFSS3Env
 )

@@ -3,6 +3,8 @@ package realengine
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 )
@@ -117,6 +119,19 @@ func (s *Store) Setup(ctx context.Context, a engine.SetupArgs) (int, error) {
 		kw[i] = [2]any{k.Name, k.Value}
 	}
 	return s.intCall(ctx, "setup", map[string]any{"positional": pos, "kwargs": kw})
+}
+
+var _ engine.DirMaker = (*Store)(nil)
+
+// MakeDir implements engine.DirMaker: the driver runs on this host.
+func (s *Store) MakeDir(path string) error {
+	if _, err := os.Stat(filepath.Dir(path)); err != nil {
+		return nil
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return fmt.Errorf("real engine: %w", err)
+	}
+	return nil
 }
 
 // SetupDummy implements engine.Store.

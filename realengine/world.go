@@ -65,6 +65,8 @@ type World struct {
 
 	mu      sync.Mutex
 	servers map[string]*server // "master", "metadata", "client"
+	// s3 is the {{s3}} stand-in, started at its first Addr; guarded by mu.
+	s3 *s3StandIn
 	// missing are the native libraries the hosts lack (libs.go).
 	missing []string
 	procs   []*Process
@@ -770,6 +772,9 @@ func (w *World) Addr(role string) (string, error) {
 		w.mu.Unlock()
 		return w.probeAddr(ctx, p, m.ports["rpc"])
 	}
+	if role == "s3" {
+		return w.s3Addr()
+	}
 	if role == "offload_dir" {
 		if w.ctr != nil {
 			return "", engine.Unsupportedf("real engine: role offload_dir: a directory of this host, not of a container")
@@ -781,7 +786,7 @@ func (w *World) Addr(role string) (string, error) {
 		}
 		return d, nil
 	}
-	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6, offload_dir)", role)
+	return "", fmt.Errorf("real engine: unknown role %q (master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6, offload_dir, s3)", role)
 }
 
 // StartProcess implements engine.World: one driver.py = one SGLang process.
@@ -868,6 +873,7 @@ func (w *World) Close(ctx context.Context) error {
 	w.closed = true
 	procs := w.procs
 	servers := w.servers
+	s3 := w.s3
 	w.mu.Unlock()
 
 	var errs []error
@@ -882,6 +888,9 @@ func (w *World) Close(ctx context.Context) error {
 				errs = append(errs, err)
 			}
 		}
+	}
+	if s3 != nil {
+		errs = append(errs, s3.close(ctx))
 	}
 	if err := w.releaseHeldPorts(ctx); err != nil {
 		errs = append(errs, err)

@@ -42,7 +42,7 @@ var (
 	// on IPv6. "metadata_ipv6" is the master's embedded HTTP metadata URL
 	// on the IPv6 loopback (http://[::1]:port/metadata; topology metadata:
 	// master), reached only when that server listens on IPv6.
-	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip", "master_ipv6", "metadata_ipv6", "offload_dir"}
+	Roles = []string{"master", "metadata", "client", "master_metrics", "etcd", "master_ip", "master_ipv6", "metadata_ipv6", "offload_dir", "s3"}
 )
 
 // Parse decodes and validates one scenario file's bytes. Every problem is

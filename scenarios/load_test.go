@@ -66,7 +66,7 @@ func TestParseErrors(t *testing.T) {
 		{"offset-allocator offload without a size limit", validScenario + "config:\n  env: {MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR: offset_allocator_storage_backend}\n",
 			[]string{`f.yaml:7:3: MOONCAKE_OFFLOAD_STORAGE_BACKEND_DESCRIPTOR=offset_allocator_storage_backend reserves its data file at MOONCAKE_OFFLOAD_TOTAL_SIZE_LIMIT_BYTES (2 TiB when unset): set MOONCAKE_OFFLOAD_TOTAL_SIZE_LIMIT_BYTES (e.g. "67108864")`}},
 		{"node env placeholder", validScenario + "topology:\n  nodes:\n    - name: tp0\n      env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
-			[]string{`f.yaml:8:7: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}, {{master_ip}}, {{master_ipv6}}, {{metadata_ipv6}}, {{offload_dir}}`}},
+			[]string{`f.yaml:8:7: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}, {{master_ip}}, {{master_ipv6}}, {{metadata_ipv6}}, {{offload_dir}}, {{s3}}`}},
 		{"unknown fault kind", validScenario + "faults:\n  - {at: 0s, kind: master-crash}\n",
 			[]string{`f.yaml:7:5: faults: unknown fault kind "master-crash": valid kinds are ` + strings.Join(faults.KindNames(), ", ")}},
 		{"bad mode", validScenario + "faults:\n  - {at: 0s, kind: master-down, mode: drop}\n",
@@ -201,7 +201,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown method", validScenario + "  codes: {setupp: -1}\n",
 			[]string{`f.yaml:6:19: expect.codes: unknown method "setupp"; valid methods: setup, setup_dummy, register_buffer, unregister_buffer, put, get, get_buffer, remove, is_exist, batch_put_from, batch_get_into, batch_is_exist, batch_get_session_start, health_check, close, initialize, register_memory, allocate_managed_buffer, transfer_sync_write, batch_transfer_sync_write, transfer_engine_bench`}},
 		{"unknown placeholder", validScenario + "config:\n  env: {MOONCAKE_MASTER: \"{{mastr}}\"}\n",
-			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}, {{master_ip}}, {{master_ipv6}}, {{metadata_ipv6}}, {{offload_dir}}`}},
+			[]string{`f.yaml:7:3: unknown placeholder {{mastr}}; valid placeholders: {{master}}, {{metadata}}, {{client}}, {{master_metrics}}, {{etcd}}, {{master_ip}}, {{master_ipv6}}, {{metadata_ipv6}}, {{offload_dir}}, {{s3}}`}},
 		{"several at once", "name: Bad Name\nsteps: []\nexpect: {}\nlabels: x\n",
 			[]string{
 				`f.yaml:1:1: name "Bad Name": use lower-case words separated by / . _ - (e.g. setup/master-down-refused)`,

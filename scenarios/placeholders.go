@@ -17,6 +17,7 @@ var RoleDocs = map[string]string{
 	"master_ipv6":     "the mooncake_master's RPC port on the IPv6 loopback ([::1]:port, no proxy in between)",
 	"metadata_ipv6":   "the master's embedded HTTP metadata URL on the IPv6 loopback (http://[::1]:port/metadata, no proxy in between)",
 	"offload_dir":     "an empty directory for SSD offload (under the world's own directory)",
+	"s3":              "an S3 endpoint URL (http://127.0.0.1:port: the harness's in-memory stand-in bucket server)",
 	MethodPlaceholder: "the MooncakeDistributedStore method the call step looks up",
 }
 

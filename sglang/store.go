@@ -562,7 +562,28 @@ func (s *MooncakeStore) setupWithFallback(ctx context.Context) (int, error) {
 // last is transfer_engine=None) and kwargs.
 func (s *MooncakeStore) callSetup(ctx context.Context, kwargs []engine.Kwarg) (int, error) {
 	c := s.config
+	if err := s.makeOffloadDir(kwargs); err != nil {
+		return 0, err
+	}
 	return s.setupCall(ctx, []any{c.LocalHostname, c.MetadataServer, s.perRankSegmentSize, DefaultLocalBufferSize, c.Protocol, s.deviceName, c.MasterServerAddress}, true, kwargs)
+}
+
+// makeOffloadDir is MooncakeStore's os.makedirs of the per-rank
+// ssd_offload_path (SGLang 0.5.21+), done on a real host's store
+// (engine.DirMaker).
+func (s *MooncakeStore) makeOffloadDir(kwargs []engine.Kwarg) error {
+	dm, ok := s.store.(engine.DirMaker)
+	if !ok || !s.l.atLeast(versionSSDRankDir) {
+		return nil
+	}
+	for _, k := range kwargs {
+		if p, ok := k.Value.(string); ok && k.Name == "ssd_offload_path" && p != "" {
+			if err := dm.MakeDir(p); err != nil {
+				return fmt.Errorf("sglang: makedirs %s: %w", p, err)
+			}
+		}
+	}
+	return nil
 }
 
 // setupCall is one store.setup(...) call with the seven leading

@@ -41,6 +41,9 @@ const (
 	// OffloadDir is {{offload_dir}}, the one directory that exists in the
 	// world (an SSD offload path).
 	OffloadDir = "/faultlab/offload"
+	// S3URL is {{s3}}, the S3 stand-in's endpoint (real: a loopback port
+	// the harness serves).
+	S3URL = "http://127.0.0.1:19009"
 )
 
 type endpointReg struct {
@@ -280,9 +283,18 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		JoinPing: w.joinPing,
 		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,
 		PingStarted: func(rc *client.RealClient) { w.watch(rc, nil, mem) },
-		FileExists:  func(path string) bool { return strings.TrimSuffix(path, "/") == OffloadDir },
-		Disk:        w.disk, OffloadPeer: w.offloadPeer,
+		FileExists:  offloadDirExists, S3Endpoint: S3URL,
+		Disk: w.disk, OffloadPeer: w.offloadPeer,
 	}
+}
+
+// offloadDirExists: {{offload_dir}} exists, and so does the rank directory
+// SGLang's MooncakeStore makes in it (os.makedirs of
+// <ssd_offload_path>/rank_<dp>_<tp>_<pp>_<cp>, SGLang 0.5.21+) before setup.
+func offloadDirExists(path string) bool {
+	path = strings.TrimSuffix(path, "/")
+	rest, ok := strings.CutPrefix(path, OffloadDir+"/")
+	return path == OffloadDir || ok && strings.HasPrefix(rest, "rank_") && !strings.Contains(rest, "/")
 }
 
 // offloadPeer is the live client whose offload RPC server is endpoint.
@@ -432,8 +444,10 @@ func (w *World) Addr(role string) (string, error) {
 		return MasterAddrIPv6, nil
 	case "offload_dir":
 		return OffloadDir, nil
+	case "s3":
+		return S3URL, nil
 	}
-	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6 or offload_dir", role)
+	return "", fmt.Errorf("sim: unknown role %q: want master, metadata, client, master_metrics, master_ip, master_ipv6, metadata_ipv6, offload_dir or s3", role)
 }
 
 // StartProcess implements engine.World.

@@ -145,6 +145,9 @@ type Deps struct {
 	// WaitMountLock waits while c's remount holds mounted_segments_mutex_
 	// (RemountDone releases it); nil = it is never held across a wait.
 	WaitMountLock func(ctx context.Context, c *RealClient) error
+	// S3Endpoint is the URL of the world's S3 stand-in ({{s3}}), which
+	// answers the S3 adapter; any other endpoint refuses ("" = none runs).
+	S3Endpoint string
 	// FileExists answers stat() for SSD-offload paths; nil = no file exists.
 	FileExists func(path string) bool
 	// Disk holds the SSD offload directory's files (nil: none kept).

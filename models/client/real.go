@@ -792,6 +792,13 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 		c.logf(mlog.Error, "FileStorageConfig: storage_filepath does not exist: %s", path)
 		return 0, &engine.PyError{Class: "ValueError", Message: "Invalid FileStorage configuration"}
 	}
+	// The distributed backend's S3 adapter (0.3.14): the client buffer,
+	// then the adapter's Init, before the disk segment is mounted
+	// (s3offload.go).
+	s3, code, err := c.objectStorageBeforeMount(ctx)
+	if err != nil || code != mooncake.OK {
+		return code, err
+	}
 	// The FileStorage is built (its configuration checked) before it
 	// mounts its disk segment.
 	fs := newFileStorage(c.p.Version, c.d.Env, c.d.Clock.Now(), path, c.d.Disk)
@@ -799,7 +806,7 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 		c.logf(mlog.Error, "%s", line)
 		return 0, &engine.PyError{Class: "ValueError", Message: msg}
 	}
-	err := error(mooncake.UNABLE_OFFLOAD)
+	err = error(mooncake.UNABLE_OFFLOAD)
 	if os, ok := c.ms.(master.OffloadService); ok {
 		err = os.MountLocalDiskSegment(ctx, c.id)
 	}
@@ -811,9 +818,12 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 		return code, nil
 	}
 	// FileStorage's client buffer (AlignedClientBufferAllocator, 1.25 GiB)
-	// is allocated before its heartbeat starts.
-	if err := c.d.Clock.Sleep(ctx, FileStorageCost); err != nil {
-		return mooncake.INTERNAL_ERROR, err
+	// is allocated before its heartbeat starts (with the S3 adapter,
+	// before the mount).
+	if s3 == nil {
+		if err := c.d.Clock.Sleep(ctx, FileStorageCost); err != nil {
+			return mooncake.INTERNAL_ERROR, err
+		}
 	}
 	fs.next = c.d.Clock.Now()
 	c.fs = fs
@@ -824,6 +834,11 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 		c.fs.endpoint = c.offloadAtRPC
 	} else {
 		c.fs.endpoint, c.fs.release = c.offloadServer(ctx)
+	}
+	if code, err := c.objectStorageAfterBuffer(ctx, s3); err != nil || code != mooncake.OK {
+		c.stopOffloadServer()
+		c.fs = nil
+		return code, err
 	}
 	// The mount succeeded: the master answers offload RPCs.
 	if code := c.scanBuckets(ctx, c.ms.(master.OffloadService)); code != mooncake.OK {
