@@ -88,6 +88,8 @@ func RDMAModes() []string {
 //
 // CreateCQ: ibv_create_cq fails with ENOMEM on Device ("" = every RNIC of
 // the node) while the transport is installed (kind rdma-context).
+// ResetRejected: Device's driver rejects a new QP's redundant transition
+// to RESET (kind rdma-context, reset_rejected).
 // StaleHandshake, DestroyRace: the interleavings of kind rdma-endpoint.
 type RDMAPrimitive struct {
 	Fault       Fault
@@ -97,7 +99,10 @@ type RDMAPrimitive struct {
 	PortDown    bool
 	QPExhausted bool
 	CreateCQ    bool
-	Device      string
+	// ResetRejected: ibv_modify_qp to RESET fails with EINVAL on a QP
+	// already in RESET, on Device.
+	ResetRejected bool
+	Device        string
 	// StaleHandshake: every active handshake's reply is a stale
 	// generation's; DestroyRace: the next transfer on an existing
 	// endpoint meets its destruction.

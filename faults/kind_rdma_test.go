@@ -68,8 +68,27 @@ func TestRDMAContextAndEndpointKinds(t *testing.T) {
 	if r := p.(faults.RDMAPrimitive); !r.CreateCQ || r.Device != "mlx5_1" || !r.AtSetup() || r.Status != (faults.WCStatus{}) {
 		t.Fatalf("%#v", r)
 	}
+	p, _ = faults.Lower(faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "reset_rejected", Params: faults.RDMAContextParams{Device: "irdma0"}})
+	if r := p.(faults.RDMAPrimitive); !r.ResetRejected || r.CreateCQ || r.Device != "irdma0" || r.AtSetup() {
+		t.Fatalf("%#v", r)
+	}
 	p, _ = faults.Lower(faults.Fault{Kind: faults.RDMAEndpoint, Target: "tp0", Mode: "stale_handshake"})
 	if r := p.(faults.RDMAPrimitive); !r.StaleHandshake || r.DestroyRace || r.AtSetup() {
 		t.Fatalf("%#v", r)
+	}
+	for _, c := range []struct {
+		mode  string
+		throw bool
+	}{{"local_desc", false}, {"local_desc_throw", true}} {
+		p, err := faults.Lower(faults.Fault{Kind: faults.TEMetadataRace, Target: "decode", Mode: c.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := p.(faults.TEMetadataRacePrimitive); !ok || r.Node != "decode" || r.Throw != c.throw {
+			t.Fatalf("%s: %#v", c.mode, p)
+		}
+	}
+	if err := (faults.Fault{Kind: faults.TEMetadataRace, Mode: "local_desc"}).Validate(); err == nil || err.Error() != "te-metadata-race: give target, the node whose transfer engine races (e.g. target: tp1)" {
+		t.Fatal(err)
 	}
 }

@@ -1059,6 +1059,15 @@ type Profile struct {
 	// is two-phase: QPs to ERR, new posts refused, the in-flight work
 	// requests flushed (their slices fail) and the QPs freed once drained.
 	RDMAEndpointDestroyRace bool
+	// MetadataLocalDescUnlocked: the P2P handshake daemon's
+	// receivePeerMetadata copies segment_id_to_desc_map_[LOCAL_SEGMENT_ID]
+	// without segment_lock_ while addLocalMemoryBuffer or
+	// removeLocalMemoryBuffer replace that shared_ptr under the write lock
+	// (transfer_metadata.cpp up to v0.3.8.post1 :475, :617-623, :632-636):
+	// a registration or removal meeting a peer's metadata exchange frees
+	// the descriptor being copied and encoded, and the process dies with
+	// SIGSEGV. From v0.3.9 (PR 1373) the copy takes the read lock.
+	MetadataLocalDescUnlocked bool
 	// RemountRepublish: the ping thread's remount also writes the segment
 	// descriptor and (if the stored one differs) the rpc_meta entry again,
 	// retried at later pings when that fails (client_service.cpp
@@ -1420,6 +1429,7 @@ func profileOf(v Version) Profile {
 	p.RDMANullQPDestroy = !at("0.3.11")
 	p.RDMANullCQDestroy = !at("0.3.5")
 	p.RDMAEndpointDestroyRace = !at("0.3.11")
+	p.MetadataLocalDescUnlocked = !at("0.3.9")
 	p.RemountRepublish = at("0.3.12")
 	p.GetLocksMountedSegments = at("0.3.11")
 	p.RegisterMetadataRollback = at("0.3.12")

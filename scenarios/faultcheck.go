@@ -30,6 +30,15 @@ func (d *decoder) checkFaultTopology(t Topology, fs FaultSpec) {
 		}
 		return
 	}
+	if f.Kind == faults.TEMetadataRace {
+		for _, n := range t.Nodes {
+			if n.Name == f.Target {
+				return
+			}
+		}
+		d.at(fs.Pos, "faults: %s: target %q is not a topology node", f.Kind, f.Target)
+		return
+	}
 	if f.Kind == faults.RDMA || f.Kind == faults.RDMAContext || f.Kind == faults.RDMAEndpoint {
 		for _, n := range t.Nodes {
 			if n.Name == f.Target && len(n.NIC.RDMA) > 0 {

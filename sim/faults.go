@@ -48,6 +48,8 @@ func (in injector) Check(p faults.Primitive) error {
 		return nil
 	case faults.PortPrimitive, faults.PortRacePrimitive, faults.OffloadFilesPrimitive:
 		return nil
+	case faults.TEMetadataRacePrimitive:
+		return nil
 	case faults.AnswerPrimitive:
 		if in.w.spec.Metadata != "http" && in.w.spec.Metadata != "master" {
 			return engine.Unsupportedf("sim: %s: the topology has no HTTP metadata server (metadata %q)", f, in.w.spec.Metadata)
@@ -89,6 +91,9 @@ func (in injector) Inject(_ context.Context, p faults.Primitive) (func(context.C
 	case faults.PortPrimitive:
 		w.held[p.Port] = true
 		return func(context.Context) error { delete(w.held, p.Port); return nil }, nil
+	case faults.TEMetadataRacePrimitive:
+		heal := w.armMetadataRace(p)
+		return func(context.Context) error { return heal() }, nil
 	case faults.PortRacePrimitive:
 		w.portRace = true
 		return func(context.Context) error { w.portRace = false; return nil }, nil
@@ -122,6 +127,7 @@ func (in injector) Clear(ctx context.Context) error {
 	w.answer = nil
 	clear(w.held)
 	w.rdma.HealAll()
+	clear(w.metadataRace)
 	if w.ha != nil {
 		for i := range w.ha.ms {
 			w.haStart(i)

@@ -84,6 +84,9 @@ func (t *transferEngine) RegisterMemory(ctx context.Context, ptr uint64, size in
 	if t.py.Engine().NVLinkIntra() {
 		return 0, engine.Unsupportedf("te register: the intra-node NVLink transport's memory path is not modelled")
 	}
+	if err := t.metadataRaced(); err != nil {
+		return 0, err
+	}
 	return t.py.RegisterMemory(ctx, ptr, size), nil
 }
 

@@ -91,6 +91,9 @@ type World struct {
 	held map[int]bool
 	// portRace: a port-race fault is armed (portrace.go).
 	portRace bool
+	// metadataRace: the nodes whose te-metadata-race fault is armed
+	// (metadatarace.go).
+	metadataRace map[string]faults.TEMetadataRacePrimitive
 	// disk: the files of the offload directory (SSD offload's buckets).
 	disk      *client.OffloadDisk
 	endpoints []endpointReg

@@ -52,6 +52,9 @@ type RDMAFaults struct {
 	// cqFails: ibv_create_cq fails with ENOMEM on these devices ("" =
 	// every device), rdma-context faults.
 	cqFails []string
+	// resetRejects: these devices' drivers reject a redundant transition
+	// to RESET ("" = every device), rdma-context reset_rejected faults.
+	resetRejects []string
 	// staleHandshake: every active handshake is overtaken by a stale
 	// reply; destroyRace: the next transfer on an existing endpoint meets
 	// its destruction (once per fault). rdma-endpoint faults.
@@ -75,14 +78,9 @@ func (h *RDMAFaults) Arm(now time.Duration, p faults.RDMAPrimitive) func(time.Du
 	defer h.mu.Unlock()
 	switch {
 	case p.CreateCQ:
-		h.cqFails = append(h.cqFails, p.Device)
-		return func(time.Duration) {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			if i := slices.Index(h.cqFails, p.Device); i >= 0 {
-				h.cqFails = slices.Delete(h.cqFails, i, i+1)
-			}
-		}
+		return h.addDevice(&h.cqFails, p.Device)
+	case p.ResetRejected:
+		return h.addDevice(&h.resetRejects, p.Device)
 	case p.StaleHandshake:
 		h.staleHandshake = true
 		return func(time.Duration) {
@@ -121,23 +119,42 @@ func (h *RDMAFaults) Arm(now time.Duration, p faults.RDMAPrimitive) func(time.Du
 	}
 }
 
+// addDevice adds device to list and returns its heal (h.mu held).
+func (h *RDMAFaults) addDevice(list *[]string, device string) func(time.Duration) {
+	*list = append(*list, device)
+	return func(time.Duration) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if i := slices.Index(*list, device); i >= 0 {
+			*list = slices.Delete(*list, i, i+1)
+		}
+	}
+}
+
 // Heal restores the RNICs (a world's ClearFaults; a downed port stays
 // without its port-active event, as clearing does not replay events).
 func (h *RDMAFaults) Heal() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.status, h.qpExhausted = nil, false
-	h.cqFails, h.staleHandshake, h.destroyRace = nil, false, false
+	h.cqFails, h.resetRejects, h.staleHandshake, h.destroyRace = nil, nil, false, false
 }
 
 // createCQ is one ibv_create_cq on device: false when it fails (ENOMEM).
 func (h *RDMAFaults) createCQ(device string) bool {
-	if h == nil {
-		return true
-	}
+	return h == nil || !h.onDevice(&h.cqFails, device)
+}
+
+// resetRejected: device's driver rejects a new QP's transition to RESET.
+func (h *RDMAFaults) resetRejected(device string) bool {
+	return h != nil && h.onDevice(&h.resetRejects, device)
+}
+
+// onDevice: list (one of h's) names device or every device ("").
+func (h *RDMAFaults) onDevice(list *[]string, device string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return !slices.ContainsFunc(h.cqFails, func(d string) bool { return d == "" || d == device })
+	return slices.ContainsFunc(*list, func(d string) bool { return d == "" || d == device })
 }
 
 // stale reports whether the node's active handshakes are overtaken by
@@ -256,11 +273,14 @@ func RDMAUnsupported(p faults.RDMAPrimitive, nodes []engine.NodeSpec, profile mo
 	return ""
 }
 
-// rdmaContext is one RdmaContext's WorkerPool state.
+// rdmaContext is one RdmaContext's WorkerPool state and its endpoints
+// by peer NIC path.
 type rdmaContext struct {
+	dev                       engine.RDMADevice
 	failedPolls, successPolls int64
 	inactive                  bool
 	inactiveAt                time.Duration
+	endpoints                 map[string]*rdmaEndpoint
 }
 
 // RDMAOutcome is what became of an RDMA transfer.
@@ -295,8 +315,10 @@ func (e *Engine) StartWorkers(now time.Duration) { e.workersAt = now }
 
 // RDMATransfer runs one transfer request (length bytes from src to dst
 // in the segment of peer, a TE endpoint; write = WRITE, else READ)
-// through the first RDMA context. Work requests fail as the host's
-// RDMAFaults say, taking the time their status costs on clock.
+// through the RDMA context its source buffer selects (selectContext),
+// to the peer NICs its slices select (peerNICAt). Work requests fail as
+// the host's RDMAFaults say, taking the time their status costs on clock;
+// a handshake between NICs whose RoCE subnets differ fails (connect).
 //
 // The model has no worker threads: a port's async events are handled at
 // the engine's next transfer (their log lines are printed then, before
@@ -308,9 +330,13 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	}
 	if e.rdma == nil {
 		e.rdma = make([]rdmaContext, len(e.nics))
+		for i, n := range e.nics {
+			e.rdma[i].dev = n.dev
+		}
 	}
-	dev := e.nics[0].dev.Name
-	cx := &e.rdma[0]
+	ci := e.selectContext()
+	cx := &e.rdma[ci]
+	dev := cx.dev.Name
 	e.portEvents(cx, dev)
 	active := func() bool {
 		if !cx.inactive {
@@ -326,7 +352,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	}
 	if !active() {
 		// submitTransferTask: the source buffer's device is inactive.
-		e.logf(mlog.Error, "Device 0 is not active")
+		e.logf(mlog.Error, "Device %d is not active", ci)
 		return RDMASubmitFailed
 	}
 	opcode := 0 // Transport::TransferRequest::READ
@@ -349,25 +375,23 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 			break
 		}
 	}
-	peerDev, reachable := dev, true
+	var peerDevs []engine.RDMADevice
 	if e.cfg.Host.Peer != nil && peer != e.serverName {
 		if pr, ok := e.cfg.Host.Peer(peer); ok && len(pr.RDMA) > 0 {
-			// selectDevice: the peer segment's first device here.
-			peerDev = pr.RDMA[0].Name
-			reachable = e.nics[0].dev.Subnet == pr.RDMA[0].Subnet
+			peerDevs = pr.RDMA
 			defer func() { e.peerLog = nil }()
 			e.peerLog = pr.Log
 		}
 	}
-	peerNIC := peer + "@" + peerDev
-	if e.hasEndpoint(peerNIC) && e.cfg.Host.RDMAFaults.takeDestroyRace() {
-		return e.destroyRace(peerNIC)
+	peerNIC, reachable := e.peerNICAt(peer, peerDevs, ci, 0)
+	if cx.hasEndpoint(peerNIC) && e.cfg.Host.RDMAFaults.takeDestroyRace() {
+		return e.destroyRace(cx, peerNIC)
 	}
-	if ep := e.endpoints[peerNIC]; ep != nil && !ep.stale && !ep.inactive && e.peerLog != nil && e.cfg.Host.RDMAFaults.stale() {
+	if ep := cx.endpoints[peerNIC]; ep != nil && !ep.stale && !ep.inactive && e.peerLog != nil && e.cfg.Host.RDMAFaults.stale() {
 		// Under the fan-out a waiter's timeout resets a connected endpoint
 		// too (resetConnection("wait existing handshake timeout")): it is
 		// set up again, and that handshake is overtaken as well.
-		e.endpoints[peerNIC] = e.staleHandshake(peerNIC)
+		cx.endpoints[peerNIC] = e.staleHandshake(cx, peerNIC)
 	}
 	failed := false
 	// retry: the slice goes round again, or fails once it used up
@@ -392,7 +416,10 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	for len(pending) > 0 {
 		var next []*slice
 		e.portEvents(cx, dev)
-		if !e.hasEndpoint(peerNIC) && !e.cfg.Host.RDMAFaults.createQP() {
+		// redispatch: the round's slices go to the peer NIC their retry
+		// count selects (they failed together, so share it).
+		peerNIC, reachable = e.peerNICAt(peer, peerDevs, ci, pending[0].retry)
+		if !cx.hasEndpoint(peerNIC) && !e.cfg.Host.RDMAFaults.createQP() {
 			// RdmaContext::endpoint → insertEndpoint → construct: the
 			// first ibv_create_qp fails (PLOG: strerror and errno); the
 			// endpoint is dropped, so the next round tries again.
@@ -436,7 +463,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 				continue
 			}
 			st, ok := e.cfg.Host.RDMAFaults.complete()
-			if ep := e.endpoints[peerNIC]; ep != nil && ep.stale {
+			if ep := cx.endpoints[peerNIC]; ep != nil && ep.stale {
 				// The peer's QPs were set up for another generation of
 				// this endpoint's: nothing acknowledges the request.
 				st, ok = retryExceeded, false
@@ -457,7 +484,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 			// performPollCq deletes the endpoint of every failed
 			// completion (worker_pool.cpp v0.3.10.post2:314,
 			// v0.3.11.post1:324): the next round sets up a new one.
-			delete(e.endpoints, peerNIC)
+			delete(cx.endpoints, peerNIC)
 			next = retry(s, next)
 		}
 		pending = next
@@ -491,8 +518,8 @@ var retryExceeded, _ = faults.WCStatusOf("retry_exceeded")
 // success (:433, :562). The stale reply then configures the local QPs,
 // so the endpoint is CONNECTED while the peer's QPs answer the other
 // generation. The peer's lines go to the peer's log.
-func (e *Engine) staleHandshake(peerNIC string) *rdmaEndpoint {
-	local := e.serverName + "@" + e.nics[0].dev.Name
+func (e *Engine) staleHandshake(cx *rdmaContext, peerNIC string) *rdmaEndpoint {
+	local := e.serverName + "@" + cx.dev.Name
 	e.peerLog.Log(mlog.Warning, fmt.Sprintf("Re-establish connection: EndPoint: local %s, peer %s", peerNIC, local))
 	e.peerLog.Log(mlog.Info, "Successfully reset the endpoint (triggered by: re-establishing connection (passive)).")
 	return &rdmaEndpoint{stale: true}
@@ -510,8 +537,8 @@ func (e *Engine) staleHandshake(peerNIC string) *rdmaEndpoint {
 // 290-301), submitPostSend refuses the destroying endpoint, and
 // finishDestroy frees the drained QPs without the warning; the next
 // transfer sets up a new endpoint.
-func (e *Engine) destroyRace(peerNIC string) RDMAOutcome {
-	delete(e.endpoints, peerNIC)
+func (e *Engine) destroyRace(cx *rdmaContext, peerNIC string) RDMAOutcome {
+	delete(cx.endpoints, peerNIC)
 	if e.cfg.Profile.RDMAEndpointDestroyRace {
 		e.logf(mlog.Warning, "Outstanding work requests found, CQ will not be generated")
 		return RDMAPostSendCrashed
@@ -528,9 +555,42 @@ func (e *Engine) destroyRace(peerNIC string) RDMAOutcome {
 const rtrResolveTimeout = time.Second
 
 // hasEndpoint: the context's endpoint store holds one for peerNIC.
-func (e *Engine) hasEndpoint(peerNIC string) bool {
-	_, ok := e.endpoints[peerNIC]
+func (cx *rdmaContext) hasEndpoint(peerNIC string) bool {
+	_, ok := cx.endpoints[peerNIC]
 	return ok
+}
+
+// selectContext is submitTransferTask's selectDevice for a request's
+// source buffer (rdma_transport.cpp v0.3.9:467-473, v0.3.11.post1 the
+// same): at retry 0 Topology::selectDevice draws one of the buffer
+// location's preferred HCAs with SimpleRandom (topology.cpp
+// v0.3.9:457-472). The model takes them in turn (that function's
+// use_round_robin_ branch), so that a run is the same every time; every
+// slice of the request stays on that context (redispatch changes only
+// the peer NIC).
+func (e *Engine) selectContext() int {
+	i := e.rdmaNext % len(e.nics)
+	e.rdmaNext++
+	return i
+}
+
+// peerNICAt is the peer NIC path a slice with retry count retry goes to
+// from local context ci, and whether the two NICs reach each other (the
+// same RoCE subnet). WorkerPool::submitPostSend and redispatch
+// (worker_pool.cpp v0.3.9:111-148, :357-380) run the peer segment's
+// Topology::selectDevice: at retry 0 a random preferred HCA (modelled as
+// the local context's index, so that NICs of one rail pair up), then
+// the (retry-1)-th of its HCAs in turn (topology.cpp v0.3.9:473-481). A
+// loopback or unknown peer: the local NIC itself.
+func (e *Engine) peerNICAt(peer string, devs []engine.RDMADevice, ci, retry int) (string, bool) {
+	if len(devs) == 0 {
+		return peer + "@" + e.nics[ci].dev.Name, true
+	}
+	i := ci % len(devs)
+	if retry > 0 {
+		i = (retry - 1) % len(devs)
+	}
+	return peer + "@" + devs[i].Name, e.nics[ci].dev.Subnet == devs[i].Subnet
 }
 
 // connect is performPostSend's endpoint check for peerNIC (worker_pool.cpp
@@ -544,28 +604,37 @@ func (e *Engine) hasEndpoint(peerNIC string) bool {
 // v0.3.9:793-806, transfer_metadata_plugin.cpp v0.3.9:763-778), which
 // the active side finds inconsistent (rdma_endpoint.cpp v0.3.9:155-164).
 func (e *Engine) connect(ctx context.Context, clock engine.Clock, cx *rdmaContext, peerNIC string, reachable bool, active func() bool) bool {
-	if e.endpoints == nil {
-		e.endpoints = map[string]*rdmaEndpoint{}
+	if cx.endpoints == nil {
+		cx.endpoints = map[string]*rdmaEndpoint{}
 	}
-	ep := e.endpoints[peerNIC]
+	ep := cx.endpoints[peerNIC]
 	if ep != nil && ep.inactive {
 		// inactiveTime() > 1.0: the model's rounds take no time, so the
 		// next transfer (a put's retry 1 s later, plus its own overhead on
 		// real) is the first to see it past 1 s.
 		if clock.Now()-ep.inactiveAt >= time.Second {
-			delete(e.endpoints, peerNIC)
+			delete(cx.endpoints, peerNIC)
 		}
+		return false
+	}
+	if ep == nil && reachable && e.cfg.Host.RDMAFaults.resetRejected(cx.dev.Name) {
+		// doSetupConnection's "Any state -> RESET" on the new QP (the
+		// loopback's, or the active side's once the peer accepted): the
+		// driver rejects the redundant transition (rdma_endpoint.cpp
+		// v0.3.9:363-371, v0.3.11.post1:755-765: PLOG, errno EINVAL).
+		e.logf(mlog.Error, "[Handshake] Failed to modify QP to RESET: Invalid argument [22]")
+		e.connectionFailed(clock, cx, peerNIC, active)
 		return false
 	}
 	if ep == nil && reachable && e.peerLog != nil && e.cfg.Host.RDMAFaults.stale() {
 		// A remote peer's handshake (a loopback endpoint sets itself up
 		// without an RPC).
-		e.endpoints[peerNIC] = e.staleHandshake(peerNIC)
+		cx.endpoints[peerNIC] = e.staleHandshake(cx, peerNIC)
 		return true
 	}
 	if ep != nil || reachable {
 		if ep == nil {
-			e.endpoints[peerNIC] = &rdmaEndpoint{}
+			cx.endpoints[peerNIC] = &rdmaEndpoint{}
 		}
 		return true
 	}
@@ -578,15 +647,22 @@ func (e *Engine) connect(ctx context.Context, clock engine.Clock, cx *rdmaContex
 	// The peer's callback failed, so its daemon answers the JSON null (up
 	// to 0.3.11.post1 it encodes no reply_msg): sendHandshake decodes an
 	// empty descriptor and the active side reports the paths' mismatch.
-	e.logf(mlog.Error, "Invalid argument: received packet mismatch, local.local_nic_path: %s@%s, local.peer_nic_path: %s, peer.local_nic_path: , peer.peer_nic_path: ", e.serverName, e.nics[0].dev.Name, peerNIC)
+	e.logf(mlog.Error, "Invalid argument: received packet mismatch, local.local_nic_path: %s@%s, local.peer_nic_path: %s, peer.local_nic_path: , peer.peer_nic_path: ", e.serverName, cx.dev.Name, peerNIC)
+	e.connectionFailed(clock, cx, peerNIC, active)
+	return false
+}
+
+// connectionFailed is performPostSend's failed setupConnectionsByActive
+// (worker_pool.cpp v0.3.9:242-256): the endpoint is inactive, and the
+// context too after more than 32 such failures with no success.
+func (e *Engine) connectionFailed(clock engine.Clock, cx *rdmaContext, peerNIC string, active func() bool) {
 	e.logf(mlog.Error, "Worker: Cannot make connection for endpoint: %s, mark it inactive", peerNIC)
-	e.endpoints[peerNIC] = &rdmaEndpoint{inactive: true, inactiveAt: clock.Now()}
+	cx.endpoints[peerNIC] = &rdmaEndpoint{inactive: true, inactiveAt: clock.Now()}
 	cx.failedPolls++
 	if active() && cx.failedPolls > rdmaErrorThreshold && cx.successPolls == 0 {
-		e.logf(mlog.Warning, "Failed to establish peer endpoints in local RNIC %s@%s, mark it inactive", e.serverName, e.nics[0].dev.Name)
+		e.logf(mlog.Warning, "Failed to establish peer endpoints in local RNIC %s@%s, mark it inactive", e.serverName, cx.dev.Name)
 		cx.inactive, cx.inactiveAt = true, clock.Now()
 	}
-	return false
 }
 
 // portEvents is doProcessContextEvents for the port events this engine

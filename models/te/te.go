@@ -138,10 +138,11 @@ type Engine struct {
 	rdma      []rdmaContext
 	workersAt time.Duration
 	portSeen  int // port events handled (rdma.go)
-	// endpoints are the first context's RDMA endpoints by peer NIC path;
-	// peerLog the current transfer's passive side's log (rdma.go).
-	endpoints map[string]*rdmaEndpoint
-	peerLog   mlog.Logger
+	// rdmaNext is the context the next RDMA request's source buffer
+	// selects (rdma.go selectContext); peerLog the current transfer's
+	// passive side's log (rdma.go).
+	rdmaNext int
+	peerLog  mlog.Logger
 	// nvFabric is the NVLink transport's use_fabric_mem_ (supportFabricMem
 	// at install); nvBufs its segment's buffers; fabricAllocs the
 	// cuMemCreate allocations of allocatePinnedLocalMemory (nvlink.go).
