@@ -360,6 +360,10 @@ type ClientSpec struct {
 	// ShmBytes is /dev/shm of its container (0 = a host's); container
 	// worlds only.
 	ShmBytes int64
+	// VmemHeadroomBytes: mooncake_client's RLIMIT_AS is its address space
+	// once it serves plus this (0 = unlimited): mmap of a larger dummy shm
+	// fails ENOMEM.
+	VmemHeadroomBytes int64
 	// Flags are more command-line flags (name → value, without "--");
 	// Env more environment, where OffloadDirPlaceholder is the world's
 	// offload directory.

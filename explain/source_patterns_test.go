@@ -377,6 +377,12 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 		{"standalone-ipc-registration", "E1201 10:00:00.000000 200 real_client.cpp:725] Failed to map shared memory from fd: 17, name: mooncake_shm_1, error: Bad file descriptor\n" +
 			"E1201 10:00:00.000100 100 dummy_client.cpp:334] RealClient failed to map shared memory, error code: -1\n" +
 			"E1201 10:00:00.000200 100 dummy_client.cpp:445] Failed to register SHM via IPC\n"},
+		// real_client.cpp v0.3.12.post1 :2297, dummy_client.cpp :420, :491:
+		// the passed fd mapped, its RegisterLocalMemory failed.
+		{"standalone-ipc-registration", "I1201 10:00:00.000000 100 dummy_client.cpp:382] Connecting to IPC socket: @mooncake_client_50052.sock\n" +
+			"E1201 10:00:00.000100 200 real_client.cpp:2297] Failed to register memory\n" +
+			"E1201 10:00:00.000200 100 dummy_client.cpp:420] RealClient failed to map shared memory, error code: -1\n" +
+			"E1201 10:00:00.000300 100 dummy_client.cpp:491] Failed to register SHM via IPC\n"},
 		{"vllm-connector-side-bug", "(EngineCore_DP0 pid=4242) ERROR 12-01 10:00:00 [core.py:700] Traceback (most recent call last):\n" +
 			"(EngineCore_DP0 pid=4242) ERROR 12-01 10:00:00 [core.py:700]   File \"/usr/local/lib/python3.12/dist-packages/vllm/distributed/kv_transfer/kv_connector/v1/mooncake_connector.py\", line 201, in get_finished\n" +
 			"(EngineCore_DP0 pid=4242) ERROR 12-01 10:00:00 [core.py:700]     return self.connector_worker.get_finished()\n" +

@@ -102,6 +102,7 @@ func (w *World) startClientLocked(ctx context.Context) error {
 	spec := client.StandaloneSpec{
 		Host: "127.0.0.1", Port: port, MetadataServer: meta, MasterServerAddress: w.masterAddr,
 		Protocol: w.spec.Client.Protocol, GlobalSegmentSize: w.spec.Client.GlobalSegmentSize, DeviceName: w.spec.Client.DeviceNames,
+		VmemHeadroom: w.spec.Client.VmemHeadroomBytes,
 	}
 	if spec.Protocol == "" {
 		spec.Protocol = "tcp"

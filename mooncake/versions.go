@@ -993,6 +993,13 @@ type Profile struct {
 	// and 0.3.13.post1 store.so, not in 0.3.11.post1's; earlier versions
 	// return -1 silently: dummy_client.cpp register_shm_via_ipc).
 	IPCConnectErrorLogged bool
+	// IPCStatusIsErrorCode: mooncake_client answers a failed IPC shm
+	// registration with the ErrorCode of map_shm_internal (toInt: -600 for
+	// a RegisterLocalMemory failure, real_client.cpp ipc_server_func
+	// v0.3.8 … v0.3.9 :2272); from v0.3.10 handle_ipc_shm_register answers
+	// -1 for any failure. The dummy prints it in "RealClient failed to map
+	// shared memory, error code: N".
+	IPCStatusIsErrorCode bool
 	// AutoPortRefusedCrashAttempt: the process dies (SIGSEGV in store.so)
 	// during this auto-port attempt when every attempt is refused by the
 	// master; 0 = never. Measured on the real 0.3.9 wheel: 3 of 3 runs die
@@ -1395,6 +1402,7 @@ func profileOf(v Version) Profile {
 	p.BenchQuietSignal = at("0.3.8.post1")
 	p.HotCacheFdExchange = at("0.3.13")
 	p.IPCConnectErrorLogged = at("0.3.12")
+	p.IPCStatusIsErrorCode = !at("0.3.10")
 	switch {
 	case at("0.3.10.post2"):
 		p.StoreMemcpy = MemcpyTCPOnlyDefault

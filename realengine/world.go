@@ -450,6 +450,9 @@ func (w *World) RestartMetadata(ctx context.Context, env map[string]string) erro
 }
 
 func (w *World) launchClient(ctx context.Context) error {
+	if w.ctr != nil && w.spec.Client.VmemHeadroomBytes > 0 {
+		return engine.Unsupportedf("topology.mooncake_client.vmem_headroom: the real engine limits mooncake_client's address space only as a process (prlimit), not in a container")
+	}
 	bin, err := w.l.Binary("mooncake_client")
 	if err != nil {
 		return err
@@ -500,7 +503,17 @@ func (w *World) launchClient(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			return waitTCP(ctx, probe, p)
+			if err := waitTCP(ctx, probe, p); err != nil {
+				return err
+			}
+			if h := w.spec.Client.VmemHeadroomBytes; h > 0 {
+				limit, err := limitAddressSpace(p.pid, h)
+				if err != nil {
+					return fmt.Errorf("mooncake_client vmem_headroom: %w", err)
+				}
+				w.log.Info("real engine: mooncake_client RLIMIT_AS", "pid", p.pid, "limit", limit, "headroom", h)
+			}
+			return nil
 		}}
 	return w.startServer(ctx, s)
 }

@@ -258,6 +258,9 @@ func (d *decoder) validate(sc *Scenario) {
 		if (c.Sidecar != nil || c.Shm != 0) && c.Present != nil && !*c.Present {
 			d.at(c.Pos, "topology.mooncake_client: sidecar or shm with present: false; there is no mooncake_client to place")
 		}
+		if c.VmemHeadroom < 0 || (c.VmemHeadroom != 0 && c.Present != nil && !*c.Present) {
+			d.at(c.Pos, "topology.mooncake_client: vmem_headroom must be a positive size on a present mooncake_client")
+		}
 		for _, f := range sortedKeys(c.Flags) {
 			if slices.Contains(ClientReservedFlags, f) {
 				d.at(c.Pos, "topology.mooncake_client.flags: %s is set by the engine (%s are)", f, strings.Join(ClientReservedFlags, ", "))

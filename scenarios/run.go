@@ -528,7 +528,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 			size = 4 << 30 // mooncake_client --global_segment_size default "4 GB"
 		}
 		spec.Client = &engine.ClientSpec{GlobalSegmentSize: size, Protocol: proto, DeviceNames: c.DeviceNames, RDMA: c.NIC.devices(),
-			OwnPod: c.Sidecar != nil && !*c.Sidecar, ShmBytes: int64(c.Shm), Flags: maps.Clone(c.Flags), Env: maps.Clone(c.Env)}
+			OwnPod: c.Sidecar != nil && !*c.Sidecar, ShmBytes: int64(c.Shm), VmemHeadroomBytes: int64(c.VmemHeadroom), Flags: maps.Clone(c.Flags), Env: maps.Clone(c.Env)}
 	}
 	for _, n := range t.Nodes {
 		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), RAMBytes: int64(n.RAM), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}

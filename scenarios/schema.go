@@ -129,6 +129,11 @@ type Client struct {
 	// sharing its network namespace, where its IPC socket lives; false =
 	// its own pod (container worlds only: Mooncake #2937).
 	Sidecar *bool `yaml:"sidecar"`
+	// VmemHeadroom is `ulimit -v` on mooncake_client with this much left:
+	// once it serves, its RLIMIT_AS is set to its address space then plus
+	// this, so mapping a dummy's shm larger than it fails (mmap ENOMEM);
+	// absent = unlimited. Worlds of processes only.
+	VmemHeadroom ByteSize `yaml:"vmem_headroom"`
 	// Flags are more mooncake_client command-line flags (enable_offload:
 	// "true"), beyond those the engine sets (ClientReservedFlags).
 	Flags map[string]string `yaml:"flags"`

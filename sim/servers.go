@@ -112,6 +112,7 @@ func (w *World) startStandalone(ctx context.Context) {
 	sa, err := client.StartStandalone(ctx, d, client.StandaloneSpec{
 		Host: "127.0.0.1", Port: "50052", MetadataServer: w.metadataURL(), MasterServerAddress: w.masterAddr,
 		Protocol: proto, GlobalSegmentSize: seg, DeviceName: cs.DeviceNames, Flags: cs.Flags,
+		VmemHeadroom: cs.VmemHeadroomBytes,
 	})
 	if err != nil {
 		w.tr.Record("client", "log", mlog.Fatal, "mooncake_client exited: "+err.Error())

@@ -88,20 +88,17 @@ func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSi
 		port = serverAddress[i+1:]
 	}
 	c.logf(mlog.Info, "Connecting to IPC socket: @mooncake_client_%s.sock", port)
-	if rc, err := c.svc.RegisterShm(ctx, c.name, *shm, true); err != nil || rc != 0 {
+	if rc, err := c.registerShm(ctx, *shm, true); err != nil || rc != 0 {
 		var refused IPCRefused
 		if errors.As(err, &refused) {
 			if c.p.IPCConnectErrorLogged {
 				sock := fmt.Sprintf("@mooncake_client_%s.sock", port)
 				c.logf(mlog.Error, "Failed to connect IPC socket '%s': Failed to connect UDS socket '%s': %s", sock, sock, refused)
 			}
-			c.logf(mlog.Error, "Failed to register SHM via IPC")
-			// ShmHelper::free logs each segment it unmaps.
-			c.logf(mlog.Info, "Freed shared memory at %#x, size: %d", shm.Base, shm.Size)
-			_ = c.d.Mem.Free(buf.Ptr)
-			return -1, nil
 		}
 		c.logf(mlog.Error, "Failed to register SHM via IPC")
+		// ShmHelper::free logs each segment it unmaps.
+		c.logf(mlog.Info, "Freed shared memory at %#x, size: %d", shm.Base, shm.Size)
 		_ = c.d.Mem.Free(buf.Ptr)
 		return -1, nil
 	}
@@ -118,6 +115,17 @@ func (c *DummyClient) SetupDummy(ctx context.Context, memPoolSize, localBufferSi
 	// until the ping thread's first ping, which it sends at once.
 	c.up, c.connected = true, true
 	return 0, nil
+}
+
+// registerShm is register_shm_via_ipc's exchange: the memfd sent, the
+// status mooncake_client answers; a status other than 0 is logged
+// (dummy_client.cpp v0.3.8 :334 … v0.3.12.post1 :420).
+func (c *DummyClient) registerShm(ctx context.Context, shm hostmem.Shm, isLocal bool) (int, error) {
+	rc, err := c.svc.RegisterShm(ctx, c.name, shm, isLocal)
+	if err == nil && rc != 0 {
+		c.logf(mlog.Error, "RealClient failed to map shared memory, error code: %d", rc)
+	}
+	return rc, err
 }
 
 // Heartbeat is one ping_thread_main iteration (1 s period); it reports
@@ -157,7 +165,7 @@ func (c *DummyClient) reconnect(ctx context.Context) {
 		if !found {
 			continue
 		}
-		if rc, err := c.svc.RegisterShm(ctx, c.name, *shm, c.local != nil && base == c.local.Base); err != nil || rc != 0 {
+		if rc, err := c.registerShm(ctx, *shm, c.local != nil && base == c.local.Base); err != nil || rc != 0 {
 			c.logf(mlog.Warning, "Failed to re-register shared memory during reconnection")
 			ok = false
 			break
@@ -213,7 +221,7 @@ func (c *DummyClient) RegisterBuffer(ctx context.Context, ptr uint64, size int64
 			c.logf(mlog.Error, "Failed to implicitly register new SHM via IPC")
 			return -1, nil
 		}
-		if rc, err := c.svc.RegisterShm(ctx, c.name, *shm, false); err != nil || rc != 0 {
+		if rc, err := c.registerShm(ctx, *shm, false); err != nil || rc != 0 {
 			c.logf(mlog.Error, "Failed to implicitly register new SHM via IPC")
 			return -1, nil
 		}

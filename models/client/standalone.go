@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/hostmem"
@@ -20,6 +21,9 @@ type Standalone struct {
 	dummies map[string]*dummyState
 	// live is the dummy-client monitor's view (standalone_offload.go).
 	live dummyLiveness
+	// vmemLeft is the address space RLIMIT_AS still allows for dummies'
+	// shm (StandaloneSpec.VmemHeadroom; -1 = unlimited).
+	vmemLeft int64
 }
 
 type dummyState struct {
@@ -46,6 +50,9 @@ type StandaloneSpec struct {
 	// Flags are the other flags (enable_offload: FileStorage from the
 	// MOONCAKE_OFFLOAD_* environment).
 	Flags map[string]string
+	// VmemHeadroom is what RLIMIT_AS leaves it once it serves (0 =
+	// unlimited): the dummies' shm it maps count against it.
+	VmemHeadroom int64
 }
 
 // StartStandalone runs mooncake_client's startup: setup_internal, IPC
@@ -76,7 +83,10 @@ func StartStandalone(ctx context.Context, d Deps, s StandaloneSpec) (*Standalone
 	rc.logf(mlog.Info, "Starting IPC server at @mooncake_client_%s.sock", s.Port)
 	rc.logf(mlog.Info, "start dummy_client_monitor_thread")
 	rc.logf(mlog.Info, "Starting real client service on %s:%s", s.Host, s.Port)
-	sa := &Standalone{RealClient: rc, addr: s.Host + ":" + s.Port, dummies: map[string]*dummyState{}}
+	sa := &Standalone{RealClient: rc, addr: s.Host + ":" + s.Port, dummies: map[string]*dummyState{}, vmemLeft: -1}
+	if s.VmemHeadroom > 0 {
+		sa.vmemLeft = s.VmemHeadroom
+	}
 	sa.startMonitor()
 	return sa, nil
 }
@@ -100,14 +110,47 @@ func (s *Standalone) RegisterShm(ctx context.Context, dummy string, shm hostmem.
 		s.logf(mlog.Error, "client_id=%s, error=local_buffer_already_mapped", dummy)
 		return -1, nil
 	}
+	if s.vmemLeft >= 0 && shm.Size > s.vmemLeft {
+		// mmap of the passed fd past RLIMIT_AS (map_shm_internal: the
+		// fd closed, INTERNAL_ERROR). The fd is the one recvmsg installed,
+		// the lowest free descriptor of mooncake_client.
+		s.logf(mlog.Error, "Failed to map shared memory from fd: %d, name: %s, error: Cannot allocate memory", ipcShmFd, shmName(dummy, shm.Base))
+		return s.ipcStatus(mooncake.INTERNAL_ERROR), nil
+	}
 	real := s.d.Mem.MapShm(shm)
+	if s.vmemLeft >= 0 {
+		s.vmemLeft -= shm.Size
+	}
 	if rc := s.te.RegisterLocalMemory(ctx, real, shm.Size, true); rc != 0 {
-		s.logf(mlog.Error, "Failed to register shm memory, rc=%d", rc)
-		return -1, nil
+		// map_shm_internal (real_client.cpp v0.3.8 … v0.3.12.post1): the
+		// mapping is undone; Client::RegisterLocalMemory turns any
+		// transfer-engine failure into INVALID_PARAMS.
+		s.logf(mlog.Error, "Failed to register memory")
+		return s.ipcStatus(mooncake.INVALID_PARAMS), nil
 	}
 	st.maps = append(st.maps, shmMap{dummyBase: shm.Base, realBase: real, size: shm.Size})
 	st.hasLocal = st.hasLocal || isLocal
 	return 0, nil
+}
+
+// ipcShmFd is the descriptor number mooncake_client's recvmsg gives the
+// passed memfd in the model (real: the lowest free one; its own sockets,
+// files and threads' eventfds come first; real 0.3.9 … 0.3.14: 36–41).
+const ipcShmFd = 37
+
+// shmName is map_shm_internal's name for a dummy's segment:
+// MOONCAKE_SHM_NAME "_" client_id.first "_" client_id.second "_0x" base.
+func shmName(dummy string, base uint64) string {
+	return fmt.Sprintf("mooncake_shm_%s_%#x", strings.ReplaceAll(dummy, "-", "_"), base)
+}
+
+// ipcStatus is the status the IPC server sends back for a failed
+// registration (mooncake.Profile.IPCStatusIsErrorCode).
+func (s *Standalone) ipcStatus(code mooncake.ErrorCode) int {
+	if s.p.IPCStatusIsErrorCode {
+		return int(code)
+	}
+	return -1
 }
 
 // ErrClientUnhealthy is a ping answered with a status other than OK:
