@@ -212,19 +212,13 @@ func (w *World) metadataRefused() bool {
 	if w.spec.Metadata != "http" {
 		return false
 	}
-	host := w.spec.MetadataHost
-	if host == "" {
-		host = "127.0.0.1"
-	}
 	_, port, _ := net.SplitHostPort(w.metaAddr)
 	p, _ := strconv.Atoi(port)
-	line := metadata.StartRefusal(w.profile, host, p, w.spec.MetadataEnv)
-	if line == "" {
-		return false
+	lines := metadata.StartLines(w.profile, w.spec.MetadataHost, p, w.spec.MetadataEnv)
+	for _, l := range lines {
+		w.trace.Log("metadata", "INFO", l)
 	}
-	w.trace.Log("metadata", "INFO", "Traceback (most recent call last):")
-	w.trace.Log("metadata", "INFO", line)
-	return true
+	return lines != nil
 }
 
 // RestartMetadata implements engine.MetadataRestarter: the server

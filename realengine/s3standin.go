@@ -100,7 +100,9 @@ func (s *s3StandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		delete(s.objects, bucket+"/"+key)
 		w.WriteHeader(http.StatusNoContent)
 	default:
-		http.Error(w, "not implemented by the stand-in", http.StatusNotImplemented)
+		// What Mooncake's adapter sends is served above; anything else
+		// (a multipart upload) is refused by name, not answered wrongly.
+		http.Error(w, "the stand-in serves object PUT, GET, HEAD, DELETE and bucket listing only, not "+r.Method, http.StatusNotImplemented)
 	}
 }
 

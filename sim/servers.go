@@ -59,13 +59,10 @@ func (w *World) newHTTPMetadata() *metadata.Server {
 // store lost), unless its release refuses the world's host without a
 // token: then it prints its exception, exits, and nothing listens.
 func (w *World) startHTTPMetadata() {
-	host := w.spec.MetadataHost
-	if host == "" {
-		host = "127.0.0.1" // the engines' loopback (realengine: bindHost)
-	}
-	if line := metadata.StartRefusal(w.profile, host, MetadataPort, w.spec.MetadataEnv); line != "" {
-		w.tr.Log("metadata", "INFO", "Traceback (most recent call last):")
-		w.tr.Log("metadata", "INFO", line)
+	if lines := metadata.StartLines(w.profile, w.spec.MetadataHost, MetadataPort, w.spec.MetadataEnv); lines != nil {
+		for _, l := range lines {
+			w.tr.Log("metadata", "INFO", l)
+		}
 		w.metadata, w.metadataState = nil, stopped
 		return
 	}

@@ -34,6 +34,20 @@ func StartRefusal(p mooncake.Profile, host string, port int, env map[string]stri
 		"legacy open behavior.", host, port)
 }
 
+// StartLines are the lines the server of the release with profile p
+// prints when it refuses to start on host:port with env (its traceback's
+// head and last line), nil when it starts. host "" is the loopback the
+// engines bind it to.
+func StartLines(p mooncake.Profile, host string, port int, env map[string]string) []string {
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if line := StartRefusal(p, host, port, env); line != "" {
+		return []string{"Traceback (most recent call last):", line}
+	}
+	return nil
+}
+
 // loopback is http_metadata_server.py's _is_loopback: "localhost" or an
 // IP literal in the loopback range (a name is not resolved).
 func loopback(host string) bool {
