@@ -48,7 +48,7 @@ func TestParseErrors(t *testing.T) {
 			t.Fatalf("batch %d: %+v, %v", b, c, err)
 		}
 	}
-	for _, b := range []int{5, 6, 13, 14} {
+	for _, b := range []int{5, 6, 13, 14, 15} {
 		if c, err := Parse("good5.yaml", []byte(fmt.Sprintf("%sheldout: false\nbatch: %d\n", good, b))); err != nil || c.Batch != b || c.Heldout {
 			t.Fatalf("batch %d: %+v, %v", b, c, err)
 		}
@@ -59,8 +59,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad confidence", strings.Replace(good, "high", "sure", 1), `bad.yaml:5: confidence: "sure": one of high, medium, low`},
 		{"empty log", strings.Replace(good, "log: |\n  E0101 a.cpp:1] x\n", "log: \"\"\n", 1), "bad.yaml:7: log: empty"},
 		{"bad id", strings.Replace(good, "a-1", "A 1", 1), `bad.yaml:1: id: "A 1"`},
-		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..14"},
-		{"batch 15", good + "batch: 15\n", "bad.yaml:9: batch: 15: omit it for the first batch, or 2..14"},
+		{"batch 1", good + "batch: 1\n", "bad.yaml:9: batch: 1: omit it for the first batch, or 2..15"},
+		{"batch 16", good + "batch: 16\n", "bad.yaml:9: batch: 16: omit it for the first batch, or 2..15"},
+		{"batch 15 held out", good + "heldout: true\nbatch: 15\n", "bad.yaml:10: batch: batch 15 is tuning data as a whole: set heldout: false"},
 		{"batch -1", good + "batch: -1\n", "bad.yaml:9: batch: -1: omit it"},
 		{"batch 2 tuning", good + "batch: 2\n", "bad.yaml:9: batch: batch 2 is held out as a whole: set heldout: true"},
 		{"batch 3 tuning", good + "batch: 3\n", "bad.yaml:9: batch: batch 3 is held out as a whole: set heldout: true"},
