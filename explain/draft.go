@@ -748,6 +748,12 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	}
 	setKey(root, "expect", exp)
 	root.HeadComment = fmt.Sprintf("based on %s (faultlab explain's best catalog cause, %.1f points): %s", sc.Name, based.Points, based.Cause)
+	if d := child(exp, "dies"); slices.ContainsFunc(d.Content, func(n *yaml.Node) bool { return n.Value == "reason" }) {
+		// The crashing function is the model's to say; the real engine
+		// reports the signal and Mooncake's last line only.
+		setKey(root, "engines", node([]string{"sim", "fake"}))
+		root.HeadComment += "\nthe log's backtrace names where it died: sim and fake only (the real engine reports no frame)"
+	}
 	if asIntegration {
 		root.HeadComment += "\nthe log's caller is not SGLang's store: its init steps are an integration's own store (put: setup, then a page), and the world's remedy, which SGLang's start checks, is left out"
 	}
@@ -1006,10 +1012,15 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 		switch {
 		case base.Dies == nil || base.Dies.Exit != nil || base.Dies.Signal != sig:
 			return nil, nil, fmt.Sprintf("the log's process died of %s (%s); %s %s", sig, short(sigLine, 60), sc.Name, outcomeOf(base))
-		case len(lines) == 0:
+		case len(lines) == 0 && crashFrame(log) == "":
 			return nil, nil, fmt.Sprintf("the log quotes no exception or error line to check a run against, and %s's outcome alone (%s) does not tell causes apart", sc.Name, sig)
+		case len(lines) == 0:
+			// A backtrace without a line: the run must die in the
+			// Mooncake function the log's innermost frame names.
+			kv = append(kv, "dies", mapping("signal", sig, "reason", crashFrame(log)))
+		default:
+			kv = append(kv, "dies", mapping("signal", sig))
 		}
-		kv = append(kv, "dies", mapping("signal", sig))
 	case (base.Raises != nil || base.Dies != nil) && len(lines) == 0:
 		// The outcome would be the scenario's, not the log's, and no line
 		// of the log would check the run: an abort or a cut-short log then

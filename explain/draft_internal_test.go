@@ -236,3 +236,19 @@ func TestBacktraceSignal(t *testing.T) {
 		}
 	}
 }
+
+func TestCrashFrame(t *testing.T) {
+	for _, c := range []struct{ name, log, want string }{
+		{"gdb, libc innermost", "#0  __memcpy_avx512_unaligned_erms ()\n    at ../sysdeps/x86_64/multiarch/memmove-vec-unaligned-erms.S:265\n#1  mooncake::MemcpyWorkerPool::workerThread ()\n    from .../site-packages/mooncake/store.so\n", "MemcpyWorkerPool::workerThread"},
+		{"gdb with an address", "#3  0x00007f1 in mooncake::RdmaEndPoint::destroyQP() () from engine.so\n#4  0x00007f2 in mooncake::RdmaEndPoint::~RdmaEndPoint() ()\n", "RdmaEndPoint::destroyQP"},
+		{"glog's failure handler", "*** SIGSEGV (@0x0) received by PID 7 (TID 0x7f) from PID 0; stack trace: ***\n    @     0x7f3c1 (unknown)\n    @     0x7f3c2 ibv_post_send\n    @     0x7f3c3 mooncake::RdmaEndPoint::submitPostSend()\n", "ibv_post_send"},
+		{"backward-cpp", "!!!!!!! Segfault encountered !!!!!!!\n  File \"<unknown>\", line 0, in std::__cxx11::basic_string<char>::_M_append(char const*, unsigned long)\n  File \"<unknown>\", line 0, in _PyObject_MakeTpCall\n", ""},
+		{"libc only", "#0  _int_malloc (av=0x7f) at ./malloc/malloc.c:4008\n#1  0x00007fe0 in operator new(unsigned long) ()\n", ""},
+		{"python frames only", "Fatal Python error: Segmentation fault\n  File \"/x/transfer_engine.py\", line 102 in batch_transfer_sync\n", ""},
+		{"prose", "it crashed in mooncake::MemcpyWorkerPool::workerThread\n", ""},
+	} {
+		if got := crashFrame(c.log); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

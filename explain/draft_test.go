@@ -359,3 +359,23 @@ func TestDraftIntegrationCaller(t *testing.T) {
 		t.Errorf("SGLang's log drafted as an integration's:\n%s", dr.YAML)
 	}
 }
+
+// A backtrace with no line of Mooncake's (a gdb session on a core) is
+// checked by where it died: the draft's run must die in the function its
+// innermost Mooncake frame names (sim and fake: the real engine reports no
+// frame); a world that dies elsewhere is no reproduction.
+func TestDraftBacktraceFrame(t *testing.T) {
+	bt := func(frame string) string {
+		return "#0  __memcpy_avx512_unaligned_erms ()\n    at ../sysdeps/x86_64/multiarch/memmove-vec-unaligned-erms.S:265\n" +
+			"#1  " + frame + " ()\n    from .../site-packages/mooncake/store.so\n#2  std::execute_native_thread_routine\n#3  start_thread\n"
+	}
+	dr, sc := draft(t, bt("mooncake::MemcpyWorkerPool::workerThread"))
+	if sc == nil || dr.Based != "io/local-memcpy-cross-process" || dr.Version != "0.3.10.post2" || sc.Expect.Dies == nil ||
+		sc.Expect.Dies.Signal != "SIGSEGV" || sc.Expect.Dies.Reason == nil || *sc.Expect.Dies.Reason != "MemcpyWorkerPool::workerThread" ||
+		!slices.Equal(sc.Engines, []string{"sim", "fake"}) {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+	if dr, sc := draft(t, bt("mooncake::TransferMetadata::updateSegmentDesc")); sc != nil {
+		t.Fatalf("a death elsewhere was written:\n%s", dr.YAML)
+	}
+}

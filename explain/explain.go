@@ -699,3 +699,28 @@ func heal(f scenarios.FaultSpec) string {
 	}
 	return "clear " + f.Kind
 }
+
+// Stack frames as operators paste them: gdb's "#1  0x7f… in ns::F::g (…)",
+// glog's failure handler "@ 0x7f… ns::F::g()", backward-cpp's and py-spy's
+// native `File "<unknown>", line 0, in ns::F::g(…)`.
+var reNativeFrame = regexp.MustCompile(`^\s*(?:#\d+\s+(?:0x[0-9a-fA-F]+\s+in\s+)?|@\s+0x[0-9a-fA-F]+\s+(?:\(unknown\)\s+)?|File "<unknown>", line \d+, in\s+)([~\w:]+)`)
+
+// crashFrame is the innermost frame of a pasted native backtrace that is
+// Mooncake's code (its mooncake:: namespace, without it) or libibverbs'
+// ("" = none): where a model says its process died. libc's and the C++
+// library's frames say nothing of the cause.
+func crashFrame(log string) string {
+	for _, l := range strings.Split(log, "\n") {
+		m := reNativeFrame.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		switch f := m[1]; {
+		case strings.HasPrefix(f, "mooncake::"):
+			return strings.TrimPrefix(f, "mooncake::")
+		case strings.HasPrefix(f, "ibv_"):
+			return f
+		}
+	}
+	return ""
+}
