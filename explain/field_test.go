@@ -245,9 +245,10 @@ func TestFieldCorpus(t *testing.T) {
 		// all named first by four new classes and two patterns); top-3 84
 		// since a no-fit's nearest are filled by the log's words
 		// (resemble.go); top-1 78 since the thinly patterned classes' source
-		// lines (mooncake-691: the QP pool's ENOMEM).
-		{"tuning top-1", tun.top1, 78},
-		{"tuning top-3", tun.top3, 84},
+		// lines (mooncake-691: the QP pool's ENOMEM); 82 and 90 with the
+		// fifteenth batch (its CMake, EFA and bare-IPv6 patterns).
+		{"tuning top-1", tun.top1, 82},
+		{"tuning top-3", tun.top3, 90},
 		// yalantinglibs-1111's log shows no error at all (its setup
 		// parameters only): its draft is refused (nothing in the log
 		// would check it). 6 since the drafts expect only Mooncake's lines

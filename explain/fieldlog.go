@@ -349,9 +349,11 @@ func ParseLog(log string) Evidence {
 			continue
 		}
 		ev.Lines = append(ev.Lines, l)
-		// An exception's message advises ("export MC_X=1 to keep ..."), it
-		// does not state the process's environment.
-		if !raised.MatchString(l.Text) {
+		// An exception's message advises ("export MC_X=1 to keep ..."), and
+		// so does a line that says how to turn something on (the transfer
+		// engine's "Metrics reporting is disabled (set MC_TE_METRIC=1 to
+		// enable)"): neither states the process's environment.
+		if !raised.MatchString(l.Text) && !reAdvice.MatchString(l.Text) {
 			for _, m := range reEnv.FindAllStringSubmatch(l.Text, -1) {
 				ev.Env[m[1]] = strings.Trim(m[2], `"'`)
 			}
@@ -523,6 +525,10 @@ func sortedKeys(m map[string]string) []string {
 	slices.Sort(ks)
 	return ks
 }
+
+// reAdvice: a line telling the reader to set a variable ("set MC_X=1 to
+// enable"), not a setting.
+var reAdvice = regexp.MustCompile(`(?i)\b(?:set|export)\s+\w+=\S+\s+to\s`)
 
 // A traceback's frame (`File "<path>", line N, in <scope>`) and an
 // import statement's top-level package.

@@ -204,11 +204,13 @@ RuntimeError: x`, ""},
 	}
 }
 
-// An exception's advice names a variable without stating the environment;
-// a shell line states it.
+// An exception's advice, or a line's, names a variable without stating
+// the environment; a shell line states it.
 func TestEnvNotFromExceptionAdvice(t *testing.T) {
 	ev := explain.ParseLog("$ export MC_METADATA_HTTP_TOKEN=s3cret\n" +
-		"RuntimeError: HTTP Metadata Server refuses to bind 0.0.0.0:8080 without an authentication token: ... or export MC_METADATA_HTTP_ALLOW_INSECURE=1 to keep the legacy open behavior.")
+		"RuntimeError: HTTP Metadata Server refuses to bind 0.0.0.0:8080 without an authentication token: ... or export MC_METADATA_HTTP_ALLOW_INSECURE=1 to keep the legacy open behavior.\n" +
+		// Mooncake's own advice in an info line (transfer_engine.cpp).
+		"I0617 14:02:14.685125 355565 transfer_engine.cpp:354] Metrics reporting is disabled (set MC_TE_METRIC=1 to enable)\n")
 	if !reflect.DeepEqual(ev.Env, map[string]string{"MC_METADATA_HTTP_TOKEN": "s3cret"}) {
 		t.Errorf("env %v", ev.Env)
 	}
