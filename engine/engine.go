@@ -479,6 +479,9 @@ type NodeSpec struct {
 	// CapIPCLock: the process has CAP_IPC_LOCK (root does), so
 	// ib_umem_get ignores RLIMIT_MEMLOCK.
 	CapIPCLock bool
+	// NonRoot: the process lacks CAP_NET_BIND_SERVICE (a non-root user):
+	// a bind below port 1024 fails with EACCES.
+	NonRoot bool
 	// ShmBytes is /dev/shm of the node's containers (0 = a host's);
 	// container worlds only.
 	ShmBytes int64

@@ -1009,15 +1009,16 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 	case sig != "":
 		// The log's process died. Only a scenario that dies so can stand
 		// for it; its line (a death) is expect.dies, not a log line.
+		frame := crashFrame(log)
 		switch {
 		case base.Dies == nil || base.Dies.Exit != nil || base.Dies.Signal != sig:
 			return nil, nil, fmt.Sprintf("the log's process died of %s (%s); %s %s", sig, short(sigLine, 60), sc.Name, outcomeOf(base))
-		case len(lines) == 0 && crashFrame(log) == "":
+		case len(lines) == 0 && frame == "":
 			return nil, nil, fmt.Sprintf("the log quotes no exception or error line to check a run against, and %s's outcome alone (%s) does not tell causes apart", sc.Name, sig)
 		case len(lines) == 0:
 			// A backtrace without a line: the run must die in the
 			// Mooncake function the log's innermost frame names.
-			kv = append(kv, "dies", mapping("signal", sig, "reason", crashFrame(log)))
+			kv = append(kv, "dies", mapping("signal", sig, "reason", frame))
 		default:
 			kv = append(kv, "dies", mapping("signal", sig))
 		}

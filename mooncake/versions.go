@@ -1049,6 +1049,18 @@ type Profile struct {
 	// and the process dies with SIGSEGV); from v0.3.11 (PR 1903) unset QPs
 	// are skipped and the slices fail.
 	RDMANullQPDestroy bool
+	// EFAProtocol: the store takes protocol "efa" as it takes "rdma"
+	// (auto-discovery without device names, the device list otherwise)
+	// and installs the transport "efa" (client_service.cpp v0.3.10:376,
+	// :439), which a build without USE_EFA - every released wheel - does
+	// not have: "Unsupported transport efa, please rebuild Mooncake"
+	// (multi_transport.cpp). Before, "efa" is an unsupported protocol.
+	EFAProtocol bool
+	// EFABuiltIn: the wheel's transfer engine has the EFA transport and
+	// loads libfabric when it is installed (real 0.3.14: libfabric.so.1,
+	// then /opt/amazon/efa/lib/libfabric.so.1; without the AWS EFA
+	// userspace the install fails, docs/REAL-FINDINGS.md §133).
+	EFABuiltIn bool
 	// RDMANullCQDestroy: a context whose ibv_create_cq failed is destroyed
 	// with its unset CQ (rdma_context.cpp up to v0.3.4.post2: construct
 	// returns ERR_CONTEXT, initializeRdmaResources drops the context,
@@ -1435,6 +1447,8 @@ func profileOf(v Version) Profile {
 		p.RDMAWorkerPool = RDMAPoolFlushRetried
 	}
 	p.RDMANullQPDestroy = !at("0.3.11")
+	p.EFAProtocol = at("0.3.10")
+	p.EFABuiltIn = at("0.3.14")
 	p.RDMANullCQDestroy = !at("0.3.5")
 	p.RDMAEndpointDestroyRace = !at("0.3.11")
 	p.MetadataLocalDescUnlocked = !at("0.3.9")

@@ -104,3 +104,25 @@ var _ = Describe("memlock and CAP_IPC_LOCK", func() {
 		Entry("cap_ipc_lock: kept", true, ipcLock),
 	)
 })
+
+// A non_root node's driver lacks CAP_NET_BIND_SERVICE, so a bind below
+// port 1024 fails as a non-root user's does; other nodes keep it.
+var _ = Describe("non_root and CAP_NET_BIND_SERVICE", func() {
+	const bindService = uint64(1) << 10
+	BeforeEach(func() {
+		if os.Geteuid() != 0 {
+			Skip("needs a root run: only root can show the capability being dropped")
+		}
+	})
+	DescribeTable("the driver's capabilities",
+		func(nonRoot bool, want uint64) {
+			w := launch(vNew, func(s *engine.WorldSpec) {
+				s.Nodes = []engine.NodeSpec{{Name: "tp0", NonRoot: nonRoot}}
+			})
+			p, _ := w.store(nil)
+			Expect(capEff(p.PID()) & bindService).To(Equal(want))
+		},
+		Entry("non_root: dropped", true, uint64(0)),
+		Entry("root: kept", false, bindService),
+	)
+})

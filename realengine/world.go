@@ -848,6 +848,11 @@ func (w *World) launchDriver(ctx context.Context, node string, env map[string]st
 			extra["FAULTLAB_DROP_CAP_IPC_LOCK"] = "1"
 		}
 	}
+	if spec.NonRoot {
+		// driver.py drops CAP_NET_BIND_SERVICE: root keeps its uid, the
+		// kernel refuses binds below 1024 as it does a non-root user's.
+		extra["FAULTLAB_DROP_CAP_NET_BIND_SERVICE"] = "1"
+	}
 	if w.in.Package != "" {
 		extra["FAULTLAB_MOONCAKE_PACKAGE"] = w.in.Package
 	}

@@ -531,7 +531,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 			OwnPod: c.Sidecar != nil && !*c.Sidecar, ShmBytes: int64(c.Shm), VmemHeadroomBytes: int64(c.VmemHeadroom), Flags: maps.Clone(c.Flags), Env: maps.Clone(c.Env)}
 	}
 	for _, n := range t.Nodes {
-		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), RAMBytes: int64(n.RAM), CapIPCLock: n.CapIPCLock, ShmBytes: int64(n.Shm)}
+		ns := engine.NodeSpec{Name: n.Name, MemlockBytes: int64(n.Memlock), HugepagesBytes: int64(n.Hugepages), RAMBytes: int64(n.RAM), CapIPCLock: n.CapIPCLock, NonRoot: n.NonRoot, ShmBytes: int64(n.Shm)}
 		ns.RDMA = n.NIC.devices()
 		ns.EphemeralPorts, _ = engine.PortRangeSize(n.IPLocalPortRange) // the loader checked it
 		ns.Build = slices.Clone(n.Build)

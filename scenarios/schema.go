@@ -165,6 +165,11 @@ type Node struct {
 	Env Env `yaml:"env"`
 	// CapIPCLock: the processes have CAP_IPC_LOCK (root): no memlock limit.
 	CapIPCLock bool `yaml:"cap_ipc_lock"`
+	// NonRoot: the processes run as a user without root's
+	// CAP_NET_BIND_SERVICE: binding a port below 1024
+	// (net.ipv4.ip_unprivileged_port_start) fails with EACCES. Absent =
+	// root, as containers run.
+	NonRoot bool `yaml:"non_root"`
 	// Shm is /dev/shm of the node's SGLang containers (container worlds
 	// only; absent = as large as a host's; Docker's default is 64MiB).
 	Shm ByteSize `yaml:"shm"`

@@ -40,6 +40,9 @@ type Host struct {
 	MemlockBytes int64
 	// CapIPCLock: the process may pin past RLIMIT_MEMLOCK (root).
 	CapIPCLock bool
+	// NonRoot: the process cannot bind a port below 1024 (no
+	// CAP_NET_BIND_SERVICE).
+	NonRoot bool
 	// GPU is the host's GPUs (nil = none: Mooncake's non-CUDA build).
 	GPU *engine.GPUSpec
 	// Build: the source build's options (engine.NodeSpec.Build).
@@ -79,7 +82,7 @@ type Peer struct {
 
 // HostFromSpec converts a node spec.
 func HostFromSpec(n engine.NodeSpec) Host {
-	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock, GPU: n.GPU, Build: n.Build, NPU: n.NPU}
+	return Host{Name: n.Name, RDMA: n.RDMA, MemlockBytes: n.MemlockBytes, CapIPCLock: n.CapIPCLock, NonRoot: n.NonRoot, GPU: n.GPU, Build: n.Build, NPU: n.NPU}
 }
 
 // DataPath moves object contents between this engine and a remote segment

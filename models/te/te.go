@@ -389,8 +389,32 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 	if !p.AbortOnTransportFailure {
 		e.logf(mlog.Info, "Transfer engine auto discovery is disabled for protocol: %s", protocol)
 	}
-	switch protocol {
-	case "rdma":
+	switch {
+	case protocol == "efa" && p.EFAProtocol:
+		if devices == nil || *devices == "" {
+			e.logf(mlog.Error, "RDMA protocol requires device names when auto discovery is disabled")
+			return mooncake.INVALID_PARAMS
+		}
+		e.logf(mlog.Info, "Using specified RDMA devices: %s", *devices)
+		hcas := e.discover(splitDevices(*devices))
+		e.logf(mlog.Info, "Topology discovery complete with specified devices. Found %d HCAs", len(hcas))
+		if p.EFABuiltIn {
+			// No host here has the AWS EFA userspace: the transport's
+			// dlopen of libfabric fails, and the failed transport's
+			// destructor removes the segment descriptor (real 0.3.14).
+			e.logf(mlog.Info, "[EFA] AWS Elastic Fabric Adapter transport initialized")
+			e.logf(mlog.Error, "EfaTransport: cannot load libfabric. Install the AWS EFA userspace and put its lib directory (e.g. /opt/amazon/efa/lib) on LD_LIBRARY_PATH, or set MC_LIBFABRIC_PATH. Tried:")
+			for _, lib := range []string{"libfabric.so.1", "/opt/amazon/efa/lib/libfabric.so.1"} {
+				e.logf(mlog.Info, "  %s: %s: cannot open shared object file: No such file or directory", lib, lib)
+			}
+			e.removeSegmentDesc(ctx, false)
+		} else {
+			// installTransport("efa"): no EfaTransport without USE_EFA.
+			e.logf(mlog.Error, "Unsupported transport efa, please rebuild Mooncake")
+		}
+		e.logf(mlog.Error, "Failed to install RDMA transport with specified devices")
+		return mooncake.INTERNAL_ERROR
+	case protocol == "rdma":
 		if p.AbortOnTransportFailure {
 			// ≤ 0.3.5: install with the device list, CHECK(transport).
 			e.logf(mlog.Info, "transport_type=rdma")
@@ -421,7 +445,7 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 			return mooncake.INTERNAL_ERROR
 		}
 		return nil
-	case "tcp":
+	case protocol == "tcp":
 		if p.AbortOnTransportFailure {
 			e.logf(mlog.Info, "transport_type=tcp")
 		} else if devices != nil {
@@ -482,7 +506,7 @@ func (e *Engine) autoDiscover(protocol string, devices *string) (bool, error) {
 		return false, nil
 	case p.AutoDiscoveryAllProtocols: // 0.3.6, 0.3.6.post1 (Mooncake#898)
 		return true, nil
-	case protocol == "rdma" && devices == nil:
+	case (protocol == "rdma" || protocol == "efa" && p.EFAProtocol) && devices == nil:
 		// 0.3.13 prints the protocol variable (lower case); before, "RDMA"
 		// (client_service.cpp; real runs of 0.3.9 and 0.3.13.post1).
 		name := "RDMA"
@@ -702,9 +726,23 @@ func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 func (e *Engine) init(ctx context.Context, localServerName, metadataConn string, auto bool) int {
 	host, port := splitHostPort(localServerName)
 	if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); e.cfg.Profile.HostNameParse.InitAlways || legacy || metadataConn == P2PHandshake {
+		hp := e.parseHostNameWithPort(localServerName)
+		if e.cfg.Profile.HostNameParse.InitAlways && !e.ascendBuild() {
+			// From v0.3.5 init says what it parsed (transfer_engine.cpp
+			// v0.3.5:63, transfer_engine_impl.cpp v0.3.9:105; real
+			// 0.3.6.post1: "server_name: fd00:340::1 port: 12001").
+			e.logf(mlog.Info, "Transfer Engine parseHostNameWithPort. server_name: %s port: %d", hp.host, hp.port)
+		}
 		// A port that is none: the host before it (hostport.go); a
 		// bracketed IPv6 host is taken below.
-		if hp := e.parseHostNameWithPort(localServerName); hp.illegal && !strings.HasPrefix(localServerName, "[") {
+		switch {
+		case !strings.HasPrefix(localServerName, "[") && (e.cfg.Profile.HostNameParse.WholeName || isIPv6(localServerName)):
+			// init takes parseHostNameWithPort's host and port as they are
+			// (transfer_engine.cpp v0.3.4:56-58): up to v0.3.4.post2 a bare
+			// IPv6 name is split at its first ':' ("fd00:340::1" → fd00,
+			// 340); from v0.3.5 it is the host, on the handshake port.
+			host, port = hp.host, hp.port
+		case hp.illegal && !strings.HasPrefix(localServerName, "["):
 			host = hp.host
 		}
 	}
@@ -830,6 +868,13 @@ func (e *Engine) handshakePort() int {
 func (e *Engine) p2pExplicitPort(ctx context.Context, host string, port int, auto bool) int {
 	e.rpcPort = port
 	e.logf(mlog.Info, "Transfer Engine RPC using P2P handshake, listening on %s:%d", host, port)
+	if e.cfg.Host.NonRoot && port < 1024 {
+		// startDaemon binds the handshake listener on the wildcard address
+		// (transfer_metadata_plugin.cpp v0.3.4:535-557); below
+		// ip_unprivileged_port_start the kernel wants CAP_NET_BIND_SERVICE.
+		e.logf(mlog.Error, "SocketHandShakePlugin: bind (port %d): Permission denied [13]", port)
+		return ErrSocket
+	}
 	if e.cfg.Ports != nil {
 		rel, err := e.cfg.Ports.Bind(ctx, host, port)
 		if err != nil {

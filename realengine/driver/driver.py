@@ -73,6 +73,9 @@ def _drop_cap(bit):
 # keep CAP_IPC_LOCK, or ib_umem_get ignores RLIMIT_MEMLOCK.
 if os.environ.get("FAULTLAB_DROP_CAP_IPC_LOCK"):
     _drop_cap(14)  # CAP_IPC_LOCK
+# A non_root node: binds below ip_unprivileged_port_start fail (EACCES).
+if os.environ.get("FAULTLAB_DROP_CAP_NET_BIND_SERVICE"):
+    _drop_cap(10)  # CAP_NET_BIND_SERVICE
 
 PACKAGE = "mooncake-transfer-engine-non-cuda"
 MAP_HUGETLB = 0x40000  # not exported by Python's mmap module
