@@ -1061,6 +1061,12 @@ type Profile struct {
 	// then /opt/amazon/efa/lib/libfabric.so.1; without the AWS EFA
 	// userspace the install fails, docs/REAL-FINDINGS.md §133).
 	EFABuiltIn bool
+	// StoreAscend: the store takes protocol "ascend" (client.cpp
+	// v0.3.6.post1, client_service.cpp v0.3.8.post1:331-349): device names
+	// are ignored, and installTransport("ascend") finds the transport an
+	// Ascend build's init installed ("Transport ascend already installed")
+	// or, in any other build, none. Before, an unsupported protocol.
+	StoreAscend bool
 	// RDMANullCQDestroy: a context whose ibv_create_cq failed is destroyed
 	// with its unset CQ (rdma_context.cpp up to v0.3.4.post2: construct
 	// returns ERR_CONTEXT, initializeRdmaResources drops the context,
@@ -1449,6 +1455,7 @@ func profileOf(v Version) Profile {
 	p.RDMANullQPDestroy = !at("0.3.11")
 	p.EFAProtocol = at("0.3.10")
 	p.EFABuiltIn = at("0.3.14")
+	p.StoreAscend = at("0.3.6.post1")
 	p.RDMANullCQDestroy = !at("0.3.5")
 	p.RDMAEndpointDestroyRace = !at("0.3.11")
 	p.MetadataLocalDescUnlocked = !at("0.3.9")

@@ -249,6 +249,9 @@ func (c *RealClient) retryRepublish(ctx context.Context) {
 // TransferData, BatchPut's SubmitTransfers and WaitForTransfers; batch:
 // a batch_put_from). A memcpy or another transport does not reach it.
 func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write bool, src uint64, size int64, key string, batch bool) bool {
+	if r.TEProtocol == "ascend" {
+		return c.ascendTransfer(ctx, r, key, batch)
+	}
 	if c.localMemcpy(r) || r.TEProtocol != "rdma" {
 		return true
 	}
@@ -283,6 +286,29 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 		return false
 	}
 	return true
+}
+
+// ascendTransfer is a transfer to a replica in a segment served over the
+// Ascend direct transport (an Ascend build's store, protocol "ascend"):
+// the transport's own lines (te.TransferAscend), then WaitForTransfers'
+// for a batch put's key. An Ascend build's TransferEngineOperationState
+// does not log the failed task (transfer_task.cpp v0.3.8.post1:248,
+// #ifndef USE_ASCEND_DIRECT).
+func (c *RealClient) ascendTransfer(ctx context.Context, r master.Replica, key string, batch bool) bool {
+	rc, err := c.te.TransferAscend(ctx, c.d.Clock, r.TEEndpoint)
+	switch {
+	case err != nil:
+		// A peer the model has no Ascend side for (engine.Unsupported:
+		// the run skips), or the run's end: the call ends with it.
+		c.died = err
+		return false
+	case rc == 0:
+		return true
+	}
+	if batch {
+		c.batchKeyFailed(key)
+	}
+	return false
 }
 
 // addressNotRegistered is a transfer whose local buffer (src) no RDMA
@@ -359,6 +385,13 @@ func (c *RealClient) batchFailLog() {
 // docs/REAL-FINDINGS.md §69).
 func (c *RealClient) batchTransferFailed(key string) {
 	c.transferTaskFailed()
+	c.batchKeyFailed(key)
+}
+
+// batchKeyFailed is WaitForTransfers' line for a batch put's key whose
+// transfer failed (client_service.cpp v0.3.8.post1:1126), kept for the
+// end of the batch (batchFailLog).
+func (c *RealClient) batchKeyFailed(key string) {
 	if !c.p.BatchPutBareContext {
 		c.logf(mlog.Error, "Transfer failed for key %s: %s (Transfer 0 failed)", key, mooncake.TRANSFER_FAIL.Name())
 	}

@@ -143,7 +143,14 @@ func (e *Engine) ascendConnectTimeout() time.Duration {
 //     each attempt, with the segment name; from v0.3.10.post1 between
 //     them, with the ADXL name), then "Transfer failed to: …, errmsg: ".
 func (p *Py) transferAscend(ctx context.Context, target string) (int, error) {
-	e := p.e
+	return p.e.TransferAscend(ctx, p.clock, target)
+}
+
+// TransferAscend is one transfer to target's segment over the Ascend
+// direct transport (transferAscend's, also the store's: a replica whose
+// segment's protocol is "ascend", client_service.cpp's TransferSubmitter
+// through the same transport): 0, or -1 when it failed.
+func (e *Engine) TransferAscend(ctx context.Context, clock engine.Clock, target string) (int, error) {
 	var peer Peer
 	ok := false
 	if e.cfg.Host.Peer != nil {
@@ -162,7 +169,7 @@ func (p *Py) transferAscend(ctx context.Context, target string) (int, error) {
 		attempts = 2
 	}
 	for i := range attempts {
-		ok, err := p.ascendAttempt(ctx, target, name, peer)
+		ok, err := e.ascendAttempt(ctx, clock, target, name, peer)
 		if err != nil || ok {
 			return 0, err
 		}
@@ -187,15 +194,15 @@ func (p *Py) transferAscend(ctx context.Context, target string) (int, error) {
 
 // ascendAttempt is one connect-and-TransferSync: ok, or false with its
 // lines logged.
-func (p *Py) ascendAttempt(ctx context.Context, target, name string, peer Peer) (bool, error) {
-	e, prof := p.e, p.e.cfg.Profile
+func (e *Engine) ascendAttempt(ctx context.Context, clock engine.Clock, target, name string, peer Peer) (bool, error) {
+	prof := e.cfg.Profile
 	linkDown := peer.NPU != nil && peer.NPU.LinkDown
 	status := AdxlSuccess
 	if !e.ascend.connected[name] {
 		if linkDown {
 			// ADXL Connect to device NICs that never answer: TIMEOUT
 			// after connect_timeout_ ms.
-			if err := p.clock.Sleep(ctx, e.ascendConnectTimeout()); err != nil {
+			if err := clock.Sleep(ctx, e.ascendConnectTimeout()); err != nil {
 				return false, err
 			}
 			switch {

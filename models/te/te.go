@@ -414,6 +414,20 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		}
 		e.logf(mlog.Error, "Failed to install RDMA transport with specified devices")
 		return mooncake.INTERNAL_ERROR
+	case protocol == "ascend" && p.StoreAscend:
+		if devices != nil {
+			e.logf(mlog.Warning, "Ascend protocol does not use device names, ignoring")
+		}
+		if e.ascend == nil {
+			// TransferEngineImpl::installTransport → MultiTransport: no
+			// AscendDirectTransport outside an Ascend build.
+			e.logf(mlog.Error, "Unsupported transport ascend, please rebuild Mooncake")
+			e.logf(mlog.Error, "Failed to install Ascend transport")
+			return mooncake.INTERNAL_ERROR
+		}
+		// init installed it (transfer_engine_impl.cpp v0.3.8.post1:195).
+		e.logf(mlog.Warning, "Transport ascend already installed")
+		return nil
 	case protocol == "rdma":
 		if p.AbortOnTransportFailure {
 			// ≤ 0.3.5: install with the device list, CHECK(transport).
@@ -727,10 +741,12 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 	host, port := splitHostPort(localServerName)
 	if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); e.cfg.Profile.HostNameParse.InitAlways || legacy || metadataConn == P2PHandshake {
 		hp := e.parseHostNameWithPort(localServerName)
-		if e.cfg.Profile.HostNameParse.InitAlways && !e.ascendBuild() {
+		if e.cfg.Profile.HostNameParse.InitAlways {
 			// From v0.3.5 init says what it parsed (transfer_engine.cpp
 			// v0.3.5:63, transfer_engine_impl.cpp v0.3.9:105; real
-			// 0.3.6.post1: "server_name: fd00:340::1 port: 12001").
+			// 0.3.6.post1: "server_name: fd00:340::1 port: 12001"); the
+			// Ascend direct build too (only legacy USE_ASCEND parses the
+			// NPU suffix, common.cmake v0.3.8.post1:184-218).
 			e.logf(mlog.Info, "Transfer Engine parseHostNameWithPort. server_name: %s port: %d", hp.host, hp.port)
 		}
 		// A port that is none: the host before it (hostport.go); a

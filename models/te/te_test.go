@@ -52,6 +52,13 @@ func TestInitStore(t *testing.T) {
 		{"tcp on 0.3.7 ignores a broken nic", "0.3.7", "tcp", nil, broken, nil, nil, false, []string{"tcp"}, "Transfer engine auto discovery is disabled for protocol: tcp"},
 		{"rdma 0.3.5 aborts", "0.3.5", "rdma", strp("mlx5_0"), nil, nil, nil, true, nil, "Check failed: transport Failed to install transport"},
 		{"unknown protocol", "0.3.9", "efa2", nil, nil, nil, mooncake.INVALID_PARAMS, false, nil, "unsupported_protocol protocol=efa2"},
+		// efa: an unsupported protocol before 0.3.10, a transport the wheels
+		// lack up to 0.3.13.post1, one that cannot load libfabric at 0.3.14.
+		{"efa on 0.3.9", "0.3.9", "efa", strp("rdmap79s0"), nil, nil, mooncake.INVALID_PARAMS, false, nil, "unsupported_protocol protocol=efa"},
+		{"efa not built", "0.3.13.post1", "efa", strp("rdmap79s0"), nil, nil, mooncake.INTERNAL_ERROR, false, nil, "Unsupported transport efa, please rebuild Mooncake"},
+		{"efa without libfabric", "0.3.14", "efa", strp("rdmap79s0"), nil, nil, mooncake.INTERNAL_ERROR, false, nil, "  /opt/amazon/efa/lib/libfabric.so.1: /opt/amazon/efa/lib/libfabric.so.1: cannot open shared object file: No such file or directory"},
+		// ascend outside an Ascend build: no transport to install.
+		{"ascend on a wheel", "0.3.8.post1", "ascend", nil, nil, nil, mooncake.INTERNAL_ERROR, false, nil, "Unsupported transport ascend, please rebuild Mooncake"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
