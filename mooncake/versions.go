@@ -1067,6 +1067,11 @@ type Profile struct {
 	// Ascend build's init installed ("Transport ascend already installed")
 	// or, in any other build, none. Before, an unsupported protocol.
 	StoreAscend bool
+	// TEStartingLine: TransferEngine::init opens with "Transfer Engine
+	// starting. Server: …, Metadata: …, ip_or_host_name: …, rpc_port: …"
+	// (transfer_engine.cpp v0.3.3 … v0.3.5:44; real 0.3.4.post2); gone
+	// from v0.3.6.
+	TEStartingLine bool
 	// RDMANullCQDestroy: a context whose ibv_create_cq failed is destroyed
 	// with its unset CQ (rdma_context.cpp up to v0.3.4.post2: construct
 	// returns ERR_CONTEXT, initializeRdmaResources drops the context,
@@ -1456,6 +1461,7 @@ func profileOf(v Version) Profile {
 	p.EFAProtocol = at("0.3.10")
 	p.EFABuiltIn = at("0.3.14")
 	p.StoreAscend = at("0.3.6.post1")
+	p.TEStartingLine = !at("0.3.6")
 	p.RDMANullCQDestroy = !at("0.3.5")
 	p.RDMAEndpointDestroyRace = !at("0.3.11")
 	p.MetadataLocalDescUnlocked = !at("0.3.9")

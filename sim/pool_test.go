@@ -174,6 +174,7 @@ var _ = Describe("a refused master call when the master comes back", func() {
 		Expect(tcp).To(And(BeNumerically(">=", 15000), BeNumerically("<=", 17000), Not(Equal(port))))
 		Expect(e.logs("mooncake:tp0")).To(HaveExactElements(
 			"Storage root directory is not set. persisting data is disabled.",
+			"Metrics reporting is disabled (set MC_TE_METRIC=1 to enable)",
 			"Transfer Engine parseHostNameWithPort. server_name: 127.0.0.1 port: 17822",
 			fmt.Sprintf("Transfer Engine RPC using P2P handshake, listening on 127.0.0.1:%d", port),
 			"Transfer engine auto discovery is disabled for protocol: tcp",

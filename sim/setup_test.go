@@ -117,6 +117,7 @@ var _ = Describe("setup()", func() {
 			Expect(port).To(BeNumerically("<=", 17000))
 			Expect(e.logs("mooncake:tp0")).To(Equal([]string{
 				"Storage root directory is not set. persisting data is disabled.",
+				"Metrics reporting is disabled (set MC_TE_METRIC=1 to enable)",
 				"Transfer Engine parseHostNameWithPort. server_name: 127.0.0.1 port: 17778",
 				fmt.Sprintf("Transfer Engine RPC using P2P handshake, listening on 127.0.0.1:%d", port),
 				"Transfer engine auto discovery is disabled for protocol: rdma",

@@ -136,7 +136,8 @@ func initLines(t *testing.T, version string, env map[string]string, info bool) [
 	py := te.NewPy(te.Config{Profile: mooncake.MustProfile(version), Env: env, Host: te.Host{Name: "h"}, Ports: ports{},
 		Log: mlog.Func(func(level, text string) {
 			switch {
-			case strings.Contains(text, "No RDMA devices found"), strings.Contains(text, "Local segment descriptor"):
+			case strings.Contains(text, "No RDMA devices found"), strings.Contains(text, "Local segment descriptor"),
+				strings.HasPrefix(text, "Metrics reporting is disabled"): // every engine's, not a knob's
 			case level == mlog.Warning || level == mlog.Error || info && strings.Contains(text, "MC_"):
 				got = append(got, level+" "+text)
 			}

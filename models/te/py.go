@@ -60,6 +60,10 @@ func (p *Py) Initialize(ctx context.Context, localHostname, metadataServer, prot
 	p.allocator = p.chooseAllocator(protocol)
 	p.protocol = protocol
 	p.e.filter = splitDevices(deviceName)
+	p.e.metricsLine()
+	// initializeExt passes no host and port to init unless
+	// MC_LEGACY_RPC_PORT_BINDING (transfer_engine_py.cpp v0.3.4.post2:120-128).
+	p.e.startingLine(localHostname, metadataServer, "", 0)
 	if rc := p.e.init(ctx, localHostname, metadataServer, true); rc != 0 {
 		return -1
 	}

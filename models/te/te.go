@@ -358,6 +358,7 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 	if e.cfg.AfterConfig != nil {
 		e.cfg.AfterConfig()
 	}
+	e.metricsLine()
 	auto, err := e.autoDiscover(protocol, devices)
 	if err != nil {
 		return err
@@ -366,8 +367,10 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		e.logf(mlog.Info, "Transfer engine auto discovery is enabled for protocol: %s", protocol)
 	}
 	// Client::InitTransferEngine parses local_hostname before the
-	// engine's init does (client_service.cpp v0.3.9:284).
-	e.parseHostNameWithPort(localHostname)
+	// engine's init does (client_service.cpp v0.3.9:284) and passes host
+	// and port on (client.cpp v0.3.4.post2:170).
+	hp := e.parseHostNameWithPort(localHostname)
+	e.startingLine(localHostname, metadataConn, hp.host, hp.port)
 	if rc := e.init(ctx, localHostname, metadataConn, auto); rc != 0 {
 		if e.aborted != nil {
 			return e.aborted
@@ -733,6 +736,23 @@ func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 	e.nics = opened
 	e.transports = append(e.transports, "rdma")
 	return 0
+}
+
+// metricsLine is the TransferEngine constructor's StartMetricsReportingThread
+// without MC_TE_METRIC on (transfer_engine.cpp v0.3.4.post2:363-368,
+// transfer_engine_impl.cpp v0.3.9:583-588; real 0.3.4.post2 … 0.3.14).
+func (e *Engine) metricsLine() {
+	if v, ok := e.env("MC_TE_METRIC"); ok && slices.Contains([]string{"1", "true", "yes", "on"}, strings.ToLower(v)) {
+		return
+	}
+	e.logf(mlog.Info, "Metrics reporting is disabled (set MC_TE_METRIC=1 to enable)")
+}
+
+// startingLine is TransferEngine::init's first line up to v0.3.5.
+func (e *Engine) startingLine(server, metadata, host string, port int) {
+	if e.cfg.Profile.TEStartingLine {
+		e.logf(mlog.Info, "Transfer Engine starting. Server: %s, Metadata: %s, ip_or_host_name: %s, rpc_port: %d", server, metadata, host, port)
+	}
 }
 
 // init is TransferEngineImpl::init: RPC port, rpc_meta publication, and
