@@ -82,47 +82,31 @@ func capEff(pid int) uint64 {
 	return 0
 }
 
-// ib_umem_get enforces RLIMIT_MEMLOCK only without CAP_IPC_LOCK: a node
-// with a memlock limit must not keep it even when faultlab runs as root,
-// and a node with cap_ipc_lock keeps it.
-var _ = Describe("memlock and CAP_IPC_LOCK", func() {
-	const ipcLock = uint64(1) << 14
-	BeforeEach(func() {
-		if os.Geteuid() != 0 {
-			Skip("needs a root run: only root can show the capability being dropped")
-		}
-	})
-	DescribeTable("the driver's capabilities",
-		func(capIPCLock bool, want uint64) {
-			w := launch(vNew, func(s *engine.WorldSpec) {
-				s.Nodes = []engine.NodeSpec{{Name: "tp0", MemlockBytes: 4 << 20, CapIPCLock: capIPCLock}} // below this host's 8 MiB hard limit
-			})
-			p, _ := w.store(nil)
-			Expect(capEff(p.PID()) & ipcLock).To(Equal(want))
-		},
-		Entry("memlock without cap_ipc_lock: dropped", false, uint64(0)),
-		Entry("cap_ipc_lock: kept", true, ipcLock),
+// The driver drops the capabilities a root run has and a node must not:
+// ib_umem_get enforces RLIMIT_MEMLOCK only without CAP_IPC_LOCK, so a node
+// with a memlock limit drops it unless it has cap_ipc_lock; a non_root
+// node drops CAP_NET_BIND_SERVICE, so a bind below port 1024 fails as a
+// non-root user's does.
+var _ = Describe("the driver's capabilities", func() {
+	const (
+		ipcLock     = uint64(1) << 14
+		bindService = uint64(1) << 10
 	)
-})
-
-// A non_root node's driver lacks CAP_NET_BIND_SERVICE, so a bind below
-// port 1024 fails as a non-root user's does; other nodes keep it.
-var _ = Describe("non_root and CAP_NET_BIND_SERVICE", func() {
-	const bindService = uint64(1) << 10
 	BeforeEach(func() {
 		if os.Geteuid() != 0 {
 			Skip("needs a root run: only root can show the capability being dropped")
 		}
 	})
-	DescribeTable("the driver's capabilities",
-		func(nonRoot bool, want uint64) {
-			w := launch(vNew, func(s *engine.WorldSpec) {
-				s.Nodes = []engine.NodeSpec{{Name: "tp0", NonRoot: nonRoot}}
-			})
+	DescribeTable("CAP_IPC_LOCK and CAP_NET_BIND_SERVICE",
+		func(node engine.NodeSpec, capability, want uint64) {
+			w := launch(vNew, func(s *engine.WorldSpec) { s.Nodes = []engine.NodeSpec{node} })
 			p, _ := w.store(nil)
-			Expect(capEff(p.PID()) & bindService).To(Equal(want))
+			Expect(capEff(p.PID()) & capability).To(Equal(want))
 		},
-		Entry("non_root: dropped", true, uint64(0)),
-		Entry("root: kept", false, bindService),
+		// A memlock below this host's 8 MiB hard limit.
+		Entry("memlock without cap_ipc_lock: CAP_IPC_LOCK dropped", engine.NodeSpec{Name: "tp0", MemlockBytes: 4 << 20}, ipcLock, uint64(0)),
+		Entry("cap_ipc_lock: CAP_IPC_LOCK kept", engine.NodeSpec{Name: "tp0", MemlockBytes: 4 << 20, CapIPCLock: true}, ipcLock, ipcLock),
+		Entry("non_root: CAP_NET_BIND_SERVICE dropped", engine.NodeSpec{Name: "tp0", NonRoot: true}, bindService, uint64(0)),
+		Entry("root: CAP_NET_BIND_SERVICE kept", engine.NodeSpec{Name: "tp0"}, bindService, bindService),
 	)
 })

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"slices"
+
 	"github.com/mooncake-faultlab/faultlab/faults"
 )
 
@@ -30,22 +32,19 @@ func (d *decoder) checkFaultTopology(t Topology, fs FaultSpec) {
 		}
 		return
 	}
-	if f.Kind == faults.TEMetadataRace {
-		for _, n := range t.Nodes {
-			if n.Name == f.Target {
-				return
-			}
-		}
-		d.at(fs.Pos, "faults: %s: target %q is not a topology node", f.Kind, f.Target)
-		return
+	node := func(rnic bool) bool {
+		return slices.ContainsFunc(t.Nodes, func(n Node) bool { return n.Name == f.Target && (!rnic || len(n.NIC.RDMA) > 0) })
 	}
-	if f.Kind == faults.RDMA || f.Kind == faults.RDMAContext || f.Kind == faults.RDMAEndpoint {
-		for _, n := range t.Nodes {
-			if n.Name == f.Target && len(n.NIC.RDMA) > 0 {
-				return
-			}
+	switch f.Kind {
+	case faults.TEMetadataRace:
+		if !node(false) {
+			d.at(fs.Pos, "faults: %s: target %q is not a topology node", f.Kind, f.Target)
 		}
-		d.at(fs.Pos, "faults: %s: target %q is not a topology node with an RNIC (nodes: - name: %s, nic: {rdma: [{name: mlx5_0}]})", f.Kind, f.Target, f.Target)
+		return
+	case faults.RDMA, faults.RDMAContext, faults.RDMAEndpoint:
+		if !node(true) {
+			d.at(fs.Pos, "faults: %s: target %q is not a topology node with an RNIC (nodes: - name: %s, nic: {rdma: [{name: mlx5_0}]})", f.Kind, f.Target, f.Target)
+		}
 		return
 	}
 	if to := f.LinkTarget(); to != "" {

@@ -393,30 +393,6 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		e.logf(mlog.Info, "Transfer engine auto discovery is disabled for protocol: %s", protocol)
 	}
 	switch {
-	case protocol == "efa" && p.EFAProtocol:
-		if devices == nil || *devices == "" {
-			e.logf(mlog.Error, "RDMA protocol requires device names when auto discovery is disabled")
-			return mooncake.INVALID_PARAMS
-		}
-		e.logf(mlog.Info, "Using specified RDMA devices: %s", *devices)
-		hcas := e.discover(splitDevices(*devices))
-		e.logf(mlog.Info, "Topology discovery complete with specified devices. Found %d HCAs", len(hcas))
-		if p.EFABuiltIn {
-			// No host here has the AWS EFA userspace: the transport's
-			// dlopen of libfabric fails, and the failed transport's
-			// destructor removes the segment descriptor (real 0.3.14).
-			e.logf(mlog.Info, "[EFA] AWS Elastic Fabric Adapter transport initialized")
-			e.logf(mlog.Error, "EfaTransport: cannot load libfabric. Install the AWS EFA userspace and put its lib directory (e.g. /opt/amazon/efa/lib) on LD_LIBRARY_PATH, or set MC_LIBFABRIC_PATH. Tried:")
-			for _, lib := range []string{"libfabric.so.1", "/opt/amazon/efa/lib/libfabric.so.1"} {
-				e.logf(mlog.Info, "  %s: %s: cannot open shared object file: No such file or directory", lib, lib)
-			}
-			e.removeSegmentDesc(ctx, false)
-		} else {
-			// installTransport("efa"): no EfaTransport without USE_EFA.
-			e.logf(mlog.Error, "Unsupported transport efa, please rebuild Mooncake")
-		}
-		e.logf(mlog.Error, "Failed to install RDMA transport with specified devices")
-		return mooncake.INTERNAL_ERROR
 	case protocol == "ascend" && p.StoreAscend:
 		if devices != nil {
 			e.logf(mlog.Warning, "Ascend protocol does not use device names, ignoring")
@@ -431,7 +407,8 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		// init installed it (transfer_engine_impl.cpp v0.3.8.post1:195).
 		e.logf(mlog.Warning, "Transport ascend already installed")
 		return nil
-	case protocol == "rdma":
+	case protocol == "rdma" || protocol == "efa" && p.EFAProtocol:
+		// One branch for both (client_service.cpp v0.3.10:439-462).
 		if p.AbortOnTransportFailure {
 			// ≤ 0.3.5: install with the device list, CHECK(transport).
 			e.logf(mlog.Info, "transport_type=rdma")
@@ -454,6 +431,11 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 			return mooncake.INVALID_PARAMS
 		}
 		e.logf(mlog.Info, "Using specified RDMA devices: %s", *devices)
+		if protocol == "efa" {
+			e.installEFA(ctx, splitDevices(*devices))
+			e.logf(mlog.Error, "Failed to install RDMA transport with specified devices")
+			return mooncake.INTERNAL_ERROR
+		}
 		if e.installRDMA(splitDevices(*devices), true) != 0 {
 			if e.crashed != nil {
 				return e.crashed
@@ -588,6 +570,26 @@ func (e *Engine) installRDMA(filter []string, discover bool) int {
 		hcas = e.discover(filter)
 	}
 	return e.openContexts(hcas)
+}
+
+// installEFA is installTransport("efa") after the named devices'
+// discovery, on a wheel: it fails. Up to 0.3.13.post1 the wheels are built
+// without USE_EFA; 0.3.14's has the transport, which dlopens libfabric,
+// and no host here has the AWS EFA userspace (real 0.3.14: then the
+// failed transport's destructor removes the segment descriptor).
+func (e *Engine) installEFA(ctx context.Context, devices []string) {
+	hcas := e.discover(devices)
+	e.logf(mlog.Info, "Topology discovery complete with specified devices. Found %d HCAs", len(hcas))
+	if !e.cfg.Profile.EFABuiltIn {
+		e.logf(mlog.Error, "Unsupported transport efa, please rebuild Mooncake")
+		return
+	}
+	e.logf(mlog.Info, "[EFA] AWS Elastic Fabric Adapter transport initialized")
+	e.logf(mlog.Error, "EfaTransport: cannot load libfabric. Install the AWS EFA userspace and put its lib directory (e.g. /opt/amazon/efa/lib) on LD_LIBRARY_PATH, or set MC_LIBFABRIC_PATH. Tried:")
+	for _, lib := range []string{"libfabric.so.1", "/opt/amazon/efa/lib/libfabric.so.1"} {
+		e.logf(mlog.Info, "  %s: %s: cannot open shared object file: No such file or directory", lib, lib)
+	}
+	e.removeSegmentDesc(ctx, false)
 }
 
 // portText is how rdma_context.cpp prints the port: a uint8_t streamed
