@@ -1,8 +1,10 @@
 package explain
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
+	"io/fs"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,6 +32,12 @@ type Class struct {
 	LinkWhenScored bool      `yaml:"link_when_scored"`
 	Patterns       []Pattern `yaml:"patterns"`
 	Against        []Pattern `yaml:"against"`
+	// Examples are synthetic logs built from the format strings the
+	// patterns cite, with made-up values: each must name the class (or a
+	// scenario it links) first (TestClassExamplesNameTheirClass).
+	Examples []string `yaml:"examples"`
+	// where is the class's file:line, for errors.
+	where string
 	// terms and nterms: the words of the name and patterns and their
 	// count (resemble.go), counted by ParseClasses.
 	terms  map[string]int
@@ -45,8 +53,12 @@ type Pattern struct {
 	line   int
 }
 
-//go:embed classes.yaml
-var classesYAML []byte
+// The class tables: field.yaml (the field classes and the catalog
+// scenarios' signatures) and one file per area of Mooncake's source whose
+// error lines were swept for causes (source-*.yaml), read in name order.
+//
+//go:embed classes/*.yaml
+var classesFS embed.FS
 
 var (
 	classesOnce sync.Once
@@ -54,10 +66,47 @@ var (
 	classesErr  error
 )
 
-// Classes returns the cause classes of explain/classes.yaml.
+// Classes returns the cause classes of explain/classes/*.yaml.
 func Classes() ([]Class, error) {
-	classesOnce.Do(func() { classes, classesErr = ParseClasses("explain/classes.yaml", classesYAML) })
+	classesOnce.Do(func() { classes, classesErr = readClasses(classesFS, "classes") })
 	return classes, classesErr
+}
+
+// readClasses reads every *.yaml of dir in name order into one table; a
+// class name is defined once across the files.
+func readClasses(fsys fs.FS, dir string) ([]Class, error) {
+	files, err := fs.Glob(fsys, dir+"/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("explain/%s: no class tables", dir)
+	}
+	var out []Class
+	where := map[string]string{}
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		cls, err := ParseClasses("explain/"+f, data)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cls {
+			// A swept class is known only from its format strings: its
+			// examples are what tests it.
+			if strings.HasPrefix(path.Base(f), "source-") && len(c.Examples) == 0 {
+				return nil, fmt.Errorf("%s: class %q: a class of the source sweep needs examples (synthetic logs from the format strings it cites)", c.where, c.Name)
+			}
+			if w, ok := where[c.Name]; ok {
+				return nil, fmt.Errorf("%s: class %q already defined at %s", c.where, c.Name, w)
+			}
+			where[c.Name] = c.where
+		}
+		out = append(out, cls...)
+	}
+	return out, nil
 }
 
 // ParseClasses reads a class table strictly; errors name file:line.
@@ -74,9 +123,9 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 		var c Class
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			switch k := n.Content[i]; k.Value {
-			case "name", "cause", "remedy", "refs", "scenarios", "link_when_scored", "patterns", "against":
+			case "name", "cause", "remedy", "refs", "scenarios", "link_when_scored", "patterns", "against", "examples":
 			default:
-				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, scenarios, link_when_scored, patterns, against)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, scenarios, link_when_scored, patterns, against, examples)", file, k.Line, k.Value)
 			}
 		}
 		if err := n.Decode(&c); err != nil {
@@ -89,6 +138,7 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 			return nil, fmt.Errorf("%s:%d: class %q already defined at line %d", file, n.Line, c.Name, l)
 		}
 		seen[c.Name] = n.Line
+		c.where = fmt.Sprintf("%s:%d", file, n.Line)
 		if !strings.Contains(c.Name, "/") && (c.Cause == "" || c.Remedy == "") {
 			return nil, fmt.Errorf("%s:%d: class %q needs a cause and a remedy (only a catalog scenario's signature takes them from the scenario)", file, n.Line, c.Name)
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 // What a log line says beyond its words, as facts class patterns match
-// (explain/classes.yaml): which part of Mooncake printed it, the errno,
+// (explain/classes/): which part of Mooncake printed it, the errno,
 // Mooncake error code or RDMA work-completion status it names, a timeout.
 // A field log's exact line is often one no thread showed before; where it
 // comes from and what error it carries generalize.

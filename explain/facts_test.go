@@ -9,7 +9,7 @@ import (
 
 // What a line says beyond its words: where in Mooncake it comes from, the
 // errno, code and work-completion status it carries (exact facts, as
-// classes.yaml matches them).
+// the class tables match them).
 func TestLineFacts(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string

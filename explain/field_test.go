@@ -330,5 +330,5 @@ func TestFieldCorpus(t *testing.T) {
 }
 
 // unknownCause: the class a case gets when its thread established no
-// cause (explain/classes.yaml's *-unexplained classes).
+// cause (explain/classes/field.yaml's *-unexplained classes).
 func unknownCause(class string) bool { return strings.HasSuffix(class, "-unexplained") }

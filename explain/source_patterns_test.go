@@ -100,7 +100,7 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 			"E1201 10:02:14.000100 100 tcp_transport.cpp:1320] TcpTransport::startTransfer failed to get connection to 10.0.0.2:16213\n" +
 			"E1201 10:02:14.000200 100 transfer_task.cpp:790] Batch 94129951880528 completed with task failures: task_ids=[0]\n"},
 		// The pattern-free classes of the later batches, from the format
-		// strings, frame names and tool messages classes.yaml cites beside
+		// strings, frame names and tool messages the class tables cite beside
 		// each pattern (Mooncake at its tags, HCCL/CANN, glibc, pip/uv, vLLM,
 		// SGLang, SPDK, the linker).
 		{"ascend-hccl-transport-build-unsupported", "cmake .. -DUSE_ASCEND=ON\n" +
@@ -240,7 +240,7 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 			"#6  0x00007f0000001000 in mooncake::TransferMetadata::encodeSegmentDesc(mooncake::TransferMetadata::SegmentDesc const&, Json::Value&) () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n" +
 			"#7  0x00007f0000002000 in mooncake::TransferMetadata::receivePeerMetadata(Json::Value const&, Json::Value&) () from /usr/local/lib/python3.10/dist-packages/mooncake/engine.so\n"},
 		// The classes and catalog signatures with few patterns, from the
-		// format strings classes.yaml cites beside each (Mooncake at its tags,
+		// format strings the class tables cite beside each (Mooncake at its tags,
 		// yalantinglibs, the 0.3.14 wheel's Python, the integrations' files).
 		{"benign-error-log", "E1205 10:00:00.000000 5501 file_storage.cpp:382] BatchQuerySlices failed with error: INVALID_REPLICA\n" +
 			"E1205 10:00:10.000000 5501 file_storage.cpp:382] BatchQuerySlices failed with error: INVALID_REPLICA\n"},
@@ -403,4 +403,32 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 			t.Errorf("%s: verdict %s, ambiguous %q, causes %v, nearest %v", tc.class, d.Verdict, d.Ambiguous, d.Causes, d.Nearest)
 		}
 	}
+}
+
+// TestClassExamplesNameTheirClass: each class's own examples (synthetic
+// logs from the format strings its patterns cite, kept beside them in
+// the class tables) name the class, or a scenario it links, first.
+func TestClassExamplesNameTheirClass(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	cls, err := explain.Classes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range cls {
+		for j, log := range c.Examples {
+			n++
+			d, err := explain.Diagnose(cat, fp, log, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if top, ok := d.Top(); d.Verdict != "cause" || !ok || !c.Explains(top.Name) {
+				t.Errorf("%s example %d: verdict %s, ambiguous %q, causes %v, nearest %v", c.Name, j+1, d.Verdict, d.Ambiguous, d.Causes, d.Nearest)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no class has examples: the source sweep's tables were not read")
+	}
+	t.Logf("%d examples", n)
 }

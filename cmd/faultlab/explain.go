@@ -105,7 +105,7 @@ file:line Mooncake printed them from), those against it, and the remedy:
             Mooncake version, or whose rare lines the log has when it was
             cut before the outcome (faultlab run reproduces it)
   class     a field cause the catalog has no scenario for, known by the
-            lines only it prints (explain/classes.yaml)
+            lines only it prints (explain/classes/)
 
 Scoring, in points: ending in a scenario's exact outcome, the rarity across
 the catalog of the lines it expects or prints on the model, the weights of

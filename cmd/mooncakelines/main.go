@@ -2,7 +2,7 @@
 // lines faultlab's model can print, at a tag of Mooncake's source: the
 // place to look before writing a world (docs/CONTRIBUTING.md).
 //
-//	go run ./cmd/mooncakelines -mooncake /path/to/Mooncake(.git) -tag v0.3.12.post1 [-core] [-uncovered] [-json]
+//	go run ./cmd/mooncakelines -mooncake /path/to/Mooncake(.git) -tag v0.3.12.post1 [-core] [-uncovered] [-unexplained] [-json]
 //
 // It reads Mooncake's files with git (ls-tree, cat-file) from the directory
 // given, extracts the texts of LOG(ERROR|WARNING|FATAL), PLOG, LOG_ASSERT and
@@ -12,6 +12,10 @@
 // model covers (≥ 80 % of the text's letters and digits matched) or only
 // partly (40–80 %, counted as not printed), with the core subset. With
 // -uncovered it lists the texts not covered, with file:line at the tag.
+// With -unexplained it feeds each text, as one glog line, to faultlab's
+// explain and counts per area those it names a cause for; it lists those
+// it names none for (the core ones with -core): the sweep's work list
+// (docs/CONTRIBUTING.md, "Add a cause class").
 // Nothing of Mooncake's source is written anywhere.
 package main
 
@@ -39,7 +43,9 @@ type options struct {
 	faultlab  string
 	core      bool
 	uncovered bool
-	json      bool
+	// unexplained: measure and list the texts explain names no cause for.
+	unexplained bool
+	json        bool
 }
 
 // result is one tag's measurement (the -json form).
@@ -47,6 +53,10 @@ type result struct {
 	Tag       string           `json:"tag"`
 	Rows      []sourcecov.Row  `json:"rows"`
 	Uncovered []sourcecov.Line `json:"uncovered,omitempty"`
+	// Explained: per area, the distinct texts explain names a cause for
+	// (-unexplained); Unexplained the texts it names none for.
+	Explained   map[string]int   `json:"explained,omitempty"`
+	Unexplained []sourcecov.Line `json:"unexplained,omitempty"`
 }
 
 func main() {
@@ -74,6 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.faultlab, "faultlab", ".", "faultlab's repository root (its models/, sim/, fakeengine/, mooncake/)")
 	fs.BoolVar(&o.core, "core", false, "list only the core texts not covered (no NoF/CXL/Ascend/GPU/HA/tensor/… lines); implies -uncovered")
 	fs.BoolVar(&o.uncovered, "uncovered", false, "list the texts the model does not print (none and partial), with file:line")
+	fs.BoolVar(&o.unexplained, "unexplained", false, "feed each text as one glog line to faultlab explain: per area how many it names a cause for, and list those it names none for (the core ones with -core)")
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -85,7 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fs.Usage()
 		return o, errors.New("-mooncake and -tag are required")
 	}
-	o.uncovered = o.uncovered || o.core
+	o.uncovered = o.uncovered || (o.core && !o.unexplained)
 	for _, t := range strings.Split(*tags, ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			o.tags = append(o.tags, t)
@@ -103,6 +114,12 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var ex *explainer
+	if o.unexplained {
+		if ex, err = newExplainer(ctx); err != nil {
+			return err
+		}
+	}
 	var results []result
 	for _, tag := range o.tags {
 		files, err := sourcecov.ReadTag(ctx, o.mooncake, tag)
@@ -113,6 +130,23 @@ func run(ctx context.Context, o options, w io.Writer) error {
 		r := result{Tag: tag, Rows: rows}
 		if o.uncovered {
 			r.Uncovered = uncovered(lines, o.core)
+		}
+		if ex != nil {
+			names, err := ex.causes(ctx, tag, lines)
+			if err != nil {
+				return err
+			}
+			r.Explained = map[string]int{}
+			var none []sourcecov.Line
+			for i, l := range lines {
+				if names[i] != "" {
+					r.Explained[l.Area]++
+					r.Explained[sourcecov.AllAreas]++
+				} else {
+					none = append(none, l)
+				}
+			}
+			r.Unexplained = sortByPlace(none, o.core)
 		}
 		results = append(results, r)
 	}
@@ -127,7 +161,11 @@ func run(ctx context.Context, o options, w io.Writer) error {
 		fmt.Fprintf(w, "\n%s\n", r.Tag)
 		printRows(w, r.Rows)
 		if o.uncovered {
-			printUncovered(w, r.Uncovered, o.core)
+			printUncovered(w, r.Uncovered, o.core, "uncovered")
+		}
+		if ex != nil {
+			printExplained(w, r)
+			printUncovered(w, r.Unexplained, o.core, "unexplained")
 		}
 	}
 	return nil
@@ -138,7 +176,19 @@ func run(ctx context.Context, o options, w io.Writer) error {
 func uncovered(lines []sourcecov.Line, core bool) []sourcecov.Line {
 	var out []sourcecov.Line
 	for _, l := range lines {
-		if l.Status != sourcecov.Covered && (!core || l.Core) {
+		if l.Status != sourcecov.Covered {
+			out = append(out, l)
+		}
+	}
+	return sortByPlace(out, core)
+}
+
+// sortByPlace keeps the lines (the core ones with core) by area, file and
+// line of their first statement.
+func sortByPlace(lines []sourcecov.Line, core bool) []sourcecov.Line {
+	var out []sourcecov.Line
+	for _, l := range lines {
+		if !core || l.Core {
 			out = append(out, l)
 		}
 	}
@@ -181,10 +231,23 @@ func printRows(w io.Writer, rows []sourcecov.Row) {
 	tw.Flush()
 }
 
-func printUncovered(w io.Writer, lines []sourcecov.Line, core bool) {
-	what := "texts"
+// printExplained is the -unexplained table: per area, the distinct texts
+// and those explain names a cause for.
+func printExplained(w io.Writer, r result) {
+	fmt.Fprintln(w, "\nexplain, one glog line per text:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-12s\ttexts\tnamed\tshare\t\n", "area")
+	for _, row := range r.Rows {
+		n := r.Explained[row.Area]
+		fmt.Fprintf(tw, "%-12s\t%d\t%d\t%s\t\n", row.Area, row.Texts, n, pct(n, row.Texts))
+	}
+	tw.Flush()
+}
+
+func printUncovered(w io.Writer, lines []sourcecov.Line, core bool, what string) {
+	what += " texts"
 	if core {
-		what = "core texts"
+		what = strings.Replace(what, " texts", " core texts", 1)
 	}
 	area := ""
 	for _, l := range lines {
@@ -196,7 +259,7 @@ func printUncovered(w io.Writer, lines []sourcecov.Line, core bool) {
 					n++
 				}
 			}
-			fmt.Fprintf(w, "\n%s: %d uncovered %s (status, matched share, level, first file:line, other statements, text)\n", area, n, what)
+			fmt.Fprintf(w, "\n%s: %d %s (status, matched share, level, first file:line, other statements, text)\n", area, n, what)
 		}
 		more := ""
 		if len(l.Where) > 1 {
