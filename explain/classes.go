@@ -201,16 +201,21 @@ func (c Class) match(lines []Line, facts []string) (points float64, evidence, ag
 		}
 		return "", false
 	}
+	// A line several patterns match earns each weight and is cited once.
 	for _, p := range c.Patterns {
 		if s, ok := find(p); ok {
 			points += p.Weight
-			evidence = append(evidence, s)
+			if !slices.Contains(evidence, s) {
+				evidence = append(evidence, s)
+			}
 		}
 	}
 	for _, p := range c.Against {
 		if s, ok := find(p); ok {
 			points -= p.Weight
-			against = append(against, s)
+			if !slices.Contains(against, s) {
+				against = append(against, s)
+			}
 		}
 	}
 	return points, evidence, against
