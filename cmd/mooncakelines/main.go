@@ -82,7 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.mooncake, "mooncake", "", "Mooncake's git directory (a clone, bare repository or mirror)")
 	tags := fs.String("tag", "", "tag or commit to read, or several, comma separated (v0.3.9,v0.3.12.post1)")
 	fs.StringVar(&o.faultlab, "faultlab", ".", "faultlab's repository root (its models/, sim/, fakeengine/, mooncake/)")
-	fs.BoolVar(&o.core, "core", false, "list only the core texts not covered (no NoF/CXL/Ascend/GPU/HA/tensor/… lines); implies -uncovered")
+	fs.BoolVar(&o.core, "core", false, "list only the core texts (no NoF/CXL/Ascend/GPU/HA/tensor/… lines): of those not covered (implies -uncovered), or with -unexplained of those explain names no cause for")
 	fs.BoolVar(&o.uncovered, "uncovered", false, "list the texts the model does not print (none and partial), with file:line")
 	fs.BoolVar(&o.unexplained, "unexplained", false, "feed each text as one glog line to faultlab explain: per area how many it names a cause for, and list those it names none for (the core ones with -core)")
 	fs.BoolVar(&o.json, "json", false, "print JSON")
