@@ -36,6 +36,15 @@ func allFingerprints(t testing.TB) ([]*scenarios.Scenario, explain.Fingerprints)
 	return fpCat, fpAll
 }
 
+// allClasses is explain's class tables, or the test stops.
+func allClasses(t testing.TB) []explain.Class {
+	cls, err := explain.Classes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cls
+}
+
 // tally is one split's numbers.
 type tally struct {
 	n, top1, top3, none, wrong, reproduced, reproRight, falseGreen int
@@ -74,10 +83,7 @@ func TestFieldCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cls, err := explain.Classes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cls := allClasses(t)
 	known := func(c string) bool {
 		return slices.ContainsFunc(cls, func(x explain.Class) bool { return x.Name == c }) ||
 			slices.ContainsFunc(cat, func(s *scenarios.Scenario) bool { return s.Name == c })

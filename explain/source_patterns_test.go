@@ -15,10 +15,7 @@ import (
 // grown to claim the same lines, fails here.
 func TestSourcePatternsNameTheirClass(t *testing.T) {
 	cat, fp := allFingerprints(t)
-	cls, err := explain.Classes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cls := allClasses(t)
 	// The releases a class's cause needs, when the log says them: a client
 	// that pings a directly named master (v0.3.6.post1 …) is not expired.
 	versions := map[string]string{"ha-client-direct-master": "0.3.6"}
@@ -410,10 +407,7 @@ func TestSourcePatternsNameTheirClass(t *testing.T) {
 // the class tables) name the class, or a scenario it links, first.
 func TestClassExamplesNameTheirClass(t *testing.T) {
 	cat, fp := allFingerprints(t)
-	cls, err := explain.Classes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cls := allClasses(t)
 	n := 0
 	for _, c := range cls {
 		for j, log := range c.Examples {
