@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
 // Class is a cause explain can name from a field log's lines: a field
@@ -36,6 +38,11 @@ type Class struct {
 	// patterns cite, with made-up values: each must name the class (or a
 	// scenario it links) first (TestClassExamplesNameTheirClass).
 	Examples []string `yaml:"examples"`
+	// Mooncake is the releases that have the cause (a bug fixed in a later
+	// release: until is the last one with it). A log that states a
+	// release outside it, or whose glog lines' source files only exist
+	// outside it, cannot show the cause. Empty: every release.
+	Mooncake Range `yaml:"mooncake"`
 	// where is the class's file:line, for errors.
 	where string
 	// terms and nterms: the words of the name and patterns and their
@@ -54,8 +61,10 @@ type Pattern struct {
 }
 
 // The class tables: field.yaml (the field classes and the catalog
-// scenarios' signatures) and one file per area of Mooncake's source whose
-// error lines were swept for causes (source-*.yaml), read in name order.
+// scenarios' signatures), one file per area of Mooncake's source whose
+// error lines were swept for causes (source-*.yaml) and one per span of
+// its history whose fixed bugs were swept (fixed-*.yaml), read in name
+// order.
 //
 //go:embed classes/*.yaml
 var classesFS embed.FS
@@ -96,8 +105,13 @@ func readClasses(fsys fs.FS, dir string) ([]Class, error) {
 		for _, c := range cls {
 			// A swept class is known only from its format strings: its
 			// examples are what tests it.
-			if strings.HasPrefix(path.Base(f), "source-") && len(c.Examples) == 0 {
+			base := path.Base(f)
+			if (strings.HasPrefix(base, "source-") || strings.HasPrefix(base, "fixed-")) && len(c.Examples) == 0 {
 				return nil, fmt.Errorf("%s: class %q: a class of the source sweep needs examples (synthetic logs from the format strings it cites)", c.where, c.Name)
+			}
+			// A fixed bug is a cause of the releases that have it only.
+			if strings.HasPrefix(base, "fixed-") && c.Mooncake.IsZero() {
+				return nil, fmt.Errorf("%s: class %q: a fixed bug's class needs mooncake: {since, until} (the releases that have it)", c.where, c.Name)
 			}
 			if w, ok := where[c.Name]; ok {
 				return nil, fmt.Errorf("%s: class %q already defined at %s", c.where, c.Name, w)
@@ -123,9 +137,9 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 		var c Class
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			switch k := n.Content[i]; k.Value {
-			case "name", "cause", "remedy", "refs", "scenarios", "link_when_scored", "patterns", "against", "examples":
+			case "name", "cause", "remedy", "refs", "scenarios", "link_when_scored", "patterns", "against", "examples", "mooncake":
 			default:
-				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, scenarios, link_when_scored, patterns, against, examples)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, scenarios, link_when_scored, patterns, against, examples, mooncake)", file, k.Line, k.Value)
 			}
 		}
 		if err := n.Decode(&c); err != nil {
@@ -141,6 +155,9 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 		c.where = fmt.Sprintf("%s:%d", file, n.Line)
 		if !strings.Contains(c.Name, "/") && (c.Cause == "" || c.Remedy == "") {
 			return nil, fmt.Errorf("%s:%d: class %q needs a cause and a remedy (only a catalog scenario's signature takes them from the scenario)", file, n.Line, c.Name)
+		}
+		if err := c.Mooncake.check(); err != nil {
+			return nil, fmt.Errorf("%s:%d: class %q: mooncake: %w", file, n.Line, c.Name, err)
 		}
 		// Line numbers of the patterns, for errors.
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -183,6 +200,38 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 // itself, or one of the catalog scenarios it links.
 func (c Class) Explains(name string) bool {
 	return name == c.Name || slices.Contains(c.Scenarios, name)
+}
+
+// check: both ends parse as releases, since not after until.
+func (r Range) check() error {
+	var vs []mooncake.Version
+	for _, s := range []string{r.Since, r.Until} {
+		if s == "" {
+			continue
+		}
+		v, err := mooncake.ParseVersion(s)
+		if err != nil {
+			return err
+		}
+		vs = append(vs, v)
+	}
+	if len(vs) == 2 && vs[0].Compare(vs[1]) > 0 {
+		return fmt.Errorf("since %s is after until %s", r.Since, r.Until)
+	}
+	return nil
+}
+
+// InReleases reports whether a log of Mooncake release version (as given
+// or stated; "" or unparsable: unknown) whose glog lines' source files
+// exist in src can show the class's cause.
+func (c Class) InReleases(version string, src Range) bool {
+	if c.Mooncake.IsZero() {
+		return true
+	}
+	if v, err := mooncake.ParseVersion(version); err == nil {
+		return c.Mooncake.Contains(v.String())
+	}
+	return c.Mooncake.Overlaps(src)
 }
 
 // match returns the points a class earns on the log's lines and facts,

@@ -40,3 +40,76 @@ func TestReadClassesAcrossFiles(t *testing.T) {
 		t.Errorf("empty: err %v", err)
 	}
 }
+
+// TestClassReleases: a class of a bug some releases have is refused a log
+// that states another release, or whose source files only exist in others;
+// a fixed bug's table needs the range; a bad range is an error with its line.
+func TestClassReleases(t *testing.T) {
+	c := Class{Mooncake: Range{Since: "0.3.4", Until: "0.3.6.post1"}}
+	for _, tc := range []struct {
+		version string
+		src     Range
+		want    bool
+	}{
+		{"0.3.5", Range{}, true},
+		{"0.3.6.post1", Range{}, true},
+		{"v0.3.4", Range{}, true},
+		{"0.3.7", Range{}, false},
+		{"0.3.3.post2", Range{}, false},
+		{"0.3.7", Range{Since: "0.3.4"}, false}, // a stated release wins over the files
+		{"", Range{}, true},
+		{"main", Range{}, true}, // unparsable: unknown
+		{"", Range{Since: "0.3.8"}, false},
+		{"", Range{Since: "0.3.6"}, true},
+		{"", Range{Until: "0.3.3.post2"}, false},
+		{"", Range{Until: "0.3.4"}, true},
+	} {
+		if got := c.InReleases(tc.version, tc.src); got != tc.want {
+			t.Errorf("InReleases(%q, %v) = %v, want %v", tc.version, tc.src, got, tc.want)
+		}
+	}
+	if !(Class{}).InReleases("0.3.7", Range{}) {
+		t.Error("a class without a range refused a release")
+	}
+	_, err := readClasses(fstest.MapFS{"c/fixed-te.yaml": {Data: []byte("classes:\n  - name: f\n    cause: c\n    remedy: r\n    patterns: [{re: x, weight: 1}]\n    examples: [x]\n")}}, "c")
+	if err == nil || err.Error() != `explain/c/fixed-te.yaml:2: class "f": a fixed bug's class needs mooncake: {since, until} (the releases that have it)` {
+		t.Errorf("fixed without a range: err %v", err)
+	}
+	for yml, want := range map[string]string{
+		"mooncake: {until: 0.3}":                 `x.yaml:2: class "f": mooncake: invalid Mooncake version "0.3": want MAJOR.MINOR.PATCH[.postN]`,
+		"mooncake: {since: 0.3.7, until: 0.3.6}": `x.yaml:2: class "f": mooncake: since 0.3.7 is after until 0.3.6`,
+	} {
+		_, err := ParseClasses("x.yaml", []byte("classes:\n  - name: f\n    cause: c\n    remedy: r\n    "+yml+"\n"))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: err %v, want %s", yml, err, want)
+		}
+	}
+}
+
+// TestDiagnoseHonoursReleases: the same log names a fixed bug's class when
+// it states a release that has the bug and not when it states the fix's.
+func TestDiagnoseHonoursReleases(t *testing.T) {
+	cls, err := ParseClasses("x.yaml", []byte(`classes:
+  - name: fixed-bug
+    cause: c
+    remedy: r
+    mooncake: {until: 0.3.6}
+    patterns: [{re: 'frobnicate failed', weight: 6}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for version, want := range map[string]string{"0.3.6": "cause", "0.3.7": "no-fit", "": "cause"} {
+		log := "E1201 12:00:00.123456 1 x.cpp:1] frobnicate failed\n"
+		if version != "" {
+			log = "Name: mooncake-transfer-engine\nVersion: " + version + "\n" + log
+		}
+		d, err := diagnose(nil, nil, cls, log, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Verdict != want {
+			t.Errorf("stated %q: verdict %s, want %s (%+v)", version, d.Verdict, want, d.Causes)
+		}
+	}
+}

@@ -253,8 +253,8 @@ var (
 
 // Range is a span of Mooncake releases (either end "" when open).
 type Range struct {
-	Since string `json:"since,omitempty"`
-	Until string `json:"until,omitempty"`
+	Since string `json:"since,omitempty" yaml:"since"`
+	Until string `json:"until,omitempty" yaml:"until"`
 }
 
 // IsZero: no range.
@@ -280,6 +280,15 @@ func (r Range) Contains(v string) bool {
 		return false
 	}
 	return r.Until == "" || pv.Compare(mooncake.MustVersion(r.Until)) <= 0
+}
+
+// Overlaps reports whether the two ranges share a release (an empty
+// range overlaps everything).
+func (r Range) Overlaps(o Range) bool {
+	before := func(a, b string) bool { // a < b, "" never
+		return a != "" && b != "" && mooncake.MustVersion(a).Compare(mooncake.MustVersion(b)) < 0
+	}
+	return !before(r.Until, o.Since) && !before(o.Until, r.Since)
 }
 
 // prefer keeps the versions in the range, or all when none is (the
