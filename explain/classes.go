@@ -62,9 +62,9 @@ type Pattern struct {
 
 // The class tables: field.yaml (the field classes and the catalog
 // scenarios' signatures), one file per area of Mooncake's source whose
-// error lines were swept for causes (source-*.yaml) and one per span of
-// its history whose fixed bugs were swept (fixed-*.yaml), read in name
-// order.
+// error lines were swept for causes (source-*.yaml), one per span of its
+// history whose fixed bugs were swept (fixed-*.yaml) and one per
+// integration's source swept (integration-*.yaml), read in name order.
 //
 //go:embed classes/*.yaml
 var classesFS embed.FS
@@ -106,8 +106,9 @@ func readClasses(fsys fs.FS, dir string) ([]Class, error) {
 			// A swept class is known only from its format strings: its
 			// examples are what tests it.
 			base := path.Base(f)
-			if (strings.HasPrefix(base, "source-") || strings.HasPrefix(base, "fixed-")) && len(c.Examples) == 0 {
-				return nil, fmt.Errorf("%s: class %q: a class of the source sweep needs examples (synthetic logs from the format strings it cites)", c.where, c.Name)
+			swept := slices.ContainsFunc([]string{"source-", "fixed-", "integration-"}, func(p string) bool { return strings.HasPrefix(base, p) })
+			if swept && len(c.Examples) == 0 {
+				return nil, fmt.Errorf("%s: class %q: a class of a source sweep needs examples (synthetic logs from the format strings it cites)", c.where, c.Name)
 			}
 			// A fixed bug is a cause of the releases that have it only.
 			if strings.HasPrefix(base, "fixed-") && c.Mooncake.IsZero() {

@@ -33,7 +33,7 @@ func TestReadClassesAcrossFiles(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 	_, err = readClasses(fstest.MapFS{"c/source-te.yaml": table("bare")}, "c")
-	if err == nil || !strings.Contains(err.Error(), `explain/c/source-te.yaml:2: class "bare": a class of the source sweep needs examples`) {
+	if err == nil || !strings.Contains(err.Error(), `explain/c/source-te.yaml:2: class "bare": a class of a source sweep needs examples`) {
 		t.Errorf("no examples: err %v", err)
 	}
 	if _, err := readClasses(fstest.MapFS{}, "c"); err == nil || err.Error() != "explain/c: no class tables" {
