@@ -27,7 +27,12 @@ func fieldLog(r scenarios.Result) string {
 	if ex := r.Observed.Exception; ex != nil {
 		fmt.Fprintf(&b, "Traceback (most recent call last):\n  File \"scheduler.py\", line 1\n%s: %s\n", ex.Class, ex.Message)
 	}
-	if d := r.Observed.Died; d != nil {
+	switch d := r.Observed.Died; {
+	case d == nil:
+	case d.Signal == "":
+		// exit(): no fault handler runs, the launcher reports the status.
+		fmt.Fprintf(&b, "scheduler exited with code %d\n", d.Exit)
+	default:
 		fmt.Fprintf(&b, "Fatal Python error: Segmentation fault\nscheduler exited with %s\n", d.Signal)
 	}
 	return b.String()
