@@ -319,7 +319,12 @@ func explainMisses(ctx context.Context, results map[string]scenarios.Result) []s
 		if e := r.Observed.Exception; e != nil {
 			log += e.Class + ": " + e.Message + "\n"
 		}
-		if d := r.Observed.Died; d != nil {
+		switch d := r.Observed.Died; {
+		case d == nil:
+		case d.Signal == "":
+			// exit(): the launcher reports the status.
+			log += fmt.Sprintf("scheduler exited with code %d\n", d.Exit)
+		default:
 			log += "scheduler died with " + d.Signal + "\n"
 		}
 		res, err := explain.Explain(cat, fps[r.MooncakeVersion], log, r.MooncakeVersion)
