@@ -62,10 +62,10 @@ var (
 )
 
 // MaxBatch is the latest collection round.
-const MaxBatch = 15
+const MaxBatch = 16
 
 // Tuning reports whether a collection round is tuning data as a whole (the
-// fifth, sixth and thirteenth to fifteenth); batches 2 to 4 and 7 to 12 are
+// fifth, sixth and thirteenth on); batches 2 to 4 and 7 to 12 are
 // held out as a whole, and the first batch is split case by case.
 func Tuning(batch int) bool {
 	return batch == 5 || batch == 6 || batch >= 13
