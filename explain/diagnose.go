@@ -83,6 +83,9 @@ type Diagnosis struct {
 	Candidates []Candidate `json:"candidates"`
 	// text is the log as read (readLog): what a draft quotes from.
 	text string
+	// ranked is every cause that scored, best first (the field corpus's
+	// miss breakdown reads how far down the right one was).
+	ranked []Cause
 }
 
 // Top is the best cause, or the nearest when none fits ("" when there is
@@ -290,6 +293,9 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 		}
 	}
 	for _, c := range all {
+		if c.Points > 0 {
+			d.ranked = append(d.ranked, c)
+		}
 		switch {
 		case c.Points >= Threshold && d.Ambiguous == "":
 			d.Causes = append(d.Causes, c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -97,6 +98,16 @@ func TestFieldCorpus(t *testing.T) {
 	blind := map[int]*tally{}
 	before2 := &tally{}
 	var detail []string
+	// Why the right cause was missed or not reproduced, counted over the
+	// cases whose thread established one: aggregates only, for held-out
+	// cases too (what kind of work would reach them, not which log).
+	why := map[string]map[string]int{"tuning": {}, "held out": {}}
+	tuned := map[string]bool{}
+	for _, c := range cs {
+		if fieldlogs.Tuning(c.Batch) || c.Batch < 2 && !c.Heldout {
+			tuned[c.Class] = true
+		}
+	}
 	// Held-out cases' per-case lines would let whoever reads them tune on
 	// them: they are printed only when asked for (after a batch is measured).
 	showHeld := os.Getenv("FAULTLAB_FIELD_SHOW_HELDOUT") != ""
@@ -195,6 +206,18 @@ func TestFieldCorpus(t *testing.T) {
 				repro += " right"
 			}
 		}
+		if !unknownCause(c.Class) {
+			part := why["held out"]
+			if fieldlogs.Tuning(c.Batch) || c.Batch < 2 && !c.Heldout {
+				part = why["tuning"]
+			}
+			for _, k := range missReasons(cls, c, d, rank, dr, right) {
+				part[k]++
+				if k == "scored nothing" && !tuned[c.Class] {
+					part["scored nothing: no tuning case has its cause"]++
+				}
+			}
+		}
 		top := "-"
 		if len(ranked) > 0 {
 			top = ranked[0].String()
@@ -226,6 +249,7 @@ func TestFieldCorpus(t *testing.T) {
 		}
 	}
 	rows = append(rows, all.row("all held out"))
+	t.Log(whyTable(why))
 	t.Logf("\n| split    | cases | top-1      | top-3      | top-3, cause established | no cause   | of them, no cause in the thread | wrong top  | reproduced | of the right cause | false greens |\n|---|---|---|---|---|---|---|---|---|---|---|\n%s", strings.Join(rows, "\n"))
 	// Floors: today's numbers (docs/FIELD.md); raise them when explain
 	// improves, never lower them to let a change through.
@@ -338,3 +362,121 @@ func TestFieldCorpus(t *testing.T) {
 // unknownCause: the class a case gets when its thread established no
 // cause (explain/classes/field.yaml's *-unexplained classes).
 func unknownCause(class string) bool { return strings.HasSuffix(class, "-unexplained") }
+
+// missReasons sorts a case whose thread established a cause by what kept
+// explain or new from it: the keys of whyTable.
+func missReasons(cls []explain.Class, c fieldlogs.Case, d explain.Diagnosis, rank int, dr explain.Draft, right func(string) bool) []string {
+	var out []string
+	scored := slices.IndexFunc(explain.Ranked(d), func(x explain.Cause) bool { return right(x.Name) })
+	switch {
+	case rank == 0 && d.Verdict == "cause":
+	case rank == 0 && d.Ambiguous != "":
+		out = append(out, "first, but another cause fits as well")
+	case rank == 0:
+		out = append(out, "first, under the threshold")
+	case rank > 0 && rank < 3:
+		out = append(out, "second or third")
+	case scored >= 0:
+		out = append(out, "scored, ranked below the third")
+	default:
+		out = append(out, "scored nothing")
+		glog, exc := false, false
+		for _, l := range d.Evidence.Lines {
+			glog = glog || l.Source != ""
+			exc = exc || strings.Contains(l.Text, "Error: ") || strings.Contains(l.Text, "Exception: ")
+		}
+		switch {
+		case glog:
+			out = append(out, "scored nothing: the log has Mooncake lines with file:line")
+			if d.Evidence.MooncakeVersion != "" {
+				out = append(out, "scored nothing: Mooncake lines, a version stated")
+			}
+		case exc:
+			out = append(out, "scored nothing: an exception, no Mooncake file:line")
+		default:
+			out = append(out, "scored nothing: neither")
+		}
+	}
+	if rank == 0 && !(dr.Written() && right(dr.Based)) {
+		i := slices.IndexFunc(cls, func(x explain.Class) bool { return x.Name == c.Class })
+		switch {
+		case i >= 0 && len(cls[i].Scenarios) == 0:
+			out = append(out, "first, not reproduced: its class has no world")
+		case dr.Written():
+			out = append(out, "first, not reproduced: drafted from another cause")
+		default:
+			out = append(out, "first, not reproduced: no draft ended in the log's error")
+			out = append(out, "  no draft: "+draftMiss(dr.Missing))
+		}
+	}
+	return out
+}
+
+// whyTable prints missReasons' counts, tuning beside held out.
+func whyTable(why map[string]map[string]int) string {
+	var keys []string
+	for _, part := range why {
+		for k := range part {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString("\nwhy the right cause was missed or not reproduced (cases with a cause established)\n| reason | tuning | held out |\n|---|---|---|\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", k, why["tuning"][k], why["held out"][k])
+	}
+	return b.String()
+}
+
+// subsystemOf names the Mooncake part whose line the model lacks (never
+// the line).
+func subsystemOf(missing string) string {
+	m := reUnprinted.FindStringSubmatch(missing)
+	if m == nil {
+		return ""
+	}
+	sub := explain.Line{Source: m[1] + ":1"}.Subsystem()
+	if sub == "" {
+		sub = "not Mooncake's"
+	}
+	return ": " + sub
+}
+
+var reUnprinted = regexp.MustCompile(`does not print: [^\n]*? \(([\w.\-]+): "`)
+
+var reErrnoQuote = regexp.MustCompile(`does not print: [^\n(]*\[\d+\] \(`)
+
+// draftMiss sorts new's first reason for writing nothing.
+func draftMiss(missing []string) string {
+	m := strings.Join(missing, "\n")
+	if reErrnoQuote.MatchString(m) {
+		return "the model of that version prints no such line: an errno"
+	}
+	if strings.Contains(m, "does not print: ") && strings.Contains(m, "error while loading shared libraries") {
+		return "the model of that version prints no such line: a library"
+	}
+	for _, k := range []struct{ has, say string }{
+		{"neither an exception nor a Mooncake error line", "the log's error is neither an exception nor a Mooncake line"},
+		{"shows no failure", "the log shows no failure"},
+		{"outcome alone", "only a death or an outcome, no line to check"},
+		{"does not print", "the model of that version prints no such line" + subsystemOf(m)},
+		{"other worlds of the model", "the run does not print a line other worlds print"},
+		{"expected exception", "the run raises another exception"},
+		{"expected dies", "the run dies otherwise or not at all"},
+		{"died of", "the run dies otherwise or not at all"},
+		{"observed no exception", "the run raises no exception"},
+		{"message", "the run raises another exception message"},
+	} {
+		if strings.Contains(m, k.has) {
+			return k.say
+		}
+	}
+	if len(missing) == 0 {
+		return "no reason given"
+	}
+	// Never the text: a held-out case's lines must not be printed.
+	return "other"
+}
