@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 )
@@ -319,6 +320,35 @@ func retargetLib(n *yaml.Node, from []string, to string) {
 	}
 }
 
+// reRegMR is rdma_context.cpp's PLOG of a failed ibv_reg_mr: "Failed to
+// register memory <addr>: <strerror> [<errno>]" (v0.3.4 … v0.3.12.post1).
+var reRegMR = regexp.MustCompile(`Failed to register memory (?:0x)?[0-9a-fA-F]+: [^\[\]]+ \[(\d+)\]`)
+
+// regMRErrnoFromLog is the errno the log's failed ibv_reg_mr names, when a
+// fault can give it.
+func regMRErrnoFromLog(log string) (faults.Errno, bool) {
+	m := reRegMR.FindStringSubmatch(log)
+	if m == nil {
+		return faults.Errno{}, false
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return faults.Errno{}, false
+	}
+	return faults.ErrnoNumbered(n)
+}
+
+// printsAt reports whether the world prints a line containing text at
+// version (at any SGLang release it models).
+func printsAt(fp Fingerprints, name, version, text string) bool {
+	for k, lines := range fp {
+		if k.Scenario == name && k.Version == version && slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, text) }) {
+			return true
+		}
+	}
+	return false
+}
+
 // libsFromLog: the native libraries the log's loader could not find that
 // some measured wheel needs (mooncake.KnownLibs), in the log's order.
 func libsFromLog(log string) []string {
@@ -392,7 +422,13 @@ var deathLines = []struct {
 	// abort()s.
 	{regexp.MustCompile(`^\*\*\* Check failure stack trace: \*\*\*|^Fatal Python error: Aborted|^Aborted\b|\bSIGABRT\b`), "SIGABRT"},
 	{reAssertLine, "SIGABRT"},
+	{reMallocAbort, "SIGABRT"},
 }
+
+// reMallocAbort is glibc's malloc_printerr (malloc/malloc.c): a heap found
+// corrupt (a bad free, a double free, an overwritten chunk) is reported on
+// stderr, then abort(). Older glibc wraps it in "*** Error in `prog': … ***".
+var reMallocAbort = regexp.MustCompile(`^(?:\*\*\* Error in ` + "`" + `[^']*': )?(?:(?:free|malloc|realloc|calloc|munmap_chunk|malloc_consolidate|_int_free|_int_malloc|tcache_thread_shutdown)\(\): \S.*|double free or corruption \(\S+\)|corrupted size vs\. prev_size|corrupted double-linked list)`)
 
 // message is one of Mooncake's messages matched in a line: the literal
 // parts of its format string, the values its errno slots took, and the
@@ -715,6 +751,7 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		setKey(config, "env", env)
 	}
 	setKey(root, "config", config)
+	var regErrno faults.Errno
 	libs := libsFromLog(log)
 	swapLibs := len(libs) > 0 && len(sc.Topology.MissingLibs) > 0
 	if swapLibs {
@@ -722,6 +759,26 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		setKey(child(root, "topology"), "missing_libs", node(libs))
 	}
 
+	if en, ok := regMRErrnoFromLog(log); ok && printsAt(fp, sc.Name, version, "Failed to register memory") {
+		// The world fails ibv_reg_mr for its own cause; the log's kernel
+		// said another errno, which Mooncake's path does not look at: the
+		// registrations the world fails report the log's (rdma-context
+		// reg_mr, scope failing).
+		fs := child(root, "faults")
+		fs.Kind = yaml.SequenceNode
+		for _, n := range sc.Topology.Nodes {
+			if len(n.NIC.RDMA) > 0 {
+				fs.Content = append(fs.Content, flowMapping("at", "0s", "kind", string(faults.RDMAContext), "target", n.Name, "mode", faults.ModeRegMR, "errno", en.Name, "scope", faults.RegMRFailing))
+			}
+		}
+		if len(fs.Content) > 0 {
+			setKey(root, "faults", fs)
+			// The world's remedy fixes its own cause, not the log's
+			// refusal: it would pass only because the fault is cleared.
+			setKey(root, "remedy", nil)
+			regErrno = en
+		}
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "steps" {
 			callLogMethod(root.Content[i+1], log)
@@ -748,6 +805,9 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	}
 	setKey(root, "expect", exp)
 	root.HeadComment = fmt.Sprintf("based on %s (faultlab explain's best catalog cause, %.1f points): %s", sc.Name, based.Points, based.Cause)
+	if regErrno.Name != "" {
+		root.HeadComment += fmt.Sprintf("\nthe log's ibv_reg_mr failed with %s (%s): the registrations the world fails report it (rdma-context reg_mr, scope failing), and the world's remedy, which fixes its own cause, is left out", regErrno.Name, regErrno.PLOG())
+	}
 	if d := child(exp, "dies"); slices.ContainsFunc(d.Content, func(n *yaml.Node) bool { return n.Value == "reason" }) {
 		// The crashing function is the model's to say; the real engine
 		// reports the signal and Mooncake's last line only.
@@ -1273,6 +1333,14 @@ func node(v any) *yaml.Node {
 	n := &yaml.Node{}
 	_ = n.Encode(v)
 	return n
+}
+
+// flowMapping is mapping written on one line ({at: 0s, kind: …}), as the
+// catalog writes faults.
+func flowMapping(kv ...any) *yaml.Node {
+	m := mapping(kv...)
+	m.Style = yaml.FlowStyle
+	return m
 }
 
 func scalar(s string) *yaml.Node { return node(s) }

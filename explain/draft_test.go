@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/explain"
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/fieldlogs"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sim"
@@ -377,5 +378,27 @@ func TestDraftBacktraceFrame(t *testing.T) {
 	}
 	if dr, sc := draft(t, bt("mooncake::TransferMetadata::updateSegmentDesc")); sc != nil {
 		t.Fatalf("a death elsewhere was written:\n%s", dr.YAML)
+	}
+}
+
+// A log whose ibv_reg_mr failed with another errno than the world's own
+// cause gives: the draft keeps the world and makes the registrations it
+// fails report the log's errno (rdma-context reg_mr, scope failing), and
+// leaves out the world's remedy, which fixes only its own cause.
+func TestDraftRegMRErrno(t *testing.T) {
+	dr, sc := draftCase(t, "sglang-6894-register-invalid-argument")
+	want := faults.RDMAContextParams{Errno: "EINVAL", Scope: faults.RegMRFailing}
+	if dr.Based != "register/te-gpu-peermem-missing" || len(sc.Faults) != 1 || sc.Faults[0].Mode != faults.ModeRegMR ||
+		sc.Faults[0].Target != "prefill" || sc.Faults[0].Params != want || sc.Remedy != nil ||
+		!slices.Contains(sc.Expect.Logs, "Invalid argument [22]") {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+	log := "E1201 10:00:01.000000 100 rdma_context.cpp:262] Failed to register memory 0x7f2a40000000: Operation not permitted [1]\n" +
+		"E1201 10:00:01.000100 100 rdma_transport.cpp:201] Failed to register memory region with context 0\n" +
+		"RuntimeError: Failed to register buffer to Mooncake Store, error code: -600\n"
+	dr, sc = draft(t, log)
+	if sc == nil || len(sc.Faults) == 0 || sc.Faults[0].Params != (faults.RDMAContextParams{Errno: "EPERM", Scope: faults.RegMRFailing}) ||
+		!slices.Contains(sc.Expect.Logs, "Operation not permitted [1]") {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
 	}
 }

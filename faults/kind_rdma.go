@@ -103,6 +103,12 @@ type RDMAPrimitive struct {
 	// already in RESET, on Device.
 	ResetRejected bool
 	Device        string
+	// RegMR: every ibv_reg_mr on Device fails with this errno (kind
+	// rdma-context, reg_mr; zero: registration is untouched).
+	RegMR Errno
+	// RegMRFailingOnly: only registrations that fail anyway take RegMR's
+	// errno (scope failing).
+	RegMRFailingOnly bool
 	// StaleHandshake: every active handshake's reply is a stale
 	// generation's; DestroyRace: the next transfer on an existing
 	// endpoint meets its destruction.

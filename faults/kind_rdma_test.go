@@ -53,6 +53,11 @@ func TestRDMAContextAndEndpointKinds(t *testing.T) {
 	}{
 		{faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "create_cq", Params: faults.RDMAContextParams{Device: "mlx5_1"}}, ""},
 		{faults.Fault{Kind: faults.RDMAContext, Mode: "create_cq"}, "rdma-context: give target, the node whose RNIC fails (e.g. target: tp0)"},
+		{faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "reg_mr", Params: faults.RDMAContextParams{Errno: "EINVAL", Scope: "failing"}}, ""},
+		{faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "reg_mr"}, "rdma-context: mode reg_mr: give errno, what ibv_reg_mr fails with (e.g. errno: EINVAL)"},
+		{faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "reg_mr", Params: faults.RDMAContextParams{Errno: "EINVALID"}}, `rdma-context "EINVALID": errno must be one of EPERM, EIO, EAGAIN, ENOMEM, EACCES, EFAULT, EBUSY, ENODEV, EINVAL, ENOSYS, EOPNOTSUPP (did you mean "EINVAL"?)`},
+		{faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "reg_mr", Params: faults.RDMAContextParams{Errno: "EIO", Scope: "some"}}, `rdma-context "some": scope must be one of all, failing`},
+		{faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "create_cq", Params: faults.RDMAContextParams{Errno: "EIO"}}, "rdma-context: mode create_cq takes no errno or scope (mode reg_mr does)"},
 		{faults.Fault{Kind: faults.RDMAEndpoint, Target: "tp0", Mode: "destroy_race"}, ""},
 		{faults.Fault{Kind: faults.RDMAEndpoint, Target: "tp0", Mode: "stale"}, `rdma-endpoint "stale": mode must be one of stale_handshake, destroy_race`},
 	} {
@@ -70,6 +75,10 @@ func TestRDMAContextAndEndpointKinds(t *testing.T) {
 	}
 	p, _ = faults.Lower(faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "reset_rejected", Params: faults.RDMAContextParams{Device: "irdma0"}})
 	if r := p.(faults.RDMAPrimitive); !r.ResetRejected || r.CreateCQ || r.Device != "irdma0" || r.AtSetup() {
+		t.Fatalf("%#v", r)
+	}
+	p, _ = faults.Lower(faults.Fault{Kind: faults.RDMAContext, Target: "tp0", Mode: "reg_mr", Params: faults.RDMAContextParams{Errno: "EPERM", Scope: "failing"}})
+	if r := p.(faults.RDMAPrimitive); r.RegMR != (faults.Errno{Name: "EPERM", Num: 1, Text: "Operation not permitted"}) || !r.RegMRFailingOnly || r.AtSetup() || r.RegMR.PLOG() != "Operation not permitted [1]" {
 		t.Fatalf("%#v", r)
 	}
 	p, _ = faults.Lower(faults.Fault{Kind: faults.RDMAEndpoint, Target: "tp0", Mode: "stale_handshake"})

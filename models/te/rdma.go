@@ -55,10 +55,20 @@ type RDMAFaults struct {
 	// resetRejects: these devices' drivers reject a redundant transition
 	// to RESET ("" = every device), rdma-context reset_rejected faults.
 	resetRejects []string
+	// regMRFails: ibv_reg_mr fails with an errno on these devices ("" =
+	// every device), rdma-context reg_mr faults.
+	regMRFails []regMRFault
 	// staleHandshake: every active handshake is overtaken by a stale
 	// reply; destroyRace: the next transfer on an existing endpoint meets
 	// its destruction (once per fault). rdma-endpoint faults.
 	staleHandshake, destroyRace bool
+}
+
+// regMRFault is one rdma-context reg_mr fault: its device and errno.
+type regMRFault struct {
+	device      string
+	errno       faults.Errno
+	failingOnly bool
 }
 
 // portEvent is an RNIC async event: the port went down (IBV_EVENT_PORT_ERR)
@@ -81,6 +91,16 @@ func (h *RDMAFaults) Arm(now time.Duration, p faults.RDMAPrimitive) func(time.Du
 		return h.addDevice(&h.cqFails, p.Device)
 	case p.ResetRejected:
 		return h.addDevice(&h.resetRejects, p.Device)
+	case p.RegMR.Name != "":
+		f := regMRFault{p.Device, p.RegMR, p.RegMRFailingOnly}
+		h.regMRFails = append(h.regMRFails, f)
+		return func(time.Duration) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if i := slices.Index(h.regMRFails, f); i >= 0 {
+				h.regMRFails = slices.Delete(h.regMRFails, i, i+1)
+			}
+		}
 	case p.StaleHandshake:
 		h.staleHandshake = true
 		return func(time.Duration) {
@@ -137,12 +157,28 @@ func (h *RDMAFaults) Heal() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.status, h.qpExhausted = nil, false
-	h.cqFails, h.resetRejects, h.staleHandshake, h.destroyRace = nil, nil, false, false
+	h.cqFails, h.resetRejects, h.regMRFails, h.staleHandshake, h.destroyRace = nil, nil, nil, false, false
 }
 
 // createCQ is one ibv_create_cq on device: false when it fails (ENOMEM).
 func (h *RDMAFaults) createCQ(device string) bool {
 	return h == nil || !h.onDevice(&h.cqFails, device)
+}
+
+// regMR is why ibv_reg_mr on device fails (PLOG's errno text), or "",
+// given why the world's own cause fails it ("" when it does not).
+func (h *RDMAFaults) regMR(device, own string) string {
+	if h == nil {
+		return own
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, f := range h.regMRFails {
+		if (f.device == "" || f.device == device) && (own != "" || !f.failingOnly) {
+			return f.errno.PLOG()
+		}
+	}
+	return own
 }
 
 // resetRejected: device's driver rejects a new QP's transition to RESET.
@@ -265,7 +301,8 @@ func RDMAUnsupported(p faults.RDMAPrimitive, nodes []engine.NodeSpec, profile mo
 		return fmt.Sprintf("%s: node %s has no RNIC (nic.rdma)", p.Fault, p.Node)
 	case p.Device != "" && !slices.ContainsFunc(nodes[i].RDMA, func(d engine.RDMADevice) bool { return d.Name == p.Device }):
 		return fmt.Sprintf("%s: node %s has no RNIC %s (nic.rdma)", p.Fault, p.Node, p.Device)
-	case p.AtSetup():
+	case p.AtSetup(), p.RegMR.Name != "":
+		// No work request: the worker pool is not involved.
 		return ""
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolNone:
 		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.8 … v0.3.11.post1 are)", p.Fault, profile.Version.String())

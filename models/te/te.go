@@ -1465,8 +1465,15 @@ const (
 	errEFAULT = "Bad address [14]"                      // ib_umem_get: pinning address 0
 )
 
-// regFailure is why ibv_reg_mr of size bytes (chunks MRs) fails on n, or "".
+// regFailure is why ibv_reg_mr of size bytes (chunks MRs) fails on n, or
+// "": the world's own cause, or an injected refusal (rdma-context reg_mr)
+// with its errno.
 func (e *Engine) regFailure(n *nic, addr uint64, size int64, chunks int) string {
+	return e.cfg.Host.RDMAFaults.regMR(n.dev.Name, e.ownRegFailure(n, addr, size, chunks))
+}
+
+// ownRegFailure is why the world's own state fails ibv_reg_mr, or "".
+func (e *Engine) ownRegFailure(n *nic, addr uint64, size int64, chunks int) string {
 	device := hostmem.IsDevice(addr)
 	switch {
 	case size == 0:
