@@ -172,10 +172,11 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 			unexplained(fp, rc, &all[len(all)-1], ev.Lines)
 		}
 	}
-	if !raisedException.MatchString(log) {
+	if !raisedException.MatchString(log) && !showsDeath(log) {
 		// Cut before the outcome (or never reaching one; a traceback cut
 		// before its exception line): the catalog scenarios by their lines
-		// alone.
+		// alone. A log that shows its process die has its outcome: the
+		// scenarios that die so scored above, the others do not end so.
 		for _, c := range partial(catalog, fp, log+"\n"+ev.Text(), ev.Lines, d.MooncakeVersion, w, byName, rc) {
 			c.order = len(all)
 			byName[c.Name] = len(all)
@@ -325,6 +326,20 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 		d.Nearest = append(d.Nearest, c)
 	}
 	return d, nil
+}
+
+// showsDeath reports whether the log shows a process die (a signal's
+// line, glog's or glibc's abort, a gdb backtrace).
+func showsDeath(log string) bool {
+	if backtraceSignal(log) != "" {
+		return true
+	}
+	for _, l := range strings.Split(log, "\n") {
+		if deathLine(strings.TrimSpace(l)) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Margin is the lead a best cause needs over the next cause of another
@@ -511,7 +526,7 @@ func unexplained(fp Fingerprints, rc *memo, c *Cause, lines []Line) {
 	}
 	n := 0
 	for _, l := range lines {
-		if n < MaxUnexplained && mooncakeError(l) && !prints(fp, rc, *c, l.Text) {
+		if n < MaxUnexplained && mooncakeError(l) && !prints(fp, rc, *c, abortReason(l.Text)) {
 			n++
 			c.Points -= cost
 			c.Against = append(c.Against, l.Cite()+" - a Mooncake error this cause never prints")
@@ -520,9 +535,23 @@ func unexplained(fp Fingerprints, rc *memo, c *Cause, lines []Line) {
 }
 
 // mooncakeError: an E or F line of Mooncake's C++ logger (glog), the
-// lines a scenario's model prints word for word.
+// lines a scenario's model prints word for word, or the reason a native
+// abort() printed (glibc's assert or heap check): an abort for another
+// reason is another death.
 func mooncakeError(l Line) bool {
-	return (l.Level == "E" || l.Level == "F") && l.logger == "glog"
+	// A glog line pasted without its severity letter is an error by its words.
+	glogError := l.Level == "E" || l.Level == "F" || l.Level == "" && reErrorWords.MatchString(l.Text)
+	return glogError && l.logger == "glog" || reAssertLine.MatchString(l.Text) || reMallocAbort.MatchString(l.Text)
+}
+
+// abortReason is what of an abort's line a run must print: an assert's
+// "Assertion `…' failed." (its program and source path are the field's),
+// else the line.
+func abortReason(text string) string {
+	if m := reAssertLine.FindStringSubmatch(text); m != nil {
+		return m[2]
+	}
+	return text
 }
 
 // TelltaleAgainst is what a telltale line of another cause that a

@@ -396,7 +396,10 @@ func dies(text, how string) bool {
 	if n, ok := strings.CutPrefix(how, "exit "); ok {
 		words = []string{"exit code " + n, "exit status " + n, "exited with code " + n}
 	}
-	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) }) || backtraceSignal(text) == how
+	// A line that says the death (an assert's, glibc's heap check, glog's
+	// trailer) names its signal too.
+	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) }) || backtraceSignal(text) == how ||
+		slices.ContainsFunc(strings.Split(text, "\n"), func(l string) bool { return deathLine(strings.TrimSpace(l)) == how })
 }
 
 // A gdb backtrace names no signal; its innermost frames do: a copy that

@@ -221,11 +221,28 @@ func lineFacts(l Line) []string {
 	for _, m := range rePyFrame.FindAllStringSubmatch(l.Text, -1) {
 		out = append(out, "python "+m[1]+" "+m[2])
 	}
-	if bad && reTimeout.MatchString(l.Text) {
+	// Said in words, not only as an errno's text ("Connection timed out
+	// [110]" is errno ETIMEDOUT above: a QP's or a socket's, not a
+	// transfer's deadline).
+	if bad && reTimeout.MatchString(rest) {
 		out = append(out, "timeout"+where)
+	}
+	// rdma_endpoint.cpp's handshake mismatch (v0.3.4 … 3b5a594): the NIC
+	// pair it tried, and a peer that answered no paths (its side of the
+	// handshake failed; people paste the empty path as "(empty)").
+	if m := reNicPaths.FindStringSubmatch(l.Text); m != nil && m[1] == m[3] && m[2] != m[4] {
+		out = append(out, fmt.Sprintf("rdma handshake between two RNICs of one host (%s, %s)", m[2], m[4]))
+	}
+	if strings.Contains(l.Text, "received packet mismatch") && reEmptyPeerPath.MatchString(l.Text) {
+		out = append(out, "rdma handshake answered with no NIC paths")
 	}
 	return out
 }
+
+var (
+	reNicPaths      = regexp.MustCompile(`local\.local_nic_path: ([^\s,@]+):\d+@([\w.\-]+), local\.peer_nic_path: ([^\s,@]+):\d+@([\w.\-]+)`)
+	reEmptyPeerPath = regexp.MustCompile(`peer\.local_nic_path: (?:\(empty\))?\s*(?:,|$)`)
+)
 
 // sourceSince and sourceUntil are the first and last release whose
 // mooncake-transfer-engine/src, mooncake-store/src or mooncake-integration

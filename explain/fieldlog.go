@@ -76,6 +76,10 @@ var (
 	reGlog = regexp.MustCompile(`^([IWEF])(?:\d{4}|\d{8}) (\d\d):(\d\d):(\d\d)\.(\d{6})(?:\s+\d+)? ([\w.\-]+:\d+)\] ?(.*)$`)
 	// glog without time or thread, as people trim it: "E1130 file.cpp:123] text".
 	reGlogBare = regexp.MustCompile(`^([IWEF])(?:\d{4}|\d{8}) ([\w.\-]+:\d+)\] ?(.*)$`)
+	// glog cut to its file: "rdma_endpoint.cpp:472] text" (the severity,
+	// date and thread trimmed away by whoever pasted it): a C++ source file,
+	// so not another logger's bracket.
+	reGlogFile = regexp.MustCompile(`^([\w.\-]+\.(?:cpp|cc|cxx|h|hpp):\d+)\] ?(.*)$`)
 	// SGLang: "[2026-01-16 07:02:59 TP4] text" or "[2025-04-14 03:55:21] text".
 	reSGLang = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d)(?: [^\]]*)?\] ?(.*)$`)
 	// vLLM/LMCache: "(Worker ...) ERROR 06-12 13:12:27 [file.py:97] text"
@@ -214,7 +218,7 @@ func joinWrapped(lines []string) []string {
 	out := make([]string, 0, len(lines))
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if raisedException.MatchString(l) {
+		if raisedException.MatchString(l) || glogComma(l) {
 			for i+1 < len(lines) && !endsSentence(l) && reContinuation.MatchString(lines[i+1]) &&
 				!strings.HasPrefix(strings.TrimSpace(lines[i+1]), `File "`) {
 				i++
@@ -224,6 +228,14 @@ func joinWrapped(lines []string) []string {
 		out = append(out, l)
 	}
 	return out
+}
+
+// glogComma: a glog line whose message a paste wrapped after a comma
+// ("received packet mismatch,\n  local.local_nic_path: …"): Mooncake's
+// messages are one line each.
+func glogComma(l string) bool {
+	t := strings.TrimRight(l, " \t")
+	return strings.HasSuffix(t, ",") && (reGlog.MatchString(t) || reGlogBare.MatchString(t) || reGlogFile.MatchString(t))
 }
 
 // reContinuation: an indented line of words, not a traceback's frame or
@@ -331,6 +343,8 @@ func ParseLog(log string) Evidence {
 			l.At, l.timed, l.logger = clock(m[2], m[3], m[4]), true, "glog"
 		} else if m := reGlogBare.FindStringSubmatch(t); m != nil {
 			l.Level, l.Source, l.Text, l.logger = m[1], m[2], strings.TrimSpace(m[3]), "glog"
+		} else if m := reGlogFile.FindStringSubmatch(t); m != nil {
+			l.Source, l.Text, l.logger = m[1], strings.TrimSpace(m[2]), "glog"
 		} else if m := reEasylog.FindStringSubmatch(t); m != nil {
 			l.Level, l.Source, l.Text = m[4][:1], m[5], strings.TrimSpace(m[6])
 			l.At, l.timed, l.logger = clock(m[1], m[2], m[3]), true, "easylog"
