@@ -331,15 +331,7 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 // showsDeath reports whether the log shows a process die (a signal's
 // line, glog's or glibc's abort, a gdb backtrace).
 func showsDeath(log string) bool {
-	if backtraceSignal(log) != "" {
-		return true
-	}
-	for _, l := range strings.Split(log, "\n") {
-		if deathLine(strings.TrimSpace(l)) != "" {
-			return true
-		}
-	}
-	return false
+	return backtraceSignal(log) != "" || len(lineDeaths(log)) > 0
 }
 
 // Margin is the lead a best cause needs over the next cause of another

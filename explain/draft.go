@@ -294,7 +294,7 @@ var reErrnoEnd = regexp.MustCompile(`\S \[\d+\]$`)
 // strerrorEnd: v ends in an errno's strerror text (asio's "connect:
 // Cannot assign requested address").
 func strerrorEnd(v string) bool {
-	return slices.ContainsFunc(errnos, func(e errnoInfo) bool { return strings.HasSuffix(v, ": "+e.text) })
+	return slices.ContainsFunc(errnos, func(e faults.Errno) bool { return strings.HasSuffix(v, ": "+e.Text) })
 }
 
 // reLoaderLine is ld.so's "%s: error while loading shared libraries: %s:
@@ -325,28 +325,15 @@ func retargetLib(n *yaml.Node, from []string, to string) {
 var reRegMR = regexp.MustCompile(`Failed to register memory (?:0x)?[0-9a-fA-F]+: [^\[\]]+ \[(\d+)\]`)
 
 // regMRErrnoFromLog is the errno the log's failed ibv_reg_mr names, when a
-// fault can give it.
+// reg_mr fault can give it.
 func regMRErrnoFromLog(log string) (faults.Errno, bool) {
 	m := reRegMR.FindStringSubmatch(log)
 	if m == nil {
 		return faults.Errno{}, false
 	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil {
-		return faults.Errno{}, false
-	}
-	return faults.ErrnoNumbered(n)
-}
-
-// printsAt reports whether the world prints a line containing text at
-// version (at any SGLang release it models).
-func printsAt(fp Fingerprints, name, version, text string) bool {
-	for k, lines := range fp {
-		if k.Scenario == name && k.Version == version && slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, text) }) {
-			return true
-		}
-	}
-	return false
+	n, _ := strconv.Atoi(m[1]) // \d+
+	e, ok := faults.ErrnoNumbered(n)
+	return e, ok && slices.Contains(faults.RegMRErrnos, e.Name)
 }
 
 // libsFromLog: the native libraries the log's loader could not find that
@@ -759,7 +746,7 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		setKey(child(root, "topology"), "missing_libs", node(libs))
 	}
 
-	if en, ok := regMRErrnoFromLog(log); ok && printsAt(fp, sc.Name, version, "Failed to register memory") {
+	if en, ok := regMRErrnoFromLog(log); ok && prints(fp, nil, Cause{Name: sc.Name, Version: version}, "Failed to register memory") {
 		// The world fails ibv_reg_mr for its own cause; the log's kernel
 		// said another errno, which Mooncake's path does not look at: the
 		// registrations the world fails report the log's (rdma-context

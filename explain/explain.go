@@ -396,10 +396,20 @@ func dies(text, how string) bool {
 	if n, ok := strings.CutPrefix(how, "exit "); ok {
 		words = []string{"exit code " + n, "exit status " + n, "exited with code " + n}
 	}
-	// A line that says the death (an assert's, glibc's heap check, glog's
-	// trailer) names its signal too.
 	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) }) || backtraceSignal(text) == how ||
-		slices.ContainsFunc(strings.Split(text, "\n"), func(l string) bool { return deathLine(strings.TrimSpace(l)) == how })
+		slices.Contains(lineDeaths(text), how)
+}
+
+// lineDeaths are the signals the text's death lines name (an assert's,
+// glibc's heap check, glog's trailer, a signal's own line).
+func lineDeaths(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if sig := deathLine(strings.TrimSpace(l)); sig != "" {
+			out = append(out, sig)
+		}
+	}
+	return out
 }
 
 // A gdb backtrace names no signal; its innermost frames do: a copy that

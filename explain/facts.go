@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mooncake-faultlab/faultlab/faults"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
@@ -78,33 +79,12 @@ func (l Line) Subsystem() string {
 	return ""
 }
 
-// errnos are Linux's errno names, numbers and strerror texts that
-// Mooncake's messages carry ("...: Bad address [14]", asio's "Error: Bad
-// address (value: 14)", "errno 12").
-type errnoInfo struct {
-	name string
-	n    int
-	text string
-}
+// errnos are the errno values Mooncake's messages carry (faults.Errnos).
+var errnos = faults.Errnos
 
-var errnos = []errnoInfo{
-	{"EPERM", 1, "Operation not permitted"}, {"ENOENT", 2, "No such file or directory"},
-	{"EIO", 5, "Input/output error"}, {"ENXIO", 6, "No such device or address"},
-	{"EAGAIN", 11, "Resource temporarily unavailable"}, {"ENOMEM", 12, "Cannot allocate memory"},
-	{"EACCES", 13, "Permission denied"}, {"EFAULT", 14, "Bad address"}, {"EBUSY", 16, "Device or resource busy"},
-	{"EEXIST", 17, "File exists"}, {"ENODEV", 19, "No such device"}, {"EINVAL", 22, "Invalid argument"},
-	{"ENOSPC", 28, "No space left on device"}, {"EPIPE", 32, "Broken pipe"}, {"ENODATA", 61, "No data available"},
-	{"EPROTO", 71, "Protocol error"}, {"EOPNOTSUPP", 95, "Operation not supported"},
-	{"EADDRINUSE", 98, "Address already in use"}, {"EADDRNOTAVAIL", 99, "Cannot assign requested address"},
-	{"ENETUNREACH", 101, "Network is unreachable"}, {"ECONNRESET", 104, "Connection reset by peer"},
-	{"ENOTCONN", 107, "Transport endpoint is not connected"}, {"ETIMEDOUT", 110, "Connection timed out"},
-	{"ECONNREFUSED", 111, "Connection refused"}, {"EHOSTUNREACH", 113, "No route to host"},
-	{"ECANCELED", 125, "Operation canceled"},
-}
-
-var errnosByLength = func() []errnoInfo {
+var errnosByLength = func() []faults.Errno {
 	out := slices.Clone(errnos)
-	slices.SortStableFunc(out, func(a, b errnoInfo) int { return len(b.text) - len(a.text) })
+	slices.SortStableFunc(out, func(a, b faults.Errno) int { return len(b.Text) - len(a.Text) })
 	return out
 }()
 
@@ -177,15 +157,15 @@ func lineFacts(l Line) []string {
 	// address" is ENXIO, not ENODEV too.
 	rest := l.Text
 	for _, e := range errnosByLength {
-		if strings.Contains(rest, e.text) {
-			addErrno(e.name, e.n, e.text)
-			rest = strings.ReplaceAll(rest, e.text, "")
+		if strings.Contains(rest, e.Text) {
+			addErrno(e.Name, e.Num, e.Text)
+			rest = strings.ReplaceAll(rest, e.Text, "")
 		}
 	}
 	for _, m := range reErrnoNum.FindAllStringSubmatch(l.Text, -1) {
 		n, _ := strconv.Atoi(m[1])
-		if i := slices.IndexFunc(errnos, func(e errnoInfo) bool { return e.n == n }); i >= 0 {
-			addErrno(errnos[i].name, errnos[i].n, errnos[i].text)
+		if e, ok := faults.ErrnoNumbered(n); ok {
+			addErrno(e.Name, e.Num, e.Text)
 		}
 	}
 	for _, s := range wcStatuses {

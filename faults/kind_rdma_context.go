@@ -83,7 +83,7 @@ func (rdmaContextKind) Validate(f Fault) error {
 	case f.Mode == ModeRegMR && e == "":
 		return fmt.Errorf("%s: mode reg_mr: give errno, what ibv_reg_mr fails with (e.g. errno: EINVAL)", f.Kind)
 	case f.Mode == ModeRegMR:
-		return oneOf(f, "errno", e, ErrnoNames())
+		return oneOf(f, "errno", e, RegMRErrnos)
 	}
 	return nil
 }
