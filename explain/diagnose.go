@@ -546,6 +546,35 @@ func abortReason(text string) string {
 	return text
 }
 
+// reElision is what people put where they cut a line short.
+var reElision = regexp.MustCompile(`\.\.\.+|…`)
+
+// elidedIn: line, cut short where it says "..." (the operator's), has
+// its remaining pieces in printed, in order ("Process failed for slice
+// (... retry_cnt: 0): transport retry counter exceeded"). A piece of a
+// few letters says nothing; the longest must be long enough to be a
+// line's.
+func elidedIn(line, printed string) bool {
+	parts := reElision.Split(line, -1)
+	if len(parts) < 2 {
+		return false
+	}
+	longest, at := 0, 0
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if len(p) < 4 {
+			continue
+		}
+		i := strings.Index(printed[at:], p)
+		if i < 0 {
+			return false
+		}
+		at += i + len(p)
+		longest = max(longest, len(p))
+	}
+	return longest >= 16
+}
+
 // TelltaleAgainst is what a telltale line of another cause that a
 // scenario never prints costs the scenario.
 const TelltaleAgainst = 3.0
@@ -558,7 +587,7 @@ func prints(fp Fingerprints, rc *memo, c Cause, line string) bool {
 			continue
 		}
 		for _, l := range ls {
-			if strings.Contains(masked, l) || strings.Contains(l, masked) {
+			if strings.Contains(masked, l) || strings.Contains(l, masked) || elidedIn(masked, l) {
 				return true
 			}
 		}
