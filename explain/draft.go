@@ -224,6 +224,28 @@ func quotedErrors(ev Evidence) []quote {
 	return out
 }
 
+// quotedWarnings are the log's Mooncake warnings (glog's W lines), as
+// quotedErrors quotes errors.
+func quotedWarnings(ev Evidence) []quote {
+	var out []quote
+	for _, l := range ev.Lines {
+		if l.Level != "W" || !mooncakeLine(l, false) {
+			continue
+		}
+		best, file := fragment(l)
+		if len(best) >= 12 && !slices.ContainsFunc(out, func(q quote) bool { return q.Text == best }) {
+			out = append(out, quote{best, file, l.Text})
+		}
+	}
+	return out
+}
+
+// failing: a world's expectation is a failure (an exception, a death, a
+// failing code).
+func failing(e scenarios.Expect) bool {
+	return (e.OK == nil || !*e.OK) && ExpectsFailure(scenarios.Expect{Raises: e.Raises, Dies: e.Dies, Codes: e.Codes})
+}
+
 // fragment is a Mooncake line's most telling part a run can print, and
 // the file that prints it.
 func fragment(l Line) (string, string) {
@@ -801,6 +823,9 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		setKey(root, "engines", node([]string{"sim", "fake"}))
 		root.HeadComment += "\nthe log's backtrace names where it died: sim and fake only (the real engine reports no frame)"
 	}
+	if !ShowsError(log, ev) {
+		root.HeadComment += fmt.Sprintf("\nthe log shows no failure, only what led to it: the run prints its warnings, then fails as %s does", sc.Name)
+	}
 	if asIntegration {
 		root.HeadComment += "\nthe log's caller is not SGLang's store: its init steps are an integration's own store (put: setup, then a page), and the world's remedy, which SGLang's start checks, is left out"
 	}
@@ -1027,6 +1052,29 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 	}
 	qx, qxOK := callerException(ev)
 	cc := callerCodes(ev)
+	// A log cut before its failure (a hang the operator stopped, or what
+	// led up to it) that shows Mooncake's warnings, drafted from a world
+	// that fails: the run must print the warnings and then fails as the
+	// world does (its exception, death or codes), never ends ok.
+	warned := false
+	if len(lines) == 0 && len(ms) == 0 && sig == "" && !qxOK && len(cc) == 0 && failing(base) && !ShowsError(log, ev) {
+		quoted = quotedWarnings(ev)
+		warned = len(quoted) > 0
+		if warned {
+			// With the lines the world expects that the log shows.
+			for _, l := range ev.Lines {
+				for _, w := range base.Logs {
+					if strings.Contains(l.Text, w) && !slices.ContainsFunc(quoted, func(q quote) bool { return strings.Contains(q.Text, w) || strings.Contains(w, q.Text) }) {
+						file, _, _ := strings.Cut(path.Base(l.Source), ":")
+						quoted = append(quoted, quote{w, file, l.Text})
+					}
+				}
+			}
+		}
+		for _, q := range quoted {
+			lines = append(lines, q.Text)
+		}
+	}
 	switch {
 	case len(ms) > 0:
 		m := ms[len(ms)-1]
@@ -1100,6 +1148,9 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 			return nil, nil, fmt.Sprintf("the log's caller lists the codes %v, which no call of %s returns", cc, sc.Name)
 		}
 		kv = append(kv, "codes", codesNode(m))
+	case warned:
+		// The warnings, then the world's failing codes.
+		kv = append(kv, "codes", codesNode(base.Codes))
 	case len(lines) > 0:
 		// Error lines but the scenario ends well: the lines alone.
 	default:

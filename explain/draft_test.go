@@ -402,3 +402,29 @@ func TestDraftRegMRErrno(t *testing.T) {
 		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
 	}
 }
+
+// A log cut before its failure that shows Mooncake's warnings (Mooncake#1627:
+// a hang the operator stopped) is drafted from a world that fails: the run
+// prints the warnings and the lines the world expects that the log shows,
+// then fails as the world does - never ends ok. A log of one INFO line
+// and nothing else is still refused.
+func TestDraftWarningsBeforeTheFailure(t *testing.T) {
+	log := "W topology.cpp:152] No RDMA devices found, check your device installation\n" +
+		"I transfer_engine_impl.cpp:232] Topology discovery complete. Found 0 HCAs.\n" +
+		"I transfer_engine_impl.cpp:253] Using cross-node NVLink transport (MC_FORCE_MNNVL or no HCA detected)\n"
+	dr, sc := draft(t, log)
+	if sc == nil {
+		t.Fatalf("not written: %q", dr.Missing)
+	}
+	if dr.Based != "io/te-mnnvl-buffer-not-fabric" || !explain.ExpectsFailure(sc.Expect) ||
+		!slices.Equal(sc.Expect.Logs, []string{"No RDMA devices found, check your device installation", "Topology discovery complete. Found 0 HCAs.", "Using cross-node NVLink transport (MC_FORCE_MNNVL or no HCA detected)"}) ||
+		!slices.Equal(sc.Expect.Codes["transfer_sync_write"].Seq, []int{-1}) {
+		t.Fatalf("based on %s, expect %+v", dr.Based, sc.Expect)
+	}
+	if !strings.Contains(string(dr.YAML), "the log shows no failure, only what led to it") {
+		t.Fatalf("no word of the missing failure:\n%s", dr.YAML)
+	}
+	if dr, sc := draft(t, "I transfer_engine_impl.cpp:232] Topology discovery complete. Found 0 HCAs.\n"); sc != nil {
+		t.Fatalf("an INFO line alone was written:\n%s", dr.YAML)
+	}
+}

@@ -80,6 +80,8 @@ var (
 	// date and thread trimmed away by whoever pasted it): a C++ source file,
 	// so not another logger's bracket.
 	reGlogFile = regexp.MustCompile(`^([\w.\-]+\.(?:cpp|cc|cxx|h|hpp):\d+)\] ?(.*)$`)
+	// glog cut to its severity and file: "W topology.cpp:152] text".
+	reGlogLetter = regexp.MustCompile(`^([IWEF]) ([\w.\-]+\.(?:cpp|cc|cxx|h|hpp):\d+)\] ?(.*)$`)
 	// SGLang: "[2026-01-16 07:02:59 TP4] text" or "[2025-04-14 03:55:21] text".
 	reSGLang = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d)(?: [^\]]*)?\] ?(.*)$`)
 	// vLLM/LMCache: "(Worker ...) ERROR 06-12 13:12:27 [file.py:97] text"
@@ -235,7 +237,7 @@ func joinWrapped(lines []string) []string {
 // messages are one line each.
 func glogComma(l string) bool {
 	t := strings.TrimRight(l, " \t")
-	return strings.HasSuffix(t, ",") && (reGlog.MatchString(t) || reGlogBare.MatchString(t) || reGlogFile.MatchString(t))
+	return strings.HasSuffix(t, ",") && (reGlog.MatchString(t) || reGlogBare.MatchString(t) || reGlogFile.MatchString(t) || reGlogLetter.MatchString(t))
 }
 
 // reContinuation: an indented line of words, not a traceback's frame or
@@ -345,6 +347,8 @@ func ParseLog(log string) Evidence {
 			l.Level, l.Source, l.Text, l.logger = m[1], m[2], strings.TrimSpace(m[3]), "glog"
 		} else if m := reGlogFile.FindStringSubmatch(t); m != nil {
 			l.Source, l.Text, l.logger = m[1], strings.TrimSpace(m[2]), "glog"
+		} else if m := reGlogLetter.FindStringSubmatch(t); m != nil {
+			l.Level, l.Source, l.Text, l.logger = m[1], m[2], strings.TrimSpace(m[3]), "glog"
 		} else if m := reEasylog.FindStringSubmatch(t); m != nil {
 			l.Level, l.Source, l.Text = m[4][:1], m[5], strings.TrimSpace(m[6])
 			l.At, l.timed, l.logger = clock(m[1], m[2], m[3]), true, "easylog"

@@ -18,6 +18,8 @@ func TestParseLogLines(t *testing.T) {
 		{"I20251222 18:59:04.417019 281473495854048 client_metric.cpp:76] Client metrics enabled", "I", "client_metric.cpp:76", "Client metrics enabled"},
 		{"E20260821 12:30:19.448818 rdma_transport.cpp:827] RdmaTransport: No available RNIC", "E", "rdma_transport.cpp:827", "RdmaTransport: No available RNIC"},
 		{"E1130 transfer_metadata.cpp:123] Failed to set location of x", "E", "transfer_metadata.cpp:123", "Failed to set location of x"},
+		// Trimmed to its severity letter and file (Mooncake#1627).
+		{"W topology.cpp:152] No RDMA devices found, check your device installation", "W", "topology.cpp:152", "No RDMA devices found, check your device installation"},
 		{"> E0414 03:56:41.856248 77969 transfer_metadata_plugin.cpp:173] Unexpected code", "E", "transfer_metadata_plugin.cpp:173", "Unexpected code"},
 		{"[2026-01-16 07:02:59 TP4] Mooncake store setup successfully.", "", "", "Mooncake store setup successfully."},
 		{"(Worker_TP1 pid=113078) ERROR 11-10 20:25:57 [mooncake_connector.py:329] Failed to transfer", "E", "mooncake_connector.py:329", "Failed to transfer"},

@@ -63,7 +63,7 @@ language server (the JSON Schema).
 			if err := os.WriteFile(out, dr.YAML, 0o644); err != nil {
 				return fmt.Errorf("write %s: %w", out, err)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (from %s @%s; its run on the model ends in the log's error): run it with faultlab run %s\n", out, dr.Based, dr.Version, out)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (from %s @%s; its run on the model reproduces the log): run it with faultlab run %s\n", out, dr.Based, dr.Version, out)
 			return nil
 		},
 	}
