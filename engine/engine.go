@@ -565,6 +565,11 @@ type RDMADevice struct {
 	// the device's one port here) when Mooncake opens the device: an
 	// ibv_port_state, IBV_PORT_DOWN (1) … IBV_PORT_ACTIVE (4); 0 = active.
 	PortState int
+	// NoRC: the device's kernel driver creates no reliable-connected
+	// queue pair - AWS EFA, whose efa_qp_validate_attr takes UD and SRD
+	// only - so the RDMA transport's ibv_create_qp(IBV_QPT_RC) fails with
+	// EOPNOTSUPP. Opening it and registering memory work.
+	NoRC bool
 }
 
 // IBVPortActive is ibverbs' IBV_PORT_ACTIVE.

@@ -598,9 +598,15 @@ func DraftFromLog(ctx context.Context, catalog []*scenarios.Scenario, fp Fingerp
 			tried = append(tried, c)
 		}
 	}
+	cls, _ := Classes()
 	for _, c := range append(append([]Cause{}, diag.Causes...), diag.Nearest...) {
 		if c.Kind == "scenario" {
 			try(c)
+			continue
+		}
+		if i := slices.IndexFunc(cls, func(x Class) bool { return x.Name == c.Name }); i >= 0 && cls[i].LinkWhenScored {
+			// Still a class: the log has none of its world's own lines,
+			// and the world is only one of its failures.
 			continue
 		}
 		for _, name := range c.Reproduce {

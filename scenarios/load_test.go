@@ -52,7 +52,7 @@ func TestParseErrors(t *testing.T) {
 		{"remedy master_flags without a master", validScenario + "topology: {master: {present: false}}\nremedy:\n  master_flags: {rpc_address: \"::\"}\n  expect: {ok: true}\n",
 			[]string{`f.yaml:8:3: remedy.master_flags needs one plain mooncake_master (not ha, not present: false)`}},
 		{"nested unknown key", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, max_mrs: 3}]}\n",
-			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, gid_index, gid_tbl_len, gids, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name, no_auto_gid, port_state, subnet`}},
+			[]string{`f.yaml:9:35: topology.nodes[0].nic.rdma[0]: unknown key "max_mrs" (did you mean "max_mr"?); valid keys: broken, driver, gid_index, gid_tbl_len, gids, leaked_mrs, max_mr, max_mr_size, max_reg_bytes, name, no_auto_gid, port_state, subnet`}},
 		{"RNIC port state not an ibv_port_state", validScenario + "topology:\n  nodes:\n    - name: tp0\n      nic: {rdma: [{name: mlx5_0, port_state: dwon}]}\n",
 			[]string{`f.yaml:9:47: topology.nodes[0].nic.rdma[0].port_state: "dwon" is not one of active, down, init, armed (did you mean "down"?)`}},
 		{"ip_local_port_range reversed", validScenario + "topology:\n  nodes:\n    - {name: tp0, ip_local_port_range: \"61015 61000\"}\n",

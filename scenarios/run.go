@@ -573,7 +573,7 @@ func (n NIC) devices() []engine.RDMADevice {
 	for _, d := range n.RDMA {
 		out = append(out, engine.RDMADevice{Name: d.Name, MaxMRSize: int64(d.MaxMRSize), MaxMR: d.MaxMR, Broken: d.Broken,
 			MaxRegBytes: int64(d.MaxRegBytes), LeakedMRs: d.LeakedMRs, NoAutoGID: d.NoAutoGID, GIDIndex: d.GIDIndex,
-			GIDTableLen: d.GIDTableLen, GIDs: d.GIDs, Subnet: d.Subnet, PortState: ibvPortStates[d.PortState]})
+			GIDTableLen: d.GIDTableLen, GIDs: d.GIDs, Subnet: d.Subnet, PortState: ibvPortStates[d.PortState], NoRC: d.Driver == "efa"})
 	}
 	return out
 }

@@ -266,6 +266,11 @@ type RDMADevice struct {
 	// init (link up, no subnet manager has configured it), armed, or
 	// active (the default).
 	PortState string `yaml:"port_state" enum:"active,down,init,armed"`
+	// Driver is the device's kernel driver where it matters: efa (an AWS
+	// EFA device, rdmap…) creates no RC queue pair, so Mooncake's RDMA
+	// transport fails ibv_create_qp with EOPNOTSUPP (its EFA transport
+	// uses libfabric's SRD instead). "" = an RNIC of the RC kind (mlx5).
+	Driver string `yaml:"driver" enum:"efa"`
 }
 
 // ibvPortStates are ibverbs' enum ibv_port_state values by port_state.

@@ -456,11 +456,18 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 		// redispatch: the round's slices go to the peer NIC their retry
 		// count selects (they failed together, so share it).
 		peerNIC, reachable = e.peerNICAt(peer, peerDevs, ci, pending[0].retry)
-		if !cx.hasEndpoint(peerNIC) && !e.cfg.Host.RDMAFaults.createQP() {
+		if !cx.hasEndpoint(peerNIC) && (cx.dev.NoRC || !e.cfg.Host.RDMAFaults.createQP()) {
 			// RdmaContext::endpoint → insertEndpoint → construct: the
-			// first ibv_create_qp fails (PLOG: strerror and errno); the
-			// endpoint is dropped, so the next round tries again.
-			e.logf(mlog.Error, "Failed to create QP: Cannot allocate memory [12]")
+			// first ibv_create_qp fails (PLOG: strerror and errno) - the
+			// pool used up (ENOMEM), or an RC QP on a device that has none
+			// (EFA: EOPNOTSUPP); the endpoint is dropped, so the next
+			// round tries again.
+			errno := "ENOMEM"
+			if cx.dev.NoRC {
+				errno = "EOPNOTSUPP"
+			}
+			en, _ := faults.ErrnoNamed(errno)
+			e.logf(mlog.Error, "Failed to create QP: %s", en.PLOG())
 			if e.cfg.Profile.RDMANullQPDestroy {
 				return RDMACrashed
 			}

@@ -26,15 +26,21 @@ func (c *stepClock) Sleep(_ context.Context, d time.Duration) error {
 // its host's RDMAFaults, its workers started at 0.
 func rdmaEngine(t *testing.T, version string) (*te.Engine, *te.RDMAFaults, *[]string) {
 	t.Helper()
+	return rdmaEngineOn(t, version, engine.RDMADevice{Name: "mlx5_0"})
+}
+
+// rdmaEngineOn is rdmaEngine on the device d.
+func rdmaEngineOn(t *testing.T, version string, d engine.RDMADevice) (*te.Engine, *te.RDMAFaults, *[]string) {
+	t.Helper()
 	p, err := mooncake.ProfileFor(version)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := &te.RDMAFaults{}
 	var logs []string
-	e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}, RDMAFaults: h},
+	e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{d}, RDMAFaults: h},
 		Log: mlog.Func(func(_, text string) { logs = append(logs, text) })})
-	dev := "mlx5_0"
+	dev := d.Name
 	if err := e.InitStore(context.Background(), "localhost:12345", te.P2PHandshake, "rdma", &dev); err != nil {
 		t.Fatal(err)
 	}
@@ -300,6 +306,30 @@ func TestRDMATransferQPExhausted(t *testing.T) {
 		*logs = (*logs)[:0]
 		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != te.RDMADone || len(*logs) != 0 {
 			t.Fatalf("%s healed: %v, %q", c.version, got, *logs)
+		}
+	}
+}
+
+// An EFA device under the RDMA transport: every endpoint's RC queue pair
+// is refused with EOPNOTSUPP - the QP pool's path with another errno, and
+// no heal.
+func TestRDMATransferNoRCDevice(t *testing.T) {
+	const line = "Failed to create QP: Operation not supported [95]"
+	for _, c := range []struct {
+		version string
+		want    te.RDMAOutcome
+		lines   int
+	}{
+		{"0.3.10.post1", te.RDMACrashed, 1},
+		{"0.3.11.post1", te.RDMAFailed, 9},
+	} {
+		e, _, logs := rdmaEngineOn(t, c.version, engine.RDMADevice{Name: "rdmap79s0", NoRC: true})
+		clock := &stepClock{now: time.Second}
+		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != c.want {
+			t.Fatalf("%s: %v, want %v", c.version, got, c.want)
+		}
+		if n := count(*logs, line); n != c.lines || len(*logs) != c.lines {
+			t.Fatalf("%s: %q", c.version, *logs)
 		}
 	}
 }
