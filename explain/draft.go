@@ -216,10 +216,7 @@ func quotedErrors(ev Evidence) []quote {
 		if !errorLine(l) || !mooncakeLine(l, frame) || (deathLine(l.Text) != "" && !assert) {
 			continue
 		}
-		best, file := fragment(l)
-		if len(best) >= 12 && !slices.ContainsFunc(out, func(q quote) bool { return q.Text == best }) {
-			out = append(out, quote{best, file, l.Text})
-		}
+		out = addQuote(out, l)
 	}
 	return out
 }
@@ -229,13 +226,19 @@ func quotedErrors(ev Evidence) []quote {
 func quotedWarnings(ev Evidence) []quote {
 	var out []quote
 	for _, l := range ev.Lines {
-		if l.Level != "W" || !mooncakeLine(l, false) {
-			continue
+		if l.Level == "W" && mooncakeLine(l, false) {
+			out = addQuote(out, l)
 		}
-		best, file := fragment(l)
-		if len(best) >= 12 && !slices.ContainsFunc(out, func(q quote) bool { return q.Text == best }) {
-			out = append(out, quote{best, file, l.Text})
-		}
+	}
+	return out
+}
+
+// addQuote adds l's fragment to out, unless it is too short to tell a
+// line by or out has it.
+func addQuote(out []quote, l Line) []quote {
+	best, file := fragment(l)
+	if len(best) >= 12 && !slices.ContainsFunc(out, func(q quote) bool { return q.Text == best }) {
+		out = append(out, quote{best, file, l.Text})
 	}
 	return out
 }
