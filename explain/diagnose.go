@@ -551,28 +551,44 @@ var reElision = regexp.MustCompile(`\.\.\.+|…`)
 
 // elidedIn: line, cut short where it says "..." (the operator's), has
 // its remaining pieces in printed, in order ("Process failed for slice
-// (... retry_cnt: 0): transport retry counter exceeded"). A piece of a
-// few letters says nothing; the longest must be long enough to be a
-// line's.
-func elidedIn(line, printed string) bool {
-	parts := reElision.Split(line, -1)
-	if len(parts) < 2 {
+// (... retry_cnt: 0): transport retry counter exceeded").
+func elidedIn(line, printed string) bool { return piecesIn(elided(line), printed) }
+
+// elided are the pieces of a line cut short with "...", or nil when it is
+// not, or when no piece is long enough to tell a line by (16 letters).
+func elided(line string) []string {
+	if !strings.Contains(line, "...") && !strings.Contains(line, "…") {
+		return nil
+	}
+	var pieces []string
+	longest := 0
+	for _, p := range reElision.Split(line, -1) {
+		// A piece of a few letters says nothing.
+		if p = strings.TrimSpace(p); len(p) >= 4 {
+			pieces = append(pieces, p)
+			longest = max(longest, len(p))
+		}
+	}
+	if longest < 16 {
+		return nil
+	}
+	return pieces
+}
+
+// piecesIn: every piece is in printed, in order.
+func piecesIn(pieces []string, printed string) bool {
+	if len(pieces) == 0 {
 		return false
 	}
-	longest, at := 0, 0
-	for _, p := range parts {
-		p = strings.TrimSpace(p)
-		if len(p) < 4 {
-			continue
-		}
+	at := 0
+	for _, p := range pieces {
 		i := strings.Index(printed[at:], p)
 		if i < 0 {
 			return false
 		}
 		at += i + len(p)
-		longest = max(longest, len(p))
 	}
-	return longest >= 16
+	return true
 }
 
 // TelltaleAgainst is what a telltale line of another cause that a
@@ -582,12 +598,13 @@ const TelltaleAgainst = 3.0
 // prints reports whether a scenario cause's run prints (or expects) line.
 func prints(fp Fingerprints, rc *memo, c Cause, line string) bool {
 	masked := norm(line)
+	pieces := elided(masked)
 	for k, ls := range fp {
 		if k.Scenario != c.Name || (c.Version != "" && k.Version != c.Version) {
 			continue
 		}
 		for _, l := range ls {
-			if strings.Contains(masked, l) || strings.Contains(l, masked) || elidedIn(masked, l) {
+			if strings.Contains(masked, l) || strings.Contains(l, masked) || piecesIn(pieces, l) {
 				return true
 			}
 		}

@@ -281,55 +281,44 @@ func TestRDMAHandshakeRTRTimeout(t *testing.T) {
 // A used-up QP pool: each try's new endpoint fails in ibv_create_qp; up to
 // 0.3.10.post2 the dropped endpoint's unset QP is destroyed (a crash), from
 // 0.3.11 the slice uses up its nine tries. Healed, the transfer goes
-// through.
-func TestRDMATransferQPExhausted(t *testing.T) {
-	const line = "Failed to create QP: Cannot allocate memory [12]"
+// through. An EFA device refuses every RC queue pair the same way, with
+// EOPNOTSUPP, and nothing heals it.
+func TestRDMATransferCreateQPFails(t *testing.T) {
 	for _, c := range []struct {
 		version string
+		efa     bool
 		want    te.RDMAOutcome
 		lines   int
 	}{
-		{"0.3.9", te.RDMACrashed, 1},
-		{"0.3.10.post2", te.RDMACrashed, 1},
-		{"0.3.11.post1", te.RDMAFailed, 9},
+		{"0.3.9", false, te.RDMACrashed, 1},
+		{"0.3.10.post2", false, te.RDMACrashed, 1},
+		{"0.3.11.post1", false, te.RDMAFailed, 9},
+		{"0.3.10.post1", true, te.RDMACrashed, 1},
+		{"0.3.11.post1", true, te.RDMAFailed, 9},
 	} {
-		e, h, logs := rdmaEngine(t, c.version)
+		dev, line := engine.RDMADevice{Name: "mlx5_0"}, "Failed to create QP: Cannot allocate memory [12]"
+		if c.efa {
+			dev, line = engine.RDMADevice{Name: "rdmap79s0", NoRC: true}, "Failed to create QP: Operation not supported [95]"
+		}
+		e, h, logs := rdmaEngineOn(t, c.version, dev)
 		clock := &stepClock{now: time.Second}
-		heal := h.Arm(clock.now, faults.RDMAPrimitive{QPExhausted: true})
+		heal := func(time.Duration) {}
+		if !c.efa {
+			heal = h.Arm(clock.now, faults.RDMAPrimitive{QPExhausted: true})
+		}
 		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != c.want {
-			t.Fatalf("%s: %v, want %v", c.version, got, c.want)
+			t.Fatalf("%s efa=%v: %v, want %v", c.version, c.efa, got, c.want)
 		}
 		if n := count(*logs, line); n != c.lines || len(*logs) != c.lines {
-			t.Fatalf("%s: %q", c.version, *logs)
+			t.Fatalf("%s efa=%v: %q", c.version, c.efa, *logs)
+		}
+		if c.efa {
+			continue
 		}
 		heal(clock.now)
 		*logs = (*logs)[:0]
 		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != te.RDMADone || len(*logs) != 0 {
 			t.Fatalf("%s healed: %v, %q", c.version, got, *logs)
-		}
-	}
-}
-
-// An EFA device under the RDMA transport: every endpoint's RC queue pair
-// is refused with EOPNOTSUPP - the QP pool's path with another errno, and
-// no heal.
-func TestRDMATransferNoRCDevice(t *testing.T) {
-	const line = "Failed to create QP: Operation not supported [95]"
-	for _, c := range []struct {
-		version string
-		want    te.RDMAOutcome
-		lines   int
-	}{
-		{"0.3.10.post1", te.RDMACrashed, 1},
-		{"0.3.11.post1", te.RDMAFailed, 9},
-	} {
-		e, _, logs := rdmaEngineOn(t, c.version, engine.RDMADevice{Name: "rdmap79s0", NoRC: true})
-		clock := &stepClock{now: time.Second}
-		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != c.want {
-			t.Fatalf("%s: %v, want %v", c.version, got, c.want)
-		}
-		if n := count(*logs, line); n != c.lines || len(*logs) != c.lines {
-			t.Fatalf("%s: %q", c.version, *logs)
 		}
 	}
 }
