@@ -1073,7 +1073,7 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 			// With the lines the world expects that the log shows.
 			for _, l := range ev.Lines {
 				for _, w := range base.Logs {
-					if strings.Contains(l.Text, w) && !slices.ContainsFunc(quoted, func(q quote) bool { return strings.Contains(q.Text, w) || strings.Contains(w, q.Text) }) {
+					if len(w) >= 12 && strings.Contains(l.Text, w) && !slices.ContainsFunc(quoted, func(q quote) bool { return strings.Contains(q.Text, w) || strings.Contains(w, q.Text) }) {
 						file, _, _ := strings.Cut(path.Base(l.Source), ":")
 						quoted = append(quoted, quote{w, file, l.Text})
 					}
