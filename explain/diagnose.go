@@ -549,13 +549,11 @@ func abortReason(text string) string {
 // reElision is what people put where they cut a line short.
 var reElision = regexp.MustCompile(`\.\.\.+|…`)
 
-// elidedIn: line, cut short where it says "..." (the operator's), has
-// its remaining pieces in printed, in order ("Process failed for slice
-// (... retry_cnt: 0): transport retry counter exceeded").
-func elidedIn(line, printed string) bool { return piecesIn(elided(line), printed) }
-
-// elided are the pieces of a line cut short with "...", or nil when it is
-// not, or when no piece is long enough to tell a line by (16 letters).
+// elided are the pieces of a line the operator cut short with "..."
+// ("Process failed for slice (... retry_cnt: 0): transport retry counter
+// exceeded"), which a printed line must have in order (piecesIn); nil
+// when it is not cut, or when no piece is long enough to tell a line by
+// (16 letters).
 func elided(line string) []string {
 	if !strings.Contains(line, "...") && !strings.Contains(line, "…") {
 		return nil

@@ -2,7 +2,7 @@ package explain
 
 import "testing"
 
-func TestElidedIn(t *testing.T) {
+func TestElided(t *testing.T) {
 	const printed = "Worker: Process failed for slice (opcode: 0, source_addr: 0x7f00, length: 65536, dest_addr: 0x7e00, local_nic: mlx5_1, peer_nic: IP:#@mlx5_3, dest_rkey: #, retry_cnt: 0): transport retry counter exceeded"
 	for _, tc := range []struct {
 		line string
@@ -18,8 +18,8 @@ func TestElidedIn(t *testing.T) {
 		// Only short pieces: nothing to tell a line by.
 		{"Wor ... slice", false},
 	} {
-		if got := elidedIn(tc.line, printed); got != tc.want {
-			t.Errorf("elidedIn(%q) = %v, want %v", tc.line, got, tc.want)
+		if got := piecesIn(elided(tc.line), printed); got != tc.want {
+			t.Errorf("piecesIn(elided(%q)) = %v, want %v", tc.line, got, tc.want)
 		}
 	}
 }
