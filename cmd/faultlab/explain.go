@@ -187,7 +187,11 @@ func printDiagnosis(w io.Writer, d explain.Diagnosis) {
 		fmt.Fprintln(w, "\nA new cause? Add the log to the field corpus (docs/FIELD.md), or write the scenario that reproduces it.")
 		return
 	}
-	fmt.Fprintf(w, "\n%d causes fit, best first:\n", len(d.Causes))
+	if len(d.Causes) == 1 {
+		fmt.Fprintln(w, "\n1 cause fits:")
+	} else {
+		fmt.Fprintf(w, "\n%d causes fit, best first:\n", len(d.Causes))
+	}
 	for i, c := range d.Causes {
 		printCause(w, i+1, c)
 	}
