@@ -260,7 +260,7 @@ func fragment(l Line) (string, string) {
 	if a, file, ok := mooncakeAssert(l.Text); ok {
 		return a, file
 	}
-	file, _, _ := strings.Cut(path.Base(l.Source), ":")
+	file := l.File()
 	if f, printer, ok := failureEvent(l.Text); ok {
 		if file == "." || file == "" {
 			file = printer
@@ -1074,8 +1074,7 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 			for _, l := range ev.Lines {
 				for _, w := range base.Logs {
 					if len(w) >= 12 && strings.Contains(l.Text, w) && !slices.ContainsFunc(quoted, func(q quote) bool { return strings.Contains(q.Text, w) || strings.Contains(w, q.Text) }) {
-						file, _, _ := strings.Cut(path.Base(l.Source), ":")
-						quoted = append(quoted, quote{w, file, l.Text})
+						quoted = append(quoted, quote{w, l.File(), l.Text})
 					}
 				}
 			}
@@ -1221,8 +1220,7 @@ func outcomeOf(e scenarios.Expect) string {
 // source (a master that aborted at start or on a check).
 func masterFatal(ev Evidence) bool {
 	return slices.ContainsFunc(ev.Lines, func(l Line) bool {
-		file, _, _ := strings.Cut(path.Base(l.Source), ":")
-		return l.Level == "F" && masterFiles[file]
+		return l.Level == "F" && masterFiles[l.File()]
 	})
 }
 

@@ -63,11 +63,17 @@ var subsystemPrefixes = []struct {
 	{regexp.MustCompile(`^(async_resolve failed|failed to connect to all addresses)`), "rpc-lib"},
 }
 
+// File is the source file glog names ("rdma_context.cpp"; path.Base's
+// "." for a line without one).
+func (l Line) File() string {
+	file, _, _ := strings.Cut(path.Base(l.Source), ":")
+	return file
+}
+
 // Subsystem is the part of Mooncake that printed the line ("" unknown).
 func (l Line) Subsystem() string {
 	if l.Source != "" {
-		file, _, _ := strings.Cut(path.Base(l.Source), ":")
-		if s, ok := subsystemFiles[file]; ok {
+		if s, ok := subsystemFiles[l.File()]; ok {
 			return s
 		}
 	}
@@ -314,7 +320,7 @@ func sourceRange(lines []Line) Range {
 		if l.Source == "" {
 			continue
 		}
-		file, _, _ := strings.Cut(path.Base(l.Source), ":")
+		file := l.File()
 		if v, ok := sourceSince[file]; ok && (r.Since == "" || mooncake.MustVersion(v).Compare(mooncake.MustVersion(r.Since)) > 0) {
 			r.Since = v
 		}

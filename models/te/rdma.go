@@ -462,12 +462,11 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 			// pool used up (ENOMEM), or an RC QP on a device that has none
 			// (EFA: EOPNOTSUPP); the endpoint is dropped, so the next
 			// round tries again.
-			errno := "ENOMEM"
+			errno := faults.MustErrno("ENOMEM")
 			if cx.dev.NoRC {
-				errno = "EOPNOTSUPP"
+				errno = faults.MustErrno("EOPNOTSUPP")
 			}
-			en, _ := faults.ErrnoNamed(errno)
-			e.logf(mlog.Error, "Failed to create QP: %s", en.PLOG())
+			e.logf(mlog.Error, "Failed to create QP: %s", errno.PLOG())
 			if e.cfg.Profile.RDMANullQPDestroy {
 				return RDMACrashed
 			}
