@@ -251,7 +251,7 @@ type WorldSpec struct {
 	// HeldPorts are TCP ports another process on the hosts listens on
 	// from before the world starts (the port-held faults at 0s): an
 	// engine holds them before it starts any server, so a server whose
-	// port is one of them (MasterSpec.MetadataPort) meets them taken. The
+	// port is one of them (MasterSpec.MetadataPort, MetricsPort) meets them taken. The
 	// faults, armed after Launch, take the holds over (their heal or
 	// ClearFaults frees the port).
 	HeldPorts []int
@@ -283,6 +283,9 @@ type MasterSpec struct {
 	// metadata server (metadata "master") when the world fixes it; 0 =
 	// the engine's choice.
 	MetadataPort int
+	// MetricsPort is --metrics_port of the master's admin HTTP server
+	// (metrics, health) when the world fixes it; 0 = the engine's choice.
+	MetricsPort int
 }
 
 // MetadataPortHeld reports whether the embedded HTTP metadata server's
@@ -290,6 +293,12 @@ type MasterSpec struct {
 // mooncake_master's bind of it fails.
 func (s WorldSpec) MetadataPortHeld() bool {
 	return s.Metadata == "master" && s.Master != nil && s.Master.MetadataPort != 0 && slices.Contains(s.HeldPorts, s.Master.MetadataPort)
+}
+
+// MetricsPortHeld reports whether the master's admin HTTP server's port
+// is one the world holds from its start (HeldPorts).
+func (s WorldSpec) MetricsPortHeld() bool {
+	return s.Master != nil && s.Master.MetricsPort != 0 && slices.Contains(s.HeldPorts, s.Master.MetricsPort)
 }
 
 // MasterReplacer is a World that can replace its mooncake_master with one

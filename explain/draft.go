@@ -777,6 +777,12 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 		setKey(child(root, "topology"), "missing_libs", node(libs))
 	}
 
+	if m := sc.Topology.Master; m != nil {
+		// The world holds one of the master's HTTP ports: the log's.
+		retargetHeldPort(root, "metrics_port", m.MetricsPort, portFromLog(log, reMetricsPort))
+		retargetHeldPort(root, "http_metadata_port", m.HTTPMetadataPort, portFromLog(log, reMetadataPort))
+	}
+
 	if en, ok := regMRErrnoFromLog(log); ok && prints(fp, nil, Cause{Name: sc.Name, Version: version}, "Failed to register memory") {
 		// The world fails ibv_reg_mr for its own cause; the log's kernel
 		// said another errno, which Mooncake's path does not look at: the
@@ -1380,6 +1386,49 @@ func node(v any) *yaml.Node {
 	return n
 }
 
+// The master's HTTP ports as its log states them: its start line's flag
+// values, and the lines of a start on a held port (models/master).
+var (
+	reMetricsPort  = regexp.MustCompile(`\bmetrics_port=(\d+)|Failed to start master admin server on (?:port |\S+:)(\d+)|HTTP metrics server started on port (\d+)`)
+	reMetadataPort = regexp.MustCompile(`\bhttp_metadata_server_port=(\d+)|(?:Starting C\+\+ HTTP metadata server|Failed to start HTTP metadata server|HTTP metadata server started) on \S+:(\d+)`)
+)
+
+// portFromLog is the last port re names in log (0 = none, or not a port
+// a world can fix: 1024-65535).
+func portFromLog(log string, re *regexp.Regexp) int {
+	port := 0
+	for _, m := range re.FindAllStringSubmatch(log, -1) {
+		for _, g := range m[1:] {
+			if n, err := strconv.Atoi(g); err == nil && n >= 1024 && n <= 65535 {
+				port = n
+			}
+		}
+	}
+	return port
+}
+
+// retargetHeldPort moves the world's fixed master port (topology.master
+// key, was) and the port-held faults on it to port, the log's.
+func retargetHeldPort(root *yaml.Node, key string, was, port int) {
+	if was == 0 || port == 0 || port == was {
+		return
+	}
+	topo := child(root, "topology")
+	m := child(topo, "master")
+	setKey(m, key, node(port))
+	setKey(topo, "master", m)
+	setKey(root, "topology", topo)
+	fs := lookup(root, "faults")
+	if fs == nil {
+		return
+	}
+	for _, f := range fs.Content {
+		if k, p := lookup(f, "kind"), lookup(f, "port"); k != nil && p != nil && k.Value == string(faults.PortHeld) && p.Value == strconv.Itoa(was) {
+			setKey(f, "port", node(port))
+		}
+	}
+}
+
 // flowMapping is mapping written on one line ({at: 0s, kind: …}), as the
 // catalog writes faults.
 func flowMapping(kv ...any) *yaml.Node {
@@ -1389,6 +1438,19 @@ func flowMapping(kv ...any) *yaml.Node {
 }
 
 func scalar(s string) *yaml.Node { return node(s) }
+
+// lookup is m's value under key (nil when absent or m is no mapping).
+func lookup(m *yaml.Node, key string) *yaml.Node {
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
 
 // child is m's mapping under key (a new one when absent).
 func child(m *yaml.Node, key string) *yaml.Node {

@@ -274,6 +274,28 @@ func TestDraftMetadataServerRefusal(t *testing.T) {
 	}
 }
 
+// A master that exits on its held metrics port (radixark/miles#2389,
+// real 0.3.14): the world holds the port the log names, not its own.
+func TestDraftMasterHeldPort(t *testing.T) {
+	for _, c := range []struct{ log, based string }{
+		{"I1206 19:59:58.263154 27233 master.cpp:1585] Master service started on port 50051, max_threads=2, enable_metric_reporting=1, metrics_port=50052\n" +
+			"E1206 19:59:58.264341 27233 master_admin_service.cpp:283] Failed to start master admin server on 0.0.0.0:50052: Address already in use\n" +
+			"E1206 19:59:58.264365 27233 master.cpp:1741] Failed to start master admin server\n", "setup/master-metrics-port-in-use"},
+		{"E1205 10:00:00.000000 100 http_metadata_server.cpp:120] Failed to start HTTP metadata server on 0.0.0.0:50052\n" +
+			"E1205 10:00:00.000100 100 master.cpp:1240] Failed to start C++ HTTP metadata server\n" +
+			"F1205 10:00:00.000200 100 master.cpp:1450] Failed to start HTTP metadata server\n", "setup/http-metadata-port-in-use"},
+	} {
+		dr, sc := draft(t, c.log)
+		if sc == nil || dr.Based != c.based {
+			t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+		}
+		m := sc.Topology.Master
+		if port := max(m.MetricsPort, m.HTTPMetadataPort); port != 50052 || len(sc.Faults) != 1 || sc.Faults[0].Params.(faults.PortHeldParams).Port != 50052 {
+			t.Errorf("%s: master %+v, faults %+v; want port 50052 held\n%s", c.based, m, sc.Faults, dr.YAML)
+		}
+	}
+}
+
 // A vLLM log of the pybind TypeError (field corpus mooncake-476): its
 // lines are vLLM's and the exception's body, so the draft expects the
 // exception they quote, not them.

@@ -125,6 +125,9 @@ func (w *World) startMasterLocked(ctx context.Context) error {
 		w.metaUnbound = true
 		w.metaHandler.Pause()
 	}
+	if w.masterAdminStart(cfg) == master.AdminExits {
+		return nil // down again, its ports kept
+	}
 	w.gate.Lock()
 	w.masterModel = w.newMaster(cfg)
 	w.gate.Unlock()
@@ -156,6 +159,20 @@ func (w *World) masterMetadataStart(cfg master.Config) master.MetadataStart {
 	taken := w.held[ms.MetadataPort]
 	w.netMu.Unlock()
 	return master.StartHTTPMetadata(cfg, ms.MetadataPort, taken, mlog.Trace{T: w.trace, Source: "master"})
+}
+
+// masterAdminStart plays the admin HTTP server's start of a master of cfg
+// on its fixed port (topology.master.metrics_port), which another process
+// may hold (its lines in the trace).
+func (w *World) masterAdminStart(cfg master.Config) master.AdminStart {
+	ms := w.spec.Master
+	if ms == nil || ms.MetricsPort == 0 {
+		return master.AdminServes
+	}
+	w.netMu.Lock()
+	taken := w.held[ms.MetricsPort]
+	w.netMu.Unlock()
+	return master.StartAdmin(cfg, ms.MetricsPort, taken, mlog.Trace{T: w.trace, Source: "master"})
 }
 
 func (w *World) stopMetaLocked() error {

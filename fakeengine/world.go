@@ -216,14 +216,16 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		}
 		cfg = master.WithEnv(cfg, mp, spec.Master.Env, spec.Metadata == "master")
 		cfg.RNIC = len(spec.Master.RDMA) > 0
-		if spec.MetadataPortHeld() && e.opts.Containers {
-			return nil, engine.Unsupportedf("fake engine: topology.master.http_metadata_port held: a port is held on the host, not in a container world's network namespaces")
+		if (spec.MetadataPortHeld() || spec.MetricsPortHeld()) && e.opts.Containers {
+			return nil, engine.Unsupportedf("fake engine: a held topology.master port: a port is held on the host, not in a container world's network namespaces")
 		}
 		if a := w.servedAddr("master"); a != "" {
 			w.masterAddr, w.masterUp = a, true
 		} else {
 			metaStart = w.masterMetadataStart(cfg)
-			if aborted = metaStart == master.MetadataAborts; aborted {
+			// The admin server starts after the metadata server; either
+			// failing ends the process before its RPC server.
+			if aborted = metaStart == master.MetadataAborts || w.masterAdminStart(cfg) == master.AdminExits; aborted {
 				// A model for its config only: the process printed no more.
 				w.masterModel = w.newMasterLogged(cfg, mlog.Discard{})
 			} else {
@@ -269,16 +271,19 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 			}
 		}
 	}
-	switch metaStart {
-	case master.MetadataAborts:
+	if aborted {
 		// Down from the start, its ports kept (nothing listens): Clear,
 		// the port freed, starts it again.
 		if err := w.stopMasterLocked(); err != nil {
 			return nil, err
 		}
-		if err := w.stopMetaLocked(); err != nil {
-			return nil, err
+		if spec.Metadata == "master" {
+			if err := w.stopMetaLocked(); err != nil {
+				return nil, err
+			}
 		}
+	}
+	switch metaStart {
 	case master.MetadataUnchecked:
 		w.metaUnbound = true
 		w.metaHandler.Pause()

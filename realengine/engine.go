@@ -296,8 +296,8 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 			return nil, fmt.Errorf("real engine: the master's release: %w", err)
 		}
 	}
-	if spec.MetadataPortHeld() && e.opts.Containers {
-		return nil, engine.Unsupportedf("real engine: topology.master.http_metadata_port held: a port is held on the host, not in a container world's network namespaces")
+	if (spec.MetadataPortHeld() || spec.MetricsPortHeld()) && e.opts.Containers {
+		return nil, engine.Unsupportedf("real engine: a held topology.master port: a port is held on the host, not in a container world's network namespaces")
 	}
 	w, err := newWorld(ctx, e, spec, l, in)
 	if err != nil {

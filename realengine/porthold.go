@@ -100,6 +100,19 @@ func (w *World) metadataBindAborted(s *server, p *proc) bool {
 	return w.holdsPort(ms.MetadataPort) && slices.ContainsFunc(p.Recent(), func(l string) bool { return strings.Contains(l, "Failed to start HTTP metadata server") })
 }
 
+// adminBindExited reports whether p, the master of s, exited at start
+// because another process holds its admin HTTP server's port
+// (topology.master.metrics_port, held by this world): from 0.3.10.post2
+// main() logs "Failed to start master admin server" and returns 1
+// (REAL-FINDINGS §135). Like metadataBindAborted, an outcome.
+func (w *World) adminBindExited(s *server, p *proc) bool {
+	ms := w.spec.Master
+	if s.role != "master" || ms == nil || ms.MetricsPort == 0 || s.ports["metrics"] != ms.MetricsPort || !p.Exited() {
+		return false
+	}
+	return w.holdsPort(ms.MetricsPort) && slices.ContainsFunc(p.Recent(), func(l string) bool { return strings.Contains(l, "Failed to start master admin server") })
+}
+
 // holdsPort reports whether this world holds port now (from its start or
 // by a port-held fault).
 func (w *World) holdsPort(port int) bool {

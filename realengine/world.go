@@ -286,6 +286,9 @@ func (w *World) masterArgs(ctx context.Context, extra map[string]string) (bin st
 	if ms := w.spec.Master; ms != nil && ms.MetadataPort != 0 && w.spec.Metadata == "master" {
 		ports[2] = ms.MetadataPort // the world's (topology.master.http_metadata_port)
 	}
+	if ms := w.spec.Master; ms != nil && ms.MetricsPort != 0 {
+		ports[1] = ms.MetricsPort // the world's (topology.master.metrics_port)
+	}
 	return w.masterArgsOn(ctx, extra, ports)
 }
 
@@ -551,10 +554,10 @@ func (w *World) startServer(ctx context.Context, s *server) error {
 			w.log.Debug("real engine: the loader could not start the server", "role", s.role, "lines", p.Recent())
 			return w.holdIfDown(ctx, s)
 		}
-		if metadataRefused(s, p) || w.metadataBindAborted(s, p) {
+		if metadataRefused(s, p) || w.metadataBindAborted(s, p) || w.adminBindExited(s, p) {
 			// The run's outcome, not a launch error: the metadata server
 			// refused its host without a token, or mooncake_master aborted
-			// on its held metadata port.
+			// on its held metadata port or exited on its held metrics port.
 			w.mu.Lock()
 			s.down = true
 			w.mu.Unlock()

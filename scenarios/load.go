@@ -307,6 +307,18 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(m.Pos, "topology.master.http_metadata_port and flags.http_metadata_server_port: give the port once, as http_metadata_port")
 		}
 	}
+	if m := sc.Topology.Master; m != nil && m.MetricsPort != 0 {
+		switch {
+		case m.MetricsPort < 1024 || m.MetricsPort > 65535:
+			d.at(m.Pos, "topology.master.metrics_port: %d: give a TCP port, 1024-65535", m.MetricsPort)
+		case m.HA || (m.Present != nil && !*m.Present):
+			d.at(m.Pos, "topology.master.metrics_port: with ha or present: false; it is one plain mooncake_master's port")
+		case m.Flags["metrics_port"] != "":
+			d.at(m.Pos, "topology.master.metrics_port and flags.metrics_port: give the port once, as metrics_port")
+		case m.MetricsPort == m.HTTPMetadataPort:
+			d.at(m.Pos, "topology.master.metrics_port: %d is http_metadata_port too; the master's two HTTP servers need two ports", m.MetricsPort)
+		}
+	}
 	if len(sc.Topology.MetadataEnv) > 0 && sc.Topology.Metadata != "http" {
 		d.at(sc.Topology.Pos, "topology.metadata_env: the standalone HTTP metadata server's environment; needs metadata: http")
 	}

@@ -41,10 +41,14 @@ func fixedPortRanges(sc *Scenario) [][2]int {
 			}
 		}
 	}
-	// The master's embedded HTTP metadata server's fixed port (its
-	// port-held fault holds it host-wide too).
-	if m := sc.Topology.Master; m != nil && m.HTTPMetadataPort >= 1 && m.HTTPMetadataPort <= 65535 {
-		out = append(out, [2]int{m.HTTPMetadataPort, m.HTTPMetadataPort})
+	// The master's fixed HTTP ports, its embedded metadata server's and
+	// its admin server's (their port-held faults hold them host-wide too).
+	if m := sc.Topology.Master; m != nil {
+		for _, p := range []int{m.HTTPMetadataPort, m.MetricsPort} {
+			if p >= 1 && p <= 65535 {
+				out = append(out, [2]int{p, p})
+			}
+		}
 	}
 	// Sorted and merged: a run claims ranges in this order, each whole,
 	// so two runs never hold a part each, and a run never waits on itself.

@@ -515,6 +515,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 			spec.Master.Env = maps.Clone(t.Master.Env)
 			spec.Master.RDMA = t.Master.NIC.devices()
 			spec.Master.MetadataPort = t.Master.HTTPMetadataPort
+			spec.Master.MetricsPort = t.Master.MetricsPort
 		}
 	}
 	spec.HeldPorts = heldAtStart(r.sc.Faults)

@@ -111,6 +111,11 @@ type Master struct {
 	// absent = a port the engine picks per run. A port-held fault at 0s on
 	// it is another process holding the port before the master starts.
 	HTTPMetadataPort int `yaml:"http_metadata_port"`
+	// MetricsPort is --metrics_port of the master's admin HTTP server
+	// (metrics, health; default 9003), fixed by the world (1024-65535);
+	// absent = a port the engine picks per run. A port-held fault at 0s on
+	// it is another process holding the port before the master starts.
+	MetricsPort int `yaml:"metrics_port"`
 }
 
 // Client is the standalone mooncake_client.

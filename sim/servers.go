@@ -34,6 +34,12 @@ func (w *World) startMaster() {
 			w.metadataUnbound = true
 		}
 	}
+	if w.metricsPortTaken() && master.StartAdmin(w.masterCfg, w.spec.Master.MetricsPort, true, mlog.Trace{T: w.tr, Source: "master"}) == master.AdminExits {
+		// main() returns 1 before its RPC server starts: nothing
+		// listens; a Clear (the port freed) starts it again.
+		w.master, w.masterState = nil, stopped
+		return
+	}
 	w.master = master.New(w.masterCfg, w.k, mlog.Trace{T: w.tr, Source: "master"}, w.k.Stream(fmt.Sprintf("master#%d", w.k.Fired())))
 	w.masterState = running
 	w.driveMonitor(w.master)
@@ -47,6 +53,12 @@ func (w *World) startMaster() {
 // (topology.master.http_metadata_port) is held by another process.
 func (w *World) metadataPortTaken() bool {
 	return w.spec.Metadata == "master" && w.spec.Master != nil && w.spec.Master.MetadataPort != 0 && w.held[w.spec.Master.MetadataPort]
+}
+
+// metricsPortTaken: the master's admin HTTP server's port
+// (topology.master.metrics_port) is held by another process.
+func (w *World) metricsPortTaken() bool {
+	return w.spec.Master != nil && w.spec.Master.MetricsPort != 0 && w.held[w.spec.Master.MetricsPort]
 }
 
 // newHTTPMetadata is the wheel's Python metadata server (topology

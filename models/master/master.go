@@ -48,6 +48,9 @@ type Config struct {
 	// HTTPMetadataHost is --http_metadata_server_host (default "0.0.0.0";
 	// MetadataListens).
 	HTTPMetadataHost string
+	// MetricsHost is --metrics_host (0.3.13+, default "0.0.0.0"), the
+	// host the admin HTTP server binds (admin.go).
+	MetricsHost string
 	// ClientSuspicionTTL is --client_suspicion_ttl_sec (Profile.ClientLiveness):
 	// 20 s, or --client_ttl when that is given (real 0.3.14 with
 	// --client_ttl=5 and 3: offline 5 and 3 s after suspected).
@@ -91,6 +94,7 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 		RPCVersion:                 RPCVersion,
 		RPCAddress:                 "0.0.0.0",
 		HTTPMetadataHost:           "0.0.0.0",
+		MetricsHost:                "0.0.0.0",
 		EnableMetricReporting:      true,
 	}
 	for _, k := range slices.Sorted(maps.Keys(flags)) {
@@ -147,6 +151,8 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			c.RPCAddress = v
 		case "http_metadata_server_host":
 			c.HTTPMetadataHost = v
+		case "metrics_host":
+			c.MetricsHost = v
 		case "enable_http_metadata_server":
 			c.EnableHTTPMetadataServer, err = strconv.ParseBool(v)
 		case "enable_metadata_cleanup_on_timeout":
@@ -156,7 +162,7 @@ func ConfigFor(p mooncake.Profile, flags map[string]string) (Config, error) {
 			c.EnableMetadataCleanupOnTimeout, err = strconv.ParseBool(v)
 		case "port", "rpc_port", "max_threads", "rpc_thread_num",
 			"http_metadata_server_port", "metrics_port",
-			"memory_allocator", "metrics_host", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl",
+			"memory_allocator", "enable_multi_tenants", "allocation_strategy", "default_kv_soft_pin_ttl",
 			"cluster_id", "rpc_enable_tcp_no_delay", "rpc_conn_timeout_seconds", "logtostderr", "v":
 			// Accepted; no behaviour in the model.
 		default:
