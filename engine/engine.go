@@ -631,6 +631,11 @@ type ProcessDied struct {
 	Signal string // "SIGABRT", "SIGSEGV"; "" for an exit
 	Exit   int    // the exit status when Signal is ""
 	Reason string
+	// Call is the MooncakeDistributedStore or TransferEngine method the
+	// process was in ("setup", "batch_put_from", "transfer_sync_write"),
+	// set by whoever made the call ("" = not known): what a Python
+	// faulthandler dump of the death names.
+	Call string
 }
 
 // How is the signal, or "exit N".

@@ -160,9 +160,16 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 		for _, l := range c.ModelLogs {
 			evid = append(evid, "modelled line: "+short(l, 120))
 		}
+		if c.DiedAs != "" {
+			pts++
+			evid = append(evid, "died in "+c.DiedAs+", as this cause's process does")
+		}
 		var against []string
 		for _, l := range c.Contradicting {
 			against = append(against, "this cause never prints: "+Humanize(l))
+		}
+		if c.DiedElsewhere != "" {
+			against = append(against, c.DiedElsewhere)
 		}
 		m := c
 		byName[c.Scenario] = len(all)

@@ -841,6 +841,10 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	if !ShowsError(log, ev) {
 		root.HeadComment += fmt.Sprintf("\nthe log shows no failure, only what led to it: the run prints its warnings, then fails as %s does", sc.Name)
 	}
+	if in := lookup(child(exp, "dies"), "in"); in != nil && lookup(exp, "logs") == nil {
+		_, frame := deathCall(log)
+		root.HeadComment += fmt.Sprintf("\nthe log shows only its process dying in %s (its faulthandler dump): the run dies in a %s call too; any cause that dies so fits the log as well as this one", frame, in.Value)
+	}
 	if asIntegration {
 		root.HeadComment += "\nthe log's caller is not SGLang's store: its init steps are an integration's own store (put: setup, then a page), and the world's remedy, which SGLang's start checks, is left out"
 	}
@@ -1119,15 +1123,26 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 		// The log's process died. Only a scenario that dies so can stand
 		// for it; its line (a death) is expect.dies, not a log line.
 		frame := crashFrame(log)
+		// The kind of Mooncake call a Python faulthandler dump names.
+		call, callFrame := deathCall(log)
 		switch {
 		case base.Dies == nil || base.Dies.Exit != nil || base.Dies.Signal != sig:
 			return nil, nil, fmt.Sprintf("the log's process died of %s (%s); %s %s", sig, short(sigLine, 60), sc.Name, outcomeOf(base))
-		case len(lines) == 0 && frame == "":
+		case call != "" && !sameDeath(base.Dies.In, call):
+			return nil, nil, fmt.Sprintf("the log's process died in %s, a %s call; %s dies in %s", callFrame, call, sc.Name, inText(base.Dies.In))
+		case len(lines) == 0 && frame == "" && (call == "" || call != base.Dies.In):
+			// Another caller's data transfer checks no run: the world's
+			// call is not the log's, though the cause may be.
 			return nil, nil, fmt.Sprintf("the log quotes no exception or error line to check a run against, and %s's outcome alone (%s) does not tell causes apart", sc.Name, sig)
-		case len(lines) == 0:
+		case len(lines) == 0 && frame != "":
 			// A backtrace without a line: the run must die in the
 			// Mooncake function the log's innermost frame names.
 			kv = append(kv, "dies", mapping("signal", sig, "reason", frame))
+		case call != "" && call == base.Dies.In:
+			// The run must die in the kind of call the log's
+			// faulthandler dump names (the signal alone would stand for
+			// any cause that dies so).
+			kv = append(kv, "dies", mapping("signal", sig, "in", call))
 		default:
 			kv = append(kv, "dies", mapping("signal", sig))
 		}
@@ -1476,4 +1491,12 @@ func setKey(m *yaml.Node, key string, v *yaml.Node) {
 	if v != nil {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
 	}
+}
+
+// inText names a death's call kind for messages.
+func inText(in string) string {
+	if in == "" {
+		return "a call nobody names"
+	}
+	return "a " + in + " call"
 }

@@ -274,6 +274,28 @@ func TestDraftMetadataServerRefusal(t *testing.T) {
 	}
 }
 
+// A log that shows only its process dying, with Python's faulthandler
+// dump: the frame names the kind of Mooncake call, and the draft's world
+// must die in one (a SIGSEGV alone would stand for any cause); a world
+// that dies in another kind of call is no draft.
+func TestDraftDeathInCall(t *testing.T) {
+	const hicache = `"/usr/lib/python3/dist-packages/sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py"`
+	dr, sc := draft(t, "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f4d75ffd640 (most recent call first):\n"+
+		"  File "+hicache+", line 412 in _put_batch_zero_copy_impl\n  File "+hicache+", line 380 in batch_set_v1\n")
+	if sc == nil || sc.Expect.Dies == nil || sc.Expect.Dies.Signal != "SIGSEGV" || sc.Expect.Dies.In != scenarios.CallPut || len(sc.Expect.Logs) != 0 ||
+		!strings.Contains(string(dr.YAML), "any cause that dies so fits the log as well as this one") {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+	// mooncake-pr702: a PD transfer. The worlds that die with SIGSEGV in
+	// a store's put or get may be its cause (the same transfer engine,
+	// another caller), but their call checks no run of it: no draft.
+	dr, sc = draft(t, "Fatal Python error: Segmentation fault\n\nThread 0x00007f4d75ffd640 (most recent call first):\n"+
+		"  File \"/opt/sglang/srt/disaggregation/mooncake/transfer_engine.py\", line 102 in batch_transfer_sync\n")
+	if sc != nil || !slices.ContainsFunc(dr.Missing, func(m string) bool { return strings.Contains(m, "outcome alone (SIGSEGV) does not tell causes apart") }) {
+		t.Fatalf("want no draft; %s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+}
+
 // A master that exits on its held metrics port (radixark/miles#2389,
 // real 0.3.14): the world holds the port the log names, not its own.
 func TestDraftMasterHeldPort(t *testing.T) {

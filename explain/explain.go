@@ -48,9 +48,14 @@ type Candidate struct {
 	// log has and not every candidate prints: weaker evidence than
 	// MatchedLogs (the catalog's expectations), used to break ties.
 	ModelLogs []string `json:"model_logs"`
-	bad       int      // contradicting lines
-	order     int
-	modelled  []string
+	// DiedAs is the log's faulthandler frame where its process died when
+	// the scenario dies in the same kind of call; DiedElsewhere says the
+	// scenario dies in another (counted as a contradicting line).
+	DiedAs        string `json:"died_as,omitempty"`
+	DiedElsewhere string `json:"died_elsewhere,omitempty"`
+	bad           int    // contradicting lines, a death in another call
+	order         int
+	modelled      []string
 }
 
 // Key is a scenario at a Mooncake version and, for a scenario that names
@@ -345,6 +350,16 @@ func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *memo) (Ca
 			return c, false
 		}
 		c.Outcome = "process died (" + exp.Dies.How() + ")"
+		// Where the log's process died, as its faulthandler dump names
+		// it, against where this cause's does.
+		if kind, frame := rc.deathCall(text); kind != "" && exp.Dies.In != "" {
+			if sameDeath(exp.Dies.In, kind) {
+				c.DiedAs = frame + ", a " + kind + " call"
+			} else {
+				c.DiedElsewhere = "this cause dies in a " + exp.Dies.In + " call; the log's process died in " + frame + ", a " + kind + " call"
+				c.bad++
+			}
+		}
 	default:
 		// A scenario that ends well (a warning, a fallback) explains a log
 		// only if every line it expects is there and nothing was raised.
@@ -374,7 +389,7 @@ func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *memo) (Ca
 	}
 	// The scenario that produced a log expects nothing it lacks and
 	// forbids nothing it has.
-	c.bad = len(c.Contradicting)
+	c.bad += len(c.Contradicting)
 	return c, true
 }
 
@@ -444,6 +459,17 @@ func pattern(s string) *regexp.Regexp { return literal(mooncake.NormalizeAddress
 type memo struct {
 	lit, addr map[string]*regexp.Regexp
 	df        map[string]docs
+	// died is deathCall of the text match last read (text, kind, frame).
+	died [3]string
+}
+
+// deathCall is deathCall(text), once per text.
+func (c *memo) deathCall(text string) (kind, frame string) {
+	if c.died[0] != text {
+		k, f := deathCall(text)
+		c.died = [3]string{text, k, f}
+	}
+	return c.died[1], c.died[2]
 }
 
 // docs is docFreq's answer: per line, how many of n scenarios print it.

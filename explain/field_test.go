@@ -481,6 +481,7 @@ func draftMiss(missing []string) string {
 		{"other worlds of the model", "the run does not print a line other worlds print"},
 		{"expected exception", "the run raises another exception"},
 		{"expected dies", "the run dies otherwise or not at all"},
+		{"call; ", "the world dies in another kind of call"},
 		{"died of", "the run dies otherwise or not at all"},
 		{"observed no exception", "the run raises no exception"},
 		{"message", "the run raises another exception message"},

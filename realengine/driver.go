@@ -42,6 +42,9 @@ type Aborted struct {
 	// Last are the last log lines it printed, LastLevels their levels.
 	Last       []string
 	LastLevels []string
+	// died is Unwrap's *engine.ProcessDied, made once, so what a caller
+	// adds to it (the call it died in) stays.
+	died *engine.ProcessDied
 }
 
 // Unwrap makes a death by signal an *engine.ProcessDied too, so callers
@@ -50,13 +53,17 @@ type Aborted struct {
 // line (Mooncake's exit()). Any other exit (a Python traceback in the
 // driver) stays a harness error.
 func (a *Aborted) Unwrap() error {
-	switch {
-	case a.Signal != "":
-		return &engine.ProcessDied{Signal: a.Signal, Reason: a.reason()}
-	case a.MooncakeExit && a.Status > 0:
-		return &engine.ProcessDied{Exit: a.Status, Reason: a.reason()}
+	if a.died == nil {
+		switch {
+		case a.Signal != "":
+			a.died = &engine.ProcessDied{Signal: a.Signal, Reason: a.reason()}
+		case a.MooncakeExit && a.Status > 0:
+			a.died = &engine.ProcessDied{Exit: a.Status, Reason: a.reason()}
+		default:
+			return nil
+		}
 	}
-	return nil
+	return a.died
 }
 
 // reason is the last line that says something: the last non-INFO line

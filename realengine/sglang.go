@@ -273,7 +273,7 @@ func (s *SGLang) Start(ctx context.Context, l sglang.Launch) (sglang.Scheduler, 
 	if err == nil {
 		return sc, nil
 	}
-	if d, ok := engine.AsProcessDied(err); ok {
+	if d, ok := sc.died(err); ok {
 		sc.record("died", d.How()+": "+d.Reason)
 	} else if pe, ok := engine.AsPyError(err); ok {
 		sc.record("raise", pe.Class+": "+pe.Message)
@@ -329,6 +329,9 @@ type realScheduler struct {
 	calls    []sglang.MooncakeCall
 	closed   bool
 	onReturn func(method string) // sglang.Launch.OnReturn
+	// entered is the Mooncake call SGLang is in ("" between calls): the
+	// call a death happened in.
+	entered string
 }
 
 // modelledLoggers are the SGLang loggers whose code the Go model
@@ -376,6 +379,10 @@ func (s *realScheduler) event(data []byte) {
 		if s.tr != nil {
 			s.tr.Log(src, pyLevel(ev.Level), ev.Text)
 		}
+	case "enter":
+		s.mu.Lock()
+		s.entered = ev.Method
+		s.mu.Unlock()
 	case "call":
 		c := sglang.MooncakeCall{Method: ev.Method, Code: ev.Code, Codes: ev.Codes, Raised: ev.Raised}
 		switch {
@@ -388,6 +395,7 @@ func (s *realScheduler) event(data []byte) {
 		}
 		s.mu.Lock()
 		s.calls = append(s.calls, c)
+		s.entered = ""
 		onReturn := s.onReturn
 		s.mu.Unlock()
 		if onReturn != nil {
@@ -421,6 +429,7 @@ func (s *realScheduler) io(ctx context.Context, op string, fields map[string]any
 	}
 	var r ioResult
 	if err := s.p.d.call(ctx, op, fields, &r); err != nil {
+		s.died(err)
 		return err
 	}
 	if r.Raised != nil {
@@ -430,6 +439,17 @@ func (s *realScheduler) io(ctx context.Context, op string, fields map[string]any
 		return fmt.Errorf("real SGLang: %s: decode %s: %w", op, r.Result, err)
 	}
 	return nil
+}
+
+// died names the Mooncake call SGLang was in on err's death, if err is one.
+func (s *realScheduler) died(err error) (*engine.ProcessDied, bool) {
+	d, ok := engine.AsProcessDied(err)
+	if ok && d.Call == "" {
+		s.mu.Lock()
+		d.Call = s.entered
+		s.mu.Unlock()
+	}
+	return d, ok
 }
 
 // pageIO refuses HiCache page I/O on the embedding store (its batch_put /

@@ -254,6 +254,9 @@ func (r *run) integrationGetInto(ctx context.Context, s Step, in integration) (a
 }
 
 func (r *run) integrationCall(method string, rc int, err error, t0 time.Duration) {
+	if d, ok := engine.AsProcessDied(err); ok && d.Call == "" {
+		d.Call = method // the integration's call it died in
+	}
 	c := Call{Method: method, Code: rc, MS: ms(r.world.Clock().Now() - t0)}
 	if pe, ok := engine.AsPyError(err); ok {
 		c.Raised = &Exception{Class: pe.Class, Message: pe.Message}

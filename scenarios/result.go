@@ -58,6 +58,9 @@ type Death struct {
 	Signal string `json:"signal,omitempty"`
 	Exit   int    `json:"exit,omitempty"` // the exit status of a death without a signal
 	Reason string `json:"reason"`
+	// In is the kind of Mooncake call the process died in (CallKind;
+	// "" = not known).
+	In string `json:"in,omitempty"`
 }
 
 // How is the signal, or "exit N" (engine.DeathHow).

@@ -818,7 +818,7 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 			}
 			if d, ok := engine.AsProcessDied(err); ok {
 				// Like an exception, a death ends the phase; Python raised nothing.
-				obs.Died = &Death{Signal: d.Signal, Exit: d.Exit, Reason: d.Reason}
+				obs.Died = &Death{Signal: d.Signal, Exit: d.Exit, Reason: d.Reason, In: CallKind(d.Call)}
 				obs.EndedIn = s.String()
 				err = nil
 				break

@@ -508,6 +508,10 @@ type Dies struct {
 	Exit *int `yaml:"exit"`
 	// Reason, when given, must be a substring of the engine's reason.
 	Reason *string `yaml:"reason"`
+	// In, when given, is the kind of Mooncake call the process dies in
+	// (CallKind): what the innermost Python frame of a faulthandler dump
+	// names.
+	In string `yaml:"in" enum:"setup,register,put,get,exist,transfer,other"`
 }
 
 // How is the expected signal, or "exit N".

@@ -767,6 +767,9 @@ func (s *MooncakeStore) now() time.Duration {
 // observe records one Mooncake call and its result.
 func (s *MooncakeStore) observe(method string, code int, codes []int, err error) {
 	c := MooncakeCall{Method: method, Code: code, Codes: codes, Took: s.now() - s.began}
+	if d, ok := engine.AsProcessDied(err); ok && d.Call == "" {
+		d.Call = method // the call SGLang was in when its process died
+	}
 	if err != nil {
 		pe, ok := engine.AsPyError(err)
 		if !ok {

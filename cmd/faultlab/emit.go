@@ -28,6 +28,7 @@ type raisesBlock struct {
 type diesBlock struct {
 	Signal string `yaml:"signal,omitempty"`
 	Exit   int    `yaml:"exit,omitempty"` // a death by exit() (no signal)
+	In     string `yaml:"in,omitempty"`   // the kind of Mooncake call it died in
 }
 
 // observedExpect turns what a phase did into the expect block that says
@@ -41,7 +42,7 @@ func observedExpect(r scenarios.Result, o scenarios.Observed) expectBlock {
 	case o.Exception != nil:
 		e.Raises = &raisesBlock{Class: o.Exception.Class, Message: abstract(o.Exception.Message)}
 	case o.Died != nil:
-		e.Dies = &diesBlock{Signal: o.Died.Signal, Exit: o.Died.Exit}
+		e.Dies = &diesBlock{Signal: o.Died.Signal, Exit: o.Died.Exit, In: o.Died.In}
 	default:
 		t := true
 		e.OK = &t

@@ -117,6 +117,7 @@ def _install_observer():
                 return attr
 
             def call(*args, **kwargs):
+                _event({"kind": "enter", "method": name})  # a death inside names this call
                 try:
                     result = attr(*args, **kwargs)
                 except BaseException as e:
