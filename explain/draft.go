@@ -194,6 +194,34 @@ func failureEvent(text string) (string, string, bool) {
 // fragment a run's log can contain, and the file that prints it.
 type quote struct{ Text, File, Line string }
 
+// reKVTransferError is SGLang PD's KVTransferError as its schedulers log
+// it ("Decode transfer failed for request … with exception
+// KVTransferError(bootstrap_room=R): <reason>", decode.py, prefill.py).
+var reKVTransferError = regexp.MustCompile(`KVTransferError\(bootstrap_room=\d+\): ([^"\n]+)`)
+
+// pdReasons are the failure reasons of SGLang PD's KV manager a log quotes
+// (REAL-FINDINGS §74: "Failed to send kv chunk of R to H:P", "Failed to
+// get kvcache from prefill instance, it might be dead"), each up to its
+// first word with a digit (the room, an address): what a world whose te
+// transfer is the KV manager's (pd: true) prints when it fails.
+func pdReasons(log string) []quote {
+	var out []quote
+	for _, m := range reKVTransferError.FindAllStringSubmatch(log, -1) {
+		var words []string
+		for _, w := range strings.Fields(m[1]) {
+			if strings.ContainsAny(w, "0123456789") {
+				break
+			}
+			words = append(words, w)
+		}
+		text := strings.TrimRight(strings.Join(words, " "), " ,.:(")
+		if len(text) >= 16 && !slices.ContainsFunc(out, func(q quote) bool { return q.Text == text }) {
+			out = append(out, quote{Text: text, Line: strings.TrimSpace(m[0])})
+		}
+	}
+	return out
+}
+
 // quotedErrors are the error lines Mooncake printed that a log quotes, as
 // fragments a run's log can contain (mooncakeLine says which lines are
 // Mooncake's: the caller's own lines, traceback source and the body of a
@@ -1058,7 +1086,7 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 	var kv []any
 	base := scenarios.ExpectFor(sc.Expect, sc.ByVersion, version)
 	ms, serverLines := callerExceptions(log)
-	quoted = quotedErrors(ev)
+	quoted = append(quotedErrors(ev), pdReasons(log)...)
 	lines := serverLines
 	for _, q := range quoted {
 		lines = append(lines, q.Text)

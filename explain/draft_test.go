@@ -296,6 +296,18 @@ func TestDraftDeathInCall(t *testing.T) {
 	}
 }
 
+// SGLang PD's request failure beside the prefill's Mooncake line (the
+// decode's line as a router returns it, sglang#7338): the KV manager's
+// reason is a line the run must print too, and a te world whose transfer
+// is the KV manager's (pd: true) prints it.
+func TestDraftPDReason(t *testing.T) {
+	dr, sc := draft(t, "E0701 10:00:00.000000 100 tcp_transport.cpp:145] Session::writeBody failed. Error: Bad address (value: 14), total_transferred_bytes_: 0, current transferred_bytes: 0\n"+
+		`{"text":"","meta_info":{"finish_reason":{"type":"abort","message":"Decode transfer failed for request rank=0 decode_req.req.rid='c564d0c547f945aa987620f1255b838d' decode_req.req.bootstrap_room=2170015846053279415 with exception KVTransferError(bootstrap_room=2170015846053279415): Failed to get kvcache from prefill instance, it might be dead","status_code":500}}}`+"\n")
+	if sc == nil || dr.Based != "io/te-tcp-gpu-memory" || !slices.Contains(sc.Expect.Logs, "Failed to get kvcache from prefill instance, it might be dead") || len(sc.Expect.Logs) != 2 {
+		t.Fatalf("%s @%s %q\n%s", dr.Based, dr.Version, dr.Missing, dr.YAML)
+	}
+}
+
 // A master that exits on its held metrics port (radixark/miles#2389,
 // real 0.3.14): the world holds the port the log names, not its own.
 func TestDraftMasterHeldPort(t *testing.T) {

@@ -115,6 +115,7 @@ func (g *schemaGen) stepSchema() map[string]any {
 				"batch":  map[string]any{"type": "boolean"},
 				"memory": map[string]any{"enum": []any{TEMemoryHost, TEMemoryGPU}},
 				"raise":  map[string]any{"type": "boolean"},
+				"pd":     map[string]any{"type": "boolean"},
 				"want":   map[string]any{"type": "integer"},
 			}}
 		}

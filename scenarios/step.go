@@ -80,6 +80,10 @@ type Step struct {
 	// Raise: the te call goes through SGLang's PD wrapper, which raises
 	// when it fails (scenarios/te.go, pdRaises).
 	Raise bool
+	// PD: the te transfer is SGLang PD's MooncakeKVManager sending a KV
+	// chunk from Node (the prefill) to Peer (the decode): a failed one
+	// prints the KV manager's and both schedulers' lines (pdlines.go).
+	PD bool
 	// Bench is the bench step's flags (bench.go).
 	Bench *BenchStep
 	// Want is the expected result: set/get → one bool per page; exists →
@@ -107,6 +111,7 @@ type teArgs struct {
 	Batch  bool     `yaml:"batch"`
 	Memory string   `yaml:"memory"`
 	Raise  bool     `yaml:"raise"`
+	PD     bool     `yaml:"pd"`
 	Want   any      `yaml:"want"`
 }
 
@@ -242,7 +247,7 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 	case StepTE:
 		var a teArgs
 		d.decodeStruct(v, reflectValue(&a), k.Value)
-		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Memory, s.Raise, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Memory, a.Raise, a.Want
+		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Memory, s.Raise, s.PD, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Memory, a.Raise, a.PD, a.Want
 		d.checkTE(v, s)
 		d.checkWant(v, s)
 	case StepBench:

@@ -43,6 +43,8 @@ func (d *decoder) checkTE(n *yaml.Node, s *Step) {
 		d.errorf(n, "te: memory %q; valid: %s, %s", s.Memory, TEMemoryHost, TEMemoryGPU)
 	case s.Raise && (s.Op == TEPause || s.Op == TEResume || s.Op == TEAllocate || s.Batch):
 		d.errorf(n, "te: raise is SGLang's PD wrapper's, which initializes, registers and writes with transfer_sync_write (op initialize, register, or transfer without batch)")
+	case s.PD && (s.Op != TETransfer || s.Raise):
+		d.errorf(n, "te: pd is a transfer's (SGLang PD's KV manager sending a KV chunk), and the KV manager does not raise: not with raise")
 	}
 	switch s.Op {
 	case TEInitialize, TEPause, TEResume:
@@ -203,6 +205,9 @@ func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[s
 	r.integrationCall(method, rc, err, t0)
 	if err != nil {
 		return nil, err
+	}
+	if s.PD && rc != 0 {
+		r.pdSendFailed(s, t, r.tes[s.Peer])
 	}
 	if pr := pdRaises[s.Op]; s.Raise && pr.failed(rc) {
 		r.tr.Log(sglangSource, sglang.LevelError, pr.text)
