@@ -1157,7 +1157,7 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 		case base.Dies == nil || base.Dies.Exit != nil || base.Dies.Signal != sig:
 			return nil, nil, fmt.Sprintf("the log's process died of %s (%s); %s %s", sig, short(sigLine, 60), sc.Name, outcomeOf(base))
 		case call != "" && !sameDeath(base.Dies.In, call):
-			return nil, nil, fmt.Sprintf("the log's process died in %s, a %s call; %s dies in %s", callFrame, call, sc.Name, inText(base.Dies.In))
+			return nil, nil, fmt.Sprintf("the log's process died in %s, a %s call; %s dies in %s", callFrame, call, sc.Name, scenarios.CallText(base.Dies.In))
 		case len(lines) == 0 && frame == "" && (call == "" || call != base.Dies.In):
 			// Another caller's data transfer checks no run: the world's
 			// call is not the log's, though the cause may be.
@@ -1519,12 +1519,4 @@ func setKey(m *yaml.Node, key string, v *yaml.Node) {
 	if v != nil {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
 	}
-}
-
-// inText names a death's call kind for messages.
-func inText(in string) string {
-	if in == "" {
-		return "a call nobody names"
-	}
-	return "a " + in + " call"
 }

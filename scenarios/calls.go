@@ -26,6 +26,15 @@ var callKinds = map[string]string{
 	"transfer_submit_write": CallTransfer, "batch_transfer_async_write": CallTransfer, "batch_transfer_async_read": CallTransfer,
 }
 
+// CallText names a call kind in messages ("a put call"; "no known call"
+// for "").
+func CallText(kind string) string {
+	if kind == "" {
+		return "no known call"
+	}
+	return "a " + kind + " call"
+}
+
 // CallKind is method's kind: CallOther for a method of no kind above, ""
 // for no method (the call is not known).
 func CallKind(method string) string {

@@ -37,7 +37,7 @@ func Check(e Expect, o Observed, stepWants []stepWant, band Band) string {
 		case d.Reason != nil && !strings.Contains(normalize(o.Died.Reason), normalize(*d.Reason)):
 			return fmt.Sprintf("expected a %s death with reason containing %q, observed %q", d.How(), *d.Reason, o.Died.Reason)
 		case d.In != "" && o.Died.In != d.In:
-			return fmt.Sprintf("expected a %s death in a %s call, observed it in %s", d.How(), d.In, inText(o.Died.In))
+			return fmt.Sprintf("expected a %s death in a %s call, observed it in %s", d.How(), d.In, CallText(o.Died.In))
 		}
 	} else if o.Died != nil && !e.Invariants { // under invariants, the known-text invariant judges deaths
 		return fmt.Sprintf("unexpected process death (%s): %s", o.Died.How(), o.Died.Reason)
@@ -157,11 +157,4 @@ func fmtInts(x []int) string {
 		return "no call"
 	}
 	return fmt.Sprint(x)
-}
-
-func inText(in string) string {
-	if in == "" {
-		return "no known call"
-	}
-	return "a " + in + " call"
 }
