@@ -88,7 +88,7 @@ var _ = Describe("catalog observations on sim", Label("sim"), func() {
 	It("0.3.9 with the master refusing dies with SIGSEGV on auto-port attempt 8 and raises nothing", func() {
 		r := run("setup/master-down-refused", "0.3.9")
 		Expect(r.Observed.Exception).To(BeNil())
-		Expect(r.Observed.Died).To(Equal(&scenarios.Death{Signal: "SIGSEGV",
+		Expect(r.Observed.Died).To(Equal(&scenarios.Death{Signal: "SIGSEGV", In: scenarios.CallSetup,
 			Reason: "Segmentation fault in store.so during auto-port attempt 8/20 with the master refusing connections"}))
 		Expect(r.Observed.CodesOf("setup")).To(BeEmpty())
 		Expect(r.Remedy).NotTo(BeNil())
