@@ -615,10 +615,16 @@ func Remedy(sc *scenarios.Scenario) string {
 		}
 	}
 	if v := r.MasterVersion; v != "" {
-		if v == "run" {
-			v = "the clients' release"
+		switch {
+		case v == "run" && (sc.Topology.Master == nil || sc.Topology.Master.MooncakeVersion == ""):
+			// No skew to undo: the master of the same release, started
+			// again (on the port now freed).
+			parts = append(parts, "restart mooncake_master")
+		case v == "run":
+			parts = append(parts, "run mooncake_master of the clients' release")
+		default:
+			parts = append(parts, "run mooncake_master of "+v)
 		}
-		parts = append(parts, "run mooncake_master of "+v)
 	}
 	if r.MissingLibs != nil {
 		var got []string

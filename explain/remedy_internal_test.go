@@ -23,7 +23,11 @@ func TestRemedyWords(t *testing.T) {
 		{"container/master-replaced-ip-configured",
 			"set MOONCAKE_MASTER=<the master's address>; then init tp0, set tp0 2 pages, health_check tp0 → verified: starts, health_check 0, setup 0"},
 		{"setup/http-metadata-port-in-use",
-			"free port 18780 (stop the other process listening on it); run mooncake_master of the clients' release → verified: starts, setup 0"},
+			"free port 18780 (stop the other process listening on it); restart mooncake_master → verified: starts, setup 0"},
+		{"setup/master-metrics-port-in-use",
+			"free port 18790 (stop the other process listening on it); restart mooncake_master → verified: starts, setup 0"},
+		{"version/master-skew",
+			"run mooncake_master of the clients' release; then init tp0, set tp0 2 pages, get tp0 2 pages → verified: starts, setup 0"},
 		{"register/standalone-draft-default-allocator",
 			"host pool on tp0: allocator mooncake, draft pool of its own (mooncake) → verified: starts, register_buffer [0 0], setup [], setup_dummy 0"},
 	} {
