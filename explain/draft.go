@@ -831,12 +831,10 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 			regErrno = en
 		}
 	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "steps" {
-			callLogMethod(root.Content[i+1], log)
-			if asIntegration {
-				initsAsPuts(root.Content[i+1])
-			}
+	if steps := lookup(root, "steps"); steps != nil {
+		callLogMethod(steps, log)
+		if asIntegration {
+			initsAsPuts(steps)
 		}
 	}
 	if asIntegration {
@@ -871,7 +869,7 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 	}
 	if in := lookup(child(exp, "dies"), "in"); in != nil && lookup(exp, "logs") == nil {
 		_, frame := deathCall(log)
-		root.HeadComment += fmt.Sprintf("\nthe log shows only its process dying in %s (its faulthandler dump): the run dies in a %s call too; any cause that dies so fits the log as well as this one", frame, in.Value)
+		root.HeadComment += fmt.Sprintf("\nthe log shows only its process dying in %s (its faulthandler dump): the run dies in %s too; any cause that dies so fits the log as well as this one", frame, scenarios.CallText(in.Value))
 	}
 	if asIntegration {
 		root.HeadComment += "\nthe log's caller is not SGLang's store: its init steps are an integration's own store (put: setup, then a page), and the world's remedy, which SGLang's start checks, is left out"
@@ -1157,7 +1155,7 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 		case base.Dies == nil || base.Dies.Exit != nil || base.Dies.Signal != sig:
 			return nil, nil, fmt.Sprintf("the log's process died of %s (%s); %s %s", sig, short(sigLine, 60), sc.Name, outcomeOf(base))
 		case call != "" && !sameDeath(base.Dies.In, call):
-			return nil, nil, fmt.Sprintf("the log's process died in %s, a %s call; %s dies in %s", callFrame, call, sc.Name, scenarios.CallText(base.Dies.In))
+			return nil, nil, fmt.Sprintf("the log's process died in %s, %s; %s dies in %s", callFrame, scenarios.CallText(call), sc.Name, scenarios.CallText(base.Dies.In))
 		case len(lines) == 0 && frame == "" && (call == "" || call != base.Dies.In):
 			// Another caller's data transfer checks no run: the world's
 			// call is not the log's, though the cause may be.
@@ -1497,10 +1495,8 @@ func lookup(m *yaml.Node, key string) *yaml.Node {
 
 // child is m's mapping under key (a new one when absent).
 func child(m *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key && m.Content[i+1].Kind == yaml.MappingNode {
-			return m.Content[i+1]
-		}
+	if n := lookup(m, key); n != nil && n.Kind == yaml.MappingNode {
+		return n
 	}
 	return mapping()
 }

@@ -354,9 +354,9 @@ func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *memo) (Ca
 		// it, against where this cause's does.
 		if kind, frame := rc.deathCall(text); kind != "" && exp.Dies.In != "" {
 			if sameDeath(exp.Dies.In, kind) {
-				c.DiedAs = frame + ", a " + kind + " call"
+				c.DiedAs = frame + ", " + scenarios.CallText(kind)
 			} else {
-				c.DiedElsewhere = "this cause dies in a " + exp.Dies.In + " call; the log's process died in " + frame + ", a " + kind + " call"
+				c.DiedElsewhere = "this cause dies in " + scenarios.CallText(exp.Dies.In) + "; the log's process died in " + frame + ", " + scenarios.CallText(kind)
 				c.bad++
 			}
 		}

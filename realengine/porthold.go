@@ -86,31 +86,34 @@ func (w *World) releaseHeldPorts(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// metadataBindAborted reports whether p, the master of s, died at start
-// because another process holds its embedded HTTP metadata server's port
-// (topology.master.http_metadata_port, held by this world): from 0.3.12
-// main() logs "Failed to start HTTP metadata server" at FATAL and aborts
-// (REAL-FINDINGS §90). It is the world's outcome, not a launch error:
-// the master stays down, its proxies refusing, until Clear starts it.
-func (w *World) metadataBindAborted(s *server, p *proc) bool {
+// masterBindFailed reports whether p, the master of s, ended at start
+// because another process holds one of its fixed HTTP ports (held by this
+// world): the embedded metadata server's (topology.master.
+// http_metadata_port; from 0.3.12 main() logs "Failed to start HTTP
+// metadata server" at FATAL and aborts, REAL-FINDINGS §90) or the admin
+// server's (topology.master.metrics_port; from 0.3.10.post2 "Failed to
+// start master admin server" and exit 1, §135). It is the world's
+// outcome, not a launch error: the master stays down, its proxies
+// refusing, until Clear starts it.
+func (w *World) masterBindFailed(s *server, p *proc) bool {
 	ms := w.spec.Master
-	if s.role != "master" || ms == nil || ms.MetadataPort == 0 || s.ports["metadata"] != ms.MetadataPort || !p.Exited() {
+	if s.role != "master" || ms == nil || !p.Exited() {
 		return false
 	}
-	return w.holdsPort(ms.MetadataPort) && slices.ContainsFunc(p.Recent(), func(l string) bool { return strings.Contains(l, "Failed to start HTTP metadata server") })
-}
-
-// adminBindExited reports whether p, the master of s, exited at start
-// because another process holds its admin HTTP server's port
-// (topology.master.metrics_port, held by this world): from 0.3.10.post2
-// main() logs "Failed to start master admin server" and returns 1
-// (REAL-FINDINGS §135). Like metadataBindAborted, an outcome.
-func (w *World) adminBindExited(s *server, p *proc) bool {
-	ms := w.spec.Master
-	if s.role != "master" || ms == nil || ms.MetricsPort == 0 || s.ports["metrics"] != ms.MetricsPort || !p.Exited() {
-		return false
+	for _, h := range []struct {
+		name string
+		port int
+		line string
+	}{
+		{"metadata", ms.MetadataPort, "Failed to start HTTP metadata server"},
+		{"metrics", ms.MetricsPort, "Failed to start master admin server"},
+	} {
+		if h.port != 0 && s.ports[h.name] == h.port && w.holdsPort(h.port) &&
+			slices.ContainsFunc(p.Recent(), func(l string) bool { return strings.Contains(l, h.line) }) {
+			return true
+		}
 	}
-	return w.holdsPort(ms.MetricsPort) && slices.ContainsFunc(p.Recent(), func(l string) bool { return strings.Contains(l, "Failed to start master admin server") })
+	return false
 }
 
 // holdsPort reports whether this world holds port now (from its start or

@@ -554,7 +554,7 @@ func (w *World) startServer(ctx context.Context, s *server) error {
 			w.log.Debug("real engine: the loader could not start the server", "role", s.role, "lines", p.Recent())
 			return w.holdIfDown(ctx, s)
 		}
-		if metadataRefused(s, p) || w.metadataBindAborted(s, p) || w.adminBindExited(s, p) {
+		if metadataRefused(s, p) || w.masterBindFailed(s, p) {
 			// The run's outcome, not a launch error: the metadata server
 			// refused its host without a token, or mooncake_master aborted
 			// on its held metadata port or exited on its held metrics port.

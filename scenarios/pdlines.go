@@ -38,16 +38,9 @@ func (r *run) pdSendFailed(s Step, prefill, decode *teNode) {
 	kvErr := func(reason string) string { return "KVTransferError(bootstrap_room=" + pdRoom + "): " + reason }
 	r.tr.Log(sglangSource, sglang.LevelError, "Session "+session+" failed.")
 	r.tr.Log(sglangSource, sglang.LevelWarning, "Prefill transfer failed for request rank=0 req.rid="+pdPrefillRID+" req.bootstrap_room="+pdRoom+
-		" with exception "+kvErr("Failed to send kv chunk of "+pdRoom+" to "+trimBrackets(host)+":"+strconv.Itoa(pdDecodeZMQPort)))
+		" with exception "+kvErr("Failed to send kv chunk of "+pdRoom+" to "+host+":"+strconv.Itoa(pdDecodeZMQPort)))
 	if !decode.paused {
 		r.tr.Log(sglangSource, sglang.LevelError, "Decode transfer failed for request rank=0 decode_req.req.rid="+pdDecodeRID+" decode_req.req.bootstrap_room="+pdRoom+
 			" with exception "+kvErr("Failed to get kvcache from prefill instance, it might be dead"))
 	}
-}
-
-func trimBrackets(h string) string {
-	if len(h) > 1 && h[0] == '[' && h[len(h)-1] == ']' {
-		return h[1 : len(h)-1]
-	}
-	return h
 }
