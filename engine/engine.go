@@ -94,6 +94,8 @@ type TransferEngine interface {
 	RPCPort(ctx context.Context) (int, error)
 	// RegisterMemory is register_memory(ptr, size).
 	RegisterMemory(ctx context.Context, ptr uint64, size int64) (int, error)
+	// UnregisterMemory is unregister_memory(ptr).
+	UnregisterMemory(ctx context.Context, ptr uint64) (int, error)
 	// TransferSyncWrite is transfer_sync_write(target, local, peer, length),
 	// or batch_transfer_sync_write(target, [local], [peer], [length]).
 	TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error)

@@ -196,6 +196,17 @@ type Profile struct {
 	// (tcp_transport.cpp v0.3.12 statusFrameTimeoutSec; v0.3.11.post1 has
 	// no deadline). Real 0.3.12.post1 … 0.3.14, a paused peer.
 	TCPStatusDeadline bool
+	// TCPServerValidatesAddr: the TCP transport's server checks a request's
+	// address against the buffers its own segment descriptor lists before it
+	// reads or writes there, and refuses one outside them: "ServerSession:
+	// remote-supplied address 0x… with size N is not within any registered
+	// buffer", answered with status 1 ("ClientSession: WRITE rejected by
+	// server, status 1"), the slice failed (tcp_transport.cpp v0.3.12:211,
+	// v0.3.12.post1:213/607; tcp_transport_session_impl.h 3b5a594:183/706).
+	// Before, the server writes wherever the initiator says: real 0.3.9 and
+	// 0.3.11.post1 land a write into an unregistered buffer (0), real
+	// 0.3.12.post1 and 0.3.13.post1 refuse it (-1), REAL-FINDINGS §136.
+	TCPServerValidatesAddr bool
 	// TEDeferredBatchCleanup: after the Python TransferEngine's sync
 	// transfer times out, freeing its still-busy batch is deferred with a
 	// WARNING "Batch N is still busy; cleanup has been deferred"
@@ -1266,6 +1277,7 @@ func profileOf(v Version) Profile {
 	p.RPCTimeoutCode = at("0.3.12")
 	p.RPCFailPerOp = !at("0.3.6")
 	p.TCPStatusDeadline = at("0.3.12")
+	p.TCPServerValidatesAddr = at("0.3.12")
 	p.TEDeferredBatchCleanup = at("0.3.14")
 	p.TransferWaitFromSubmit = at("0.3.10.post2")
 	p.BatchGetFailedLog = at("0.3.5")

@@ -96,6 +96,11 @@ func (t *TransferEngine) RegisterMemory(ctx context.Context, ptr uint64, size in
 	return t.intCall(ctx, "te_register_memory", map[string]any{"ptr": ptr, "size": size})
 }
 
+// UnregisterMemory implements engine.TransferEngine.
+func (t *TransferEngine) UnregisterMemory(ctx context.Context, ptr uint64) (int, error) {
+	return t.intCall(ctx, "te_unregister_memory", map[string]any{"ptr": ptr})
+}
+
 // TransferSyncWrite implements engine.TransferEngine.
 func (t *TransferEngine) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
 	return t.intCall(ctx, "te_transfer_sync_write", map[string]any{"target": target, "local": local, "peer": peer, "length": length, "batch": batch})

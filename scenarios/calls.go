@@ -18,7 +18,7 @@ const (
 // methods (store_py.cpp, transfer_engine_py.cpp) by kind.
 var callKinds = map[string]string{
 	"setup": CallSetup, "setup_dummy": CallSetup, "init_all": CallSetup, "initialize": CallSetup, "initialize_ext": CallSetup,
-	"register_buffer": CallRegister, "register_memory": CallRegister, "batch_register_memory": CallRegister, "allocate_managed_buffer": CallRegister,
+	"register_buffer": CallRegister, "register_memory": CallRegister, "unregister_memory": CallRegister, "batch_register_memory": CallRegister, "allocate_managed_buffer": CallRegister,
 	"put": CallPut, "put_from": CallPut, "batch_put_from": CallPut, "batch_put_from_multi_buffers": CallPut, "put_parts": CallPut, "put_batch": CallPut, "put_tensor": CallPut,
 	"get": CallGet, "get_into": CallGet, "batch_get_into": CallGet, "batch_get_into_multi_buffers": CallGet, "get_buffer": CallGet, "batch_get_buffer": CallGet, "get_tensor": CallGet,
 	"is_exist": CallExist, "batch_is_exist": CallExist,

@@ -25,7 +25,7 @@ import (
 var Methods = []string{
 	"setup", "setup_dummy", "register_buffer", "unregister_buffer", "put", "get", "get_buffer", "remove", "is_exist",
 	"batch_put_from", "batch_get_into", "batch_is_exist", "batch_get_session_start", "health_check", "close",
-	"initialize", "register_memory", "allocate_managed_buffer", "transfer_sync_write", "batch_transfer_sync_write",
+	"initialize", "register_memory", "unregister_memory", "allocate_managed_buffer", "transfer_sync_write", "batch_transfer_sync_write",
 	"transfer_engine_bench", // the bench step's exit status (bench.go)
 }
 

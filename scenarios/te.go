@@ -20,6 +20,7 @@ import (
 const (
 	TEInitialize = "initialize" // TransferEngine().initialize(...) from the node's env
 	TERegister   = "register"   // register_memory(ptr, size) of a buffer of size bytes
+	TEUnregister = "unregister" // unregister_memory(ptr) of that buffer (still allocated: a peer may write there)
 	TEAllocate   = "allocate"   // allocate_managed_buffer(size): the engine's own buffer, registered (over 256 MiB)
 	TETransfer   = "transfer"   // (batch_)transfer_sync_write of size bytes into peer's registered buffer
 	TEPause      = "pause"      // the node's TransferEngine process frozen (SIGSTOP): a hung peer
@@ -27,7 +28,7 @@ const (
 )
 
 // TEOps lists the te step's operations.
-var TEOps = []string{TEInitialize, TERegister, TEAllocate, TETransfer, TEPause, TEResume}
+var TEOps = []string{TEInitialize, TERegister, TEUnregister, TEAllocate, TETransfer, TEPause, TEResume}
 
 // The te register's memory kinds.
 const (
@@ -41,13 +42,13 @@ func (d *decoder) checkTE(n *yaml.Node, s *Step) {
 		d.errorf(n, "te: memory is op register's (the buffer it registers), not op %s's", s.Op)
 	case s.Memory != "" && s.Memory != TEMemoryHost && s.Memory != TEMemoryGPU:
 		d.errorf(n, "te: memory %q; valid: %s, %s", s.Memory, TEMemoryHost, TEMemoryGPU)
-	case s.Raise && (s.Op == TEPause || s.Op == TEResume || s.Op == TEAllocate || s.Batch):
+	case s.Raise && (s.Op == TEPause || s.Op == TEResume || s.Op == TEAllocate || s.Op == TEUnregister || s.Batch):
 		d.errorf(n, "te: raise is SGLang's PD wrapper's, which initializes, registers and writes with transfer_sync_write (op initialize, register, or transfer without batch)")
 	case s.PD && (s.Op != TETransfer || s.Raise):
 		d.errorf(n, "te: pd is a transfer's (SGLang PD's KV manager sending a KV chunk), and the KV manager does not raise: not with raise")
 	}
 	switch s.Op {
-	case TEInitialize, TEPause, TEResume:
+	case TEInitialize, TEUnregister, TEPause, TEResume:
 		if s.Size != 0 || s.Peer != "" || s.Batch {
 			d.errorf(n, "te: op %s takes no size, peer or batch", s.Op)
 		}
@@ -174,6 +175,14 @@ func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[s
 			return nil, fmt.Errorf("te register on %s: %w", s.Node, err)
 		}
 		rc, err = t.te.RegisterMemory(ctx, t.buf.Ptr, t.buf.Size)
+	case TEUnregister:
+		if t.buf.Size == 0 {
+			return nil, fmt.Errorf("te unregister on %s: no registered buffer (te register on it first)", s.Node)
+		}
+		// The buffer stays allocated and known to the peers that read the
+		// descriptor before: they may still write there.
+		method = "unregister_memory"
+		rc, err = t.te.UnregisterMemory(ctx, t.buf.Ptr)
 	case TEAllocate:
 		// Recorded as Python tests the address: 1 a buffer, 0 NULL (the
 		// address itself is the allocator's).

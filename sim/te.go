@@ -90,6 +90,13 @@ func (t *transferEngine) RegisterMemory(ctx context.Context, ptr uint64, size in
 	return t.py.RegisterMemory(ctx, ptr, size), nil
 }
 
+func (t *transferEngine) UnregisterMemory(ctx context.Context, ptr uint64) (int, error) {
+	if err := t.enter(); err != nil {
+		return 0, err
+	}
+	return t.py.UnregisterMemory(ctx, ptr), nil
+}
+
 func (t *transferEngine) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
 	if err := t.enter(); err != nil {
 		return 0, err

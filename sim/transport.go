@@ -533,6 +533,11 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 	if err := d.clock.Sleep(ctx, out.Delay); err != nil {
 		return nil, err
 	}
+	if d.w.profile.TCPServerValidatesAddr && ep.eng.SegmentProtocol() == "tcp" && !ep.eng.IsRegistered(addr, n) {
+		// The server's readHeader checks the address first: an unmapped
+		// one is no buffer of its either.
+		return nil, &te.TransferAddrRejected{Endpoint: endpoint, Addr: addr, Size: n, Server: ep.log}
+	}
 	if bad != nil {
 		return nil, bad
 	}

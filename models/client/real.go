@@ -1214,7 +1214,11 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			var hu *te.HandshakeUnresolved
 			var tr *te.TransferRefused
 			var tu *te.TransferUnanswered
+			var rej *te.TransferAddrRejected
 			switch {
+			case errors.As(err, &rej):
+				rej.Log(c.d.Log, "WRITE")
+				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
 			case errors.As(err, &tu):
 				if werr := c.connectUnanswered(ctx, tu, true); werr != nil {
 					return mooncake.INTERNAL_ERROR
@@ -1383,6 +1387,9 @@ func (c *RealClient) readObject(ctx context.Context, key string, localEndpoints 
 				sessionLog(c.d.Log, c.p.Version, te.ClientReadBody, te.ErrEOF, readerBuffer)
 				c.batches++
 				c.logf(mlog.Error, "Transfer failed for batch %d task 0 with status %d", transferBatchBase+c.batches*16, transferStatusFailed)
+			}
+			if rej := (*te.TransferAddrRejected)(nil); errors.As(err, &rej) {
+				rej.Log(c.d.Log, "READ")
 			}
 			if st := (*te.TransferStalled)(nil); errors.As(err, &st) {
 				gone, werr := c.waitStalledRead(ctx, st)

@@ -181,6 +181,28 @@ func (e *TransferBadAddress) Error() string {
 	return fmt.Sprintf("transfer to %s: address %#x not mapped by its server", e.Endpoint, e.Addr)
 }
 
+// TransferAddrRejected is a DataPath error: the serving process's TCP
+// server (Profile.TCPServerValidatesAddr) found the slice's address outside
+// every buffer it has registered - unregistered since the initiator read
+// its descriptor, or never its own - and refused it before moving a byte.
+type TransferAddrRejected struct {
+	Endpoint string
+	Addr     uint64
+	Size     int64
+	Server   mlog.Logger
+}
+
+func (e *TransferAddrRejected) Error() string {
+	return fmt.Sprintf("transfer to %s: address %#x (%d bytes) not within a buffer its server registered", e.Endpoint, e.Addr, e.Size)
+}
+
+// Log prints both sides' lines: the server's refusal to its own log, the
+// initiator's answer read (opcode "WRITE" or "READ") to client.
+func (e *TransferAddrRejected) Log(client mlog.Logger, opcode string) {
+	e.Server.Log(mlog.Error, fmt.Sprintf("ServerSession: remote-supplied address %#x with size %d is not within any registered buffer", e.Addr, e.Size))
+	client.Log(mlog.Error, fmt.Sprintf("ClientSession: %s rejected by server, status 1", opcode))
+}
+
 type DataPath interface {
 	Write(ctx context.Context, endpoint string, addr uint64, c hostmem.Content) error
 	Read(ctx context.Context, endpoint string, addr uint64, size int64) (hostmem.Content, error)

@@ -101,6 +101,12 @@ func (p *Py) RegisterMemory(ctx context.Context, addr uint64, length int64) int 
 	return p.e.RegisterLocalMemory(ctx, addr, length, true)
 }
 
+// UnregisterMemory is unregister_memory(addr): unregisterLocalMemory's
+// return code (the segment descriptor republished without the buffer).
+func (p *Py) UnregisterMemory(ctx context.Context, addr uint64) int {
+	return p.e.UnregisterLocalMemory(ctx, addr)
+}
+
 // transferTimeout is transfer_timeout_nsec_: MC_TRANSFER_TIMEOUT seconds,
 // at least 5, default 30 (transfer_engine_py.cpp v0.3.12.post1:104-111).
 func (p *Py) transferTimeout() time.Duration {
@@ -159,6 +165,11 @@ func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer u
 	}
 	if ctx.Err() != nil {
 		return 0, ctx.Err()
+	}
+	var rej *TransferAddrRejected
+	if errors.As(err, &rej) {
+		rej.Log(p.e.cfg.Log, "WRITE")
+		return -1, nil
 	}
 	var stalled *TransferStalled
 	if !errors.As(err, &stalled) {

@@ -303,6 +303,10 @@ def op_te_register_memory(req):
     return _te(req).register_memory(req["ptr"], req["size"])
 
 
+def op_te_unregister_memory(req):
+    return _te(req).unregister_memory(req["ptr"])
+
+
 def op_te_transfer_sync_write(req):
     t = _te(req)
     if req["batch"]:
