@@ -37,15 +37,21 @@ func (w *World) admitRPCProtocol(srv *servers.MasterServer) {
 		}
 		return wire.Serve, nil
 	}
-	srv.SetAdmit(admit, w.masterExited)
+	srv.SetAdmit(admit, func() { w.masterExited(srv) })
 }
 
-// masterExited records that the master process ended by itself (its
-// server already closed its listener and connections): a later start
-// starts it again; the embedded metadata server went with it.
-func (w *World) masterExited() {
+// masterExited records that the master process serving srv ended by itself
+// (its server already closed its listener and connections): a later start
+// starts it again; the embedded metadata server went with it. It runs on a
+// goroutine of its own, so by then a remedy may have started a new master:
+// that one is left alone (CI run 139, a loaded machine: the late callback
+// closed the remedy's master, whose client got a reset).
+func (w *World) masterExited(srv *servers.MasterServer) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.masterSrv != srv {
+		return
+	}
 	if err := w.stopMasterLocked(); err != nil {
 		w.logger.Warn("fake engine: master exit", "err", err)
 	}
