@@ -1214,11 +1214,10 @@ func (c *RealClient) putBytesIn(ctx context.Context, key string, data hostmem.Co
 			var hu *te.HandshakeUnresolved
 			var tr *te.TransferRefused
 			var tu *te.TransferUnanswered
-			var rej *te.TransferAddrRejected
+			if rej := (*te.TransferAddrRejected)(nil); errors.As(err, &rej) {
+				rej.Log(c.d.Log, "WRITE") // then the default's per-key line
+			}
 			switch {
-			case errors.As(err, &rej):
-				rej.Log(c.d.Log, "WRITE")
-				c.logf(mlog.Error, "Transfer failed for key: %s with error: %s", key, mooncake.TRANSFER_FAIL.Name())
 			case errors.As(err, &tu):
 				if werr := c.connectUnanswered(ctx, tu, true); werr != nil {
 					return mooncake.INTERNAL_ERROR
