@@ -76,7 +76,7 @@ test-scenarios:
 ## Both installs run at once: they mostly wait on PyPI and unpacking.
 real-engine:
 	$(GO) build -o bin/.faultlab-install ./cmd/faultlab
-	@bin/.faultlab-install install real --versions $(REAL_VERSIONS) --if-reachable & mc=$$!; \
+	@bin/.faultlab-install install real --versions $(REAL_VERSIONS) --if-reachable --timeout 30m & mc=$$!; \
 	bin/.faultlab-install install sglang --versions $(SGLANG_VERSIONS) --if-reachable; rc=$$?; \
 	wait $$mc || rc=1; exit $$rc
 

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -37,6 +38,18 @@ type InstallOptions struct {
 	// PipTimeout is pip's per-request socket timeout (default 20s); pip
 	// retries once, so an unreachable index fails within about a minute.
 	PipTimeout time.Duration
+	// apt serializes apt-get among versions installing at once (dpkg's
+	// lock); set by Install.
+	apt *sync.Mutex
+}
+
+// withApt runs f holding the apt lock, when there is one.
+func (o InstallOptions) withApt(f func() error) error {
+	if o.apt != nil {
+		o.apt.Lock()
+		defer o.apt.Unlock()
+	}
+	return f()
 }
 
 func (o InstallOptions) logger() *slog.Logger {
@@ -81,20 +94,44 @@ func Install(ctx context.Context, versions []string, opts InstallOptions) error 
 	if err := ensureSystemLibs(ctx, log, opts.SystemPackages); err != nil {
 		return err
 	}
-	for _, v := range todo {
-		l, _ := LayoutFor(cache, v)
-		if err := installVersion(ctx, log, l, opts); err != nil {
-			return err
-		}
+	// Versions install side by side: each mostly waits on PyPI and on
+	// unpacking, and one by one a cold cache outlasted the install's
+	// timeout on a loaded 2-core CI machine (15 min for 13 releases).
+	opts.apt = &sync.Mutex{}
+	errs := make([]error, len(todo))
+	sem := make(chan struct{}, installParallel)
+	var wg sync.WaitGroup
+	for i, v := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				errs[i] = fmt.Errorf("real engine install %s: not started: %w", v, ctx.Err())
+				return
+			}
+			l, _ := LayoutFor(cache, v)
+			errs[i] = installVersion(ctx, log, l, opts)
+		}()
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
+
+// installParallel is how many versions install at once.
+const installParallel = 3
 
 func installVersion(ctx context.Context, log *slog.Logger, l Layout, opts InstallOptions) (err error) {
 	start := time.Now()
 	// A failed install (no such wheel, no network, interrupted) leaves
 	// nothing behind: no half-made venv for the next run to trip over.
 	defer func() {
+		if err != nil && ctx.Err() != nil {
+			// A killed pip or venv reads "signal: killed": say why.
+			err = fmt.Errorf("%w (stopped: %w; the install's time limit is `faultlab install real --timeout`)", err, ctx.Err())
+		}
 		if err != nil {
 			if rerr := os.RemoveAll(l.Dir); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("remove half-made %s: %w", l.Dir, rerr))
@@ -336,7 +373,7 @@ func fixLibraries(ctx context.Context, log *slog.Logger, l Layout, opts InstallO
 			}
 		}
 		if len(sys) > 0 {
-			if err := aptInstall(ctx, log, opts.SystemPackages, sys); err != nil {
+			if err := opts.withApt(func() error { return aptInstall(ctx, log, opts.SystemPackages, sys) }); err != nil {
 				return err
 			}
 		}

@@ -121,7 +121,7 @@ func oldCUDAList() string {
 // process), each step into in.Fixes.
 func applyRecipe(ctx context.Context, log *slog.Logger, l Layout, r Recipe, opts InstallOptions, in *Installed) error {
 	if len(r.Debian) > 0 {
-		if err := ensureDebian(ctx, log, opts.SystemPackages, r.Debian); err != nil {
+		if err := opts.withApt(func() error { return ensureDebian(ctx, log, opts.SystemPackages, r.Debian) }); err != nil {
 			return fmt.Errorf("real engine install %s: %w", l.Version, err)
 		}
 		in.Fixes = append(in.Fixes, "Debian: "+strings.Join(r.Debian, " "))
