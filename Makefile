@@ -77,7 +77,7 @@ test-scenarios:
 real-engine:
 	$(GO) build -o bin/.faultlab-install ./cmd/faultlab
 	@bin/.faultlab-install install real --versions $(REAL_VERSIONS) --if-reachable --timeout 30m & mc=$$!; \
-	bin/.faultlab-install install sglang --versions $(SGLANG_VERSIONS) --if-reachable; rc=$$?; \
+	bin/.faultlab-install install sglang --versions $(SGLANG_VERSIONS) --if-reachable --timeout 45m; rc=$$?; \
 	wait $$mc || rc=1; exit $$rc
 
 ## images: the container worlds' images, built here (mmdebstrap base, Mooncake
