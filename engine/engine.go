@@ -503,7 +503,8 @@ type NodeSpec struct {
 	// Linux's default (28232 ports: no world here runs out of them).
 	EphemeralPorts int
 	// Build: the CMake options of the node's source build of Mooncake
-	// beyond the wheel's (BuildMNNVL, BuildIntraNVLink, BuildAscendDirect);
+	// beyond the wheel's (BuildMNNVL, BuildIntraNVLink, BuildAscendDirect),
+	// or one the wheel has turned off (BuildNoTCP);
 	// nil = the wheel.
 	Build []string
 	// NPU is the node's Ascend NPUs and their CANN stack; nil = none.
@@ -516,6 +517,10 @@ const (
 	BuildIntraNVLink = "intra_nvlink" // -DUSE_INTRA_NVLINK=ON: the intra-node one ("nvlink_intra", v0.3.9 on)
 	// -DUSE_ASCEND_DIRECT=ON: the Ascend direct transport ("ascend", ADXL; v0.3.6 on)
 	BuildAscendDirect = "ascend_direct"
+	// -DUSE_TCP=OFF: no TCP transport (common.cmake option USE_TCP, ON by
+	// default and in every wheel): installTransport("tcp") is multi_transport.cpp's
+	// "Unsupported transport tcp, please rebuild Mooncake".
+	BuildNoTCP = "no_tcp"
 )
 
 // GPUSpec is a node's GPUs and what GPUDirect RDMA they support.

@@ -19,6 +19,12 @@ type NPUSpec struct {
 	// TransferStatus is the adxl::Status the node's one-sided transfers
 	// (ADXL TransferSync: HcclBatchPut/Get) end in; 0 = SUCCESS.
 	TransferStatus uint32
+	// ConnectStatus is the adxl::Status the node's ADXL Connect to a peer
+	// returns (0 = SUCCESS, or the link's TIMEOUT): CANN refusing the
+	// channel, e.g. PARAM_INVALID for an initiator and a target on one
+	// NPU device (CANN's channel_msg_handler.cc "not support connect with
+	// self device", in the device plog).
+	ConnectStatus uint32
 }
 
 // CANNForADXL is the oldest CANN whose ADXL the Ascend direct transport
@@ -39,6 +45,12 @@ type NPUChanger interface {
 // RESOURCE_EXHAUSTED, FAILED. TIMEOUT is left out: its wait is not
 // modelled.
 var AdxlTransferStatuses = []uint32{103900, 103902, 103904, 203900, 503900}
+
+// AdxlConnectStatuses are the adxl::Status values a node's ADXL Connect
+// may be set to return (NPUSpec.ConnectStatus): PARAM_INVALID,
+// RESOURCE_EXHAUSTED, FAILED (adxl_compat.h 3b5a594:41-49). TIMEOUT is
+// the peer's link down (NPUSpec.LinkDown).
+var AdxlConnectStatuses = []uint32{103900, 203900, 503900}
 
 // CANNAtLeast says whether CANN version v is min or newer. Versions are
 // MAJOR.MINOR.RCn (a release candidate) or MAJOR.MINOR.PATCH (the

@@ -227,6 +227,8 @@ func (d *decoder) validate(sc *Scenario) {
 				if n.NPU == nil {
 					d.at(n.Pos, "topology.nodes.%s.build: %s is an Ascend build: the node needs an npu", n.Name, b)
 				}
+			case b == engine.BuildNoTCP:
+				// Any build may turn TCP off.
 			case n.GPU == nil:
 				d.at(n.Pos, "topology.nodes.%s.build: %s is a CUDA build: the node needs a gpu", n.Name, b)
 			}

@@ -32,9 +32,16 @@ func (d *decoder) checkNPU(sc *Scenario, n NPU, gpu bool, where string) {
 		}
 		d.at(n.Pos, "%s.transfer_status: %d is not an adxl::Status a transfer ends in; valid: %s", where, s, strings.Join(valid, ", "))
 	}
+	if s := n.ConnectStatus; s != 0 && !slices.Contains(engine.AdxlConnectStatuses, uint32(s)) {
+		var valid []string
+		for _, v := range engine.AdxlConnectStatuses {
+			valid = append(valid, strconv.FormatUint(uint64(v), 10))
+		}
+		d.at(n.Pos, "%s.connect_status: %d is not an adxl::Status a refused Connect returns; valid: %s", where, s, strings.Join(valid, ", "))
+	}
 }
 
 // spec is the engine's view of a node's NPUs.
 func (n NPU) spec() engine.NPUSpec {
-	return engine.NPUSpec{CANN: n.CANN, LinkDown: n.Link == "down", TransferStatus: uint32(n.TransferStatus)}
+	return engine.NPUSpec{CANN: n.CANN, LinkDown: n.Link == "down", TransferStatus: uint32(n.TransferStatus), ConnectStatus: uint32(n.ConnectStatus)}
 }

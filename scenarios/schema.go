@@ -190,7 +190,8 @@ type Node struct {
 	// node runs beyond the wheel's (BuildOptions: mnnvl = -DUSE_MNNVL=ON,
 	// intra_nvlink = -DUSE_INTRA_NVLINK=ON; both are CUDA builds, so the
 	// node has a GPU; ascend_direct = -DUSE_ASCEND_DIRECT=ON, the Ascend
-	// direct transport, needs an npu). Absent = the wheel.
+	// direct transport, needs an npu; no_tcp = -DUSE_TCP=OFF, a build
+	// without the TCP transport). Absent = the wheel.
 	Build []string `yaml:"build"`
 	// NPU: the node's Ascend NPUs (absent = none); the real engine has none
 	// (label needs-ascend).
@@ -210,12 +211,17 @@ type NPU struct {
 	// TransferStatus is the adxl::Status the node's transfers end in
 	// (absent = SUCCESS): 103900, 103902, 103904, 203900 or 503900.
 	TransferStatus int64 `yaml:"transfer_status"`
+	// ConnectStatus is the adxl::Status the node's ADXL Connect to a peer
+	// returns (absent = SUCCESS): 103900 (PARAM_INVALID: CANN refuses a
+	// channel between processes on one NPU device), 203900 or 503900.
+	ConnectStatus int64 `yaml:"connect_status"`
 }
 
 // BuildOptions are the source-build options topology.nodes[].build names:
 // the NVLink transports the wheels leave out (the x86_64 wheels of every
-// release; the aarch64 wheel has USE_MNNVL from 0.3.12, release.yaml).
-var BuildOptions = []string{engine.BuildMNNVL, engine.BuildIntraNVLink, engine.BuildAscendDirect}
+// release; the aarch64 wheel has USE_MNNVL from 0.3.12, release.yaml), the
+// Ascend direct transport, and the TCP transport turned off (no_tcp).
+var BuildOptions = []string{engine.BuildMNNVL, engine.BuildIntraNVLink, engine.BuildAscendDirect, engine.BuildNoTCP}
 
 // GPU is a node's GPUs, what GPUDirect RDMA they have, and SGLang's device
 // KV pool on them.

@@ -16,8 +16,11 @@ import (
 // that vLLM-Ascend's Mooncake connectors and KV pool drive: ADXL (CANN's
 // one-sided HCCL engine) under the transfer engine. Modelled: install
 // (AdxlEngine::Initialize), ADXL Connect to a peer, TransferSync's status,
-// each with the lines of its release (Profile.Ascend*). Not modelled: the
-// async path (ASCEND_USE_ASYNC_TRANSFER), the buffer pool, fabric memory,
+// each with the lines of its release (Profile.Ascend*), and the async
+// path's status query (ASCEND_USE_ASYNC_TRANSFER, from v0.3.8; the build
+// taken to have found TransferAsync in CANN's adxl_engine.h, a model
+// choice). Not modelled: the async path's connect failures and timeouts,
+// the buffer pool, fabric memory,
 // agent mode, ASCEND_AUTO_CONNECT (and v0.3.12's capability probe, taken
 // as unsupported: the executor connects first), the local copy's engine,
 // the "Connected to segment" and "Success to initialize" lines (their
@@ -41,6 +44,9 @@ const ascendBasePort = 20000
 type ascendState struct {
 	name      string          // local_adxl_engine_name_ (host_ip:port)
 	connected map[string]bool // connected_segments_
+	// async: ASCEND_USE_ASYNC_TRANSFER was set (use_async_transfer_):
+	// TransferAsync, then the query thread's GetTransferStatus.
+	async bool
 }
 
 // ascendBuild: the node runs a USE_ASCEND_DIRECT build of a release that
@@ -80,6 +86,15 @@ func (e *Engine) installAscend() int {
 		port += e.cfg.PortRand.IntN(101)
 	}
 	name := host + ":" + strconv.Itoa(port)
+	// InitAdxlEngine reads ASCEND_USE_ASYNC_TRANSFER before Initialize
+	// (ascend_direct_transport.cpp v0.3.8.post1:227-233, v0.3.10:239-248;
+	// transfer_executor_base.cpp v0.3.12.post1:94-97, :214-216). A build
+	// without EXIST_ADXL_ASYNC_METHOD ("… please upgrade cann package.",
+	// -1) is not modelled.
+	_, async := e.env("ASCEND_USE_ASYNC_TRANSFER")
+	if async {
+		e.logf(mlog.Info, "Use async transfer")
+	}
 	if status := e.adxlInitStatus(); status != AdxlSuccess {
 		// InitAdxlEngine (v0.3.8.post1:263-266; from v0.3.10 with
 		// aclGetRecentErrMsg, v0.3.10:292-294; transfer_executor_base.cpp
@@ -99,7 +114,7 @@ func (e *Engine) installAscend() int {
 		e.logf(mlog.Error, "Failed to install Ascend transport")
 		return -1
 	}
-	e.ascend = &ascendState{name: name, connected: map[string]bool{}}
+	e.ascend = &ascendState{name: name, connected: map[string]bool{}, async: async}
 	e.transports = append(e.transports, "ascend")
 	return 0
 }
@@ -112,6 +127,15 @@ func (e *Engine) adxlInitStatus() uint32 {
 	}
 	if ok, err := engine.CANNAtLeast(npu.CANN, engine.CANNForADXL); err == nil && !ok {
 		return AdxlFailed
+	}
+	return AdxlSuccess
+}
+
+// connectStatus is this node's ADXL Connect's status when CANN refuses
+// the channel (engine.NPUSpec.ConnectStatus), else SUCCESS.
+func (e *Engine) connectStatus() uint32 {
+	if npu := e.cfg.Host.NPU; npu != nil {
+		return npu.ConnectStatus
 	}
 	return AdxlSuccess
 }
@@ -168,6 +192,9 @@ func (e *Engine) TransferAscend(ctx context.Context, clock engine.Clock, target 
 	if prof.AscendRetry {
 		attempts = 2
 	}
+	if e.ascend.async {
+		return e.transferAscendAsync(peer, name)
+	}
 	for i := range attempts {
 		ok, err := e.ascendAttempt(ctx, clock, target, name, peer)
 		if err != nil || ok {
@@ -199,6 +226,24 @@ func (e *Engine) ascendAttempt(ctx context.Context, clock engine.Clock, target, 
 	linkDown := peer.NPU != nil && peer.NPU.LinkDown
 	status := AdxlSuccess
 	if !e.ascend.connected[name] {
+		if cs := e.connectStatus(); cs != AdxlSuccess {
+			// Connect refused at once (not TIMEOUT): every release
+			// returns -1 from checkAndConnect (ascend_direct_transport.cpp
+			// v0.3.7:786-797 with "Failed to connect to segment" from
+			// processSliceList :575-583; v0.3.8.post1:1110-1114,
+			// v0.3.10:1156-1160 with errmsg; transfer_executor_base.cpp
+			// v0.3.10.post1:262-266, v0.3.12.post1:273-278).
+			switch {
+			case !prof.AscendConnectTimeoutBranch:
+				e.logf(mlog.Error, "Failed to connect to target: %s, status: %d", name, cs)
+				e.logf(mlog.Error, "Failed to connect to segment: %s", target)
+			case !prof.AscendRetry:
+				e.logf(mlog.Error, "Failed to connect to target: %s, status: %d", name, cs)
+			default:
+				e.logf(mlog.Error, "Failed to connect to target: %s, status: %d, errmsg: ", name, cs)
+			}
+			return false, nil
+		}
 		if linkDown {
 			// ADXL Connect to device NICs that never answer: TIMEOUT
 			// after connect_timeout_ ms.
@@ -246,4 +291,39 @@ func (e *Engine) ascendAttempt(ctx context.Context, clock engine.Clock, target, 
 		}
 	}
 	return false, nil
+}
+
+// transferAscendAsync is one write on the async path (connected, as the
+// model's peers with their link up are): TransferAsync submits it
+// (SUCCESS: the slices go to the query thread, so the submitter neither
+// retries nor logs), and the query thread's GetTransferStatus reports the
+// device-side failure; ret is the node's transfer_status (a model choice:
+// CANN's, not pinned on real). Per release:
+//   - v0.3.8 … v0.3.9 (queryThread): "Get transfer status failed, ret: R",
+//     the slices failed (ascend_direct_transport.cpp v0.3.8.post1:676-684,
+//     v0.3.9:702-710);
+//   - v0.3.10 (queryThread), v0.3.10.post1 … (AsyncTransferExecutor): with
+//     ", errmsg: " and CANN's message, then disconnect
+//     (ascend_direct_transport.cpp v0.3.10:722-731;
+//     async_transfer_executor.cpp v0.3.10.post1:257-263 fail_batch,
+//     v0.3.12.post1:290-300 and :224-228 failAllPendingOnRoute).
+func (e *Engine) transferAscendAsync(peer Peer, name string) (int, error) {
+	if peer.NPU != nil && peer.NPU.LinkDown || e.connectStatus() != AdxlSuccess {
+		return 0, engine.Unsupportedf("the Ascend transport's async path with a failed connect: its connect failures are not modelled")
+	}
+	e.ascend.connected[name] = true
+	status := AdxlSuccess
+	if e.cfg.Host.NPU != nil {
+		status = e.cfg.Host.NPU.TransferStatus
+	}
+	if status == AdxlSuccess {
+		return 0, nil
+	}
+	if e.cfg.Profile.AscendRetry {
+		e.logf(mlog.Error, "Get transfer status failed, ret: %d, errmsg: ", status)
+		delete(e.ascend.connected, name)
+	} else {
+		e.logf(mlog.Error, "Get transfer status failed, ret: %d", status)
+	}
+	return -1, nil
 }

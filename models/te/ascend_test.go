@@ -177,3 +177,57 @@ func TestAscendForceTCP(t *testing.T) {
 		t.Errorf("transports %q, logs %q", tr, logs)
 	}
 }
+
+// The async path (ASCEND_USE_ASYNC_TRANSFER): "Use async transfer" at
+// install, then the query thread's GetTransferStatus reports the device's
+// failure, without the sync path's retry (ascend_direct_transport.cpp
+// v0.3.8.post1:231, :680; v0.3.10:726; async_transfer_executor.cpp
+// v0.3.12.post1:296).
+func TestAscendAsyncTransfer(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		want    []string
+	}{
+		{"0.3.8.post1", []string{"Get transfer status failed, ret: 503900"}},
+		{"0.3.10", []string{"Get transfer status failed, ret: 503900, errmsg: "}},
+		{"0.3.12.post1", []string{"Get transfer status failed, ret: 503900, errmsg: "}},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			var logs []string
+			host := te.Host{Name: "prefill", Build: []string{engine.BuildAscendDirect}, NPU: &engine.NPUSpec{TransferStatus: 503900},
+				Peer: func(string) (te.Peer, bool) { return te.Peer{Adxl: "127.0.0.2:20000", NPU: &engine.NPUSpec{}}, true }}
+			py := te.NewPy(te.Config{Profile: mooncake.MustProfile(c.version), Host: host, Env: map[string]string{"ASCEND_USE_ASYNC_TRANSFER": "1"},
+				Log: mlog.Func(func(_, text string) { logs = append(logs, text) })}, okPath{}, &stepClock{})
+			if rc := py.Initialize(context.Background(), "127.0.0.1:12345", te.P2PHandshake, "ascend", ""); rc != 0 || !slices.Contains(logs, "Use async transfer") {
+				t.Fatalf("initialize = %d (logs %q)", rc, logs)
+			}
+			logs = nil
+			got, err := py.TransferSyncWrite(context.Background(), "127.0.0.2:12345", 0x7f0000000000, 0x7f0000100000, 1<<20, false)
+			if err != nil || got != -1 || !slices.Equal(logs, c.want) {
+				t.Errorf("transfer_sync_write = %d, %v, lines %q, want -1 and %q", got, err, logs, c.want)
+			}
+		})
+	}
+}
+
+// MC_FORCE_TCP on a build without USE_TCP (transfer_engine_impl.cpp
+// v0.3.12.post1:220-223): init fails before topology discovery; before
+// 0.3.12 there is no such branch, and the no-HCA fallback's install of tcp
+// is multi_transport.cpp's refusal.
+func TestForceTCPWithoutTCPBuild(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		want    string
+	}{
+		{"0.3.12.post1", "MC_FORCE_TCP is set but USE_TCP is not compiled in"},
+		{"0.3.9", "Unsupported transport tcp, please rebuild Mooncake"},
+	} {
+		var logs []string
+		host := te.Host{Name: "prefill", Build: []string{engine.BuildNoTCP}}
+		py := te.NewPy(te.Config{Profile: mooncake.MustProfile(c.version), Host: host, Env: map[string]string{"MC_FORCE_TCP": "1"},
+			Log: mlog.Func(func(_, text string) { logs = append(logs, text) })}, okPath{}, &stepClock{})
+		if rc := py.Initialize(context.Background(), "127.0.0.1:12345", te.P2PHandshake, "tcp", ""); rc != -1 || !slices.Contains(logs, c.want) {
+			t.Errorf("%s: initialize = %d, logs %q, want -1 and %q", c.version, rc, logs, c.want)
+		}
+	}
+}

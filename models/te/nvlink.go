@@ -109,6 +109,16 @@ func (e *Engine) transferNVLink(ctx context.Context, target string, dest uint64,
 	}
 	for _, b := range bufs {
 		if b.Addr <= dest && dest+uint64(length) <= b.Addr+uint64(b.Length) {
+			if b.Fabric && e.nvFabric && !e.cfg.Host.GPU.Fabric {
+				// cuMemImportFromShareableHandle of the peer's fabric
+				// handle where this node may not use fabric memory (no
+				// IMEX channel): 800, CUDA_ERROR_NOT_PERMITTED, as for
+				// cuMemCreate (a model choice: CUDA's code, not pinned on
+				// real). nvlink_transport.cpp v0.3.7:476-483,
+				// v0.3.9:438-446, v0.3.12.post1:791-797.
+				e.logf(mlog.Error, "NvlinkTransport: cuMemImportFromShareableHandle failed: %d", cudaErrorNotPermitted)
+				return -1
+			}
 			if b.Fabric != e.nvFabric {
 				e.logf(mlog.Error, "Mismatched NVLink data transfer method")
 				return -1

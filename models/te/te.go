@@ -940,6 +940,12 @@ func (e *Engine) abortNoPlugin() int {
 // topology discovery and transport installation when auto-discovering.
 func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	if _, force := e.env("MC_FORCE_TCP"); force && e.cfg.Profile.ForceTCPAtInit {
+		if slices.Contains(e.cfg.Host.Build, engine.BuildNoTCP) {
+			// The branch's #else (transfer_engine_impl.cpp
+			// v0.3.12.post1:220-223): no install is tried.
+			e.logf(mlog.Error, "MC_FORCE_TCP is set but USE_TCP is not compiled in")
+			return -1
+		}
 		if e.installTCP(ctx) != 0 {
 			e.logf(mlog.Error, "MC_FORCE_TCP is set but failed to install TCP transport")
 			return -1
@@ -1042,6 +1048,12 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 // installTCP is TcpTransport::install; its listen port follows the RPC
 // port up to 0.3.4.post2, and is findAvailableTcpPort's from 0.3.5.
 func (e *Engine) installTCP(ctx context.Context) int {
+	if slices.Contains(e.cfg.Host.Build, engine.BuildNoTCP) {
+		// multi_transport.cpp v0.3.12.post1:330-333 (tcp only #ifdef
+		// USE_TCP), :403-407.
+		e.logf(mlog.Error, "Unsupported transport tcp, please rebuild Mooncake")
+		return -1
+	}
 	tcpPort := e.rpcPort + 1
 	if !e.cfg.Profile.TCPPortAfterRPC && e.cfg.Ports != nil {
 		// Drawn from the RPC port's range, where the RPC port is taken: a
