@@ -23,6 +23,12 @@ type HugepageMmap struct {
 	// std::bad_alloc (client_buffer.cpp v0.3.9:44, v0.3.12.post1:61),
 	// which setup() lets through: Python's MemoryError.
 	BufferFailReturns bool
+	// ArenaHugepageLine: an arena asked for (MC_MMAP_ARENA_POOL_SIZE) logs
+	// "Using hugepage size: 2MB" once more, after its pool size, before its
+	// mmap (real 0.3.14, no source here; 0.3.11.post1 … 0.3.13.post1 do
+	// not: initializeGlobalArena calls get_hugepage_size_from_env without
+	// flags, utils.cpp v0.3.12.post1:191; setup/hugepage-arena-without-pool).
+	ArenaHugepageLine bool
 }
 
 // ClientBufferFailedLine is 0.3.14's ERROR when setup cannot allocate the
@@ -36,7 +42,7 @@ const (
 )
 
 func hugepageMmapFor(at func(string) bool) HugepageMmap {
-	h := HugepageMmap{FailedLine: "Hugepage mmap failed", ArenaOptIn: at("0.3.11"), BufferFailReturns: at("0.3.14")}
+	h := HugepageMmap{FailedLine: "Hugepage mmap failed", ArenaOptIn: at("0.3.11"), BufferFailReturns: at("0.3.14"), ArenaHugepageLine: at("0.3.14")}
 	if at("0.3.11") {
 		h.FailedLine = "mmap failed"
 	}

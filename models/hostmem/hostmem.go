@@ -243,6 +243,9 @@ func (e *OutOfMemory) Error() string {
 	return fmt.Sprintf("alloc %s %d bytes on a host with %d bytes of RAM: Cannot allocate memory", e.Allocator, e.Size, e.RAM)
 }
 
+// HugepagesFree is what is left of the host's HugeTLB pool.
+func (s *Space) HugepagesFree() int64 { return s.hugeFree }
+
 // ErrNoHugepages is the mmap(MAP_HUGETLB) failure when the pool is short.
 var ErrNoHugepages = fmt.Errorf("mmap MAP_HUGETLB: Cannot allocate memory")
 
