@@ -604,16 +604,34 @@ const portText = "\x01"
 // findBestGidIndex, which finds none; an index naming a GID without a
 // network device is refused too. Then construct fails: "Failed to open
 // device ... with GID N", and the device is disabled.
+//
+// An index naming an entry of the table that holds no GID (gids ≤ index <
+// gid_tbl_len) fails either way: before auto-selection ibv_query_gid
+// answers an empty entry with the zero GID (rdma-core verbs.c, "Preserve
+// API behavior for empty GID") and openRdmaDevice refuses it ("GID is
+// NULL, please check your GID index by specifying MC_GID_INDEX",
+// rdma_context.cpp v0.3.4:440, v0.3.7.post2:559); from auto-selection
+// hasNetworkDevice finds no ndev for it first (v0.3.8:587-593,
+// v0.3.9:587-593, v0.3.11.post1:776-782).
 func (e *Engine) gidUsable(d engine.RDMADevice) bool {
-	if !d.NoAutoGID || !e.cfg.Profile.AutoGIDSelect {
+	gid := e.gidIndex()
+	empty := gid >= 0 && d.GIDs > 0 && gid >= d.GIDs && gid < d.GIDTableLen
+	if !e.cfg.Profile.AutoGIDSelect {
+		if !empty {
+			return true
+		}
+		e.logf(mlog.Warning, "GID is NULL, please check your GID index by specifying MC_GID_INDEX")
+		e.logf(mlog.Error, "Failed to open device %s on port %s with GID %d", d.Name, portText, gid)
+		return false
+	}
+	if !d.NoAutoGID && !empty {
 		return true
 	}
-	gid := e.gidIndex()
 	switch {
 	case gid < 0:
 		e.scanGIDTable(d)
 		e.logf(mlog.Warning, "No suitable GID found on %s/%s", d.Name, portText)
-	case gid != d.GIDIndex:
+	case empty || gid != d.GIDIndex:
 		e.logf(mlog.Warning, "User-specified GID index %d on %s/%s has no associated network device, may not be optimal for RDMA operations", gid, d.Name, portText)
 	default:
 		e.logf(mlog.Info, "Using user-specified GID index: %d on %s/%s (with network device)", gid, d.Name, portText)
