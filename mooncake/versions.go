@@ -1421,7 +1421,10 @@ func profileOf(v Version) Profile {
 	p.DummyRegisterOutsideShm = at("0.3.14")
 	p.DummyAddrMapLine = at("0.3.10.post1")
 	p.DummyHostBuffers = at("0.3.14")
-	p.RDMAInstallErrorUntyped = at("0.3.14")
+	// Before 0.3.8 TransferEngine::init's auto-discovery install says
+	// "Failed to install RDMA transport" too (transfer_engine.cpp
+	// v0.3.7:231-235; ", type=" from v0.3.8).
+	p.RDMAInstallErrorUntyped = at("0.3.14") || !at("0.3.8")
 	p.MasterConnectDirect = !at("0.3.6")
 	p.StoreEtcdPingsWithoutStream = at("0.3.12") && !at("0.3.13")
 	if at("0.3.14") {

@@ -117,6 +117,11 @@ type Engine struct {
 	handshake, leaked bool
 	// forcedTCP: init installed TCP for MC_FORCE_TCP (Profile.ForceTCPAtInit).
 	forcedTCP bool
+	// daemonRaced: init's "new RPC mapping" probe shared its port with
+	// another engine's (probeShared), which listens on it first: the RDMA
+	// transport's handshake daemon, the first to listen on the probe's
+	// socket, cannot (installRDMA).
+	daemonRaced bool
 	// tcpBindError: what TcpTransport::install threw when its port was
 	// held (Profile.TCPPortAfterRPC): asio's system_error text.
 	tcpBindError string
@@ -569,7 +574,29 @@ func (e *Engine) installRDMA(filter []string, discover bool) int {
 	} else {
 		hcas = e.discover(filter)
 	}
-	return e.openContexts(hcas)
+	if rc := e.openContexts(hcas); rc != 0 {
+		return rc
+	}
+	return e.startRDMADaemon()
+}
+
+// startRDMADaemon is the end of RdmaTransport::install after its contexts
+// opened: startHandshakeDaemon(rpc_port, sockfd) after the segment ID
+// (rdma_transport.cpp v0.3.4:58-75, v0.3.6:58-75). Where init's probe
+// shared its port (daemonRaced), SocketHandShakePlugin::startDaemon
+// listens on the probe's socket, where the other engine listens already
+// (transfer_metadata_plugin.cpp v0.3.6:680, the P2P case's line);
+// installTransport returns null and the transport is not kept.
+func (e *Engine) startRDMADaemon() int {
+	if !e.daemonRaced {
+		return 0
+	}
+	e.logf(mlog.Error, "SocketHandShakePlugin: listen(): Address already in use [98]")
+	e.logf(mlog.Error, "RdmaTransport: cannot start handshake daemon")
+	e.nics = nil
+	e.transports = slices.DeleteFunc(e.transports, func(t string) bool { return t == "rdma" })
+	e.leaked = !e.cfg.Profile.FailedTransportFreed
+	return ErrSocket
 }
 
 // installEFA is installTransport("efa") after the named devices'
@@ -878,6 +905,12 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		}
 		e.release = append(e.release, release)
 		e.rpcPort = p
+		// Up to 0.3.6 the probe's socket (desc.sockfd), bound with
+		// SO_REUSEADDR, is kept unlistened until a transport's handshake
+		// daemon listens on it (transfer_engine.cpp v0.3.6:139,
+		// transfer_metadata.cpp v0.3.6:608-623: no daemon at init without
+		// P2P handshake).
+		e.daemonRaced = e.probeShared()
 		// The real engine listens on the first active interface's IP; the
 		// sim host has one logical address.
 		if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); !legacy {
@@ -982,7 +1015,7 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	_, forceHCA := e.env("MC_FORCE_HCA")
 	forceHCA = forceHCA && e.cfg.Profile.ForceHCA
 	if (len(hcas) > 0 && !forceTCP) || forceHCA {
-		if e.openContexts(hcas) != 0 {
+		if e.openContexts(hcas) != 0 || e.startRDMADaemon() != 0 {
 			if e.crashed != nil {
 				return -1
 			}
