@@ -690,8 +690,8 @@ type Profile struct {
 	// AutoGIDSelect: gid_index defaults to -1 and openRdmaDevice asks
 	// findBestGidIndex for a RoCE v2 GID with a network device ("No
 	// suitable GID found" without one); an MC_GID_INDEX naming a GID
-	// without one is refused (rdma_context.cpp v0.3.8.post1:567-600,
-	// config.h v0.3.8.post1:36).
+	// without one is refused (rdma_context.cpp v0.3.8:567-600 as
+	// v0.3.8.post1, config.h v0.3.8:36).
 	AutoGIDSelect bool
 	// GPUDmaBufDefault: the CUDA build registers GPU memory through
 	// dma-buf (cuMemGetHandleForAddressRange + ibv_reg_dmabuf_mr) unless
@@ -1353,7 +1353,10 @@ func profileOf(v Version) Profile {
 	p.FailedTransportFreed = at("0.3.12")
 	p.ExplicitPortIPv6 = at("0.3.12")
 	p.TCPDualStack = at("0.3.9")
-	p.AutoGIDSelect = at("0.3.8.post1")
+	// v0.3.8 and v0.3.8.post1 have the same rdma_context.cpp and config.h
+	// (gid_index = -1, hasNetworkDevice: v0.3.8 config.h:36,
+	// rdma_context.cpp:427,587), as the knob table's MC_GID_INDEX rule says.
+	p.AutoGIDSelect = at("0.3.8")
 	p.GPUDmaBufDefault = at("0.3.11")
 	p.MasterAddrIPv6 = at("0.3.8")
 	p.RefusedPoolLogged = at("0.3.8") && !at("0.3.11")
@@ -1418,7 +1421,10 @@ func profileOf(v Version) Profile {
 	p.DummyRegisterOutsideShm = at("0.3.14")
 	p.DummyAddrMapLine = at("0.3.10.post1")
 	p.DummyHostBuffers = at("0.3.14")
-	p.RDMAInstallErrorUntyped = at("0.3.14")
+	// Before 0.3.8 TransferEngine::init's auto-discovery install says
+	// "Failed to install RDMA transport" too (transfer_engine.cpp
+	// v0.3.7:231-235; ", type=" from v0.3.8).
+	p.RDMAInstallErrorUntyped = at("0.3.14") || !at("0.3.8")
 	p.MasterConnectDirect = !at("0.3.6")
 	p.StoreEtcdPingsWithoutStream = at("0.3.12") && !at("0.3.13")
 	if at("0.3.14") {

@@ -456,6 +456,18 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 		// redispatch: the round's slices go to the peer NIC their retry
 		// count selects (they failed together, so share it).
 		peerNIC, reachable = e.peerNICAt(peer, peerDevs, ci, pending[0].retry)
+		if !active() {
+			// RdmaContext::endpoint refuses before it looks the endpoint up
+			// or makes one (rdma_context.cpp v0.3.9:338-342, the first call
+			// of performPostSend's round, worker_pool.cpp v0.3.9:226-232;
+			// v0.3.11.post1 the same): the slices are redispatched.
+			e.logf(mlog.Error, "Context is not active: %s", dev)
+			for _, s := range pending {
+				next = retry(s, next)
+			}
+			pending = next
+			continue
+		}
 		if !cx.hasEndpoint(peerNIC) && (cx.dev.NoRC || !e.cfg.Host.RDMAFaults.createQP()) {
 			// RdmaContext::endpoint → insertEndpoint → construct: the
 			// first ibv_create_qp fails (PLOG: strerror and errno) - the
@@ -477,15 +489,6 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 			continue
 		}
 		if !e.connect(ctx, clock, cx, peerNIC, reachable, active) {
-			for _, s := range pending {
-				next = retry(s, next)
-			}
-			pending = next
-			continue
-		}
-		if !active() {
-			// RdmaContext::endpoint refuses; the slices are redispatched.
-			e.logf(mlog.Error, "Context is not active: %s", dev)
 			for _, s := range pending {
 				next = retry(s, next)
 			}

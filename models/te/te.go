@@ -117,6 +117,11 @@ type Engine struct {
 	handshake, leaked bool
 	// forcedTCP: init installed TCP for MC_FORCE_TCP (Profile.ForceTCPAtInit).
 	forcedTCP bool
+	// daemonRaced: init's "new RPC mapping" probe shared its port with
+	// another engine's (probeShared), which listens on it first: the RDMA
+	// transport's handshake daemon, the first to listen on the probe's
+	// socket, cannot (installRDMA).
+	daemonRaced bool
 	// tcpBindError: what TcpTransport::install threw when its port was
 	// held (Profile.TCPPortAfterRPC): asio's system_error text.
 	tcpBindError string
@@ -569,7 +574,29 @@ func (e *Engine) installRDMA(filter []string, discover bool) int {
 	} else {
 		hcas = e.discover(filter)
 	}
-	return e.openContexts(hcas)
+	if rc := e.openContexts(hcas); rc != 0 {
+		return rc
+	}
+	return e.startRDMADaemon()
+}
+
+// startRDMADaemon is the end of RdmaTransport::install after its contexts
+// opened: startHandshakeDaemon(rpc_port, sockfd) after the segment ID
+// (rdma_transport.cpp v0.3.4:58-75, v0.3.6:58-75). Where init's probe
+// shared its port (daemonRaced), SocketHandShakePlugin::startDaemon
+// listens on the probe's socket, where the other engine listens already
+// (transfer_metadata_plugin.cpp v0.3.6:680, the P2P case's line);
+// installTransport returns null and the transport is not kept.
+func (e *Engine) startRDMADaemon() int {
+	if !e.daemonRaced {
+		return 0
+	}
+	e.logf(mlog.Error, "SocketHandShakePlugin: listen(): Address already in use [98]")
+	e.logf(mlog.Error, "RdmaTransport: cannot start handshake daemon")
+	e.nics = nil
+	e.transports = slices.DeleteFunc(e.transports, func(t string) bool { return t == "rdma" })
+	e.leaked = !e.cfg.Profile.FailedTransportFreed
+	return ErrSocket
 }
 
 // installEFA is installTransport("efa") after the named devices'
@@ -604,16 +631,34 @@ const portText = "\x01"
 // findBestGidIndex, which finds none; an index naming a GID without a
 // network device is refused too. Then construct fails: "Failed to open
 // device ... with GID N", and the device is disabled.
+//
+// An index naming an entry of the table that holds no GID (gids ≤ index <
+// gid_tbl_len) fails either way: before auto-selection ibv_query_gid
+// answers an empty entry with the zero GID (rdma-core verbs.c, "Preserve
+// API behavior for empty GID") and openRdmaDevice refuses it ("GID is
+// NULL, please check your GID index by specifying MC_GID_INDEX",
+// rdma_context.cpp v0.3.4:440, v0.3.7.post2:559); from auto-selection
+// hasNetworkDevice finds no ndev for it first (v0.3.8:587-593,
+// v0.3.9:587-593, v0.3.11.post1:776-782).
 func (e *Engine) gidUsable(d engine.RDMADevice) bool {
-	if !d.NoAutoGID || !e.cfg.Profile.AutoGIDSelect {
+	gid := e.gidIndex()
+	empty := gid >= 0 && d.GIDs > 0 && gid >= d.GIDs && gid < d.GIDTableLen
+	if !e.cfg.Profile.AutoGIDSelect {
+		if !empty {
+			return true
+		}
+		e.logf(mlog.Warning, "GID is NULL, please check your GID index by specifying MC_GID_INDEX")
+		e.logf(mlog.Error, "Failed to open device %s on port %s with GID %d", d.Name, portText, gid)
+		return false
+	}
+	if !d.NoAutoGID && !empty {
 		return true
 	}
-	gid := e.gidIndex()
 	switch {
 	case gid < 0:
 		e.scanGIDTable(d)
 		e.logf(mlog.Warning, "No suitable GID found on %s/%s", d.Name, portText)
-	case gid != d.GIDIndex:
+	case empty || gid != d.GIDIndex:
 		e.logf(mlog.Warning, "User-specified GID index %d on %s/%s has no associated network device, may not be optimal for RDMA operations", gid, d.Name, portText)
 	default:
 		e.logf(mlog.Info, "Using user-specified GID index: %d on %s/%s (with network device)", gid, d.Name, portText)
@@ -860,6 +905,12 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		}
 		e.release = append(e.release, release)
 		e.rpcPort = p
+		// Up to 0.3.6 the probe's socket (desc.sockfd), bound with
+		// SO_REUSEADDR, is kept unlistened until a transport's handshake
+		// daemon listens on it (transfer_engine.cpp v0.3.6:139,
+		// transfer_metadata.cpp v0.3.6:608-623: no daemon at init without
+		// P2P handshake).
+		e.daemonRaced = e.probeShared()
 		// The real engine listens on the first active interface's IP; the
 		// sim host has one logical address.
 		if _, legacy := e.env("MC_LEGACY_RPC_PORT_BINDING"); !legacy {
@@ -970,7 +1021,7 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	_, forceHCA := e.env("MC_FORCE_HCA")
 	forceHCA = forceHCA && e.cfg.Profile.ForceHCA
 	if (len(hcas) > 0 && !forceTCP) || forceHCA {
-		if e.openContexts(hcas) != 0 {
+		if e.openContexts(hcas) != 0 || e.startRDMADaemon() != 0 {
 			if e.crashed != nil {
 				return -1
 			}
