@@ -10,7 +10,7 @@ func TestHugepageMmapByRelease(t *testing.T) {
 		"0.3.10.post2": {FailedLine: "Hugepage mmap failed"},
 		"0.3.11.post1": {FailedLine: "mmap failed", ArenaOptIn: true},
 		"0.3.13.post1": {FailedLine: "mmap failed", ArenaOptIn: true},
-		"0.3.14":       {FailedLine: "mmap failed", ArenaOptIn: true, BufferFailReturns: true},
+		"0.3.14":       {FailedLine: "mmap failed", ArenaOptIn: true, BufferFailReturns: true, ArenaHugepageLine: true},
 	} {
 		p, err := ProfileFor(v)
 		if err != nil {

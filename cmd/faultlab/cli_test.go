@@ -373,7 +373,7 @@ func TestNewFromLogWithoutTraceback(t *testing.T) {
 // could not reproduce, writes nothing and exits 1.
 func TestNewFromUnknownLog(t *testing.T) {
 	y := filepath.Join(t.TempDir(), "odd.yaml")
-	out, errOut, err := executeIn(t, "ValueError: something odd happened\n", "new", "--from-log", "-", "--name", "field/odd", "-o", y)
+	out, errOut, err := executeIn(t, "LookupError: something odd happened\n", "new", "--from-log", "-", "--name", "field/odd", "-o", y)
 	if exitCode(err) != exitFail || out != "" || !strings.Contains(errOut, "nothing written: no draft reproduced this log's error on the model.\n") ||
 		!strings.Contains(errOut, "no catalog scenario explains this log") {
 		t.Fatalf("exit %d\nstdout %q\nstderr %s", exitCode(err), out, errOut)
@@ -407,7 +407,7 @@ func TestExplainFieldClass(t *testing.T) {
 	// words of the fix on the host.
 	gpu := "E0101 00:00:00.000001     7 rdma_context.cpp:300] Failed to register memory 0x7f0000000000: Bad address [14]\n"
 	out, _, err = executeIn(t, gpu, "explain")
-	if err != nil || !strings.Contains(out, "\n1. scenario register/gpu-peermem-missing @0.3.9  11.5 points\n") ||
+	if err != nil || !strings.Contains(out, "\n1. scenario register/gpu-peermem-missing @0.3.9  11.6 points\n") ||
 		!strings.Contains(out, "+ field class gpu-memory-registration: ") ||
 		!strings.Contains(out, "remedy:  on tp0 load nvidia_peermem (modprobe nvidia_peermem) → verified: starts, register_buffer [0 0], setup 0\n") {
 		t.Fatalf("%v\n%s", err, out)

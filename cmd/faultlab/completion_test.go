@@ -16,7 +16,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"run", "setup/tenant"}, "setup/tenant-unsupported", ":0"},
 		{[]string{"run", "contain"}, "container/", ":2"},
 		{[]string{"run", ""}, "container/ etcd/ io/ register/ setup/ standalone/ version/", ":2"},
-		{[]string{"show", "standalone/"}, "standalone/buffer-outside-shm standalone/decode-offload-pool-allocator standalone/default-allocator standalone/draft-pool-allocator-by-release standalone/ipc-register-client-vmem-limit standalone/ipc-register-metadata-refused standalone/mha-pool-halves standalone/mooncake-without-host-allocator standalone/native-lib-missing-client standalone/no-client-listening standalone/ssd-offload-disk-descriptor standalone/ssd-offload-heartbeat-client-expired standalone/ssd-offload-master-restart standalone/ssd-offload-read-stalls-client", ":4"},
+		{[]string{"show", "standalone/"}, "standalone/buffer-outside-shm standalone/decode-offload-pool-allocator standalone/default-allocator standalone/draft-pool-allocator-by-release standalone/ipc-register-client-vmem-limit standalone/ipc-register-metadata-refused standalone/mha-pool-halves standalone/mooncake-without-host-allocator standalone/native-lib-missing-client standalone/no-client-listening standalone/root-fs-dir-read-without-local-buffer standalone/ssd-offload-disk-descriptor standalone/ssd-offload-heartbeat-client-expired standalone/ssd-offload-master-restart standalone/ssd-offload-read-stalls-client", ":4"},
 		{[]string{"show", "standalone/def"}, "standalone/default-allocator", ":4"},
 		{[]string{"show", "setup/tenant-unsupported", ""}, "", ":4"},
 		{[]string{"list", "--label", "contai"}, "container", ":4"},

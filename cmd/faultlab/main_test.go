@@ -36,7 +36,7 @@ func TestListJSON(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name)
 	}
-	if strings.Join(names, " ") != "standalone/default-allocator standalone/ipc-register-metadata-refused standalone/mooncake-without-host-allocator standalone/no-client-listening standalone/ssd-offload-disk-descriptor standalone/ssd-offload-heartbeat-client-expired standalone/ssd-offload-master-restart standalone/ssd-offload-read-stalls-client" {
+	if strings.Join(names, " ") != "standalone/default-allocator standalone/ipc-register-metadata-refused standalone/mooncake-without-host-allocator standalone/no-client-listening standalone/root-fs-dir-read-without-local-buffer standalone/ssd-offload-disk-descriptor standalone/ssd-offload-heartbeat-client-expired standalone/ssd-offload-master-restart standalone/ssd-offload-read-stalls-client" {
 		t.Fatalf("names %v", names)
 	}
 }
