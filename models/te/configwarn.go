@@ -45,6 +45,9 @@ var configWarned = []configKnob{
 	{name: "MC_SLICE_TIMEOUT"},
 	{name: "MC_CONN_PAUSE_TTL_MS"},
 	{name: "MC_CONTEXT_PAUSE_TTL_MS"},
+	// The RPC port range, read between MC_LOG_DIR and MC_FRAGMENT_RATIO
+	// (Engine.rpcPortRange).
+	{check: (*Engine).rpcPortRange},
 	{name: "MC_FRAGMENT_RATIO"},
 	// 0.3.12+: parseBoolConfigEnv's line; MC_NIC_PEER_AFFINITY's one line
 	// per rejected rule; then the ERROR when MC_ENABLE_DEST_DEVICE_AFFINITY

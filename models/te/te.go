@@ -300,6 +300,14 @@ func (e *Engine) loadGlobalConfig() {
 			k.taken(e, pv)
 		}
 	}
+}
+
+// rpcPortRange is loadGlobalConfig's read of the RPC port range, between
+// MC_LOG_DIR and MC_FRAGMENT_RATIO at every tag (config.cpp v0.3.7:242-260,
+// v0.3.9:256-275, v0.3.11:288-299, v0.3.12.post1:460-470,
+// main@3b5a594:464-474): its warning comes in that place among the others.
+func (e *Engine) rpcPortRange() {
+	p := e.cfg.Profile
 	e.rpcLo, e.rpcHi = mooncake.DefaultRPCMinPort, mooncake.DefaultRPCMaxPort
 	minName, maxName := mooncake.RPCPortRangeEnv(p.Version)
 	switch {
@@ -1096,6 +1104,38 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 	return 0
 }
 
+// tcpLaneKnobs is TcpTransport's constructor (0.3.13 on), before install:
+// its lane and admission knobs, each through parseBoundedTcpSetting, a
+// WARNING "Invalid NAME value: TEXT, using default D" for a text it does
+// not take, once per transfer engine whatever MC_TCP_ENABLE_CONNECTION_POOL
+// says (main@3b5a594 tcp_transport.cpp:197-222, 239-291; real 0.3.13.post1
+// tcp_transport.cpp:267, :318 and 0.3.14 :295, :346, REAL-FINDINGS §110).
+// The deprecated MC_TCP_MAX_CONNECTIONS_PER_PEER is read only when
+// MC_TCP_LANES_PER_PEER is unset, after its own deprecation line. 0.3.14's
+// MC_TCP_MAX_QUEUED_BYTES_PER_PEER and MC_NUM_TCP_IO_THREADS are left out:
+// no 0.3.14 source is stored to place them.
+func (e *Engine) tcpLaneKnobs() {
+	v := e.cfg.Profile.Version
+	if !v.AtLeast("0.3.13") {
+		return
+	}
+	warn := func(name string) {
+		raw, set := e.env(name)
+		if pv := mooncake.ParseKnob(v, name, raw, set); pv.Log != "" {
+			e.logf(mlog.Warning, "%s", pv.Log)
+		}
+	}
+	if _, set := e.env("MC_TCP_LANES_PER_PEER"); set {
+		warn("MC_TCP_LANES_PER_PEER")
+	} else if _, set := e.env("MC_TCP_MAX_CONNECTIONS_PER_PEER"); set {
+		e.logf(mlog.Warning, "MC_TCP_MAX_CONNECTIONS_PER_PEER is deprecated; use MC_TCP_LANES_PER_PEER")
+		warn("MC_TCP_MAX_CONNECTIONS_PER_PEER")
+	}
+	warn("MC_TCP_MAX_QUEUED_TRANSFERS_PER_PEER")
+	warn("MC_TCP_MAX_PENDING_ADMISSIONS_PER_PEER")
+	warn("MC_TCP_ADMISSION_TIMEOUT_MS")
+}
+
 // installTCP is TcpTransport::install; its listen port follows the RPC
 // port up to 0.3.4.post2, and is findAvailableTcpPort's from 0.3.5.
 func (e *Engine) installTCP(ctx context.Context) int {
@@ -1105,6 +1145,9 @@ func (e *Engine) installTCP(ctx context.Context) int {
 		e.logf(mlog.Error, "Unsupported transport tcp, please rebuild Mooncake")
 		return -1
 	}
+	// The constructor (and its knobs' warnings) exists only in a build
+	// with the transport.
+	e.tcpLaneKnobs()
 	tcpPort := e.rpcPort + 1
 	if !e.cfg.Profile.TCPPortAfterRPC && e.cfg.Ports != nil {
 		// Drawn from the RPC port's range, where the RPC port is taken: a
