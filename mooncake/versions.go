@@ -180,6 +180,13 @@ type Profile struct {
 	// tcp included (0.3.6, 0.3.6.post1); otherwise only rdma/efa with an
 	// empty device list (0.3.7+).
 	AutoDiscoveryAllProtocols bool
+	// AutoDiscoveryLineAfterInit: Client::InitTransferEngine logs "Transfer
+	// engine auto discovery is enabled for protocol: P" after the engine's
+	// init succeeded (client.cpp v0.3.6:225-233, v0.3.7.post2:256-265), so
+	// a failed init prints none; from 0.3.8 before init
+	// (client_service.cpp v0.3.8:251-265, v0.3.9:263-285); up to 0.3.5
+	// never (client.cpp v0.3.5:175-185).
+	AutoDiscoveryLineAfterInit bool
 	// MasterVersionCheck: ServiceReady compares version strings (0.3.8+).
 	MasterVersionCheck bool
 	// RPCTimeoutCode: RPC timeouts are -901 (0.3.12+); before, -900.
@@ -1273,6 +1280,7 @@ func profileOf(v Version) Profile {
 	p.ProbeReuseAddr = !at("0.3.6.post1")
 	p.MasterLogsMount = at("0.3.8.post1")
 	p.AutoDiscoveryAllProtocols = at("0.3.6") && !at("0.3.7")
+	p.AutoDiscoveryLineAfterInit = at("0.3.6") && !at("0.3.8")
 	p.MasterVersionCheck = at("0.3.8")
 	p.RPCTimeoutCode = at("0.3.12")
 	p.RPCFailPerOp = !at("0.3.6")

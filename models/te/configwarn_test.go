@@ -169,3 +169,41 @@ func TestBareEngineConfigLoads(t *testing.T) {
 		}
 	}
 }
+
+// "Transfer engine auto discovery is enabled" comes after the engine's
+// init at 0.3.6 … 0.3.7.post2 (real 0.3.7.post2: after "TcpTransport:
+// listen on port", REAL-FINDINGS §11), before it from 0.3.8, and
+// never up to 0.3.5 (MC_MS_AUTO_DISC=1 turns auto-discovery on there).
+func TestAutoDiscoveryLineOrder(t *testing.T) {
+	const enabled = "Transfer engine auto discovery is enabled for protocol: tcp"
+	for _, c := range []struct {
+		version string
+		after   bool // after TcpTransport's listen line; absent when neither
+		printed bool
+	}{
+		{"0.3.5", false, false},
+		{"0.3.6", true, true},
+		{"0.3.7.post2", true, true},
+		{"0.3.8.post1", false, true},
+		{"0.3.9", false, true},
+	} {
+		p, err := mooncake.ProfileFor(c.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n"}, Ports: ports{}, Env: map[string]string{"MC_MS_AUTO_DISC": "1"},
+			Log: mlog.Func(func(_, text string) { lines = append(lines, text) })})
+		if err := e.InitStore(context.Background(), "127.0.0.1:17781", te.P2PHandshake, "tcp", nil); err != nil {
+			t.Fatalf("%s: %v", c.version, err)
+		}
+		at := slices.Index(lines, enabled)
+		listen := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "TcpTransport: listen on port") })
+		switch {
+		case (at >= 0) != c.printed:
+			t.Errorf("%s: enabled line printed %v, want %v: %q", c.version, at >= 0, c.printed, lines)
+		case c.printed && listen >= 0 && (at > listen) != c.after:
+			t.Errorf("%s: enabled line at %d, listen at %d, want after %v: %q", c.version, at, listen, c.after, lines)
+		}
+	}
+}

@@ -376,8 +376,11 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 	if err != nil {
 		return err
 	}
-	if auto {
+	enabledLine := func() {
 		e.logf(mlog.Info, "Transfer engine auto discovery is enabled for protocol: %s", protocol)
+	}
+	if auto && !p.AbortOnTransportFailure && !p.AutoDiscoveryLineAfterInit {
+		enabledLine()
 	}
 	// Client::InitTransferEngine parses local_hostname before the
 	// engine's init does (client_service.cpp v0.3.9:284) and passes host
@@ -400,6 +403,9 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		return mooncake.INTERNAL_ERROR
 	}
 	if auto {
+		if p.AutoDiscoveryLineAfterInit {
+			enabledLine()
+		}
 		return nil
 	}
 	if !p.AbortOnTransportFailure {
