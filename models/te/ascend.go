@@ -2,7 +2,6 @@ package te
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"time"
 
@@ -52,7 +51,7 @@ type ascendState struct {
 // ascendBuild: the node runs a USE_ASCEND_DIRECT build of a release that
 // has the transport (before v0.3.6 CMake ignores the option).
 func (e *Engine) ascendBuild() bool {
-	return e.cfg.Profile.AscendDirect && slices.Contains(e.cfg.Host.Build, engine.BuildAscendDirect)
+	return e.cfg.Profile.AscendDirect && e.built(engine.BuildAscendDirect)
 }
 
 // AdxlEngineName is the ADXL engine name this engine's segment descriptor
@@ -136,6 +135,15 @@ func (e *Engine) adxlInitStatus() uint32 {
 func (e *Engine) connectStatus() uint32 {
 	if npu := e.cfg.Host.NPU; npu != nil {
 		return npu.ConnectStatus
+	}
+	return AdxlSuccess
+}
+
+// transferStatus is the status this node's transfers end in
+// (engine.NPUSpec.TransferStatus), else SUCCESS.
+func (e *Engine) transferStatus() uint32 {
+	if npu := e.cfg.Host.NPU; npu != nil {
+		return npu.TransferStatus
 	}
 	return AdxlSuccess
 }
@@ -274,8 +282,8 @@ func (e *Engine) ascendAttempt(ctx context.Context, clock engine.Clock, target, 
 	switch {
 	case linkDown:
 		status = AdxlNotConnected
-	case e.cfg.Host.NPU != nil && e.cfg.Host.NPU.TransferStatus != 0:
-		status = e.cfg.Host.NPU.TransferStatus
+	case e.transferStatus() != AdxlSuccess:
+		status = e.transferStatus()
 	}
 	if status == AdxlSuccess {
 		return true, nil
@@ -312,10 +320,7 @@ func (e *Engine) transferAscendAsync(peer Peer, name string) (int, error) {
 		return 0, engine.Unsupportedf("the Ascend transport's async path with a failed connect: its connect failures are not modelled")
 	}
 	e.ascend.connected[name] = true
-	status := AdxlSuccess
-	if e.cfg.Host.NPU != nil {
-		status = e.cfg.Host.NPU.TransferStatus
-	}
+	status := e.transferStatus()
 	if status == AdxlSuccess {
 		return 0, nil
 	}

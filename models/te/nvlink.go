@@ -165,7 +165,7 @@ func (p *Py) AllocateManagedBuffer(ctx context.Context, length int64, alloc func
 // alone (USE_MNNVL: NvlinkTransport's, transfer_engine_py.cpp
 // v0.3.4.post2:23-31, v0.3.7:23-31).
 func (p *Py) chooseAllocator(protocol string) string {
-	has := func(opt string) bool { return slices.Contains(p.e.cfg.Host.Build, opt) }
+	has := p.e.built
 	switch {
 	case !p.e.cfg.Profile.NVLinkSelect && has(engine.BuildMNNVL):
 		return "nvlink"

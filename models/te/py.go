@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -79,7 +78,7 @@ func (p *Py) initMemoryAllocator(protocol string) {
 	if !p.e.cfg.Profile.NVLinkSelect {
 		return
 	}
-	has := func(opt string) bool { return slices.Contains(p.e.cfg.Host.Build, opt) }
+	has := p.e.built
 	switch {
 	case protocol == "nvlink" && has(engine.BuildMNNVL):
 		p.e.logf(mlog.Info, "Selected MNNVL (NVLink) memory allocator")

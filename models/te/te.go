@@ -271,11 +271,23 @@ type CppException struct{ Class, What string }
 
 func (e *CppException) Error() string { return e.Class + ": " + e.What }
 
+// readKnob parses one MC_* value as this release reads it and logs the
+// line Mooncake logs for a value it does not take.
+func (e *Engine) readKnob(name, raw string, set bool) mooncake.Value {
+	pv := mooncake.ParseKnobOn(e.cfg.Profile.Version, name, raw, set, e.knobHost())
+	if pv.Log != "" && pv.Level != mooncake.LevelStderr {
+		// MC_NIC_PEER_AFFINITY: a line per rejected rule.
+		for _, line := range strings.Split(pv.Log, "\n") {
+			e.logf(pv.Level, "%s", line)
+		}
+	}
+	return pv
+}
+
 // loadGlobalConfig is the transfer engine's one-time read of its env
 // (config.cpp, at the first globalConfig()): the warnings it logs, and
 // the RPC port range.
 func (e *Engine) loadGlobalConfig() {
-	p := e.cfg.Profile
 	// real 0.3.10.post1 (MC_MAX_MR_SIZE): logged before the client exists.
 	for _, k := range configWarned {
 		if k.check != nil {
@@ -289,13 +301,7 @@ func (e *Engine) loadGlobalConfig() {
 		if !set {
 			continue
 		}
-		pv := mooncake.ParseKnobOn(p.Version, k.name, v, true, e.knobHost())
-		if pv.Log != "" && pv.Level != mooncake.LevelStderr {
-			// MC_NIC_PEER_AFFINITY: a line per rejected rule.
-			for _, line := range strings.Split(pv.Log, "\n") {
-				e.logf(pv.Level, "%s", line)
-			}
-		}
+		pv := e.readKnob(k.name, v, true)
 		if k.taken != nil && pv.Read && !pv.Fallback {
 			k.taken(e, pv)
 		}
@@ -1005,7 +1011,7 @@ func (e *Engine) abortNoPlugin() int {
 // topology discovery and transport installation when auto-discovering.
 func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	if _, force := e.env("MC_FORCE_TCP"); force && e.cfg.Profile.ForceTCPAtInit {
-		if slices.Contains(e.cfg.Host.Build, engine.BuildNoTCP) {
+		if e.built(engine.BuildNoTCP) {
 			// The branch's #else (transfer_engine_impl.cpp
 			// v0.3.12.post1:220-223): no install is tried.
 			e.logf(mlog.Error, "MC_FORCE_TCP is set but USE_TCP is not compiled in")
@@ -1056,6 +1062,10 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	return e.installTCP(ctx)
 }
 
+// built reports whether the node's source build has the CMake option opt
+// (engine.Build*).
+func (e *Engine) built(opt string) bool { return slices.Contains(e.cfg.Host.Build, opt) }
+
 // nvlinkBuild: the node runs a source build whose auto-discovery is the
 // NVLink builds' branch (Profile.NVLinkSelect): USE_MNNVL, or from 0.3.9
 // USE_INTRA_NVLINK. Such a build never falls back to TCP.
@@ -1077,7 +1087,7 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 	intra = intra && e.cfg.Profile.NVLinkSelect
 	cross := force || len(hcas) == 0
 	install := func(proto, opt, name, using string) int {
-		if !slices.Contains(e.cfg.Host.Build, opt) {
+		if !e.built(opt) {
 			e.logf(mlog.Error, "Unsupported transport %s, please rebuild Mooncake", proto)
 			e.logf(mlog.Error, "Failed to install %s transport", name)
 			return -1
@@ -1121,15 +1131,12 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 // MC_TCP_MAX_QUEUED_BYTES_PER_PEER and MC_NUM_TCP_IO_THREADS are left out:
 // no 0.3.14 source is stored to place them.
 func (e *Engine) tcpLaneKnobs() {
-	v := e.cfg.Profile.Version
-	if !v.AtLeast("0.3.13") {
+	if !e.cfg.Profile.Version.AtLeast("0.3.13") {
 		return
 	}
 	warn := func(name string) {
 		raw, set := e.env(name)
-		if pv := mooncake.ParseKnob(v, name, raw, set); pv.Log != "" {
-			e.logf(mlog.Warning, "%s", pv.Log)
-		}
+		e.readKnob(name, raw, set)
 	}
 	if _, set := e.env("MC_TCP_LANES_PER_PEER"); set {
 		warn("MC_TCP_LANES_PER_PEER")
@@ -1145,7 +1152,7 @@ func (e *Engine) tcpLaneKnobs() {
 // installTCP is TcpTransport::install; its listen port follows the RPC
 // port up to 0.3.4.post2, and is findAvailableTcpPort's from 0.3.5.
 func (e *Engine) installTCP(ctx context.Context) int {
-	if slices.Contains(e.cfg.Host.Build, engine.BuildNoTCP) {
+	if e.built(engine.BuildNoTCP) {
 		// multi_transport.cpp v0.3.12.post1:330-333 (tcp only #ifdef
 		// USE_TCP), :403-407.
 		e.logf(mlog.Error, "Unsupported transport tcp, please rebuild Mooncake")
