@@ -218,6 +218,33 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
+// RacyClock is a Clock that keeps account of racy waits: waits whose
+// length real Mooncake draws from a race between its threads (a join that
+// meets a thread anywhere in its poll), where the model takes the longest.
+// A wall-clock engine may then come in up to that much earlier
+// (scenarios.TimingDiffs); sim's kernel clock keeps the account.
+type RacyClock interface {
+	Clock
+	AddRacy(d time.Duration)
+	Racy() time.Duration
+}
+
+// SleepRacy waits d on c and, where c keeps account, counts it as racy.
+func SleepRacy(ctx context.Context, c Clock, d time.Duration) error {
+	if rc, ok := c.(RacyClock); ok {
+		rc.AddRacy(d)
+	}
+	return c.Sleep(ctx, d)
+}
+
+// Racy is c's racy waits so far (0 where c keeps no account).
+func Racy(c Clock) time.Duration {
+	if rc, ok := c.(RacyClock); ok {
+		return rc.Racy()
+	}
+	return 0
+}
+
 // WorldSpec is the topology and settings of one run.
 type WorldSpec struct {
 	Scenario string

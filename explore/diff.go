@@ -58,8 +58,12 @@ func DivergesAt(a, b scenarios.Result, bScale float64) string {
 		}
 		var calls []string
 		if !host {
-			calls = slices.DeleteFunc(scenarios.TimingDiffs(eb.TimingsMS, ea.TimingsMS, ea.CallCounts), func(m string) bool {
-				return math.Abs(ea.TimingsMS[m]-eb.TimingsMS[m]) <= slack+scenarios.TimingSlack(eb.TimingsMS[m])
+			calls = slices.DeleteFunc(scenarios.TimingDiffs(eb.TimingsMS, ea.TimingsMS, ea.CallCounts, ea.RacyMS), func(m string) bool {
+				allowed := slack + scenarios.TimingSlack(eb.TimingsMS[m])
+				if eb.TimingsMS[m] < ea.TimingsMS[m] {
+					allowed += ea.RacyMS[m] // b came in early by a race a's model waited out
+				}
+				return math.Abs(ea.TimingsMS[m]-eb.TimingsMS[m]) <= allowed
 			})
 		}
 		if len(diffs) == 0 && len(calls) == 0 {

@@ -76,6 +76,9 @@ type Call struct {
 	Raised *Exception `json:"raised,omitempty"`
 	// MS is how long the call took (virtual in sim; wall, scaled back, elsewhere).
 	MS float64 `json:"ms"`
+	// RacyMS is how much of MS the model spent in waits whose length real
+	// Mooncake draws from a race (engine.RacyClock; sim only).
+	RacyMS float64 `json:"racy_ms,omitempty"`
 }
 
 // StepResult is what one I/O step returned.
@@ -110,6 +113,8 @@ type Observed struct {
 	// TimingsMS is the time spent in each Mooncake method during the
 	// phase (setup, put, register_buffer...; see Timings).
 	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
+	// RacyMS is the part of TimingsMS spent in racy waits (Call.RacyMS).
+	RacyMS map[string]float64 `json:"racy_ms,omitempty"`
 }
 
 // CodesOf is every code method returned, in call order: a batch call
@@ -236,6 +241,8 @@ type EngineOutcome struct {
 	TimingsMS  map[string]float64 `json:"timings_ms,omitempty"`
 	// CallCounts is how many calls of each method TimingsMS sums.
 	CallCounts map[string]int `json:"-"`
+	// RacyMS is Observed.RacyMS.
+	RacyMS map[string]float64 `json:"-"`
 }
 
 // Compare builds comparisons for every scenario × version that ran on more
@@ -262,7 +269,7 @@ func Compare(rs []Result) []Comparison {
 		c := Comparison{Scenario: k.s, MooncakeVersion: k.v, SGLangVersion: k.g, Differences: []string{}}
 		var ran []EngineOutcome
 		for _, r := range g {
-			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS, CallCounts: CallCounts(r.Observed.Calls),
+			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS, CallCounts: CallCounts(r.Observed.Calls), RacyMS: r.Observed.RacyMS,
 				SGLang: strings.TrimSpace(r.SGLang + " " + r.SGLangVersion), SGLangLogs: r.Observed.SGLangLogs}
 			for i, l := range eo.SGLangLogs {
 				eo.SGLangLogs[i] = abstractAddrs(l, r.Addrs)
@@ -304,10 +311,10 @@ func Compare(rs []Result) []Comparison {
 			if hi-lo > 1000 && hi > 2*lo {
 				diff["duration"] = true
 			}
-			for _, m := range TimingDiffs(refTimings(ran), eo.TimingsMS, eo.CallCounts) {
+			for _, m := range TimingDiffs(refTimings(ran), eo.TimingsMS, eo.CallCounts, eo.RacyMS) {
 				diff["timing."+m] = true
 			}
-			for _, m := range TimingDiffs(refTimings(ran), a.TimingsMS, a.CallCounts) {
+			for _, m := range TimingDiffs(refTimings(ran), a.TimingsMS, a.CallCounts, a.RacyMS) {
 				diff["timing."+m] = true
 			}
 		}

@@ -1,23 +1,34 @@
 package scenarios
 
 import (
+	"maps"
 	"math"
 	"sort"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
 )
 
-// timings sums each method's call durations.
-func timings(calls []Call) map[string]float64 {
+// timings sums each method's f of its calls (Call.MS, Call.RacyMS).
+func timings(calls []Call, f func(Call) float64) map[string]float64 {
 	if len(calls) == 0 {
 		return nil
 	}
 	m := map[string]float64{}
 	for _, c := range calls {
-		m[c.Method] += c.MS
+		m[c.Method] += f(c)
 	}
 	for k, v := range m {
 		m[k] = math.Round(v*1000) / 1000
+	}
+	return m
+}
+
+// racyTimings is each method's racy time (Call.RacyMS), nil where none.
+func racyTimings(calls []Call) map[string]float64 {
+	m := timings(calls, func(c Call) float64 { return c.RacyMS })
+	maps.DeleteFunc(m, func(_ string, v float64) bool { return v == 0 })
+	if len(m) == 0 {
+		return nil
 	}
 	return m
 }
@@ -32,17 +43,18 @@ func CallCounts(calls []Call) map[string]int {
 }
 
 // TimingDiffs lists the methods (sorted) whose time in got (the model's,
-// ms, in calls: CallCounts) is outside the tolerance of ref (a wall-clock
-// engine's): ref more than TimingLate later, or more than TimingSlack
-// earlier. Methods only one side called are codes' business.
-func TimingDiffs(ref, got map[string]float64, calls map[string]int) []string {
+// ms, in calls: CallCounts, racy of it: Observed.RacyMS) is outside the
+// tolerance of ref (a wall-clock engine's): ref more than TimingLate
+// later, or more than TimingSlack plus the racy time earlier. Methods only
+// one side called are codes' business.
+func TimingDiffs(ref, got map[string]float64, calls map[string]int, racy map[string]float64) []string {
 	var out []string
 	for m, r := range ref {
 		g, ok := got[m]
 		if !ok {
 			continue
 		}
-		if g-r > TimingSlack(r) || r-g > TimingLate(g, calls[m]) {
+		if g-r > TimingSlack(r)+racy[m] || r-g > TimingLate(g, calls[m]) {
 			out = append(out, m)
 		}
 	}

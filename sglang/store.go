@@ -62,6 +62,9 @@ type MooncakeCall struct {
 	// Took is how long the call ran on the world's clock (virtual in sim,
 	// wall elsewhere, unscaled).
 	Took time.Duration
+	// Racy is how much of Took the model spent in racy waits
+	// (engine.RacyClock; 0 off sim).
+	Racy time.Duration
 }
 
 // MethodCodes is one entry of the report's "codes": a method and the codes
@@ -111,6 +114,7 @@ type MooncakeStore struct {
 	draft  *hostBuffers
 	calls  []MooncakeCall
 	began  time.Duration // world clock when the current Mooncake call began
+	racy0  time.Duration // the clock's racy account then
 
 	// Set by __init__.
 	configPrefix         string
@@ -755,7 +759,14 @@ func (s *MooncakeStore) registerMemPoolHost(ctx context.Context) error {
 }
 
 // begin marks the start of a Mooncake call (observe times it).
-func (s *MooncakeStore) begin() { s.began = s.now() }
+func (s *MooncakeStore) begin() { s.began, s.racy0 = s.now(), s.racy() }
+
+func (s *MooncakeStore) racy() time.Duration {
+	if s.l.World == nil {
+		return 0
+	}
+	return engine.Racy(s.l.World.Clock())
+}
 
 func (s *MooncakeStore) now() time.Duration {
 	if s.l.World == nil {
@@ -766,7 +777,7 @@ func (s *MooncakeStore) now() time.Duration {
 
 // observe records one Mooncake call and its result.
 func (s *MooncakeStore) observe(method string, code int, codes []int, err error) {
-	c := MooncakeCall{Method: method, Code: code, Codes: codes, Took: s.now() - s.began}
+	c := MooncakeCall{Method: method, Code: code, Codes: codes, Took: s.now() - s.began, Racy: s.racy() - s.racy0}
 	if d, ok := engine.AsProcessDied(err); ok && d.Call == "" {
 		d.Call = method // the call SGLang was in when its process died
 	}

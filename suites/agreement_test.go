@@ -179,7 +179,8 @@ func codesExcept(r scenarios.Result, raced map[string]bool) string {
 
 // timingDiffs holds sim's time in each Mooncake method, per phase, to
 // real's (scenarios.TimingDiffs: real at most 10 percent or 0.3 s
-// earlier, at most that plus 25 percent and 0.5 s later).
+// earlier, plus the model's racy waits, at most that plus 25 percent and
+// 0.5 s later).
 func timingDiffs(s, o scenarios.Result) []string {
 	id := s.Scenario + " @ " + s.MooncakeVersion
 	var out []string
@@ -188,8 +189,8 @@ func timingDiffs(s, o scenarios.Result) []string {
 			return
 		}
 		calls := scenarios.CallCounts(s.Calls)
-		for _, m := range scenarios.TimingDiffs(o.TimingsMS, s.TimingsMS, calls) {
-			out = append(out, fmt.Sprintf("%s: %s phase: time in %s (%d calls) sim=%.0fms real=%.0fms (real may be %.0fms earlier, %.0fms later)", id, phase, m, calls[m], s.TimingsMS[m], o.TimingsMS[m], scenarios.TimingSlack(o.TimingsMS[m]), scenarios.TimingLate(s.TimingsMS[m], calls[m])))
+		for _, m := range scenarios.TimingDiffs(o.TimingsMS, s.TimingsMS, calls, s.RacyMS) {
+			out = append(out, fmt.Sprintf("%s: %s phase: time in %s (%d calls) sim=%.0fms real=%.0fms (real may be %.0fms earlier, %.0fms later)", id, phase, m, calls[m], s.TimingsMS[m], o.TimingsMS[m], scenarios.TimingSlack(o.TimingsMS[m])+s.RacyMS[m], scenarios.TimingLate(s.TimingsMS[m], calls[m])))
 		}
 	}
 	check("main", &s.Observed, &o.Observed)

@@ -51,6 +51,7 @@ type Kernel struct {
 	seq   uint64
 	q     queue
 	fired uint64
+	racy  time.Duration // engine.RacyClock's account
 }
 
 // New returns a kernel at time 0.
@@ -137,3 +138,9 @@ func (c Clock) Sleep(ctx context.Context, d time.Duration) error {
 	c.K.Advance(d)
 	return nil
 }
+
+// AddRacy implements engine.RacyClock.
+func (c Clock) AddRacy(d time.Duration) { c.K.racy += d }
+
+// Racy implements engine.RacyClock.
+func (c Clock) Racy() time.Duration { return c.K.racy }

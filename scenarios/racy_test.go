@@ -1,0 +1,48 @@
+package scenarios_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/sim"
+)
+
+// TestRacyListenerJoin: a failed Client::Create that joins the P2P
+// handshake listener (no ping thread, from 0.3.11) waits out the
+// listener's accept() in the model, 1 s, which real cuts short by a race;
+// the model reports each join as racy time of the call it was in, and
+// only there: the remedy's good setup has none.
+func TestRacyListenerJoin(t *testing.T) {
+	cat, err := scenarios.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		scenario, version string
+		setup, racy       float64
+	}{
+		{"setup/efa-transport-not-built", "0.3.14", 22200, 20000},
+		{"setup/roce-no-suitable-gid", "0.3.14", 22200, 20000},
+		// 0.3.9: the ping thread is joined instead, not a race.
+		{"setup/efa-transport-not-built", "0.3.9", 22220, 0},
+	} {
+		scs, err := scenarios.Resolve(cat, []string{c.scenario})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := scenarios.RunVersion(context.Background(), scs[0], sim.New(), c.version, scenarios.Options{Seed: 1})
+		if r.Verdict != scenarios.Pass {
+			t.Fatalf("%s @%s: %s %s", c.scenario, c.version, r.Verdict, r.Reason)
+		}
+		if got := r.Observed.TimingsMS["setup"]; got != c.setup {
+			t.Errorf("%s @%s: setup %v ms, want %v", c.scenario, c.version, got, c.setup)
+		}
+		if got := r.Observed.RacyMS["setup"]; got != c.racy {
+			t.Errorf("%s @%s: racy %v ms, want %v", c.scenario, c.version, got, c.racy)
+		}
+		if r.Remedy != nil && r.Remedy.RacyMS != nil {
+			t.Errorf("%s @%s: remedy racy %v", c.scenario, c.version, r.Remedy.RacyMS)
+		}
+	}
+}
