@@ -1413,9 +1413,10 @@ func profileOf(v Version) Profile {
 		p.MasterAllocFailedLine = AllocFailedAll
 	}
 	p.MasterViewKey = "mooncake-store/mooncake/master_view"
-	if !at("0.3.7.post2") {
+	if !at("0.3.7.post1") {
 		// ha_helper.h MASTER_VIEW_KEY up to v0.3.7; the cluster id's
-		// namespace from v0.3.7.post2 (ha_helper.cpp master_view_key_).
+		// namespace from v0.3.7.post1 (ha_helper.cpp v0.3.7.post1:8-20,
+		// master_view_key_).
 		p.MasterViewKey = "mooncake-store/master_view"
 	}
 	if at("0.3.12") {
