@@ -68,7 +68,7 @@ func (n nodeNet) Master(addr string, t client.Timeouts) master.Service {
 			if err := n.call(ctx, func() error { _, err := stub.ServiceReady(ctx); return err }); err != nil {
 				return err
 			}
-			if text != mooncake.SkewDeserialResult {
+			if text == mooncake.SkewInvalidArg {
 				mlog.Trace{T: n.w.trace, Source: "master"}.Log(mlog.Warning, "rpc route/execute error, error msg: invalid rpc arg")
 			}
 			return &master.RPCError{Kind: master.Incompatible, Op: rpc.Op, Text: text}

@@ -517,6 +517,10 @@ type Profile struct {
 	// v0.3.12). Real 0.3.9 … 0.3.11.post1 (REAL-FINDINGS §73); the model
 	// prints it for mooncake_client's dummy reads only.
 	BatchGetTimingLine bool
+	// ReplicateConfigGroupIDs: mooncake.store.ReplicateConfig has
+	// group_ids (store_py.cpp v0.3.12:1844; the 0.3.11.post1 wheel's has
+	// not, the 0.3.13.post1 wheel's has: hasattr, 2026-12-07).
+	ReplicateConfigGroupIDs bool
 	// HealthCheck: MooncakeDistributedStore.health_check exists (v0.3.10+).
 	HealthCheck bool
 	// EmptyHostnameCheck: setup_internal rejects an empty local_hostname
@@ -1338,6 +1342,7 @@ func profileOf(v Version) Profile {
 	p.ExpiryUnmountsDiskSegment = at("0.3.10.post2")
 	p.ExpiryDiskSegmentLine = at("0.3.10.post2") && !at("0.3.13")
 	p.BatchGetTimingLine = at("0.3.9") && !at("0.3.12")
+	p.ReplicateConfigGroupIDs = at("0.3.12")
 	p.HealthCheck = at("0.3.10")
 	p.EmptyHostnameCheck = at("0.3.10")
 	p.Heartbeat = at("0.3.6.post1")
@@ -1413,9 +1418,10 @@ func profileOf(v Version) Profile {
 		p.MasterAllocFailedLine = AllocFailedAll
 	}
 	p.MasterViewKey = "mooncake-store/mooncake/master_view"
-	if !at("0.3.7.post2") {
+	if !at("0.3.7.post1") {
 		// ha_helper.h MASTER_VIEW_KEY up to v0.3.7; the cluster id's
-		// namespace from v0.3.7.post2 (ha_helper.cpp master_view_key_).
+		// namespace from v0.3.7.post1 (ha_helper.cpp v0.3.7.post1:8-20,
+		// master_view_key_).
 		p.MasterViewKey = "mooncake-store/master_view"
 	}
 	if at("0.3.12") {

@@ -37,8 +37,13 @@ const (
 	// ImportHintError is _import_mooncake_store's ImportError when
 	// `from mooncake.store import MooncakeDistributedStore` fails (raised
 	// from the original: a missing native library, mooncake-install-broken).
-	ImportHintError        = "Please install mooncake by following the instructions at https://kvcache-ai.github.io/Mooncake/getting_started/build.html to run SGLang with MooncakeConnector."
-	TenantUnsupportedError = "The installed Mooncake version does not support tenant_id in MooncakeDistributedStore.setup(). Please upgrade Mooncake to use non-default Mooncake tenants with SGLang."
+	ImportHintError = "Please install mooncake by following the instructions at https://kvcache-ai.github.io/Mooncake/getting_started/build.html to run SGLang with MooncakeConnector."
+	// GroupSemanticsFallbackWarning is MooncakeStore.__init__'s warning
+	// when extra_config's enable_group_semantics is set and the binding's
+	// ReplicateConfig has no group_ids (mooncake_store.py 0.5.14:390,
+	// 0.5.16:393, 0.5.17:409, 0.5.23:442).
+	GroupSemanticsFallbackWarning = "Mooncake group semantics is enabled, but the installed Mooncake package does not support ReplicateConfig.group_ids. Falling back to the existing batch_put_from path."
+	TenantUnsupportedError        = "The installed Mooncake version does not support tenant_id in MooncakeDistributedStore.setup(). Please upgrade Mooncake to use non-default Mooncake tenants with SGLang."
 
 	logSource = "sglang"
 )
@@ -317,7 +322,14 @@ func (s *MooncakeStore) initBody(ctx context.Context) error {
 	s.log(LevelInfo, fmt.Sprintf("Mooncake Configuration loaded from %s successfully.", source))
 
 	if pyTruthy(extra["enable_group_semantics"]) {
-		return engine.Unsupportedf("sglang: enable_group_semantics (ReplicateConfig.group_ids) is not modelled")
+		// _import_mooncake_group_semantics: hasattr(ReplicateConfig,
+		// "group_ids"). Without it SGLang warns and keeps the
+		// batch_put_from path (modelled); with it the group puts are not.
+		prof, err := mooncake.ProfileFor(s.l.MooncakeVersion)
+		if err != nil || prof.ReplicateConfigGroupIDs {
+			return engine.Unsupportedf("sglang: enable_group_semantics (ReplicateConfig.group_ids) is not modelled")
+		}
+		s.log(LevelWarning, GroupSemanticsFallbackWarning)
 	}
 	tp, pp := max(sc.TPSize, 1), max(sc.PPSize, 1)
 	scale := tp * pp

@@ -64,8 +64,42 @@ func (w *World) startHA() error {
 	a.m = w.newMaster(a.role)
 	b := &haMaster{role: roleMasterStandby, addr: HAStandbyAddr, alive: true}
 	w.ha = &haPair{ms: [2]*haMaster{a, b}, leader: 0, eof: map[string]string{}}
-	w.etcd.Put(w.profile.MasterViewKey, []byte(a.addr))
+	rev := w.etcd.Put(w.profile.MasterViewKey, []byte(a.addr))
+	if !w.profile.HABackend {
+		w.haHelperStart(a, b, rev)
+	}
 	return nil
+}
+
+// haHelperStart prints what the pair's MasterServiceSupervisor::Start
+// printed up to time 0 with ha_helper.cpp's election (v0.3.4 …
+// v0.3.10; ha_helper.cpp v0.3.9:127-154, MasterViewHelper::ElectLeader
+// :29-86): the leader found no view key and created it, waited the lease
+// TTL and serves; the standby found the leader's key (its create
+// revision is ViewVersionId, etcd_wrapper.go v0.3.9:213) and watches it.
+// Real 0.3.7.post2 (etcd/ha-client-direct-master, 2026-12-07) printed
+// these lines in this order, CurrentVersion=2 on a fresh etcd.
+// From v0.3.7.post1 the helper's constructor names its key (the cluster
+// id's namespace, ha_helper.cpp v0.3.7.post1:20).
+func (w *World) haHelperStart(leader, standby *haMaster, rev int64) {
+	campaign := func(m *haMaster) {
+		w.haLog(m, mlog.Info, "Init master service...")
+		w.haLog(m, mlog.Info, "Init leader election helper...")
+		if w.profile.MasterViewKey != "mooncake-store/master_view" {
+			w.haLog(m, mlog.Info, "Master view key: "+w.profile.MasterViewKey)
+		}
+		w.haLog(m, mlog.Info, "Trying to elect self as leader...")
+	}
+	campaign(leader)
+	// EtcdHelper::Get on the missing key (etcd_helper.cpp v0.3.9:51-54,
+	// the wrapper's "key not found in etcd"; real 0.3.7.post2).
+	w.haLog(leader, mlog.Error, "key="+w.profile.MasterViewKey+", error=key not found in etcd")
+	w.haLog(leader, mlog.Info, "No leader found, trying to elect self as leader")
+	w.haLog(leader, mlog.Info, "Successfully elected self as leader")
+	w.haLog(leader, mlog.Info, "Starting master service...")
+	campaign(standby)
+	w.haLog(standby, mlog.Info, fmt.Sprintf("CurrentLeader=%s, CurrentVersion=%d", leader.addr, rev))
+	w.haLog(standby, mlog.Info, "Waiting for leadership change...")
 }
 
 // roleMasterStandby is the second master's role, as on the real engine.

@@ -46,7 +46,15 @@ var _ = Describe("HA master pair", func() {
 		Expect(e.w.Master()).To(BeNil(), "warming up")
 		until(e, 20100*time.Millisecond)
 		Expect(e.w.Master()).NotTo(BeNil())
-		Expect(e.logs("master-standby")).To(Equal([]string{"Successfully elected self as leader", "Starting master service..."}))
+		Expect(e.logs("master-standby")).To(Equal([]string{
+			"Init master service...", "Init leader election helper...", "Master view key: mooncake-store/mooncake/master_view",
+			"Trying to elect self as leader...", "CurrentLeader=" + sim.MasterAddr + ", CurrentVersion=2", "Waiting for leadership change...",
+			"Successfully elected self as leader", "Starting master service..."}), "its campaign at start (ha_helper.cpp v0.3.9), then the election")
+		Expect(e.logs("master")[:8]).To(Equal([]string{
+			"Init master service...", "Init leader election helper...", "Master view key: mooncake-store/mooncake/master_view",
+			"Trying to elect self as leader...", "key=mooncake-store/mooncake/master_view, error=key not found in etcd",
+			"No leader found, trying to elect self as leader",
+			"Successfully elected self as leader", "Starting master service..."}))
 		until(e, 40*time.Second)
 		Expect(e.logs("mooncake:tp0")).To(ContainElements(
 			"RPC call failed: End of file",
