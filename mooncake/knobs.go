@@ -727,6 +727,17 @@ func stoll(s string) (int64, bool) {
 	return n, true
 }
 
+// Stoi is std::stoi: stoll's parse (leading space, a sign, the leading
+// digits), and a value outside int throws (out_of_range) as no digits do
+// (invalid_argument): false either way.
+func Stoi(s string) (int64, bool) {
+	n, ok := stoll(s)
+	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+		return 0, false
+	}
+	return n, true
+}
+
 // stoull is std::stoull: leading space, an optional sign, the leading
 // digits; none, or more than 2⁶⁴−1, is an error; '-' negates mod 2⁶⁴.
 func stoull(s string) (uint64, bool) {

@@ -71,6 +71,14 @@ func (p *Process) NewStore(context.Context) (engine.Store, error) {
 		return nil, err
 	}
 	s := client.NewStore(d, fmt.Sprintf("%s#%d/%d", p.node, p.id, p.stores), p.hooks())
+	if dp, ok := d.Data.(dataPath); ok {
+		dp.self.engine = func() *te.Engine {
+			if rc := s.Real(); rc != nil {
+				return rc.Engine()
+			}
+			return nil
+		}
+	}
 	p.all = append(p.all, s)
 	return s, nil
 }

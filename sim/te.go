@@ -27,6 +27,9 @@ func (p *Process) NewTransferEngine(context.Context) (engine.TransferEngine, err
 	d := p.w.deps(p.node, p.env, "mooncake:"+p.node, p.mem, stream)
 	py := te.NewPy(te.Config{Profile: d.Profile, Host: d.Host, Env: d.Env, Log: d.Log, Metadata: d.Metadata, Etcd: d.Etcd, Ports: d.Ports, PortRand: d.PortRand}, d.Data, d.Clock)
 	p.tes[len(p.tes)-1] = py
+	if dp, ok := d.Data.(dataPath); ok {
+		dp.self.engine = py.Engine
+	}
 	return &transferEngine{p: p, py: py}, nil
 }
 

@@ -449,6 +449,42 @@ type dataPath struct {
 	oneShot bool
 	// pool: the connections it keeps instead (tcppool.go), nil if none.
 	pool tcpPool
+	// self finds the transfer engine this data path moves bytes for (its
+	// side's once-per-module knob reads); nil or finding none: not read.
+	self *dataSelf
+}
+
+// dataSelf is a data path's own transfer engine, known once the store's
+// setup or TransferEngine() has made it.
+type dataSelf struct{ engine func() *te.Engine }
+
+func (s *dataSelf) get() *te.Engine {
+	if s == nil || s.engine == nil {
+		return nil
+	}
+	return s.engine()
+}
+
+// lazyKnobs are the reads the first handshake and the first TCP body of a
+// process do on both sides (te.Engine.ReadHandshakeMaxLength,
+// ReadTCPSliceSize): the peer's daemon reads the request, then this side
+// the reply; this side writes (or reads) the body, then the peer's server
+// session. Only transfers that reach the peer's data server are modelled.
+func (d dataPath) lazyKnobs(peer *te.Engine, handshook bool) {
+	self := d.self.get()
+	for _, e := range []*te.Engine{peer, self} {
+		if handshook && e != nil {
+			e.ReadHandshakeMaxLength()
+		}
+	}
+	if peer == nil || peer.SegmentProtocol() != "tcp" {
+		return
+	}
+	for _, e := range []*te.Engine{self, peer} {
+		if e != nil {
+			e.ReadTCPSliceSize()
+		}
+	}
 }
 
 func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int64, write bool) (*hostmem.Space, error) {
@@ -479,6 +515,7 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 		}
 		return nil, &te.TransferRefused{Endpoint: endpoint}
 	}
+	handshook := d.w.handshakeMetadata() && d.opened != nil && !d.opened[endpoint]
 	if d.opened != nil {
 		d.opened[endpoint] = true
 	}
@@ -543,6 +580,7 @@ func (d dataPath) route(ctx context.Context, endpoint string, addr uint64, n int
 	if bad != nil {
 		return nil, bad
 	}
+	d.lazyKnobs(ep.eng, handshook)
 	d.pool.keep(ctx, endpoint, ep.mem)
 	return ep.mem, nil
 }

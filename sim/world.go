@@ -281,7 +281,7 @@ func (w *World) deps(node string, env map[string]string, source string, mem *hos
 		Metadata: metadataHTTP{w: w, from: node, clock: clock},
 		Etcd:     metadataEtcd{w: w, from: node, clock: clock},
 		Ports:    portBinder{w: w, node: node},
-		Data:     dataPath{w: w, from: node, clock: clock, opened: map[string]bool{}, oneShot: w.oneShotTCP(env), pool: w.newTCPPool(env)},
+		Data:     dataPath{w: w, from: node, clock: clock, opened: map[string]bool{}, oneShot: w.oneShotTCP(env), pool: w.newTCPPool(env), self: &dataSelf{}},
 		Clients:  clientTransport{w: w, from: node, clock: clock},
 		JoinPing: w.joinPing,
 		Remount:  w.remountOn, WaitMountLock: w.waitMountLock,

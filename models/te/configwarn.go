@@ -1,6 +1,8 @@
 package te
 
 import (
+	"strings"
+
 	"github.com/mooncake-faultlab/faultlab/models/mlog"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
@@ -73,7 +75,39 @@ var configWarned = []configKnob{
 	{name: "MC_IB_TC"},
 	{name: "MC_IB_SL"},
 	{name: "MC_IB_PCI_RELAXED_ORDERING"},
+	{check: (*Engine).mlx5UDPSports},
 	{name: "MC_MLX5_QP_LAG_PORT_BALANCE"},
+}
+
+// mlx5UDPSports is loadGlobalConfig's MC_MLX5_QP_UDP_SPORTS, from
+// 0.3.11.post1 (config.cpp v0.3.11.post1:375-408, v0.3.12.post1:600-634,
+// main@3b5a594; absent at v0.3.11): a comma list, each entry trimmed of
+// spaces and tabs (an empty one skipped) and read by std::stoi; the first
+// entry outside 0..65535 or without a number warns and ends the read, and
+// the whole list is dropped with a second warning. Real 0.3.12.post1,
+// 0.3.13.post1, 0.3.14 (setup/te-env-values-ignored).
+func (e *Engine) mlx5UDPSports() {
+	v, ok := e.env("MC_MLX5_QP_UDP_SPORTS")
+	if !ok || v == "" || !e.cfg.Profile.Version.AtLeast("0.3.11.post1") {
+		return
+	}
+	for _, item := range strings.Split(v, ",") {
+		item = strings.Trim(item, " \t")
+		if item == "" {
+			continue
+		}
+		n, parsed := mooncake.Stoi(item)
+		switch {
+		case !parsed:
+			e.logf(mlog.Warning, "Invalid MC_MLX5_QP_UDP_SPORTS entry: %s. Error: stoi", item)
+		case n < 0 || n > 65535:
+			e.logf(mlog.Warning, "MC_MLX5_QP_UDP_SPORTS entry out of range: %s", item)
+		default:
+			continue
+		}
+		e.logf(mlog.Warning, "Ignore MC_MLX5_QP_UDP_SPORTS entirely due to parse errors")
+		return
+	}
 }
 
 // configKnob is one step of loadGlobalConfig's reads: a knob (with the

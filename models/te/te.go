@@ -117,6 +117,9 @@ type Engine struct {
 	handshake, leaked bool
 	// forcedTCP: init installed TCP for MC_FORCE_TCP (Profile.ForceTCPAtInit).
 	forcedTCP bool
+	// handshakeMaxRead, tcpSliceRead: the module's statics behind
+	// ReadHandshakeMaxLength and ReadTCPSliceSize have been filled.
+	handshakeMaxRead, tcpSliceRead bool
 	// daemonRaced: init's "new RPC mapping" probe shared its port with
 	// another engine's (probeShared), which listens on it first: the RDMA
 	// transport's handshake daemon, the first to listen on the probe's
@@ -805,14 +808,75 @@ func (e *Engine) openContexts(hcas []engine.RDMADevice) int {
 	return 0
 }
 
-// metricsLine is the TransferEngine constructor's StartMetricsReportingThread
-// without MC_TE_METRIC on (transfer_engine.cpp v0.3.4.post2:363-368,
-// transfer_engine_impl.cpp v0.3.9:583-588; real 0.3.4.post2 … 0.3.14).
+// metricsLine is the TransferEngine constructor's InitializeMetricsConfig
+// (its MC_TE_METRIC_INTERVAL_SECONDS read: std::stoi, caught; default 5)
+// and StartMetricsReportingThread without MC_TE_METRIC on
+// (transfer_engine.cpp v0.3.4:319-368, transfer_engine_impl.cpp
+// v0.3.9:553-588, v0.3.12.post1:937-975, main@3b5a594:997-1035; the same
+// texts at every tag; real 0.3.4.post2 … 0.3.14 the disabled line, real
+// 0.3.12.post1 … 0.3.14 the interval's, setup/te-engine-env-values-ignored).
 func (e *Engine) metricsLine() {
+	if v, ok := e.env("MC_TE_METRIC_INTERVAL_SECONDS"); ok {
+		switch n, parsed := mooncake.Stoi(v); {
+		case !parsed:
+			e.logf(mlog.Warning, "Failed to parse MC_TE_METRIC_INTERVAL_SECONDS: %s, using default: %d", v, defaultMetricsInterval)
+		case n > 0:
+			e.logf(mlog.Info, "Metrics reporting interval set to %d seconds", n)
+		default:
+			e.logf(mlog.Warning, "Invalid MC_TE_METRIC_INTERVAL_SECONDS value: %s, must be positive. Using default: %d", v, defaultMetricsInterval)
+		}
+	}
 	if v, ok := e.env("MC_TE_METRIC"); ok && slices.Contains([]string{"1", "true", "yes", "on"}, strings.ToLower(v)) {
 		return
 	}
 	e.logf(mlog.Info, "Metrics reporting is disabled (set MC_TE_METRIC=1 to enable)")
+}
+
+// defaultMetricsInterval is metrics_interval_seconds_'s initial value
+// (transfer_engine_impl.h v0.3.9:341, v0.3.12.post1:469).
+const defaultMetricsInterval = 5
+
+// ReadHandshakeMaxLength is getHandshakeMaxLength's first call in this
+// engine's module (common.h: a function-local static that
+// loadHandshakeMaxLength fills, v0.3.9:372-403, v0.3.12.post1:416-446,
+// main@3b5a594:436-460): readString reads it at the first handshake
+// message the process reads - the daemon's request, the initiator's reply -
+// not at init. A value outside 1 MiB … 128 MiB, or not all digits, warns
+// and keeps 1 MiB; a valid one is said at INFO. Real 0.3.9, 0.3.12.post1,
+// 0.3.13.post1, 0.3.14: once in each of the two processes of a P2P
+// handshake (setup/te-engine-env-values-ignored). The static is per shared
+// object, not per engine: two engines of one module in one process would
+// print it once; the model keeps it per engine.
+func (e *Engine) ReadHandshakeMaxLength() {
+	if e.handshakeMaxRead {
+		return
+	}
+	e.handshakeMaxRead = true
+	v, set := e.env("MC_HANDSHAKE_MAX_LENGTH")
+	if !set {
+		return
+	}
+	if pv := e.readKnob("MC_HANDSHAKE_MAX_LENGTH", v, true); pv.Read && !pv.Fallback {
+		e.logf(mlog.Info, "MC_HANDSHAKE_MAX_LENGTH set to %d bytes (%d MB)", pv.Uint, pv.Uint>>20)
+	}
+}
+
+// ReadTCPSliceSize is the TCP transport's getChunkSize at its first body
+// read or write in the process (a function-local static: tcp_transport.cpp
+// v0.3.12.post1:43-66, read by the client session's writeBody/readBody and
+// the server session's, :241, :307, :631, :706; main@3b5a594
+// tcp_transport_session_impl.h:20-42): MC_TCP_SLICE_SIZE as the knob table
+// reads it (0 or no number warns, 65536 kept), from 0.3.12. Real
+// 0.3.12.post1, 0.3.13.post1, 0.3.14: once on each side of the first
+// transfer; 0.3.9 reads no such knob (setup/te-engine-env-values-ignored).
+func (e *Engine) ReadTCPSliceSize() {
+	if e.tcpSliceRead {
+		return
+	}
+	e.tcpSliceRead = true
+	if v, set := e.env("MC_TCP_SLICE_SIZE"); set {
+		e.readKnob("MC_TCP_SLICE_SIZE", v, true)
+	}
 }
 
 // startingLine is TransferEngine::init's first line up to v0.3.5.
@@ -921,6 +985,11 @@ func (e *Engine) init(ctx context.Context, localServerName, metadataConn string,
 		}
 		if err != nil {
 			e.logf(mlog.Error, "not valid port for serving local TCP service")
+			// Returned before TransferMetadata is made: freeEngine has
+			// no metadata_ to remove rpc_meta with (transfer_engine_impl.cpp
+			// v0.3.9:163-168, :316-321; real 0.3.9: no DELETE after this
+			// line, setup/te-port-range-one-port-http).
+			e.metaURL, e.etcd = "", ""
 			return -1
 		}
 		e.release = append(e.release, release)
@@ -1032,6 +1101,16 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 		return 0
 	}
 	e.logf(mlog.Info, "Auto-discovering topology...")
+	if path, ok := e.env("MC_CUSTOM_TOPO_JSON"); ok {
+		// The same at every tag (transfer_engine.cpp v0.3.4:112-124,
+		// transfer_engine_impl.cpp v0.3.9:217-229, v0.3.12.post1:258-270):
+		// an unreadable or empty file falls back to discovery. The harness
+		// writes no file but SGLang's config, so the path names none (real
+		// 0.3.9 … 0.3.14, setup/te-engine-env-values-ignored); a topology
+		// the file would give is not modelled.
+		e.logf(mlog.Info, "Using custom topology from: %s", path)
+		e.logf(mlog.Warning, "Failed to load custom topology from %s, falling back to auto-detect.", path)
+	}
 	hcas := e.discover(e.filter)
 	e.logf(mlog.Info, "Topology discovery complete. Found %d HCAs.", len(hcas))
 	if e.nvlinkBuild() {
