@@ -277,6 +277,20 @@ type Profile struct {
 	// only USE_INTRA_NVLINK cannot install ("Unsupported transport nvlink,
 	// please rebuild Mooncake", multi_transport.cpp v0.3.9:287-289).
 	NVLinkSelect, IntraNVLinkFirst bool
+	// GPUP2PFallback: the NVLink builds' branch as PR 3547 rewrote it
+	// (266a966b6, 2026-08-20; main@3b5a594 transfer_engine_impl.cpp:
+	// 329-401), and the wheel itself is such a build: the 0.3.14 wheel
+	// ships the intra-node NVLink transport (its engine.so and _store have
+	// "Using Intra-Node NVLink transport (MC_INTRANODE_NVLINK set)",
+	// "Using TCP transport (no HCA detected)" and " transport was requested
+	// but is not compiled in, falling back to RDMA/TCP", and no longer the
+	// generic "installTransport, type="). Auto-discovery then takes
+	// nvlink_intra for MC_INTRANODE_NVLINK, the cross-node transport only
+	// where it is compiled in (MC_FORCE_MNNVL without it warns and falls
+	// back), RDMA with HCAs or MC_FORCE_HCA ("Using RDMA transport
+	// (RoCE/iWARP)"), else TCP ("Using TCP transport (no HCA detected)";
+	// real 0.3.14, notes/h3-findings.md). models/te/te.go selectGPUP2P.
+	GPUP2PFallback bool
 	// AscendDirect: a build with USE_ASCEND_DIRECT installs the Ascend
 	// direct transport ("ascend", ADXL) in TransferEngineImpl::init right
 	// after addRpcMetaEntry, in place of auto-discovery
@@ -1060,9 +1074,9 @@ type Profile struct {
 	// completions (worker_pool.cpp performPollCq, rdma_transport.cpp
 	// submitTransferTask) and the store's lines for a failed transfer
 	// (client_service.cpp), models/te/rdma.go; RDMAPoolNone where it is not
-	// modelled (read at v0.3.8.post1 … v0.3.11.post1; before v0.3.8 the
+	// modelled (read at v0.3.8.post1 … v0.3.12.post1; before v0.3.8 the
 	// store's client.cpp words it otherwise; v0.3.12 rewrote the pool:
-	// rail failover, no RNIC error counter).
+	// rail failover, no RNIC error counter, RDMAPoolRails).
 	RDMAWorkerPool RDMAPool
 	// RDMANullQPDestroy: an endpoint whose ibv_create_qp failed is
 	// destroyed with its unset QP (rdma_endpoint.cpp up to v0.3.10.post2:
@@ -1089,6 +1103,16 @@ type Profile struct {
 	// Ascend build's init installed ("Transport ascend already installed")
 	// or, in any other build, none. Before, an unsupported protocol.
 	StoreAscend bool
+	// StoreNvlinkIntraNotBuilt: the store's InitTransferEngine has an
+	// nvlink_intra branch, compiled without USE_INTRA_NVLINK in the
+	// wheel: "--protocol=nvlink_intra requires USE_INTRA_NVLINK=ON, please
+	// rebuild mooncake from source." and INVALID_PARAMS (client_service.cpp
+	// main@3b5a594:984-997, PR 3196 of 2026-08-04; the 0.3.13.post1 wheel's
+	// store.so, real 0.3.13.post1). Up to 0.3.12.post1 nvlink_intra is an
+	// unsupported protocol (real 0.3.12.post1); the 0.3.14 wheel is built
+	// with the transport ("Using intra-NVLink protocol.", real 0.3.14: not
+	// modelled).
+	StoreNvlinkIntraNotBuilt bool
 	// TEStartingLine: TransferEngine::init opens with "Transfer Engine
 	// starting. Server: …, Metadata: …, ip_or_host_name: …, rpc_port: …"
 	// (transfer_engine.cpp v0.3.3 … v0.3.5:44; real 0.3.4.post2); gone
@@ -1253,6 +1277,16 @@ const (
 	// v0.3.11.post1:290-331): a flushed completion fails its slice at once,
 	// uncounted and unretried.
 	RDMAPoolFlushFails
+	// RDMAPoolRails: v0.3.12, v0.3.12.post1 (worker_pool.cpp
+	// v0.3.12.post1:528-668, :1357-1386): no RNIC error counter; a
+	// completion failing on the local side (isLocalWcFailure) logs
+	// "Local-side RDMA failure detected" once per poll pass, retires the
+	// endpoint and hands the slice to another local RNIC, or fails it when
+	// there is none; 32 such passes without a success mark the context
+	// inactive. Modelled for local statuses on single-RNIC nodes only
+	// (models/te/rdma.go rdmaRails); 0.3.13 on are not read (HEAD charges
+	// the peer rail too, 2e2539b7c).
+	RDMAPoolRails
 )
 
 func profileOf(v Version) Profile {
@@ -1482,8 +1516,10 @@ func profileOf(v Version) Profile {
 		p.DFSAdapterS3 = DFSS3Unsupported
 	}
 	switch {
-	case at("0.3.12"):
+	case at("0.3.13"):
 		p.RDMAWorkerPool = RDMAPoolNone
+	case at("0.3.12"):
+		p.RDMAWorkerPool = RDMAPoolRails
 	case at("0.3.11"):
 		p.RDMAWorkerPool = RDMAPoolFlushFails
 	case at("0.3.8"):
@@ -1493,6 +1529,8 @@ func profileOf(v Version) Profile {
 	p.EFAProtocol = at("0.3.10")
 	p.EFABuiltIn = at("0.3.14")
 	p.StoreAscend = at("0.3.6.post1")
+	p.StoreNvlinkIntraNotBuilt = at("0.3.13") && !at("0.3.14")
+	p.GPUP2PFallback = at("0.3.14")
 	p.TEStartingLine = !at("0.3.6")
 	p.RDMANullCQDestroy = !at("0.3.5")
 	p.RDMAEndpointDestroyRace = !at("0.3.11")

@@ -271,6 +271,9 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 			c.logf(mlog.Error, "Failed to submit transfer operation")
 		}
 		return false
+	case te.RDMANoActiveDevice:
+		c.addressNotRegistered(ctx, src, write, key, batch)
+		return false
 	case te.RDMACrashed:
 		c.died = segfault("Segmentation fault in ibv_destroy_qp: an RDMA endpoint whose queue pair was never created was destroyed")
 		return false

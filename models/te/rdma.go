@@ -305,9 +305,25 @@ func RDMAUnsupported(p faults.RDMAPrimitive, nodes []engine.NodeSpec, profile mo
 		// No work request: the worker pool is not involved.
 		return ""
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolNone:
-		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.8 … v0.3.11.post1 are)", p.Fault, profile.Version.String())
+		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.8 … v0.3.12.post1 are)", p.Fault, profile.Version.String())
+	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && (p.PortDown || p.QPExhausted || p.StaleHandshake || p.DestroyRace || !localWCFailure(p.Status)):
+		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for local work-completion errors only", p.Fault, profile.Version.String())
+	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && len(nodes[i].RDMA) > 1:
+		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for a node with one RNIC only (%s has %d)", p.Fault, profile.Version.String(), p.Node, len(nodes[i].RDMA))
 	}
 	return ""
+}
+
+// localWCFailure is WorkerPool::isLocalWcFailure (worker_pool.cpp
+// v0.3.12.post1:1343-1368): the statuses v0.3.12's pool blames on the
+// local RNIC (IBV_WC_GENERAL_ERR deliberately not; the RDD/EEC ones are
+// enumerators, not macros, so their #ifdef cases are compiled out).
+func localWCFailure(st faults.WCStatus) bool {
+	switch st.Enum {
+	case "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_PROT_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_LOC_ACCESS_ERR":
+		return true
+	}
+	return false
 }
 
 // rdmaContext is one RdmaContext's WorkerPool state and its endpoints
@@ -337,6 +353,10 @@ const (
 	// RDMAPostSendCrashed: the process died (SIGSEGV) in ibv_post_send on
 	// queue pairs another worker destroyed (Profile.RDMAEndpointDestroyRace).
 	RDMAPostSendCrashed
+	// RDMANoActiveDevice: submitTransferTask found no active device for
+	// the source buffer (Status AddressNotRegistered, "Memory region not
+	// registered by any active device(s)"; v0.3.12's pool, rdmaRails).
+	RDMANoActiveDevice
 )
 
 // retryExceededCost is how long a work request to a peer that never
@@ -386,6 +406,9 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 			cx.inactive = false
 		}
 		return !cx.inactive
+	}
+	if pool == mooncake.RDMAPoolRails {
+		return e.rdmaRails(cx, write, src, dst, length, peer)
 	}
 	if !active() {
 		// submitTransferTask: the source buffer's device is inactive.
@@ -534,6 +557,108 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 			next = retry(s, next)
 		}
 		pending = next
+	}
+	if failed {
+		return RDMAFailed
+	}
+	return RDMADone
+}
+
+// rdmaContextFailureThreshold: v0.3.12's markContextFailure marks the
+// context inactive at this many consecutive failing passes
+// (kContextFailureThreshold, worker_pool.h v0.3.12.post1:174).
+const rdmaContextFailureThreshold = 32
+
+// rdmaRails is a transfer through v0.3.12's worker pool
+// (Profile.RDMAWorkerPool RDMAPoolRails), for the faults RDMAUnsupported
+// lets through: work requests completing with a local status on a node
+// with one RNIC. Each round is one performPostSend and performPollCq pass
+// (worker_pool.cpp v0.3.12.post1:328-521, :523-672): the first failed
+// completion is logged with its max_retry_cnt (:606-616); a local status
+// (isLocalWcFailure) makes handleLocalFailure count a context failure,
+// retire the endpoint and warn "Local-side RDMA failure detected on
+// context <dev>, peer=<peer nic>" (:1370-1386), once per pass; its slice
+// goes to redispatch's local handoff (:699-711), which with no other local
+// RNIC (tryHandoffToAnotherLocalWorker, :812-818) fails it at once. The
+// rest of the QP's chain is flushed without a line and, the context still
+// active, redispatched to the peer (:562-596): the next round. A pass with
+// no success leaves the failure count; at 32 markContextFailure marks the
+// context inactive (worker_pool.h v0.3.12.post1:113-127) and
+// submitTransferTask then finds no active device for the source buffer
+// (rdma_transport.cpp v0.3.12.post1:634-660). Nothing re-activates it
+// but a port-active event (none modelled here).
+func (e *Engine) rdmaRails(cx *rdmaContext, write bool, src, dst uint64, length int64, peer string) RDMAOutcome {
+	dev := cx.dev.Name
+	if cx.inactive {
+		return RDMANoActiveDevice
+	}
+	opcode := 0
+	if write {
+		opcode = 1
+	}
+	type slice struct {
+		off, n int64
+		retry  int
+	}
+	var pending []*slice
+	for off := int64(0); off < length; off += rdmaSliceSize {
+		n := int64(rdmaSliceSize)
+		last := length-off <= rdmaSliceSize+rdmaFragmentLimit
+		if last {
+			n = length - off
+		}
+		pending = append(pending, &slice{off: off, n: n})
+		if last {
+			break
+		}
+	}
+	peerNIC, _ := e.peerNICAt(peer, nil, 0, 0)
+	failed := false
+	for len(pending) > 0 && !cx.inactive {
+		var next []*slice
+		errored, succeeded := false, false
+		for _, s := range pending {
+			if errored {
+				// Flushed (IBV_WC_WR_FLUSH_ERR, a line only with MC_TRACE):
+				// shouldRetrySlice, then the peer redispatch.
+				s.retry++
+				if s.retry >= rdmaMaxRetry {
+					failed, succeeded = true, true
+					continue
+				}
+				next = append(next, s)
+				continue
+			}
+			st, ok := e.cfg.Host.RDMAFaults.complete()
+			if ok {
+				succeeded = true
+				continue
+			}
+			errored = true
+			e.logf(mlog.Error, "Worker: Process failed for slice (opcode: %d, source_addr: %#x, length: %d, dest_addr: %#x, local_nic: %s, peer_nic: %s, dest_rkey: %d, retry_cnt: %d, max_retry_cnt: %d): %s",
+				opcode, src+uint64(s.off), s.n, dst+uint64(s.off), dev, peerNIC, rdmaRKey(dst), s.retry, rdmaMaxRetry, st.Text)
+			cx.failedPolls++
+			if cx.failedPolls >= rdmaContextFailureThreshold {
+				e.logf(mlog.Warning, "All rails failed for context %s for %d consecutive attempts, marking inactive", dev, cx.failedPolls)
+				cx.inactive = true
+			}
+			delete(cx.endpoints, peerNIC)
+			e.logf(mlog.Warning, "Local-side RDMA failure detected on context %s, peer=%s", dev, peerNIC)
+			// The local handoff finds no other local RNIC: failed.
+			failed = true
+		}
+		if succeeded {
+			// markContextSuccess: a pass that counted a slice processed
+			// (a success, or a flushed slice out of retries) clears the
+			// count (:654-665).
+			cx.failedPolls = 0
+		}
+		pending = next
+	}
+	if len(pending) > 0 {
+		// The context went inactive: performPostSend's local handoff
+		// fails the slices still queued.
+		failed = true
 	}
 	if failed {
 		return RDMAFailed

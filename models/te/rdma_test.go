@@ -199,8 +199,8 @@ func TestRDMAPortDown(t *testing.T) {
 }
 
 func TestRDMAUnsupported(t *testing.T) {
-	p := faults.RDMAPrimitive{Fault: faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "local_protection"}, Node: "tp0"}
-	nodes := []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}, {Name: "tp1"}}
+	p := faults.RDMAPrimitive{Fault: faults.Fault{Kind: faults.RDMA, Target: "tp0", Mode: "local_protection"}, Node: "tp0", Status: status(t, "local_protection")}
+	nodes := []engine.NodeSpec{{Name: "tp0", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}}}, {Name: "tp1"}, {Name: "tp3", RDMA: []engine.RDMADevice{{Name: "mlx5_0"}, {Name: "mlx5_1"}}}}
 	prof := func(v string) mooncake.Profile {
 		pr, err := mooncake.ProfileFor(v)
 		if err != nil {
@@ -213,8 +213,10 @@ func TestRDMAUnsupported(t *testing.T) {
 	}{
 		{"tp0", "0.3.9", ""},
 		{"tp0", "0.3.11.post1", ""},
-		{"tp0", "0.3.12.post1", "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12.post1 is not modelled (v0.3.8 … v0.3.11.post1 are)"},
-		{"tp0", "0.3.7.post2", "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.7.post2 is not modelled (v0.3.8 … v0.3.11.post1 are)"},
+		{"tp0", "0.3.12.post1", ""},
+		{"tp3", "0.3.12.post1", "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12.post1 (rail failover) is modelled for a node with one RNIC only (tp3 has 2)"},
+		{"tp0", "0.3.13.post1", "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.13.post1 is not modelled (v0.3.8 … v0.3.12.post1 are)"},
+		{"tp0", "0.3.7.post2", "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.7.post2 is not modelled (v0.3.8 … v0.3.12.post1 are)"},
 		{"tp1", "0.3.9", "rdma target=tp0 mode=local_protection: node tp1 has no RNIC (nic.rdma)"},
 		{"tp2", "0.3.9", "rdma target=tp0 mode=local_protection: no node tp2 in this topology"},
 	} {
@@ -222,6 +224,50 @@ func TestRDMAUnsupported(t *testing.T) {
 		if got := te.RDMAUnsupported(p, nodes, prof(c.version)); got != c.want {
 			t.Errorf("%s@%s: %q, want %q", c.node, c.version, got, c.want)
 		}
+	}
+	// v0.3.12's pool is modelled for local statuses only.
+	p.Node, p.Status = "tp0", status(t, "retry_exceeded")
+	if got, want := te.RDMAUnsupported(p, nodes, prof("0.3.12")), "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12 (rail failover) is modelled for local work-completion errors only"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// v0.3.12's pool (worker_pool.cpp v0.3.12.post1:523-672, :1370-1386): a
+// local status fails the slice after one try on a node with one RNIC,
+// with one Local-side line per poll pass; the flushed rest of the chain
+// goes round again. 32 failing passes mark the context inactive; the next
+// transfer finds no active device.
+func TestRDMARailsLocalFailure(t *testing.T) {
+	e, h, logs := rdmaEngine(t, "0.3.12.post1")
+	clock := &stepClock{}
+	h.Arm(0, faults.RDMAPrimitive{Status: status(t, "local_protection")})
+	put := func(n int64) te.RDMAOutcome {
+		*logs = (*logs)[:0]
+		return e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, n, "p:1")
+	}
+	if got := put(4096); got != te.RDMAFailed {
+		t.Fatal(got)
+	}
+	want := []string{
+		"Worker: Process failed for slice (opcode: 1, source_addr: 0x1000, length: 4096, dest_addr: 0x2000, local_nic: mlx5_0, peer_nic: p:1@mlx5_0, dest_rkey: 2097154, retry_cnt: 0, max_retry_cnt: 9): local protection error",
+		"Local-side RDMA failure detected on context mlx5_0, peer=p:1@mlx5_0",
+	}
+	if strings.Join(*logs, "|") != strings.Join(want, "|") {
+		t.Fatalf("%q", *logs)
+	}
+	// Three slices: one pass each (the first fails, the rest flush and go
+	// round), retry_cnt 0, 1, 2.
+	if got := put(3 * 65536); got != te.RDMAFailed || count(*logs, "Local-side RDMA failure") != 3 || count(*logs, "retry_cnt: 2, max_retry_cnt: 9") != 1 {
+		t.Fatalf("%v %q", got, *logs)
+	}
+	for i := 5; i <= 32; i++ {
+		put(4096)
+	}
+	if count(*logs, "All rails failed for context mlx5_0 for 32 consecutive attempts, marking inactive") != 1 {
+		t.Fatalf("%q", *logs)
+	}
+	if got := put(4096); got != te.RDMANoActiveDevice || len(*logs) != 0 {
+		t.Fatalf("%v %q", got, *logs)
 	}
 }
 

@@ -492,6 +492,10 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		}
 		return nil
 	}
+	if protocol == "nvlink_intra" && p.StoreNvlinkIntraNotBuilt {
+		e.logf(mlog.Error, "--protocol=nvlink_intra requires USE_INTRA_NVLINK=ON, please rebuild mooncake from source.")
+		return mooncake.INVALID_PARAMS
+	}
 	e.logf(mlog.Error, "unsupported_protocol protocol=%s", protocol)
 	return mooncake.INVALID_PARAMS
 }
@@ -1113,6 +1117,9 @@ func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	}
 	hcas := e.discover(e.filter)
 	e.logf(mlog.Info, "Topology discovery complete. Found %d HCAs.", len(hcas))
+	if e.cfg.Profile.GPUP2PFallback {
+		return e.selectGPUP2P(ctx, hcas)
+	}
 	if e.nvlinkBuild() {
 		return e.selectNVLink(hcas)
 	}
@@ -1196,6 +1203,58 @@ func (e *Engine) selectNVLink(hcas []engine.RDMADevice) int {
 	if e.cfg.Profile.NVLinkSelect {
 		e.logf(mlog.Info, "Using RDMA transport (RoCE/iWARP)")
 	}
+	return 0
+}
+
+// selectGPUP2P is auto-discovery's transport choice where the wheel is
+// an NVLink build (Profile.GPUP2PFallback: 0.3.14, built with
+// USE_INTRA_NVLINK, PR 3547): main@3b5a594 transfer_engine_impl.cpp
+// 329-401. MC_FORCE_MNNVL in a build without the cross-node transport
+// warns and falls back (:353-357); MC_INTRANODE_NVLINK installs the
+// intra-node transport, whose memory and data paths are not modelled
+// (:359-367); the cross-node one where a source build has it, for
+// MC_FORCE_MNNVL or no HCA (:368-376); RDMA with HCAs or MC_FORCE_HCA
+// (:377-384); else TCP, or without USE_TCP nothing (:385-400). Real
+// 0.3.14 without an RNIC: "Using TCP transport (no HCA detected)" after
+// TcpTransport's lines, and with MC_FORCE_MNNVL the warning before them.
+func (e *Engine) selectGPUP2P(ctx context.Context, hcas []engine.RDMADevice) int {
+	_, force := e.env("MC_FORCE_MNNVL")
+	_, intra := e.env("MC_INTRANODE_NVLINK")
+	_, forceHCA := e.env("MC_FORCE_HCA")
+	mnnvl := e.built(engine.BuildMNNVL)
+	if force && !mnnvl {
+		e.logf(mlog.Warning, "NVLink transport was requested but is not compiled in, falling back to RDMA/TCP")
+	}
+	switch {
+	case intra:
+		e.transports = append(e.transports, "nvlink_intra")
+		e.logf(mlog.Info, "Using Intra-Node NVLink transport (MC_INTRANODE_NVLINK set)")
+		return 0
+	case mnnvl && (force || len(hcas) == 0):
+		e.nvFabric = e.supportFabricMem() // NvlinkTransport's constructor
+		e.transports = append(e.transports, "nvlink")
+		e.logf(mlog.Info, "Using NVLink transport (forced or no HCA detected)")
+		return 0
+	case len(hcas) > 0 || forceHCA:
+		if e.openContexts(hcas) != 0 || e.startRDMADaemon() != 0 {
+			if e.crashed != nil {
+				return -1
+			}
+			e.logf(mlog.Error, "Failed to install RDMA transport")
+			return -1
+		}
+		e.logf(mlog.Info, "Using RDMA transport (RoCE/iWARP)")
+		return 0
+	}
+	if e.built(engine.BuildNoTCP) {
+		e.logf(mlog.Error, "No HCA detected and neither NVLink nor TCP transport is compiled in")
+		return -1
+	}
+	if e.installTCP(ctx) != 0 {
+		e.logf(mlog.Error, "Failed to install TCP transport")
+		return -1
+	}
+	e.logf(mlog.Info, "Using TCP transport (no HCA detected)")
 	return 0
 }
 
