@@ -1927,8 +1927,10 @@ type RPCMeta struct {
 
 // Resolvable: whether asio's resolver finds host on the sim's one host —
 // an IP literal or localhost; anything else (MC_TCP_BIND_ADDRESS=not-an-ip,
-// real 0.3.10.post1: every transfer -800) is not found.
+// real 0.3.10.post1: every transfer -800) is not found. getaddrinfo takes
+// an IPv6 literal without brackets: "[::1]" is no name either (real
+// 0.3.12.post1, MC_TCP_BIND_ADDRESS=[::1] published as rpc_meta's host:
+// "resolve: Host not found (authoritative)", every transfer -800).
 func Resolvable(host string) bool {
-	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	return h == "localhost" || net.ParseIP(h) != nil
+	return host == "localhost" || net.ParseIP(host) != nil
 }
