@@ -219,10 +219,22 @@ func (c *RealClient) rpcLog(err error) {
 		for i := 0; i < 4; i++ {
 			c.logf(mlog.Warning, "client_id 1 failed:Connection refused")
 		}
-		c.logf(mlog.Warning, "reconnect client{%#x},host:{%s} out of max limit, stop retry. connect failed", poolClientAddr, c.msAddr)
+		c.logf(mlog.Warning, "reconnect client{%#x},host:{%s} out of max limit, stop retry. connect failed", poolClientAddr, poolHost(c.msAddr))
 		c.logf(mlog.Warning, "send request to %s failed. connection refused.", c.msAddr)
 	}
 	rpcLog(c.d.Log, c.p, "", err)
+}
+
+// poolHost is the host:port the pool's reconnect line names: the client's
+// host without the brackets of an IPv6 literal (real 0.3.8.post1 …
+// 0.3.10.post1, a master on 0.0.0.0 dialled at [::1]:P: "host:{::1:P} out
+// of max limit", while the next line's "send request to [::1]:P" keeps
+// them; docs/REAL-FINDINGS.md §34).
+func poolHost(addr string) string {
+	if h, port, ok := strings.Cut(strings.TrimPrefix(addr, "["), "]:"); ok && strings.HasPrefix(addr, "[") {
+		return h + ":" + port
+	}
+	return addr
 }
 
 // poolClientAddr stands for the pool's client object pointer that

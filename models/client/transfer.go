@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -145,11 +146,22 @@ func (c *RealClient) handshakeConnects(r master.Replica) bool {
 // lane's. Addresses and numbers are the model's (the data port is the
 // endpoint's).
 func (c *RealClient) transferRefusedLog(endpoint, text string) {
+	c.transferDialLog(endpoint, "connect", text)
+}
+
+// transferDialLog is transferRefusedLog for either step of the dial: op is
+// asio's name of the failed call ("resolve": the peer's rpc_meta host is
+// no name this host resolves; "connect"), which asio's system_error puts
+// before its message (startTransfer's catch, tcp_transport.cpp v0.3.9:542;
+// getConnection's, v0.3.12.post1:1099) and the TCP lane leaves out (its
+// handleLaneResolved and handleLaneConnected pass the bare error_code
+// message, tcp_transport_lane_impl.h 3b5a594 :790, :938).
+func (c *RealClient) transferDialLog(endpoint, op, text string) {
 	switch c.p.TCPRefusedLog {
 	case "asio":
-		c.logf(mlog.Error, "TcpTransport::startTransfer encountered an ASIO exception. Slice details - source_addr: 0x0, length: 0, opcode: 1, target_id: 1. Exception: connect: %s", text)
+		c.logf(mlog.Error, "TcpTransport::startTransfer encountered an ASIO exception. Slice details - source_addr: 0x0, length: 0, opcode: 1, target_id: 1. Exception: %s: %s", op, text)
 	case "getconnection":
-		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s. Error: connect: %s", endpoint, text)
+		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s. Error: %s: %s", endpoint, op, text)
 		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s", endpoint)
 	default:
 		c.logf(mlog.Error, "TCP lane connection to %s failed: %s (attempt failure 1)", endpoint, text)
@@ -174,12 +186,12 @@ func (c *RealClient) connectable(r master.Replica, m te.RPCMeta) bool {
 		return true
 	} else if te.Resolvable(m.Host) {
 		// An IPv4-only listener (before 0.3.9): nothing answers on the IPv6 address.
-		c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s:%d. Error: connect: Connection refused", m.Host, m.Port+1)
-		c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s:%d", m.Host, m.Port+1)
+		c.transferDialLog(fmt.Sprintf("%s:%d", m.Host, m.Port+1), "connect", "Connection refused")
 		return false
 	}
-	c.logf(mlog.Error, "TcpTransport::getConnection failed to create connection to %s:%d. Error: resolve: Host not found (authoritative)", m.Host, m.Port+1)
-	c.logf(mlog.Error, "TcpTransport::startTransfer failed to get connection to %s:%d", m.Host, m.Port+1)
+	// The resolver's EAI_NONAME, in each release's words (real
+	// io/peer-advertises-unresolvable-host).
+	c.transferDialLog(fmt.Sprintf("%s:%d", m.Host, m.Port+1), "resolve", "Host not found (authoritative)")
 	return false
 }
 

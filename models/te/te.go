@@ -1996,8 +1996,9 @@ func (e *Engine) getSegmentDesc(ctx context.Context, name string) bool {
 // v0.3.12.post1:710-955, 3b5a594:732-1014; the tcp branch is the same at
 // the three): a missing field reads as jsoncpp's null (""/0, an empty
 // array). A tcp buffer without a name, addr or length is "Corrupted
-// segment descriptor, name <segment> protocol tcp" (WARNING), an empty
-// protocol "Unsupported segment descriptor, name <segment> protocol "
+// segment descriptor, name <segment> protocol tcp" (WARNING), a protocol
+// none of the release's branches decodes (segmentDescProtocols; an empty
+// one too) "Unsupported segment descriptor, name <segment> protocol <p>"
 // (ERROR); either way getSegmentDesc returns nullptr, as for a failed
 // read. Not modelled: the other protocols' checks (taken as valid) and a
 // field of a type jsoncpp cannot convert (asString on an object throws
@@ -2013,10 +2014,11 @@ func (e *Engine) decodeSegmentDesc(v []byte, name string) bool {
 		return true
 	}
 	proto := jsonString(d.Protocol)
-	switch proto {
-	case "":
+	if !slices.Contains(segmentDescProtocols(e.cfg.Profile.Version), proto) {
 		e.logf(mlog.Error, "Unsupported segment descriptor, name %s protocol %s", name, proto)
 		return false
+	}
+	switch proto {
 	case "tcp":
 		for _, b := range d.Buffers {
 			m, _ := b.(map[string]any)
@@ -2027,6 +2029,37 @@ func (e *Engine) decodeSegmentDesc(v []byte, name string) bool {
 		}
 	}
 	return true
+}
+
+// segmentDescProtocols are the protocols decodeSegmentDesc has a branch
+// for at release v (the `desc->protocol == "…"` tests before its
+// "Unsupported segment descriptor" else, transfer_metadata.cpp): v0.3.0
+// rdma, tcp, nvmeof; v0.3.3 nvlink; v0.3.5 ascend; v0.3.6 cxl; v0.3.8
+// barex, hip; v0.3.9 nvlink_intra, ubshmem; v0.3.10 efa; v0.3.10.post2
+// ub; v0.3.11 maca; v0.3.12 cxi, sunrise_link; 3b5a594 (0.3.13 on) musa,
+// nccl.
+func segmentDescProtocols(v mooncake.Version) []string {
+	ps := []string{"rdma", "tcp", "nvmeof"}
+	for _, a := range []struct {
+		from  string
+		added []string
+	}{
+		{"0.3.3", []string{"nvlink"}},
+		{"0.3.5", []string{"ascend"}},
+		{"0.3.6", []string{"cxl"}},
+		{"0.3.8", []string{"barex", "hip"}},
+		{"0.3.9", []string{"nvlink_intra", "ubshmem"}},
+		{"0.3.10", []string{"efa"}},
+		{"0.3.10.post2", []string{"ub"}},
+		{"0.3.11", []string{"maca"}},
+		{"0.3.12", []string{"cxi", "sunrise_link"}},
+		{"0.3.13", []string{"musa", "nccl"}},
+	} {
+		if v.AtLeast(a.from) {
+			ps = append(ps, a.added...)
+		}
+	}
+	return ps
 }
 
 // jsonString and jsonUint are jsoncpp's asString and asUInt64 on a value
@@ -2065,8 +2098,10 @@ type RPCMeta struct {
 
 // Resolvable: whether asio's resolver finds host on the sim's one host —
 // an IP literal or localhost; anything else (MC_TCP_BIND_ADDRESS=not-an-ip,
-// real 0.3.10.post1: every transfer -800) is not found.
+// real 0.3.10.post1: every transfer -800) is not found. getaddrinfo takes
+// an IPv6 literal without brackets: "[::1]" is no name either (real
+// 0.3.12.post1, MC_TCP_BIND_ADDRESS=[::1] published as rpc_meta's host:
+// "resolve: Host not found (authoritative)", every transfer -800).
 func Resolvable(host string) bool {
-	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	return h == "localhost" || net.ParseIP(h) != nil
+	return host == "localhost" || net.ParseIP(host) != nil
 }
