@@ -419,22 +419,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	if write {
 		opcode = 1
 	}
-	type slice struct {
-		off, n int64
-		retry  int
-	}
-	var pending []*slice
-	for off := int64(0); off < length; off += rdmaSliceSize {
-		n := int64(rdmaSliceSize)
-		last := length-off <= rdmaSliceSize+rdmaFragmentLimit
-		if last {
-			n = length - off
-		}
-		pending = append(pending, &slice{off: off, n: n})
-		if last {
-			break
-		}
-	}
+	pending := rdmaSlices(length)
 	var peerDevs []engine.RDMADevice
 	if e.cfg.Host.Peer != nil && peer != e.serverName {
 		if pr, ok := e.cfg.Host.Peer(peer); ok && len(pr.RDMA) > 0 {
@@ -456,7 +441,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	failed := false
 	// retry: the slice goes round again, or fails once it used up
 	// max_retry_cnt (performPollCq, redispatch).
-	retry := func(s *slice, next []*slice) []*slice {
+	retry := func(s *rdmaSlice, next []*rdmaSlice) []*rdmaSlice {
 		s.retry++
 		if s.retry >= rdmaMaxRetry {
 			failed = true
@@ -474,7 +459,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	// Each round is one performPostSend of the slices still pending, all
 	// to one peer NIC: one ibv_post_send chain on one QP, then the polls.
 	for len(pending) > 0 {
-		var next []*slice
+		var next []*rdmaSlice
 		e.portEvents(cx, dev)
 		// redispatch: the round's slices go to the peer NIC their retry
 		// count selects (they failed together, so share it).
@@ -569,6 +554,30 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 // (kContextFailureThreshold, worker_pool.h v0.3.12.post1:174).
 const rdmaContextFailureThreshold = 32
 
+// rdmaSlice is one slice of a transfer and its retries so far.
+type rdmaSlice struct {
+	off, n int64
+	retry  int
+}
+
+// rdmaSlices cuts a transfer of length bytes into slices of
+// rdmaSliceSize, the last taking a remainder up to rdmaFragmentLimit.
+func rdmaSlices(length int64) []*rdmaSlice {
+	var out []*rdmaSlice
+	for off := int64(0); off < length; off += rdmaSliceSize {
+		n := int64(rdmaSliceSize)
+		last := length-off <= rdmaSliceSize+rdmaFragmentLimit
+		if last {
+			n = length - off
+		}
+		out = append(out, &rdmaSlice{off: off, n: n})
+		if last {
+			break
+		}
+	}
+	return out
+}
+
 // rdmaRails is a transfer through v0.3.12's worker pool
 // (Profile.RDMAWorkerPool RDMAPoolRails), for the faults RDMAUnsupported
 // lets through: work requests completing with a local status on a node
@@ -596,26 +605,11 @@ func (e *Engine) rdmaRails(cx *rdmaContext, write bool, src, dst uint64, length 
 	if write {
 		opcode = 1
 	}
-	type slice struct {
-		off, n int64
-		retry  int
-	}
-	var pending []*slice
-	for off := int64(0); off < length; off += rdmaSliceSize {
-		n := int64(rdmaSliceSize)
-		last := length-off <= rdmaSliceSize+rdmaFragmentLimit
-		if last {
-			n = length - off
-		}
-		pending = append(pending, &slice{off: off, n: n})
-		if last {
-			break
-		}
-	}
+	pending := rdmaSlices(length)
 	peerNIC, _ := e.peerNICAt(peer, nil, 0, 0)
 	failed := false
 	for len(pending) > 0 && !cx.inactive {
-		var next []*slice
+		var next []*rdmaSlice
 		errored, succeeded := false, false
 		for _, s := range pending {
 			if errored {
