@@ -134,6 +134,10 @@ func runVersion(ctx context.Context, sc *Scenario, eng engine.Engine, version st
 	}
 	if !sc.AppliesToSGLang(side.SGLangVersion()) {
 		res.Verdict, res.Reason = Skip, fmt.Sprintf("scenario applies to SGLang %s, not %s", strings.Join(sc.SGLang.Versions, ", "), side.SGLangVersion())
+		if len(sc.SGLang.Versions) == 0 {
+			// A release the model follows only where named (sglang.NamedVersions).
+			res.Reason = fmt.Sprintf("scenario applies to SGLang releases other than %s (the model plays it only where sglang.versions names it)", side.SGLangVersion())
+		}
 		return res
 	}
 	if sc.HasLabel(ContainerLabel) && !InContainers(eng) {

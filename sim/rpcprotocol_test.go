@@ -22,6 +22,7 @@ var _ = Describe("mooncake_master with MC_RPC_PROTOCOL", func() {
 		Expect(e.now()).To(Equal(client.CreateCost + client.DefaultTimeouts.Request))
 		Expect(rpcLines(e.logs("master"))).To(Equal([]string{"ibverbs init qp failed: End of file conn_id  1"}))
 		Expect(e.logs("mooncake:tp0")).To(Equal([]string{
+			"Master view key: mooncake-store/mooncake/master_view",
 			"read rpc head failed, error msg:Operation aborted.. close the socket.value=125",
 			"RPC call failed: Connection timed out",
 			"Failed to create client",
@@ -34,6 +35,7 @@ var _ = Describe("mooncake_master with MC_RPC_PROTOCOL", func() {
 		Expect(e.now()).To(Equal(client.CreateCost))
 		Expect(rpcLines(e.logs("master"))).To(BeEmpty())
 		Expect(e.logs("mooncake:tp0")).To(Equal([]string{
+			"Master view key: mooncake-store/mooncake/master_view",
 			"read rpc head failed, error msg:Connection reset by peer. close the socket.value=104",
 			"RPC call failed: Connection reset by peer",
 			"Failed to create client",

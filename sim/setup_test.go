@@ -98,7 +98,7 @@ var _ = Describe("setup()", func() {
 			Expect(e.setup(setupArgs("127.0.0.1:17790", "tcp", ""))).To(Equal(-600))
 			Expect(e.now()).To(Equal(client.CreateCost + 30*time.Second))
 			// yalantinglibs' easylog line first (real 0.3.9, docs/REAL-FINDINGS.md §1).
-			Expect(e.logs("mooncake:tp0")).To(Equal([]string{"read rpc head failed, error msg:Operation aborted.. close the socket.value=125", "RPC call failed: Connection timed out", "Failed to create client"}))
+			Expect(e.logs("mooncake:tp0")).To(Equal([]string{"Master view key: mooncake-store/mooncake/master_view", "read rpc head failed, error msg:Operation aborted.. close the socket.value=125", "RPC call failed: Connection timed out", "Failed to create client"}))
 		})
 	})
 

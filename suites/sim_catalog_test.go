@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
+	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
 	"github.com/mooncake-faultlab/faultlab/sim"
 )
@@ -45,6 +46,38 @@ var _ = catalogSuite(engineSuite{name: sim.Name, newEngine: sim.New, opts: scena
 var _ = catalogSuite(engineSuite{name: sim.Name, title: " in a modelled container world", containers: true,
 	newEngine: func() engine.Engine { return sim.NewWith(sim.Options{Containers: true}) }, opts: scenarios.Options{Seed: 1},
 	maySkip: func(sc *scenarios.Scenario, _ string) bool { return len(sc.Topology.Nodes) > 1 || loopbackIPv6Only(sc) }})
+
+// An entry of mooncake.versions is a claim: a constraint ("*", ">=0.3.9")
+// runs at the newest release it matches, but `faultlab run
+// --mooncake-version V` runs the scenario at any V it matches, and explain
+// fingerprints it there. So the world must hold at every release its
+// entries admit, not only at the ones the catalog runs.
+var _ = Describe("the catalog at every release its versions admit", Label("sim", "versions"), func() {
+	It("passes on sim at each of them", func(ctx SpecContext) {
+		cat, err := scenarios.Catalog()
+		Expect(err).NotTo(HaveOccurred())
+		var bad []string
+		runs := 0
+		for _, sc := range cat {
+			if !sc.RunsOn(sim.Name) {
+				continue
+			}
+			for _, v := range mooncake.Versions {
+				if _, ok := sc.Versions(v); !ok {
+					continue
+				}
+				for _, r := range scenarios.Run(ctx, sc, sim.New(), scenarios.Options{Seed: 1, Version: v}) {
+					runs++
+					if r.Verdict != scenarios.Pass {
+						bad = append(bad, fmt.Sprintf("%s @%s: %s %.160s", sc.Name, v, r.Verdict, r.Reason))
+					}
+				}
+			}
+		}
+		Expect(runs).To(BeNumerically(">", 500), "the sweep ran too little to mean anything: %d runs", runs)
+		Expect(bad).To(BeEmpty(), "narrow mooncake.versions to the releases the world holds at, or add a by_version")
+	})
+})
 
 var _ = Describe("sim determinism", Label("sim", "determinism"), func() {
 	DescribeTable("same seed, same trace: twice, at GOMAXPROCS 1 and 2", func(name, version string, loadErr error) {

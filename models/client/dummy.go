@@ -208,7 +208,7 @@ func (c *DummyClient) RegisterBuffer(ctx context.Context, ptr uint64, size int64
 	if !ok {
 		return -1, nil
 	}
-	if _, huge := c.d.Env["MC_STORE_USE_HUGEPAGE"]; huge {
+	if useHugepage(c.p, c.d.Env) {
 		const hp = 2 << 20
 		size = (size + hp - 1) / hp * hp
 	}

@@ -15,6 +15,13 @@ import (
 // MC_STORE_HUGEPAGE_SIZE is not modelled).
 const hugepageSize = 2 << 20
 
+// useHugepage: MC_STORE_USE_HUGEPAGE is read from 0.3.8.post1 (utils.h);
+// real 0.3.7.post2 ignores it (docs/REAL-FINDINGS.md §140).
+func useHugepage(p mooncake.Profile, env map[string]string) bool {
+	v, ok := env["MC_STORE_USE_HUGEPAGE"]
+	return ok && mooncake.ParseKnob(p.Version, "MC_STORE_USE_HUGEPAGE", v, true).Read
+}
+
 // hugepageAlloc is allocate_buffer_mmap_memory with MC_STORE_USE_HUGEPAGE
 // set: the arena's opt-in lines at the process's first call (0.3.11+),
 // get_hugepage_size_from_env's line, then mmap(MAP_HUGETLB), whose ENOMEM

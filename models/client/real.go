@@ -484,6 +484,17 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 		return false, err
 	}
 	c.id = c.newUUID()
+	if !c.p.HABackend && c.p.MasterViewKey != "mooncake-store/master_view" {
+		// Every Client holds a MasterViewHelper (client.h v0.3.7.post2:357,
+		// client_service.h to v0.3.10) whose constructor names its key
+		// (ha_helper.cpp v0.3.7.post1:8-20), HA or not: each attempt
+		// prints it (real 0.3.7.post2, 0.3.9).
+		cluster := "mooncake"
+		if v := c.d.Env["MC_STORE_CLUSTER_ID"]; v != "" {
+			cluster = strings.TrimSuffix(v, "/")
+		}
+		c.logf(mlog.Info, "Master view key: mooncake-store/%s/master_view", cluster)
+	}
 	c.msAddr = a.MasterServerAddr
 	if c.p.HAClient && strings.HasPrefix(c.msAddr, haPrefix) {
 		addr, ok := c.masterFromView(ctx, strings.TrimPrefix(c.msAddr, haPrefix))
@@ -697,10 +708,7 @@ func (c *RealClient) checkRegisterParams(ptr uint64, length int64) mooncake.Erro
 	return mooncake.OK
 }
 
-func (c *RealClient) useHugepage() bool {
-	_, ok := c.d.Env["MC_STORE_USE_HUGEPAGE"]
-	return ok
-}
+func (c *RealClient) useHugepage() bool { return useHugepage(c.p, c.d.Env) }
 
 func (c *RealClient) allocSegmentMemory(size int64) (engine.Buffer, error) {
 	if c.useHugepage() {
