@@ -53,7 +53,13 @@ func portAnsweredLater(sc *Scenario, logs []string) bool {
 // that failed on a bind, where its scenario expects none, ran into a
 // neighbour. Sim has no neighbours: its runs are never interfered with.
 func interference(sc *Scenario, eng engine.Engine, r Result) string {
-	if r.Verdict != Fail || !Wall(eng) || mentions(sc, portInUse) {
+	if r.Verdict != Fail || !Wall(eng) {
+		return ""
+	}
+	if sc.HasLabel(RacyOutcomeLabel) {
+		return "its outcome hangs on a race inside Mooncake the world cannot pin (" + RacyOutcomeLabel + ")"
+	}
+	if mentions(sc, portInUse) {
 		return ""
 	}
 	for _, o := range []*Observed{&r.Observed, r.Remedy} {

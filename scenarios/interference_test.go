@@ -29,6 +29,7 @@ func TestInterference(t *testing.T) {
 	// CI run 66: @0.3.9, the tenth warmup put went to a neighbour's
 	// handshake listener on that port, the read from it failed.
 	neighbourSession := Result{Verdict: Fail, Observed: Observed{Logs: []string{refused, "Session::readBody failed. Attempt to read data 0x7fec3dffd040 using buffer 0x7fec3dffd040. Error: End of file (value: 2), total_transferred_bytes_: 0, current transferred_bytes: 0"}}}
+	racyOutcome := &Scenario{Labels: []string{RacyOutcomeLabel}}
 	sessionFirst := Result{Verdict: Fail, Observed: Observed{Logs: []string{"Session::readBody failed. Error: End of file (value: 2)", refused}}}
 	for _, tc := range []struct {
 		name string
@@ -51,6 +52,9 @@ func TestInterference(t *testing.T) {
 		{"a read from a neighbour after the refusal", plain, wallEngine{}, neighbourSession, true},
 		{"a session failure before any refusal", plain, wallEngine{}, sessionFirst, false},
 		{"not on sim", plain, virtualEngine{}, foreign, false},
+		{"a racy-outcome world that failed on a wall engine", racyOutcome, wallEngine{}, Result{Verdict: Fail}, true},
+		{"a racy-outcome world that passed", racyOutcome, wallEngine{}, Result{Verdict: Pass}, false},
+		{"a racy-outcome world on sim", racyOutcome, virtualEngine{}, Result{Verdict: Fail}, false},
 	} {
 		if got := interference(tc.sc, tc.eng, tc.r) != ""; got != tc.want {
 			t.Errorf("%s: interference = %v, want %v", tc.name, got, tc.want)

@@ -108,6 +108,12 @@ const SlowLabel = "slow-wall"
 // reconnect, 4.27 s): the agreement suites compare their codes, not times.
 const RacyTimingLabel = "racy-timing"
 
+// RacyOutcomeLabel marks scenarios whose outcome on a wall-clock engine
+// hangs, rarely, on a race inside Mooncake the world cannot pin (an offload
+// heartbeat that falls between two steps): a failed run there is run once
+// more (interference), and the YAML says which race.
+const RacyOutcomeLabel = "racy-outcome"
+
 // SlowSkip is the one rule for slow-wall scenarios, used by `run` and the
 // suites alike: on wall-clock engines they are skipped unless opts.Slow or
 // $FAULTLAB_SLOW is set. They take minutes of Mooncake time (the blackholed
