@@ -1084,14 +1084,9 @@ func (e *Engine) abortNoPlugin() int {
 // topology discovery and transport installation when auto-discovering.
 func (e *Engine) afterRPC(ctx context.Context, auto bool) int {
 	if _, force := e.env("MC_FORCE_TCP"); force && e.cfg.Profile.ForceTCPAtInit {
-		if e.built(engine.BuildNoTCP) {
-			// The branch's #else (transfer_engine_impl.cpp
-			// v0.3.12.post1:220-223): no install is tried.
-			e.logf(mlog.Error, "MC_FORCE_TCP is set but USE_TCP is not compiled in")
-			return -1
-		}
-		if e.installTCP(ctx) != 0 {
-			e.logf(mlog.Error, "MC_FORCE_TCP is set but failed to install TCP transport")
+		// The branch's #else (transfer_engine_impl.cpp v0.3.12.post1:220-223):
+		// no install is tried.
+		if !e.installTCPOr(ctx, "MC_FORCE_TCP is set but USE_TCP is not compiled in", "MC_FORCE_TCP is set but failed to install TCP transport") {
 			return -1
 		}
 		e.forcedTCP = true
@@ -1246,16 +1241,25 @@ func (e *Engine) selectGPUP2P(ctx context.Context, hcas []engine.RDMADevice) int
 		e.logf(mlog.Info, "Using RDMA transport (RoCE/iWARP)")
 		return 0
 	}
-	if e.built(engine.BuildNoTCP) {
-		e.logf(mlog.Error, "No HCA detected and neither NVLink nor TCP transport is compiled in")
-		return -1
-	}
-	if e.installTCP(ctx) != 0 {
-		e.logf(mlog.Error, "Failed to install TCP transport")
+	if !e.installTCPOr(ctx, "No HCA detected and neither NVLink nor TCP transport is compiled in", "Failed to install TCP transport") {
 		return -1
 	}
 	e.logf(mlog.Info, "Using TCP transport (no HCA detected)")
 	return 0
+}
+
+// installTCPOr installs the TCP transport where the build has it, else
+// logs notBuilt; a failed install logs failed. false: init fails.
+func (e *Engine) installTCPOr(ctx context.Context, notBuilt, failed string) bool {
+	if e.built(engine.BuildNoTCP) {
+		e.logf(mlog.Error, "%s", notBuilt)
+		return false
+	}
+	if e.installTCP(ctx) != 0 {
+		e.logf(mlog.Error, "%s", failed)
+		return false
+	}
+	return true
 }
 
 // tcpLaneKnobs is TcpTransport's constructor (0.3.13 on), before install:
