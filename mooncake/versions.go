@@ -1109,10 +1109,14 @@ type Profile struct {
 	// rebuild mooncake from source." and INVALID_PARAMS (client_service.cpp
 	// main@3b5a594:984-997, PR 3196 of 2026-08-04; the 0.3.13.post1 wheel's
 	// store.so, real 0.3.13.post1). Up to 0.3.12.post1 nvlink_intra is an
-	// unsupported protocol (real 0.3.12.post1); the 0.3.14 wheel is built
-	// with the transport ("Using intra-NVLink protocol.", real 0.3.14: not
-	// modelled).
+	// unsupported protocol (real 0.3.12.post1).
 	StoreNvlinkIntraNotBuilt bool
+	// StoreNvlinkIntra: the 0.3.14 wheel is built with USE_INTRA_NVLINK:
+	// the store logs "Using intra-NVLink protocol." and installs the
+	// transport (client_service.cpp main@3b5a594:984-992), whose
+	// registerLocalMemory wants CUDA device memory (real 0.3.14 without a
+	// GPU: setup -600).
+	StoreNvlinkIntra bool
 	// TEStartingLine: TransferEngine::init opens with "Transfer Engine
 	// starting. Server: …, Metadata: …, ip_or_host_name: …, rpc_port: …"
 	// (transfer_engine.cpp v0.3.3 … v0.3.5:44; real 0.3.4.post2); gone
@@ -1530,6 +1534,7 @@ func profileOf(v Version) Profile {
 	p.EFABuiltIn = at("0.3.14")
 	p.StoreAscend = at("0.3.6.post1")
 	p.StoreNvlinkIntraNotBuilt = at("0.3.13") && !at("0.3.14")
+	p.StoreNvlinkIntra = at("0.3.14")
 	p.GPUP2PFallback = at("0.3.14")
 	p.TEStartingLine = !at("0.3.6")
 	p.RDMANullCQDestroy = !at("0.3.5")

@@ -96,6 +96,28 @@ func (e *Engine) registerNVLink(addr uint64, length int64) int {
 	return 0
 }
 
+// registerNVLinkIntra is IntraNodeNvlinkTransport::registerLocalMemory's
+// check of the memory (intranode_nvlink_transport.cpp main@3b5a594:621-
+// 640) and, on failure, TransferEngineImpl::registerLocalMemory's rollback
+// through the same transport's unregisterLocalMemory (:689-712). Without a
+// GPU cudaPointerGetAttributes fails and cuMemGetAddressRange returns 100
+// (CUDA_ERROR_NO_DEVICE): real 0.3.14. With one, host memory is
+// cudaMemoryTypeUnregistered (0); cuMemGetAddressRange's code for a host
+// address is not pinned, so its warning is not printed there. Device
+// memory registers; the IPC handles are not modelled.
+func (e *Engine) registerNVLinkIntra(addr uint64) int {
+	switch g := e.cfg.Host.GPU; {
+	case g == nil || g.Count == 0:
+		e.logf(mlog.Error, "IntraNodeNvlinkTransport: cudaPointerGetAttributes failed")
+		e.logf(mlog.Warning, "IntraNodeNvlinkTransport: cuMemGetAddressRange failed for addr %#x during unregister (error 100). Memory may already be freed, using provided address.", addr)
+		return -1
+	case !hostmem.IsDevice(addr):
+		e.logf(mlog.Error, "Unsupported memory type, %#x 0", addr)
+		return -1
+	}
+	return 0
+}
+
 // transferNVLink is NvlinkTransport::submitTransfer of one write into a
 // peer's segment: relocateSharedMemoryAddress maps the peer's buffer that
 // holds [dest, dest+length) by its handle, then cudaMemcpy. 0 or -1, as

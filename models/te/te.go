@@ -492,6 +492,11 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		}
 		return nil
 	}
+	if protocol == "nvlink_intra" && p.StoreNvlinkIntra {
+		e.logf(mlog.Info, "Using intra-NVLink protocol.")
+		e.transports = append(e.transports, "nvlink_intra")
+		return nil
+	}
 	if protocol == "nvlink_intra" && p.StoreNvlinkIntraNotBuilt {
 		e.logf(mlog.Error, "--protocol=nvlink_intra requires USE_INTRA_NVLINK=ON, please rebuild mooncake from source.")
 		return mooncake.INVALID_PARAMS
@@ -1682,6 +1687,11 @@ func (e *Engine) RegisterLocalMemory(ctx context.Context, addr uint64, length in
 	}
 	if e.nvlinkInstalled() {
 		return e.registerNVLink(addr, length)
+	}
+	if e.NVLinkIntra() {
+		if rc := e.registerNVLinkIntra(addr); rc != 0 {
+			return rc
+		}
 	}
 	r := region{addr: addr, length: length, chunks: 1}
 	if len(e.nics) > 0 {
