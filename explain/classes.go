@@ -43,6 +43,14 @@ type Class struct {
 	// release outside it, or whose glog lines' source files only exist
 	// outside it, cannot show the cause. Empty: every release.
 	Mooncake Range `yaml:"mooncake"`
+	// KindOf names the wider class this one is a kind of (a specific
+	// cause of an umbrella class: a wheel without a torch extension for the
+	// installed torch is an install that does not import). Naming this
+	// class answers a log of the wider one; leaving the wider one out
+	// leaves this one out too.
+	KindOf string `yaml:"kind_of"`
+	// narrower are the classes whose kind_of names this one (readClasses).
+	narrower []string
 	// where is the class's file:line, for errors.
 	where string
 	// terms and nterms: the words of the name and patterns and their
@@ -121,6 +129,19 @@ func readClasses(fsys fs.FS, dir string) ([]Class, error) {
 		}
 		out = append(out, cls...)
 	}
+	for _, c := range out {
+		if c.KindOf == "" {
+			continue
+		}
+		i := slices.IndexFunc(out, func(p Class) bool { return p.Name == c.KindOf })
+		switch {
+		case i < 0:
+			return nil, fmt.Errorf("%s: class %q: kind_of %q: no such class", c.where, c.Name, c.KindOf)
+		case out[i].KindOf != "":
+			return nil, fmt.Errorf("%s: class %q: kind_of %q, itself a kind of %q: name the widest class", c.where, c.Name, c.KindOf, out[i].KindOf)
+		}
+		out[i].narrower = append(out[i].narrower, c.Name)
+	}
 	return out, nil
 }
 
@@ -138,9 +159,9 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 		var c Class
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			switch k := n.Content[i]; k.Value {
-			case "name", "cause", "remedy", "refs", "scenarios", "link_when_scored", "patterns", "against", "examples", "mooncake":
+			case "name", "cause", "remedy", "refs", "scenarios", "link_when_scored", "patterns", "against", "examples", "mooncake", "kind_of":
 			default:
-				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, scenarios, link_when_scored, patterns, against, examples, mooncake)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown key %q (name, cause, remedy, refs, scenarios, link_when_scored, patterns, against, examples, mooncake, kind_of)", file, k.Line, k.Value)
 			}
 		}
 		if err := n.Decode(&c); err != nil {
@@ -198,9 +219,10 @@ func ParseClasses(file string, data []byte) ([]Class, error) {
 }
 
 // Explains reports whether a cause named name is this class: the class
-// itself, or one of the catalog scenarios it links.
+// itself, one of the catalog scenarios it links, or a class that is a
+// kind of it.
 func (c Class) Explains(name string) bool {
-	return name == c.Name || slices.Contains(c.Scenarios, name)
+	return name == c.Name || slices.Contains(c.Scenarios, name) || slices.Contains(c.narrower, name)
 }
 
 // check: both ends parse as releases, since not after until.

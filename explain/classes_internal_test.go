@@ -41,6 +41,35 @@ func TestReadClassesAcrossFiles(t *testing.T) {
 	}
 }
 
+// TestClassKindOf: a class that is a kind of a wider one answers for it
+// (the wider one Explains it, so a log labelled with the wider class is
+// right when the narrower is named); the wider class must exist and be
+// the widest.
+func TestClassKindOf(t *testing.T) {
+	table := func(body string) fstest.MapFS {
+		return fstest.MapFS{"c/a.yaml": {Data: []byte("classes:\n" + body)}}
+	}
+	const wide = "  - name: wide\n    cause: c\n    remedy: r\n    patterns: [{re: x, weight: 1}]\n"
+	kind := func(name, of string) string {
+		return "  - name: " + name + "\n    kind_of: " + of + "\n    cause: c\n    remedy: r\n    patterns: [{re: y, weight: 1}]\n"
+	}
+	cls, err := readClasses(table(wide+kind("narrow", "wide")), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cls[0].Explains("narrow") || !cls[0].Explains("wide") || cls[1].Explains("wide") || !sameClass(cls, "wide", "narrow") {
+		t.Errorf("wide explains narrow %v, narrow explains wide %v", cls[0].Explains("narrow"), cls[1].Explains("wide"))
+	}
+	for _, c := range []struct{ body, want string }{
+		{kind("narrow", "nothing"), `explain/c/a.yaml:2: class "narrow": kind_of "nothing": no such class`},
+		{wide + kind("mid", "wide") + kind("narrow", "mid"), `explain/c/a.yaml:11: class "narrow": kind_of "mid", itself a kind of "wide": name the widest class`},
+	} {
+		if _, err := readClasses(table(c.body), "c"); err == nil || err.Error() != c.want {
+			t.Errorf("err %v, want %s", err, c.want)
+		}
+	}
+}
+
 // TestClassReleases: a class of a bug some releases have is refused a log
 // that states another release, or whose source files only exist in others;
 // a fixed bug's table needs the range; a bad range is an error with its line.

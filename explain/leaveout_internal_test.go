@@ -43,7 +43,7 @@ func TestLeaveClassOut(t *testing.T) {
 		}
 		gone := map[string]bool{c.Class: true}
 		for _, cl := range cls {
-			if cl.Name == c.Class || cl.Explains(c.Class) {
+			if cl.Name == c.Class || cl.Explains(c.Class) || cl.KindOf == c.Class {
 				gone[cl.Name] = true
 				for _, s := range cl.Scenarios {
 					gone[s] = true
@@ -81,5 +81,8 @@ func TestLeaveClassOut(t *testing.T) {
 // logs without their class name a neighbour: Mooncake PR 2077's master
 // restart the expired client's world (the same three lines), Mooncake#2300's
 // self-device link the Ascend peer link's, sglang#27730's NIC pair a
-// transfer timeout at the threshold.
-const leaveOutCeiling = 9
+// transfer timeout at the threshold; 10 with the eighteenth, whose
+// sglang#13380 (a retry counter exceeded, then the RNIC inactive) without
+// rdma-transfer-error names the unroutable GID's world, as Mooncake#1593
+// names a port that is down without its own.
+const leaveOutCeiling = 10
