@@ -47,8 +47,9 @@ func (e *Engine) supportFabricMem() bool {
 // nvlinkInstalled: init installed the cross-node NVLink transport.
 func (e *Engine) nvlinkInstalled() bool { return slices.Contains(e.transports, "nvlink") }
 
-// NVLinkIntra: init installed the intra-node NVLink transport, whose
-// memory and data paths are not modelled.
+// NVLinkIntra: init installed the intra-node NVLink transport. Its
+// registration's check of the memory is registerNVLinkIntra; its IPC
+// handles and data path are not modelled.
 func (e *Engine) NVLinkIntra() bool { return slices.Contains(e.transports, "nvlink_intra") }
 
 // NVLinkBuffers is this engine's NVLink segment descriptor's buffers (what
