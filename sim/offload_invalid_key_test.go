@@ -50,14 +50,15 @@ func TestOffloadRequeuedKeyInvalidKey(t *testing.T) {
 			t.Fatalf("%s: %d results, %+v", c.version, len(rs), rs)
 		}
 		o := rs[0].Observed
-		// The client's lines after its setup, less the mount's warnings.
+		// The client's lines after its setup, less the mount's warnings
+		// and each read's timing line.
 		var lines []string
 		after := false
 		for j, l := range o.Logs {
 			switch {
 			case strings.HasPrefix(l, "Offload RPC server started on port "):
 				after = true
-			case after && o.LogSources[j] != "master":
+			case after && o.LogSources[j] != "master" && !strings.HasPrefix(l, "Time taken for "):
 				lines = append(lines, l)
 			}
 		}
