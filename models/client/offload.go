@@ -50,7 +50,8 @@ type fileStorage struct {
 	dir     string
 	disk    *OffloadDisk
 	buckets int64
-	// batches counts the offload reads served (next_batch_id_).
+	// batches counts the offload reads served (next_batch_id_):
+	// batchGetOffloadObject's.
 	batches int64
 	// The bucket backend's eviction (BucketBackendConfig): policy none,
 	// fifo or lru, max_total_size (0: none here; real then takes 90 % of
@@ -638,6 +639,9 @@ func (c *RealClient) batchGetOffloadObject(keys []string, sizes []int64) ([]host
 			}
 		}
 	}
+	// AllocateBatch then hands the batch its id (next_batch_id_, from 1),
+	// before BatchLoad looks up a key (file_storage.cpp v0.3.11.post1:753-757).
+	fs.batches++
 	out := make([]hostmem.Content, len(keys))
 	code := mooncake.OK
 	for i, k := range keys {
@@ -728,11 +732,10 @@ func (c *RealClient) offloadRead(ctx context.Context, key string, r master.Repli
 	}
 	// Every read that reached the owner's buffer logs its time
 	// (real_client.cpp v0.3.11.post1:5487-5492, main@3b5a594:6907-6912;
-	// real prints it after each offload read, REAL-FINDINGS §73): the
-	// owner's batch id counts from 1 (file_storage.cpp next_batch_id_), and
-	// the gc ttl is FileStorageConfig's client_buffer_gc_ttl_ms default
-	// (MOONCAKE_OFFLOAD_CLIENT_BUFFER_GC_TTL_MS is not modelled).
-	owner.fs.batches++
+	// real prints it after each offload read, REAL-FINDINGS §73) with the
+	// batch id the owner handed out and FileStorageConfig's
+	// client_buffer_gc_ttl_ms default (MOONCAKE_OFFLOAD_CLIENT_BUFFER_GC_TTL_MS
+	// is not modelled).
 	c.logf(mlog.Info, "Time taken for batch_get_into_offload_object_internal: %dms, with target_rpc_service_addr: %s, key size: 1, batch_id: %d, gc ttl: %dms.",
 		(c.d.Clock.Now() - start).Milliseconds(), r.OffloadEndpoint, owner.fs.batches, offloadBufferGCTTL.Milliseconds())
 	return data[0], mooncake.OK
