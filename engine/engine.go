@@ -101,6 +101,14 @@ type TransferEngine interface {
 	TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error)
 }
 
+// TEStranger is a TransferEngine whose P2P handshake port a process that
+// is not Mooncake can reach (the te stray step): Stray connects to
+// get_rpc_port(), sends payload, closes its side and returns once the
+// daemon has closed the connection.
+type TEStranger interface {
+	Stray(ctx context.Context, payload []byte) error
+}
+
 // TEAllocator is the TransferEngine's allocate_managed_buffer(length),
 // where an engine models it (sim): the buffer's address, 0 for NULL.
 type TEAllocator interface {

@@ -2,9 +2,13 @@ package realengine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -104,4 +108,40 @@ func (t *TransferEngine) UnregisterMemory(ctx context.Context, ptr uint64) (int,
 // TransferSyncWrite implements engine.TransferEngine.
 func (t *TransferEngine) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
 	return t.intCall(ctx, "te_transfer_sync_write", map[string]any{"target": target, "local": local, "peer": peer, "length": length, "batch": batch})
+}
+
+// Stray implements engine.TEStranger: the harness is the stranger. It
+// connects to the driver's handshake port on the loopback, writes payload,
+// shuts its side and reads until the daemon closes (FIN, or RST when the
+// daemon left bytes unread). A call after it flushes the daemon's lines
+// into the run's log (each call waits for its stderr marker).
+func (t *TransferEngine) Stray(ctx context.Context, payload []byte) error {
+	if t.d.p.ctr != nil {
+		return engine.Unsupportedf("te stray: the driver runs in a container whose handshake port the harness does not reach")
+	}
+	port, err := t.RPCPort(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("te stray: connect to the handshake port %d: %w", port, err)
+	}
+	defer c.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(dl)
+	}
+	if _, err := c.Write(payload); err != nil {
+		return fmt.Errorf("te stray: write to the handshake port %d: %w", port, err)
+	}
+	_ = c.(*net.TCPConn).CloseWrite()
+	// EOF or a reset: the daemon is done with the connection.
+	if _, err := io.Copy(io.Discard, c); err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("te stray: the daemon on port %d did not close the connection within 10 s", port)
+	}
+	_, err = t.RPCPort(ctx)
+	return err
 }

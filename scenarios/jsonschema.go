@@ -114,6 +114,7 @@ func (g *schemaGen) stepSchema() map[string]any {
 				"size":   byteSizeSchema,
 				"batch":  map[string]any{"type": "boolean"},
 				"memory": map[string]any{"enum": []any{TEMemoryHost, TEMemoryGPU}},
+				"send":   map[string]any{"enum": []any{TEStrayHTTP}},
 				"raise":  map[string]any{"type": "boolean"},
 				"pd":     map[string]any{"type": "boolean"},
 				"want":   map[string]any{"type": "integer"},

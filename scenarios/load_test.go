@@ -170,10 +170,17 @@ func TestParseErrors(t *testing.T) {
 			[]string{`f.yaml:4:18: placeholder {{method}} names the method of the scenario's call step, and its steps have none`}},
 		{"te with a bad op, a transfer without peer, a want on pause", "name: t/x\nsteps:\n  - te: {node: tp0, op: initalize}\n  - te: {op: transfer, size: 1MiB}\n  - te: {op: pause, want: 0}\n  - te: {op: register, want: x, size: 4KiB}\nexpect: {ok: true}\n",
 			[]string{
-				`f.yaml:3:9: te: op "initalize" (did you mean "initialize"?); valid ops: initialize, register, unregister, allocate, transfer, pause, resume (te: {node: prefill, op: transfer, peer: decode, size: 1MiB, batch: true})`,
+				`f.yaml:3:9: te: op "initalize" (did you mean "initialize"?); valid ops: initialize, register, unregister, allocate, transfer, pause, resume, stray (te: {node: prefill, op: transfer, peer: decode, size: 1MiB, batch: true})`,
 				`f.yaml:4:9: te: op transfer needs peer (a node) and size (positive)`,
 				`f.yaml:5:9: te: op pause has no want`,
 				`f.yaml:6:9: te: want must be an integer (the call's return code)`,
+			}},
+		{"te stray's send where it does not apply, an unknown send, a want and a raise", "name: t/x\nsteps:\n  - te: {op: initialize, send: http}\n  - te: {op: stray, send: https}\n  - te: {op: stray, want: 0}\n  - te: {op: stray, raise: true}\nexpect: {ok: true}\n",
+			[]string{
+				`f.yaml:3:9: te: send is op stray's (what the stranger sends), not op initialize's`,
+				`f.yaml:4:9: te: send "https"; valid: http (omit it for a connection that sends nothing)`,
+				`f.yaml:5:9: te: op stray has no want`,
+				`f.yaml:6:9: te: raise is SGLang's PD wrapper's; op stray is no call of SGLang's`,
 			}},
 		{"te memory and raise where they do not apply", "name: t/x\nsteps:\n  - te: {op: initialize, memory: gpu}\n  - te: {op: register, size: 4KiB, memory: vram}\n  - te: {op: transfer, peer: tp0, size: 1MiB, batch: true, raise: true}\n  - te: {node: tp0, op: register, size: 4KiB, memory: gpu}\n  - te: {op: unregister, raise: true}\n  - te: {op: unregister, size: 4KiB}\nexpect: {ok: true}\n",
 			[]string{

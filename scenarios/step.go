@@ -77,6 +77,10 @@ type Step struct {
 	// host memory), TEMemoryGPU (device memory of the node's GPU 0, as
 	// PD disaggregation registers its KV cache).
 	Memory string
+	// Send is the te stray's payload: "" (a TCP health check that
+	// connects and closes) or TEStrayHTTP (an HTTP GET, a scraper or an
+	// HTTP probe on the wrong port).
+	Send string
 	// Raise: the te call goes through SGLang's PD wrapper, which raises
 	// when it fails (scenarios/te.go, pdRaises).
 	Raise bool
@@ -110,6 +114,7 @@ type teArgs struct {
 	Size   ByteSize `yaml:"size"`
 	Batch  bool     `yaml:"batch"`
 	Memory string   `yaml:"memory"`
+	Send   string   `yaml:"send"`
 	Raise  bool     `yaml:"raise"`
 	PD     bool     `yaml:"pd"`
 	Want   any      `yaml:"want"`
@@ -247,7 +252,7 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 	case StepTE:
 		var a teArgs
 		d.decodeStruct(v, reflectValue(&a), k.Value)
-		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Memory, s.Raise, s.PD, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Memory, a.Raise, a.PD, a.Want
+		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Memory, s.Send, s.Raise, s.PD, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Memory, a.Send, a.Raise, a.PD, a.Want
 		d.checkTE(v, s)
 		d.checkWant(v, s)
 	case StepBench:
@@ -336,7 +341,7 @@ func (d *decoder) checkWant(n *yaml.Node, s *Step) {
 			d.errorf(n, "%s: want must be a list of %d booleans (one per page)", s.Action, len(s.Pages))
 		}
 	case StepTE:
-		if s.Op == TEPause || s.Op == TEResume {
+		if s.Op == TEPause || s.Op == TEResume || s.Op == TEStray {
 			d.errorf(n, "te: op %s has no want", s.Op)
 		} else if _, ok := s.Want.(int64); !ok {
 			d.errorf(n, "te: want must be an integer (the call's return code)")

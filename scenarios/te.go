@@ -25,10 +25,19 @@ const (
 	TETransfer   = "transfer"   // (batch_)transfer_sync_write of size bytes into peer's registered buffer
 	TEPause      = "pause"      // the node's TransferEngine process frozen (SIGSTOP): a hung peer
 	TEResume     = "resume"     // thawed (SIGCONT)
+	// TEStray: a process that is not Mooncake connects to the node's
+	// handshake port (get_rpc_port()), sends Send and closes - a TCP
+	// health check, a port scan, a scraper or an HTTP probe given the
+	// wrong port.
+	TEStray = "stray"
 )
 
+// TEStrayHTTP is the te stray's HTTP GET (what kube-probe, curl or a
+// Prometheus scrape sends first).
+const TEStrayHTTP = "http"
+
 // TEOps lists the te step's operations.
-var TEOps = []string{TEInitialize, TERegister, TEUnregister, TEAllocate, TETransfer, TEPause, TEResume}
+var TEOps = []string{TEInitialize, TERegister, TEUnregister, TEAllocate, TETransfer, TEPause, TEResume, TEStray}
 
 // The te register's memory kinds.
 const (
@@ -44,11 +53,17 @@ func (d *decoder) checkTE(n *yaml.Node, s *Step) {
 		d.errorf(n, "te: memory %q; valid: %s, %s", s.Memory, TEMemoryHost, TEMemoryGPU)
 	case s.Raise && (s.Op == TEPause || s.Op == TEResume || s.Op == TEAllocate || s.Op == TEUnregister || s.Batch):
 		d.errorf(n, "te: raise is SGLang's PD wrapper's, which initializes, registers and writes with transfer_sync_write (op initialize, register, or transfer without batch)")
+	case s.Send != "" && s.Op != TEStray:
+		d.errorf(n, "te: send is op stray's (what the stranger sends), not op %s's", s.Op)
+	case s.Send != "" && s.Send != TEStrayHTTP:
+		d.errorf(n, "te: send %q; valid: %s (omit it for a connection that sends nothing)", s.Send, TEStrayHTTP)
+	case s.Raise && s.Op == TEStray:
+		d.errorf(n, "te: raise is SGLang's PD wrapper's; op stray is no call of SGLang's")
 	case s.PD && (s.Op != TETransfer || s.Raise):
 		d.errorf(n, "te: pd is a transfer's (SGLang PD's KV manager sending a KV chunk), and the KV manager does not raise: not with raise")
 	}
 	switch s.Op {
-	case TEInitialize, TEUnregister, TEPause, TEResume:
+	case TEInitialize, TEUnregister, TEPause, TEResume, TEStray:
 		if s.Size != 0 || s.Peer != "" || s.Batch {
 			d.errorf(n, "te: op %s takes no size, peer or batch", s.Op)
 		}
@@ -150,6 +165,8 @@ func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[s
 	case TEResume:
 		t.paused = false
 		return nil, t.proc.Resume(ctx)
+	case TEStray:
+		return nil, r.teStray(ctx, s, t)
 	case TEInitialize:
 		get := func(k, def string) string {
 			if v, ok := t.env[k]; ok {
@@ -250,4 +267,28 @@ func (r *run) closeTEs(ctx context.Context) {
 		_ = t.proc.Close(ctx)
 	}
 	r.tes = map[string]*teNode{}
+}
+
+// strayHTTP is the te stray's HTTP GET: its first 8 bytes, "GET / HT",
+// are the length the handshake daemon reads.
+const strayHTTP = "GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: kube-probe/1.31\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+
+// teStray runs a te stray step: a process that is not Mooncake connects
+// to the node's handshake port (engine.TEStranger).
+func (r *run) teStray(ctx context.Context, s Step, t *teNode) error {
+	if !t.started {
+		return fmt.Errorf("te stray on %s: its TransferEngine has no handshake port yet (te initialize on it first)", s.Node)
+	}
+	st, ok := t.te.(engine.TEStranger)
+	if !ok {
+		return engine.Unsupportedf("te stray: this engine's transfer engines take no connection from outside Mooncake")
+	}
+	var payload []byte
+	if s.Send == TEStrayHTTP {
+		payload = []byte(strayHTTP)
+	}
+	if err := st.Stray(ctx, payload); err != nil {
+		return fmt.Errorf("te stray on %s: %w", s.Node, err)
+	}
+	return nil
 }

@@ -126,3 +126,12 @@ var (
 	_ engine.TEProcess   = (*Process)(nil)
 	_ engine.TEAllocator = (*transferEngine)(nil)
 )
+
+// Stray implements engine.TEStranger: the model's handshake daemon reads
+// the stranger's bytes (te.Engine.ServeStray).
+func (t *transferEngine) Stray(_ context.Context, payload []byte) error {
+	if err := t.enter(); err != nil {
+		return err
+	}
+	return t.py.Engine().ServeStray(payload)
+}

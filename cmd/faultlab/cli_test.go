@@ -407,7 +407,7 @@ func TestExplainFieldClass(t *testing.T) {
 	// words of the fix on the host.
 	gpu := "E0101 00:00:00.000001     7 rdma_context.cpp:300] Failed to register memory 0x7f0000000000: Bad address [14]\n"
 	out, _, err = executeIn(t, gpu, "explain")
-	if err != nil || !strings.Contains(out, "\n1. scenario register/gpu-peermem-missing @0.3.9  11.6 points\n") ||
+	if err != nil || !strings.Contains(out, "\n1. scenario register/gpu-peermem-missing @0.3.9  11.7 points\n") ||
 		!strings.Contains(out, "+ field class gpu-memory-registration: ") ||
 		!strings.Contains(out, "remedy:  on tp0 load nvidia_peermem (modprobe nvidia_peermem) → verified: starts, register_buffer [0 0], setup 0\n") {
 		t.Fatalf("%v\n%s", err, out)
