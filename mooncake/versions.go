@@ -1117,6 +1117,14 @@ type Profile struct {
 	// registerLocalMemory wants CUDA device memory (real 0.3.14 without a
 	// GPU: setup -600).
 	StoreNvlinkIntra bool
+	// StoreTENTEnvSkipsTransports: Client::InitTransferEngine reads
+	// MC_USE_TENT / MC_USE_TEV1 itself (getenv presence) and, set, skips
+	// auto-discovery and every transport install ("Using TENT mode -
+	// transport configuration handled internally"), although a wheel
+	// without TENT built in runs the classic engine: no transport, no
+	// local segment descriptor (client_service.cpp v0.3.9:238-296,
+	// v0.3.11.post1:409-468; PR 2596 asks the engine from 0.3.12).
+	StoreTENTEnvSkipsTransports bool
 	// TEStartingLine: TransferEngine::init opens with "Transfer Engine
 	// starting. Server: …, Metadata: …, ip_or_host_name: …, rpc_port: …"
 	// (transfer_engine.cpp v0.3.3 … v0.3.5:44; real 0.3.4.post2); gone
@@ -1535,6 +1543,7 @@ func profileOf(v Version) Profile {
 	p.StoreAscend = at("0.3.6.post1")
 	p.StoreNvlinkIntraNotBuilt = at("0.3.13") && !at("0.3.14")
 	p.StoreNvlinkIntra = at("0.3.14")
+	p.StoreTENTEnvSkipsTransports = at("0.3.9") && !at("0.3.12")
 	p.GPUP2PFallback = at("0.3.14")
 	p.TEStartingLine = !at("0.3.6")
 	p.RDMANullCQDestroy = !at("0.3.5")

@@ -71,7 +71,21 @@ func (c *RealClient) localMemcpy(r master.Replica) bool {
 // the slice failed, so the transfer fails (TRANSFER_FAIL). RDMA's
 // handshake reads rpc_meta too (sendHandshake); it is not modelled.
 func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) bool {
-	if c.localMemcpy(r) || r.TEProtocol != "tcp" {
+	if c.localMemcpy(r) {
+		return true
+	}
+	if c.te.Handshake() && c.te.NoLocalSegmentDesc() {
+		// No transport, no local descriptor (real 0.3.9 … 0.3.11.post1
+		// with MC_USE_TENT set on a wheel without TENT), whatever the
+		// target's protocol: the P2P handshake encodes it first. With a
+		// metadata service real reads its own unpublished segment's 404
+		// instead (not modelled).
+		c.logf(mlog.Error, "Local segment descriptor not found")
+		c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", r.TEEndpoint)
+		c.logf(mlog.Error, "Failed to submit transfer operation")
+		return false
+	}
+	if r.TEProtocol != "tcp" {
 		return true
 	}
 	if c.te.Handshake() {

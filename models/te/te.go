@@ -117,6 +117,9 @@ type Engine struct {
 	handshake, leaked bool
 	// forcedTCP: init installed TCP for MC_FORCE_TCP (Profile.ForceTCPAtInit).
 	forcedTCP bool
+	// noLocalDesc: no transport was installed (the store's TENT branch
+	// on a build without TENT), so no local segment descriptor exists.
+	noLocalDesc bool
 	// handshakeMaxRead, tcpSliceRead: the module's statics behind
 	// ReadHandshakeMaxLength and ReadTCPSliceSize have been filled.
 	handshakeMaxRead, tcpSliceRead bool
@@ -195,6 +198,11 @@ func (e *Engine) Leaked() bool { return e.leaked }
 // Handshake reports whether the engine runs in P2PHANDSHAKE mode: a
 // segment is opened by a SocketHandShakePlugin handshake to its name.
 func (e *Engine) Handshake() bool { return e.handshake }
+
+// NoLocalSegmentDesc reports that no transport added the local segment
+// descriptor (a transport's install does), which a P2P handshake sends
+// first: every segment this engine opens fails (Profile.StoreTENTEnvSkipsTransports).
+func (e *Engine) NoLocalSegmentDesc() bool { return e.noLocalDesc }
 
 // ListensAtName reports whether the handshake daemon listens on the port
 // of the engine's own name, where a P2PHANDSHAKE peer's getSegmentDesc
@@ -381,9 +389,20 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		e.cfg.AfterConfig()
 	}
 	e.metricsLine()
-	auto, err := e.autoDiscover(protocol, devices)
-	if err != nil {
-		return err
+	// MC_USE_TENT read by the store itself (Profile.StoreTENTEnvSkipsTransports):
+	// no auto-discovery and, after init, no transport.
+	tent := false
+	if p.StoreTENTEnvSkipsTransports {
+		_, a := e.env("MC_USE_TENT")
+		_, b := e.env("MC_USE_TEV1")
+		tent = a || b
+	}
+	var auto bool
+	if !tent {
+		var err error
+		if auto, err = e.autoDiscover(protocol, devices); err != nil {
+			return err
+		}
 	}
 	enabledLine := func() {
 		e.logf(mlog.Info, "Transfer engine auto discovery is enabled for protocol: %s", protocol)
@@ -410,6 +429,14 @@ func (e *Engine) InitStore(ctx context.Context, localHostname, metadataConn, pro
 		}
 		e.logf(mlog.Error, "Failed to initialize transfer engine, rc=%d", rc)
 		return mooncake.INTERNAL_ERROR
+	}
+	if tent {
+		e.logf(mlog.Info, "Using TENT mode - transport configuration handled internally")
+		if devices != nil {
+			e.logf(mlog.Info, "Note: device_names parameter is ignored in TENT mode. Configure devices via TENT config file or environment variables.")
+		}
+		e.noLocalDesc = true
+		return nil
 	}
 	if auto {
 		if p.AutoDiscoveryLineAfterInit {
