@@ -74,16 +74,20 @@ func (c *RealClient) transferMetadata(ctx context.Context, r master.Replica) boo
 	if c.localMemcpy(r) {
 		return true
 	}
-	if c.te.Handshake() && c.te.NoLocalSegmentDesc() {
+	if c.te.NoLocalSegmentDesc() {
 		// No transport, no local descriptor (real 0.3.9 … 0.3.11.post1
 		// with MC_USE_TENT set on a wheel without TENT), whatever the
-		// target's protocol: the P2P handshake encodes it first. With a
-		// metadata service real reads its own unpublished segment's 404
-		// instead (not modelled).
-		c.logf(mlog.Error, "Local segment descriptor not found")
-		c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", r.TEEndpoint)
-		c.logf(mlog.Error, "Failed to submit transfer operation")
-		return false
+		// target's protocol: the P2P handshake encodes it first; with a
+		// metadata service this process never published its own segment,
+		// so opening it reads a 404 (te.OpenSegment).
+		if c.te.Handshake() {
+			c.logf(mlog.Error, "Local segment descriptor not found")
+		}
+		if c.te.Handshake() || !c.te.OpenSegment(ctx, r.TEEndpoint) {
+			c.logf(mlog.Error, "Failed to open segment for endpoint='%s'", r.TEEndpoint)
+			c.logf(mlog.Error, "Failed to submit transfer operation")
+			return false
+		}
 	}
 	if r.TEProtocol != "tcp" {
 		return true

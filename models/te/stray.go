@@ -2,7 +2,6 @@ package te
 
 import (
 	"encoding/binary"
-	"fmt"
 	"strings"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -71,7 +70,7 @@ func (e *Engine) strayJSONError() {
 		sep = ""
 	}
 	errs := strings.Split(strings.TrimSuffix(jsoncppParseError(nil), "\n"), "\n")
-	e.logf(mlog.Error, "%s", fmt.Sprintf("SocketHandShakePlugin: failed to receive handshake message, malformed json format:%s%s", sep, errs[0]))
+	e.logf(mlog.Error, "SocketHandShakePlugin: failed to receive handshake message, malformed json format:%s%s", sep, errs[0])
 	for _, l := range errs[1:] {
 		e.logf(mlog.Info, "%s", l)
 	}

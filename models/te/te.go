@@ -200,8 +200,9 @@ func (e *Engine) Leaked() bool { return e.leaked }
 func (e *Engine) Handshake() bool { return e.handshake }
 
 // NoLocalSegmentDesc reports that no transport added the local segment
-// descriptor (a transport's install does), which a P2P handshake sends
-// first: every segment this engine opens fails (Profile.StoreTENTEnvSkipsTransports).
+// descriptor (a transport's install does): a P2P handshake sends it first
+// and a metadata service never received it, so every segment this engine
+// opens fails (Profile.StoreTENTEnvSkipsTransports).
 func (e *Engine) NoLocalSegmentDesc() bool { return e.noLocalDesc }
 
 // ListensAtName reports whether the handshake daemon listens on the port
@@ -1577,7 +1578,9 @@ func curlError(err error) string {
 // PublishSegment writes the segment descriptor (mooncake/ram/<name>) in
 // HTTP mode; P2PHANDSHAKE keeps it local (updateSegmentDesc is a no-op).
 func (e *Engine) publishSegment(ctx context.Context) int {
-	if e.metaURL == "" {
+	// No transport added a local descriptor: nothing to publish (real
+	// 0.3.9 … 0.3.11.post1 with MC_USE_TENT: its own segment is a 404).
+	if e.metaURL == "" || e.noLocalDesc {
 		return 0
 	}
 	bufs := make([]segmentBuffer, len(e.regions))
@@ -2007,7 +2010,7 @@ func (e *Engine) RPCMetaEntry(ctx context.Context, name string) (RPCMeta, bool) 
 // before any rpc_meta read). P2PHANDSHAKE exchanges the descriptor with
 // the peer instead (Handshake).
 func (e *Engine) OpenSegment(ctx context.Context, name string) bool {
-	if e.metaURL == "" && e.etcd == "" || name == e.serverName || e.segDescs[name] {
+	if e.metaURL == "" && e.etcd == "" || name == e.serverName && !e.noLocalDesc || e.segDescs[name] {
 		return true
 	}
 	if !e.getSegmentDesc(ctx, name) {
