@@ -102,11 +102,11 @@ type TransferEngine interface {
 }
 
 // TEStranger is a TransferEngine whose P2P handshake port a process that
-// is not Mooncake can reach (the te stray step): Stray connects to
-// get_rpc_port(), sends payload, closes its side and returns once the
-// daemon has closed the connection.
+// is not Mooncake can reach (the te stray step): Stray connects to port
+// (its get_rpc_port()), sends payload, closes its side and returns once
+// the daemon has closed the connection.
 type TEStranger interface {
-	Stray(ctx context.Context, payload []byte) error
+	Stray(ctx context.Context, port int, payload []byte) error
 }
 
 // TEAllocator is the TransferEngine's allocate_managed_buffer(length),

@@ -115,13 +115,9 @@ func (t *TransferEngine) TransferSyncWrite(ctx context.Context, target string, l
 // shuts its side and reads until the daemon closes (FIN, or RST when the
 // daemon left bytes unread). A call after it flushes the daemon's lines
 // into the run's log (each call waits for its stderr marker).
-func (t *TransferEngine) Stray(ctx context.Context, payload []byte) error {
+func (t *TransferEngine) Stray(ctx context.Context, port int, payload []byte) error {
 	if t.d.p.ctr != nil {
 		return engine.Unsupportedf("te stray: the driver runs in a container whose handshake port the harness does not reach")
-	}
-	port, err := t.RPCPort(ctx)
-	if err != nil {
-		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

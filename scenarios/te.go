@@ -287,7 +287,7 @@ func (r *run) teStray(ctx context.Context, s Step, t *teNode) error {
 	if s.Send == TEStrayHTTP {
 		payload = []byte(strayHTTP)
 	}
-	if err := st.Stray(ctx, payload); err != nil {
+	if err := st.Stray(ctx, t.port, payload); err != nil {
 		return fmt.Errorf("te stray on %s: %w", s.Node, err)
 	}
 	return nil

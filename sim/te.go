@@ -129,7 +129,7 @@ var (
 
 // Stray implements engine.TEStranger: the model's handshake daemon reads
 // the stranger's bytes (te.Engine.ServeStray).
-func (t *transferEngine) Stray(_ context.Context, payload []byte) error {
+func (t *transferEngine) Stray(_ context.Context, _ int, payload []byte) error {
 	if err := t.enter(); err != nil {
 		return err
 	}
