@@ -96,9 +96,10 @@ type TransferEngine interface {
 	RegisterMemory(ctx context.Context, ptr uint64, size int64) (int, error)
 	// UnregisterMemory is unregister_memory(ptr).
 	UnregisterMemory(ctx context.Context, ptr uint64) (int, error)
-	// TransferSyncWrite is transfer_sync_write(target, local, peer, length),
-	// or batch_transfer_sync_write(target, [local], [peer], [length]).
-	TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error)
+	// TransferSyncWrite is transfer_sync_write(target, local, peer, length)
+	// (entries 0), or batch_transfer_sync_write of entries equal,
+	// consecutive entries that make up length.
+	TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, entries int) (int, error)
 }
 
 // TEStranger is a TransferEngine whose P2P handshake port a process that

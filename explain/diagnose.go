@@ -179,7 +179,7 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 			unexplained(fp, rc, &all[len(all)-1], ev.Lines)
 		}
 	}
-	if !raisedException.MatchString(log) && !showsDeath(log) {
+	if !raisesIn(log) && !showsDeath(log) {
 		// Cut before the outcome (or never reaching one; a traceback cut
 		// before its exception line): the catalog scenarios by their lines
 		// alone. A log that shows its process die has its outcome: the

@@ -196,8 +196,11 @@ type quote struct{ Text, File, Line string }
 
 // reKVTransferError is SGLang PD's KVTransferError as its schedulers log
 // it ("Decode transfer failed for request … with exception
-// KVTransferError(bootstrap_room=R): <reason>", decode.py, prefill.py).
-var reKVTransferError = regexp.MustCompile(`KVTransferError\(bootstrap_room=\d+\): ([^"\n]+)`)
+// KVTransferError(bootstrap_room=R): <reason>", decode.py, prefill.py), or
+// as a report shortens it ("KVTransferError: <reason>"): the schedulers
+// catch it (failure_exception) and abort the request, so it never ends a
+// traceback.
+var reKVTransferError = regexp.MustCompile(`KVTransferError(?:\(bootstrap_room=\d+\))?: ([^"\n]+)`)
 
 // pdReasons are the failure reasons of SGLang PD's KV manager a log quotes
 // (REAL-FINDINGS §74: "Failed to send kv chunk of R to H:P", "Failed to
@@ -1228,6 +1231,9 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 func callerExceptions(log string) (ms [][]string, serverLines []string) {
 	for _, ix := range reException.FindAllStringSubmatchIndex(log, -1) {
 		m := []string{log[ix[0]:ix[1]], log[ix[2]:ix[3]], log[ix[4]:ix[5]]}
+		if m[1] == "KVTransferError" {
+			continue // a request's failure reason (pdReasons), not a raise
+		}
 		if !serverFrame(log[:ix[0]]) {
 			ms = append(ms, m)
 			continue

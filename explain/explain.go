@@ -363,7 +363,7 @@ func match(sc *scenarios.Scenario, v, release, text, addrs string, rc *memo) (Ca
 	default:
 		// A scenario that ends well (a warning, a fallback) explains a log
 		// only if every line it expects is there and nothing was raised.
-		if raised.MatchString(text) {
+		if raisesIn(text) {
 			return c, false
 		}
 		c.Outcome = okOutcome
@@ -398,6 +398,21 @@ const okOutcome = "no exception"
 // raisedException: the exception line itself ("RuntimeError: ..."),
 // which a traceback cut short lacks.
 var raisedException = regexp.MustCompile(`(?m)(^|\s)([A-Z][A-Za-z]*(Error|Exception)): `)
+
+// raisesIn: text raises - an exception line or a traceback - other than
+// SGLang PD's KVTransferError, which its schedulers catch and log as a
+// request's failure reason (pdReasons): never a process's outcome.
+func raisesIn(text string) bool {
+	if strings.Contains(text, "Traceback (most recent call last)") {
+		return true
+	}
+	for _, m := range raisedException.FindAllStringSubmatch(text, -1) {
+		if m[2] != "KVTransferError" {
+			return true
+		}
+	}
+	return false
+}
 
 // raised: a Python exception line or a traceback.
 var raised = regexp.MustCompile(raisedException.String() + `|Traceback \(most recent call last\)`)

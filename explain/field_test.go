@@ -355,9 +355,11 @@ func TestFieldCorpus(t *testing.T) {
 		// transport's world on an EFA device (Mooncake#2070, sglang#24838);
 		// 65 and 62 with the eighteenth batch's two PD logs of failed RDMA
 		// work completions (sglang#10560, #13380) and a departed offload
-		// owner's world (Mooncake PR 1787).
-		{"tuning reproduced", tun.reproduced, 65},
-		{"tuning reproduced from the right cause", tun.reproRight, 62},
+		// owner's world (Mooncake PR 1787); 66 and 63 with PD's KV
+		// transfers over RDMA (sglang#27730's NIC pair,
+		// io/rdma-multi-nic-unroutable-pair-pd).
+		{"tuning reproduced", tun.reproduced, 66},
+		{"tuning reproduced from the right cause", tun.reproRight, 63},
 		{"held-out top-1", held.top1, 5},
 		{"held-out top-3", held.top3, 11},
 	}

@@ -92,5 +92,8 @@ func TestLeaveClassOut(t *testing.T) {
 // setup/tent-env-without-tent-build) and every line's rarity moved:
 // Mooncake#541's etcd descriptor refused, without its class, names the
 // eRDMA registration world at 4.00 (a sibling: a segment's registration
-// refused, then the mount).
-const leaveOutCeiling = 13
+// refused, then the mount); 14 with PD's KV transfers over RDMA
+// (io/rdma-work-completion-error-pd, io/rdma-multi-nic-unroutable-pair-pd):
+// vLLM-Ascend#7846's batch timeout, without transfer-timeout, names the
+// PD NIC pair's world, whose failing submissions end in that line.
+const leaveOutCeiling = 14

@@ -106,8 +106,8 @@ func (t *TransferEngine) UnregisterMemory(ctx context.Context, ptr uint64) (int,
 }
 
 // TransferSyncWrite implements engine.TransferEngine.
-func (t *TransferEngine) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
-	return t.intCall(ctx, "te_transfer_sync_write", map[string]any{"target": target, "local": local, "peer": peer, "length": length, "batch": batch})
+func (t *TransferEngine) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, entries int) (int, error) {
+	return t.intCall(ctx, "te_transfer_sync_write", map[string]any{"target": target, "local": local, "peer": peer, "length": length, "entries": entries})
 }
 
 // Stray implements engine.TEStranger: the harness is the stranger. It

@@ -108,16 +108,17 @@ func (g *schemaGen) stepSchema() map[string]any {
 		case StepTE:
 			ops := anys(TEOps)
 			v = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"op"}, "properties": map[string]any{
-				"node":   map[string]any{"type": "string"},
-				"op":     map[string]any{"enum": ops},
-				"peer":   map[string]any{"type": "string"},
-				"size":   byteSizeSchema,
-				"batch":  map[string]any{"type": "boolean"},
-				"memory": map[string]any{"enum": []any{TEMemoryHost, TEMemoryGPU}},
-				"send":   map[string]any{"enum": []any{TEStrayHTTP}},
-				"raise":  map[string]any{"type": "boolean"},
-				"pd":     map[string]any{"type": "boolean"},
-				"want":   map[string]any{"type": "integer"},
+				"node":    map[string]any{"type": "string"},
+				"op":      map[string]any{"enum": ops},
+				"peer":    map[string]any{"type": "string"},
+				"size":    byteSizeSchema,
+				"batch":   map[string]any{"type": "boolean"},
+				"entries": map[string]any{"type": "integer", "minimum": 2},
+				"memory":  map[string]any{"enum": []any{TEMemoryHost, TEMemoryGPU}},
+				"send":    map[string]any{"enum": []any{TEStrayHTTP}},
+				"raise":   map[string]any{"type": "boolean"},
+				"pd":      map[string]any{"type": "boolean"},
+				"want":    map[string]any{"type": "integer"},
 			}}
 		}
 		one = append(one, map[string]any{"type": "object", "additionalProperties": false, "required": []any{a},

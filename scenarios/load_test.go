@@ -191,6 +191,12 @@ func TestParseErrors(t *testing.T) {
 				`f.yaml:7:9: te: raise is SGLang's PD wrapper's, which initializes, registers and writes with transfer_sync_write (op initialize, register, or transfer without batch)`,
 				`f.yaml:8:9: te: op unregister takes no size, peer or batch`,
 			}},
+		{"te entries without a batch, below 2, not dividing the size", "name: t/x\nsteps:\n  - te: {op: transfer, peer: tp0, size: 64KiB, entries: 2}\n  - te: {op: transfer, peer: tp0, size: 64KiB, batch: true, entries: 1}\n  - te: {op: transfer, peer: tp0, size: 10000, batch: true, entries: 3}\nexpect: {ok: true}\n",
+			[]string{
+				`f.yaml:3:9: te: entries 2: a batch's (batch: true), at least 2, dividing size (65536 bytes) evenly`,
+				`f.yaml:4:9: te: entries 1: a batch's (batch: true), at least 2, dividing size (65536 bytes) evenly`,
+				`f.yaml:5:9: te: entries 3: a batch's (batch: true), at least 2, dividing size (10000 bytes) evenly`,
+			}},
 		{"put without key or size", "name: t/x\nsteps:\n  - put: {node: tp0, want: x}\nexpect: {ok: true}\n",
 			[]string{
 				`f.yaml:3:10: put: key (put) or keys (batch_put_from) is required`,

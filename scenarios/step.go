@@ -66,13 +66,16 @@ type Step struct {
 	// BufferMooncake (MooncakeHostMemAllocator: Mooncake's shared memory,
 	// what a standalone store's register_buffer accepts).
 	Allocator string
-	// Op, Peer and Batch are the te step's: Op one of TEOps; Peer the
-	// node whose TransferEngine a transfer writes to; Batch: through
-	// batch_transfer_sync_write (else transfer_sync_write). Size is the
-	// register's buffer and the transfer's length.
-	Op    string
-	Peer  string
-	Batch bool
+	// Op, Peer, Batch and Entries are the te step's: Op one of TEOps;
+	// Peer the node whose TransferEngine a transfer writes to; Batch:
+	// through batch_transfer_sync_write (else transfer_sync_write), of
+	// Entries equal, consecutive entries (0: one), as a KV chunk is one
+	// entry a layer. Size is the register's buffer and the transfer's
+	// length (all entries').
+	Op      string
+	Peer    string
+	Batch   bool
+	Entries int
 	// Memory is the te register's buffer: "" or TEMemoryHost (malloc'd
 	// host memory), TEMemoryGPU (device memory of the node's GPU 0, as
 	// PD disaggregation registers its KV cache).
@@ -108,16 +111,17 @@ type pageArgs struct {
 
 // teArgs is the mapping form of te.
 type teArgs struct {
-	Node   string   `yaml:"node"`
-	Op     string   `yaml:"op"`
-	Peer   string   `yaml:"peer"`
-	Size   ByteSize `yaml:"size"`
-	Batch  bool     `yaml:"batch"`
-	Memory string   `yaml:"memory"`
-	Send   string   `yaml:"send"`
-	Raise  bool     `yaml:"raise"`
-	PD     bool     `yaml:"pd"`
-	Want   any      `yaml:"want"`
+	Node    string   `yaml:"node"`
+	Op      string   `yaml:"op"`
+	Peer    string   `yaml:"peer"`
+	Size    ByteSize `yaml:"size"`
+	Batch   bool     `yaml:"batch"`
+	Entries int      `yaml:"entries"`
+	Memory  string   `yaml:"memory"`
+	Send    string   `yaml:"send"`
+	Raise   bool     `yaml:"raise"`
+	PD      bool     `yaml:"pd"`
+	Want    any      `yaml:"want"`
 }
 
 // callArgs is the mapping form of call.
@@ -252,7 +256,7 @@ func (s *Step) decodeNode(d *decoder, n *yaml.Node) {
 	case StepTE:
 		var a teArgs
 		d.decodeStruct(v, reflectValue(&a), k.Value)
-		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Memory, s.Send, s.Raise, s.PD, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Memory, a.Send, a.Raise, a.PD, a.Want
+		s.Node, s.Op, s.Peer, s.Size, s.Batch, s.Entries, s.Memory, s.Send, s.Raise, s.PD, s.Want = a.Node, a.Op, a.Peer, a.Size, a.Batch, a.Entries, a.Memory, a.Send, a.Raise, a.PD, a.Want
 		d.checkTE(v, s)
 		d.checkWant(v, s)
 	case StepBench:

@@ -59,6 +59,8 @@ func (d *decoder) checkTE(n *yaml.Node, s *Step) {
 		d.errorf(n, "te: send %q; valid: %s (omit it for a connection that sends nothing)", s.Send, TEStrayHTTP)
 	case s.Raise && s.Op == TEStray:
 		d.errorf(n, "te: raise is SGLang's PD wrapper's; op stray is no call of SGLang's")
+	case s.Entries != 0 && (!s.Batch || s.Entries < 2 || int64(s.Size)%int64(s.Entries) != 0):
+		d.errorf(n, "te: entries %d: a batch's (batch: true), at least 2, dividing size (%d bytes) evenly", s.Entries, int64(s.Size))
 	case s.PD && (s.Op != TETransfer || s.Raise):
 		d.errorf(n, "te: pd is a transfer's (SGLang PD's KV manager sending a KV chunk), and the KV manager does not raise: not with raise")
 	}
@@ -226,7 +228,11 @@ func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[s
 		if s.Batch {
 			method = "batch_transfer_sync_write"
 		}
-		rc, err = t.te.TransferSyncWrite(ctx, peer.session(), t.buf.Ptr, peer.buf.Ptr, int64(s.Size), s.Batch)
+		entries := 0
+		if s.Batch {
+			entries = max(1, s.Entries)
+		}
+		rc, err = t.te.TransferSyncWrite(ctx, peer.session(), t.buf.Ptr, peer.buf.Ptr, int64(s.Size), entries)
 	}
 	r.integrationCall(method, rc, err, t0)
 	if err != nil {

@@ -100,14 +100,14 @@ func (t *transferEngine) UnregisterMemory(ctx context.Context, ptr uint64) (int,
 	return t.py.UnregisterMemory(ctx, ptr), nil
 }
 
-func (t *transferEngine) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
+func (t *transferEngine) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, entries int) (int, error) {
 	if err := t.enter(); err != nil {
 		return 0, err
 	}
 	if t.py.Engine().NVLinkIntra() {
 		return 0, engine.Unsupportedf("te transfer: the intra-node NVLink transport's data path is not modelled")
 	}
-	return t.py.TransferSyncWrite(ctx, target, local, peer, length, batch)
+	return t.py.TransferSyncWrite(ctx, target, local, peer, length, entries)
 }
 
 // AllocateManagedBuffer implements engine.TEAllocator: the memory comes

@@ -141,7 +141,7 @@ func TestAscendTransfer(t *testing.T) {
 				t.Fatalf("initialize = %d (logs %q)", rc, logs)
 			}
 			logs = nil
-			got, err := py.TransferSyncWrite(context.Background(), "127.0.0.2:12345", 0x7f0000000000, 0x7f0000100000, 1<<20, false)
+			got, err := py.TransferSyncWrite(context.Background(), "127.0.0.2:12345", 0x7f0000000000, 0x7f0000100000, 1<<20, 0)
 			if err != nil || got != -1 {
 				t.Fatalf("transfer_sync_write = %d, %v, want -1 (logs %q)", got, err, logs)
 			}
@@ -157,7 +157,7 @@ func TestAscendTransfer(t *testing.T) {
 		var logs []string
 		py, _, _ := ascendPy(t, "0.3.12.post1", nil, &engine.NPUSpec{}, &logs)
 		logs = nil
-		if got, err := py.TransferSyncWrite(context.Background(), "127.0.0.2:12345", 0x7f0000000000, 0x7f0000100000, 1<<20, false); got != 0 || err != nil || len(logs) != 0 {
+		if got, err := py.TransferSyncWrite(context.Background(), "127.0.0.2:12345", 0x7f0000000000, 0x7f0000100000, 1<<20, 0); got != 0 || err != nil || len(logs) != 0 {
 			t.Errorf("transfer_sync_write = %d, %v (logs %q)", got, err, logs)
 		}
 	})
@@ -202,7 +202,7 @@ func TestAscendAsyncTransfer(t *testing.T) {
 				t.Fatalf("initialize = %d (logs %q)", rc, logs)
 			}
 			logs = nil
-			got, err := py.TransferSyncWrite(context.Background(), "127.0.0.2:12345", 0x7f0000000000, 0x7f0000100000, 1<<20, false)
+			got, err := py.TransferSyncWrite(context.Background(), "127.0.0.2:12345", 0x7f0000000000, 0x7f0000100000, 1<<20, 0)
 			if err != nil || got != -1 || !slices.Equal(logs, c.want) {
 				t.Errorf("transfer_sync_write = %d, %v, lines %q, want -1 and %q", got, err, logs, c.want)
 			}

@@ -16,7 +16,8 @@ import (
 // binding PD disaggregation drives directly (SGLang's
 // disaggregation/mooncake, vLLM's Mooncake connector): initialize,
 // register_memory, transfer_sync_write and batch_transfer_sync_write over
-// one Engine. Only the TCP data path is modelled.
+// one Engine: the TCP data path, and RDMA's work requests and handshakes
+// (Engine.RDMATransfer) without their data.
 type Py struct {
 	e     *Engine
 	data  DataPath
@@ -130,7 +131,8 @@ func (p *Py) statusFrameTimeout() time.Duration {
 }
 
 // TransferSyncWrite is transfer_sync_write(target, buffer, peer_address,
-// length), or batch_transfer_sync_write with that one entry (batch): the
+// length) (entries 0), or batch_transfer_sync_write of entries equal,
+// consecutive entries that make up length: the
 // segment opened (the handshake's descriptor, or the metadata's), the
 // write submitted, then its status polled until it completes, fails, or
 // transfer_timeout_nsec_ + length ns pass since the submission
@@ -140,7 +142,8 @@ func (p *Py) statusFrameTimeout() time.Duration {
 // first if it is the shorter; else the loop's timeout logs "Sync (batch)
 // data transfer timeout after <n>ns" and Python gets -1 (real
 // 0.3.12.post1, MC_TRANSFER_TIMEOUT=5: -1 after 5.000 s).
-func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, batch bool) (int, error) {
+func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer uint64, length int64, entries int) (int, error) {
+	batch := entries > 0
 	if !p.e.OpenSegment(ctx, target) {
 		return -1, nil
 	}
@@ -150,7 +153,10 @@ func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer u
 	if p.e.ascend != nil {
 		return p.transferAscend(ctx, target)
 	}
-	if hostmem.IsDevice(local) && len(p.e.nics) == 0 && !p.e.cfg.Profile.TCPStagesGPUMemory {
+	if len(p.e.nics) > 0 {
+		return p.transferRDMA(ctx, target, local, peer, length, entries)
+	}
+	if hostmem.IsDevice(local) && !p.e.cfg.Profile.TCPStagesGPUMemory {
 		// The TCP session's socket write reads the GPU address itself
 		// (no CUDA staging in this build): EFAULT on the first body
 		// write, the slice FAILED, and transferSync returns -1.
@@ -190,17 +196,73 @@ func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer u
 	if err := p.clock.Sleep(ctx, start+elapsed-p.clock.Now()); err != nil {
 		return 0, err
 	}
-	if batch {
-		p.e.logf(mlog.Info, "Sync batch data transfer timeout after %dns", elapsed.Nanoseconds())
-	} else {
-		p.e.logf(mlog.Info, "Sync data transfer timeout after %dns, local buffer %#x remote buffer %#x length %d", elapsed.Nanoseconds(), local, peer, length)
-	}
+	p.timeoutLine(elapsed, local, peer, length, batch)
 	if p.e.cfg.Profile.TEDeferredBatchCleanup {
 		// freeBatchID of a batch whose slice is still in flight.
 		p.batches++
 		p.e.logf(mlog.Warning, "Batch %d is still busy; cleanup has been deferred", p.batches)
 	}
 	return -1, nil
+}
+
+// transferRDMA is transferSync / batchTransferSync over the RDMA
+// transport (transfer_engine_py.cpp v0.3.4.post2:262-300, v0.3.9:300-392
+// and 394-493, v0.3.12.post1:456-627): up to numContexts()+1 submissions,
+// each a new batch whose request the next local context takes (the
+// model's selectContext goes round them), a FAILED one followed by the
+// next; a submission refused is -1 at once. Each entry is a request of
+// its own, with a local context of its own (the source buffer's
+// selectDevice); the batch FAILED when one of them failed. Every status
+// poll checks
+// transfer_timeout_nsec_ + length since the first submission: a request
+// still failing its slices then is the timeout line and -1. The model's
+// request runs to its end before the check, so the line's time is the
+// deadline, as the poll that saw it pass prints it (the field's
+// "Sync batch data transfer timeout after 30000001699ns"). The NIC
+// writes into the peer's memory whether its process runs or not: no
+// stall, and no data modelled.
+func (p *Py) transferRDMA(ctx context.Context, target string, local, peer uint64, length int64, entries int) (int, error) {
+	start := p.clock.Now()
+	timeout := p.transferTimeout() + time.Duration(length)
+	n := max(1, entries)
+	step := length / int64(n)
+	for range len(p.e.nics) + 1 {
+		failed := false
+		for i := range int64(n) {
+			off := uint64(i * step)
+			out := p.e.RDMATransfer(ctx, p.clock, true, local+off, peer+off, step, target)
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			switch out {
+			case RDMASubmitFailed, RDMANoActiveDevice:
+				return -1, nil
+			case RDMACrashed:
+				return 0, &engine.ProcessDied{Signal: "SIGSEGV", Reason: "Segmentation fault in ibv_destroy_qp: an RDMA endpoint whose queue pair was never created was destroyed"}
+			case RDMAPostSendCrashed:
+				return 0, &engine.ProcessDied{Signal: "SIGSEGV", Reason: "Segmentation fault in ibv_post_send: a worker posted on queue pairs another worker's endpoint deletion destroyed"}
+			case RDMAFailed:
+				failed = true
+			}
+		}
+		if !failed {
+			return 0, nil
+		}
+		if p.clock.Now()-start > timeout {
+			p.timeoutLine(timeout+time.Microsecond, local, peer, length, entries > 0)
+			return -1, nil
+		}
+	}
+	return -1, nil
+}
+
+// timeoutLine is the poll loop's line when its deadline passed.
+func (p *Py) timeoutLine(elapsed time.Duration, local, peer uint64, length int64, batch bool) {
+	if batch {
+		p.e.logf(mlog.Info, "Sync batch data transfer timeout after %dns", elapsed.Nanoseconds())
+	} else {
+		p.e.logf(mlog.Info, "Sync data transfer timeout after %dns, local buffer %#x remote buffer %#x length %d", elapsed.Nanoseconds(), local, peer, length)
+	}
 }
 
 // Close is ~TransferEnginePy: the engine freed.

@@ -64,7 +64,11 @@ func TestPyTransferSyncWriteStalled(t *testing.T) {
 			if rc := py.Initialize(context.Background(), "127.0.0.1", te.P2PHandshake, "tcp", ""); rc != 0 {
 				t.Fatalf("initialize = %d, logs %q", rc, logs)
 			}
-			rc, err := py.TransferSyncWrite(context.Background(), "127.0.0.1:16000", 0x1000, 0x2000, mib, c.batch)
+			entries := 0
+			if c.batch {
+				entries = 1
+			}
+			rc, err := py.TransferSyncWrite(context.Background(), "127.0.0.1:16000", 0x1000, 0x2000, mib, entries)
 			if err != nil || rc != -1 {
 				t.Fatalf("transfer = %d, %v; want -1", rc, err)
 			}
@@ -119,7 +123,7 @@ func TestPyTransferFromGPU(t *testing.T) {
 			if rc := py.Initialize(context.Background(), "127.0.0.1", te.P2PHandshake, "tcp", ""); rc != 0 {
 				t.Fatalf("initialize = %d, logs %q", rc, logs)
 			}
-			rc, err := py.TransferSyncWrite(context.Background(), "127.0.0.1:16000", gpu, 0x2000, 1<<20, false)
+			rc, err := py.TransferSyncWrite(context.Background(), "127.0.0.1:16000", gpu, 0x2000, 1<<20, 0)
 			if err != nil || rc != c.rc {
 				t.Fatalf("transfer = %d, %v; want %d (logs %q)", rc, err, c.rc, logs)
 			}

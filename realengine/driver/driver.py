@@ -309,8 +309,11 @@ def op_te_unregister_memory(req):
 
 def op_te_transfer_sync_write(req):
     t = _te(req)
-    if req["batch"]:
-        return t.batch_transfer_sync_write(req["target"], [req["local"]], [req["peer"]], [req["length"]])
+    n = req["entries"]
+    if n:
+        step = req["length"] // n
+        return t.batch_transfer_sync_write(req["target"], [req["local"] + i * step for i in range(n)],
+                                           [req["peer"] + i * step for i in range(n)], [step] * n)
     return t.transfer_sync_write(req["target"], req["local"], req["peer"], req["length"])
 
 
