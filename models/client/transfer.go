@@ -290,7 +290,7 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 		c.addressNotRegistered(ctx, src, write, key, batch)
 		return false
 	}
-	switch c.te.RDMATransfer(ctx, c.d.Clock, write, src, r.Addr, size, r.TEEndpoint) {
+	switch out := c.te.RDMATransfer(ctx, c.d.Clock, write, src, r.Addr, size, r.TEEndpoint); out {
 	case te.RDMASubmitFailed:
 		// TransferSubmitter::submitTransfer (transfer_task.cpp v0.3.9:603).
 		c.logf(mlog.Error, "Failed to submit all transfers, error code is InvalidArgument")
@@ -304,11 +304,8 @@ func (c *RealClient) rdmaTransfer(ctx context.Context, r master.Replica, write b
 	case te.RDMANoActiveDevice:
 		c.addressNotRegistered(ctx, src, write, key, batch)
 		return false
-	case te.RDMACrashed:
-		c.died = segfault("Segmentation fault in ibv_destroy_qp: an RDMA endpoint whose queue pair was never created was destroyed")
-		return false
-	case te.RDMAPostSendCrashed:
-		c.died = segfault("Segmentation fault in ibv_post_send: a worker posted on queue pairs another worker's endpoint deletion destroyed")
+	case te.RDMACrashed, te.RDMAPostSendCrashed:
+		c.died = out.Died()
 		return false
 	case te.RDMAFailed:
 		if batch {

@@ -213,9 +213,9 @@ func (p *Py) TransferSyncWrite(ctx context.Context, target string, local, peer u
 // next; a submission refused is -1 at once. Each entry is a request of
 // its own, with a local context of its own (the source buffer's
 // selectDevice); the batch FAILED when one of them failed. Every status
-// poll checks
-// transfer_timeout_nsec_ + length since the first submission: a request
-// still failing its slices then is the timeout line and -1. The model's
+// poll checks transfer_timeout_nsec_ + length since the first
+// submission: a request still failing its slices then is the timeout
+// line and -1. The model's
 // request runs to its end before the check, so the line's time is the
 // deadline, as the poll that saw it pass prints it (the field's
 // "Sync batch data transfer timeout after 30000001699ns"). The NIC
@@ -237,10 +237,8 @@ func (p *Py) transferRDMA(ctx context.Context, target string, local, peer uint64
 			switch out {
 			case RDMASubmitFailed, RDMANoActiveDevice:
 				return -1, nil
-			case RDMACrashed:
-				return 0, &engine.ProcessDied{Signal: "SIGSEGV", Reason: "Segmentation fault in ibv_destroy_qp: an RDMA endpoint whose queue pair was never created was destroyed"}
-			case RDMAPostSendCrashed:
-				return 0, &engine.ProcessDied{Signal: "SIGSEGV", Reason: "Segmentation fault in ibv_post_send: a worker posted on queue pairs another worker's endpoint deletion destroyed"}
+			case RDMACrashed, RDMAPostSendCrashed:
+				return 0, out.Died()
 			case RDMAFailed:
 				failed = true
 			}

@@ -359,6 +359,17 @@ const (
 	RDMANoActiveDevice
 )
 
+// Died is the death an outcome is (SIGSEGV in the verbs call), else nil.
+func (o RDMAOutcome) Died() error {
+	switch o {
+	case RDMACrashed:
+		return &engine.ProcessDied{Signal: "SIGSEGV", Reason: "Segmentation fault in ibv_destroy_qp: an RDMA endpoint whose queue pair was never created was destroyed"}
+	case RDMAPostSendCrashed:
+		return &engine.ProcessDied{Signal: "SIGSEGV", Reason: "Segmentation fault in ibv_post_send: a worker posted on queue pairs another worker's endpoint deletion destroyed"}
+	}
+	return nil
+}
+
 // retryExceededCost is how long a work request to a peer that never
 // acknowledges takes to complete in IBV_WC_RETRY_EXC_ERR: the QP's local
 // ACK timeout 4.096 µs·2^14 (rdma_endpoint.cpp TIMEOUT = 14) for the
