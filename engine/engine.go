@@ -286,6 +286,11 @@ type WorldSpec struct {
 	// every Mooncake program and module that needs one fails to load
 	// (mooncake.Profile.UnloadableLib).
 	MissingLibs []string
+	// Libstdcxx is the newest GLIBCXX version of the hosts' libstdc++.so.6
+	// ("" = new enough for every wheel): a Mooncake program or module
+	// built against a newer one fails to load
+	// (mooncake.Profile.GLIBCXXMissing).
+	Libstdcxx string
 	// HeldPorts are TCP ports another process on the hosts listens on
 	// from before the world starts (the port-held faults at 0s): an
 	// engine holds them before it starts any server, so a server whose

@@ -288,6 +288,9 @@ func fragment(l Line) (string, string) {
 	if m := reLoaderLine.FindStringSubmatch(l.Text); m != nil {
 		return m[1], "ld.so"
 	}
+	if m := reLoaderVersion.FindStringSubmatch(l.Text); m != nil {
+		return m[1], "ld.so"
+	}
 	if a, file, ok := mooncakeAssert(l.Text); ok {
 		return a, file
 	}
@@ -358,6 +361,12 @@ func strerrorEnd(v string) bool {
 // process before main, by no logger.
 var reLoaderLine = regexp.MustCompile(`(?:^|/)((?:mooncake_\w+|transfer_engine_bench): error while loading shared libraries: \S+: cannot open shared object file(?:: No such file or directory)?)`)
 
+// reLoaderVersion is ld.so's line for one of Mooncake's programs that
+// needs a version its host's library lacks ("%s: %s: version `%s' not
+// found (required by %s)", glibc elf/dl-version.c): the version (the
+// library's path is the field's distribution's).
+var reLoaderVersion = regexp.MustCompile("(?:^|/)(?:mooncake_\\w+|transfer_engine_bench): \\S+: (version `[^']+' not found)")
+
 // reMissingLib is the library in dlerror()'s "%s: cannot open shared
 // object file" (ld.so's line of a program, Python's ImportError of a
 // module).
@@ -390,6 +399,45 @@ func regMRErrnoFromLog(log string) (faults.Errno, bool) {
 	n, _ := strconv.Atoi(m[1]) // \d+
 	e, ok := faults.ErrnoNumbered(n)
 	return e, ok && slices.Contains(faults.RegMRErrnos, e.Name)
+}
+
+// reFailedSlice is the worker pool's failed work completion, "Worker:
+// Process failed for slice (… retry_cnt: %d[, max_retry_cnt: %d]): %s"
+// with ibv_wc_status_str's text (worker_pool.cpp v0.3.9:291,
+// v0.3.12.post1:606-616).
+var reFailedSlice = regexp.MustCompile(`Process failed for slice \(.*\): ([A-Za-z][A-Za-z ]+?)\.?\s*$`)
+
+// wcStatusFromLog is the first work-completion status the log's failed
+// slices name that an rdma fault can inject.
+func wcStatusFromLog(log string) (faults.WCStatus, bool) {
+	for _, l := range strings.Split(log, "\n") {
+		m := reFailedSlice.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if i := slices.IndexFunc(faults.WCStatuses, func(st faults.WCStatus) bool { return st.Text == m[1] }); i >= 0 {
+			return faults.WCStatuses[i], true
+		}
+	}
+	return faults.WCStatus{}, false
+}
+
+// retargetWCStatus makes the draft's rdma faults that fail work requests
+// with a status fail them with the log's.
+func retargetWCStatus(root *yaml.Node, st faults.WCStatus) {
+	fs := lookup(root, "faults")
+	if fs == nil {
+		return
+	}
+	for _, f := range fs.Content {
+		kind, mode := lookup(f, "kind"), lookup(f, "mode")
+		if kind == nil || mode == nil || kind.Value != string(faults.RDMA) {
+			continue
+		}
+		if _, ok := faults.WCStatusOf(mode.Value); ok && mode.Value != faults.ModePortDown {
+			mode.Value = st.Mode
+		}
+	}
 }
 
 // libsFromLog: the native libraries the log's loader could not find that
@@ -440,7 +488,7 @@ func mooncakeLine(l Line, afterFrame bool) bool {
 		_, known := matchMessage(l.Text)
 		_, _, assert := mooncakeAssert(l.Text)
 		_, _, event := failureEvent(l.Text)
-		return known || assert || event || l.Subsystem() != "" || reLoaderLine.MatchString(l.Text)
+		return known || assert || event || l.Subsystem() != "" || reLoaderLine.MatchString(l.Text) || reLoaderVersion.MatchString(l.Text)
 	}
 	return false
 }
@@ -834,6 +882,11 @@ func draftAt(ctx context.Context, fp Fingerprints, sc *scenarios.Scenario, based
 			regErrno = en
 		}
 	}
+	if st, ok := wcStatusFromLog(log); ok {
+		// The world fails work requests for its own cause: with the
+		// status the log's slices failed with.
+		retargetWCStatus(root, st)
+	}
 	if steps := lookup(root, "steps"); steps != nil {
 		callLogMethod(steps, log)
 		if asIntegration {
@@ -1088,6 +1141,11 @@ func expectFromLog(log string, ev Evidence, sc *scenarios.Scenario, version stri
 	base := scenarios.ExpectFor(sc.Expect, sc.ByVersion, version)
 	ms, serverLines := callerExceptions(log)
 	quoted = append(quotedErrors(ev), pdReasons(log)...)
+	if st, ok := wcStatusFromLog(log); ok {
+		// The failed slice's status, which its quote (the format's
+		// literal part) leaves out.
+		quoted = append(quoted, quote{Text: "): " + st.Text, File: "worker_pool.cpp", Line: "Worker: Process failed for slice (…): " + st.Text})
+	}
 	lines := serverLines
 	for _, q := range quoted {
 		lines = append(lines, q.Text)

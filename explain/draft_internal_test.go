@@ -253,3 +253,34 @@ func TestCrashFrame(t *testing.T) {
 		}
 	}
 }
+
+// A failed slice's status is the draft's rdma fault's mode: the first one
+// the log names that a fault can inject, in either release's wording.
+func TestWCStatusFromLog(t *testing.T) {
+	for _, tc := range []struct{ log, want string }{
+		{"E0603 20:16:59.104586 27322 worker_pool.cpp:271] Worker: Process failed for slice (opcode: 1, source_addr: 0x7f20fe0f1680, length: 65536, dest_addr: 0x7f3d820f3a80, local_nic: mlx5_7, peer_nic: 10.93.81.13:15729@mlx5_0, dest_rkey: 2116517, retry_cnt: 0): transport retry counter exceeded\n", "retry_exceeded"},
+		{"Worker: Process failed for slice (opcode: 1, source_addr: 0x1, length: 3584, dest_addr: 0x2, local_nic: mlx5_0, peer_nic: h:1@mlx5_0, dest_rkey: 3, retry_cnt: 0, max_retry_cnt: 9): remote access error.\n", "remote_access"},
+		{"Worker: Process failed for slice (...): Work Request Flushed Error\nWorker: Process failed for slice (...): local protection error\n", "local_protection"},
+		{"Worker: Process failed for slice (...): Work Request Flushed Error\n", ""},
+		{"Failed to complete transfers after 60 seconds\n", ""},
+	} {
+		st, ok := wcStatusFromLog(tc.log)
+		if st.Mode != tc.want || ok != (tc.want != "") {
+			t.Errorf("%q: %q %v, want %q", tc.log, st.Mode, ok, tc.want)
+		}
+	}
+}
+
+// ld.so's line for a Mooncake program that needs a version its host's
+// libstdc++ lacks is a line to check: its version, not the field's path.
+func TestQuotedLoaderVersionLine(t *testing.T) {
+	log := "mooncake_master: /lib64/libstdc++.so.6: version `GLIBCXX_3.4.30' not found\n" +
+		"/usr/bin/other: /lib64/libstdc++.so.6: version `GLIBCXX_3.4.31' not found (required by /usr/bin/other)\n"
+	var got []string
+	for _, q := range quotedErrors(ParseLog(log)) {
+		got = append(got, q.Text+" @"+q.File)
+	}
+	if want := []string{"version `GLIBCXX_3.4.30' not found @ld.so"}; !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}

@@ -115,6 +115,9 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (_ engine.Wo
 		// election lives in sim (sim/hamaster.go) and on real.
 		return nil, engine.Unsupportedf("HA master pair (topology master.ha) is not served by the fake engine (one master process); it runs on sim and real")
 	}
+	if spec.Libstdcxx != "" {
+		return nil, engine.Unsupportedf("topology libstdcxx: the fake engine's servers and stores are the models inside the harness, with no dynamic loader to check a library's versions; it runs on sim")
+	}
 	if len(spec.MissingLibs) > 0 {
 		return nil, engine.Unsupportedf("topology missing_libs: the fake engine's servers and stores are the models inside the harness, with no dynamic loader to withhold a library from; it runs on sim and real")
 	}

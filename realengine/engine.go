@@ -268,6 +268,12 @@ func (e *Engine) Launch(ctx context.Context, spec engine.WorldSpec) (engine.Worl
 	if err := e.supported(spec); err != nil {
 		return nil, err
 	}
+	if spec.Libstdcxx != "" {
+		// The wheels' loader failure was measured against a stand-in
+		// libstdc++ by hand (REAL-FINDINGS §145); a run does not swap
+		// the host's.
+		return nil, engine.Unsupportedf("topology libstdcxx: the real engine's processes load this host's libstdc++ (GLIBCXX_3.4.30 and later); it runs on sim")
+	}
 	if len(spec.MissingLibs) > 0 {
 		switch {
 		case spec.Master != nil && spec.Master.HA:

@@ -250,6 +250,9 @@ func (d *decoder) validate(sc *Scenario) {
 			d.at(sc.Topology.Pos, "missing_libs: %q is no library a measured Mooncake wheel needs%s; valid: %s", l, didYouMean(l, known), strings.Join(known, ", "))
 		}
 	}
+	if l := sc.Topology.Libstdcxx; l != "" && !slices.Contains(mooncake.LibstdcxxLevels, l) {
+		d.at(sc.Topology.Pos, "libstdcxx: %q was not measured; valid: %s (the newest GLIBCXX version of the hosts' libstdc++)", l, strings.Join(mooncake.LibstdcxxLevels, ", "))
+	}
 	if slices.Contains(sc.Topology.MissingLibs, sglang.TorchCUDARuntime) && sc.StartsSGLang() {
 		// The model has no torch: its SGLang would fail where SGLang's
 		// own process imports the wheel.

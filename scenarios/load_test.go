@@ -307,6 +307,8 @@ func TestParseErrors(t *testing.T) {
 				`f.yaml:7:3: missing_libs: "libfoo.so.1" is no library a measured Mooncake wheel needs (did you mean "libcuda.so.1"?); valid: libcuda.so.1, libcudart.so.12, libcudart.so.13, libcurl.so.4, libibverbs.so.1, libmlx5.so.1, libnuma.so.1`,
 				`f.yaml:7:3: missing_libs: libcudart.so.13 is loaded by SGLang's torch before mooncake (sglang.TorchCUDARuntime), so SGLang's process has it whatever the host lacks; withhold it only from callers without SGLang (put, call, te steps)`,
 			}},
+		{"libstdcxx: a measured level", validScenario + "topology:\n  libstdcxx: \"3.4.28\"\n",
+			[]string{`f.yaml:7:3: libstdcxx: "3.4.28" was not measured; valid: 3.4.29 (the newest GLIBCXX version of the hosts' libstdc++)`}},
 		{"link refuse is two-way", validScenario + "faults: [{at: 0s, kind: link, target: master, mode: refuse, stream: upstream}]\n",
 			[]string{`f.yaml:6:10: faults: link refuse: refuse cannot be one-way (stream upstream); use stream both, or blackhole for a one-way cut`}},
 		{"want length", "name: t/x\nsteps:\n  - init: tp0\n  - set: {pages: 2, want: [true]}\nexpect: {ok: true}\n",

@@ -508,7 +508,7 @@ func (r *run) worldSpec() engine.WorldSpec {
 	t := r.sc.Topology
 	spec := engine.WorldSpec{
 		Scenario: r.sc.Name, Seed: r.opts.Seed, Version: r.version, Trace: r.tr, Logger: r.log,
-		Metadata: t.Metadata, MetadataEnv: maps.Clone(t.MetadataEnv), MetadataHost: t.MetadataHost, TimeoutScale: r.opts.TimeoutScale, MissingLibs: slices.Clone(t.MissingLibs),
+		Metadata: t.Metadata, MetadataEnv: maps.Clone(t.MetadataEnv), MetadataHost: t.MetadataHost, TimeoutScale: r.opts.TimeoutScale, MissingLibs: slices.Clone(t.MissingLibs), Libstdcxx: t.Libstdcxx,
 	}
 	if t.Master == nil || t.Master.Present == nil || *t.Master.Present {
 		spec.Master = &engine.MasterSpec{Flags: map[string]string{}}

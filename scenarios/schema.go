@@ -84,6 +84,11 @@ type Topology struct {
 	// or module of the release that needs one fails to load
 	// (mooncake_master exits 127, import mooncake.store raises ImportError).
 	MissingLibs []string `yaml:"missing_libs"`
+	// Libstdcxx is the newest GLIBCXX version of the hosts' libstdc++
+	// ("3.4.29": RHEL 9's GCC 11; "" = new enough): a Mooncake program or
+	// module built against a newer one fails to load (the wheels up to
+	// 0.3.11.post1 need GLIBCXX_3.4.30).
+	Libstdcxx string `yaml:"libstdcxx"`
 }
 
 // Master is mooncake_master.

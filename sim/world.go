@@ -177,6 +177,16 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	if err := checkEphemeral(spec, p); err != nil {
 		return nil, err
 	}
+	if spec.Libstdcxx != "" {
+		if spec.Master != nil && spec.Master.HA {
+			return nil, engine.Unsupportedf("topology libstdcxx with master.ha: not modelled")
+		}
+		for _, ver := range []string{v, mv} {
+			if err := mooncake.LibstdcxxMeasured(ver, spec.Libstdcxx); err != nil {
+				return nil, engine.Unsupportedf("topology libstdcxx: %v", err)
+			}
+		}
+	}
 	if len(spec.MissingLibs) > 0 {
 		if spec.Master != nil && spec.Master.HA {
 			return nil, engine.Unsupportedf("topology missing_libs with master.ha: not modelled")
