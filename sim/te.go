@@ -107,7 +107,11 @@ func (t *transferEngine) TransferSyncWrite(ctx context.Context, target string, l
 	if t.py.Engine().NVLinkIntra() {
 		return 0, engine.Unsupportedf("te transfer: the intra-node NVLink transport's data path is not modelled")
 	}
-	return t.py.TransferSyncWrite(ctx, target, local, peer, length, entries)
+	rc, err := t.py.TransferSyncWrite(ctx, target, local, peer, length, entries)
+	if _, died := engine.AsProcessDied(err); died {
+		t.p.dead = err // its later calls find the process gone
+	}
+	return rc, err
 }
 
 // AllocateManagedBuffer implements engine.TEAllocator: the memory comes
