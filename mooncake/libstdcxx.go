@@ -32,8 +32,8 @@ var LibstdcxxLevels = []string{LibstdcxxRHEL9}
 // the loader's line names.
 const LibstdcxxPath = "/lib64/libstdc++.so.6"
 
-// glibcxx30 are the ELFs of releases up to 0.3.11.post1 that need
-// GLIBCXX_3.4.30; the engine module needs it from 0.3.8.
+// glibcxx30 are the ELFs that need GLIBCXX_3.4.30 in the releases up to
+// 0.3.11.post1 libsMeasured holds; the engine module needs it from 0.3.8.
 var glibcxx30 = map[string][]string{
 	"0.3.4":        {ELFMaster, ELFStore},
 	"0.3.4.post2":  {ELFMaster, ELFStore},
@@ -43,9 +43,6 @@ var glibcxx30 = map[string][]string{
 	"0.3.9":        {ELFMaster, ELFClient, ELFStore, ELFEngine},
 	"0.3.10.post1": {ELFMaster, ELFClient, ELFStore, ELFEngine},
 	"0.3.11.post1": {ELFMaster, ELFClient, ELFStore, ELFEngine},
-	"0.3.12.post1": {},
-	"0.3.13.post1": {},
-	"0.3.14":       {},
 }
 
 // LibstdcxxMeasured says whether a host libstdc++ level was measured
@@ -54,10 +51,8 @@ func LibstdcxxMeasured(version, level string) error {
 	if !slices.Contains(LibstdcxxLevels, level) {
 		return fmt.Errorf("libstdc++ up to GLIBCXX_%s was not measured (measured: %v)", level, LibstdcxxLevels)
 	}
-	if _, ok := glibcxx30[version]; !ok {
-		return fmt.Errorf("which GLIBCXX versions Mooncake %s's wheel needs was not measured (measured: %s)", version, joinKeys(glibcxx30))
-	}
-	return nil
+	// The same wheels as the libraries (readelf of each).
+	return LibsMeasured(version)
 }
 
 // GLIBCXXMissing is the version the loader names when elf of p's release
@@ -76,13 +71,4 @@ func (p Profile) GLIBCXXMissing(elf, level string) string {
 // program, whose exit status is LoaderExit.
 func VersionNotFound(version, requiredBy string) string {
 	return LibstdcxxPath + ": version `" + version + "' not found (required by " + requiredBy + ")"
-}
-
-func joinKeys(m map[string][]string) string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.SortFunc(ks, func(a, b string) int { return MustVersion(a).Compare(MustVersion(b)) })
-	return fmt.Sprint(ks)
 }

@@ -177,23 +177,18 @@ func launch(ctx context.Context, spec engine.WorldSpec, opts Options) (*World, e
 	if err := checkEphemeral(spec, p); err != nil {
 		return nil, err
 	}
-	if spec.Libstdcxx != "" {
+	// The host's libraries as the wheels were measured against them.
+	if len(spec.MissingLibs) > 0 || spec.Libstdcxx != "" {
 		if spec.Master != nil && spec.Master.HA {
-			return nil, engine.Unsupportedf("topology libstdcxx with master.ha: not modelled")
+			return nil, engine.Unsupportedf("topology missing_libs or libstdcxx with master.ha: not modelled")
 		}
 		for _, ver := range []string{v, mv} {
-			if err := mooncake.LibstdcxxMeasured(ver, spec.Libstdcxx); err != nil {
-				return nil, engine.Unsupportedf("topology libstdcxx: %v", err)
+			err := mooncake.LibsMeasured(ver)
+			if spec.Libstdcxx != "" {
+				err = mooncake.LibstdcxxMeasured(ver, spec.Libstdcxx) // the level too
 			}
-		}
-	}
-	if len(spec.MissingLibs) > 0 {
-		if spec.Master != nil && spec.Master.HA {
-			return nil, engine.Unsupportedf("topology missing_libs with master.ha: not modelled")
-		}
-		for _, ver := range []string{v, mv} {
-			if err := mooncake.LibsMeasured(ver); err != nil {
-				return nil, engine.Unsupportedf("topology missing_libs: %v", err)
+			if err != nil {
+				return nil, engine.Unsupportedf("topology missing_libs or libstdcxx: %v", err)
 			}
 		}
 	}
