@@ -261,8 +261,12 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 		}
 		all = append(all, c)
 	}
+	logLibs := libsFromLog(log)
 	for i := range all {
 		all[i].Points = math.Round(all[i].Points*100) / 100
+		if sc := find(catalog, all[i].Name); sc != nil && all[i].Kind == "scenario" {
+			all[i].Remedy = remedyForLibs(all[i].Remedy, sc.Topology.MissingLibs, logLibs)
+		}
 	}
 	slices.SortStableFunc(all, func(a, b Cause) int {
 		if a.Points != b.Points {
@@ -742,4 +746,16 @@ func Humanize(s string) string {
 // String is a one-line summary, for logs and test failures.
 func (c Cause) String() string {
 	return fmt.Sprintf("%s %s (%.2f)", c.Kind, c.Name, c.Points)
+}
+
+// remedyForLibs names, in a world's verified remedy, the libraries the
+// log's loader lines lack instead of the ones the world withholds: the
+// world stands for any library its release needs (new --from-log drafts
+// it so), and "install libibverbs.so.1" for a log without libnuma.so.1
+// would send the operator to the wrong package.
+func remedyForLibs(remedy string, withheld, logLibs []string) string {
+	if len(withheld) == 0 || len(logLibs) == 0 {
+		return remedy
+	}
+	return strings.Replace(remedy, "install "+strings.Join(withheld, ", ")+" ", "install "+strings.Join(logLibs, ", ")+" ", 1)
 }

@@ -3,6 +3,7 @@ package explain_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mooncake-faultlab/faultlab/explain"
@@ -239,5 +240,29 @@ func TestDiagnoseUnexplainedMooncakeError(t *testing.T) {
 	want := "line 1 (rdma_context.cpp:99): Widget frobnication failed on mlx5_0 - a Mooncake error this cause never prints"
 	if !slices.Contains(with.Against, want) {
 		t.Errorf("against = %q, want it to hold %q", with.Against, want)
+	}
+}
+
+// TestDiagnoseRemedyNamesTheLogsLibrary: the missing-library worlds stand
+// for any library their release needs; the remedy a log gets names the
+// library its loader line lacks, not the one the world withholds.
+func TestDiagnoseRemedyNamesTheLogsLibrary(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	for _, tc := range []struct{ log, want string }{
+		{"/usr/local/lib/python3.10/dist-packages/mooncake/mooncake_master: error while loading shared libraries: libnuma.so.1: cannot open shared object file: No such file or directory\n",
+			"install libnuma.so.1 (or put its directory on LD_LIBRARY_PATH) and start the processes that failed again"},
+		{"/usr/local/lib/python3.10/dist-packages/mooncake/mooncake_master: error while loading shared libraries: libibverbs.so.1: cannot open shared object file: No such file or directory\n",
+			"install libibverbs.so.1 (or put its directory on LD_LIBRARY_PATH) and start the processes that failed again"},
+	} {
+		d, err := explain.Diagnose(cat, fp, tc.log, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Causes) == 0 {
+			t.Fatalf("no cause for %q", tc.log)
+		}
+		if got := d.Causes[0].Remedy; !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: remedy %q, want it to begin %q", d.Causes[0].Name, got, tc.want)
+		}
 	}
 }

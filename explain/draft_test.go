@@ -2,6 +2,7 @@ package explain_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -483,5 +484,23 @@ func TestDraftWarningsBeforeTheFailure(t *testing.T) {
 	}
 	if dr, sc := draft(t, "I transfer_engine_impl.cpp:232] Topology discovery complete. Found 0 HCAs.\n"); sc != nil {
 		t.Fatalf("an INFO line alone was written:\n%s", dr.YAML)
+	}
+}
+
+// A failed slice's line with max_retry_cnt is v0.3.12's format (worker_pool.cpp
+// v0.3.12:606; 0.3.13.post1 and 0.3.14 alike): the draft runs at such a
+// release, with the log's status, and the run prints the line with it. The
+// older format is drafted at an older release.
+func TestDraftSliceLineFormatNamesTheRelease(t *testing.T) {
+	line := "E1201 10:00:02.000000 120 worker_pool.cpp:606] Worker: Process failed for slice (opcode: 1, source_addr: 0x7f0000000000, length: 65536, dest_addr: 0x7e0000000000, local_nic: mlx5_0, peer_nic: 10.0.0.2:15001@mlx5_0, dest_rkey: 2097152, retry_cnt: 0%s): transport retry counter exceeded\n"
+	for _, tc := range []struct{ max, release string }{{", max_retry_cnt: 9", "0.3.12.post1"}, {"", "0.3.11.post1"}} {
+		dr, sc := draft(t, fmt.Sprintf(line, tc.max))
+		if sc == nil {
+			t.Fatalf("%q: not written: %q", tc.max, dr.Missing)
+		}
+		if dr.Version != tc.release || len(sc.Faults) != 1 || sc.Faults[0].Mode != "retry_exceeded" ||
+			!slices.Contains(sc.Expect.Logs, "): transport retry counter exceeded") {
+			t.Fatalf("%q: %s @%s\n%s", tc.max, dr.Based, dr.Version, dr.YAML)
+		}
 	}
 }

@@ -649,7 +649,7 @@ func Remedy(sc *scenarios.Scenario) string {
 			}
 		}
 		if len(got) > 0 {
-			parts = append(parts, "install "+strings.Join(got, ", ")+" (or put its directory on LD_LIBRARY_PATH) and start mooncake_master again")
+			parts = append(parts, "install "+strings.Join(got, ", ")+" (or put its directory on LD_LIBRARY_PATH) and start the processes that failed again")
 		}
 	}
 	if len(r.MasterFlags) > 0 {

@@ -312,20 +312,54 @@ func (r Range) prefer(vs []string) []string {
 	return in
 }
 
+// textTells are glog lines whose format changed between releases: the
+// releases that print the line so.
+var textTells = []struct {
+	re *regexp.Regexp
+	in Range
+}{
+	// worker_pool.cpp's failed slice: ", max_retry_cnt: N" from v0.3.12
+	// (v0.3.12:606, v0.3.12.post1; the 0.3.13.post1 and 0.3.14 wheels'
+	// strings), before it "retry_cnt: N): <status>" (v0.3.4 … v0.3.11.post1).
+	{regexp.MustCompile(`Process failed for slice \(.*, max_retry_cnt: \d+\): `), Range{Since: "0.3.12"}},
+	{regexp.MustCompile(`Process failed for slice \(.*[ (]retry_cnt: \d+\): `), Range{Until: "0.3.11.post1"}},
+}
+
 // sourceRange is the releases the source files of the log's glog lines
-// imply; none when they contradict each other.
+// and their formats imply; none when they contradict each other.
 func sourceRange(lines []Line) Range {
 	var r Range
+	since := func(v string) {
+		if r.Since == "" || mooncake.MustVersion(v).Compare(mooncake.MustVersion(r.Since)) > 0 {
+			r.Since = v
+		}
+	}
+	until := func(v string) {
+		if r.Until == "" || mooncake.MustVersion(v).Compare(mooncake.MustVersion(r.Until)) < 0 {
+			r.Until = v
+		}
+	}
 	for _, l := range lines {
 		if l.Source == "" {
 			continue
 		}
 		file := l.File()
-		if v, ok := sourceSince[file]; ok && (r.Since == "" || mooncake.MustVersion(v).Compare(mooncake.MustVersion(r.Since)) > 0) {
-			r.Since = v
+		if v, ok := sourceSince[file]; ok {
+			since(v)
 		}
-		if v, ok := sourceUntil[file]; ok && (r.Until == "" || mooncake.MustVersion(v).Compare(mooncake.MustVersion(r.Until)) < 0) {
-			r.Until = v
+		if v, ok := sourceUntil[file]; ok {
+			until(v)
+		}
+		for _, t := range textTells {
+			if !t.re.MatchString(l.Text) {
+				continue
+			}
+			if t.in.Since != "" {
+				since(t.in.Since)
+			}
+			if t.in.Until != "" {
+				until(t.in.Until)
+			}
 		}
 	}
 	if r.Since != "" && r.Until != "" && mooncake.MustVersion(r.Since).Compare(mooncake.MustVersion(r.Until)) > 0 {

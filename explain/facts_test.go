@@ -80,7 +80,8 @@ func TestDiagnoseTracebackCutShort(t *testing.T) {
 
 // The files glog names bound the release: client_service.cpp came in
 // 0.3.8, client.cpp left after 0.3.7.post2; both at once are two
-// processes of two releases, which bound nothing.
+// processes of two releases, which bound nothing. So do formats that
+// changed.
 func TestSourceRange(t *testing.T) {
 	for _, tc := range []struct {
 		in    string
@@ -92,6 +93,9 @@ func TestSourceRange(t *testing.T) {
 		{"E0616 07:25:02.248354 40411 client.cpp:380] x\nE0616 07:25:02.248354 1 rpc_service.cpp:1] y\n", "0.3.5", "0.3.7.post2"},
 		{"E0616 07:25:02.248354 40411 client.cpp:380] x\nE0302 09:15:07.980798 7 client_service.cpp:288] y\n", "", ""},
 		{"E0302 09:15:07.980787 7 rdma_context.cpp:81] x\n", "", ""},
+		// The failed slice's format: max_retry_cnt from 0.3.12.
+		{"E1201 10:00:02.000000 1 worker_pool.cpp:606] Worker: Process failed for slice (opcode: 1, source_addr: 0x1, length: 4, dest_addr: 0x2, local_nic: mlx5_0, peer_nic: p:1@mlx5_0, dest_rkey: 2, retry_cnt: 3, max_retry_cnt: 9): general error\n", "0.3.12", ""},
+		{"E1201 10:00:02.000000 1 worker_pool.cpp:271] Worker: Process failed for slice (opcode: 1, source_addr: 0x1, length: 4, dest_addr: 0x2, local_nic: mlx5_0, peer_nic: p:1@mlx5_0, dest_rkey: 2, retry_cnt: 3): general error\n", "", "0.3.11.post1"},
 	} {
 		r := explain.ParseLog(tc.in).MooncakeRange
 		if r.Since != tc.since || r.Until != tc.until {

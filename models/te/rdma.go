@@ -306,8 +306,8 @@ func RDMAUnsupported(p faults.RDMAPrimitive, nodes []engine.NodeSpec, profile mo
 		return ""
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolNone:
 		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.8 … v0.3.12.post1 are)", p.Fault, profile.Version.String())
-	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && (p.PortDown || p.QPExhausted || p.StaleHandshake || p.DestroyRace || !localWCFailure(p.Status)):
-		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for local work-completion errors only", p.Fault, profile.Version.String())
+	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && (p.PortDown || p.QPExhausted || p.StaleHandshake || p.DestroyRace):
+		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for work-completion errors only", p.Fault, profile.Version.String())
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && len(nodes[i].RDMA) > 1:
 		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for a node with one RNIC only (%s has %d)", p.Fault, profile.Version.String(), p.Node, len(nodes[i].RDMA))
 	}
@@ -419,7 +419,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 		return !cx.inactive
 	}
 	if pool == mooncake.RDMAPoolRails {
-		return e.rdmaRails(cx, write, src, dst, length, peer)
+		return e.rdmaRails(ctx, clock, cx, write, src, dst, length, peer)
 	}
 	if !active() {
 		// submitTransferTask: the source buffer's device is inactive.
@@ -591,23 +591,28 @@ func rdmaSlices(length int64) []*rdmaSlice {
 
 // rdmaRails is a transfer through v0.3.12's worker pool
 // (Profile.RDMAWorkerPool RDMAPoolRails), for the faults RDMAUnsupported
-// lets through: work requests completing with a local status on a node
-// with one RNIC. Each round is one performPostSend and performPollCq pass
+// lets through: work requests completing in error on a node with one
+// RNIC. Each round is one performPostSend and performPollCq pass
 // (worker_pool.cpp v0.3.12.post1:328-521, :523-672): the first failed
-// completion is logged with its max_retry_cnt (:606-616); a local status
+// completion is logged with its max_retry_cnt (:606-616). A local status
 // (isLocalWcFailure) makes handleLocalFailure count a context failure,
 // retire the endpoint and warn "Local-side RDMA failure detected on
 // context <dev>, peer=<peer nic>" (:1370-1386), once per pass; its slice
 // goes to redispatch's local handoff (:699-711), which with no other local
-// RNIC (tryHandoffToAnotherLocalWorker, :812-818) fails it at once. The
-// rest of the QP's chain is flushed without a line and, the context still
-// active, redispatched to the peer (:562-596): the next round. A pass with
-// no success leaves the failure count; at 32 markContextFailure marks the
-// context inactive (worker_pool.h v0.3.12.post1:113-127) and
-// submitTransferTask then finds no active device for the source buffer
-// (rdma_transport.cpp v0.3.12.post1:634-660). Nothing re-activates it
-// but a port-active event (none modelled here).
-func (e *Engine) rdmaRails(cx *rdmaContext, write bool, src, dst uint64, length int64, peer string) RDMAOutcome {
+// RNIC (tryHandoffToAnotherLocalWorker, :812-818) fails it at once. A
+// remote or other status keeps the context (:628-637): with no other peer
+// rail (hasAvailablePeerRailAlternative) none is paused, the endpoint is
+// deleted and shouldRetrySlice sends the slice round again to the same
+// peer NIC (redispatch :714-790), until retry_cnt reaches max_retry_cnt;
+// no context failure is counted. The rest of the QP's chain is flushed
+// without a line and, the context still active, redispatched to the peer
+// (:562-596): the next round. A pass with no success leaves the failure
+// count; at 32 markContextFailure marks the context inactive
+// (worker_pool.h v0.3.12.post1:113-127) and submitTransferTask then finds
+// no active device for the source buffer (rdma_transport.cpp
+// v0.3.12.post1:634-660). Nothing re-activates it but a port-active event
+// (none modelled here).
+func (e *Engine) rdmaRails(ctx context.Context, clock engine.Clock, cx *rdmaContext, write bool, src, dst uint64, length int64, peer string) RDMAOutcome {
 	dev := cx.dev.Name
 	if cx.inactive {
 		return RDMANoActiveDevice
@@ -640,14 +645,29 @@ func (e *Engine) rdmaRails(cx *rdmaContext, write bool, src, dst uint64, length 
 				continue
 			}
 			errored = true
+			if st.Enum == "IBV_WC_RETRY_EXC_ERR" {
+				if err := clock.Sleep(ctx, retryExceededCost); err != nil {
+					return RDMAFailed
+				}
+			}
 			e.logf(mlog.Error, "Worker: Process failed for slice (opcode: %d, source_addr: %#x, length: %d, dest_addr: %#x, local_nic: %s, peer_nic: %s, dest_rkey: %d, retry_cnt: %d, max_retry_cnt: %d): %s",
 				opcode, src+uint64(s.off), s.n, dst+uint64(s.off), dev, peerNIC, rdmaRKey(dst), s.retry, rdmaMaxRetry, st.Text)
+			delete(cx.endpoints, peerNIC)
+			if !localWCFailure(st) {
+				// The peer's path: the slice goes round again.
+				s.retry++
+				if s.retry >= rdmaMaxRetry {
+					failed = true
+					continue
+				}
+				next = append(next, s)
+				continue
+			}
 			cx.failedPolls++
 			if cx.failedPolls >= rdmaContextFailureThreshold {
 				e.logf(mlog.Warning, "All rails failed for context %s for %d consecutive attempts, marking inactive", dev, cx.failedPolls)
 				cx.inactive = true
 			}
-			delete(cx.endpoints, peerNIC)
 			e.logf(mlog.Warning, "Local-side RDMA failure detected on context %s, peer=%s", dev, peerNIC)
 			// The local handoff finds no other local RNIC: failed.
 			failed = true

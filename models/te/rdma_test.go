@@ -2,6 +2,7 @@ package te_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -225,10 +226,55 @@ func TestRDMAUnsupported(t *testing.T) {
 			t.Errorf("%s@%s: %q, want %q", c.node, c.version, got, c.want)
 		}
 	}
-	// v0.3.12's pool is modelled for local statuses only.
+	// v0.3.12's pool is modelled for work-completion statuses, local or
+	// not, and not for the endpoint and port faults.
 	p.Node, p.Status = "tp0", status(t, "retry_exceeded")
-	if got, want := te.RDMAUnsupported(p, nodes, prof("0.3.12")), "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12 (rail failover) is modelled for local work-completion errors only"; got != want {
+	if got := te.RDMAUnsupported(p, nodes, prof("0.3.12")); got != "" {
+		t.Errorf("%q, want none", got)
+	}
+	p.PortDown = true
+	if got, want := te.RDMAUnsupported(p, nodes, prof("0.3.12")), "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12 (rail failover) is modelled for work-completion errors only"; got != want {
 		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// v0.3.12's pool with a remote status (worker_pool.cpp v0.3.12.post1:
+// 606-637, :714-790): each pass logs the first failed slice, deletes the
+// endpoint and sends every slice round again to the one peer NIC until
+// retry_cnt reaches max_retry_cnt (9); no Local-side line, no context
+// failure, so the context stays active however many transfers fail. A
+// retry-exceeded completion takes the HCA's retry time.
+func TestRDMARailsRemoteFailure(t *testing.T) {
+	e, h, logs := rdmaEngine(t, "0.3.12.post1")
+	clock := &stepClock{}
+	h.Arm(0, faults.RDMAPrimitive{Status: status(t, "retry_exceeded")})
+	put := func(n int64) te.RDMAOutcome {
+		*logs = (*logs)[:0]
+		return e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, n, "p:1")
+	}
+	if got := put(4096); got != te.RDMAFailed {
+		t.Fatal(got)
+	}
+	var want []string
+	for r := 0; r < 9; r++ {
+		want = append(want, fmt.Sprintf("Worker: Process failed for slice (opcode: 1, source_addr: 0x1000, length: 4096, dest_addr: 0x2000, local_nic: mlx5_0, peer_nic: p:1@mlx5_0, dest_rkey: 2097154, retry_cnt: %d, max_retry_cnt: 9): transport retry counter exceeded", r))
+	}
+	if strings.Join(*logs, "|") != strings.Join(want, "|") {
+		t.Fatalf("%q", *logs)
+	}
+	if clock.now != 9*(8*4096*time.Nanosecond*(1<<14)) {
+		t.Fatalf("clock %v", clock.now)
+	}
+	// Two slices: the first fails each pass, the second flushes; both out
+	// of retries after nine passes.
+	if got := put(2 * 65536); got != te.RDMAFailed || len(*logs) != 9 || count(*logs, "retry_cnt: 8, max_retry_cnt: 9") != 1 {
+		t.Fatalf("%v %q", got, *logs)
+	}
+	for i := 0; i < 40; i++ {
+		put(4096)
+	}
+	if count(*logs, "Local-side") != 0 || count(*logs, "All rails failed") != 0 || len(*logs) != 9 {
+		t.Fatalf("%q", *logs)
 	}
 }
 
