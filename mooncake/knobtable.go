@@ -376,8 +376,8 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"5"}, "boundary": {"1", "3599"}, "invalid": {"0", "3600"}},
 	},
 	{
-		Name: "MC_RETRY_CNT", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
-		Doc: "RDMA work-request retries (default 9)",
+		Name: "MC_RETRY_CNT", Scope: ScopeEnv, Reader: "transfer engine", Type: "int", Modelled: true,
+		Doc: "tries of an RDMA slice before its transfer fails (default 9; a slice's max_retry_cnt)",
 		Rules: []Rule{{
 			Parse: ParseAtoi, Default: "9", Min: 1, Max: 127,
 			Invalid:    "atoi; outside 1..127 ignored with a warning",
@@ -435,18 +435,19 @@ var Knobs = []Knob{
 		Samples: map[string][]string{"valid": {"4096", "1024"}, "boundary": {"512"}, "invalid": {"1500", "9000"}},
 	},
 	{
-		Name: "MC_SLICE_SIZE", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Name: "MC_SLICE_SIZE", Scope: ScopeEnv, Reader: "transfer engine", Type: "uint64", Modelled: true,
 		Doc: "bytes per transfer slice (default 65536)",
 		Rules: []Rule{{
-			Parse: ParseAtoi, Default: "65536", Min: 1, Max: 1<<31 - 1,
-			Invalid:    "atoi; 0 or less ignored with a warning",
+			// atoi into a size_t: a negative number wraps to a huge one.
+			Parse: ParseUAtol, Default: "65536", Min: 1, Max: 1<<63 - 1,
+			Invalid:    "atoi into a size_t: no leading digits reads 0, which is ignored with a warning; a negative number wraps to a huge size, accepted silently",
 			InvalidLog: "Ignore value from environment variable MC_SLICE_SIZE",
 			Source:     "v0.3.0 mooncake-transfer-engine/src/config.cpp:157; v0.3.12.post1 config.cpp:262",
 		}},
 		Samples: map[string][]string{"valid": {"65536"}, "boundary": {"1"}, "invalid": {"64KB", "0"}},
 	},
 	{
-		Name: "MC_WORKERS_PER_CTX", Scope: ScopeEnv, Reader: "transfer engine", Type: "int",
+		Name: "MC_WORKERS_PER_CTX", Scope: ScopeEnv, Reader: "transfer engine", Type: "int", Modelled: true,
 		Doc: "RDMA worker threads per device context (default 2)",
 		Rules: []Rule{{
 			Parse: ParseAtoi, Default: "2", Min: 1, Max: 8,

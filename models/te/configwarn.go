@@ -32,12 +32,16 @@ var configWarned = []configKnob{
 	{name: "MC_MAX_WR"},
 	{name: "MC_MAX_INLINE"},
 	{name: "MC_HANDSHAKE_PORT"},
+	{name: "MC_WORKERS_PER_CTX"},
+	{name: "MC_SLICE_SIZE"},
 	// A taken value logs INFO "Barex set MC_MIN_REG_SIZE=N" (config.cpp
 	// v0.3.9:178; real 0.3.9, 0.3.13.post1, 0.3.14: REAL-FINDINGS §102).
 	{name: "MC_MIN_REG_SIZE", taken: func(e *Engine, pv mooncake.Value) {
 		e.logf(mlog.Info, "Barex set MC_MIN_REG_SIZE=%d", pv.Uint)
 	}},
 	{name: "MC_MAX_MR_SIZE"},
+	// The RDMA pool's max_retry_cnt (Engine.rdmaMaxRetry).
+	{name: "MC_RETRY_CNT"},
 	{name: "MC_AUTO_GID_MAX_RETRIES"},
 	{name: "MC_TE_METADATA_REFRESH_INTERVAL_SECONDS"},
 	// Up to 0.3.11.post1 a word aborts the process at import

@@ -25,7 +25,6 @@ import (
 const (
 	rdmaSliceSize     = 65536 // slice_size
 	rdmaFragmentLimit = 16384 // fragment_limit
-	rdmaMaxRetry      = 9     // retry_cnt: a slice's max_retry_cnt
 	// rdmaErrorThreshold: failed_nr_polls above it, with no successful
 	// completion ever on the context, marks the RNIC inactive.
 	rdmaErrorThreshold = 32
@@ -306,8 +305,8 @@ func RDMAUnsupported(p faults.RDMAPrimitive, nodes []engine.NodeSpec, profile mo
 		return ""
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolNone:
 		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.8 … v0.3.12.post1 are)", p.Fault, profile.Version.String())
-	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && (p.PortDown || p.QPExhausted || p.StaleHandshake || p.DestroyRace):
-		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for work-completion errors only", p.Fault, profile.Version.String())
+	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && (p.PortDown || p.StaleHandshake || p.DestroyRace):
+		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for work-completion errors and a used-up QP pool only", p.Fault, profile.Version.String())
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && len(nodes[i].RDMA) > 1:
 		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for a node with one RNIC only (%s has %d)", p.Fault, profile.Version.String(), p.Node, len(nodes[i].RDMA))
 	}
@@ -334,6 +333,10 @@ type rdmaContext struct {
 	inactive                  bool
 	inactiveAt                time.Duration
 	endpoints                 map[string]*rdmaEndpoint
+	// rails: v0.3.12's rail states by peer NIC path, connPaused when the
+	// peers' servers may be connected to again (rails.go).
+	rails      map[string]*railState
+	connPaused map[string]time.Duration
 }
 
 // RDMAOutcome is what became of an RDMA transfer.
@@ -418,10 +421,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 		}
 		return !cx.inactive
 	}
-	if pool == mooncake.RDMAPoolRails {
-		return e.rdmaRails(ctx, clock, cx, write, src, dst, length, peer)
-	}
-	if !active() {
+	if pool != mooncake.RDMAPoolRails && !active() {
 		// submitTransferTask: the source buffer's device is inactive.
 		e.logf(mlog.Error, "Device %d is not active", ci)
 		return RDMASubmitFailed
@@ -431,6 +431,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 		opcode = 1
 	}
 	pending := rdmaSlices(length)
+	maxRetry := e.rdmaMaxRetry()
 	var peerDevs []engine.RDMADevice
 	if e.cfg.Host.Peer != nil && peer != e.serverName {
 		if pr, ok := e.cfg.Host.Peer(peer); ok && len(pr.RDMA) > 0 {
@@ -438,6 +439,9 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 			defer func() { e.peerLog = nil }()
 			e.peerLog = pr.Log
 		}
+	}
+	if pool == mooncake.RDMAPoolRails {
+		return e.rdmaRails(ctx, clock, cx, ci, write, src, dst, length, peer, peerDevs)
 	}
 	peerNIC, reachable := e.peerNICAt(peer, peerDevs, ci, 0)
 	if cx.hasEndpoint(peerNIC) && e.cfg.Host.RDMAFaults.takeDestroyRace() {
@@ -454,7 +458,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	// max_retry_cnt (performPollCq, redispatch).
 	retry := func(s *rdmaSlice, next []*rdmaSlice) []*rdmaSlice {
 		s.retry++
-		if s.retry >= rdmaMaxRetry {
+		if s.retry >= maxRetry {
 			failed = true
 			return next
 		}
@@ -560,6 +564,18 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	return RDMADone
 }
 
+// rdmaMaxRetry is a slice's max_retry_cnt: globalConfig().retry_cnt,
+// MC_RETRY_CNT in 1..127, else 9 (config.cpp v0.3.9:184-192,
+// v0.3.12.post1:294-302; rdma_transport.cpp v0.3.9:455,492,
+// v0.3.12.post1:578,616).
+func (e *Engine) rdmaMaxRetry() int {
+	v, set := e.env("MC_RETRY_CNT")
+	if !set {
+		return 9
+	}
+	return int(mooncake.ParseKnob(e.cfg.Profile.Version, "MC_RETRY_CNT", v, set).Int)
+}
+
 // rdmaContextFailureThreshold: v0.3.12's markContextFailure marks the
 // context inactive at this many consecutive failing passes
 // (kContextFailureThreshold, worker_pool.h v0.3.12.post1:174).
@@ -569,6 +585,8 @@ const rdmaContextFailureThreshold = 32
 type rdmaSlice struct {
 	off, n int64
 	retry  int
+	// nic: the peer NIC path it is queued for (v0.3.12's pool).
+	nic string
 }
 
 // rdmaSlices cuts a transfer of length bytes into slices of
@@ -587,108 +605,6 @@ func rdmaSlices(length int64) []*rdmaSlice {
 		}
 	}
 	return out
-}
-
-// rdmaRails is a transfer through v0.3.12's worker pool
-// (Profile.RDMAWorkerPool RDMAPoolRails), for the faults RDMAUnsupported
-// lets through: work requests completing in error on a node with one
-// RNIC. Each round is one performPostSend and performPollCq pass
-// (worker_pool.cpp v0.3.12.post1:328-521, :523-672): the first failed
-// completion is logged with its max_retry_cnt (:606-616). A local status
-// (isLocalWcFailure) makes handleLocalFailure count a context failure,
-// retire the endpoint and warn "Local-side RDMA failure detected on
-// context <dev>, peer=<peer nic>" (:1370-1386), once per pass; its slice
-// goes to redispatch's local handoff (:699-711), which with no other local
-// RNIC (tryHandoffToAnotherLocalWorker, :812-818) fails it at once. A
-// remote or other status keeps the context (:628-637): with no other peer
-// rail (hasAvailablePeerRailAlternative) none is paused, the endpoint is
-// deleted and shouldRetrySlice sends the slice round again to the same
-// peer NIC (redispatch :714-790), until retry_cnt reaches max_retry_cnt;
-// no context failure is counted. The rest of the QP's chain is flushed
-// without a line and, the context still active, redispatched to the peer
-// (:562-596): the next round. A pass with no success leaves the failure
-// count; at 32 markContextFailure marks the context inactive
-// (worker_pool.h v0.3.12.post1:113-127) and submitTransferTask then finds
-// no active device for the source buffer (rdma_transport.cpp
-// v0.3.12.post1:634-660). Nothing re-activates it but a port-active event
-// (none modelled here).
-func (e *Engine) rdmaRails(ctx context.Context, clock engine.Clock, cx *rdmaContext, write bool, src, dst uint64, length int64, peer string) RDMAOutcome {
-	dev := cx.dev.Name
-	if cx.inactive {
-		return RDMANoActiveDevice
-	}
-	opcode := 0
-	if write {
-		opcode = 1
-	}
-	pending := rdmaSlices(length)
-	peerNIC, _ := e.peerNICAt(peer, nil, 0, 0)
-	failed := false
-	for len(pending) > 0 && !cx.inactive {
-		var next []*rdmaSlice
-		errored, succeeded := false, false
-		for _, s := range pending {
-			if errored {
-				// Flushed (IBV_WC_WR_FLUSH_ERR, a line only with MC_TRACE):
-				// shouldRetrySlice, then the peer redispatch.
-				s.retry++
-				if s.retry >= rdmaMaxRetry {
-					failed, succeeded = true, true
-					continue
-				}
-				next = append(next, s)
-				continue
-			}
-			st, ok := e.cfg.Host.RDMAFaults.complete()
-			if ok {
-				succeeded = true
-				continue
-			}
-			errored = true
-			if st.Enum == "IBV_WC_RETRY_EXC_ERR" {
-				if err := clock.Sleep(ctx, retryExceededCost); err != nil {
-					return RDMAFailed
-				}
-			}
-			e.logf(mlog.Error, "Worker: Process failed for slice (opcode: %d, source_addr: %#x, length: %d, dest_addr: %#x, local_nic: %s, peer_nic: %s, dest_rkey: %d, retry_cnt: %d, max_retry_cnt: %d): %s",
-				opcode, src+uint64(s.off), s.n, dst+uint64(s.off), dev, peerNIC, rdmaRKey(dst), s.retry, rdmaMaxRetry, st.Text)
-			delete(cx.endpoints, peerNIC)
-			if !localWCFailure(st) {
-				// The peer's path: the slice goes round again.
-				s.retry++
-				if s.retry >= rdmaMaxRetry {
-					failed = true
-					continue
-				}
-				next = append(next, s)
-				continue
-			}
-			cx.failedPolls++
-			if cx.failedPolls >= rdmaContextFailureThreshold {
-				e.logf(mlog.Warning, "All rails failed for context %s for %d consecutive attempts, marking inactive", dev, cx.failedPolls)
-				cx.inactive = true
-			}
-			e.logf(mlog.Warning, "Local-side RDMA failure detected on context %s, peer=%s", dev, peerNIC)
-			// The local handoff finds no other local RNIC: failed.
-			failed = true
-		}
-		if succeeded {
-			// markContextSuccess: a pass that counted a slice processed
-			// (a success, or a flushed slice out of retries) clears the
-			// count (:654-665).
-			cx.failedPolls = 0
-		}
-		pending = next
-	}
-	if len(pending) > 0 {
-		// The context went inactive: performPostSend's local handoff
-		// fails the slices still queued.
-		failed = true
-	}
-	if failed {
-		return RDMAFailed
-	}
-	return RDMADone
 }
 
 // rdmaEndpoint is an RdmaEndPoint of the first context: inactive since

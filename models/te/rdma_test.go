@@ -33,13 +33,19 @@ func rdmaEngine(t *testing.T, version string) (*te.Engine, *te.RDMAFaults, *[]st
 // rdmaEngineOn is rdmaEngine on the device d.
 func rdmaEngineOn(t *testing.T, version string, d engine.RDMADevice) (*te.Engine, *te.RDMAFaults, *[]string) {
 	t.Helper()
+	return rdmaEngineEnv(t, version, d, nil)
+}
+
+// rdmaEngineEnv is rdmaEngineOn with the process environment env.
+func rdmaEngineEnv(t *testing.T, version string, d engine.RDMADevice, env map[string]string) (*te.Engine, *te.RDMAFaults, *[]string) {
+	t.Helper()
 	p, err := mooncake.ProfileFor(version)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := &te.RDMAFaults{}
 	var logs []string
-	e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{d}, RDMAFaults: h},
+	e := te.New(te.Config{Profile: p, Env: env, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{d}, RDMAFaults: h},
 		Log: mlog.Func(func(_, text string) { logs = append(logs, text) })})
 	dev := d.Name
 	if err := e.InitStore(context.Background(), "localhost:12345", te.P2PHandshake, "rdma", &dev); err != nil {
@@ -233,7 +239,7 @@ func TestRDMAUnsupported(t *testing.T) {
 		t.Errorf("%q, want none", got)
 	}
 	p.PortDown = true
-	if got, want := te.RDMAUnsupported(p, nodes, prof("0.3.12")), "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12 (rail failover) is modelled for work-completion errors only"; got != want {
+	if got, want := te.RDMAUnsupported(p, nodes, prof("0.3.12")), "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12 (rail failover) is modelled for work-completion errors and a used-up QP pool only"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
@@ -387,6 +393,8 @@ func TestRDMATransferCreateQPFails(t *testing.T) {
 		{"0.3.11.post1", false, te.RDMAFailed, 9},
 		{"0.3.10.post1", true, te.RDMACrashed, 1},
 		{"0.3.11.post1", true, te.RDMAFailed, 9},
+		{"0.3.12.post1", false, te.RDMAFailed, 9},
+		{"0.3.12.post1", true, te.RDMAFailed, 9},
 	} {
 		dev, line := engine.RDMADevice{Name: "mlx5_0"}, "Failed to create QP: Cannot allocate memory [12]"
 		if c.efa {
@@ -412,5 +420,116 @@ func TestRDMATransferCreateQPFails(t *testing.T) {
 		if got := e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, 4096, "localhost:12345"); got != te.RDMADone || len(*logs) != 0 {
 			t.Fatalf("%s healed: %v, %q", c.version, got, *logs)
 		}
+	}
+}
+
+// MC_RETRY_CNT is every slice's max_retry_cnt (rdma_transport.cpp
+// v0.3.9:455,492, v0.3.12.post1:578,616): 3 tries, or the default 9 when
+// the value is outside 1..127 (config.cpp's warning, at the engine's start).
+func TestRDMARetryCount(t *testing.T) {
+	for _, tc := range []struct {
+		version, value string
+		tries          int
+		max            string
+	}{
+		{"0.3.9", "3", 3, ""}, {"0.3.12.post1", "3", 3, ", max_retry_cnt: 3"},
+		{"0.3.12.post1", "128", 9, ", max_retry_cnt: 9"}, {"0.3.12.post1", "3abc", 3, ", max_retry_cnt: 3"},
+	} {
+		e, h, logs := rdmaEngineEnv(t, tc.version, engine.RDMADevice{Name: "mlx5_0"}, map[string]string{"MC_RETRY_CNT": tc.value})
+		h.Arm(0, faults.RDMAPrimitive{Status: status(t, "remote_access")})
+		if got := e.RDMATransfer(context.Background(), &stepClock{}, true, 0, 0, 4096, "p:1"); got != te.RDMAFailed {
+			t.Fatalf("%s %s: %v", tc.version, tc.value, got)
+		}
+		last := fmt.Sprintf("retry_cnt: %d%s): remote access error", tc.tries-1, tc.max)
+		if n := count(*logs, "Process failed for slice"); n != tc.tries || !strings.HasSuffix((*logs)[len(*logs)-1], last) {
+			t.Errorf("%s MC_RETRY_CNT=%s: %d lines, want %d ending %q: %q", tc.version, tc.value, n, tc.tries, last, *logs)
+		}
+	}
+}
+
+// v0.3.12's handshake with a peer NIC off the local one's subnet
+// (rdma_endpoint.cpp v0.3.12.post1:513-518, worker_pool.cpp :431-466,
+// :714-790, :1301-1334): the peer's RTR fails after 1 s and its reason
+// comes back, "Rejected handshake request by peer"; each of the 9 tries
+// hand-shakes again. With two peer NICs the first is paused (30 s) and the
+// tries go to the other; once it is back, the first is tried again.
+func TestRDMARailsHandshakeRejected(t *testing.T) {
+	p, err := mooncake.ProfileFor("0.3.12.post1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs, peerLogs []string
+	peerDevs := []engine.RDMADevice{{Name: "mlx5_9", Subnet: "10.0.2.0/24"}}
+	peer := func(endpoint string) (te.Peer, bool) {
+		return te.Peer{RDMA: peerDevs, Log: mlog.Func(func(_, text string) { peerLogs = append(peerLogs, text) })}, endpoint == "peer:1"
+	}
+	e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{{Name: "mlx5_0", Subnet: "10.0.1.0/24"}}, RDMAFaults: &te.RDMAFaults{}, Peer: peer},
+		Log: mlog.Func(func(_, text string) { logs = append(logs, text) })})
+	dev := "mlx5_0"
+	if err := e.InitStore(context.Background(), "localhost:12345", te.P2PHandshake, "rdma", &dev); err != nil {
+		t.Fatal(err)
+	}
+	e.StartWorkers(0)
+	clock := &stepClock{}
+	put := func() te.RDMAOutcome {
+		logs, peerLogs = nil, nil
+		return e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "peer:1")
+	}
+	if got := put(); got != te.RDMAFailed || clock.now != 9*time.Second {
+		t.Fatalf("one peer NIC: %v at %v", got, clock.now)
+	}
+	var want []string
+	for range 9 {
+		want = append(want, "Rejected handshake request by peer peer:1@mlx5_9",
+			"Worker: Cannot make connection for endpoint: peer:1@mlx5_9, no alternate peer RNIC is available; retrying without pausing peer rail")
+	}
+	rtr := "[Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: local=peer:1@mlx5_9, peer=" + e.ServerName() + "@mlx5_0, qp_index=0, "
+	if strings.Join(logs, "\n") != strings.Join(want, "\n") || len(peerLogs) != 9 || !strings.HasPrefix(peerLogs[0], rtr) ||
+		!strings.Contains(peerLogs[0], ", local_gid=00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:02:01, local_gid_index=3, peer_gid=00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:01:01, peer_lid=0, path_mtu=5, port_num=1: Connection timed out") {
+		t.Fatalf("one peer NIC: %q\n%q", logs, peerLogs)
+	}
+
+	peerDevs = []engine.RDMADevice{{Name: "mlx5_8", Subnet: "10.0.1.0/24"}, {Name: "mlx5_9", Subnet: "10.0.2.0/24"}}
+	// The context (index 0) meets the peer's NIC of index 0 at retry 0:
+	// mlx5_8, on its subnet.
+	clock.now = 0
+	if got := put(); got != te.RDMADone || len(logs) != 0 {
+		t.Fatalf("two peer NICs: %v %q", got, logs)
+	}
+	// Now index 0 is off the subnet: rejected, its rail paused; retry 1
+	// selects index 0 again, paused, so the other rail, connected already.
+	peerDevs[0], peerDevs[1] = peerDevs[1], peerDevs[0]
+	if got := put(); got != te.RDMADone || clock.now != time.Second {
+		t.Fatalf("paused rail: %v at %v %q", got, clock.now, logs)
+	}
+	want = []string{"Rejected handshake request by peer peer:1@mlx5_9",
+		"Worker: Cannot make connection for endpoint: peer:1@mlx5_9, pausing peer rail and retrying through an alternate peer RNIC",
+		"Rail paused: peer=peer:1@mlx5_9 error_count=5 pause_ms=30000"}
+	if strings.Join(logs, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("paused rail: %q", logs)
+	}
+}
+
+// MC_CONN_PAUSE_TTL_MS (v0.3.12: rdma_context.cpp v0.3.12.post1:727-757,
+// worker_pool.cpp :407-419): a deleted endpoint pauses connecting to its
+// peer's server; meanwhile the slices fail each round without a try, so
+// one failed completion uses up the 9 tries at once. Past the pause the
+// peer is tried again.
+func TestRDMARailsConnectionPause(t *testing.T) {
+	e, h, logs := rdmaEngineEnv(t, "0.3.12.post1", engine.RDMADevice{Name: "mlx5_0"}, map[string]string{"MC_CONN_PAUSE_TTL_MS": "5000"})
+	clock := &stepClock{}
+	heal := h.Arm(0, faults.RDMAPrimitive{Status: status(t, "remote_access")})
+	if got := e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "p:1"); got != te.RDMAFailed || len(*logs) != 1 || !strings.HasSuffix((*logs)[0], "retry_cnt: 0, max_retry_cnt: 9): remote access error") {
+		t.Fatalf("%v %q", got, *logs)
+	}
+	heal(clock.now)
+	*logs = (*logs)[:0]
+	clock.now += 4 * time.Second
+	if got := e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "p:1"); got != te.RDMAFailed || len(*logs) != 0 {
+		t.Fatalf("paused: %v %q", got, *logs)
+	}
+	clock.now += time.Second
+	if got := e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "p:1"); got != te.RDMADone || len(*logs) != 0 {
+		t.Fatalf("past the pause: %v %q", got, *logs)
 	}
 }
