@@ -93,6 +93,41 @@ func (e *Engine) deleteEndpoint(now time.Duration, cx *rdmaContext, peer, path s
 	}
 }
 
+// contextRecoveryDelay is kContextRecoveryDelayNs (worker_pool.h
+// v0.3.12.post1:169): how long after a port came back its context is
+// used again.
+const contextRecoveryDelay = 30 * time.Second
+
+// railsPortEvents is v0.3.12's handleContextEvent for the port events not
+// handled yet (worker_pool.cpp v0.3.12.post1:986-1050): a port error makes
+// the context inactive and drops its endpoints; a port active schedules
+// the recovery probe 30 s on, which the monitor runs
+// (maybeActivateRecoveredContext, :1052-1085): the GID read again
+// (unchanged: the model's GIDs do not move), the context active. The
+// model runs the probe at the first transfer past its time.
+func (e *Engine) railsPortEvents(now time.Duration, cx *rdmaContext, dev string) {
+	for _, ev := range e.cfg.Host.RDMAFaults.eventsFrom(e.portSeen) {
+		e.portSeen++
+		if ev.down {
+			e.logf(mlog.Warning, "Worker: Received context async event port error for context %s", dev)
+			cx.inactive, cx.recoverAt = true, 0
+			clear(cx.endpoints)
+			// The event type as a number: IBV_EVENT_PORT_ERR.
+			e.logf(mlog.Info, "Worker: Context %s is now inactive due to fatal event: 10", dev)
+			continue
+		}
+		e.logf(mlog.Warning, "Worker: Received context async event port active for context %s", dev)
+		cx.recoverAt = ev.at + contextRecoveryDelay
+		e.logf(mlog.Info, "Worker: Context %s scheduled recovery probe after %d seconds", dev, int(contextRecoveryDelay/time.Second))
+	}
+	if cx.recoverAt != 0 && now >= cx.recoverAt {
+		cx.recoverAt = 0
+		e.logf(mlog.Info, "Worker: received GID change event for %s, current GID is unchanged", dev)
+		cx.inactive, cx.failedPolls = false, 0
+		e.logf(mlog.Info, "Worker: Context %s is now active after recovery delay", dev)
+	}
+}
+
 // peerPaths are the peer segment's NIC paths in its device order; a
 // loopback or unknown peer: the local NIC (peerNICAt).
 func (e *Engine) peerPaths(peer string, devs []engine.RDMADevice, cx *rdmaContext) []string {

@@ -305,8 +305,8 @@ func RDMAUnsupported(p faults.RDMAPrimitive, nodes []engine.NodeSpec, profile mo
 		return ""
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolNone:
 		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s is not modelled (v0.3.8 … v0.3.12.post1 are)", p.Fault, profile.Version.String())
-	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && (p.PortDown || p.StaleHandshake || p.DestroyRace):
-		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for work-completion errors and a used-up QP pool only", p.Fault, profile.Version.String())
+	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && (p.StaleHandshake || p.DestroyRace):
+		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for work-completion errors, a port flap and a used-up QP pool only", p.Fault, profile.Version.String())
 	case profile.RDMAWorkerPool == mooncake.RDMAPoolRails && len(nodes[i].RDMA) > 1:
 		return fmt.Sprintf("%s: the RDMA worker pool of Mooncake %s (rail failover) is modelled for a node with one RNIC only (%s has %d)", p.Fault, profile.Version.String(), p.Node, len(nodes[i].RDMA))
 	}
@@ -337,6 +337,8 @@ type rdmaContext struct {
 	// peers' servers may be connected to again (rails.go).
 	rails      map[string]*railState
 	connPaused map[string]time.Duration
+	// recoverAt: v0.3.12's recovery probe after a port came back (0: none).
+	recoverAt time.Duration
 }
 
 // RDMAOutcome is what became of an RDMA transfer.
@@ -408,7 +410,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	ci := e.selectContext()
 	cx := &e.rdma[ci]
 	dev := cx.dev.Name
-	e.portEvents(cx, dev)
+	e.portEvents(clock.Now(), cx, dev)
 	active := func() bool {
 		if !cx.inactive {
 			return true
@@ -475,7 +477,7 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	// to one peer NIC: one ibv_post_send chain on one QP, then the polls.
 	for len(pending) > 0 {
 		var next []*rdmaSlice
-		e.portEvents(cx, dev)
+		e.portEvents(clock.Now(), cx, dev)
 		// redispatch: the round's slices go to the peer NIC their retry
 		// count selects (they failed together, so share it).
 		peerNIC, reachable = e.peerNICAt(peer, peerDevs, ci, pending[0].retry)
@@ -781,7 +783,11 @@ func (e *Engine) connectionFailed(clock engine.Clock, cx *rdmaContext, peerNIC s
 // has not handled yet (worker_pool.cpp v0.3.9:415-441): a port error
 // makes the context inactive from the event's time, a port active
 // makes it active.
-func (e *Engine) portEvents(cx *rdmaContext, dev string) {
+func (e *Engine) portEvents(now time.Duration, cx *rdmaContext, dev string) {
+	if e.cfg.Profile.RDMAWorkerPool == mooncake.RDMAPoolRails {
+		e.railsPortEvents(now, cx, dev)
+		return
+	}
 	for _, ev := range e.cfg.Host.RDMAFaults.eventsFrom(e.portSeen) {
 		e.portSeen++
 		if ev.down {

@@ -233,13 +233,13 @@ func TestRDMAUnsupported(t *testing.T) {
 		}
 	}
 	// v0.3.12's pool is modelled for work-completion statuses, local or
-	// not, and not for the endpoint and port faults.
+	// not, and not for the endpoint faults.
 	p.Node, p.Status = "tp0", status(t, "retry_exceeded")
 	if got := te.RDMAUnsupported(p, nodes, prof("0.3.12")); got != "" {
 		t.Errorf("%q, want none", got)
 	}
-	p.PortDown = true
-	if got, want := te.RDMAUnsupported(p, nodes, prof("0.3.12")), "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12 (rail failover) is modelled for work-completion errors and a used-up QP pool only"; got != want {
+	p.StaleHandshake = true
+	if got, want := te.RDMAUnsupported(p, nodes, prof("0.3.12")), "rdma target=tp0 mode=local_protection: the RDMA worker pool of Mooncake 0.3.12 (rail failover) is modelled for work-completion errors, a port flap and a used-up QP pool only"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
@@ -531,5 +531,35 @@ func TestRDMARailsConnectionPause(t *testing.T) {
 	clock.now += time.Second
 	if got := e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "p:1"); got != te.RDMADone || len(*logs) != 0 {
 		t.Fatalf("past the pause: %v %q", got, *logs)
+	}
+}
+
+// v0.3.12's port flap (worker_pool.cpp v0.3.12.post1:986-1085): the port
+// error makes the context inactive (no active device for the source
+// buffer), the port's return schedules the recovery probe 30 s later, and
+// only then is the context used again.
+func TestRDMARailsPortFlap(t *testing.T) {
+	e, h, logs := rdmaEngine(t, "0.3.12.post1")
+	clock := &stepClock{now: time.Second}
+	heal := h.Arm(clock.now, faults.RDMAPrimitive{Status: status(t, faults.ModePortDown), PortDown: true})
+	put := func() te.RDMAOutcome {
+		*logs = (*logs)[:0]
+		return e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "p:1")
+	}
+	if got := put(); got != te.RDMANoActiveDevice || strings.Join(*logs, "|") != "Worker: Received context async event port error for context mlx5_0|Worker: Context mlx5_0 is now inactive due to fatal event: 10" {
+		t.Fatalf("%v %q", got, *logs)
+	}
+	clock.now = 4 * time.Second
+	heal(clock.now)
+	if got := put(); got != te.RDMANoActiveDevice || strings.Join(*logs, "|") != "Worker: Received context async event port active for context mlx5_0|Worker: Context mlx5_0 scheduled recovery probe after 30 seconds" {
+		t.Fatalf("%v %q", got, *logs)
+	}
+	clock.now = 33 * time.Second
+	if got := put(); got != te.RDMANoActiveDevice || len(*logs) != 0 {
+		t.Fatalf("before the probe: %v %q", got, *logs)
+	}
+	clock.now = 34 * time.Second
+	if got := put(); got != te.RDMADone || strings.Join(*logs, "|") != "Worker: received GID change event for mlx5_0, current GID is unchanged|Worker: Context mlx5_0 is now active after recovery delay" {
+		t.Fatalf("after the probe: %v %q", got, *logs)
 	}
 }
