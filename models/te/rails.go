@@ -173,8 +173,8 @@ func (e *Engine) peerPaths(peer string, devs []engine.RDMADevice, cx *rdmaContex
 // count; at 32 markContextFailure marks the context inactive
 // (worker_pool.h v0.3.12.post1:113-127) and submitTransferTask then finds
 // no active device for the source buffer (rdma_transport.cpp
-// v0.3.12.post1:634-660). Nothing re-activates it but a port-active event
-// (none modelled here).
+// v0.3.12.post1:634-660). Only a port-active event's recovery probe
+// re-activates it (railsPortEvents).
 //
 // Going round again is shouldRetrySlice (retry_cnt+1, up to
 // max_retry_cnt) and redispatch (:714-790): the peer NIC the retry count

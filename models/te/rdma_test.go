@@ -333,45 +333,29 @@ func TestRDMAHandshakeRTRTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var logs, peerLogs []string
 		subnet := "10.0.2.0/24"
-		peer := func(endpoint string) (te.Peer, bool) {
-			return te.Peer{RDMA: []engine.RDMADevice{{Name: "mlx5_9", Subnet: subnet}},
-				Log: mlog.Func(func(_, text string) { peerLogs = append(peerLogs, text) })}, endpoint == "peer:1"
-		}
-		e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{{Name: "mlx5_0", Subnet: "10.0.1.0/24"}}, RDMAFaults: &te.RDMAFaults{}, Peer: peer},
-			Log: mlog.Func(func(_, text string) { logs = append(logs, text) })})
-		dev := "mlx5_0"
-		if err := e.InitStore(context.Background(), "localhost:12345", te.P2PHandshake, "rdma", &dev); err != nil {
-			t.Fatal(err)
-		}
-		e.StartWorkers(0)
-		clock := &stepClock{}
-		put := func() te.RDMAOutcome {
-			logs, peerLogs = nil, nil
-			return e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "peer:1")
-		}
+		e, clock, put, lp, plp := peeredEngine(t, p, func() []engine.RDMADevice { return []engine.RDMADevice{{Name: "mlx5_9", Subnet: subnet}} })
 		if got := put(); got != te.RDMAFailed || clock.now != time.Second {
 			t.Fatalf("%s: first put %v at %v", tc.version, got, clock.now)
 		}
 		want := []string{"Invalid argument: received packet mismatch, local.local_nic_path: " + e.ServerName() + "@mlx5_0, local.peer_nic_path: peer:1@mlx5_9, peer.local_nic_path: , peer.peer_nic_path: ", "Worker: Cannot make connection for endpoint: peer:1@mlx5_9, mark it inactive"}
-		if strings.Join(logs, "\n") != strings.Join(want, "\n") {
-			t.Fatalf("%s: logs %q", tc.version, logs)
+		if strings.Join(*lp, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s: logs %q", tc.version, *lp)
 		}
-		if len(peerLogs) != 1 || peerLogs[0] != "[Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]" {
-			t.Fatalf("%s: peer logs %q", tc.version, peerLogs)
+		if len(*plp) != 1 || (*plp)[0] != "[Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]" {
+			t.Fatalf("%s: peer logs %q", tc.version, *plp)
 		}
 		// Within 1 s of the failure the endpoint stays inactive: no
 		// handshake, the slice fails silently.
 		clock.now += 500 * time.Millisecond
-		if got := put(); got != te.RDMAFailed || len(logs) != 0 || len(peerLogs) != 0 || clock.now != 1500*time.Millisecond {
-			t.Fatalf("%s: second put %v, %q %q", tc.version, got, logs, peerLogs)
+		if got := put(); got != te.RDMAFailed || len(*lp) != 0 || len(*plp) != 0 || clock.now != 1500*time.Millisecond {
+			t.Fatalf("%s: second put %v, %q %q", tc.version, got, *lp, *plp)
 		}
 		// Past 1 s it is deleted and the same subnet connects.
 		clock.now += time.Second
 		subnet = "10.0.1.0/24"
-		if got := put(); got != te.RDMADone || len(logs) != 0 || len(peerLogs) != 0 {
-			t.Fatalf("%s: third put %v, %q %q", tc.version, got, logs, peerLogs)
+		if got := put(); got != te.RDMADone || len(*lp) != 0 || len(*plp) != 0 {
+			t.Fatalf("%s: third put %v, %q %q", tc.version, got, *lp, *plp)
 		}
 	}
 }
@@ -458,23 +442,8 @@ func TestRDMARailsHandshakeRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs, peerLogs []string
 	peerDevs := []engine.RDMADevice{{Name: "mlx5_9", Subnet: "10.0.2.0/24"}}
-	peer := func(endpoint string) (te.Peer, bool) {
-		return te.Peer{RDMA: peerDevs, Log: mlog.Func(func(_, text string) { peerLogs = append(peerLogs, text) })}, endpoint == "peer:1"
-	}
-	e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{{Name: "mlx5_0", Subnet: "10.0.1.0/24"}}, RDMAFaults: &te.RDMAFaults{}, Peer: peer},
-		Log: mlog.Func(func(_, text string) { logs = append(logs, text) })})
-	dev := "mlx5_0"
-	if err := e.InitStore(context.Background(), "localhost:12345", te.P2PHandshake, "rdma", &dev); err != nil {
-		t.Fatal(err)
-	}
-	e.StartWorkers(0)
-	clock := &stepClock{}
-	put := func() te.RDMAOutcome {
-		logs, peerLogs = nil, nil
-		return e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "peer:1")
-	}
+	e, clock, put, lp, plp := peeredEngine(t, p, func() []engine.RDMADevice { return peerDevs })
 	if got := put(); got != te.RDMAFailed || clock.now != 9*time.Second {
 		t.Fatalf("one peer NIC: %v at %v", got, clock.now)
 	}
@@ -484,29 +453,29 @@ func TestRDMARailsHandshakeRejected(t *testing.T) {
 			"Worker: Cannot make connection for endpoint: peer:1@mlx5_9, no alternate peer RNIC is available; retrying without pausing peer rail")
 	}
 	rtr := "[Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: local=peer:1@mlx5_9, peer=" + e.ServerName() + "@mlx5_0, qp_index=0, "
-	if strings.Join(logs, "\n") != strings.Join(want, "\n") || len(peerLogs) != 9 || !strings.HasPrefix(peerLogs[0], rtr) ||
-		!strings.Contains(peerLogs[0], ", local_gid=00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:02:01, local_gid_index=3, peer_gid=00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:01:01, peer_lid=0, path_mtu=5, port_num=1: Connection timed out") {
-		t.Fatalf("one peer NIC: %q\n%q", logs, peerLogs)
+	if strings.Join(*lp, "\n") != strings.Join(want, "\n") || len(*plp) != 9 || !strings.HasPrefix((*plp)[0], rtr) ||
+		!strings.Contains((*plp)[0], ", local_gid=00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:02:01, local_gid_index=3, peer_gid=00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:01:01, peer_lid=0, path_mtu=5, port_num=1: Connection timed out") {
+		t.Fatalf("one peer NIC: %q\n%q", *lp, *plp)
 	}
 
 	peerDevs = []engine.RDMADevice{{Name: "mlx5_8", Subnet: "10.0.1.0/24"}, {Name: "mlx5_9", Subnet: "10.0.2.0/24"}}
 	// The context (index 0) meets the peer's NIC of index 0 at retry 0:
 	// mlx5_8, on its subnet.
 	clock.now = 0
-	if got := put(); got != te.RDMADone || len(logs) != 0 {
-		t.Fatalf("two peer NICs: %v %q", got, logs)
+	if got := put(); got != te.RDMADone || len(*lp) != 0 {
+		t.Fatalf("two peer NICs: %v %q", got, *lp)
 	}
 	// Now index 0 is off the subnet: rejected, its rail paused; retry 1
 	// selects index 0 again, paused, so the other rail, connected already.
 	peerDevs[0], peerDevs[1] = peerDevs[1], peerDevs[0]
 	if got := put(); got != te.RDMADone || clock.now != time.Second {
-		t.Fatalf("paused rail: %v at %v %q", got, clock.now, logs)
+		t.Fatalf("paused rail: %v at %v %q", got, clock.now, *lp)
 	}
 	want = []string{"Rejected handshake request by peer peer:1@mlx5_9",
 		"Worker: Cannot make connection for endpoint: peer:1@mlx5_9, pausing peer rail and retrying through an alternate peer RNIC",
 		"Rail paused: peer=peer:1@mlx5_9 error_count=5 pause_ms=30000"}
-	if strings.Join(logs, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("paused rail: %q", logs)
+	if strings.Join(*lp, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("paused rail: %q", *lp)
 	}
 }
 
@@ -562,4 +531,28 @@ func TestRDMARailsPortFlap(t *testing.T) {
 	if got := put(); got != te.RDMADone || strings.Join(*logs, "|") != "Worker: received GID change event for mlx5_0, current GID is unchanged|Worker: Context mlx5_0 is now active after recovery delay" {
 		t.Fatalf("after the probe: %v %q", got, *logs)
 	}
+}
+
+// peeredEngine is an engine of profile p on mlx5_0 in 10.0.1.0/24 whose
+// transfers put 4 KiB into "peer:1", a peer with the RNICs devs gives and
+// a log of its own; each put starts both logs afresh.
+func peeredEngine(t *testing.T, p mooncake.Profile, devs func() []engine.RDMADevice) (*te.Engine, *stepClock, func() te.RDMAOutcome, *[]string, *[]string) {
+	t.Helper()
+	var logs, peerLogs []string
+	peer := func(endpoint string) (te.Peer, bool) {
+		return te.Peer{RDMA: devs(), Log: mlog.Func(func(_, text string) { peerLogs = append(peerLogs, text) })}, endpoint == "peer:1"
+	}
+	e := te.New(te.Config{Profile: p, Host: te.Host{Name: "n", RDMA: []engine.RDMADevice{{Name: "mlx5_0", Subnet: "10.0.1.0/24"}}, RDMAFaults: &te.RDMAFaults{}, Peer: peer},
+		Log: mlog.Func(func(_, text string) { logs = append(logs, text) })})
+	dev := "mlx5_0"
+	if err := e.InitStore(context.Background(), "localhost:12345", te.P2PHandshake, "rdma", &dev); err != nil {
+		t.Fatal(err)
+	}
+	e.StartWorkers(0)
+	clock := &stepClock{}
+	put := func() te.RDMAOutcome {
+		logs, peerLogs = nil, nil
+		return e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "peer:1")
+	}
+	return e, clock, put, &logs, &peerLogs
 }
