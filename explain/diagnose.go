@@ -264,7 +264,10 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 	logLibs := libsFromLog(log)
 	for i := range all {
 		all[i].Points = math.Round(all[i].Points*100) / 100
-		if sc := find(catalog, all[i].Name); sc != nil && all[i].Kind == "scenario" {
+		if len(logLibs) == 0 || all[i].Kind != "scenario" {
+			continue
+		}
+		if sc := find(catalog, all[i].Name); sc != nil {
 			all[i].Remedy = remedyForLibs(all[i].Remedy, sc.Topology.MissingLibs, logLibs)
 		}
 	}
@@ -754,7 +757,7 @@ func (c Cause) String() string {
 // it so), and "install libibverbs.so.1" for a log without libnuma.so.1
 // would send the operator to the wrong package.
 func remedyForLibs(remedy string, withheld, logLibs []string) string {
-	if len(withheld) == 0 || len(logLibs) == 0 {
+	if len(withheld) == 0 {
 		return remedy
 	}
 	return strings.Replace(remedy, "install "+strings.Join(withheld, ", ")+" ", "install "+strings.Join(logLibs, ", ")+" ", 1)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/mooncake-faultlab/faultlab/engine"
@@ -148,9 +149,8 @@ func (e *Engine) peerPaths(peer string, devs []engine.RDMADevice, cx *rdmaContex
 //
 // performPostSend: a paused rail's slices fail the round (:407-419), as
 // do a paused peer's (MC_CONN_PAUSE_TTL_MS after an endpoint of it was
-// deleted), and
-// so do they when the new endpoint's ibv_create_qp fails (:424-430); an
-// endpoint not connected hand-shakes with the peer first. Off the peer
+// deleted) and those whose new endpoint's ibv_create_qp fails (:424-430);
+// an endpoint not connected hand-shakes with the peer first. Off the peer
 // NIC's subnet the peer's RTR fails after 1 s (rtrResolveTimeout; no
 // auto-GID retry: that is for EINVAL only, rdma_gid_probe.h:206-211), its
 // callback's reply_msg goes back in a structured reply (transfer_metadata.cpp
@@ -191,13 +191,17 @@ func (e *Engine) rdmaRails(ctx context.Context, clock engine.Clock, cx *rdmaCont
 	}
 	maxRetry := e.rdmaMaxRetry()
 	paths := e.peerPaths(peer, peerDevs, cx)
-	reachable := func(path string) bool {
-		for i, p := range paths {
-			if p == path && len(peerDevs) > 0 {
-				return peerDevs[i].Subnet == cx.dev.Subnet
-			}
+	// peerSubnet is the subnet of the peer NIC at path; ok false for a
+	// loopback or unknown peer, which the local NIC always reaches.
+	peerSubnet := func(path string) (string, bool) {
+		if i := slices.Index(paths, path); i >= 0 && len(peerDevs) > 0 {
+			return peerDevs[i].Subnet, true
 		}
-		return true
+		return "", false
+	}
+	reachable := func(path string) bool {
+		sub, ok := peerSubnet(path)
+		return !ok || sub == cx.dev.Subnet
 	}
 	// hasAlternative is hasAvailablePeerRailAlternative (:1088-1120).
 	hasAlternative := func(failed string) bool {
@@ -277,7 +281,8 @@ func (e *Engine) rdmaRails(ctx context.Context, clock engine.Clock, cx *rdmaCont
 					return RDMAFailed
 				}
 				if e.peerLog != nil {
-					e.peerLog.Log(mlog.Error, railsRTRLine(path, peerSubnet(paths, peerDevs, path), e.serverName+"@"+dev, cx.dev.Subnet))
+					sub, _ := peerSubnet(path)
+					e.peerLog.Log(mlog.Error, railsRTRLine(path, sub, e.serverName+"@"+dev, cx.dev.Subnet))
 				}
 				e.logf(mlog.Error, "Rejected handshake request by peer %s", path)
 				reason := ", no alternate peer RNIC is available; retrying without pausing peer rail"
@@ -316,10 +321,8 @@ func (e *Engine) rdmaRails(ctx context.Context, clock engine.Clock, cx *rdmaCont
 					continue
 				}
 				errored = true
-				if st.Enum == "IBV_WC_RETRY_EXC_ERR" {
-					if err := clock.Sleep(ctx, retryExceededCost); err != nil {
-						return RDMAFailed
-					}
+				if completionWait(ctx, clock, st) != nil {
+					return RDMAFailed
 				}
 				e.logf(mlog.Error, "Worker: Process failed for slice (opcode: %d, source_addr: %#x, length: %d, dest_addr: %#x, local_nic: %s, peer_nic: %s, dest_rkey: %d, retry_cnt: %d, max_retry_cnt: %d): %s",
 					opcode, src+uint64(s.off), s.n, dst+uint64(s.off), dev, path, rdmaRKey(dst), s.retry, maxRetry, st.Text)
@@ -389,16 +392,6 @@ func byPeerNIC(slices []*rdmaSlice) [][]*rdmaSlice {
 func railsRTRLine(local, localSubnet, peer, peerSubnet string) string {
 	return fmt.Sprintf("[Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: local=%s, peer=%s, qp_index=0, local_qp=%d, peer_qp=%d, local_gid=%s, local_gid_index=3, peer_gid=%s, peer_lid=0, path_mtu=5, port_num=1: Connection timed out",
 		local, peer, standInQP(local), standInQP(peer), standInGID(localSubnet), standInGID(peerSubnet))
-}
-
-// peerSubnet is the subnet of the peer NIC at path ("" unknown).
-func peerSubnet(paths []string, devs []engine.RDMADevice, path string) string {
-	for i, p := range paths {
-		if p == path && i < len(devs) {
-			return devs[i].Subnet
-		}
-	}
-	return ""
 }
 
 // standInQP is a QP number for the NIC path (FNV-1a, in the 24 bits a QP

@@ -428,12 +428,6 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 		e.logf(mlog.Error, "Device %d is not active", ci)
 		return RDMASubmitFailed
 	}
-	opcode := 0 // Transport::TransferRequest::READ
-	if write {
-		opcode = 1
-	}
-	pending := rdmaSlices(length)
-	maxRetry := e.rdmaMaxRetry()
 	var peerDevs []engine.RDMADevice
 	if e.cfg.Host.Peer != nil && peer != e.serverName {
 		if pr, ok := e.cfg.Host.Peer(peer); ok && len(pr.RDMA) > 0 {
@@ -445,6 +439,12 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 	if pool == mooncake.RDMAPoolRails {
 		return e.rdmaRails(ctx, clock, cx, ci, write, src, dst, length, peer, peerDevs)
 	}
+	opcode := 0 // Transport::TransferRequest::READ
+	if write {
+		opcode = 1
+	}
+	pending := rdmaSlices(length)
+	maxRetry := e.rdmaMaxRetry()
 	peerNIC, reachable := e.peerNICAt(peer, peerDevs, ci, 0)
 	if cx.hasEndpoint(peerNIC) && e.cfg.Host.RDMAFaults.takeDestroyRace() {
 		return e.destroyRace(cx, peerNIC)
@@ -544,10 +544,8 @@ func (e *Engine) RDMATransfer(ctx context.Context, clock engine.Clock, write boo
 				continue
 			}
 			errored = true
-			if st.Enum == "IBV_WC_RETRY_EXC_ERR" {
-				if err := clock.Sleep(ctx, retryExceededCost); err != nil {
-					return RDMAFailed
-				}
+			if completionWait(ctx, clock, st) != nil {
+				return RDMAFailed
 			}
 			e.logf(mlog.Error, "Worker: Process failed for slice (opcode: %d, source_addr: %#x, length: %d, dest_addr: %#x, local_nic: %s, peer_nic: %s, dest_rkey: %d, retry_cnt: %d): %s",
 				opcode, src+uint64(s.off), s.n, dst+uint64(s.off), dev, peerNIC, rdmaRKey(dst), s.retry, st.Text)
@@ -576,6 +574,16 @@ func (e *Engine) rdmaMaxRetry() int {
 		return 9
 	}
 	return int(mooncake.ParseKnob(e.cfg.Profile.Version, "MC_RETRY_CNT", v, set).Int)
+}
+
+// completionWait is how long a failed completion takes to arrive: a
+// retry-exceeded one only after the HCA's retries (retryExceededCost),
+// the others at once.
+func completionWait(ctx context.Context, clock engine.Clock, st faults.WCStatus) error {
+	if st.Enum != "IBV_WC_RETRY_EXC_ERR" {
+		return nil
+	}
+	return clock.Sleep(ctx, retryExceededCost)
 }
 
 // rdmaContextFailureThreshold: v0.3.12's markContextFailure marks the

@@ -251,13 +251,7 @@ func TestRDMAUnsupported(t *testing.T) {
 // failure, so the context stays active however many transfers fail. A
 // retry-exceeded completion takes the HCA's retry time.
 func TestRDMARailsRemoteFailure(t *testing.T) {
-	e, h, logs := rdmaEngine(t, "0.3.12.post1")
-	clock := &stepClock{}
-	h.Arm(0, faults.RDMAPrimitive{Status: status(t, "retry_exceeded")})
-	put := func(n int64) te.RDMAOutcome {
-		*logs = (*logs)[:0]
-		return e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, n, "p:1")
-	}
+	clock, logs, put := railsFailing(t, "retry_exceeded")
 	if got := put(4096); got != te.RDMAFailed {
 		t.Fatal(got)
 	}
@@ -290,13 +284,7 @@ func TestRDMARailsRemoteFailure(t *testing.T) {
 // goes round again. 32 failing passes mark the context inactive; the next
 // transfer finds no active device.
 func TestRDMARailsLocalFailure(t *testing.T) {
-	e, h, logs := rdmaEngine(t, "0.3.12.post1")
-	clock := &stepClock{}
-	h.Arm(0, faults.RDMAPrimitive{Status: status(t, "local_protection")})
-	put := func(n int64) te.RDMAOutcome {
-		*logs = (*logs)[:0]
-		return e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, n, "p:1")
-	}
+	_, logs, put := railsFailing(t, "local_protection")
 	if got := put(4096); got != te.RDMAFailed {
 		t.Fatal(got)
 	}
@@ -555,4 +543,18 @@ func peeredEngine(t *testing.T, p mooncake.Profile, devs func() []engine.RDMADev
 		return e.RDMATransfer(context.Background(), clock, true, 0, 0, 4096, "peer:1")
 	}
 	return e, clock, put, &logs, &peerLogs
+}
+
+// railsFailing is a 0.3.12.post1 engine on mlx5_0 whose RNIC completes
+// every work request with mode's status; put writes n bytes to "p:1"
+// with the log started afresh.
+func railsFailing(t *testing.T, mode string) (*stepClock, *[]string, func(n int64) te.RDMAOutcome) {
+	t.Helper()
+	e, h, logs := rdmaEngine(t, "0.3.12.post1")
+	clock := &stepClock{}
+	h.Arm(0, faults.RDMAPrimitive{Status: status(t, mode)})
+	return clock, logs, func(n int64) te.RDMAOutcome {
+		*logs = (*logs)[:0]
+		return e.RDMATransfer(context.Background(), clock, true, 0x1000, 0x2000, n, "p:1")
+	}
 }
