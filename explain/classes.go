@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mooncake-faultlab/faultlab/fieldlogs"
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 )
 
@@ -51,6 +52,9 @@ type Class struct {
 	KindOf string `yaml:"kind_of"`
 	// narrower are the classes whose kind_of names this one (readClasses).
 	narrower []string
+	// seen is how many tuning field cases the class is the cause of
+	// (countSeen).
+	seen int
 	// where is the class's file:line, for errors.
 	where string
 	// terms and nterms: the words of the name and patterns and their
@@ -85,8 +89,43 @@ var (
 
 // Classes returns the cause classes of explain/classes/*.yaml.
 func Classes() ([]Class, error) {
-	classesOnce.Do(func() { classes, classesErr = readClasses(classesFS, "classes") })
+	classesOnce.Do(func() {
+		if classes, classesErr = readClasses(classesFS, "classes"); classesErr == nil {
+			classesErr = countSeen(classes)
+		}
+	})
 	return classes, classesErr
+}
+
+// countSeen sets each class's seen: how many of the field corpus's tuning
+// cases (fieldlogs.Tuning; never a held-out one) it is the established
+// cause of - how often the cause comes up in public threads.
+func countSeen(cls []Class) error {
+	cases, err := fieldlogs.Load()
+	if err != nil {
+		return err
+	}
+	for _, c := range cases {
+		if c.Heldout || c.Batch > 1 && !fieldlogs.Tuning(c.Batch) {
+			continue
+		}
+		if i := slices.IndexFunc(cls, func(x Class) bool { return x.Name == c.Class }); i >= 0 {
+			cls[i].seen++
+		}
+	}
+	return nil
+}
+
+// fieldSeen is how many tuning field cases name the cause name or a class
+// that explains it: the base rate a tie between equal points falls back on.
+func fieldSeen(cls []Class, name string) int {
+	n := 0
+	for _, c := range cls {
+		if c.Explains(name) {
+			n += c.seen
+		}
+	}
+	return n
 }
 
 // readClasses reads every *.yaml of dir in name order into one table; a

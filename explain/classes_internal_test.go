@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/mooncake-faultlab/faultlab/fieldlogs"
 )
 
 // TestReadClassesAcrossFiles: the tables are read in name order into one,
@@ -140,5 +142,42 @@ func TestDiagnoseHonoursReleases(t *testing.T) {
 		if d.Verdict != want {
 			t.Errorf("stated %q: verdict %s, want %s (%+v)", version, d.Verdict, want, d.Causes)
 		}
+	}
+}
+
+// TestFieldSeenCountsTuningCasesOnly: a class's base rate is the number of
+// tuning field cases it is the cause of; no held-out case counts, and a
+// scenario a class links shares the class's count.
+func TestFieldSeenCountsTuningCasesOnly(t *testing.T) {
+	cls, err := Classes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := fieldlogs.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuning, held := map[string]int{}, map[string]int{}
+	for _, c := range cases {
+		if c.Heldout || c.Batch > 1 && !fieldlogs.Tuning(c.Batch) {
+			held[c.Class]++
+		} else {
+			tuning[c.Class]++
+		}
+	}
+	total := 0
+	for _, c := range cls {
+		if c.seen != tuning[c.Name] {
+			t.Errorf("%s: seen %d, want %d (its tuning cases)", c.Name, c.seen, tuning[c.Name])
+		}
+		total += c.seen
+	}
+	if total == 0 || len(held) == 0 {
+		t.Fatalf("seen %d in all, %d held-out classes: the corpus did not load", total, len(held))
+	}
+	// rdma-transfer-error links io/rdma-work-completion-error (and no
+	// other class does).
+	if got, want := fieldSeen(cls, "io/rdma-work-completion-error"), tuning["rdma-transfer-error"]+tuning["io/rdma-work-completion-error"]; got != want || got == 0 {
+		t.Errorf("fieldSeen(io/rdma-work-completion-error) = %d, want %d", got, want)
 	}
 }

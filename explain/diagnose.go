@@ -286,6 +286,10 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 			}
 			return 1
 		}
+		// Then how often each comes up in the field.
+		if sa, sb := fieldSeen(cls, a.Name), fieldSeen(cls, b.Name); sa != sb {
+			return sb - sa
+		}
 		return a.order - b.order
 	})
 	// A best cause that another cause (not one its class links) matches

@@ -227,10 +227,22 @@ func joinWrapped(lines []string) []string {
 				l += " " + strings.TrimSpace(lines[i])
 			}
 		}
+		// A Mooncake message of "key: value" fields wrapped at its commas
+		// with no indentation ("received packet mismatch,\nlocal.local_nic_path:
+		// …,\npeer.local_nic_path: ,"): the fields belong to the line.
+		for i+1 < len(lines) && strings.HasSuffix(strings.TrimRight(l, " \t"), ",") && reFieldFragment.MatchString(lines[i+1]) {
+			i++
+			l = strings.TrimRight(l, " \t") + " " + strings.TrimSpace(lines[i])
+		}
 		out = append(out, l)
 	}
 	return out
 }
+
+// reFieldFragment: a line that starts with a field of a Mooncake message,
+// a lower-case key (dotted or not) and its colon: "local.peer_nic_path: ",
+// "retry_cnt: 3)".
+var reFieldFragment = regexp.MustCompile(`^\s*[a-z][a-z_]*(?:\.[a-z_]+)*: `)
 
 // glogComma: a glog line whose message a paste wrapped after a comma
 // ("received packet mismatch,\n  local.local_nic_path: …"): Mooncake's

@@ -19,6 +19,11 @@ func TestJoinWrapped(t *testing.T) {
 		{"ValueError: bad value for\n  File \"a.py\", line 1, in f", "ValueError: bad value for\n  File \"a.py\", line 1, in f"},
 		// Not an exception: an indented line stays its own.
 		{"Mooncake store setup\n  continued", "Mooncake store setup\n  continued"},
+		// A message of fields wrapped at its commas, unindented: one line.
+		{"Invalid argument: received packet mismatch,\nlocal.local_nic_path: 10.0.0.1:15050@mlx5_1,\npeer.local_nic_path: ,\nWorker: Cannot make connection",
+			"Invalid argument: received packet mismatch, local.local_nic_path: 10.0.0.1:15050@mlx5_1, peer.local_nic_path: ,\nWorker: Cannot make connection"},
+		// A sentence ending in a comma, then a line of its own: left alone.
+		{"waiting for peers,\nRetrying in 1s", "waiting for peers,\nRetrying in 1s"},
 		{"", ""},
 	} {
 		got := strings.Join(joinWrapped(strings.Split(tc.in, "\n")), "\n")
