@@ -10,6 +10,7 @@ import (
 
 	"github.com/mooncake-faultlab/faultlab/mooncake"
 	"github.com/mooncake-faultlab/faultlab/scenarios"
+	"github.com/mooncake-faultlab/faultlab/sglang"
 )
 
 // Threshold is the fewest points a cause needs before explain names it;
@@ -56,6 +57,8 @@ type Cause struct {
 	// claims are the log's lines and facts the cause's class patterns
 	// matched (its evidence beyond the catalog's).
 	claims []string
+	// classPoints are the points its classes' patterns gave it.
+	classPoints float64
 	// cutShort: a scenario scored on its lines alone, the log lacking its
 	// outcome (its points never outrank one whose outcome the log shows).
 	cutShort bool
@@ -76,7 +79,10 @@ type Diagnosis struct {
 	Nearest         []Cause  `json:"nearest,omitempty"`
 	// Ambiguous says why no cause is named although one reached the
 	// threshold: another class fits within Margin.
-	Ambiguous string  `json:"ambiguous,omitempty"`
+	Ambiguous string `json:"ambiguous,omitempty"`
+	// Advice says what the log lacks when no cause fits and what it lacks
+	// is where the cause would be (adviceForBareException).
+	Advice    string  `json:"advice,omitempty"`
 	Threshold float64 `json:"threshold"`
 	// Candidates are the catalog scenarios that end in the log's outcome
 	// (Explain's answer; the JSON contract before causes existed).
@@ -203,6 +209,7 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 	for j := range all {
 		if sc := find(catalog, all[j].Name); sc != nil {
 			envAgreement(&all[j], sc, stated)
+			launchAgreement(&all[j], sc, ev.Flags)
 		}
 	}
 	facts := ev.Facts()
@@ -232,11 +239,12 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 				all[j].Evidence = append(all[j].Evidence, evid...)
 				all[j].Against = append(all[j].Against, against...)
 				all[j].claims = append(all[j].claims, claims...)
+				all[j].classPoints += pts
 				continue
 			}
 			byName[sc.Name] = len(all)
 			all = append(all, Cause{Kind: "scenario", Name: sc.Name, Cause: Humanize(cause(sc.Summary)), Points: pts, Evidence: evid,
-				Against: against, Remedy: Humanize(Remedy(sc)), Refs: cl.Refs, order: len(all), claims: claims})
+				Against: against, Remedy: Humanize(Remedy(sc)), Refs: cl.Refs, order: len(all), claims: claims, classPoints: pts})
 			continue
 		}
 		if j, ok := byName[cl.Name]; ok {
@@ -244,10 +252,11 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 			all[j].Evidence = append(all[j].Evidence, evid...)
 			all[j].Against = append(all[j].Against, against...)
 			all[j].claims = append(all[j].claims, claims...)
+			all[j].classPoints += pts
 			continue
 		}
 		c := Cause{Kind: "class", Name: cl.Name, Cause: cl.Cause, Points: pts, Evidence: evid, Against: against,
-			Remedy: cl.Remedy, Refs: cl.Refs, Reproduce: cl.Scenarios, order: len(all), claims: claims}
+			Remedy: cl.Remedy, Refs: cl.Refs, Reproduce: cl.Scenarios, order: len(all), claims: claims, classPoints: pts}
 		sc := find(catalog, cl.Name)
 		if sc == nil && cl.Cause == "" {
 			continue // the signature of a scenario this catalog (--catalog DIR) lacks
@@ -311,12 +320,18 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 			}
 		}
 	}
+	// A log of INFO lines only shows how a run went, not how it failed:
+	// the lines a world's run prints on its way (a standalone setup's IPC
+	// lines) name no cause, however rare they are. A class's own patterns
+	// still can (an INFO line's impossible value, the master's
+	// object_already_exists).
+	quiet := infoOnly(ev.Lines) && len(all) > 0 && all[0].classPoints < Threshold
 	for _, c := range all {
 		if c.Points > 0 {
 			d.ranked = append(d.ranked, c)
 		}
 		switch {
-		case c.Points >= Threshold && d.Ambiguous == "":
+		case c.Points >= Threshold && d.Ambiguous == "" && !quiet:
 			d.Causes = append(d.Causes, c)
 		case c.Points <= 0:
 		case len(d.Nearest) < 3,
@@ -329,6 +344,13 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 	if len(d.Causes) > 0 {
 		d.Verdict = "cause"
 		return d, nil
+	}
+	d.Advice = adviceForBareException(ev.Lines)
+	if quiet && len(d.Nearest) > 0 && d.Nearest[0].Points >= Threshold {
+		d.Advice = "the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails"
+	}
+	if d.Advice == "" {
+		d.Advice = adviceForUnstatedSetup(d.Nearest, ev)
 	}
 	// Nothing fits: the nearest by the log's words fill what points left.
 	listed := func(name string) bool {
@@ -517,6 +539,40 @@ func envAgreement(c *Cause, sc *scenarios.Scenario, stated map[string]string) {
 	}
 }
 
+// launchFlags are the SGLang launch flags that build a host pool a
+// catalog world's SGLang has (the pools whose allocator some releases got
+// wrong): a log's command line with or without them tells those worlds
+// apart.
+var launchFlags = []struct {
+	flag string
+	has  func(scenarios.Node) bool
+}{
+	{"--disaggregation-decode-enable-offload-kvcache", func(n scenarios.Node) bool { return n.HostPool.Builder == sglang.BuilderDecodeOffload }},
+	{"--speculative-algorithm", func(n scenarios.Node) bool { return n.HostPool.Draft != nil }},
+}
+
+// launchAgreement: a log with SGLang's launch command (its storage or PD
+// flags) agrees with a world whose SGLang builds a pool the command's
+// flags build, and disagrees with one whose pool needs a flag the command
+// lacks.
+func launchAgreement(c *Cause, sc *scenarios.Scenario, flags map[string]string) {
+	if len(flags) == 0 {
+		return
+	}
+	for _, lf := range launchFlags {
+		if !slices.ContainsFunc(sc.Topology.Nodes, lf.has) {
+			continue
+		}
+		if _, ok := flags[lf.flag]; ok {
+			c.Points += EnvAgrees
+			c.Evidence = append(c.Evidence, fmt.Sprintf("the log's command line has %s, as this scenario's SGLang does", lf.flag))
+		} else {
+			c.Points -= EnvDisagrees
+			c.Against = append(c.Against, fmt.Sprintf("the log's command line lacks %s, which this scenario's SGLang runs with", lf.flag))
+		}
+	}
+}
+
 // UnexplainedAgainst is what one of Mooncake's own error lines costs a
 // scenario that ends in the log's outcome but never prints the line, for
 // at most MaxUnexplained lines (a long log's many errors are one story).
@@ -549,6 +605,9 @@ func unexplained(fp Fingerprints, rc *memo, c *Cause, lines []Line) {
 // abort() printed (glibc's assert or heap check): an abort for another
 // reason is another death.
 func mooncakeError(l Line) bool {
+	if healthyError(l.Text) {
+		return false
+	}
 	// A glog line pasted without its severity letter is an error by its words.
 	glogError := l.Level == "E" || l.Level == "F" || l.Level == "" && reErrorWords.MatchString(l.Text)
 	return glogError && l.logger == "glog" || reAssertLine.MatchString(l.Text) || reMallocAbort.MatchString(l.Text)
@@ -765,4 +824,72 @@ func remedyForLibs(remedy string, withheld, logLibs []string) string {
 		return remedy
 	}
 	return strings.Replace(remedy, "install "+strings.Join(withheld, ", ")+" ", "install "+strings.Join(logLibs, ", ")+" ", 1)
+}
+
+// adviceForBareException: a log of a caller's Mooncake exception with
+// none of Mooncake's own lines ("Failed to setup Mooncake store, error
+// code: -1" and its traceback) - the commonest paste - holds only the
+// code setup() or register_buffer() returned, which many causes share;
+// Mooncake logged the reason just before, on the same process's stderr.
+func adviceForBareException(lines []Line) string {
+	exc := ""
+	for _, l := range lines {
+		if l.Source != "" || l.logger == "glog" || l.logger == "easylog" {
+			return ""
+		}
+		if m := raisedException.FindStringIndex(l.Text); m != nil && reReturnedCode.MatchString(l.Text[m[0]:]) {
+			exc = strings.TrimSpace(l.Text[m[0]:])
+		}
+	}
+	if exc == "" {
+		return ""
+	}
+	return "the log has the caller's exception (" + short(exc, 100) + ") but none of Mooncake's own lines, and the error code alone is shared by many causes: " +
+		"Mooncake logs the reason just before it on the same process's stderr, as glog lines like \"E1201 12:00:00.123456  4242 rdma_context.cpp:123] ...\" " +
+		"(and mooncake_master's own log for the master's side); explain the log with those lines"
+}
+
+// reReturnedCode: an exception that carries only what a Mooncake call
+// returned - SGLang's setup and register_buffer errors, its warmup's put.
+var reReturnedCode = regexp.MustCompile(`(?i)mooncake.*error code:? -?\d|Warmup put failed`)
+
+// adviceForUnstatedSetup: the nearest causes all end in the log's own
+// exception (the standalone allocator's RuntimeError has four), so what
+// tells them apart is the setup the log does not state - the releases
+// (an allocator bug of some SGLang releases, an API of some Mooncake
+// ones) and the launch flags (PD decode offload, a draft model).
+func adviceForUnstatedSetup(nearest []Cause, ev Evidence) string {
+	if len(nearest) < 2 || ev.MooncakeVersion != "" && ev.SGLangVersion != "" && len(ev.Flags) > 0 {
+		return ""
+	}
+	for _, c := range nearest[:2] {
+		if c.Match == nil || len(c.Evidence) == 0 || !strings.HasPrefix(c.Evidence[0], "ends in: ") || strings.HasPrefix(c.Evidence[0], "ends in: no ") {
+			return ""
+		}
+	}
+	var lacks []string
+	if ev.MooncakeVersion == "" || ev.SGLangVersion == "" {
+		lacks = append(lacks, "`pip show mooncake-transfer-engine sglang` (the releases)")
+	}
+	if len(ev.Flags) == 0 {
+		lacks = append(lacks, "the launch command line (its --hicache-*, --disaggregation-*, --speculative-* flags)")
+	}
+	return "several causes end in this log's exception and the log does not say which setup it ran: add " + strings.Join(lacks, " and ") + " to the log and explain it again"
+}
+
+// infoOnly: every line of the log is an INFO line (glog's I, a Python
+// logger's INFO) or one a healthy run prints (healthyError, glog's own
+// notice before InitGoogleLogging).
+func infoOnly(lines []Line) bool {
+	n := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l.Text) == "" || healthyError(l.Text) || strings.Contains(l.Text, "Logging before InitGoogleLogging() is written to STDERR") {
+			continue
+		}
+		if l.Level != "I" {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

@@ -268,3 +268,76 @@ func TestDiagnoseRemedyNamesTheLogsLibrary(t *testing.T) {
 		}
 	}
 }
+
+// The standalone allocator's RuntimeError alone ends four worlds: a log
+// that states no setup gets the advice to add it, and the command line's
+// decode-offload flag then puts the decode-offload world first (the
+// command line without it, last).
+func TestDiagnoseStandaloneExceptionByLaunchFlags(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	exc := "RuntimeError: MooncakeStore with standalone_storage=True requires MooncakeHostTensorAllocator. Please set standalone_storage=False or upgrade Mooncake by 'pip install mooncake-transfer-engine --upgrade'.\n"
+	d, err := explain.Diagnose(cat, fp, exc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "several causes end in this log's exception and the log does not say which setup it ran: add `pip show mooncake-transfer-engine sglang` (the releases) and the launch command line (its --hicache-*, --disaggregation-*, --speculative-* flags) to the log and explain it again"; d.Verdict != "no-fit" || d.Advice != want {
+		t.Fatalf("verdict %s, advice %q", d.Verdict, d.Advice)
+	}
+	stated := "Name: sglang\nVersion: 0.5.16\nName: mooncake-transfer-engine\nVersion: 0.3.13.post1\n"
+	cmd := "python -m sglang.launch_server --model-path m --enable-hierarchical-cache --hicache-storage-backend mooncake"
+	for _, tc := range []struct {
+		flags string
+		first string
+		pts   float64
+	}{
+		{" --disaggregation-mode decode --disaggregation-decode-enable-offload-kvcache", "standalone/decode-offload-pool-allocator", 3.17},
+		{"", "standalone/default-allocator", 2.67},
+	} {
+		d, err := explain.Diagnose(cat, fp, stated+cmd+tc.flags+"\n"+exc, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Verdict != "no-fit" || d.Advice != "" || len(d.Nearest) < 2 || d.Nearest[0].Name != tc.first || d.Nearest[0].Points != tc.pts {
+			t.Errorf("flags %q: verdict %s, advice %q, nearest %v", tc.flags, d.Verdict, d.Advice, d.Nearest)
+		}
+	}
+}
+
+// A caller's exception that carries only a returned code, with none of
+// Mooncake's own lines, gets the advice to explain the log with them.
+func TestDiagnoseBareReturnedCodeAdvice(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	for _, tc := range []struct{ log, advice string }{
+		{"Traceback (most recent call last):\n  File \"mooncake_store.py\", line 311, in __init__\nRuntimeError: Failed to setup Mooncake store, error code: -1\n",
+			"the log has the caller's exception (RuntimeError: Failed to setup Mooncake store, error code: -1) but none of Mooncake's own lines"},
+		// Mooncake's line is there: explain reads it, no advice.
+		{"E1201 12:00:00.000000  42 client.cpp:100] some line\nRuntimeError: Failed to setup Mooncake store, error code: -1\n", ""},
+	} {
+		d, err := explain.Diagnose(cat, fp, tc.log, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(d.Advice, tc.advice) || (tc.advice == "") != (d.Advice == "") {
+			t.Errorf("%q: advice %q, want it to start with %q", tc.log, d.Advice, tc.advice)
+		}
+	}
+}
+
+// A standalone setup's own lines (INFO, and the hot-cache line every
+// healthy 0.3.13 setup logs at ERROR) name no scenario, however rare they
+// are across the catalog: the log shows no failure (sglang PR 29823's).
+func TestDiagnoseInfoOnlyLogNamesNoScenario(t *testing.T) {
+	cat, fp := allFingerprints(t)
+	log := "INFO:sglang.srt.mem_cache.storage.mooncake_store.mooncake_store:Mooncake Configuration loaded from extra_config successfully.\n" +
+		"WARNING: Logging before InitGoogleLogging() is written to STDERR\n" +
+		"I20260701 17:08:51.687362 12054 dummy_client.cpp:401] Connecting to IPC socket: @mooncake_client_50052.sock\n" +
+		"I20260701 17:08:51.688673 12054 dummy_client.cpp:447] Successfully registered SHM via IPC, base: 0x7f0308000000\n" +
+		"E20260701 17:08:51.688711 12054 dummy_client.cpp:1430] Failed to receive hot cache fd, status=-1\n"
+	d, err := explain.Diagnose(cat, fp, log, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails"; d.Verdict != "no-fit" || d.Advice != want {
+		t.Fatalf("verdict %s, advice %q, causes %v", d.Verdict, d.Advice, d.Causes)
+	}
+}

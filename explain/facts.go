@@ -28,7 +28,7 @@ var subsystemFiles = map[string]string{
 	// The RDMA data path: queue pairs, completions, handshakes.
 	"worker_pool.cpp": "rdma-datapath", "rdma_endpoint.cpp": "rdma-datapath", "endpoint_store.cpp": "rdma-datapath",
 	"tcp_transport.cpp":    "tcp",
-	"nvlink_transport.cpp": "nvlink", "ascend_direct_transport.cpp": "ascend", "hccl_transport.cpp": "ascend",
+	"nvlink_transport.cpp": "nvlink", "hip_transport.cpp": "hip", "ascend_direct_transport.cpp": "ascend", "hccl_transport.cpp": "ascend",
 	"heterogeneous_rdma_transport.cpp": "ascend", "hccl_transport_mem_c.cpp": "ascend",
 	// Metadata: HTTP / etcd / P2P handshake plugins, segment descriptors.
 	"transfer_metadata.cpp": "metadata", "transfer_metadata_plugin.cpp": "metadata",

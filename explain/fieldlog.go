@@ -79,7 +79,8 @@ var (
 	// glog cut to its file: "rdma_endpoint.cpp:472] text" (the severity,
 	// date and thread trimmed away by whoever pasted it): a C++ source file,
 	// so not another logger's bracket.
-	reGlogFile = regexp.MustCompile(`^([\w.\-]+\.(?:cpp|cc|cxx|h|hpp):\d+)\] ?(.*)$`)
+	// Some paste it without the bracket, two spaces before the message.
+	reGlogFile = regexp.MustCompile(`^([\w.\-]+\.(?:cpp|cc|cxx|h|hpp):\d+)(?:\] ?|\s{2,})(.*)$`)
 	// glog cut to its severity and file: "W topology.cpp:152] text".
 	reGlogLetter = regexp.MustCompile(`^([IWEF]) ([\w.\-]+\.(?:cpp|cc|cxx|h|hpp):\d+)\] ?(.*)$`)
 	// SGLang: "[2026-01-16 07:02:59 TP4] text" or "[2025-04-14 03:55:21] text".
@@ -89,13 +90,13 @@ var (
 	// coro_rpc's easylog: "2025-06-06 09:39:00.285457 ERROR    [382] [file.hpp:923] text"
 	// Other Python loggers' prefixes: "[2025-09-04 01:00:51,159] LMCache
 	// ERROR: ...", logging's default "ERROR:root:...", uvicorn's "INFO:".
-	reCallerPrefix = regexp.MustCompile(`^(\[\d{4}-\d\d-\d\d[^\]]*\]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:)`)
+	reCallerPrefix = regexp.MustCompile(`^(\[\d{4}-\d\d-\d\d[^\]]*\]|(DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:)`)
 	reEasylog      = regexp.MustCompile(`^\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d)\.\d+ (ERROR|WARN|WARNING|INFO|DEBUG)\s+\[\d+\] \[([\w.\-]+:\d+)\] ?(.*)$`)
 
 	reEnv      = regexp.MustCompile(`(?:^|[\s;'"])((?:MOONCAKE|MC)_[A-Z0-9_]+)=("[^"]*"|'[^']*'|[^\s;'"]+)`)
 	reEnvColon = regexp.MustCompile(`^\s*-?\s*name:\s*((?:MOONCAKE|MC)_[A-Z0-9_]+)\s*$`)
 	reValue    = regexp.MustCompile(`^\s*value:\s*"?([^"]*)"?\s*$`)
-	reFlag     = regexp.MustCompile(`(--hicache-storage-backend(?:-extra-config)?|--disaggregation-transfer-backend|--enable-hierarchical-cache)(?:[ =]+('[^']*'|"[^"]*"|[^\s\\-][^\s\\]*))?`)
+	reFlag     = regexp.MustCompile(`(--hicache-storage-backend(?:-extra-config)?|--disaggregation-transfer-backend|--enable-hierarchical-cache|--disaggregation-mode|--disaggregation-decode-enable-offload-kvcache|--speculative-algorithm)(?:[ =]+('[^']*'|"[^"]*"|[^\s\\-][^\s\\]*))?`)
 
 	// Versions: pip show (Name/Version), pip freeze/list, check_env, prose.
 	// Also what pip prints installing ("Successfully installed
@@ -370,10 +371,14 @@ func ParseLog(log string) Evidence {
 		} else if m := reSGLang.FindStringSubmatch(t); m != nil {
 			l.Text = strings.TrimSpace(m[4])
 			l.At, l.timed, l.logger = clock(m[1], m[2], m[3]), true, "sglang"
-		} else if reCallerPrefix.MatchString(t) {
+		} else if m := reCallerPrefix.FindStringSubmatch(t); m != nil {
 			// Another logger's line (LMCache's "[date,ms] LMCache ERROR:",
-			// Python logging's "ERROR:root:"): kept whole, the caller's.
+			// Python logging's "ERROR:root:"): kept whole, the caller's;
+			// logging's default format says its level.
 			l.logger = "caller"
+			if m[2] != "" {
+				l.Level = m[2][:1]
+			}
 		}
 		if l.Text == "" {
 			continue

@@ -20,6 +20,11 @@ func TestParseLogLines(t *testing.T) {
 		{"E1130 transfer_metadata.cpp:123] Failed to set location of x", "E", "transfer_metadata.cpp:123", "Failed to set location of x"},
 		// Trimmed to its severity letter and file (Mooncake#1627).
 		{"W topology.cpp:152] No RDMA devices found, check your device installation", "W", "topology.cpp:152", "No RDMA devices found, check your device installation"},
+		// Cut to its file without the bracket, two spaces before the
+		// message (Mooncake#3393).
+		{"transfer_task.cpp:265  Fileread task failed for file: /data/x  FILE_OPEN_FAIL", "", "transfer_task.cpp:265", "Fileread task failed for file: /data/x  FILE_OPEN_FAIL"},
+		// Python logging's default format says its level.
+		{"INFO:sglang.srt.mem_cache.storage.mooncake_store.mooncake_store:Mooncake Configuration loaded", "I", "", "INFO:sglang.srt.mem_cache.storage.mooncake_store.mooncake_store:Mooncake Configuration loaded"},
 		{"> E0414 03:56:41.856248 77969 transfer_metadata_plugin.cpp:173] Unexpected code", "E", "transfer_metadata_plugin.cpp:173", "Unexpected code"},
 		{"[2026-01-16 07:02:59 TP4] Mooncake store setup successfully.", "", "", "Mooncake store setup successfully."},
 		{"(Worker_TP1 pid=113078) ERROR 11-10 20:25:57 [mooncake_connector.py:329] Failed to transfer", "E", "mooncake_connector.py:329", "Failed to transfer"},

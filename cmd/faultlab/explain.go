@@ -178,6 +178,9 @@ func printDiagnosis(w io.Writer, d explain.Diagnosis) {
 		} else {
 			fmt.Fprintf(w, "\nno cause fits this log (none reaches %.0f points).\n", d.Threshold)
 		}
+		if d.Advice != "" {
+			fmt.Fprintf(w, "%s.\n", d.Advice)
+		}
 		if len(d.Nearest) > 0 {
 			fmt.Fprintln(w, "nearest:")
 			for i, c := range d.Nearest {
