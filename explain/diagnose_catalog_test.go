@@ -303,41 +303,31 @@ func TestDiagnoseStandaloneExceptionByLaunchFlags(t *testing.T) {
 	}
 }
 
-// A caller's exception that carries only a returned code, with none of
-// Mooncake's own lines, gets the advice to explain the log with them.
-func TestDiagnoseBareReturnedCodeAdvice(t *testing.T) {
+// What a log lacks, when no cause fits because of it, explain says: a
+// caller's exception that carries only a returned code lacks Mooncake's
+// own lines; a standalone setup's own lines (INFO, and the hot-cache line
+// every healthy 0.3.13 setup logs at ERROR) show no failure, however rare
+// they are across the catalog (sglang PR 29823's log).
+func TestDiagnoseAdvice(t *testing.T) {
 	cat, fp := allFingerprints(t)
 	for _, tc := range []struct{ log, advice string }{
 		{"Traceback (most recent call last):\n  File \"mooncake_store.py\", line 311, in __init__\nRuntimeError: Failed to setup Mooncake store, error code: -1\n",
 			"the log has the caller's exception (RuntimeError: Failed to setup Mooncake store, error code: -1) but none of Mooncake's own lines"},
 		// Mooncake's line is there: explain reads it, no advice.
 		{"E1201 12:00:00.000000  42 client.cpp:100] some line\nRuntimeError: Failed to setup Mooncake store, error code: -1\n", ""},
+		{"INFO:sglang.srt.mem_cache.storage.mooncake_store.mooncake_store:Mooncake Configuration loaded from extra_config successfully.\n" +
+			"WARNING: Logging before InitGoogleLogging() is written to STDERR\n" +
+			"I20260701 17:08:51.687362 12054 dummy_client.cpp:401] Connecting to IPC socket: @mooncake_client_50052.sock\n" +
+			"I20260701 17:08:51.688673 12054 dummy_client.cpp:447] Successfully registered SHM via IPC, base: 0x7f0308000000\n" +
+			"E20260701 17:08:51.688711 12054 dummy_client.cpp:1430] Failed to receive hot cache fd, status=-1\n",
+			"the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails"},
 	} {
 		d, err := explain.Diagnose(cat, fp, tc.log, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(d.Advice, tc.advice) || (tc.advice == "") != (d.Advice == "") {
-			t.Errorf("%q: advice %q, want it to start with %q", tc.log, d.Advice, tc.advice)
+		if d.Verdict != "no-fit" || !strings.HasPrefix(d.Advice, tc.advice) || (tc.advice == "") != (d.Advice == "") {
+			t.Errorf("%q: verdict %s, advice %q, want it to start with %q", tc.log, d.Verdict, d.Advice, tc.advice)
 		}
-	}
-}
-
-// A standalone setup's own lines (INFO, and the hot-cache line every
-// healthy 0.3.13 setup logs at ERROR) name no scenario, however rare they
-// are across the catalog: the log shows no failure (sglang PR 29823's).
-func TestDiagnoseInfoOnlyLogNamesNoScenario(t *testing.T) {
-	cat, fp := allFingerprints(t)
-	log := "INFO:sglang.srt.mem_cache.storage.mooncake_store.mooncake_store:Mooncake Configuration loaded from extra_config successfully.\n" +
-		"WARNING: Logging before InitGoogleLogging() is written to STDERR\n" +
-		"I20260701 17:08:51.687362 12054 dummy_client.cpp:401] Connecting to IPC socket: @mooncake_client_50052.sock\n" +
-		"I20260701 17:08:51.688673 12054 dummy_client.cpp:447] Successfully registered SHM via IPC, base: 0x7f0308000000\n" +
-		"E20260701 17:08:51.688711 12054 dummy_client.cpp:1430] Failed to receive hot cache fd, status=-1\n"
-	d, err := explain.Diagnose(cat, fp, log, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails"; d.Verdict != "no-fit" || d.Advice != want {
-		t.Fatalf("verdict %s, advice %q, causes %v", d.Verdict, d.Advice, d.Causes)
 	}
 }
