@@ -347,7 +347,7 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 	}
 	d.Advice = adviceForBareException(ev.Lines)
 	if quiet && len(d.Nearest) > 0 && d.Nearest[0].Points >= Threshold {
-		d.Advice = "the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails"
+		d.Advice = "the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails, or how the process ended (its exit status)"
 	}
 	if d.Advice == "" {
 		d.Advice = adviceForUnstatedSetup(d.Nearest, ev)

@@ -320,7 +320,7 @@ func TestDiagnoseAdvice(t *testing.T) {
 			"I20260701 17:08:51.687362 12054 dummy_client.cpp:401] Connecting to IPC socket: @mooncake_client_50052.sock\n" +
 			"I20260701 17:08:51.688673 12054 dummy_client.cpp:447] Successfully registered SHM via IPC, base: 0x7f0308000000\n" +
 			"E20260701 17:08:51.688711 12054 dummy_client.cpp:1430] Failed to receive hot cache fd, status=-1\n",
-			"the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails"},
+			"the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails, or how the process ended (its exit status)"},
 	} {
 		d, err := explain.Diagnose(cat, fp, tc.log, "")
 		if err != nil {
