@@ -80,8 +80,8 @@ type Diagnosis struct {
 	// Ambiguous says why no cause is named although one reached the
 	// threshold: another class fits within Margin.
 	Ambiguous string `json:"ambiguous,omitempty"`
-	// Advice says what the log lacks when no cause fits and what it lacks
-	// is where the cause would be (adviceForBareException).
+	// Advice says what to add to a log that no cause fits because of what
+	// it lacks (advise).
 	Advice    string  `json:"advice,omitempty"`
 	Threshold float64 `json:"threshold"`
 	// Candidates are the catalog scenarios that end in the log's outcome
@@ -345,13 +345,7 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 		d.Verdict = "cause"
 		return d, nil
 	}
-	d.Advice = adviceForBareException(ev.Lines)
-	if quiet && len(d.Nearest) > 0 && d.Nearest[0].Points >= Threshold {
-		d.Advice = "the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails, or how the process ended (its exit status)"
-	}
-	if d.Advice == "" {
-		d.Advice = adviceForUnstatedSetup(d.Nearest, ev)
-	}
+	d.Advice = advise(d.Nearest, ev, quiet)
 	// Nothing fits: the nearest by the log's words fill what points left.
 	listed := func(name string) bool {
 		return slices.ContainsFunc(d.Nearest, func(c Cause) bool {
@@ -824,6 +818,19 @@ func remedyForLibs(remedy string, withheld, logLibs []string) string {
 		return remedy
 	}
 	return strings.Replace(remedy, "install "+strings.Join(withheld, ", ")+" ", "install "+strings.Join(logLibs, ", ")+" ", 1)
+}
+
+// advise says what the log lacks, when that is why no cause fits: Mooncake's
+// own lines, the lines where a run of INFO lines failed, or the setup that
+// tells apart the worlds ending in its exception.
+func advise(nearest []Cause, ev Evidence, quiet bool) string {
+	if a := adviceForBareException(ev.Lines); a != "" {
+		return a
+	}
+	if quiet && len(nearest) > 0 && nearest[0].Points >= Threshold {
+		return "the log has INFO lines only (no error, warning, exception or death): the lines a run prints on its way name no cause; add the lines where it fails, or how the process ended (its exit status)"
+	}
+	return adviceForUnstatedSetup(nearest, ev)
 }
 
 // adviceForBareException: a log of a caller's Mooncake exception with
