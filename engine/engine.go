@@ -254,6 +254,34 @@ func Racy(c Clock) time.Duration {
 	return 0
 }
 
+// HostClock is a Clock that keeps account of host work: time the model
+// charges for CPU and memory work of the host (page faults of a large
+// buffer) rather than for a wait of Mooncake's. A loaded machine stretches
+// such work as much as it has CPU-bound processes per core, so a
+// wall-clock engine may take up to that much longer again
+// (scenarios.TimingLate); sim's kernel clock keeps the account.
+type HostClock interface {
+	Clock
+	AddHost(d time.Duration)
+	Host() time.Duration
+}
+
+// SleepHost waits d on c and, where c keeps account, counts it as host work.
+func SleepHost(ctx context.Context, c Clock, d time.Duration) error {
+	if hc, ok := c.(HostClock); ok {
+		hc.AddHost(d)
+	}
+	return c.Sleep(ctx, d)
+}
+
+// Host is c's host work so far (0 where c keeps no account).
+func Host(c Clock) time.Duration {
+	if hc, ok := c.(HostClock); ok {
+		return hc.Host()
+	}
+	return 0
+}
+
 // WorldSpec is the topology and settings of one run.
 type WorldSpec struct {
 	Scenario string

@@ -58,7 +58,7 @@ func DivergesAt(a, b scenarios.Result, bScale float64) string {
 		}
 		var calls []string
 		if !host {
-			calls = slices.DeleteFunc(scenarios.TimingDiffs(eb.TimingsMS, ea.TimingsMS, ea.CallCounts, ea.RacyMS), func(m string) bool {
+			calls = slices.DeleteFunc(scenarios.TimingDiffs(eb.TimingsMS, ea.TimingsMS, ea.CallCounts, ea.RacyMS, ea.HostMS), func(m string) bool {
 				allowed := slack + scenarios.TimingSlack(eb.TimingsMS[m])
 				if eb.TimingsMS[m] < ea.TimingsMS[m] {
 					allowed += ea.RacyMS[m] // b came in early by a race a's model waited out

@@ -146,7 +146,7 @@ func (r *run) benchStep(ctx context.Context, s Step, env Env, file any, extra ma
 	if a.Mode == BenchInitiator {
 		a.Bound += benchSlack
 	}
-	t0 := r.world.Clock().Now()
+	t0 := r.callStart()
 	end, err := br.RunBench(ctx, s.Node, l.Env, a)
 	r.integrationCall("transfer_engine_bench", end.Status, err, t0)
 	if err != nil {

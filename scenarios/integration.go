@@ -51,7 +51,7 @@ func (r *run) integrationPut(ctx context.Context, s Step, env Env, file any, ext
 			return int64(rc), err
 		}
 	}
-	t0 := r.world.Clock().Now()
+	t0 := r.callStart()
 	if s.Action == StepFetch {
 		var n int
 		switch s.Method {
@@ -108,7 +108,7 @@ func (r *run) integrationSetup(ctx context.Context, s Step, in integration) (int
 		if err != nil {
 			return 0, fmt.Errorf("%s on %s: %w", s.Action, s.Node, err)
 		}
-		t0 := r.world.Clock().Now()
+		t0 := r.callStart()
 		rc, err := in.store.SetupDummy(ctx, integrationDummyPool, local, addr)
 		r.integrationCall("setup_dummy", rc, err, t0)
 		return rc, err
@@ -117,7 +117,7 @@ func (r *run) integrationSetup(ctx context.Context, s Step, in integration) (int
 	if err != nil {
 		return 0, fmt.Errorf("%s on %s: %w", s.Action, s.Node, err)
 	}
-	t0 := r.world.Clock().Now()
+	t0 := r.callStart()
 	rc, err := in.store.Setup(ctx, args)
 	r.integrationCall("setup", rc, err, t0)
 	return rc, err
@@ -158,7 +158,7 @@ func (r *run) registerStepBuffer(ctx context.Context, s Step, in integration, bu
 	if s.Unregistered {
 		return 0, nil
 	}
-	t0 := r.world.Clock().Now()
+	t0 := r.callStart()
 	rc, err := in.store.RegisterBuffer(ctx, buf.Ptr, buf.Size)
 	r.integrationCall("register_buffer", rc, err, t0)
 	return rc, err
@@ -177,7 +177,7 @@ func (r *run) integrationBatchPut(ctx context.Context, s Step, in integration) (
 	out := make([]int64, len(s.Keys))
 	keys := s.Keys
 	if s.SkipExisting {
-		t0 := r.world.Clock().Now()
+		t0 := r.callStart()
 		ex, err := in.store.BatchIsExist(ctx, s.Keys)
 		if err != nil {
 			r.integrationCall("batch_is_exist", 0, err, t0)
@@ -207,7 +207,7 @@ func (r *run) integrationBatchPut(ctx context.Context, s Step, in integration) (
 	for i := range keys {
 		ptrs[i], sizes[i] = buf.Slice(int64(i)*size, size).Ptr, size
 	}
-	t0 := r.world.Clock().Now()
+	t0 := r.callStart()
 	rcs, err := in.store.BatchPutFrom(ctx, keys, ptrs, sizes)
 	if err != nil {
 		r.integrationCall("batch_put_from", 0, err, t0)
@@ -240,7 +240,7 @@ func (r *run) integrationGetInto(ctx context.Context, s Step, in integration) (a
 	if rc, err := r.registerStepBuffer(ctx, s, in, buf); err != nil || rc != 0 {
 		return int64(rc), err
 	}
-	t0 := r.world.Clock().Now()
+	t0 := r.callStart()
 	rcs, err := in.store.BatchGetInto(ctx, []string{s.Key}, []uint64{buf.Ptr}, []int64{buf.Size})
 	if err != nil {
 		r.integrationCall(fetchIntoMethod, 0, err, t0)
@@ -253,15 +253,25 @@ func (r *run) integrationGetInto(ctx context.Context, s Step, in integration) (a
 	return int64(rcs[0]), nil
 }
 
-func (r *run) integrationCall(method string, rc int, err error, t0 time.Duration) {
+// callStart marks a call's start on the world's clock: its time and the
+// host work the model had charged so far.
+type callStart struct{ at, host time.Duration }
+
+func (r *run) callStart() callStart {
+	c := r.world.Clock()
+	return callStart{c.Now(), engine.Host(c)}
+}
+
+func (r *run) integrationCall(method string, rc int, err error, t0 callStart) {
 	if d, ok := engine.AsProcessDied(err); ok && d.Call == "" {
 		d.Call = method // the integration's call it died in
 	}
-	c := Call{Method: method, Code: rc, MS: ms(r.world.Clock().Now() - t0)}
+	c := r.world.Clock()
+	call := Call{Method: method, Code: rc, MS: ms(c.Now() - t0.at), HostMS: ms(engine.Host(c) - t0.host)}
 	if pe, ok := engine.AsPyError(err); ok {
-		c.Raised = &Exception{Class: pe.Class, Message: pe.Message}
+		call.Raised = &Exception{Class: pe.Class, Message: pe.Message}
 	}
-	r.integrationCalls = append(r.integrationCalls, c)
+	r.integrationCalls = append(r.integrationCalls, call)
 }
 
 // integrationOn is the node's integration, started with the node's

@@ -46,3 +46,32 @@ func TestRacyListenerJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestHostWorkFileStorage: a setup with SSD offload charges FileStorage's
+// client buffer (models/client.FileStorageCost) as host work, which the
+// timing band lets a loaded machine stretch; a setup without it has none.
+func TestHostWorkFileStorage(t *testing.T) {
+	cat, err := scenarios.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		scenario, version string
+		setup, host       float64
+	}{
+		{"io/ssd-offload-carryover-duplicate-bucket", "0.3.11.post1", 885, 840},
+		{"io/happy-path", "0.3.11.post1", 45, 0},
+	} {
+		scs, err := scenarios.Resolve(cat, []string{c.scenario})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := scenarios.RunVersion(context.Background(), scs[0], sim.New(), c.version, scenarios.Options{Seed: 1})
+		if r.Verdict != scenarios.Pass {
+			t.Fatalf("%s @%s: %s %s", c.scenario, c.version, r.Verdict, r.Reason)
+		}
+		if got, host := r.Observed.TimingsMS["setup"], r.Observed.HostMS["setup"]; got != c.setup || host != c.host {
+			t.Errorf("%s @%s: setup %v ms with %v of host work, want %v and %v", c.scenario, c.version, got, host, c.setup, c.host)
+		}
+	}
+}

@@ -79,6 +79,9 @@ type Call struct {
 	// RacyMS is how much of MS the model spent in waits whose length real
 	// Mooncake draws from a race (engine.RacyClock; sim only).
 	RacyMS float64 `json:"racy_ms,omitempty"`
+	// HostMS is how much of MS the model charged for host work (CPU and
+	// memory: engine.HostClock; sim only).
+	HostMS float64 `json:"host_ms,omitempty"`
 }
 
 // StepResult is what one I/O step returned.
@@ -115,6 +118,8 @@ type Observed struct {
 	TimingsMS map[string]float64 `json:"timings_ms,omitempty"`
 	// RacyMS is the part of TimingsMS spent in racy waits (Call.RacyMS).
 	RacyMS map[string]float64 `json:"racy_ms,omitempty"`
+	// HostMS is the part of TimingsMS charged for host work (Call.HostMS).
+	HostMS map[string]float64 `json:"host_ms,omitempty"`
 }
 
 // CodesOf is every code method returned, in call order: a batch call
@@ -241,8 +246,9 @@ type EngineOutcome struct {
 	TimingsMS  map[string]float64 `json:"timings_ms,omitempty"`
 	// CallCounts is how many calls of each method TimingsMS sums.
 	CallCounts map[string]int `json:"-"`
-	// RacyMS is Observed.RacyMS.
+	// RacyMS is Observed.RacyMS, HostMS Observed.HostMS.
 	RacyMS map[string]float64 `json:"-"`
+	HostMS map[string]float64 `json:"-"`
 }
 
 // Compare builds comparisons for every scenario × version that ran on more
@@ -269,7 +275,7 @@ func Compare(rs []Result) []Comparison {
 		c := Comparison{Scenario: k.s, MooncakeVersion: k.v, SGLangVersion: k.g, Differences: []string{}}
 		var ran []EngineOutcome
 		for _, r := range g {
-			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS, CallCounts: CallCounts(r.Observed.Calls), RacyMS: r.Observed.RacyMS,
+			eo := EngineOutcome{Engine: r.Engine, Verdict: r.Verdict, Codes: r.Observed.Codes(), Exception: r.Observed.Exception, Died: r.Observed.Died, DurationMS: r.Observed.DurationMS, TimingsMS: r.Observed.TimingsMS, CallCounts: CallCounts(r.Observed.Calls), RacyMS: r.Observed.RacyMS, HostMS: r.Observed.HostMS,
 				SGLang: strings.TrimSpace(r.SGLang + " " + r.SGLangVersion), SGLangLogs: r.Observed.SGLangLogs}
 			for i, l := range eo.SGLangLogs {
 				eo.SGLangLogs[i] = abstractAddrs(l, r.Addrs)
@@ -311,10 +317,10 @@ func Compare(rs []Result) []Comparison {
 			if hi-lo > 1000 && hi > 2*lo {
 				diff["duration"] = true
 			}
-			for _, m := range TimingDiffs(refTimings(ran), eo.TimingsMS, eo.CallCounts, eo.RacyMS) {
+			for _, m := range TimingDiffs(refTimings(ran), eo.TimingsMS, eo.CallCounts, eo.RacyMS, eo.HostMS) {
 				diff["timing."+m] = true
 			}
-			for _, m := range TimingDiffs(refTimings(ran), a.TimingsMS, a.CallCounts, a.RacyMS) {
+			for _, m := range TimingDiffs(refTimings(ran), a.TimingsMS, a.CallCounts, a.RacyMS, a.HostMS) {
 				diff["timing."+m] = true
 			}
 		}

@@ -881,7 +881,8 @@ func (r *run) phase(ctx context.Context, name string, steps []Step, env Env, fil
 	obs.Calls = append(obs.Calls, r.integrationCalls...)
 	r.integrationCalls = nil
 	obs.TimingsMS = timings(obs.Calls, func(c Call) float64 { return c.MS })
-	obs.RacyMS = racyTimings(obs.Calls)
+	obs.RacyMS = accountTimings(obs.Calls, func(c Call) float64 { return c.RacyMS })
+	obs.HostMS = accountTimings(obs.Calls, func(c Call) float64 { return c.HostMS })
 	r.started = nil
 	obs.DurationMS = ms(d)
 	if aerr := r.takeAnchorErr(); aerr != nil && err == nil {

@@ -129,7 +129,7 @@ func (a *app) Close(ctx context.Context) error { return a.st.Close(ctx) }
 func (a *app) calls() []Call {
 	var out []Call
 	for _, c := range a.st.Calls() {
-		call := Call{Method: c.Method, Code: c.Code, Codes: c.Codes, MS: ms(c.Took), RacyMS: ms(c.Racy)}
+		call := Call{Method: c.Method, Code: c.Code, Codes: c.Codes, MS: ms(c.Took), RacyMS: ms(c.Racy), HostMS: ms(c.Host)}
 		if c.Raised != nil {
 			call.Raised = &Exception{Class: c.Raised.Class, Message: c.Raised.Message}
 		}

@@ -157,7 +157,7 @@ func (r *run) teStep(ctx context.Context, s Step, env Env, file any, extra map[s
 	if t.paused && s.Op != TEResume {
 		return nil, fmt.Errorf("te %s on node %s: its process is paused (te: {node: %s, op: resume} first)", s.Op, s.Node, s.Node)
 	}
-	t0 := r.world.Clock().Now()
+	t0 := r.callStart()
 	var rc int
 	method := ""
 	switch s.Op {

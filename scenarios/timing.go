@@ -23,9 +23,10 @@ func timings(calls []Call, f func(Call) float64) map[string]float64 {
 	return m
 }
 
-// racyTimings is each method's racy time (Call.RacyMS), nil where none.
-func racyTimings(calls []Call) map[string]float64 {
-	m := timings(calls, func(c Call) float64 { return c.RacyMS })
+// accountTimings is each method's time of one account of the model's
+// (Call.RacyMS, Call.HostMS), nil where none.
+func accountTimings(calls []Call, f func(Call) float64) map[string]float64 {
+	m := timings(calls, f)
 	maps.DeleteFunc(m, func(_ string, v float64) bool { return v == 0 })
 	if len(m) == 0 {
 		return nil
@@ -43,18 +44,18 @@ func CallCounts(calls []Call) map[string]int {
 }
 
 // TimingDiffs lists the methods (sorted) whose time in got (the model's,
-// ms, in calls: CallCounts, racy of it: Observed.RacyMS) is outside the
-// tolerance of ref (a wall-clock engine's): ref more than TimingLate
-// later, or more than TimingSlack plus the racy time earlier. Methods only
-// one side called are codes' business.
-func TimingDiffs(ref, got map[string]float64, calls map[string]int, racy map[string]float64) []string {
+// ms, in calls: CallCounts, racy of it: Observed.RacyMS, host work of it:
+// Observed.HostMS) is outside the tolerance of ref (a wall-clock
+// engine's): ref more than TimingLate later, or more than TimingSlack plus
+// the racy time earlier. Methods only one side called are codes' business.
+func TimingDiffs(ref, got map[string]float64, calls map[string]int, racy, host map[string]float64) []string {
 	var out []string
 	for m, r := range ref {
 		g, ok := got[m]
 		if !ok {
 			continue
 		}
-		if g-r > TimingSlack(r)+racy[m] || r-g > TimingLate(g, calls[m]) {
+		if g-r > TimingSlack(r)+racy[m] || r-g > TimingLate(g, calls[m], host[m]) {
 			out = append(out, m)
 		}
 	}

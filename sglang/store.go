@@ -70,6 +70,9 @@ type MooncakeCall struct {
 	// Racy is how much of Took the model spent in racy waits
 	// (engine.RacyClock; 0 off sim).
 	Racy time.Duration
+	// Host is how much of Took the model charged for host work
+	// (engine.HostClock; 0 off sim).
+	Host time.Duration
 }
 
 // MethodCodes is one entry of the report's "codes": a method and the codes
@@ -120,6 +123,7 @@ type MooncakeStore struct {
 	calls  []MooncakeCall
 	began  time.Duration // world clock when the current Mooncake call began
 	racy0  time.Duration // the clock's racy account then
+	host0  time.Duration // and its host-work account
 
 	// Set by __init__.
 	configPrefix         string
@@ -771,13 +775,20 @@ func (s *MooncakeStore) registerMemPoolHost(ctx context.Context) error {
 }
 
 // begin marks the start of a Mooncake call (observe times it).
-func (s *MooncakeStore) begin() { s.began, s.racy0 = s.now(), s.racy() }
+func (s *MooncakeStore) begin() { s.began, s.racy0, s.host0 = s.now(), s.racy(), s.hostWork() }
 
 func (s *MooncakeStore) racy() time.Duration {
 	if s.l.World == nil {
 		return 0
 	}
 	return engine.Racy(s.l.World.Clock())
+}
+
+func (s *MooncakeStore) hostWork() time.Duration {
+	if s.l.World == nil {
+		return 0
+	}
+	return engine.Host(s.l.World.Clock())
 }
 
 func (s *MooncakeStore) now() time.Duration {
@@ -789,7 +800,7 @@ func (s *MooncakeStore) now() time.Duration {
 
 // observe records one Mooncake call and its result.
 func (s *MooncakeStore) observe(method string, code int, codes []int, err error) {
-	c := MooncakeCall{Method: method, Code: code, Codes: codes, Took: s.now() - s.began, Racy: s.racy() - s.racy0}
+	c := MooncakeCall{Method: method, Code: code, Codes: codes, Took: s.now() - s.began, Racy: s.racy() - s.racy0, Host: s.hostWork() - s.host0}
 	if d, ok := engine.AsProcessDied(err); ok && d.Call == "" {
 		d.Call = method // the call SGLang was in when its process died
 	}

@@ -189,8 +189,8 @@ func timingDiffs(s, o scenarios.Result) []string {
 			return
 		}
 		calls := scenarios.CallCounts(s.Calls)
-		for _, m := range scenarios.TimingDiffs(o.TimingsMS, s.TimingsMS, calls, s.RacyMS) {
-			out = append(out, fmt.Sprintf("%s: %s phase: time in %s (%d calls) sim=%.0fms real=%.0fms (real may be %.0fms earlier, %.0fms later)", id, phase, m, calls[m], s.TimingsMS[m], o.TimingsMS[m], scenarios.TimingSlack(o.TimingsMS[m])+s.RacyMS[m], scenarios.TimingLate(s.TimingsMS[m], calls[m])))
+		for _, m := range scenarios.TimingDiffs(o.TimingsMS, s.TimingsMS, calls, s.RacyMS, s.HostMS) {
+			out = append(out, fmt.Sprintf("%s: %s phase: time in %s (%d calls) sim=%.0fms real=%.0fms (real may be %.0fms earlier, %.0fms later)", id, phase, m, calls[m], s.TimingsMS[m], o.TimingsMS[m], scenarios.TimingSlack(o.TimingsMS[m])+s.RacyMS[m], scenarios.TimingLate(s.TimingsMS[m], calls[m], s.HostMS[m])))
 		}
 	}
 	check("main", &s.Observed, &o.Observed)

@@ -844,7 +844,7 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 	// is allocated before its heartbeat starts (with the S3 adapter,
 	// before the mount).
 	if s3 == nil {
-		if err := c.d.Clock.Sleep(ctx, FileStorageCost); err != nil {
+		if err := engine.SleepHost(ctx, c.d.Clock, FileStorageCost); err != nil {
 			return mooncake.INTERNAL_ERROR, err
 		}
 	}

@@ -52,6 +52,7 @@ type Kernel struct {
 	q     queue
 	fired uint64
 	racy  time.Duration // engine.RacyClock's account
+	host  time.Duration // engine.HostClock's account
 }
 
 // New returns a kernel at time 0.
@@ -144,3 +145,9 @@ func (c Clock) AddRacy(d time.Duration) { c.K.racy += d }
 
 // Racy implements engine.RacyClock.
 func (c Clock) Racy() time.Duration { return c.K.racy }
+
+// AddHost implements engine.HostClock.
+func (c Clock) AddHost(d time.Duration) { c.K.host += d }
+
+// Host implements engine.HostClock.
+func (c Clock) Host() time.Duration { return c.K.host }
