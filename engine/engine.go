@@ -227,57 +227,42 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
-// RacyClock is a Clock that keeps account of racy waits: waits whose
-// length real Mooncake draws from a race between its threads (a join that
-// meets a thread anywhere in its poll), where the model takes the longest.
-// A wall-clock engine may then come in up to that much earlier
-// (scenarios.TimingDiffs); sim's kernel clock keeps the account.
-type RacyClock interface {
+// Account is a kind of the model's time that a wall-clock engine need
+// not match (scenarios.TimingDiffs): a racy wait, whose length real
+// Mooncake draws from a race between its threads (a join that meets a
+// thread anywhere in its poll) where the model takes the longest, so real
+// may come in up to that much earlier; host work, time the model charges
+// for the host's CPU and memory work (page faults of a large buffer)
+// rather than for a wait of Mooncake's, which a loaded machine stretches as
+// much as it has CPU-bound processes per core, so real may take up to that
+// much longer again. Sim's kernel clock keeps the accounts.
+type Account int
+
+const (
+	Racy Account = iota
+	HostWork
+	Accounts // how many there are
+)
+
+// AccountingClock is a Clock that keeps the accounts.
+type AccountingClock interface {
 	Clock
-	AddRacy(d time.Duration)
-	Racy() time.Duration
+	Charge(a Account, d time.Duration)
+	Spent(a Account) time.Duration
 }
 
-// SleepRacy waits d on c and, where c keeps account, counts it as racy.
-func SleepRacy(ctx context.Context, c Clock, d time.Duration) error {
-	if rc, ok := c.(RacyClock); ok {
-		rc.AddRacy(d)
+// SleepAs waits d on c and, where c keeps accounts, charges it to a.
+func SleepAs(ctx context.Context, c Clock, a Account, d time.Duration) error {
+	if ac, ok := c.(AccountingClock); ok {
+		ac.Charge(a, d)
 	}
 	return c.Sleep(ctx, d)
 }
 
-// Racy is c's racy waits so far (0 where c keeps no account).
-func Racy(c Clock) time.Duration {
-	if rc, ok := c.(RacyClock); ok {
-		return rc.Racy()
-	}
-	return 0
-}
-
-// HostClock is a Clock that keeps account of host work: time the model
-// charges for CPU and memory work of the host (page faults of a large
-// buffer) rather than for a wait of Mooncake's. A loaded machine stretches
-// such work as much as it has CPU-bound processes per core, so a
-// wall-clock engine may take up to that much longer again
-// (scenarios.TimingLate); sim's kernel clock keeps the account.
-type HostClock interface {
-	Clock
-	AddHost(d time.Duration)
-	Host() time.Duration
-}
-
-// SleepHost waits d on c and, where c keeps account, counts it as host work.
-func SleepHost(ctx context.Context, c Clock, d time.Duration) error {
-	if hc, ok := c.(HostClock); ok {
-		hc.AddHost(d)
-	}
-	return c.Sleep(ctx, d)
-}
-
-// Host is c's host work so far (0 where c keeps no account).
-func Host(c Clock) time.Duration {
-	if hc, ok := c.(HostClock); ok {
-		return hc.Host()
+// Spent is c's time charged to a so far (0 where c keeps no accounts).
+func Spent(c Clock, a Account) time.Duration {
+	if ac, ok := c.(AccountingClock); ok {
+		return ac.Spent(a)
 	}
 	return 0
 }

@@ -259,7 +259,7 @@ type callStart struct{ at, host time.Duration }
 
 func (r *run) callStart() callStart {
 	c := r.world.Clock()
-	return callStart{c.Now(), engine.Host(c)}
+	return callStart{c.Now(), engine.Spent(c, engine.HostWork)}
 }
 
 func (r *run) integrationCall(method string, rc int, err error, t0 callStart) {
@@ -267,7 +267,7 @@ func (r *run) integrationCall(method string, rc int, err error, t0 callStart) {
 		d.Call = method // the integration's call it died in
 	}
 	c := r.world.Clock()
-	call := Call{Method: method, Code: rc, MS: ms(c.Now() - t0.at), HostMS: ms(engine.Host(c) - t0.host)}
+	call := Call{Method: method, Code: rc, MS: ms(c.Now() - t0.at), HostMS: ms(engine.Spent(c, engine.HostWork) - t0.host)}
 	if pe, ok := engine.AsPyError(err); ok {
 		call.Raised = &Exception{Class: pe.Class, Message: pe.Message}
 	}

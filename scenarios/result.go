@@ -77,10 +77,10 @@ type Call struct {
 	// MS is how long the call took (virtual in sim; wall, scaled back, elsewhere).
 	MS float64 `json:"ms"`
 	// RacyMS is how much of MS the model spent in waits whose length real
-	// Mooncake draws from a race (engine.RacyClock; sim only).
+	// Mooncake draws from a race (engine.Racy; sim only).
 	RacyMS float64 `json:"racy_ms,omitempty"`
 	// HostMS is how much of MS the model charged for host work (CPU and
-	// memory: engine.HostClock; sim only).
+	// memory: engine.HostWork; sim only).
 	HostMS float64 `json:"host_ms,omitempty"`
 }
 

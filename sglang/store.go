@@ -68,10 +68,10 @@ type MooncakeCall struct {
 	// wall elsewhere, unscaled).
 	Took time.Duration
 	// Racy is how much of Took the model spent in racy waits
-	// (engine.RacyClock; 0 off sim).
+	// (engine.Racy; 0 off sim).
 	Racy time.Duration
 	// Host is how much of Took the model charged for host work
-	// (engine.HostClock; 0 off sim).
+	// (engine.HostWork; 0 off sim).
 	Host time.Duration
 }
 
@@ -781,14 +781,14 @@ func (s *MooncakeStore) racy() time.Duration {
 	if s.l.World == nil {
 		return 0
 	}
-	return engine.Racy(s.l.World.Clock())
+	return engine.Spent(s.l.World.Clock(), engine.Racy)
 }
 
 func (s *MooncakeStore) hostWork() time.Duration {
 	if s.l.World == nil {
 		return 0
 	}
-	return engine.Host(s.l.World.Clock())
+	return engine.Spent(s.l.World.Clock(), engine.HostWork)
 }
 
 func (s *MooncakeStore) now() time.Duration {

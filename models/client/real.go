@@ -591,7 +591,7 @@ func (c *RealClient) create(ctx context.Context, a engine.SetupArgs, devices *st
 			// The join meets the listener anywhere in its accept()'s 1 s
 			// SO_RCVTIMEO (transfer_metadata_plugin.cpp): a race. Real
 			// 0.3.14, 20 attempts: 22.4 s quiet, 19.7 s under CI load.
-			if err := engine.SleepRacy(ctx, c.d.Clock, threadJoinCost); err != nil {
+			if err := engine.SleepAs(ctx, c.d.Clock, engine.Racy, threadJoinCost); err != nil {
 				return false, err
 			}
 		}
@@ -844,7 +844,7 @@ func (c *RealClient) initFileStorage(ctx context.Context, a engine.SetupArgs) (m
 	// is allocated before its heartbeat starts (with the S3 adapter,
 	// before the mount).
 	if s3 == nil {
-		if err := engine.SleepHost(ctx, c.d.Clock, FileStorageCost); err != nil {
+		if err := engine.SleepAs(ctx, c.d.Clock, engine.HostWork, FileStorageCost); err != nil {
 			return mooncake.INTERNAL_ERROR, err
 		}
 	}

@@ -74,7 +74,7 @@ func (c *RealClient) objectStorageBeforeMount(ctx context.Context) (*s3Config, m
 	if c.p.DFSAdapterS3 != mooncake.DFSS3Env || c.dfsAdapter() != dfsAdapterS3 {
 		return nil, mooncake.OK, nil
 	}
-	if err := engine.SleepHost(ctx, c.d.Clock, FileStorageCost); err != nil {
+	if err := engine.SleepAs(ctx, c.d.Clock, engine.HostWork, FileStorageCost); err != nil {
 		return nil, mooncake.INTERNAL_ERROR, err
 	}
 	cfg := c.s3ConfigFromEnv()

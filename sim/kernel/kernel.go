@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/mooncake-faultlab/faultlab/engine"
 	"github.com/mooncake-faultlab/faultlab/models/rng"
 )
 
@@ -51,8 +52,7 @@ type Kernel struct {
 	seq   uint64
 	q     queue
 	fired uint64
-	racy  time.Duration // engine.RacyClock's account
-	host  time.Duration // engine.HostClock's account
+	spent [engine.Accounts]time.Duration // engine.AccountingClock's accounts
 }
 
 // New returns a kernel at time 0.
@@ -140,14 +140,8 @@ func (c Clock) Sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
-// AddRacy implements engine.RacyClock.
-func (c Clock) AddRacy(d time.Duration) { c.K.racy += d }
+// Charge implements engine.AccountingClock.
+func (c Clock) Charge(a engine.Account, d time.Duration) { c.K.spent[a] += d }
 
-// Racy implements engine.RacyClock.
-func (c Clock) Racy() time.Duration { return c.K.racy }
-
-// AddHost implements engine.HostClock.
-func (c Clock) AddHost(d time.Duration) { c.K.host += d }
-
-// Host implements engine.HostClock.
-func (c Clock) Host() time.Duration { return c.K.host }
+// Spent implements engine.AccountingClock.
+func (c Clock) Spent(a engine.Account) time.Duration { return c.K.spent[a] }
