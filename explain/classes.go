@@ -98,20 +98,20 @@ func Classes() ([]Class, error) {
 }
 
 // countSeen sets each class's seen: how many of the field corpus's tuning
-// cases (fieldlogs.Tuning; never a held-out one) it is the established
+// cases (fieldlogs.Split; never a held-out one) it is the established
 // cause of - how often the cause comes up in public threads.
 func countSeen(cls []Class) error {
 	cases, err := fieldlogs.Load()
 	if err != nil {
 		return err
 	}
-	for _, c := range cases {
-		if c.Heldout || c.Batch > 1 && !fieldlogs.Tuning(c.Batch) {
-			continue
-		}
-		if i := slices.IndexFunc(cls, func(x Class) bool { return x.Name == c.Class }); i >= 0 {
-			cls[i].seen++
-		}
+	tuning, _ := fieldlogs.Split(cases)
+	n := map[string]int{}
+	for _, c := range tuning {
+		n[c.Class]++
+	}
+	for i := range cls {
+		cls[i].seen = n[cls[i].Name]
 	}
 	return nil
 }

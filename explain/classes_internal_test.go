@@ -157,9 +157,10 @@ func TestFieldSeenCountsTuningCasesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Parse holds every case of a held-out batch to heldout: true.
 	tuning, held := map[string]int{}, map[string]int{}
 	for _, c := range cases {
-		if c.Heldout || c.Batch > 1 && !fieldlogs.Tuning(c.Batch) {
+		if c.Heldout {
 			held[c.Class]++
 		} else {
 			tuning[c.Class]++

@@ -280,6 +280,10 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 			all[i].Remedy = remedyForLibs(all[i].Remedy, sc.Topology.MissingLibs, logLibs)
 		}
 	}
+	seen := map[string]int{}
+	for _, c := range all {
+		seen[c.Name] = fieldSeen(cls, c.Name)
+	}
 	slices.SortStableFunc(all, func(a, b Cause) int {
 		if a.Points != b.Points {
 			if a.Points > b.Points {
@@ -296,7 +300,7 @@ func diagnose(catalog []*scenarios.Scenario, fp Fingerprints, cls []Class, log, 
 			return 1
 		}
 		// Then how often each comes up in the field.
-		if sa, sb := fieldSeen(cls, a.Name), fieldSeen(cls, b.Name); sa != sb {
+		if sa, sb := seen[a.Name], seen[b.Name]; sa != sb {
 			return sb - sa
 		}
 		return a.order - b.order
